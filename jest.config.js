@@ -5,5 +5,8 @@ module.exports = {
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
   testTimeout: 60000,
+  // A throwaway PostgreSQL for the forge suites (PG_TEST_URL), unless one is given.
+  globalSetup: '<rootDir>/scripts/jest-global-setup.js',
+  globalTeardown: '<rootDir>/scripts/jest-global-teardown.js',
   reporters: ['default', '<rootDir>/scripts/totals-reporter.js'],
 };

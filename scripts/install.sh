@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs what a fresh Debian machine lacks for Portcullis (idempotent): nginx, git,
+# PostgreSQL (tests run the forge suites on it too), wrk (benchmarks), then npm ci.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export DEBIAN_FRONTEND=noninteractive
+# node-gyp (better-sqlite3) must build against the local Node headers: no downloads here.
+export npm_config_nodedir=/usr
+SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
+need=()
+command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need+=(nginx-light)
+command -v git >/dev/null || need+=(git)
+[ -x /usr/lib/postgresql/15/bin/postgres ] || ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || need+=(postgresql)
+command -v wrk >/dev/null || need+=(wrk)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "installing: ${need[*]}"
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+  # Debian starts a system nginx on :80 and a system PostgreSQL; Portcullis runs its own.
+  $SUDO systemctl stop nginx >/dev/null 2>&1 || $SUDO service nginx stop >/dev/null 2>&1 || true
+fi
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  npm ci --no-audit --no-fund
+fi
