@@ -1,0 +1,2 @@
+export type * from './types';
+export { DEFAULT_CONTROLLER_NAME } from './types';

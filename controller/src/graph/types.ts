@@ -1,0 +1,195 @@
+/**
+ * The Graph: resources after attachment and validation. Pure data: the model is built from it
+ * (gateways -> listeners -> attached routes -> rules -> backends) and every status is computed
+ * from it (conditions are already decided here; status.ts only adds observedGeneration,
+ * the dataplane outcome and addresses).
+ */
+import type { HTTPMethod, ParentReference, PathMatchType, ValueMatchType } from '../resources/types';
+
+export type ConditionStatus = 'True' | 'False' | 'Unknown';
+
+/** A condition as the graph decides it; status.ts adds observedGeneration and lastTransitionTime. */
+export interface GraphCondition {
+  type: string;
+  status: ConditionStatus;
+  reason: string;
+  message: string;
+}
+
+export interface ObjectRef {
+  namespace: string;
+  name: string;
+}
+
+// ---------------------------------------------------------------- GatewayClass
+
+export interface GatewayClassNode {
+  name: string;
+  generation: number;
+  controllerName: string;
+  /** True when controllerName is ours and nothing else is wrong. */
+  accepted: boolean;
+  conditions: GraphCondition[];
+}
+
+// ---------------------------------------------------------------- Gateway + listeners
+
+export interface GatewayNode {
+  namespace: string;
+  name: string;
+  generation: number;
+  className: string;
+  /** True: the model should render this Gateway (it may still have invalid listeners). */
+  accepted: boolean;
+  listeners: ListenerNode[];
+  /** Gateway-level conditions except Programmed (which depends on the dataplane). */
+  conditions: GraphCondition[];
+}
+
+export interface SupportedKind {
+  group: string;
+  kind: string;
+}
+
+export interface ListenerNode {
+  /** The Gateway this listener belongs to. */
+  gateway: ObjectRef;
+  name: string;
+  port: number;
+  /** Only 'HTTP' listeners are valid today; the field keeps what the manifest said. */
+  protocol: string;
+  hostname?: string;
+  /** False: the model must not render it (conflicted, unsupported protocol...). */
+  valid: boolean;
+  /** Routes Accepted on this listener (attachedRoutes = routes.length). */
+  routes: AttachedRoute[];
+  supportedKinds: SupportedKind[];
+  allowedNamespaces: 'All' | 'Same' | 'Selector';
+  /** Listener conditions except Programmed (Accepted, ResolvedRefs, Conflicted). */
+  conditions: GraphCondition[];
+}
+
+/** One route accepted on one listener. */
+export interface AttachedRoute {
+  route: HTTPRouteNode;
+  /** Effective hostnames (listener ∩ route); [] = any host. */
+  hostnames: string[];
+}
+
+// ---------------------------------------------------------------- HTTPRoute
+
+export interface HTTPRouteNode {
+  namespace: string;
+  name: string;
+  generation: number;
+  /** ISO; with namespace/name, the tie-breaker of route precedence. */
+  creationTimestamp: string;
+  /** The route's own hostnames as written ([] = any). */
+  hostnames: string[];
+  rules: RouteRule[];
+  /** One entry per spec.parentRefs element that points at a Gateway of ours (status.parents). */
+  parents: RouteParentNode[];
+}
+
+export interface RouteParentNode {
+  /** parentRef with defaults applied: group, kind and namespace are always set. */
+  ref: Required<Pick<ParentReference, 'group' | 'kind' | 'namespace' | 'name'>> &
+    Pick<ParentReference, 'sectionName' | 'port'>;
+  /** Index in spec.parentRefs. */
+  index: number;
+  /** The Gateway this parentRef resolved to (undefined: NoMatchingParent). */
+  gateway?: ObjectRef;
+  /** True when accepted by at least one listener. */
+  accepted: boolean;
+  /** Names of listeners this route is attached to through this parentRef. */
+  listeners: string[];
+  /** Accepted, ResolvedRefs (always both), and PartiallyInvalid when rules were dropped. */
+  conditions: GraphCondition[];
+}
+
+export interface RouteRule {
+  /** Position in spec.rules. */
+  index: number;
+  /** rules[].name when given. */
+  name?: string;
+  /** Defaulted: a rule without matches has one PathPrefix "/" match. */
+  matches: RouteMatch[];
+  backends: BackendRef[];
+  /** false: rule dropped (e.g. a bad regex, unsupported filter); the model skips it. */
+  valid: boolean;
+  /** Why the rule was dropped (field path + reason). */
+  invalidMessage?: string;
+}
+
+export interface RouteMatch {
+  path: { type: PathMatchType; value: string };
+  headers: { name: string; type: ValueMatchType; value: string }[];
+  queryParams: { name: string; type: ValueMatchType; value: string }[];
+  method?: HTTPMethod;
+}
+
+export interface BackendEndpoint {
+  address: string;
+  port: number;
+}
+
+export interface BackendRef {
+  /** Resolved namespace (the route's when the ref omits it). */
+  namespace: string;
+  name: string;
+  group: string;
+  kind: string;
+  port?: number;
+  weight: number;
+  /** false: the rule must not send traffic here (its share answers 500). */
+  valid: boolean;
+  /** ResolvedRefs reason: BackendNotFound, InvalidKind, UnsupportedValue, RefNotPermitted... */
+  invalidReason?: string;
+  invalidMessage?: string;
+  /** Ready endpoints resolved through the Service's EndpointSlices ([] when none are ready). */
+  endpoints: BackendEndpoint[];
+}
+
+// ---------------------------------------------------------------- the Graph
+
+export interface Graph {
+  /** Every GatewayClass whose controllerName is ours. */
+  gatewayClasses: GatewayClassNode[];
+  /** Gateways whose class is ours and Accepted: what the model renders. */
+  gateways: GatewayNode[];
+  /** Gateways whose class is ours but that are not accepted (status only). */
+  rejectedGateways: GatewayNode[];
+  /** Every HTTPRoute that references one of our Gateways (accepted or not). */
+  routes: HTTPRouteNode[];
+}
+
+export interface BuildGraphOptions {
+  controllerName: string;
+}
+
+export const DEFAULT_CONTROLLER_NAME = 'gateway.portcullis.dev/controller';
+
+// ---------------------------------------------------------------- statuses
+
+export interface DataplaneResult {
+  programmed: boolean;
+  /** nginx's message when programmed is false. */
+  message?: string;
+  /** Addresses the Gateways are reachable on (reported as type IPAddress). */
+  addresses: string[];
+}
+
+export interface StatusCondition extends GraphCondition {
+  observedGeneration: number;
+  /** Filled by carryTransitionTimes. */
+  lastTransitionTime?: string;
+}
+
+export interface StatusReport {
+  apiVersion: string;
+  kind: string;
+  namespace?: string;
+  name: string;
+  generation: number;
+  status: Record<string, unknown>;
+}

@@ -1,0 +1,270 @@
+/**
+ * Typed resources after parsing: every default the Gateway API CRDs (and the core API) define
+ * is already applied, so later stages never re-default.
+ */
+
+export const GATEWAY_API_GROUP = 'gateway.networking.k8s.io';
+export const CORE_GROUP = '';
+
+export interface ObjectMeta {
+  name: string;
+  /** Defaults to "default" for namespaced kinds. */
+  namespace: string;
+  /** Filled by the provider (starts at 1, grows on spec change). */
+  generation: number;
+  /** ISO timestamp; the manifest's own or the provider's first-seen time. */
+  creationTimestamp: string;
+  uid?: string;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+}
+
+/** Cluster-scoped kinds (GatewayClass) have no namespace. */
+export type ClusterObjectMeta = Omit<ObjectMeta, 'namespace'>;
+
+// ---------------------------------------------------------------- GatewayClass
+
+export interface GatewayClass {
+  apiVersion: string;
+  kind: 'GatewayClass';
+  metadata: ClusterObjectMeta;
+  spec: {
+    controllerName: string;
+    description?: string;
+    parametersRef?: { group: string; kind: string; name: string; namespace?: string };
+  };
+}
+
+// ---------------------------------------------------------------- Gateway
+
+export type FromNamespaces = 'All' | 'Same' | 'Selector';
+
+export interface RouteGroupKind {
+  /** Defaults to gateway.networking.k8s.io. */
+  group: string;
+  kind: string;
+}
+
+export interface LabelSelector {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: { key: string; operator: string; values?: string[] }[];
+}
+
+export interface AllowedRoutes {
+  namespaces: { from: FromNamespaces; selector?: LabelSelector };
+  /** Empty: the kinds the listener's protocol supports. */
+  kinds: RouteGroupKind[];
+}
+
+export interface Listener {
+  name: string;
+  hostname?: string;
+  port: number;
+  /** Any string is accepted by the schema; unsupported protocols are reported per listener. */
+  protocol: string;
+  /** Accepted by the schema, reported as unsupported (HTTP only for now). */
+  tls?: unknown;
+  allowedRoutes: AllowedRoutes;
+}
+
+export interface GatewaySpecAddress {
+  type: string;
+  value: string;
+}
+
+export interface Gateway {
+  apiVersion: string;
+  kind: 'Gateway';
+  metadata: ObjectMeta;
+  spec: {
+    gatewayClassName: string;
+    listeners: Listener[];
+    addresses: GatewaySpecAddress[];
+  };
+}
+
+// ---------------------------------------------------------------- HTTPRoute
+
+export interface ParentReference {
+  /** Default gateway.networking.k8s.io. */
+  group: string;
+  /** Default Gateway. */
+  kind: string;
+  /** Absent: the route's namespace. */
+  namespace?: string;
+  name: string;
+  sectionName?: string;
+  port?: number;
+}
+
+export type PathMatchType = 'Exact' | 'PathPrefix' | 'RegularExpression';
+export type ValueMatchType = 'Exact' | 'RegularExpression';
+
+export interface HTTPPathMatch {
+  type: PathMatchType;
+  value: string;
+}
+
+export interface HTTPHeaderMatch {
+  type: ValueMatchType;
+  name: string;
+  value: string;
+}
+
+export interface HTTPQueryParamMatch {
+  type: ValueMatchType;
+  name: string;
+  value: string;
+}
+
+export type HTTPMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE' | 'CONNECT' | 'OPTIONS' | 'TRACE' | 'PATCH';
+
+export interface HTTPRouteMatch {
+  /** Always present after defaulting (PathPrefix "/"). */
+  path: HTTPPathMatch;
+  headers: HTTPHeaderMatch[];
+  queryParams: HTTPQueryParamMatch[];
+  method?: HTTPMethod;
+}
+
+/** Filters are kept as given; the graph reports the ones we do not support. */
+export interface HTTPRouteFilter {
+  type: string;
+  [field: string]: unknown;
+}
+
+export interface HTTPBackendRef {
+  /** Default "" (core). */
+  group: string;
+  /** Default Service. */
+  kind: string;
+  name: string;
+  namespace?: string;
+  port?: number;
+  /** Default 1. */
+  weight: number;
+  filters: HTTPRouteFilter[];
+}
+
+export interface HTTPRouteRule {
+  name?: string;
+  /** Default [{ path: { type: PathPrefix, value: "/" } }]. */
+  matches: HTTPRouteMatch[];
+  filters: HTTPRouteFilter[];
+  backendRefs: HTTPBackendRef[];
+  timeouts?: { request?: string; backendRequest?: string };
+}
+
+export interface HTTPRoute {
+  apiVersion: string;
+  kind: 'HTTPRoute';
+  metadata: ObjectMeta;
+  spec: {
+    parentRefs: ParentReference[];
+    hostnames: string[];
+    /** Default [{ matches: [PathPrefix /], backendRefs: [] }]. */
+    rules: HTTPRouteRule[];
+  };
+}
+
+// ---------------------------------------------------------------- Service / EndpointSlice
+
+export interface ServicePort {
+  name?: string;
+  protocol: string;
+  appProtocol?: string;
+  port: number;
+  /** Number or a container port name; absent means the same as port. */
+  targetPort?: number | string;
+}
+
+export interface Service {
+  apiVersion: string;
+  kind: 'Service';
+  metadata: ObjectMeta;
+  spec: {
+    type?: string;
+    clusterIP?: string;
+    selector?: Record<string, string>;
+    ports: ServicePort[];
+  };
+}
+
+export interface EndpointPort {
+  /** "" when the Service port is unnamed. */
+  name: string;
+  port?: number;
+  protocol: string;
+  appProtocol?: string;
+}
+
+export interface Endpoint {
+  addresses: string[];
+  conditions: { ready?: boolean; serving?: boolean; terminating?: boolean };
+  hostname?: string;
+  nodeName?: string;
+}
+
+export interface EndpointSlice {
+  apiVersion: string;
+  kind: 'EndpointSlice';
+  metadata: ObjectMeta;
+  addressType: 'IPv4' | 'IPv6' | 'FQDN';
+  endpoints: Endpoint[];
+  ports: EndpointPort[];
+}
+
+export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
+
+// ---------------------------------------------------------------- parse results
+
+export interface ResourceSet {
+  gatewayClasses: GatewayClass[];
+  gateways: Gateway[];
+  httpRoutes: HTTPRoute[];
+  services: Service[];
+  endpointSlices: EndpointSlice[];
+}
+
+export interface ManifestDoc {
+  /** File the document came from (for messages). */
+  source: string;
+  doc: unknown;
+}
+
+/** A document identifiable by kind + name that failed its schema: it gets a status condition. */
+export interface InvalidResource {
+  apiVersion: string;
+  kind: string;
+  /** Absent for cluster-scoped kinds. */
+  namespace?: string;
+  name: string;
+  generation: number;
+  creationTimestamp?: string;
+  /** Field path + problem, e.g. `spec.rules[0].matches[1].path.type: Invalid option ...`. */
+  message: string;
+  source: string;
+}
+
+/** A document we cannot attribute to a resource (no kind or name, not an object...): log only. */
+export interface ManifestError {
+  source: string;
+  /** Position of the document inside the input list. */
+  index: number;
+  message: string;
+}
+
+/** A document of a kind we do not handle: logged, not fatal. */
+export interface IgnoredDocument {
+  source: string;
+  apiVersion: string;
+  kind: string;
+  name?: string;
+}
+
+export interface ParsedResources {
+  set: ResourceSet;
+  invalid: InvalidResource[];
+  errors: ManifestError[];
+  ignored: IgnoredDocument[];
+}
