@@ -1,0 +1,70 @@
+import path from 'node:path';
+
+/** Everything the forge reads from its environment, resolved once. */
+export interface ForgeConfig {
+  port: number;
+  host: string;
+  dataDir: string;
+  reposDir: string;
+  attachmentsDir: string;
+  databaseUrl: string;
+  provider: 'sqlite' | 'postgresql';
+  enableSwagger: boolean;
+  maxResponseItems: number;
+  defaultPagingNum: number;
+  /** Absolute base URL with a trailing slash, e.g. http://localhost:3000/ (Gitea's ROOT_URL). */
+  rootUrl: string;
+  /** Alias of rootUrl for code that follows the contract's name. */
+  appUrl: string;
+  appName: string;
+  /** Version answered by GET /api/v1/version (plain semver: clients gate features on it). */
+  version: string;
+  defaultBranch: string;
+  /** Site default for users whose max_repo_creation is -1; -1 = unlimited. */
+  maxCreationLimit: number;
+  disableQueryAuthToken: boolean;
+}
+
+export type ForgeConfigInput = Partial<ForgeConfig>;
+
+function bool(v: string | undefined, dflt: boolean): boolean {
+  if (v === undefined || v === '') return dflt;
+  return !/^(0|false|no|off)$/i.test(v.trim());
+}
+
+function int(v: string | undefined, dflt: number): number {
+  const n = v === undefined ? NaN : Number.parseInt(v, 10);
+  return Number.isFinite(n) && n > 0 ? n : dflt;
+}
+
+export function providerOf(url: string): 'sqlite' | 'postgresql' {
+  return /^postgres(ql)?:\/\//i.test(url) ? 'postgresql' : 'sqlite';
+}
+
+/** Builds the config from environment variables, then applies explicit overrides (tests). */
+export function loadConfig(overrides: ForgeConfigInput = {}, env: NodeJS.ProcessEnv = process.env): ForgeConfig {
+  const port = overrides.port ?? int(env.FORGE_PORT, 3000);
+  const dataDir = path.resolve(overrides.dataDir ?? env.FORGE_DATA_DIR ?? './data');
+  const databaseUrl = overrides.databaseUrl ?? env.DATABASE_URL ?? `file:${path.join(dataDir, 'forge.db')}`;
+  let rootUrl = overrides.rootUrl ?? overrides.appUrl ?? env.ROOT_URL ?? `http://localhost:${port}/`;
+  if (!rootUrl.endsWith('/')) rootUrl += '/';
+  return {
+    port,
+    host: overrides.host ?? env.FORGE_HOST ?? '0.0.0.0',
+    dataDir,
+    reposDir: overrides.reposDir ?? path.join(dataDir, 'repositories'),
+    attachmentsDir: overrides.attachmentsDir ?? path.join(dataDir, 'attachments'),
+    databaseUrl,
+    provider: providerOf(databaseUrl),
+    enableSwagger: overrides.enableSwagger ?? bool(env.ENABLE_SWAGGER, true),
+    maxResponseItems: overrides.maxResponseItems ?? int(env.MAX_RESPONSE_ITEMS, 50),
+    defaultPagingNum: overrides.defaultPagingNum ?? int(env.DEFAULT_PAGING_NUM, 30),
+    rootUrl,
+    appUrl: rootUrl,
+    appName: overrides.appName ?? env.APP_NAME ?? 'Portcullis Forge',
+    version: overrides.version ?? '1.25.0',
+    defaultBranch: overrides.defaultBranch ?? env.DEFAULT_BRANCH ?? 'main',
+    maxCreationLimit: overrides.maxCreationLimit ?? -1,
+    disableQueryAuthToken: overrides.disableQueryAuthToken ?? bool(env.DISABLE_QUERY_AUTH_TOKEN, false),
+  };
+}
