@@ -1,0 +1,38 @@
+import { promises as fs } from 'fs';
+import * as path from 'path';
+
+let counter = 0;
+
+/**
+ * Replace a file so a reader sees either the old or the new content, never half of it:
+ * write a sibling temp file, fsync it, rename it over the target (rename is atomic on POSIX
+ * within one file system).
+ */
+export async function writeFileAtomic(file: string, content: string): Promise<void> {
+  const dir = path.dirname(file);
+  await fs.mkdir(dir, { recursive: true });
+  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${++counter}.tmp`);
+  const handle = await fs.open(tmp, 'w');
+  try {
+    await handle.writeFile(content, 'utf8');
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await fs.rename(tmp, file);
+  } catch (err) {
+    await fs.rm(tmp, { force: true });
+    throw err;
+  }
+}
+
+/** Reads a file, or undefined when it does not exist. */
+export async function readIfExists(file: string): Promise<string | undefined> {
+  try {
+    return await fs.readFile(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}

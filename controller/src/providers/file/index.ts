@@ -1,0 +1,226 @@
+import { promises as fs, watch, FSWatcher } from 'fs';
+import * as path from 'path';
+import type { Logger } from '../../log';
+import { FileParse, listManifestFiles, parseManifestText, SourceDoc } from './manifests';
+import { groupOf, identify, keyOf } from './identity';
+import { ResourceRecord, ResourceState } from './state';
+import { readStatusFile, StatusEntry, writeStatusFile } from './status-file';
+
+export { writeFileAtomic } from './atomic';
+export { parseManifestText } from './manifests';
+export { STATUS_FILE } from './status-file';
+export type { StatusEntry } from './status-file';
+
+/** A manifest document with the metadata the provider keeps filled in (resources ManifestDoc). */
+export interface ProvidedDoc {
+  source: string; // "file.yaml:12"
+  doc: unknown;
+}
+
+export interface FileProviderOptions {
+  manifestsDir: string;
+  stateDir: string;
+  log: Logger;
+  /** Quiet time after the last file event before rescanning (editors write in bursts). */
+  debounceMs?: number;
+  now?: () => string;
+}
+
+interface FileEntry {
+  text: string;
+  parse: FileParse;
+  /** The documents of the last version that parsed; kept while the file is broken. */
+  good?: SourceDoc[];
+  brokenSince?: string;
+}
+
+/**
+ * Standalone mode's view of the world: a folder of multi-document YAML manifests stands in for
+ * the API server. It keeps per resource what the API server would (uid, generation,
+ * creationTimestamp) in the state dir, and writes statuses back as <state-dir>/status.yaml.
+ */
+export class FileProvider {
+  readonly manifestsDir: string;
+  readonly stateDir: string;
+  private readonly log: Logger;
+  private readonly state: ResourceState;
+  private readonly files = new Map<string, FileEntry>();
+  private readonly debounceMs: number;
+  private readonly now: () => string;
+  private watcher?: FSWatcher;
+  private timer?: NodeJS.Timeout;
+  private lastRecords = new Map<string, ResourceRecord>();
+
+  constructor(options: FileProviderOptions) {
+    this.manifestsDir = path.resolve(options.manifestsDir);
+    this.stateDir = path.resolve(options.stateDir);
+    this.log = options.log;
+    this.state = ResourceState.forStateDir(this.stateDir);
+    this.debounceMs = options.debounceMs ?? 25;
+    this.now = options.now ?? (() => new Date().toISOString());
+  }
+
+  /** Loads what earlier runs kept: resource metadata and the last statuses written. */
+  async open(): Promise<{ previousStatuses: StatusEntry[] }> {
+    const stat = await fs.stat(this.manifestsDir).catch(() => undefined);
+    if (!stat?.isDirectory()) throw new Error(`--manifests ${this.manifestsDir}: not a directory`);
+    await fs.mkdir(this.stateDir, { recursive: true });
+    await this.state.load();
+    const previous = await readStatusFile(this.stateDir);
+    if (previous.error) {
+      this.log.warn('previous status.yaml unreadable; lastTransitionTime restarts from now', { error: previous.error });
+    }
+    return { previousStatuses: previous.entries };
+  }
+
+  /**
+   * Reads the folder (only files whose text changed are parsed again) and returns every
+   * resource document with metadata.generation / creationTimestamp / uid filled in.
+   */
+  async scan(): Promise<ProvidedDoc[]> {
+    const names = await listManifestFiles(this.manifestsDir);
+    const seen = new Set<string>();
+    for (const name of names) {
+      let text: string;
+      try {
+        text = await fs.readFile(path.join(this.manifestsDir, name), 'utf8');
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
+        throw err;
+      }
+      seen.add(name);
+      const entry = this.files.get(name);
+      if (entry && entry.text === text) continue;
+      const parse = parseManifestText(name, text);
+      const next: FileEntry = { text, parse, good: entry?.good };
+      if (parse.ok) {
+        next.good = parse.docs;
+        if (entry?.brokenSince) this.log.info('manifest file fixed', { file: name });
+      } else {
+        next.brokenSince = entry?.brokenSince ?? this.now();
+        const errors = parse.errors.map((e) => `${name}:${e.line}:${e.column}: ${e.message}`);
+        if (next.good) {
+          this.log.error('manifest file has YAML errors; keeping its last good version (its resources stay as they were)', {
+            file: name,
+            errors,
+            keptResources: next.good.length,
+          });
+        } else {
+          this.log.error('manifest file has YAML errors and no earlier good version; its resources are not applied', {
+            file: name,
+            errors,
+          });
+        }
+      }
+      this.files.set(name, next);
+    }
+    for (const name of [...this.files.keys()]) {
+      if (!seen.has(name)) {
+        this.files.delete(name);
+        this.log.info('manifest file removed; its resources are deleted', { file: name });
+      }
+    }
+    return this.stamp();
+  }
+
+  private async stamp(): Promise<ProvidedDoc[]> {
+    const now = this.now();
+    const out: ProvidedDoc[] = [];
+    const keys = new Map<string, string>(); // key -> first source
+    const records = new Map<string, ResourceRecord>();
+    for (const [name, entry] of [...this.files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      const docs = entry.parse.ok ? entry.parse.docs : entry.good ?? [];
+      for (const source of docs) {
+        const where = `${source.file}:${source.line}`;
+        const id = identify(source.doc);
+        if (!id) {
+          // Not nameable: the resource parser reports it for the log; nothing to keep.
+          out.push({ source: where, doc: source.doc });
+          continue;
+        }
+        const key = keyOf({ ...id, namespace: id.namespace || 'default' });
+        const first = keys.get(key);
+        if (first) {
+          this.log.warn('the same resource is defined twice; the first definition wins', {
+            resource: key,
+            used: first,
+            ignored: where,
+          });
+          continue;
+        }
+        keys.set(key, where);
+        const { record, changed } = this.state.observe({ ...id, namespace: id.namespace || 'default' }, source.doc, name, now);
+        records.set(key, record);
+        if (changed && this.lastRecords.size) {
+          this.log.debug('resource changed', { resource: key, generation: record.generation });
+        }
+        out.push({ source: where, doc: withMetadata(source.doc, record) });
+      }
+    }
+    // A resource of a broken file with no good version is not applied, but it keeps its
+    // generation and creationTimestamp: fixing the file must not look like a re-creation.
+    const keep = new Set(records.keys());
+    for (const [name, entry] of this.files) {
+      if (!entry.parse.ok && !entry.good) {
+        for (const [key] of this.state.entriesFrom(name)) keep.add(key);
+      }
+    }
+    const removed = this.state.prune(keep);
+    for (const key of removed) this.log.info('resource deleted', { resource: key });
+    await this.state.save();
+    this.lastRecords = records;
+    return out;
+  }
+
+  /** What the provider keeps about a resource, for status.yaml's metadata. */
+  recordFor(apiVersion: string, kind: string, namespace: string | undefined, name: string): ResourceRecord | undefined {
+    const group = groupOf(apiVersion);
+    return (
+      this.lastRecords.get(keyOf({ group, kind, namespace: namespace || 'default', name })) ??
+      this.state.get({ group, kind, namespace: namespace || 'default', name })
+    );
+  }
+
+  async writeStatuses(entries: StatusEntry[]): Promise<void> {
+    await writeStatusFile(this.stateDir, entries, (e) => {
+      const record = this.recordFor(e.apiVersion, e.kind, e.namespace, e.name);
+      return record ? { creationTimestamp: record.creationTimestamp } : undefined;
+    });
+  }
+
+  /**
+   * Calls `onChange` (debounced) whenever something under the manifests folder changes.
+   * fs.watch only says "something happened", so the consumer rescans the whole folder, which
+   * is cheap because unchanged files are not parsed again.
+   */
+  watch(onChange: () => void): void {
+    if (this.watcher) return;
+    const fire = (): void => {
+      if (this.timer) clearTimeout(this.timer);
+      this.timer = setTimeout(() => {
+        this.timer = undefined;
+        onChange();
+      }, this.debounceMs);
+    };
+    this.watcher = watch(this.manifestsDir, { recursive: true, persistent: true }, () => fire());
+    this.watcher.on('error', (err) => {
+      this.log.error('watching the manifests folder failed', { dir: this.manifestsDir, error: err });
+    });
+  }
+
+  close(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.watcher?.close();
+    this.watcher = undefined;
+  }
+}
+
+function withMetadata(doc: unknown, record: ResourceRecord): unknown {
+  const d = doc as Record<string, unknown>;
+  const metadata = { ...(d.metadata as Record<string, unknown>) };
+  metadata.generation = record.generation;
+  metadata.creationTimestamp = record.creationTimestamp;
+  metadata.uid = record.uid;
+  return { ...d, metadata };
+}

@@ -1,0 +1,83 @@
+import * as path from 'path';
+import { parseAllDocuments, stringify } from 'yaml';
+import { readIfExists, writeFileAtomic } from './atomic';
+
+export const STATUS_FILE = 'status.yaml';
+
+/** The shape of a status as the graph reports it (graph/status.ts StatusReport). */
+export interface StatusEntry {
+  apiVersion: string;
+  kind: string;
+  namespace?: string;
+  name: string;
+  generation: number;
+  status: object;
+}
+
+/** Looks up what the provider keeps about a resource (creationTimestamp) for the metadata. */
+export type MetadataLookup = (entry: StatusEntry) => { creationTimestamp?: string; uid?: string } | undefined;
+
+function order(a: StatusEntry, b: StatusEntry): number {
+  const ka = `${a.kind}/${a.namespace ?? ''}/${a.name}`;
+  const kb = `${b.kind}/${b.namespace ?? ''}/${b.name}`;
+  return ka < kb ? -1 : ka > kb ? 1 : 0;
+}
+
+/** Kinds in the order a reader expects them: class, gateways, routes, the rest by name. */
+const KIND_ORDER = ['GatewayClass', 'Gateway', 'HTTPRoute', 'GRPCRoute'];
+
+export function renderStatusYaml(entries: StatusEntry[], lookup: MetadataLookup): string {
+  const sorted = [...entries].sort((a, b) => {
+    const ia = KIND_ORDER.indexOf(a.kind);
+    const ib = KIND_ORDER.indexOf(b.kind);
+    const ra = ia < 0 ? KIND_ORDER.length : ia;
+    const rb = ib < 0 ? KIND_ORDER.length : ib;
+    return ra !== rb ? ra - rb : order(a, b);
+  });
+  if (!sorted.length) return '';
+  return sorted
+    .map((entry) => {
+      const known = lookup(entry);
+      const metadata: Record<string, unknown> = { name: entry.name };
+      if (entry.namespace !== undefined) metadata.namespace = entry.namespace;
+      metadata.generation = entry.generation;
+      if (known?.creationTimestamp) metadata.creationTimestamp = known.creationTimestamp;
+      if (known?.uid) metadata.uid = known.uid;
+      return stringify(
+        { apiVersion: entry.apiVersion, kind: entry.kind, metadata, status: entry.status },
+        { lineWidth: 0, aliasDuplicateObjects: false },
+      );
+    })
+    .map((doc) => `---\n${doc}`)
+    .join('');
+}
+
+export async function writeStatusFile(stateDir: string, entries: StatusEntry[], lookup: MetadataLookup): Promise<void> {
+  await writeFileAtomic(path.join(stateDir, STATUS_FILE), renderStatusYaml(entries, lookup));
+}
+
+/**
+ * The statuses written last time, so lastTransitionTime survives a restart. A damaged file
+ * is not fatal: we lose only the old transition times.
+ */
+export async function readStatusFile(stateDir: string): Promise<{ entries: StatusEntry[]; error?: string }> {
+  const text = await readIfExists(path.join(stateDir, STATUS_FILE));
+  if (text === undefined) return { entries: [] };
+  const entries: StatusEntry[] = [];
+  for (const document of Array.from(parseAllDocuments(text))) {
+    if (document.errors.length) return { entries: [], error: document.errors[0].message.split('\n')[0] };
+    const value = document.toJS() as
+      | { apiVersion?: string; kind?: string; metadata?: { name?: string; namespace?: string; generation?: number }; status?: object }
+      | null;
+    if (!value || typeof value.kind !== 'string' || typeof value.metadata?.name !== 'string') continue;
+    entries.push({
+      apiVersion: String(value.apiVersion ?? ''),
+      kind: value.kind,
+      namespace: value.metadata.namespace,
+      name: value.metadata.name,
+      generation: Number(value.metadata.generation ?? 0),
+      status: value.status ?? {},
+    });
+  }
+  return { entries };
+}

@@ -1,0 +1,214 @@
+/**
+ * One reconcile: manifests in, nginx serving them and statuses written out.
+ *
+ *   provider.scan -> parseManifests -> buildGraph -> buildModel -> renderConfig
+ *     -> nginx.apply -> computeStatuses -> carryTransitionTimes -> provider.writeStatuses
+ *
+ * The stages are passed in (a Pipeline) so the loop can be exercised without nginx, and so the
+ * Kubernetes provider can reuse it later. Reconciles run one at a time; events that arrive
+ * during a reconcile are coalesced into one more run.
+ */
+import type { Logger } from './log';
+import type { ManifestDoc, ParsedResources, ResourceSet } from './resources/types';
+import type { BuildGraphOptions, DataplaneResult, Graph, StatusReport } from './graph/types';
+
+/** render/ RenderedConfig: files relative to the nginx prefix. */
+export interface RenderedConfigLike {
+  files: Record<string, string>;
+}
+
+export type ApplyOutcome = { ok: true } | { ok: false; message: string };
+
+/** The part of apply/nginx.ts NginxProcess the loop uses. */
+export interface Dataplane<C extends RenderedConfigLike = RenderedConfigLike> {
+  start(config: C): Promise<ApplyOutcome>;
+  apply(config: C): Promise<ApplyOutcome>;
+  stop(): Promise<void>;
+}
+
+export interface Pipeline<M = unknown, C extends RenderedConfigLike = RenderedConfigLike> {
+  parseManifests(docs: ManifestDoc[]): ParsedResources;
+  buildGraph(set: ResourceSet, options: BuildGraphOptions): Graph;
+  buildModel(graph: Graph): M;
+  renderConfig(model: M, options: { listenAddress: string; prefix: string; errorLogLevel?: string }): C;
+  computeStatuses(graph: Graph, parsed: ParsedResources, dataplane: DataplaneResult): StatusReport[];
+  carryTransitionTimes(previous: StatusReport[], next: StatusReport[], now: string): StatusReport[];
+}
+
+/** The provider side (file provider today, Kubernetes later). */
+export interface ResourceSource {
+  scan(): Promise<ManifestDoc[]>;
+  writeStatuses(statuses: StatusReport[]): Promise<void>;
+}
+
+export interface ReconcilerOptions<M, C extends RenderedConfigLike> {
+  pipeline: Pipeline<M, C>;
+  source: ResourceSource;
+  dataplane: Dataplane<C>;
+  log: Logger;
+  controllerName: string;
+  listenAddress: string;
+  /** nginx -p prefix (render options need it for paths inside the config). */
+  prefix: string;
+  errorLogLevel?: string;
+  /** Statuses written by an earlier run (status.yaml), so transition times survive a restart. */
+  previousStatuses?: StatusReport[];
+  /** First retry delay after a failed apply; doubles up to 60 s. 0 disables retries. */
+  retryMs?: number;
+  now?: () => string;
+}
+
+export interface ReconcileSummary {
+  resources: number;
+  gateways: number;
+  routes: number;
+  programmed: boolean;
+  applied: boolean; // false when the config was unchanged and nginx already served it
+  message?: string;
+  ms: number;
+}
+
+function sameFiles(a: Record<string, string> | undefined, b: Record<string, string>): boolean {
+  if (!a) return false;
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  return ka.every((k) => a[k] === b[k]);
+}
+
+export class Reconciler<M = unknown, C extends RenderedConfigLike = RenderedConfigLike> {
+  private readonly o: ReconcilerOptions<M, C>;
+  private previous: StatusReport[];
+  private started = false;
+  private lastGoodFiles?: Record<string, string>;
+  private lastAttemptOk = false;
+  private running?: Promise<void>;
+  private pending = false;
+  private stopped = false;
+  private retryTimer?: NodeJS.Timeout;
+  private retryDelay: number;
+  private readonly listeners: ((summary: ReconcileSummary) => void)[] = [];
+
+  constructor(options: ReconcilerOptions<M, C>) {
+    this.o = options;
+    this.previous = options.previousStatuses ?? [];
+    this.retryDelay = options.retryMs ?? 2000;
+  }
+
+  /** Called after every reconcile (tests and benchmarks wait on it). */
+  onReconciled(listener: (summary: ReconcileSummary) => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** Asks for a reconcile; returns when the state at call time has been reconciled. */
+  trigger(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    if (this.running) {
+      this.pending = true;
+      return this.running;
+    }
+    this.running = this.loop().finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  private async loop(): Promise<void> {
+    do {
+      this.pending = false;
+      try {
+        await this.reconcileOnce();
+      } catch (err) {
+        // A bug in a stage must not kill the controller: report it and wait for the next change.
+        this.o.log.error('reconcile failed', { error: (err as Error).message, stack: (err as Error).stack });
+      }
+    } while (this.pending && !this.stopped);
+  }
+
+  /** Waits for a running reconcile to end, then refuses new ones. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    await this.running;
+  }
+
+  private async reconcileOnce(): Promise<void> {
+    const t0 = process.hrtime.bigint();
+    const { pipeline, log } = this.o;
+    const docs = await this.o.source.scan();
+    const parsed = pipeline.parseManifests(docs);
+    for (const e of parsed.errors) log.error('manifest document rejected', { source: e.source, error: e.message });
+    for (const i of parsed.ignored) {
+      log.debug('manifest kind not handled; ignored', { source: i.source, apiVersion: i.apiVersion, kind: i.kind, name: i.name });
+    }
+    for (const r of parsed.invalid) {
+      log.warn('resource invalid', { kind: r.kind, namespace: r.namespace, name: r.name, source: r.source, error: r.message });
+    }
+    const graph = pipeline.buildGraph(parsed.set, { controllerName: this.o.controllerName });
+    const model = pipeline.buildModel(graph);
+    const config = pipeline.renderConfig(model, {
+      listenAddress: this.o.listenAddress,
+      prefix: this.o.prefix,
+      errorLogLevel: this.o.errorLogLevel,
+    });
+
+    let outcome: ApplyOutcome = { ok: true };
+    let applied = false;
+    if (!(this.started && this.lastAttemptOk && sameFiles(this.lastGoodFiles, config.files))) {
+      applied = true;
+      outcome = this.started ? await this.o.dataplane.apply(config) : await this.o.dataplane.start(config);
+      if (outcome.ok) {
+        this.started = true;
+        this.lastGoodFiles = config.files;
+      }
+      this.lastAttemptOk = outcome.ok;
+    }
+    if (!outcome.ok) {
+      log.error(this.started ? 'nginx rejected the new configuration; the last good one keeps serving' : 'nginx did not start', {
+        error: outcome.message,
+      });
+    }
+
+    const dataplane: DataplaneResult = outcome.ok
+      ? { programmed: true, addresses: [this.o.listenAddress] }
+      : { programmed: false, message: outcome.message, addresses: [this.o.listenAddress] };
+    const statuses = pipeline.computeStatuses(graph, parsed, dataplane);
+    const now = (this.o.now ?? (() => new Date().toISOString()))();
+    this.previous = pipeline.carryTransitionTimes(this.previous, statuses, now);
+    await this.o.source.writeStatuses(this.previous);
+
+    const summary: ReconcileSummary = {
+      resources: docs.length,
+      gateways: graph.gateways.length,
+      routes: graph.routes.length,
+      programmed: outcome.ok,
+      applied,
+      message: outcome.ok ? undefined : outcome.message,
+      ms: Number(process.hrtime.bigint() - t0) / 1e6,
+    };
+    log.info('reconciled', { ...summary, ms: Math.round(summary.ms * 10) / 10 });
+    this.scheduleRetry(outcome.ok);
+    for (const l of this.listeners) l(summary);
+  }
+
+  /**
+   * A failed apply is retried with backoff even when nothing changes: the cause is often
+   * outside the manifests (a port taken by another process that goes away).
+   */
+  private scheduleRetry(ok: boolean): void {
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    const base = this.o.retryMs ?? 2000;
+    if (ok || base <= 0 || this.stopped) {
+      this.retryDelay = base;
+      return;
+    }
+    const delay = this.retryDelay;
+    this.retryDelay = Math.min(this.retryDelay * 2, 60000);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.o.log.info('retrying the failed nginx configuration', { afterMs: delay });
+      void this.trigger();
+    }, delay);
+    this.retryTimer.unref();
+  }
+}
