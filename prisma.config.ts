@@ -7,6 +7,7 @@
  * DATABASE_URL selects the provider: postgresql:// (or postgres://) uses prisma/postgresql/,
  * anything else is a SQLite file (default file:./data/forge.db).
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { defineConfig } from 'prisma/config';
 
@@ -24,6 +25,8 @@ export default defineConfig({
       return new PrismaPg({ connectionString: url });
     }
     const { PrismaBetterSQLite3 } = await import('@prisma/adapter-better-sqlite3');
-    return new PrismaBetterSQLite3({ url: url.replace(/^file:/, '') });
+    const file = url.replace(/^file:/, '');
+    fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    return new PrismaBetterSQLite3({ url: file });
   },
 });
