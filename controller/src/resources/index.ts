@@ -1,2 +1,11 @@
 export type * from './types';
 export { GATEWAY_API_GROUP, CORE_GROUP, SERVICE_NAME_LABEL } from './types';
+export { parseManifests, emptyResourceSet } from './parse';
+export { formatIssues, fieldPath } from './errors';
+export { UNKNOWN_CREATION_TIMESTAMP } from './metadata';
+export { gatewayClassSchema } from './gatewayclass';
+export { gatewaySchema } from './gateway';
+export { httpRouteSchema, parentReferenceSchema } from './httproute';
+export { serviceSchema } from './service';
+export { endpointSliceSchema } from './endpointslice';
+export * as formats from './validation';

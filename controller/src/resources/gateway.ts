@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import { GATEWAY_API_GROUP, type Gateway } from './types';
+import { objectMetaSchema } from './metadata';
+import { group, hostname, kind, labels, objectName, portNumber, PROTOCOL_RE, sectionName } from './validation';
+
+const labelSelectorSchema = z.object({
+  matchLabels: labels().optional(),
+  matchExpressions: z
+    .array(
+      z.object({
+        key: z.string().min(1),
+        operator: z.enum(['In', 'NotIn', 'Exists', 'DoesNotExist']),
+        values: z.array(z.string()).optional(),
+      }),
+    )
+    .optional(),
+});
+
+const allowedRoutesSchema = z.object({
+  namespaces: z
+    .object({
+      from: z.enum(['All', 'Same', 'Selector']).default('Same'),
+      selector: labelSelectorSchema.optional(),
+    })
+    .prefault({}),
+  kinds: z
+    .array(z.object({ group: group().default(GATEWAY_API_GROUP), kind: kind() }))
+    .max(8)
+    .default([]),
+});
+
+const listenerSchema = z
+  .object({
+    name: sectionName(),
+    hostname: hostname().optional(),
+    port: portNumber(),
+    protocol: z.string().min(1).max(255).regex(PROTOCOL_RE, { message: 'must be a protocol name such as HTTP' }),
+    tls: z.unknown().optional(),
+    allowedRoutes: allowedRoutesSchema.prefault({}),
+  })
+  .superRefine((listener, ctx) => {
+    if (listener.hostname !== undefined && (listener.protocol === 'TCP' || listener.protocol === 'UDP')) {
+      ctx.addIssue({ code: 'custom', path: ['hostname'], message: "hostname must not be specified for protocols ['TCP', 'UDP']" });
+    }
+    if (listener.tls !== undefined && ['HTTP', 'TCP', 'UDP'].includes(listener.protocol)) {
+      ctx.addIssue({ code: 'custom', path: ['tls'], message: "tls must not be specified for protocols ['HTTP', 'TCP', 'UDP']" });
+    }
+    if (listener.allowedRoutes.namespaces.from === 'Selector' && !listener.allowedRoutes.namespaces.selector) {
+      ctx.addIssue({ code: 'custom', path: ['allowedRoutes', 'namespaces', 'selector'], message: 'selector must be specified when from is Selector' });
+    }
+  });
+
+export const gatewaySchema = z.object({
+  apiVersion: z.string(),
+  kind: z.literal('Gateway'),
+  metadata: objectMetaSchema,
+  spec: z.object({
+    gatewayClassName: objectName(),
+    listeners: z
+      .array(listenerSchema)
+      .min(1)
+      .max(64)
+      .superRefine((listeners, ctx) => {
+        const names = new Set<string>();
+        const combos = new Set<string>();
+        listeners.forEach((l, i) => {
+          if (names.has(l.name)) ctx.addIssue({ code: 'custom', path: [i, 'name'], message: 'Listener name must be unique within the Gateway' });
+          names.add(l.name);
+          const combo = `${l.port}/${l.protocol}/${l.hostname ?? ''}`;
+          if (combos.has(combo)) {
+            ctx.addIssue({ code: 'custom', path: [i], message: 'Combination of port, protocol and hostname must be unique for each listener' });
+          }
+          combos.add(combo);
+        });
+      }),
+    addresses: z
+      .array(z.object({ type: z.string().min(1).max(253).default('IPAddress'), value: z.string().min(1).max(253) }))
+      .max(16)
+      .default([]),
+  }),
+}) satisfies z.ZodType<Gateway, unknown>;

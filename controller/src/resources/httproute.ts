@@ -1,0 +1,138 @@
+import { z } from 'zod';
+import { GATEWAY_API_GROUP, type HTTPRoute } from './types';
+import { objectMetaSchema } from './metadata';
+import { group, headerName, hostname, kind, namespaceName, objectName, pathValueProblem, portNumber, sectionName } from './validation';
+
+export const parentReferenceSchema = z.object({
+  group: group().default(GATEWAY_API_GROUP),
+  kind: kind().default('Gateway'),
+  namespace: namespaceName().optional(),
+  name: objectName(),
+  sectionName: sectionName().optional(),
+  port: portNumber().optional(),
+});
+
+const pathMatchSchema = z
+  .object({
+    type: z.enum(['Exact', 'PathPrefix', 'RegularExpression']).default('PathPrefix'),
+    value: z.string().max(1024).default('/'),
+  })
+  .superRefine((path, ctx) => {
+    if (path.type === 'RegularExpression') return;
+    const problem = pathValueProblem(path.value);
+    if (problem) ctx.addIssue({ code: 'custom', path: ['value'], message: problem });
+  });
+
+const headerMatchSchema = z.object({
+  type: z.enum(['Exact', 'RegularExpression']).default('Exact'),
+  name: headerName(),
+  value: z.string().min(1).max(4096),
+});
+
+const queryParamMatchSchema = z.object({
+  type: z.enum(['Exact', 'RegularExpression']).default('Exact'),
+  name: headerName(),
+  value: z.string().min(1).max(1024),
+});
+
+/** Exact duplicates are rejected as the CRD's list-map does; case-variants are the graph's business. */
+function uniqueNames<T extends { name: string }>(items: T[], ctx: z.RefinementCtx): void {
+  const seen = new Set<string>();
+  items.forEach((item, i) => {
+    if (seen.has(item.name)) ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `duplicate entry with name "${item.name}"` });
+    seen.add(item.name);
+  });
+}
+
+const routeMatchSchema = z.object({
+  path: pathMatchSchema.prefault({}),
+  headers: z.array(headerMatchSchema).max(16).default([]).superRefine(uniqueNames),
+  queryParams: z.array(queryParamMatchSchema).max(16).default([]).superRefine(uniqueNames),
+  method: z.enum(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE', 'PATCH']).optional(),
+});
+
+const FILTER_TYPES = ['RequestHeaderModifier', 'ResponseHeaderModifier', 'RequestMirror', 'RequestRedirect', 'URLRewrite', 'ExtensionRef', 'CORS', 'ExternalAuth'] as const;
+
+const filterSchema = z.looseObject({ type: z.enum(FILTER_TYPES) });
+
+const backendRefSchema = z
+  .object({
+    group: group().default(''),
+    kind: kind().default('Service'),
+    name: objectName(),
+    namespace: namespaceName().optional(),
+    port: portNumber().optional(),
+    weight: z.number().int().min(0).max(1000000).default(1),
+    filters: z.array(filterSchema).max(16).default([]),
+  })
+  .superRefine((ref, ctx) => {
+    if (ref.group === '' && ref.kind === 'Service' && ref.port === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['port'], message: 'Must have port for Service reference' });
+    }
+  });
+
+const ruleSchema = z.object({
+  name: sectionName().optional(),
+  matches: z.array(routeMatchSchema).max(64).prefault([{}]),
+  filters: z
+    .array(filterSchema)
+    .max(16)
+    .default([])
+    .superRefine((filters, ctx) => {
+      const types = filters.map((f) => f.type);
+      if (types.includes('RequestRedirect') && types.includes('URLRewrite')) {
+        ctx.addIssue({ code: 'custom', message: 'May specify either httpRouteFilterRequestRedirect or httpRouteFilterRequestRewrite, but not both' });
+      }
+      for (const once of ['RequestHeaderModifier', 'ResponseHeaderModifier', 'RequestRedirect', 'URLRewrite']) {
+        if (types.filter((t) => t === once).length > 1) ctx.addIssue({ code: 'custom', message: `${once} filter cannot be repeated` });
+      }
+    }),
+  backendRefs: z.array(backendRefSchema).max(16).default([]),
+  timeouts: z.object({ request: z.string().optional(), backendRequest: z.string().optional() }).optional(),
+});
+
+function sameParent(a: z.infer<typeof parentReferenceSchema>, b: z.infer<typeof parentReferenceSchema>): boolean {
+  return a.group === b.group && a.kind === b.kind && a.name === b.name && (a.namespace ?? '') === (b.namespace ?? '');
+}
+
+export const httpRouteSchema = z.object({
+  apiVersion: z.string(),
+  kind: z.literal('HTTPRoute'),
+  metadata: objectMetaSchema,
+  spec: z
+    .object({
+      parentRefs: z
+        .array(parentReferenceSchema)
+        .max(32)
+        .default([])
+        .superRefine((refs, ctx) => {
+          refs.forEach((ref, i) => {
+            for (let j = 0; j < i; j++) {
+              const other = refs[j];
+              if (!sameParent(ref, other)) continue;
+              if (ref.sectionName === undefined && ref.port === undefined) {
+                ctx.addIssue({ code: 'custom', path: [i], message: 'sectionName or port must be specified when parentRefs includes 2 or more references to the same parent' });
+              } else if ((ref.sectionName ?? '') === (other.sectionName ?? '') && (ref.port ?? 0) === (other.port ?? 0)) {
+                ctx.addIssue({ code: 'custom', path: [i], message: 'sectionName or port must be unique when parentRefs includes 2 or more references to the same parent' });
+              }
+            }
+          });
+        }),
+      hostnames: z.array(hostname()).max(16).default([]),
+      rules: z
+        .array(ruleSchema)
+        .max(16)
+        .prefault([{}])
+        .superRefine((rules, ctx) => {
+          const total = rules.reduce((n, r) => n + r.matches.length, 0);
+          if (total > 128) ctx.addIssue({ code: 'custom', message: `While 16 rules and 64 matches per rule are allowed, the total number of matches across all rules in a route must be less than 128 (got ${total})` });
+          const names = new Set<string>();
+          rules.forEach((r, i) => {
+            if (r.name === undefined) return;
+            if (names.has(r.name)) ctx.addIssue({ code: 'custom', path: [i, 'name'], message: 'Rule name must be unique within the route' });
+            names.add(r.name);
+          });
+        }),
+    })
+    .prefault({}),
+}) satisfies z.ZodType<HTTPRoute, unknown>;

@@ -1,0 +1,117 @@
+import type { z } from 'zod';
+import { formatIssues } from './errors';
+import { endpointSliceSchema } from './endpointslice';
+import { gatewaySchema } from './gateway';
+import { gatewayClassSchema } from './gatewayclass';
+import { httpRouteSchema } from './httproute';
+import { serviceSchema } from './service';
+import type { InvalidResource, ManifestDoc, ParsedResources, ResourceSet } from './types';
+import { GATEWAY_API_GROUP } from './types';
+
+interface KindEntry {
+  apiVersions: string[];
+  namespaced: boolean;
+  schema: z.ZodType;
+  list: keyof ResourceSet;
+}
+
+/** The kinds we read, the versions we accept for each, and where they go in the set. */
+const KINDS: Record<string, KindEntry> = {
+  GatewayClass: { apiVersions: [`${GATEWAY_API_GROUP}/v1`, `${GATEWAY_API_GROUP}/v1beta1`], namespaced: false, schema: gatewayClassSchema, list: 'gatewayClasses' },
+  Gateway: { apiVersions: [`${GATEWAY_API_GROUP}/v1`, `${GATEWAY_API_GROUP}/v1beta1`], namespaced: true, schema: gatewaySchema, list: 'gateways' },
+  HTTPRoute: { apiVersions: [`${GATEWAY_API_GROUP}/v1`, `${GATEWAY_API_GROUP}/v1beta1`], namespaced: true, schema: httpRouteSchema, list: 'httpRoutes' },
+  Service: { apiVersions: ['v1'], namespaced: true, schema: serviceSchema, list: 'services' },
+  EndpointSlice: { apiVersions: ['discovery.k8s.io/v1'], namespaced: true, schema: endpointSliceSchema, list: 'endpointSlices' },
+};
+
+function groupOf(apiVersion: string): string {
+  const slash = apiVersion.indexOf('/');
+  return slash < 0 ? '' : apiVersion.slice(0, slash);
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function generationOf(meta: Record<string, unknown>): number {
+  const g = meta.generation;
+  return typeof g === 'number' && Number.isInteger(g) && g >= 1 ? g : 1;
+}
+
+export function emptyResourceSet(): ResourceSet {
+  return { gatewayClasses: [], gateways: [], httpRoutes: [], services: [], endpointSlices: [] };
+}
+
+/**
+ * Validate manifest documents into typed resources. Pure: never throws on bad input.
+ * - a known kind that fails its schema but has a name -> `invalid` (it gets a status);
+ * - a document without kind/name, or not an object -> `errors` (log only);
+ * - other kinds -> `ignored`; `kind: List` documents are flattened.
+ * A second document with the same kind/namespace/name is reported in `errors`; the first wins.
+ */
+export function parseManifests(docs: ManifestDoc[]): ParsedResources {
+  const result: ParsedResources = { set: emptyResourceSet(), invalid: [], errors: [], ignored: [] };
+  const seen = new Map<string, string>();
+
+  const visit = (source: string, index: number, doc: unknown): void => {
+    if (doc === null || doc === undefined) return; // empty YAML document
+    if (!isObject(doc)) {
+      result.errors.push({ source, index, message: 'document is not an object' });
+      return;
+    }
+    const apiVersion = typeof doc.apiVersion === 'string' ? doc.apiVersion : '';
+    const kind = typeof doc.kind === 'string' ? doc.kind : '';
+    if (kind === 'List' && Array.isArray(doc.items)) {
+      for (const item of doc.items) visit(source, index, item);
+      return;
+    }
+    if (!kind || !apiVersion) {
+      result.errors.push({ source, index, message: 'document has no apiVersion or kind' });
+      return;
+    }
+    const entry = KINDS[kind];
+    const knownGroup = entry?.apiVersions.some((v) => groupOf(v) === groupOf(apiVersion));
+    const meta = isObject(doc.metadata) ? doc.metadata : {};
+    const name = typeof meta.name === 'string' && meta.name !== '' ? meta.name : undefined;
+    if (!entry || !knownGroup) {
+      result.ignored.push({ source, apiVersion, kind, name });
+      return;
+    }
+    if (!name) {
+      result.errors.push({ source, index, message: `${kind} has no metadata.name` });
+      return;
+    }
+    const namespace = entry.namespaced ? (typeof meta.namespace === 'string' && meta.namespace !== '' ? meta.namespace : 'default') : undefined;
+    const key = `${kind}/${namespace ?? ''}/${name}`;
+    const first = seen.get(key);
+    if (first !== undefined) {
+      result.errors.push({ source, index, message: `${kind} ${namespace ? `${namespace}/` : ''}${name} is already defined in ${first}; this copy is ignored` });
+      return;
+    }
+    seen.set(key, source);
+
+    const invalid = (message: string): InvalidResource => ({
+      apiVersion,
+      kind,
+      namespace,
+      name,
+      generation: generationOf(meta),
+      creationTimestamp: typeof meta.creationTimestamp === 'string' ? meta.creationTimestamp : undefined,
+      message,
+      source,
+    });
+    if (!entry.apiVersions.includes(apiVersion)) {
+      result.invalid.push(invalid(`apiVersion: ${apiVersion} is not supported for ${kind} (supported: ${entry.apiVersions.join(', ')})`));
+      return;
+    }
+    const parsed = entry.schema.safeParse(doc);
+    if (!parsed.success) {
+      result.invalid.push(invalid(formatIssues(parsed.error)));
+      return;
+    }
+    (result.set[entry.list] as unknown[]).push(parsed.data);
+  };
+
+  docs.forEach((d, index) => visit(d.source, index, d.doc));
+  return result;
+}
