@@ -1,0 +1,18 @@
+/**
+ * On-disk bare repositories through the git CLI. Pure async functions on paths: the callers
+ * (repository service, git HTTP routes) own the database rows.
+ */
+export {
+  initRepository,
+  deleteRepository,
+  renameRepository,
+  listRepositoryDirs,
+  repositoryPath,
+  isValidBranchName,
+  RepositoryExistsError,
+  UnknownTemplateError,
+} from './repository';
+export type { AutoInitOptions, InitRepositoryOptions, GitSignature, RepositoryDir } from './repository';
+export { repoStats, directorySize, headBranch, listBranches, setDefaultBranch } from './stats';
+export type { RepoStats } from './stats';
+export { runGit, gitEnv, GitCommandError } from './run';
