@@ -11,7 +11,7 @@ export interface StatusEntry {
   namespace?: string;
   name: string;
   generation: number;
-  status: object;
+  status: Record<string, unknown>;
 }
 
 /** Looks up what the provider keeps about a resource (creationTimestamp) for the metadata. */
@@ -67,7 +67,7 @@ export async function readStatusFile(stateDir: string): Promise<{ entries: Statu
   for (const document of Array.from(parseAllDocuments(text))) {
     if (document.errors.length) return { entries: [], error: document.errors[0].message.split('\n')[0] };
     const value = document.toJS() as
-      | { apiVersion?: string; kind?: string; metadata?: { name?: string; namespace?: string; generation?: number }; status?: object }
+      | { apiVersion?: string; kind?: string; metadata?: { name?: string; namespace?: string; generation?: number }; status?: Record<string, unknown> }
       | null;
     if (!value || typeof value.kind !== 'string' || typeof value.metadata?.name !== 'string') continue;
     entries.push({

@@ -1,0 +1,193 @@
+import { ChildProcess, spawn } from 'child_process';
+import { promises as fs } from 'fs';
+import * as path from 'path';
+
+export const REPO_ROOT = path.resolve(__dirname, '..', '..');
+const BIN = path.join(REPO_ROOT, 'bin', 'portcullis-controller.js');
+
+export interface LogLine {
+  time?: string;
+  level: string;
+  msg: string;
+  [field: string]: unknown;
+}
+
+export interface ControllerOptions {
+  manifestsDir: string;
+  stateDir: string;
+  listenAddress?: string;
+  logLevel?: string;
+  nginx?: string;
+  args?: string[];
+}
+
+export interface ControllerProcess {
+  child: ChildProcess;
+  stateDir: string;
+  manifestsDir: string;
+  /** Every JSON log line printed so far. */
+  logs: LogLine[];
+  /** Non-JSON stderr/stdout text (crashes, usage). */
+  output: string[];
+  /** Number of "reconciled" log lines so far. */
+  reconciles(): number;
+  /** Waits for a log line matching `predicate` (looking at lines already printed too). */
+  waitForLog(predicate: (line: LogLine) => boolean, timeoutMs?: number): Promise<LogLine>;
+  /** Waits until `count` reconciles have completed in total. */
+  waitForReconciles(count: number, timeoutMs?: number): Promise<void>;
+  /** Sends a signal and resolves with the exit code (or the signal name) once it exited. */
+  stop(signal?: NodeJS.Signals, timeoutMs?: number): Promise<number | string>;
+  exited: Promise<number | string>;
+}
+
+const running = new Set<ControllerProcess>();
+
+/** The nginx master pid of a controller's state dir, if nginx wrote one. */
+export async function nginxPid(stateDir: string): Promise<number | undefined> {
+  const prefix = path.join(stateDir, 'nginx');
+  for (const candidate of ['logs/nginx.pid', 'nginx.pid', 'run/nginx.pid']) {
+    try {
+      const pid = Number((await fs.readFile(path.join(prefix, candidate), 'utf8')).trim());
+      if (pid > 0) return pid;
+    } catch {
+      // not this one
+    }
+  }
+  return undefined;
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Starts the real controller CLI (bin/portcullis-controller.js, TypeScript run by tsx) in
+ * standalone mode, exactly as a user would, and resolves after its first reconcile.
+ */
+export async function startController(options: ControllerOptions, waitFirstReconcile = true): Promise<ControllerProcess> {
+  const args = [
+    BIN,
+    '--provider=file',
+    `--manifests=${options.manifestsDir}`,
+    `--state-dir=${options.stateDir}`,
+    `--listen-address=${options.listenAddress ?? '127.0.0.1'}`,
+    `--log-level=${options.logLevel ?? 'debug'}`,
+    ...(options.nginx ? [`--nginx=${options.nginx}`] : []),
+    ...(options.args ?? []),
+  ];
+  const child = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const logs: LogLine[] = [];
+  const output: string[] = [];
+  const waiters: { predicate: (l: LogLine) => boolean; resolve: (l: LogLine) => void }[] = [];
+  let buffer = '';
+  const onText = (chunk: Buffer): void => {
+    buffer += chunk.toString('utf8');
+    let nl: number;
+    while ((nl = buffer.indexOf('\n')) >= 0) {
+      const line = buffer.slice(0, nl);
+      buffer = buffer.slice(nl + 1);
+      if (!line.trim()) continue;
+      let parsed: LogLine | undefined;
+      try {
+        parsed = JSON.parse(line) as LogLine;
+      } catch {
+        output.push(line);
+      }
+      if (parsed && typeof parsed.msg === 'string') {
+        logs.push(parsed);
+        if (process.env.E2E_CONTROLLER_LOGS) process.stderr.write(line + '\n');
+        for (const w of [...waiters]) {
+          if (w.predicate(parsed)) {
+            waiters.splice(waiters.indexOf(w), 1);
+            w.resolve(parsed);
+          }
+        }
+      }
+    }
+  };
+  child.stderr!.on('data', onText);
+  child.stdout!.on('data', (c: Buffer) => output.push(c.toString('utf8')));
+  const exited = new Promise<number | string>((resolve) => {
+    child.once('exit', (code, signal) => resolve(code ?? signal ?? -1));
+  });
+
+  const proc: ControllerProcess = {
+    child,
+    stateDir: options.stateDir,
+    manifestsDir: options.manifestsDir,
+    logs,
+    output,
+    reconciles: () => logs.filter((l) => l.msg === 'reconciled').length,
+    waitForLog(predicate, timeoutMs = 15000) {
+      const seen = logs.find(predicate);
+      if (seen) return Promise.resolve(seen);
+      return new Promise<LogLine>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          waiters.splice(waiters.indexOf(entry), 1);
+          reject(new Error(`no matching controller log line after ${timeoutMs} ms; output: ${output.join('\n').slice(-2000)}; last logs: ${JSON.stringify(logs.slice(-5))}`));
+        }, timeoutMs);
+        const entry = {
+          predicate,
+          resolve: (l: LogLine) => {
+            clearTimeout(timer);
+            resolve(l);
+          },
+        };
+        waiters.push(entry);
+        void exited.then(() => {
+          if (waiters.includes(entry)) {
+            clearTimeout(timer);
+            waiters.splice(waiters.indexOf(entry), 1);
+            reject(new Error(`controller exited; output: ${output.join('\n').slice(-2000)}; last logs: ${JSON.stringify(logs.slice(-5))}`));
+          }
+        });
+      });
+    },
+    async waitForReconciles(count, timeoutMs = 15000) {
+      const deadline = Date.now() + timeoutMs;
+      while (proc.reconciles() < count) {
+        if (child.exitCode !== null || child.signalCode !== null) throw new Error(`controller exited; output: ${output.join('\n').slice(-2000)}`);
+        if (Date.now() > deadline) throw new Error(`only ${proc.reconciles()} of ${count} reconciles after ${timeoutMs} ms`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    },
+    async stop(signal = 'SIGTERM', timeoutMs = 10000) {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+      const result = await exited;
+      clearTimeout(timer);
+      running.delete(proc);
+      // If the controller could not stop its nginx (killed, crashed), do it for it.
+      const pid = await nginxPid(options.stateDir);
+      if (pid && isAlive(pid)) {
+        try {
+          process.kill(pid, 'SIGQUIT');
+        } catch {
+          // already gone
+        }
+      }
+      return result;
+    },
+    exited,
+  };
+  running.add(proc);
+  if (waitFirstReconcile) {
+    try {
+      await proc.waitForLog((l) => l.msg === 'reconciled', 30000);
+    } catch (err) {
+      await proc.stop('SIGKILL');
+      throw err;
+    }
+  }
+  return proc;
+}
+
+/** For afterAll/afterEach: stops every controller a test started and has not stopped. */
+export async function stopAllControllers(): Promise<void> {
+  await Promise.all([...running].map((p) => p.stop('SIGTERM')));
+}
