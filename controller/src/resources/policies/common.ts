@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import { objectMetaSchema } from '../metadata';
+import { GATEWAY_API_GROUP, type ObjectMeta } from '../types';
+import { objectName } from '../validation';
+import { BODY_SIZE_PATTERN, BODY_SIZE_RE, BUFFER_SIZE_PATTERN, BUFFER_SIZE_RE } from './size';
+
+export const POLICY_GROUP = 'gateway.portcullis.dev';
+export const POLICY_VERSION = 'v1alpha1';
+export const POLICY_API_VERSION = `${POLICY_GROUP}/${POLICY_VERSION}`;
+
+export const TARGET_KINDS = ['Gateway', 'HTTPRoute', 'GRPCRoute'] as const;
+export type TargetKind = (typeof TARGET_KINDS)[number];
+export const ROUTE_KINDS: readonly TargetKind[] = ['HTTPRoute', 'GRPCRoute'];
+
+/** A Gateway API LocalPolicyTargetReference: the target lives in the policy's namespace. */
+export interface TargetRef {
+  group: typeof GATEWAY_API_GROUP;
+  kind: TargetKind;
+  name: string;
+}
+
+export const targetRefSchema = z.strictObject({
+  group: z.literal(GATEWAY_API_GROUP, { message: `must be ${GATEWAY_API_GROUP}` }),
+  kind: z.enum(TARGET_KINDS, { message: `must be one of ${TARGET_KINDS.join(', ')}` }),
+  name: objectName(),
+});
+
+/** Messages shared with the CRDs' CEL rules (charts/portcullis/crds), word for word. */
+export const MESSAGES = {
+  mixedTargets: 'must not mix kind Gateway with kinds HTTPRoute or GRPCRoute',
+  duplicateTarget: 'kind and name combination must be unique',
+  busyAboveBufferSize: 'busyBuffersSize must be greater than bufferSize',
+  busyBelowBuffers: 'busyBuffersSize must be less than buffers.number * buffers.size - buffers.size',
+  busyAtLeastOneBuffer: 'busyBuffersSize must be at least buffers.size',
+  zoneTooSmall: 'zoneSize must be at least 32k (nginx needs 8 memory pages per zone)',
+  zoneTooLarge: 'zoneSize must be at most 1024m',
+} as const;
+
+/** targetRefs of RateLimitPolicy and ProxySettingsPolicy: 1..16, unique, Gateway or routes. */
+export const targetRefsSchema = z
+  .array(targetRefSchema)
+  .min(1)
+  .max(16)
+  .superRefine((refs, ctx) => {
+    const hasGateway = refs.some((r) => r.kind === 'Gateway');
+    const hasRoute = refs.some((r) => ROUTE_KINDS.includes(r.kind));
+    if (hasGateway && hasRoute) ctx.addIssue({ code: 'custom', message: MESSAGES.mixedTargets });
+    const seen = new Set<string>();
+    refs.forEach((ref, i) => {
+      const key = `${ref.kind}/${ref.name}`;
+      if (seen.has(key)) ctx.addIssue({ code: 'custom', path: [i], message: `${MESSAGES.duplicateTarget} (${key} appears twice)` });
+      seen.add(key);
+    });
+  });
+
+export const bufferSize = () =>
+  z.string().max(16).regex(BUFFER_SIZE_RE, {
+    message: `must be a size: bytes, or a number with unit k or m, e.g. 4k, 16k, 1m (${BUFFER_SIZE_PATTERN})`,
+  });
+
+export const bodySize = () =>
+  z.string().max(16).regex(BODY_SIZE_RE, {
+    message: `must be a size: bytes, or a number with unit k, m or g, e.g. 1048576, 512k, 10m (${BODY_SIZE_PATTERN})`,
+  });
+
+export { objectMetaSchema };
+export type { ObjectMeta };
+
+/** `kind: <Kind>` with our group only; other groups never reach these schemas. */
+export function policyEnvelope<K extends string>(kind: K) {
+  return {
+    apiVersion: z.literal(POLICY_API_VERSION, { message: `must be ${POLICY_API_VERSION}` }),
+    kind: z.literal(kind),
+    metadata: objectMetaSchema,
+    // Status is written by the controller; a manifest that carries one is not an error.
+    status: z.unknown().optional(),
+  };
+}

@@ -1,0 +1,66 @@
+/**
+ * Policy kinds of gateway.portcullis.dev/v1alpha1: schemas, types and one parse entry point
+ * for resources/index.ts (parseManifests) to call for documents of our group.
+ */
+import type { z } from 'zod';
+import { formatIssues } from '../errors';
+import { clientSettingsPolicySchema, type ClientSettingsPolicy } from './clientsettingspolicy';
+import { POLICY_API_VERSION, POLICY_GROUP, type TargetRef } from './common';
+import { proxySettingsPolicySchema, type ProxySettingsPolicy } from './proxysettingspolicy';
+import { rateLimitPolicySchema, type RateLimitPolicy } from './ratelimitpolicy';
+
+export * from './common';
+export * from './size';
+export { clientSettingsPolicySchema, type ClientSettingsPolicy } from './clientsettingspolicy';
+export { proxySettingsPolicySchema, busyBufferProblems, type ProxySettingsPolicy, type ProxyBuffering } from './proxysettingspolicy';
+export {
+  rateLimitPolicySchema,
+  DEFAULT_LOG_LEVEL,
+  DEFAULT_REJECT_CODE,
+  DEFAULT_ZONE_SIZE,
+  LOG_LEVELS,
+  RATE_PATTERN,
+  type RateLimitLogLevel,
+  type RateLimitPolicy,
+  type RateLimitRule,
+} from './ratelimitpolicy';
+
+export type Policy = RateLimitPolicy | ProxySettingsPolicy | ClientSettingsPolicy;
+export type PolicyKind = Policy['kind'];
+
+export const POLICY_SCHEMAS: Record<PolicyKind, z.ZodType> = {
+  RateLimitPolicy: rateLimitPolicySchema,
+  ProxySettingsPolicy: proxySettingsPolicySchema,
+  ClientSettingsPolicy: clientSettingsPolicySchema,
+};
+
+export const POLICY_KINDS = Object.keys(POLICY_SCHEMAS) as PolicyKind[];
+
+export function isPolicyKind(kind: string): kind is PolicyKind {
+  return Object.prototype.hasOwnProperty.call(POLICY_SCHEMAS, kind);
+}
+
+/** True for apiVersions of our policy group (any version: a wrong version is an error, not ignored). */
+export function isPolicyGroup(apiVersion: string): boolean {
+  return apiVersion.startsWith(`${POLICY_GROUP}/`);
+}
+
+export type PolicyParseResult = { ok: true; policy: Policy } | { ok: false; message: string };
+
+/** Validate one document of a policy kind; the message names each failing field. */
+export function parsePolicy(doc: unknown): PolicyParseResult {
+  const d = (typeof doc === 'object' && doc !== null ? doc : {}) as Record<string, unknown>;
+  const kind = typeof d.kind === 'string' ? d.kind : '';
+  if (!isPolicyKind(kind)) return { ok: false, message: `kind: ${kind || '(none)'} is not a policy kind (${POLICY_KINDS.join(', ')})` };
+  if (d.apiVersion !== POLICY_API_VERSION) {
+    return { ok: false, message: `apiVersion: ${String(d.apiVersion)} is not supported for ${kind} (supported: ${POLICY_API_VERSION})` };
+  }
+  const parsed = POLICY_SCHEMAS[kind].safeParse(doc);
+  if (!parsed.success) return { ok: false, message: formatIssues(parsed.error) };
+  return { ok: true, policy: parsed.data as Policy };
+}
+
+/** The targets a policy names, whatever its kind (ClientSettingsPolicy has one). */
+export function policyTargetRefs(policy: Policy): TargetRef[] {
+  return policy.kind === 'ClientSettingsPolicy' ? [policy.spec.targetRef] : policy.spec.targetRefs;
+}
