@@ -1,0 +1,321 @@
+/**
+ * git over smart HTTP at /{owner}/{repo}.git (the ".git" is optional, as in Gitea):
+ *   GET  .../info/refs?service=git-upload-pack|git-receive-pack
+ *   POST .../git-upload-pack, .../git-receive-pack
+ * Bodies are streamed to `git upload-pack|receive-pack --stateless-rpc` and back; gzip request
+ * bodies (sent by git for large negotiations) are inflated on the way.
+ *
+ * Access follows Gitea's httpBase: a pull from a public repository needs nothing; anything else
+ * asks for credentials with 401 + `WWW-Authenticate: Basic` (git then prompts or asks its
+ * credential helper); a signed-in caller who may not read (or, for a push, write) gets 404; a
+ * token must hold read:repository (pull) or write:repository (push), else 403.
+ */
+import { spawn } from 'child_process';
+import { PassThrough, Readable } from 'stream';
+import zlib from 'zlib';
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
+import { gitEnv } from '../services/git/run';
+import { repositoryPath, repoStats } from '../services/git';
+
+type Service = 'upload-pack' | 'receive-pack';
+
+export interface GitHttpUser {
+  id: number;
+  name: string;
+  isAdmin?: boolean;
+}
+
+export interface GitHttpAuth {
+  user: GitHttpUser | null;
+  /** Scopes of the token used, or null when the caller signed in with a password. */
+  tokenScopes: string[] | null;
+  /** Set when credentials were sent but are wrong (or a password needs a second factor). */
+  error?: string;
+}
+
+export interface GitHttpRepo {
+  id: number;
+  ownerName: string;
+  name: string;
+  isPrivate: boolean;
+  isArchived?: boolean;
+  isMirror?: boolean;
+}
+
+export interface GitHttpAccess {
+  read: boolean;
+  write: boolean;
+}
+
+/** What the routes need from the rest of the forge; built from the app's decorations by default. */
+export interface GitHttpDeps {
+  reposDir: string;
+  realm: string;
+  authenticate(request: FastifyRequest): Promise<GitHttpAuth>;
+  findRepo(owner: string, name: string): Promise<GitHttpRepo | null>;
+  access(user: GitHttpUser | null, repo: GitHttpRepo): Promise<GitHttpAccess>;
+  afterPush(repo: GitHttpRepo, repoPath: string): Promise<void>;
+}
+
+export interface GitHttpOptions {
+  deps?: Partial<GitHttpDeps>;
+}
+
+const NO_CACHE = {
+  expires: 'Fri, 01 Jan 1980 00:00:00 GMT',
+  pragma: 'no-cache',
+  'cache-control': 'no-cache, max-age=0, must-revalidate',
+};
+
+/** Gitea's filter for the Git-Protocol header before it reaches git's environment. */
+const SAFE_GIT_PROTOCOL = /^[0-9a-zA-Z]+=[0-9a-zA-Z]+(:[0-9a-zA-Z]+=[0-9a-zA-Z]+)*$/;
+
+function pktLine(s: string): string {
+  return (s.length + 4).toString(16).padStart(4, '0') + s;
+}
+
+function hasScope(scopes: string[], level: 'read' | 'write'): boolean {
+  const list = scopes.flatMap((s) => s.split(',')).map((s) => s.trim());
+  if (list.includes('all')) return true;
+  if (list.includes('write:repository')) return true;
+  return level === 'read' && list.includes('read:repository');
+}
+
+/* ---------- default dependencies: the app's decorations (CORE's contract) ---------- */
+
+type AnyRecord = Record<string, any>;
+
+function userOf(u: AnyRecord | null | undefined): GitHttpUser | null {
+  if (!u) return null;
+  return { ...u, id: Number(u.id), name: String(u.name ?? u.login ?? ''), isAdmin: Boolean(u.isAdmin ?? u.is_admin) };
+}
+
+function scopesOf(result: AnyRecord): string[] | null {
+  const token = result.token as AnyRecord | undefined;
+  const raw = result.tokenScopes ?? result.scopes ?? token?.scopes ?? token?.scope;
+  if (raw == null) return result.method === 'token' || result.isToken ? [] : null;
+  if (Array.isArray(raw)) return raw.map(String);
+  if (typeof raw === 'string') return raw.split(',');
+  if (typeof raw === 'object' && raw.levels) {
+    // a parsed ScopeSet
+    if (raw.all) return ['all'];
+    const lv = raw.levels.repository ?? 0;
+    return lv >= 2 ? ['write:repository'] : lv === 1 ? ['read:repository'] : [];
+  }
+  return [];
+}
+
+function defaultDeps(app: FastifyInstance): GitHttpDeps {
+  const a = app as unknown as AnyRecord;
+  return {
+    reposDir: a.config?.reposDir,
+    realm: 'Gitea',
+    async authenticate(request) {
+      const r = request as unknown as AnyRecord;
+      let result: AnyRecord | null | undefined;
+      try {
+        if (typeof a.auth?.resolveUser === 'function') result = await a.auth.resolveUser(request);
+        else if (typeof r.authenticate === 'function') result = await r.authenticate();
+        else result = r.auth;
+      } catch (err) {
+        return { user: null, tokenScopes: null, error: (err as Error).message || 'invalid credentials' };
+      }
+      if (!result) return { user: null, tokenScopes: null };
+      const user = userOf(result.user ?? (result.id !== undefined ? result : null));
+      return { user, tokenScopes: user ? scopesOf(result) : null };
+    },
+    async findRepo(owner, name) {
+      const repo = await a.services?.repos?.findByOwnerAndName(owner, name);
+      return repo ?? null;
+    },
+    async access(user, repo) {
+      const p = await a.services?.permissions?.repoAccess(user, repo);
+      return { read: Boolean(p?.read), write: Boolean(p?.write) };
+    },
+    async afterPush(repo, repoPath) {
+      if (typeof a.services?.repos?.afterPush === 'function') await a.services.repos.afterPush(repo.id);
+      else await repoStats(repoPath);
+    },
+  };
+}
+
+/* ---------- the routes ---------- */
+
+interface Params {
+  owner: string;
+  repo: string;
+}
+
+function plain(reply: FastifyReply, code: number, text: string) {
+  return reply.code(code).type('text/plain; charset=utf-8').send(text);
+}
+
+export default async function gitHttpRoutes(app: FastifyInstance, opts: GitHttpOptions = {}) {
+  const deps: GitHttpDeps = { ...defaultDeps(app), ...(opts.deps ?? {}) } as GitHttpDeps;
+
+  // Request bodies stay streams: the parser hands the raw request on untouched, for any type,
+  // so that the handler can answer a wrong Content-Type the way Gitea does.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (_req, payload, done) => done(null, payload));
+
+  /**
+   * Gitea's httpBase: resolves the repository and checks access. Returns null after replying.
+   */
+  async function authorize(request: FastifyRequest<{ Params: Params }>, reply: FastifyReply, service: Service) {
+    const owner = request.params.owner;
+    const name = request.params.repo.replace(/\.git$/i, '');
+    const isPull = service === 'upload-pack';
+    const unauthorized = (message = 'Unauthorized') => {
+      reply.header('www-authenticate', `Basic realm="${deps.realm}"`);
+      plain(reply, 401, message);
+      return null;
+    };
+
+    const repo = await deps.findRepo(owner, name);
+    if (repo && repo.isArchived && !isPull) {
+      await plain(reply, 403, 'This repo is archived. You can view files and clone it, but cannot push or open issues/pull-requests.');
+      return null;
+    }
+    const isPublicPull = repo !== null && !repo.isPrivate && isPull;
+    const auth = await deps.authenticate(request);
+    if (auth.error) return unauthorized(auth.error);
+
+    if (!isPublicPull) {
+      if (!auth.user) return unauthorized();
+      if (auth.tokenScopes && !hasScope(auth.tokenScopes, isPull ? 'read' : 'write')) {
+        await plain(reply, 403, 'User permission denied');
+        return null;
+      }
+    }
+    if (!repo) {
+      await plain(reply, 404, 'Repository not found');
+      return null;
+    }
+    if (!isPublicPull) {
+      const access = await deps.access(auth.user, repo);
+      if (!(isPull ? access.read : access.write)) {
+        await plain(reply, 404, 'Repository not found');
+        return null;
+      }
+      if (!isPull && repo.isMirror) {
+        await plain(reply, 403, 'mirror repository is read-only');
+        return null;
+      }
+    }
+    return { repo, user: auth.user, path: repositoryPath(deps.reposDir, repo.ownerName, repo.name) };
+  }
+
+  function serviceEnv(request: FastifyRequest, user: GitHttpUser | null, repo: GitHttpRepo): NodeJS.ProcessEnv {
+    const extra: Record<string, string> = {
+      GITEA_REPO_ID: String(repo.id),
+      GITEA_REPO_NAME: repo.name,
+      GITEA_REPO_USER_NAME: repo.ownerName,
+    };
+    if (user) {
+      extra.GITEA_PUSHER_ID = String(user.id);
+      extra.GITEA_PUSHER_NAME = user.name;
+    }
+    const protocol = request.headers['git-protocol'];
+    if (typeof protocol === 'string' && SAFE_GIT_PROTOCOL.test(protocol)) extra.GIT_PROTOCOL = protocol;
+    return gitEnv(extra);
+  }
+
+  app.get<{ Params: Params; Querystring: { service?: string } }>(
+    '/:owner/:repo/info/refs',
+    {
+      schema: {
+        hide: true,
+        params: { type: 'object', properties: { owner: { type: 'string' }, repo: { type: 'string' } }, required: ['owner', 'repo'] },
+        querystring: { type: 'object', properties: { service: { type: 'string' } } },
+      } as FastifySchema,
+    },
+    async (request, reply) => {
+      const service = request.query.service;
+      if (service !== 'git-upload-pack' && service !== 'git-receive-pack') {
+        return plain(reply, 403, 'Only the smart HTTP protocol is supported: git 1.6.6 or newer');
+      }
+      const svc = service.slice(4) as Service;
+      const ctx = await authorize(request, reply, svc);
+      if (!ctx) return reply;
+      const child = spawn('git', [svc, '--stateless-rpc', '--advertise-refs', ctx.path], { env: serviceEnv(request, ctx.user, ctx.repo) });
+      const chunks: Buffer[] = [];
+      let stderr = '';
+      child.stdout.on('data', (c: Buffer) => chunks.push(c));
+      child.stderr.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-4096)));
+      const code: number = await new Promise((resolve) => {
+        child.on('error', () => resolve(-1));
+        child.on('close', (c) => resolve(c ?? -1));
+      });
+      if (code !== 0) {
+        request.log.error({ service: svc, repo: ctx.path, stderr }, 'git advertise-refs failed');
+        return plain(reply, 500, 'git failed');
+      }
+      return reply
+        .code(200)
+        .headers(NO_CACHE)
+        .type(`application/x-git-${svc}-advertisement`)
+        .send(Buffer.concat([Buffer.from(pktLine(`# service=git-${svc}\n`) + '0000'), ...chunks]));
+    },
+  );
+
+  const rpc = (svc: Service) =>
+    async function (request: FastifyRequest<{ Params: Params }>, reply: FastifyReply) {
+      const ctx = await authorize(request, reply, svc);
+      if (!ctx) return reply;
+      if (request.headers['content-type'] !== `application/x-git-${svc}-request`) {
+        return plain(reply, 401, 'Unauthorized'); // Gitea answers a wrong Content-Type with a bare 401
+      }
+
+      let input = request.body as Readable;
+      if (!(input instanceof Readable)) input = request.raw;
+      const encoding = String(request.headers['content-encoding'] ?? '').toLowerCase();
+      if (encoding === 'gzip' || encoding === 'x-gzip') {
+        const gunzip = zlib.createGunzip();
+        input.on('error', (err) => gunzip.destroy(err));
+        input = input.pipe(gunzip);
+      }
+
+      const child = spawn('git', [svc, '--stateless-rpc', ctx.path], { env: serviceEnv(request, ctx.user, ctx.repo) });
+      let stderr = '';
+      child.stderr.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-4096)));
+      child.stdin.on('error', () => undefined); // git may stop reading early (e.g. "done" seen)
+      input.on('error', (err) => {
+        request.log.warn({ err }, 'git request body failed');
+        child.kill('SIGTERM');
+      });
+      input.pipe(child.stdin);
+      // A client that goes away must not leave git running.
+      reply.raw.on('close', () => {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      });
+
+      const out = new PassThrough();
+      child.stdout.pipe(out, { end: false });
+      const exited = new Promise<number>((resolve) => {
+        child.on('error', () => resolve(-1));
+        child.on('close', (c) => resolve(c ?? -1));
+      });
+      void exited.then(async (code) => {
+        if (code !== 0) request.log.warn({ service: svc, repo: ctx.path, code, stderr }, 'git service exited with an error');
+        if (svc === 'receive-pack') {
+          // The push reply ends only after size/empty/default branch are refreshed, so a client
+          // that asks the API right after `git push` returns sees the new values.
+          try {
+            await deps.afterPush(ctx.repo, ctx.path);
+          } catch (err) {
+            request.log.error({ err }, 'refreshing repository after push failed');
+          }
+        }
+        out.end();
+      });
+
+      return reply.code(200).headers(NO_CACHE).type(`application/x-git-${svc}-result`).send(out);
+    };
+
+  const rpcSchema = {
+    hide: true,
+    params: { type: 'object', properties: { owner: { type: 'string' }, repo: { type: 'string' } }, required: ['owner', 'repo'] },
+  } as FastifySchema;
+  app.post('/:owner/:repo/git-upload-pack', { schema: rpcSchema }, rpc('upload-pack'));
+  app.post('/:owner/:repo/git-receive-pack', { schema: rpcSchema }, rpc('receive-pack'));
+}
