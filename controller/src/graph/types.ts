@@ -42,7 +42,12 @@ export interface GatewayNode {
   /** True: the model should render this Gateway (it may still have invalid listeners). */
   accepted: boolean;
   listeners: ListenerNode[];
-  /** Gateway-level conditions except Programmed (which depends on the dataplane). */
+  /** spec.addresses values, if any (we can only serve on the controller's listen address). */
+  requestedAddresses: string[];
+  /**
+   * Gateway-level conditions the graph decides. Programmed appears here only when the graph
+   * already knows it is False; otherwise status.ts sets it from the dataplane result.
+   */
   conditions: GraphCondition[];
 }
 
@@ -61,11 +66,19 @@ export interface ListenerNode {
   hostname?: string;
   /** False: the model must not render it (conflicted, unsupported protocol...). */
   valid: boolean;
-  /** Routes Accepted on this listener (attachedRoutes = routes.length). */
+  /**
+   * Routes accepted on this listener that the model should render here, with their effective
+   * hostnames. A route whose every hostname belongs to a more specific listener on the same
+   * port (listener isolation) is counted in attachedRoutes but not listed.
+   */
   routes: AttachedRoute[];
+  /** status.listeners[].attachedRoutes: routes Accepted on this listener. */
+  attachedRoutes: number;
+  /** Routes may attach (even if the listener is otherwise invalid, e.g. conflicted). */
+  attachable: boolean;
   supportedKinds: SupportedKind[];
   allowedNamespaces: 'All' | 'Same' | 'Selector';
-  /** Listener conditions except Programmed (Accepted, ResolvedRefs, Conflicted). */
+  /** Accepted, ResolvedRefs, Conflicted (+ Programmed False when invalid; else status.ts adds it). */
   conditions: GraphCondition[];
 }
 

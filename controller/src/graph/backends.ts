@@ -1,0 +1,74 @@
+import { SERVICE_NAME_LABEL, type EndpointSlice, type HTTPBackendRef, type ResourceSet, type Service, type ServicePort } from '../resources/types';
+import type { BackendEndpoint, BackendRef } from './types';
+
+/** Services and their EndpointSlices, indexed once per graph build. */
+export class BackendIndex {
+  private services = new Map<string, Service>();
+  private slices = new Map<string, EndpointSlice[]>();
+
+  constructor(set: ResourceSet) {
+    for (const s of set.services) this.services.set(`${s.metadata.namespace}/${s.metadata.name}`, s);
+    for (const slice of set.endpointSlices) {
+      const service = slice.metadata.labels[SERVICE_NAME_LABEL];
+      if (!service) continue;
+      const key = `${slice.metadata.namespace}/${service}`;
+      const list = this.slices.get(key) ?? [];
+      list.push(slice);
+      this.slices.set(key, list);
+    }
+  }
+
+  service(namespace: string, name: string): Service | undefined {
+    return this.services.get(`${namespace}/${name}`);
+  }
+
+  /**
+   * Ready endpoints of one Service port. The slice port is found by the Service port's name
+   * (that is how EndpointSlices name ports); a slice that lists no ports falls back to a
+   * numeric targetPort (or the port itself), which hand-written standalone slices often omit.
+   * Endpoints whose `ready` is unset count as ready, as the EndpointSlice API says.
+   */
+  endpoints(service: Service, port: ServicePort): BackendEndpoint[] {
+    const slices = this.slices.get(`${service.metadata.namespace}/${service.metadata.name}`) ?? [];
+    const seen = new Set<string>();
+    const out: BackendEndpoint[] = [];
+    for (const slice of slices) {
+      if (slice.addressType === 'FQDN') continue;
+      let number: number | undefined;
+      if (slice.ports.length === 0) number = typeof port.targetPort === 'number' ? port.targetPort : port.targetPort === undefined ? port.port : undefined;
+      else number = slice.ports.find((p) => p.name === (port.name ?? '') && p.protocol === port.protocol)?.port;
+      if (number === undefined) continue;
+      for (const ep of slice.endpoints) {
+        if (ep.conditions.ready === false) continue;
+        for (const address of ep.addresses) {
+          const key = `${address}:${number}`;
+          if (seen.has(key)) continue;
+          seen.add(key);
+          out.push({ address, port: number });
+        }
+      }
+    }
+    return out.sort((a, b) => (a.address === b.address ? a.port - b.port : a.address < b.address ? -1 : 1));
+  }
+}
+
+/** Resolve one backendRef of a route in `routeNamespace`. */
+export function resolveBackend(ref: HTTPBackendRef, routeNamespace: string, index: BackendIndex, path: string): BackendRef {
+  const namespace = ref.namespace ?? routeNamespace;
+  const base: BackendRef = { namespace, name: ref.name, group: ref.group, kind: ref.kind, port: ref.port, weight: ref.weight, valid: false, endpoints: [] };
+  const fail = (invalidReason: string, message: string): BackendRef => ({ ...base, invalidReason, invalidMessage: `${path}: ${message}` });
+
+  if (ref.group !== '' || ref.kind !== 'Service') {
+    return fail('InvalidKind', `kind ${ref.group ? `${ref.group}/` : ''}${ref.kind} is not supported; only core Service backends are`);
+  }
+  if (namespace !== routeNamespace) {
+    return fail('RefNotPermitted', `Service ${namespace}/${ref.name} is in another namespace and no ReferenceGrant support exists yet`);
+  }
+  const service = index.service(namespace, ref.name);
+  if (!service) return fail('BackendNotFound', `Service ${namespace}/${ref.name} not found`);
+  if (service.spec.type === 'ExternalName') return fail('UnsupportedValue', `Service ${namespace}/${ref.name} is of type ExternalName, which is not supported`);
+  if (ref.port === undefined) return fail('UnsupportedValue', 'port is required for a Service backend');
+  const port = service.spec.ports.find((p) => p.port === ref.port);
+  if (!port) return fail('BackendNotFound', `Service ${namespace}/${ref.name} has no port ${ref.port}`);
+  return { ...base, valid: true, endpoints: index.endpoints(service, port) };
+}

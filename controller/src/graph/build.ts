@@ -1,0 +1,41 @@
+import type { ResourceSet } from '../resources/types';
+import { BackendIndex } from './backends';
+import { buildGatewayClasses } from './gatewayclasses';
+import { buildGateway } from './gateways';
+import { applyAttachments } from './isolation';
+import { type Attachment, buildRoute, type GatewayLookup } from './routes';
+import type { BuildGraphOptions, GatewayNode, Graph, HTTPRouteNode } from './types';
+
+const byKey = (a: { namespace: string; name: string }, b: typeof a) =>
+  a.namespace === b.namespace ? (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) : a.namespace < b.namespace ? -1 : 1;
+
+/** Resources in, Graph out: attachment, validation, backend resolution, every condition decided. Pure. */
+export function buildGraph(set: ResourceSet, options: BuildGraphOptions): Graph {
+  const gatewayClasses = buildGatewayClasses(set.gatewayClasses, options.controllerName);
+  const ourClasses = new Set(gatewayClasses.filter((c) => c.accepted).map((c) => c.name));
+
+  const lookup: GatewayLookup = { ours: new Map(), all: new Set() };
+  const gateways: GatewayNode[] = [];
+  const rejectedGateways: GatewayNode[] = [];
+  for (const gw of [...set.gateways].sort((a, b) => byKey(a.metadata, b.metadata))) {
+    const key = `${gw.metadata.namespace}/${gw.metadata.name}`;
+    lookup.all.add(key);
+    if (!ourClasses.has(gw.spec.gatewayClassName)) continue;
+    const node = buildGateway(gw);
+    lookup.ours.set(key, node);
+    (node.accepted ? gateways : rejectedGateways).push(node);
+  }
+
+  const backends = new BackendIndex(set);
+  const routes: HTTPRouteNode[] = [];
+  const attachments: Attachment[] = [];
+  for (const route of [...set.httpRoutes].sort((a, b) => byKey(a.metadata, b.metadata))) {
+    const built = buildRoute(route, lookup, backends);
+    if (!built) continue;
+    routes.push(built.node);
+    attachments.push(...built.attachments);
+  }
+  applyAttachments(attachments, gateways);
+
+  return { gatewayClasses, gateways, rejectedGateways, routes };
+}

@@ -1,0 +1,107 @@
+import { GATEWAY_API_GROUP, type Gateway, type Listener } from '../resources/types';
+import { gatewayConditions, listenerConditions, mergeConditions } from './conditions';
+import type { GatewayNode, GraphCondition, ListenerNode, SupportedKind } from './types';
+
+/** Protocols whose listeners we can program today. */
+export const SUPPORTED_PROTOCOLS = ['HTTP'];
+/** Route kinds each supported protocol carries. */
+const KINDS_BY_PROTOCOL: Record<string, string[]> = { HTTP: ['HTTPRoute'] };
+
+function supportedKindsOf(listener: Listener): { kinds: SupportedKind[]; invalid: string[] } {
+  const allowed = KINDS_BY_PROTOCOL[listener.protocol] ?? [];
+  if (listener.allowedRoutes.kinds.length === 0) {
+    return { kinds: allowed.map((kind) => ({ group: GATEWAY_API_GROUP, kind })), invalid: [] };
+  }
+  const kinds: SupportedKind[] = [];
+  const invalid: string[] = [];
+  for (const k of listener.allowedRoutes.kinds) {
+    if (k.group === GATEWAY_API_GROUP && allowed.includes(k.kind)) kinds.push({ group: k.group, kind: k.kind });
+    else invalid.push(`${k.group}/${k.kind}`);
+  }
+  return { kinds, invalid };
+}
+
+/** Conditions a listener gets on its own (protocol, kinds, namespaces). */
+function ownConditions(listener: Listener, invalidKinds: string[]): GraphCondition[] {
+  if (!SUPPORTED_PROTOCOLS.includes(listener.protocol)) {
+    return listenerConditions.unsupportedProtocol(`Protocol "${listener.protocol}" is not supported, use one of: ${SUPPORTED_PROTOCOLS.join(', ')}`);
+  }
+  if (listener.allowedRoutes.namespaces.from === 'Selector') {
+    return listenerConditions.unsupportedValue('allowedRoutes.namespaces.from: Selector is not supported (no Namespace resources in this mode); use Same or All');
+  }
+  if (invalidKinds.length > 0) {
+    return listenerConditions.invalidRouteKinds(`allowedRoutes.kinds: unsupported route kind(s) ${invalidKinds.join(', ')}; a ${listener.protocol} listener supports ${(KINDS_BY_PROTOCOL[listener.protocol] ?? []).join(', ')}`);
+  }
+  return [];
+}
+
+/** Protocol and hostname conflicts between listeners of one Gateway sharing a port. */
+function conflictConditions(listeners: Listener[]): Map<string, GraphCondition[]> {
+  const out = new Map<string, GraphCondition[]>();
+  for (const l of listeners) {
+    const samePort = listeners.filter((o) => o !== l && o.port === l.port);
+    const otherProtocol = samePort.find((o) => o.protocol !== l.protocol);
+    if (otherProtocol) {
+      out.set(l.name, listenerConditions.protocolConflict(`Multiple listeners for port ${l.port} with different protocols (${l.protocol}, ${otherProtocol.protocol})`));
+      continue;
+    }
+    const sameHost = samePort.find((o) => (o.hostname ?? '') === (l.hostname ?? ''));
+    if (sameHost) {
+      out.set(l.name, listenerConditions.hostnameConflict(`Listeners ${l.name} and ${sameHost.name} on port ${l.port} have the same hostname "${l.hostname ?? ''}"`));
+    }
+  }
+  return out;
+}
+
+function buildListener(gateway: Gateway, listener: Listener, conflicts: Map<string, GraphCondition[]>): ListenerNode {
+  const { kinds, invalid } = supportedKindsOf(listener);
+  const own = ownConditions(listener, invalid);
+  const conflict = conflicts.get(listener.name) ?? [];
+  const problems = own.length > 0 ? own : conflict;
+  const conditions = mergeConditions(
+    [listenerConditions.accepted(), listenerConditions.resolvedRefs(), listenerConditions.noConflicts()],
+    // conflicts are reported even when the listener has an own problem, so users see both
+    own.length > 0 && conflict.length > 0 ? [...own, ...conflict.filter((c) => c.type === 'Conflicted')] : problems,
+  );
+  return {
+    gateway: { namespace: gateway.metadata.namespace, name: gateway.metadata.name },
+    name: listener.name,
+    port: listener.port,
+    protocol: listener.protocol,
+    hostname: listener.hostname,
+    valid: problems.length === 0,
+    routes: [],
+    attachedRoutes: 0,
+    supportedKinds: kinds,
+    allowedNamespaces: listener.allowedRoutes.namespaces.from,
+    attachable: SUPPORTED_PROTOCOLS.includes(listener.protocol) && listener.allowedRoutes.namespaces.from !== 'Selector' && kinds.length > 0,
+    conditions,
+  };
+}
+
+/** A Gateway of one of our classes, with its listeners validated. */
+export function buildGateway(gateway: Gateway): GatewayNode {
+  const conflicts = conflictConditions(gateway.spec.listeners);
+  const listeners = gateway.spec.listeners.map((l) => buildListener(gateway, l, conflicts));
+  const node: GatewayNode = {
+    namespace: gateway.metadata.namespace,
+    name: gateway.metadata.name,
+    generation: gateway.metadata.generation,
+    className: gateway.spec.gatewayClassName,
+    accepted: true,
+    listeners,
+    requestedAddresses: gateway.spec.addresses.map((a) => a.value),
+    conditions: [gatewayConditions.accepted()],
+  };
+  const badAddress = gateway.spec.addresses.find((a) => a.type !== 'IPAddress');
+  if (badAddress) {
+    node.accepted = false;
+    node.conditions = gatewayConditions.unsupportedAddress(`spec.addresses: address type "${badAddress.type}" is not supported, only IPAddress`);
+  } else if (listeners.every((l) => !l.valid)) {
+    node.accepted = false;
+    node.conditions = gatewayConditions.noValidListeners();
+  } else if (listeners.some((l) => !l.valid)) {
+    node.conditions = [gatewayConditions.acceptedSomeListenersInvalid()];
+  }
+  return node;
+}

@@ -1,0 +1,127 @@
+import { GATEWAY_API_GROUP, type HTTPRoute } from '../resources/types';
+import type { BackendIndex } from './backends';
+import { routeConditions } from './conditions';
+import { acceptedHostnames } from './hostnames';
+import { buildRule } from './rules';
+import type { GatewayNode, GraphCondition, HTTPRouteNode, ListenerNode, RouteParentNode, RouteRule } from './types';
+
+export interface GatewayLookup {
+  /** Gateways of our classes (accepted or not), by "ns/name". */
+  ours: Map<string, GatewayNode>;
+  /** Every Gateway in the input, whatever its class, by "ns/name". */
+  all: Set<string>;
+}
+
+/** A route's claim on a listener, applied to the listener once the route is known to be accepted. */
+export interface Attachment {
+  listener: ListenerNode;
+  route: HTTPRouteNode;
+  hostnames: string[];
+}
+
+function resolvedRefsCondition(rules: RouteRule[]): GraphCondition {
+  const bad = rules.filter((r) => r.valid).flatMap((r) => r.backends.filter((b) => !b.valid));
+  if (bad.length === 0) return routeConditions.resolvedRefs();
+  return routeConditions.unresolvedRefs(bad[0].invalidReason ?? 'BackendNotFound', bad.map((b) => b.invalidMessage).join('; '));
+}
+
+/** Which listeners of `gateway` accept the route through this parentRef, or why none do. */
+function attachToGateway(
+  route: HTTPRoute,
+  ref: RouteParentNode['ref'],
+  gateway: GatewayNode,
+): { attachments: { listener: ListenerNode; hostnames: string[] }[]; failure?: GraphCondition } {
+  const gwName = `${gateway.namespace}/${gateway.name}`;
+  const candidates = gateway.listeners.filter(
+    (l) => (ref.sectionName === undefined || l.name === ref.sectionName) && (ref.port === undefined || l.port === ref.port),
+  );
+  if (candidates.length === 0) {
+    const what = [ref.sectionName !== undefined ? `named "${ref.sectionName}"` : '', ref.port !== undefined ? `on port ${ref.port}` : ''].filter(Boolean).join(' ');
+    return { attachments: [], failure: routeConditions.noMatchingParent(`Gateway ${gwName} has no listener ${what}`.trim()) };
+  }
+  const attachments: { listener: ListenerNode; hostnames: string[] }[] = [];
+  const refusals: string[] = [];
+  let allowedSomewhere = false;
+  for (const l of candidates) {
+    if (!l.attachable) {
+      refusals.push(`listener ${l.name} is invalid`);
+      continue;
+    }
+    if (l.allowedNamespaces === 'Same' && route.metadata.namespace !== gateway.namespace) {
+      refusals.push(`listener ${l.name} allows routes from namespace ${gateway.namespace} only`);
+      continue;
+    }
+    if (!l.supportedKinds.some((k) => k.group === GATEWAY_API_GROUP && k.kind === 'HTTPRoute')) {
+      refusals.push(`listener ${l.name} does not allow HTTPRoute`);
+      continue;
+    }
+    allowedSomewhere = true;
+    const hostnames = acceptedHostnames(l.hostname, route.spec.hostnames);
+    if (hostnames) attachments.push({ listener: l, hostnames });
+  }
+  if (attachments.length > 0) return { attachments };
+  if (!allowedSomewhere) return { attachments, failure: routeConditions.notAllowedByListeners(`The Route is not allowed by any listener of Gateway ${gwName}: ${refusals.join('; ')}`) };
+  return {
+    attachments,
+    failure: routeConditions.noMatchingListenerHostname(
+      `None of the route hostnames (${route.spec.hostnames.join(', ')}) match a listener hostname of Gateway ${gwName}`,
+    ),
+  };
+}
+
+/**
+ * Build the route node and its status.parents entries. Returns undefined when no parentRef
+ * concerns us (all point at Gateways of other controllers or at other kinds).
+ * Attachments are returned for the caller to apply to listeners.
+ */
+export function buildRoute(route: HTTPRoute, gateways: GatewayLookup, backends: BackendIndex): { node: HTTPRouteNode; attachments: Attachment[] } | undefined {
+  const ns = route.metadata.namespace;
+  const refs = route.spec.parentRefs
+    .map((r, index) => ({ index, ref: { group: r.group, kind: r.kind, namespace: r.namespace ?? ns, name: r.name, ...(r.sectionName !== undefined ? { sectionName: r.sectionName } : {}), ...(r.port !== undefined ? { port: r.port } : {}) } }))
+    .filter(({ ref }) => ref.group === GATEWAY_API_GROUP && ref.kind === 'Gateway')
+    // A Gateway that exists but belongs to another controller is not ours to report on.
+    .filter(({ ref }) => gateways.ours.has(`${ref.namespace}/${ref.name}`) || !gateways.all.has(`${ref.namespace}/${ref.name}`));
+  if (refs.length === 0) return undefined;
+
+  const rules = route.spec.rules.map((r, i) => buildRule(r, i, ns, backends));
+  const node: HTTPRouteNode = {
+    namespace: ns,
+    name: route.metadata.name,
+    generation: route.metadata.generation,
+    creationTimestamp: route.metadata.creationTimestamp,
+    hostnames: route.spec.hostnames,
+    rules,
+    parents: [],
+  };
+  const dropped = rules.filter((r) => !r.valid);
+  const allDropped = rules.length > 0 && dropped.length === rules.length;
+  const resolvedRefs = resolvedRefsCondition(rules);
+  const attachments: Attachment[] = [];
+
+  for (const { index, ref } of refs) {
+    const parent: RouteParentNode = { ref, index, accepted: false, listeners: [], conditions: [] };
+    const key = `${ref.namespace}/${ref.name}`;
+    const gateway = gateways.ours.get(key);
+    let accepted: GraphCondition;
+    if (!gateway) accepted = routeConditions.noMatchingParent(`Gateway ${key} not found`);
+    else {
+      parent.gateway = { namespace: gateway.namespace, name: gateway.name };
+      if (!gateway.accepted) accepted = routeConditions.noMatchingParent(`Gateway ${key} is not accepted`);
+      else if (allDropped) accepted = routeConditions.unsupportedValue(`All rules are invalid: ${dropped.map((r) => r.invalidMessage).join('; ')}`);
+      else {
+        const result = attachToGateway(route, ref, gateway);
+        if (result.failure) accepted = result.failure;
+        else {
+          accepted = routeConditions.accepted();
+          parent.accepted = true;
+          parent.listeners = result.attachments.map((a) => a.listener.name);
+          for (const a of result.attachments) attachments.push({ listener: a.listener, route: node, hostnames: a.hostnames });
+        }
+      }
+    }
+    parent.conditions = [accepted, resolvedRefs];
+    if (dropped.length > 0 && !allDropped) parent.conditions.push(routeConditions.partiallyInvalid(dropped.map((r) => r.invalidMessage).join('; ')));
+    node.parents.push(parent);
+  }
+  return { node, attachments };
+}

@@ -1,0 +1,60 @@
+import type { HTTPRouteMatch, HTTPRouteRule } from '../resources/types';
+import { type BackendIndex, resolveBackend } from './backends';
+import { checkRegex } from './regex';
+import type { RouteMatch, RouteRule } from './types';
+
+const DEFAULT_MATCH: RouteMatch = { path: { type: 'PathPrefix', value: '/' }, headers: [], queryParams: [] };
+
+class RuleProblem extends Error {}
+
+/** Regex values are handed to the model already in their PCRE form (see regex.ts). */
+function regexValue(value: string, field: string): string {
+  const check = checkRegex(value);
+  if (!check.ok) throw new RuleProblem(`${field}: invalid regular expression "${value}": ${check.reason}`);
+  return check.pcre;
+}
+
+function normalizeMatch(m: HTTPRouteMatch, field: string): RouteMatch {
+  const path =
+    m.path.type === 'RegularExpression'
+      ? { type: m.path.type, value: regexValue(m.path.value, `${field}.path.value`) }
+      : { type: m.path.type, value: m.path.value };
+  // Header names are case-insensitive: only the first of equivalent names counts (Gateway API).
+  const seen = new Set<string>();
+  const headers: RouteMatch['headers'] = [];
+  m.headers.forEach((h, i) => {
+    const key = h.name.toLowerCase();
+    if (seen.has(key)) return;
+    seen.add(key);
+    const value = h.type === 'RegularExpression' ? regexValue(h.value, `${field}.headers[${i}].value`) : h.value;
+    headers.push({ name: h.name, type: h.type, value });
+  });
+  const queryParams = m.queryParams.map((q, i) => ({
+    name: q.name,
+    type: q.type,
+    value: q.type === 'RegularExpression' ? regexValue(q.value, `${field}.queryParams[${i}].value`) : q.value,
+  }));
+  return { path, headers, queryParams, ...(m.method ? { method: m.method } : {}) };
+}
+
+/** Validate one rule: matches defaulted and checked, filters refused, backends resolved. */
+export function buildRule(rule: HTTPRouteRule, index: number, routeNamespace: string, backends: BackendIndex): RouteRule {
+  const field = `spec.rules[${index}]`;
+  const resolved = rule.backendRefs.map((b, i) => resolveBackend(b, routeNamespace, backends, `${field}.backendRefs[${i}]`));
+  const out: RouteRule = { index, matches: [], backends: resolved, valid: true, ...(rule.name ? { name: rule.name } : {}) };
+  try {
+    if (rule.filters.length > 0) {
+      throw new RuleProblem(`${field}.filters[0].type: filter ${rule.filters[0].type} is not supported yet`);
+    }
+    const withFilters = rule.backendRefs.findIndex((b) => b.filters.length > 0);
+    if (withFilters >= 0) {
+      throw new RuleProblem(`${field}.backendRefs[${withFilters}].filters[0].type: filter ${rule.backendRefs[withFilters].filters[0].type} is not supported yet`);
+    }
+    out.matches = rule.matches.length === 0 ? [structuredClone(DEFAULT_MATCH)] : rule.matches.map((m, i) => normalizeMatch(m, `${field}.matches[${i}]`));
+  } catch (e) {
+    if (!(e instanceof RuleProblem)) throw e;
+    out.valid = false;
+    out.invalidMessage = e.message;
+  }
+  return out;
+}
