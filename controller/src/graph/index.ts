@@ -4,3 +4,5 @@ export { buildGraph } from './build';
 export { checkRegex, type RegexCheck } from './regex';
 export { acceptedHostnames, hostnamesIntersect, moreSpecific } from './hostnames';
 export { routeOrder } from './isolation';
+export { computeStatuses, SUPPORTED_FEATURES, type StatusOptions } from './status';
+export { carryTransitionTimes } from './transitions';

@@ -33,6 +33,25 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** parentRefs of a document that failed its schema, read leniently (status needs them). */
+function looseParentRefs(doc: Record<string, unknown>): InvalidResource['parentRefs'] {
+  const spec = isObject(doc.spec) ? doc.spec : {};
+  if (!Array.isArray(spec.parentRefs)) return undefined;
+  const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+  const refs: NonNullable<InvalidResource['parentRefs']> = [];
+  for (const r of spec.parentRefs) {
+    if (!isObject(r) || !str(r.name)) continue;
+    const ref: NonNullable<InvalidResource['parentRefs']>[number] = { name: str(r.name) as string };
+    if (str(r.group) !== undefined) ref.group = str(r.group);
+    if (str(r.kind) !== undefined) ref.kind = str(r.kind);
+    if (str(r.namespace) !== undefined) ref.namespace = str(r.namespace);
+    if (str(r.sectionName) !== undefined) ref.sectionName = str(r.sectionName);
+    if (typeof r.port === 'number') ref.port = r.port;
+    refs.push(ref);
+  }
+  return refs;
+}
+
 function generationOf(meta: Record<string, unknown>): number {
   const g = meta.generation;
   return typeof g === 'number' && Number.isInteger(g) && g >= 1 ? g : 1;
@@ -99,6 +118,7 @@ export function parseManifests(docs: ManifestDoc[]): ParsedResources {
       creationTimestamp: typeof meta.creationTimestamp === 'string' ? meta.creationTimestamp : undefined,
       message,
       source,
+      ...(kind === 'HTTPRoute' ? { parentRefs: looseParentRefs(doc) } : {}),
     });
     if (!entry.apiVersions.includes(apiVersion)) {
       result.invalid.push(invalid(`apiVersion: ${apiVersion} is not supported for ${kind} (supported: ${entry.apiVersions.join(', ')})`));

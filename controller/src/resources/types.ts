@@ -244,6 +244,8 @@ export interface InvalidResource {
   /** Field path + problem, e.g. `spec.rules[0].matches[1].path.type: Invalid option ...`. */
   message: string;
   source: string;
+  /** Routes: the parentRefs that could be read, so status.parents can carry the error. */
+  parentRefs?: { group?: string; kind?: string; namespace?: string; name: string; sectionName?: string; port?: number }[];
 }
 
 /** A document we cannot attribute to a resource (no kind or name, not an object...): log only. */

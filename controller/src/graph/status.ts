@@ -1,0 +1,138 @@
+/**
+ * Statuses as data: one StatusReport per resource we own, shaped as the Gateway API status
+ * of that kind. observedGeneration is set on every condition; lastTransitionTime is left to
+ * carryTransitionTimes (transitions.ts), which knows the previous statuses.
+ */
+import { isIP } from 'node:net';
+import { GATEWAY_API_GROUP, type InvalidResource, type ParsedResources } from '../resources/types';
+import { gatewayConditions, listenerConditions } from './conditions';
+import type { DataplaneResult, GatewayNode, Graph, GraphCondition, HTTPRouteNode, ListenerNode, StatusCondition, StatusReport } from './types';
+import { DEFAULT_CONTROLLER_NAME } from './types';
+
+const API_VERSION = `${GATEWAY_API_GROUP}/v1`;
+
+/** Features this controller implements (GatewayClass status.supportedFeatures, sorted by name). */
+export const SUPPORTED_FEATURES = ['Gateway', 'HTTPRoute', 'HTTPRouteMethodMatching', 'HTTPRouteQueryParamMatching'];
+
+export interface StatusOptions {
+  /** Defaults to gateway.portcullis.dev/controller. */
+  controllerName?: string;
+}
+
+function withGeneration(conditions: GraphCondition[], generation: number): StatusCondition[] {
+  return conditions.map((c) => ({ type: c.type, status: c.status, reason: c.reason, message: c.message, observedGeneration: generation }));
+}
+
+function addressesOf(dataplane: DataplaneResult): { type: string; value: string }[] {
+  return dataplane.addresses.map((value) => ({ type: isIP(value) ? 'IPAddress' : 'Hostname', value }));
+}
+
+function listenerStatus(l: ListenerNode, generation: number, dataplane: DataplaneResult, gatewayAccepted: boolean) {
+  let conditions = l.conditions;
+  if (!conditions.some((c) => c.type === 'Programmed')) {
+    const programmed = !gatewayAccepted
+      ? listenerConditions.notProgrammed('The Gateway is not accepted')
+      : dataplane.programmed
+        ? listenerConditions.programmed()
+        : listenerConditions.notProgrammed(`The Listener is not programmed due to a failure to reload nginx with the configuration: ${dataplane.message ?? 'unknown error'}`);
+    conditions = [...conditions, programmed];
+  }
+  return { name: l.name, supportedKinds: l.supportedKinds, attachedRoutes: l.attachedRoutes, conditions: withGeneration(conditions, generation) };
+}
+
+function gatewayStatus(gw: GatewayNode, dataplane: DataplaneResult): StatusReport {
+  let conditions = gw.conditions;
+  if (!conditions.some((c) => c.type === 'Programmed')) {
+    const unusable = gw.requestedAddresses.filter((a) => !dataplane.addresses.includes(a));
+    const programmed =
+      unusable.length > 0
+        ? gatewayConditions.addressNotUsable(`spec.addresses: ${unusable.join(', ')} cannot be used; this controller serves on ${dataplane.addresses.join(', ') || 'no address'}`)
+        : dataplane.programmed
+          ? gatewayConditions.programmed()
+          : gatewayConditions.notProgrammed(dataplane.message ?? 'unknown error');
+    conditions = [...conditions, programmed];
+  }
+  return {
+    apiVersion: API_VERSION,
+    kind: 'Gateway',
+    namespace: gw.namespace,
+    name: gw.name,
+    generation: gw.generation,
+    status: {
+      addresses: gw.accepted ? addressesOf(dataplane) : [],
+      conditions: withGeneration(conditions, gw.generation),
+      listeners: gw.listeners.map((l) => listenerStatus(l, gw.generation, dataplane, gw.accepted)),
+    },
+  };
+}
+
+function routeStatus(route: HTTPRouteNode, controllerName: string): StatusReport {
+  return {
+    apiVersion: API_VERSION,
+    kind: 'HTTPRoute',
+    namespace: route.namespace,
+    name: route.name,
+    generation: route.generation,
+    status: {
+      parents: route.parents.map((p) => ({
+        parentRef: p.ref,
+        controllerName,
+        conditions: withGeneration(p.conditions, route.generation),
+      })),
+    },
+  };
+}
+
+function invalidStatus(r: InvalidResource, controllerName: string): StatusReport {
+  const base = { apiVersion: r.apiVersion, kind: r.kind, ...(r.namespace !== undefined ? { namespace: r.namespace } : {}), name: r.name, generation: r.generation };
+  const invalid: GraphCondition = { type: 'Accepted', status: 'False', reason: 'Invalid', message: r.message };
+  if (r.kind === 'HTTPRoute') {
+    const conditions = withGeneration(
+      [
+        { type: 'Accepted', status: 'False', reason: 'UnsupportedValue', message: r.message },
+        { type: 'ResolvedRefs', status: 'False', reason: 'UnsupportedValue', message: 'The Route is invalid; its references were not resolved' },
+      ],
+      r.generation,
+    );
+    const parents = (r.parentRefs ?? []).map((ref) => ({
+      parentRef: {
+        group: ref.group ?? GATEWAY_API_GROUP,
+        kind: ref.kind ?? 'Gateway',
+        namespace: ref.namespace ?? r.namespace ?? 'default',
+        name: ref.name,
+        ...(ref.sectionName !== undefined ? { sectionName: ref.sectionName } : {}),
+        ...(ref.port !== undefined ? { port: ref.port } : {}),
+      },
+      controllerName,
+      conditions,
+    }));
+    // With no readable parentRef there is no parent to hang the error on: say it at the top.
+    return { ...base, status: parents.length > 0 ? { parents } : { parents, conditions: conditions.slice(0, 1) } };
+  }
+  if (r.kind === 'Gateway') {
+    return { ...base, status: { conditions: withGeneration(gatewayConditions.invalid(r.message), r.generation) } };
+  }
+  return { ...base, status: { conditions: withGeneration([invalid], r.generation) } };
+}
+
+/** Every status this controller reports, from the graph, the invalid documents and the dataplane outcome. */
+export function computeStatuses(graph: Graph, parsed: ParsedResources, dataplane: DataplaneResult, options: StatusOptions = {}): StatusReport[] {
+  const controllerName = options.controllerName ?? graph.gatewayClasses[0]?.controllerName ?? DEFAULT_CONTROLLER_NAME;
+  const reports: StatusReport[] = [];
+  for (const gc of graph.gatewayClasses) {
+    reports.push({
+      apiVersion: API_VERSION,
+      kind: 'GatewayClass',
+      name: gc.name,
+      generation: gc.generation,
+      status: {
+        conditions: withGeneration(gc.conditions, gc.generation),
+        ...(gc.accepted ? { supportedFeatures: SUPPORTED_FEATURES.map((name) => ({ name })) } : {}),
+      },
+    });
+  }
+  for (const gw of [...graph.gateways, ...graph.rejectedGateways]) reports.push(gatewayStatus(gw, dataplane));
+  for (const route of graph.routes) reports.push(routeStatus(route, controllerName));
+  for (const r of parsed.invalid) reports.push(invalidStatus(r, controllerName));
+  return reports;
+}

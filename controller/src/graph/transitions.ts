@@ -1,0 +1,55 @@
+/**
+ * lastTransitionTime: kept from the previous status of the same condition (same resource,
+ * same place, same type) unless its `status` changed, as the Kubernetes condition convention
+ * says; new conditions get `now`. Reason/message changes alone keep the time.
+ */
+import type { StatusReport } from './types';
+
+type Json = unknown;
+
+const reportKey = (r: StatusReport) => `${r.kind}|${r.namespace ?? ''}|${r.name}`;
+
+function isCondition(v: Json): v is { type: string; status: string; lastTransitionTime?: string } {
+  return typeof v === 'object' && v !== null && typeof (v as { type?: unknown }).type === 'string' && typeof (v as { status?: unknown }).status === 'string';
+}
+
+/** Identity of an element of a status list: listeners by name, route parents by parentRef. */
+function elementKey(v: Json, index: number): string {
+  if (typeof v === 'object' && v !== null) {
+    const o = v as Record<string, unknown>;
+    if (o.parentRef !== undefined) return `parent:${JSON.stringify(o.parentRef)}|${String(o.controllerName ?? '')}`;
+    if (o.ancestorRef !== undefined) return `ancestor:${JSON.stringify(o.ancestorRef)}|${String(o.controllerName ?? '')}`;
+    if (typeof o.name === 'string') return `name:${o.name}`;
+  }
+  return `index:${index}`;
+}
+
+/** Walk `next` alongside `prev` (matched by keys), stamping every condition list. */
+function carry(next: Json, prev: Json, now: string): Json {
+  if (Array.isArray(next)) {
+    if (next.length > 0 && next.every(isCondition)) {
+      const before = Array.isArray(prev) ? prev.filter(isCondition) : [];
+      return next.map((c) => {
+        const old = before.find((p) => p.type === c.type);
+        const time = old && old.status === c.status && old.lastTransitionTime ? old.lastTransitionTime : now;
+        return { ...c, lastTransitionTime: time };
+      });
+    }
+    const prevByKey = new Map<string, Json>();
+    if (Array.isArray(prev)) prev.forEach((p, i) => prevByKey.set(elementKey(p, i), p));
+    return next.map((n, i) => carry(n, prevByKey.get(elementKey(n, i)), now));
+  }
+  if (typeof next === 'object' && next !== null) {
+    const p = typeof prev === 'object' && prev !== null && !Array.isArray(prev) ? (prev as Record<string, Json>) : {};
+    const out: Record<string, Json> = {};
+    for (const [k, v] of Object.entries(next)) out[k] = carry(v, p[k], now);
+    return out;
+  }
+  return next;
+}
+
+/** `next` with lastTransitionTime on every condition. Pure: returns new reports. */
+export function carryTransitionTimes(previous: StatusReport[], next: StatusReport[], now: string): StatusReport[] {
+  const before = new Map(previous.map((r) => [reportKey(r), r]));
+  return next.map((r) => ({ ...r, status: carry(r.status, before.get(reportKey(r))?.status, now) as Record<string, unknown> }));
+}
