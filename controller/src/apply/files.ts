@@ -1,0 +1,61 @@
+/**
+ * Config generations on disk. Each apply writes a fresh directory `<prefix>/conf.d-<n>`; the
+ * live config is the symlink `<prefix>/conf`, replaced atomically (rename of a new symlink),
+ * so nginx never reads a half-written config and the previous generation stays intact until
+ * the new one serves.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import type { PrefixLayout } from '../render/layout';
+
+export function ensurePrefixDirs(layout: PrefixLayout): void {
+  for (const dir of [layout.prefix, layout.logsDir, layout.runDir, layout.tempDir, ...Object.values(layout.temp)]) {
+    fs.mkdirSync(dir, { recursive: true });
+  }
+}
+
+/** Writes the files of one generation into a new directory and returns its path. */
+export function writeGeneration(layout: PrefixLayout, id: string, files: Record<string, string>): string {
+  const dir = path.join(layout.prefix, `conf.d-${id}`);
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  for (const [rel, content] of Object.entries(files)) {
+    const target = path.resolve(dir, rel);
+    if (!target.startsWith(dir + path.sep)) throw new Error(`config file path escapes the config dir: ${rel}`);
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    fs.writeFileSync(target, content);
+  }
+  return dir;
+}
+
+/** Points <prefix>/conf at `dir` atomically. */
+export function switchLive(layout: PrefixLayout, dir: string): void {
+  const tmp = `${layout.confLink}.tmp-${process.pid}`;
+  fs.rmSync(tmp, { force: true });
+  fs.symlinkSync(path.basename(dir), tmp);
+  try {
+    const st = fs.lstatSync(layout.confLink);
+    // A real directory left by something else cannot be renamed over: move it aside.
+    if (st.isDirectory()) fs.renameSync(layout.confLink, `${layout.confLink}.old-${Date.now()}`);
+  } catch {
+    /* no live config yet */
+  }
+  fs.renameSync(tmp, layout.confLink);
+}
+
+/** The generation directory <prefix>/conf points at, if any. */
+export function liveDir(layout: PrefixLayout): string | undefined {
+  try {
+    return path.resolve(layout.prefix, fs.readlinkSync(layout.confLink));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Removes generation directories other than those to keep. */
+export function pruneGenerations(layout: PrefixLayout, keep: (string | undefined)[]): void {
+  const kept = new Set(keep.filter(Boolean).map((d) => path.basename(d!)));
+  for (const name of fs.readdirSync(layout.prefix)) {
+    if (name.startsWith('conf.d-') && !kept.has(name)) fs.rmSync(path.join(layout.prefix, name), { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,276 @@
+/**
+ * NginxProcess: runs one nginx master (`nginx -p <prefix> -g 'daemon off;'`) and applies
+ * rendered configs to it.
+ *
+ * apply(): write the files into a new generation dir, `nginx -t` it, switch the <prefix>/conf
+ * symlink, SIGHUP the master, then wait until the private status endpoint answers with the new
+ * generation's token (only new workers know it: the reload has taken effect). If `nginx -t`
+ * fails, or nginx refuses the reload, the previous generation stays live and serving, and the
+ * result carries nginx's message. nginx logs to stderr too; every line reaches the Logger.
+ */
+import * as fs from 'fs';
+import * as http from 'http';
+import * as path from 'path';
+import execa from 'execa';
+import type { Logger } from '../log';
+import { GENERATION_CONF, MAIN_CONF, prefixLayout, renderGeneration, type PrefixLayout, type RenderedConfig } from '../render';
+import { FATAL_LEVELS, forward, lineSplitter, testMessage, type NginxLogLine } from './errorlog';
+import { ensurePrefixDirs, liveDir, pruneGenerations, switchLive, writeGeneration } from './files';
+
+export type ApplyResult = { ok: true } | { ok: false; message: string };
+
+export interface NginxProcessOptions {
+  prefix: string;
+  /** nginx binary; default 'nginx'. */
+  binary?: string;
+  log: Logger;
+  /** How long to wait for nginx to serve a new generation; default 15 s. */
+  readyTimeoutMs?: number;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export class NginxProcess {
+  private readonly layout: PrefixLayout;
+  private readonly binary: string;
+  private readonly log: Logger;
+  private readonly readyTimeoutMs: number;
+  private child?: execa.ExecaChildProcess;
+  private exited?: Promise<void>;
+  private generation = 0;
+  private lastFiles?: Record<string, string>;
+  private readonly lineListeners = new Set<(line: NginxLogLine) => void>();
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(options: NginxProcessOptions) {
+    this.layout = prefixLayout(options.prefix);
+    this.binary = options.binary ?? 'nginx';
+    this.log = options.log;
+    this.readyTimeoutMs = options.readyTimeoutMs ?? 15000;
+  }
+
+  /** The nginx master's pid while it runs. */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  start(config: RenderedConfig): Promise<ApplyResult> {
+    return this.serialise(() => (this.child ? this.doApply(config) : this.doStart(config)));
+  }
+
+  apply(config: RenderedConfig): Promise<ApplyResult> {
+    return this.serialise(() => (this.child ? this.doApply(config) : this.doStart(config)));
+  }
+
+  stop(): Promise<void> {
+    return this.serialise(() => this.doStop());
+  }
+
+  private serialise<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(task, task);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private token(): string {
+    return `${process.pid}-${Date.now()}-${this.generation}`;
+  }
+
+  /** Writes and checks one generation; returns its dir, or nginx's message. */
+  private async stage(config: RenderedConfig): Promise<{ dir: string; token: string } | { message: string }> {
+    ensurePrefixDirs(this.layout);
+    this.generation += 1;
+    const token = this.token();
+    const files = { ...config.files, [GENERATION_CONF]: renderGeneration(token) };
+    const dir = writeGeneration(this.layout, String(this.generation), files);
+    const res = await execa(this.binary, ['-t', '-q', '-p', this.layout.prefix + '/', '-e', 'stderr', '-c', path.join(dir, MAIN_CONF)], {
+      reject: false,
+      all: true,
+    });
+    if (res.exitCode !== 0) {
+      fs.rmSync(dir, { recursive: true, force: true });
+      const message = testMessage(res.all ?? res.stderr ?? '');
+      this.log.warn('nginx rejected the new configuration; the last good one keeps serving', { component: 'nginx', message });
+      return { message };
+    }
+    for (const line of (res.all ?? '').split('\n')) forward(this.log, line);
+    return { dir, token };
+  }
+
+  private async doStart(config: RenderedConfig): Promise<ApplyResult> {
+    const staged = await this.stage(config);
+    if ('message' in staged) return { ok: false, message: staged.message };
+    await this.stopStale();
+    switchLive(this.layout, staged.dir);
+    const child = execa(this.binary, ['-p', this.layout.prefix + '/', '-e', 'stderr', '-c', this.layout.mainConf, '-g', 'daemon off;'], {
+      detached: true, // its own process group, so stop() can reach workers too
+      stdin: 'ignore',
+      stdout: 'pipe',
+      stderr: 'pipe',
+      buffer: false,
+      reject: false,
+    });
+    this.child = child;
+    const onChunk = lineSplitter((line) => {
+      const parsed = forward(this.log, line);
+      if (parsed) for (const l of this.lineListeners) l(parsed);
+    });
+    child.stderr?.on('data', onChunk);
+    child.stdout?.on('data', onChunk);
+    this.exited = new Promise<void>((resolve) => {
+      child.on('exit', (code, signal) => {
+        if (this.child === child) {
+          this.child = undefined;
+          this.log.info('nginx exited', { component: 'nginx', code, signal });
+        }
+        resolve();
+      });
+    });
+    const result = await this.waitServing(staged.token);
+    if (!result.ok) {
+      await this.doStop();
+      return result;
+    }
+    this.lastFiles = config.files;
+    pruneGenerations(this.layout, [staged.dir]);
+    this.log.info('nginx started', { component: 'nginx', pid: child.pid, prefix: this.layout.prefix });
+    return { ok: true };
+  }
+
+  private async doApply(config: RenderedConfig): Promise<ApplyResult> {
+    if (this.lastFiles && sameFiles(this.lastFiles, config.files)) return { ok: true };
+    const previous = liveDir(this.layout);
+    const staged = await this.stage(config);
+    if ('message' in staged) return { ok: false, message: staged.message };
+    switchLive(this.layout, staged.dir);
+    const waiting = this.waitServing(staged.token);
+    process.kill(this.child!.pid!, 'SIGHUP');
+    const result = await waiting;
+    if (!result.ok) {
+      // nginx kept its old workers: point the live config back at what they run.
+      if (previous) switchLive(this.layout, previous);
+      fs.rmSync(staged.dir, { recursive: true, force: true });
+      return result;
+    }
+    this.lastFiles = config.files;
+    pruneGenerations(this.layout, [staged.dir]);
+    return { ok: true };
+  }
+
+  /** Resolves once the status endpoint answers `token`; fails on a fatal log line or exit. */
+  private waitServing(token: string): Promise<ApplyResult> {
+    return new Promise<ApplyResult>((resolve) => {
+      let done = false;
+      const fatal: string[] = [];
+      const finish = (r: ApplyResult) => {
+        if (done) return;
+        done = true;
+        this.lineListeners.delete(onLine);
+        clearTimeout(timer);
+        resolve(r);
+      };
+      const onLine = (l: NginxLogLine) => {
+        if (!FATAL_LEVELS.has(l.level)) return;
+        fatal.push(`[${l.level}] ${l.message}`);
+        // Give nginx a moment to log the rest of the failure before reporting it.
+        setTimeout(() => finish({ ok: false, message: fatal.join('; ') }), 50);
+      };
+      this.lineListeners.add(onLine);
+      const timer = setTimeout(
+        () => finish({ ok: false, message: fatal.join('; ') || `nginx did not serve the new configuration within ${this.readyTimeoutMs} ms` }),
+        this.readyTimeoutMs,
+      );
+      const child = this.child;
+      this.exited?.then(() => finish({ ok: false, message: fatal.join('; ') || 'nginx exited' }));
+      const poll = async () => {
+        while (!done && this.child === child) {
+          if ((await this.generationServed()) === token) return finish({ ok: true });
+          await sleep(10);
+        }
+      };
+      void poll();
+    });
+  }
+
+  private generationServed(): Promise<string | undefined> {
+    return new Promise((resolve) => {
+      const req = http.get({ socketPath: this.layout.statusSocket, path: '/generation', timeout: 1000 }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c) => (body += c));
+        res.on('end', () => resolve(res.statusCode === 200 ? body : undefined));
+        res.on('error', () => resolve(undefined));
+      });
+      req.on('error', () => resolve(undefined));
+      req.on('timeout', () => req.destroy());
+    });
+  }
+
+  private async doStop(): Promise<void> {
+    const child = this.child;
+    if (!child?.pid) return;
+    const group = -child.pid;
+    try {
+      process.kill(child.pid, 'SIGQUIT'); // graceful: finish in-flight requests
+    } catch {
+      /* already gone */
+    }
+    const exited = await Promise.race([this.exited!.then(() => true), sleep(10000).then(() => false)]);
+    if (!exited) {
+      this.log.warn('nginx did not quit within 10 s; killing it', { component: 'nginx', pid: child.pid });
+      try {
+        process.kill(child.pid, 'SIGTERM');
+      } catch {
+        /* gone */
+      }
+      await Promise.race([this.exited, sleep(3000)]);
+    }
+    // Workers of a master that died abruptly would keep serving: end the whole group.
+    for (let i = 0; i < 50 && alive(group); i++) {
+      try {
+        process.kill(group, i < 20 ? 'SIGQUIT' : 'SIGKILL');
+      } catch {
+        break;
+      }
+      await sleep(100);
+    }
+    this.child = undefined;
+    this.lastFiles = undefined;
+  }
+
+  /** A master left running by an earlier controller on the same prefix would hold the ports. */
+  private async stopStale(): Promise<void> {
+    let pid: number;
+    try {
+      pid = Number(fs.readFileSync(this.layout.pidFile, 'utf8').trim());
+    } catch {
+      return;
+    }
+    if (!Number.isInteger(pid) || pid <= 1 || !alive(pid)) return;
+    let cmdline = '';
+    try {
+      cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+    } catch {
+      return;
+    }
+    if (!cmdline.includes('nginx') || !cmdline.includes(this.layout.prefix)) return;
+    this.log.warn('stopping an nginx left running on this prefix', { component: 'nginx', pid });
+    process.kill(pid, 'SIGQUIT');
+    for (let i = 0; i < 100 && alive(pid); i++) await sleep(100);
+    if (alive(pid)) process.kill(pid, 'SIGKILL');
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function sameFiles(a: Record<string, string>, b: Record<string, string>): boolean {
+  const ka = Object.keys(a);
+  return ka.length === Object.keys(b).length && ka.every((k) => a[k] === b[k]);
+}

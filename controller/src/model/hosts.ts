@@ -1,0 +1,103 @@
+/**
+ * Which routes serve which (port, hostname) server.
+ *
+ * nginx picks a server by name the way the Gateway API picks a listener and a route hostname:
+ * exact name first, then the longest leading wildcard (`*.example.com` matches one or more
+ * labels and not `example.com` itself, as in the Gateway API), then the default server; the
+ * port in a Host header is ignored. So there is one server per hostname any listener or route
+ * names on a port, plus a catch-all default server. A server takes its routes from the most
+ * specific listener(s) matching its name, and from those, every route whose effective
+ * hostnames cover the name (the hostname's specificity is the first precedence key).
+ */
+import type { AttachedRoute, GatewayNode, ListenerNode } from '../graph/types';
+import type { ObjectKey } from './types';
+
+/** Does hostname pattern `h` (exact or `*.` wildcard) cover server name `n` (exact or wildcard)? */
+export function covers(h: string, n: string): boolean {
+  if (h === n) return true;
+  if (!h.startsWith('*.')) return false;
+  const suffix = h.slice(1); // ".example.com"
+  return n.endsWith(suffix) && n.length > suffix.length;
+}
+
+/** Precedence of a matching hostname: non-wildcard characters, then characters. */
+export type HostKey = [number, number];
+
+export function hostKey(h: string | undefined): HostKey {
+  if (!h) return [0, 0];
+  return [h.startsWith('*.') ? 0 : h.length, h.length];
+}
+
+export interface HostRoute {
+  attached: AttachedRoute;
+  hostKey: HostKey;
+}
+
+export interface ServerPlan {
+  port: number;
+  /** undefined: the catch-all default server. */
+  name?: string;
+  gateways: ObjectKey[];
+  routes: HostRoute[];
+}
+
+/** The best listener group for a server name: exact > longest wildcard > no hostname. */
+function bestListeners(listeners: ListenerNode[], name: string | undefined): ListenerNode[] {
+  const matching = listeners.filter((l) => (name === undefined ? !l.hostname : !l.hostname || covers(l.hostname, name)));
+  let best: ListenerNode[] = [];
+  let bestKey: HostKey = [-1, -1];
+  for (const l of matching) {
+    const k = hostKey(l.hostname);
+    const cmp = k[0] - bestKey[0] || k[1] - bestKey[1];
+    if (cmp > 0) {
+      best = [l];
+      bestKey = k;
+    } else if (cmp === 0) best.push(l);
+  }
+  return best;
+}
+
+function routeFor(attached: AttachedRoute, name: string | undefined): HostRoute | undefined {
+  if (attached.hostnames.length === 0) return { attached, hostKey: [0, 0] };
+  if (name === undefined) return undefined;
+  let best: HostKey | undefined;
+  for (const h of attached.hostnames) {
+    if (!covers(h, name)) continue;
+    const k = hostKey(h);
+    if (!best || k[0] > best[0] || (k[0] === best[0] && k[1] > best[1])) best = k;
+  }
+  return best && { attached, hostKey: best };
+}
+
+function uniqueGateways(listeners: ListenerNode[]): ObjectKey[] {
+  const seen = new Map<string, ObjectKey>();
+  for (const l of listeners) seen.set(`${l.gateway.namespace}/${l.gateway.name}`, { ...l.gateway });
+  return [...seen.values()];
+}
+
+/** Servers to render, port by port, the default server of each port first. */
+export function planServers(gateways: GatewayNode[]): ServerPlan[] {
+  const byPort = new Map<number, ListenerNode[]>();
+  for (const g of gateways) {
+    if (!g.accepted) continue;
+    for (const l of g.listeners) {
+      if (!l.valid) continue;
+      byPort.set(l.port, [...(byPort.get(l.port) ?? []), l]);
+    }
+  }
+  const plans: ServerPlan[] = [];
+  for (const port of [...byPort.keys()].sort((a, b) => a - b)) {
+    const listeners = byPort.get(port)!;
+    const names = new Set<string>();
+    for (const l of listeners) {
+      if (l.hostname) names.add(l.hostname);
+      for (const r of l.routes) r.hostnames.forEach((h) => names.add(h));
+    }
+    for (const name of [undefined, ...[...names].sort()]) {
+      const group = bestListeners(listeners, name);
+      const routes = group.flatMap((l) => l.routes.map((r) => routeFor(r, name)).filter((r): r is HostRoute => !!r));
+      plans.push({ port, name, gateways: uniqueGateways(name === undefined ? listeners : group), routes });
+    }
+  }
+  return plans;
+}

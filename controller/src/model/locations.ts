@@ -1,0 +1,165 @@
+/**
+ * One server's locations, following the matching design (no njs):
+ *   Exact /x       -> location = /x
+ *   PathPrefix /x  -> location = /x  and  location /x/   (segment semantics)
+ *   always            location /
+ * Every location lists the match elements that can apply to the URIs reaching it (its own
+ * path's elements, every shorter PathPrefix that segment-matches it, every RegularExpression
+ * element), sorted by Gateway API precedence; a decision map picks the first whose conditions
+ * hold and the location jumps to that rule's named location.
+ */
+import type { HTTPRouteNode, RouteMatch, RouteRule } from '../graph/types';
+import type { HostKey, HostRoute } from './hosts';
+import { Conditions, Decisions, elementConditions } from './matching';
+import type { Location, RuleLocation } from './types';
+import { Upstreams } from './upstreams';
+
+export const NOT_FOUND_LOCATION = '@portcullis_404';
+
+interface Candidate {
+  hostKey: HostKey;
+  route: HTTPRouteNode;
+  rule: RouteRule;
+  matchIndex: number;
+  match: RouteMatch;
+  /** Normalised PathPrefix ("/" or "/a/b", no trailing slash) or the Exact value. */
+  path: string;
+  conditions: string[];
+  ruleLocation: RuleLocation;
+}
+
+/** A PathPrefix's trailing "/" is ignored (Gateway API). */
+export function normalisePrefix(p: string): string {
+  const trimmed = p.replace(/\/+$/, '');
+  return trimmed === '' ? '/' : trimmed;
+}
+
+/** Does PathPrefix `p` (normalised) match request path `path`, segment by segment? */
+export function prefixMatches(p: string, path: string): boolean {
+  return p === '/' || path === p || path.startsWith(p + '/');
+}
+
+const PATH_RANK = { Exact: 3, RegularExpression: 2, PathPrefix: 1 } as const;
+
+/**
+ * Gateway API precedence (notes A.1b): hostname specificity, Exact path, longest PathPrefix
+ * (RegularExpression sits between the two, as NGINX Gateway Fabric does), method, most
+ * headers, most query params, oldest route, namespace/name, rule order, match order.
+ */
+export function compareCandidates(a: Candidate, b: Candidate): number {
+  return (
+    b.hostKey[0] - a.hostKey[0] ||
+    b.hostKey[1] - a.hostKey[1] ||
+    PATH_RANK[b.match.path.type] - PATH_RANK[a.match.path.type] ||
+    (a.match.path.type === 'PathPrefix' ? b.path.length - a.path.length : 0) ||
+    Number(!!b.match.method) - Number(!!a.match.method) ||
+    countNames(b.match.headers, true) - countNames(a.match.headers, true) ||
+    countNames(b.match.queryParams, false) - countNames(a.match.queryParams, false) ||
+    compareStrings(a.route.creationTimestamp, b.route.creationTimestamp) ||
+    compareStrings(`${a.route.namespace}/${a.route.name}`, `${b.route.namespace}/${b.route.name}`) ||
+    a.rule.index - b.rule.index ||
+    a.matchIndex - b.matchIndex
+  );
+}
+
+function countNames(items: { name: string }[], caseInsensitive: boolean): number {
+  return new Set(items.map((i) => (caseInsensitive ? i.name.toLowerCase() : i.name))).size;
+}
+
+function compareStrings(a: string, b: string): number {
+  const ta = Date.parse(a);
+  const tb = Date.parse(b);
+  if (!Number.isNaN(ta) && !Number.isNaN(tb) && ta !== tb) return ta - tb;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+export function ruleLocationName(route: HTTPRouteNode, rule: RouteRule): string {
+  const clean = (s: string) => s.replace(/[^A-Za-z0-9-]+/g, '-');
+  return `@rule_${clean(route.namespace)}_${clean(route.name)}_${rule.index}`;
+}
+
+export interface ServerLocations {
+  locations: Location[];
+  ruleLocations: RuleLocation[];
+}
+
+export function buildLocations(
+  routes: HostRoute[],
+  ctx: { conditions: Conditions; decisions: Decisions; upstreams: Upstreams; warn: (m: string) => void },
+): ServerLocations {
+  // A route reachable through several listeners of the group counts once, at its best hostname.
+  const unique = new Map<string, HostRoute>();
+  for (const r of routes) {
+    const k = `${r.attached.route.namespace}/${r.attached.route.name}`;
+    const prev = unique.get(k);
+    if (!prev || r.hostKey[0] > prev.hostKey[0] || (r.hostKey[0] === prev.hostKey[0] && r.hostKey[1] > prev.hostKey[1]))
+      unique.set(k, r);
+  }
+
+  const ruleLocations = new Map<string, RuleLocation>();
+  const candidates: Candidate[] = [];
+  for (const { attached, hostKey } of unique.values()) {
+    const route = attached.route;
+    for (const rule of route.rules) {
+      if (!rule.valid) continue;
+      const name = ruleLocationName(route, rule);
+      let ruleLocation = ruleLocations.get(name);
+      if (!ruleLocation) {
+        ruleLocation = {
+          name,
+          source: { namespace: route.namespace, name: route.name, ruleIndex: rule.index },
+          target: ctx.upstreams.target(rule.backends),
+          settings: {},
+        };
+        ruleLocations.set(name, ruleLocation);
+      }
+      rule.matches.forEach((match, matchIndex) => {
+        const conditions = elementConditions(match, ctx.conditions, (m) =>
+          ctx.warn(`${route.namespace}/${route.name} rule ${rule.index} match ${matchIndex}: ${m}`),
+        );
+        if (!conditions) return;
+        const path = match.path.type === 'PathPrefix' ? normalisePrefix(match.path.value) : match.path.value;
+        candidates.push({ hostKey, route, rule, matchIndex, match, path, conditions, ruleLocation: ruleLocation! });
+      });
+    }
+  }
+  candidates.sort(compareCandidates);
+
+  // The path locations: key "=/x" (exact) or "/x/" (prefix).
+  const keys = new Set<string>(['/']);
+  for (const c of candidates) {
+    if (c.match.path.type === 'Exact') keys.add('=' + c.path);
+    else if (c.match.path.type === 'PathPrefix' && c.path !== '/') {
+      keys.add('=' + c.path);
+      keys.add(c.path + '/');
+    }
+  }
+
+  const locations: Location[] = [];
+  for (const key of [...keys].sort()) {
+    const exact = key.startsWith('=');
+    const path = exact ? key.slice(1) : key;
+    const applies = candidates.filter((c) => {
+      if (c.match.path.type === 'RegularExpression') return true;
+      if (c.match.path.type === 'Exact') return exact && c.path === path;
+      // Prefix location "/x/" is reached by /x/... URIs: prefixes /x and shorter segment-prefixes.
+      return exact ? prefixMatches(c.path, path) : prefixMatches(c.path, path.slice(0, -1) || '/') ;
+    });
+    locations.push({ match: exact ? 'exact' : 'prefix', path, action: locationAction(applies, ctx.decisions), settings: {} });
+  }
+  return { locations, ruleLocations: [...ruleLocations.values()] };
+}
+
+function locationAction(applies: Candidate[], decisions: Decisions): Location['action'] {
+  if (applies.length === 0) return { kind: 'status', code: 404 };
+  const first = applies[0];
+  if (first.conditions.length === 0) {
+    const rl = first.ruleLocation;
+    return { kind: 'proxy', source: rl.source, target: rl.target, settings: rl.settings };
+  }
+  const variable = decisions.variable(
+    applies.map((c) => ({ conditions: c.conditions, target: c.ruleLocation.name })),
+    NOT_FOUND_LOCATION,
+  );
+  return { kind: 'dispatch', variable };
+}

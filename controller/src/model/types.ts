@@ -1,0 +1,160 @@
+/**
+ * The nginx model: what nginx must do, already decided, as plain data. render/ turns it into
+ * config text without taking any decision; policies (issue 3) set the `settings` fields at the
+ * level they apply (http, server, location, per-rule named location).
+ */
+
+/** Directives a policy may set. Every field is optional: unset means "nginx's default / inherited". */
+export interface PolicySettings {
+  /** limit_req lines (one per zone). nginx does not inherit these into a level that has its own. */
+  limitReq?: LimitReq[];
+  /** limit_req_status (4xx/5xx). */
+  limitReqStatus?: number;
+  /** limit_req_log_level: info | notice | warn | error. */
+  limitReqLogLevel?: 'info' | 'notice' | 'warn' | 'error';
+  /** limit_req_dry_run on|off. */
+  limitReqDryRun?: boolean;
+  /** proxy_buffering on|off. */
+  proxyBuffering?: boolean;
+  /** proxy_buffer_size, e.g. "4k". */
+  proxyBufferSize?: string;
+  /** proxy_buffers <number> <size>. */
+  proxyBuffers?: { number: number; size: string };
+  /** proxy_busy_buffers_size. */
+  proxyBusyBuffersSize?: string;
+  /** client_max_body_size ("0" disables the check; unit-less = bytes). */
+  clientMaxBodySize?: string;
+}
+
+export interface LimitReq {
+  zone: string;
+  /** Omitted: excess requests are rejected at once. With burst they are delayed (no nodelay). */
+  burst?: number;
+}
+
+/** limit_req_zone at http level. */
+export interface LimitReqZone {
+  name: string;
+  /** An nginx variable such as $binary_remote_addr. */
+  key: string;
+  /** Shared memory size, e.g. "10m". */
+  size: string;
+  /** e.g. "10r/s" or "30r/m". */
+  rate: string;
+}
+
+/** Which HTTPRoute rule a proxying location serves: lets policies find their places. */
+export interface RuleSource {
+  namespace: string;
+  name: string;
+  ruleIndex: number;
+}
+
+export interface ObjectKey {
+  namespace: string;
+  name: string;
+}
+
+/** Where a rule sends a request. */
+export type ProxyTarget =
+  /** One backend: proxy_pass to this upstream. */
+  | { kind: 'upstream'; upstream: string }
+  /**
+   * Several weighted backends: proxy_pass to the upstream named by a split_clients variable.
+   * Shares that belong to invalid backends hold the value "" (answered 500); shares of backends
+   * without ready endpoints hold the value "!" (answered 502).
+   */
+  | { kind: 'split'; variable: string; invalidShare: boolean; noEndpointsShare: boolean }
+  /** No backend can take the request. */
+  | { kind: 'status'; code: number };
+
+/** A per-rule named location (`location @name`) that proxies: policies set per rule go here. */
+export interface RuleLocation {
+  /** Starts with "@". */
+  name: string;
+  source: RuleSource;
+  target: ProxyTarget;
+  settings: PolicySettings;
+}
+
+/** What a path location does with a request. */
+export type LocationAction =
+  /** Candidates carry conditions: the decision map names the rule's named location. */
+  | { kind: 'dispatch'; variable: string }
+  /** The best candidate has no condition: proxy right here (no redirect). */
+  | { kind: 'proxy'; source: RuleSource; target: ProxyTarget; settings: PolicySettings }
+  /** Nothing can match here. */
+  | { kind: 'status'; code: number };
+
+export interface Location {
+  /** 'exact' renders `location = path`, 'prefix' renders `location path`. */
+  match: 'exact' | 'prefix';
+  path: string;
+  action: LocationAction;
+  settings: PolicySettings;
+}
+
+export interface Server {
+  port: number;
+  /** Exact or wildcard names (`*.example.com`); empty for the catch-all default server. */
+  serverNames: string[];
+  defaultServer: boolean;
+  /** Gateways whose listeners feed this server (Gateway-level policies apply here). */
+  gateways: ObjectKey[];
+  locations: Location[];
+  ruleLocations: RuleLocation[];
+  settings: PolicySettings;
+}
+
+export interface UpstreamServer {
+  address: string;
+  port: number;
+}
+
+export interface Upstream {
+  name: string;
+  /** The backend it stands for (namespace/name:port), for people reading the config. */
+  backend: string;
+  servers: UpstreamServer[];
+  keepalive: number;
+}
+
+/** A `map` block. Keys are regexes (rendered with a leading `~`), checked in order. */
+export interface MapBlock {
+  /** The source: nginx variables, possibly concatenated ("$c1$c2"). */
+  source: string;
+  /** The variable it defines, with `$`. */
+  variable: string;
+  entries: MapEntry[];
+  default: string;
+}
+
+export interface MapEntry {
+  /** A PCRE regex matched case-sensitively against the source. */
+  regex: string;
+  /** A literal value or a capture reference ($1). */
+  value: string;
+}
+
+export interface SplitClients {
+  /** Hashed key, e.g. $request_id. */
+  key: string;
+  variable: string;
+  /** Percent strings like "33.33" with the last bucket taking the rest ("*"). */
+  buckets: { percent: string | '*'; value: string }[];
+}
+
+export interface HttpContext {
+  limitReqZones: LimitReqZone[];
+  settings: PolicySettings;
+}
+
+export interface NginxModel {
+  http: HttpContext;
+  maps: MapBlock[];
+  splitClients: SplitClients[];
+  upstreams: Upstream[];
+  servers: Server[];
+  /** Things the model could not express (e.g. a header name nginx cannot read); for the log. */
+  warnings: string[];
+}

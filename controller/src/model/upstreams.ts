@@ -1,0 +1,103 @@
+/**
+ * Backends -> upstreams, and a rule's backendRefs -> where its requests go.
+ *
+ * One upstream per (namespace, name, port) with the resolved endpoints and keepalive. Weights
+ * become a split_clients on $request_id (random per request) whose buckets name upstreams;
+ * weight 0 backends get no bucket. Gateway API: the share of an invalid backend answers 500.
+ */
+import { isIP } from 'net';
+import type { BackendRef } from '../graph/types';
+import type { ProxyTarget, SplitClients, Upstream } from './types';
+
+export const KEEPALIVE_CONNECTIONS = 16;
+/** split_clients values that do not name an upstream. */
+export const SPLIT_INVALID = '';
+export const SPLIT_NO_ENDPOINTS = '!';
+
+function sanitize(s: string): string {
+  return s.toLowerCase().replace(/[^a-z0-9]+/g, '_');
+}
+
+export class Upstreams {
+  private readonly byKey = new Map<string, Upstream>();
+  private readonly names = new Set<string>();
+  private readonly splits = new Map<string, SplitClients>();
+
+  get upstreams(): Upstream[] {
+    // An upstream block without servers is an nginx error; such backends answer 502 instead.
+    return [...this.byKey.values()].filter((u) => u.servers.length > 0);
+  }
+
+  get splitClients(): SplitClients[] {
+    return [...this.splits.values()];
+  }
+
+  /** The upstream for a valid backend with endpoints. */
+  private upstream(b: BackendRef): string {
+    const backend = `${b.namespace}/${b.name}:${b.port ?? ''}`;
+    const found = this.byKey.get(backend);
+    if (found) return found.name;
+    let name = `b_${sanitize(b.namespace)}__${sanitize(b.name)}_${b.port ?? 0}`;
+    for (let i = 2; this.names.has(name); i++) name = `${name}_${i}`;
+    this.names.add(name);
+    const seen = new Set<string>();
+    const servers = b.endpoints
+      .filter((e) => isIP(e.address) !== 0 && Number.isInteger(e.port) && e.port > 0 && e.port < 65536)
+      .filter((e) => {
+        const k = `${e.address}:${e.port}`;
+        return seen.has(k) ? false : (seen.add(k), true);
+      })
+      .map((e) => ({ address: e.address, port: e.port }));
+    this.byKey.set(backend, { name, backend, servers, keepalive: KEEPALIVE_CONNECTIONS });
+    return name;
+  }
+
+  private value(b: BackendRef): string {
+    if (!b.valid) return SPLIT_INVALID;
+    const name = this.upstream(b);
+    return this.byKey.get(`${b.namespace}/${b.name}:${b.port ?? ''}`)!.servers.length ? name : SPLIT_NO_ENDPOINTS;
+  }
+
+  /** Where a rule with these backendRefs sends its requests. */
+  target(backends: BackendRef[]): ProxyTarget {
+    const weighted = backends.filter((b) => b.weight > 0);
+    if (weighted.length === 0 || weighted.every((b) => !b.valid)) return { kind: 'status', code: 500 };
+    const values = weighted.map((b) => this.value(b));
+    if (new Set(values).size === 1) {
+      if (values[0] === SPLIT_NO_ENDPOINTS) return { kind: 'status', code: 502 };
+      if (values[0] === SPLIT_INVALID) return { kind: 'status', code: 500 };
+      return { kind: 'upstream', upstream: values[0] };
+    }
+    const buckets = splitBuckets(weighted.map((b, i) => ({ weight: b.weight, value: values[i] })));
+    const key = JSON.stringify(buckets);
+    let split = this.splits.get(key);
+    if (!split) {
+      split = { key: '$request_id', variable: `$ps_${this.splits.size}`, buckets };
+      this.splits.set(key, split);
+    }
+    return {
+      kind: 'split',
+      variable: split.variable,
+      invalidShare: values.includes(SPLIT_INVALID),
+      noEndpointsShare: values.includes(SPLIT_NO_ENDPOINTS),
+    };
+  }
+}
+
+/**
+ * Percentages with nginx's precision (two decimals), rounded down so they never sum over 100;
+ * the last bucket takes the rest ("*"). A bucket that rounds to 0 % is dropped (nginx rejects 0 %).
+ */
+export function splitBuckets(shares: { weight: number; value: string }[]): SplitClients['buckets'] {
+  const total = shares.reduce((s, x) => s + x.weight, 0);
+  const out: SplitClients['buckets'] = [];
+  shares.forEach((s, i) => {
+    if (i === shares.length - 1) {
+      out.push({ percent: '*', value: s.value });
+      return;
+    }
+    const hundredths = Math.floor((s.weight * 10000) / total);
+    if (hundredths > 0) out.push({ percent: (hundredths / 100).toFixed(2), value: s.value });
+  });
+  return out;
+}

@@ -1,0 +1,39 @@
+/**
+ * Formatting of values for nginx config text. Every value that comes from a manifest is
+ * written as a double-quoted nginx string: nginx's parser turns `\\` into `\` and `\"` into `"`
+ * inside quotes, so escaping those two makes the token read back as exactly the value, and a
+ * value can never end its token and start a directive of its own.
+ */
+
+export function quote(value: string | number): string {
+  const s = String(value);
+  return '"' + s.replace(/\\/g, '\\\\').replace(/"/g, '\\"') + '"';
+}
+
+/** A comment line's text: printable characters only, so it cannot end the comment. */
+export function comment(value: string): string {
+  return String(value).replace(/[^\x20-\x7e]/g, '?');
+}
+
+/** A non-negative integer, or an error: numbers in directives are never free text. */
+export function integer(value: unknown): string {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
+    throw new Error(`expected a non-negative integer in the nginx model, got ${JSON.stringify(value)}`);
+  }
+  return String(value);
+}
+
+/** address:port for listen/server directives (IPv6 in brackets). */
+export function hostPort(address: string, port: number): string {
+  return `${address.includes(':') ? `[${address}]` : address}:${integer(port)}`;
+}
+
+export function onOff(value: unknown): string {
+  return value ? 'on' : 'off';
+}
+
+/** nginx identifiers we generate ourselves (upstream names, $variables, @locations). */
+export function ident(value: string): string {
+  if (!/^[@$]?[A-Za-z0-9_-]+$/.test(value)) throw new Error(`not an nginx identifier: ${JSON.stringify(value)}`);
+  return value;
+}

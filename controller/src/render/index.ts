@@ -1,0 +1,79 @@
+/**
+ * renderConfig: NginxModel -> config files, through templates/*.hbs. Paths in RenderedConfig
+ * are relative to the config directory (<prefix>/conf); `nginx.conf` is the main file and
+ * includes the others by relative path, so a staged copy can be checked with `nginx -t`.
+ */
+import type { NginxModel } from '../model/types';
+import { NOT_FOUND_LOCATION } from '../model/locations';
+import { GENERATION_CONF, MAIN_CONF, MAX_UNIX_SOCKET_PATH, prefixLayout } from './layout';
+import { templates } from './templates';
+
+export { prefixLayout, MAIN_CONF, GENERATION_CONF, type PrefixLayout } from './layout';
+
+export interface RenderOptions {
+  listenAddress: string;
+  /** nginx -p dir; logs, pid, temp files and sockets live under it. */
+  prefix: string;
+  /** nginx error_log level (debug, info, notice, warn, error, crit, alert, emerg); default notice. */
+  errorLogLevel?: string;
+  /** worker_processes; default 'auto'. */
+  workerProcesses?: number | 'auto';
+  /** Write an access log into <prefix>/logs/access.log; default true. */
+  accessLog?: boolean;
+}
+
+export interface RenderedConfig {
+  files: Record<string, string>;
+}
+
+const ERROR_LOG_LEVELS = ['debug', 'info', 'notice', 'warn', 'error', 'crit', 'alert', 'emerg'];
+
+function hashSize(n: number, minimum: number): number {
+  let size = minimum;
+  while (size < n * 2) size *= 2;
+  return size;
+}
+
+export function renderConfig(model: NginxModel, options: RenderOptions): RenderedConfig {
+  const layout = prefixLayout(options.prefix);
+  if (Buffer.byteLength(layout.statusSocket) > MAX_UNIX_SOCKET_PATH) {
+    throw new Error(`nginx prefix ${layout.prefix} is too long for a unix socket path (${layout.statusSocket})`);
+  }
+  const errorLogLevel = options.errorLogLevel ?? 'notice';
+  if (!ERROR_LOG_LEVELS.includes(errorLogLevel)) {
+    throw new Error(`errorLogLevel must be one of ${ERROR_LOG_LEVELS.join(', ')}, got ${JSON.stringify(errorLogLevel)}`);
+  }
+  const workers = options.workerProcesses ?? 'auto';
+  if (workers !== 'auto' && !(Number.isInteger(workers) && workers > 0)) {
+    throw new Error(`workerProcesses must be 'auto' or a positive integer, got ${JSON.stringify(workers)}`);
+  }
+  const context = {
+    ...model,
+    layout,
+    listenAddress: options.listenAddress,
+    errorLogLevel,
+    workerProcesses: String(workers),
+    workerConnections: 4096,
+    accessLog: options.accessLog ?? true,
+    variablesHashMaxSize: hashSize(model.maps.length + model.splitClients.length + 64, 1024),
+    serverNamesHashMaxSize: hashSize(model.servers.length, 512),
+    generationConf: GENERATION_CONF,
+    generation: '0',
+    notFoundLocation: NOT_FOUND_LOCATION,
+  };
+  const t = templates();
+  return {
+    files: {
+      [MAIN_CONF]: t['nginx.conf'](context),
+      'maps.conf': t['maps.conf'](context),
+      'upstreams.conf': t['upstreams.conf'](context),
+      'servers.conf': t['servers.conf'](context),
+      [GENERATION_CONF]: t['generation.conf'](context),
+    },
+  };
+}
+
+/** The generation file NginxProcess writes so it can see when a reload has taken effect. */
+export function renderGeneration(generation: string): string {
+  return templates()['generation.conf']({ generation });
+}

@@ -1,0 +1,45 @@
+/**
+ * The handlebars environment: templates/*.hbs, compiled once, with helpers that only format
+ * values (quote, integer, on/off...). Decisions are made in model/, never in a template.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import Handlebars from 'handlebars';
+import { comment, hostPort, ident, integer, onOff, quote } from './format';
+
+export const TEMPLATES_DIR = path.resolve(__dirname, '..', '..', '..', 'templates');
+
+export type Template = (context: unknown) => string;
+
+let compiled: Record<string, Template> | undefined;
+
+function read(name: string): string {
+  return fs.readFileSync(path.join(TEMPLATES_DIR, name), 'utf8');
+}
+
+export function templates(): Record<string, Template> {
+  if (compiled) return compiled;
+  const hb = Handlebars.create();
+  hb.registerHelper('q', (v: string | number) => quote(v));
+  hb.registerHelper('kv', (k: string, v: string | number) => quote(`${k}=${v}`));
+  hb.registerHelper('concat', (...args: unknown[]) => args.slice(0, -1).join(''));
+  hb.registerHelper('int', (v: unknown) => integer(v));
+  hb.registerHelper('onoff', (v: unknown) => onOff(v));
+  hb.registerHelper('comment', (v: string) => comment(v));
+  hb.registerHelper('ident', (v: string) => ident(v));
+  hb.registerHelper('hostport', (a: string, p: number) => hostPort(a, p));
+  hb.registerHelper('isSet', (v: unknown) => v !== undefined && v !== null);
+  hb.registerHelper('locationModifier', (m: string) => (m === 'exact' ? '= ' : ''));
+  hb.registerHelper('percent', (p: string) => {
+    if (p === '*') return '*';
+    if (!/^\d{1,3}(\.\d{1,2})?$/.test(p)) throw new Error(`bad split_clients percentage ${JSON.stringify(p)}`);
+    return `${p}%`;
+  });
+  for (const partial of ['settings', 'proxy']) hb.registerPartial(partial, read(`${partial}.hbs`));
+  const options = { noEscape: true, strict: false, preventIndent: false };
+  compiled = {};
+  for (const name of ['nginx.conf', 'maps.conf', 'upstreams.conf', 'servers.conf', 'generation.conf']) {
+    compiled[name] = hb.compile(read(`${name}.hbs`), options) as Template;
+  }
+  return compiled;
+}
