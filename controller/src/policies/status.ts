@@ -1,0 +1,69 @@
+import { GATEWAY_API_GROUP } from '../resources/types';
+import { POLICY_API_VERSION, TARGET_KINDS, type PolicyKind, type TargetKind } from '../resources/policies';
+import type { PolicyAncestorStatus, PolicyReason, StatusCondition, StatusReport } from './types';
+
+export interface AncestorOutcome {
+  kind: TargetKind;
+  namespace: string;
+  name: string;
+  reason: PolicyReason;
+  message: string;
+}
+
+export function acceptedCondition(reason: PolicyReason, message: string, generation: number): StatusCondition {
+  return { type: 'Accepted', status: reason === 'Accepted' ? 'True' : 'False', reason, message, observedGeneration: generation };
+}
+
+/** status.ancestors: one entry per target, in targetRefs order. */
+export function policyStatus(
+  policy: { kind: PolicyKind; namespace: string; name: string; generation: number },
+  outcomes: AncestorOutcome[],
+  controllerName: string,
+): StatusReport {
+  const ancestors: PolicyAncestorStatus[] = outcomes.map((o) => ({
+    ancestorRef: { group: GATEWAY_API_GROUP, kind: o.kind, namespace: o.namespace, name: o.name },
+    controllerName,
+    conditions: [acceptedCondition(o.reason, o.message, policy.generation)],
+  }));
+  return {
+    apiVersion: POLICY_API_VERSION,
+    kind: policy.kind,
+    namespace: policy.namespace,
+    name: policy.name,
+    generation: policy.generation,
+    status: { ancestors },
+  };
+}
+
+/** `<Kind>Affected` True / PolicyAffected, as NGINX Gateway Fabric words it. */
+export function affectedCondition(kind: PolicyKind, targetGeneration: number): StatusCondition {
+  return {
+    type: `${kind}Affected`,
+    status: 'True',
+    reason: 'PolicyAffected',
+    message: `The ${kind} is applied to the resource`,
+    observedGeneration: targetGeneration,
+  };
+}
+
+/**
+ * The targets an invalid document names, read without trusting its shape: only entries with
+ * a known kind and a string name become ancestors.
+ */
+export function looseTargetRefs(doc: unknown): { kind: TargetKind; name: string }[] {
+  const spec = (doc as { spec?: { targetRefs?: unknown; targetRef?: unknown } } | null)?.spec;
+  const raw = Array.isArray(spec?.targetRefs) ? spec.targetRefs : spec?.targetRef !== undefined ? [spec.targetRef] : [];
+  const out: { kind: TargetKind; name: string }[] = [];
+  const seen = new Set<string>();
+  for (const ref of raw) {
+    const r = ref as { kind?: unknown; name?: unknown } | null;
+    if (typeof r?.kind !== 'string' || typeof r.name !== 'string' || r.name === '') continue;
+    if (!(TARGET_KINDS as readonly string[]).includes(r.kind)) continue;
+    const key = `${r.kind}/${r.name}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ kind: r.kind as TargetKind, name: r.name });
+    if (out.length === 16) break; // Gateway API caps status.ancestors at 16
+  }
+  return out;
+}
