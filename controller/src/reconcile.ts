@@ -11,6 +11,12 @@
 import type { Logger } from './log';
 import type { ManifestDoc, ParsedResources, ResourceSet } from './resources/types';
 import type { BuildGraphOptions, DataplaneResult, Graph, StatusReport } from './graph/types';
+import { parseManifests } from './resources';
+import { buildGraph } from './graph';
+import { computeStatuses } from './graph/status';
+import { carryTransitionTimes } from './graph/transitions';
+import { buildModel, type NginxModel } from './model';
+import { renderConfig, type RenderedConfig } from './render';
 
 /** render/ RenderedConfig: files relative to the nginx prefix. */
 export interface RenderedConfigLike {
@@ -34,6 +40,16 @@ export interface Pipeline<M = unknown, C extends RenderedConfigLike = RenderedCo
   computeStatuses(graph: Graph, parsed: ParsedResources, dataplane: DataplaneResult): StatusReport[];
   carryTransitionTimes(previous: StatusReport[], next: StatusReport[], now: string): StatusReport[];
 }
+
+/** The real stages, in pipeline order. */
+export const standardPipeline: Pipeline<NginxModel, RenderedConfig> = {
+  parseManifests,
+  buildGraph,
+  buildModel,
+  renderConfig,
+  computeStatuses,
+  carryTransitionTimes,
+};
 
 /** The provider side (file provider today, Kubernetes later). */
 export interface ResourceSource {
@@ -65,7 +81,9 @@ export interface ReconcileSummary {
   programmed: boolean;
   applied: boolean; // false when the config was unchanged and nginx already served it
   message?: string;
+  /** Wall time of the whole reconcile and of its phases, in milliseconds. */
   ms: number;
+  phases: { scan: number; build: number; render: number; apply: number; status: number };
 }
 
 function sameFiles(a: Record<string, string> | undefined, b: Record<string, string>): boolean {
@@ -133,8 +151,16 @@ export class Reconciler<M = unknown, C extends RenderedConfigLike = RenderedConf
 
   private async reconcileOnce(): Promise<void> {
     const t0 = process.hrtime.bigint();
+    let mark = t0;
+    const lap = (): number => {
+      const t = process.hrtime.bigint();
+      const ms = Number(t - mark) / 1e6;
+      mark = t;
+      return Math.round(ms * 10) / 10;
+    };
     const { pipeline, log } = this.o;
     const docs = await this.o.source.scan();
+    const scanMs = lap();
     const parsed = pipeline.parseManifests(docs);
     for (const e of parsed.errors) log.error('manifest document rejected', { source: e.source, error: e.message });
     for (const i of parsed.ignored) {
@@ -145,11 +171,13 @@ export class Reconciler<M = unknown, C extends RenderedConfigLike = RenderedConf
     }
     const graph = pipeline.buildGraph(parsed.set, { controllerName: this.o.controllerName });
     const model = pipeline.buildModel(graph);
+    const buildMs = lap();
     const config = pipeline.renderConfig(model, {
       listenAddress: this.o.listenAddress,
       prefix: this.o.prefix,
       errorLogLevel: this.o.errorLogLevel,
     });
+    const renderMs = lap();
 
     let outcome: ApplyOutcome = { ok: true };
     let applied = false;
@@ -168,6 +196,7 @@ export class Reconciler<M = unknown, C extends RenderedConfigLike = RenderedConf
       });
     }
 
+    const applyMs = lap();
     const dataplane: DataplaneResult = outcome.ok
       ? { programmed: true, addresses: [this.o.listenAddress] }
       : { programmed: false, message: outcome.message, addresses: [this.o.listenAddress] };
@@ -183,9 +212,11 @@ export class Reconciler<M = unknown, C extends RenderedConfigLike = RenderedConf
       programmed: outcome.ok,
       applied,
       message: outcome.ok ? undefined : outcome.message,
-      ms: Number(process.hrtime.bigint() - t0) / 1e6,
+      ms: 0,
+      phases: { scan: scanMs, build: buildMs, render: renderMs, apply: applyMs, status: lap() },
     };
-    log.info('reconciled', { ...summary, ms: Math.round(summary.ms * 10) / 10 });
+    summary.ms = Math.round((Number(process.hrtime.bigint() - t0) / 1e6) * 10) / 10;
+    log.info('reconciled', { ...summary });
     this.scheduleRetry(outcome.ok);
     for (const l of this.listeners) l(summary);
   }

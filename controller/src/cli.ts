@@ -1,0 +1,199 @@
+/**
+ * portcullis-controller: the gateway controller's command line.
+ *
+ *   portcullis-controller --provider=file --manifests=DIR --state-dir=DIR
+ *       [--listen-address=127.0.0.1] [--nginx=/usr/sbin/nginx] [--log-level=info]
+ */
+import * as path from 'path';
+import { createLogger, isLogLevel, LOG_LEVELS, Logger, LogLevel } from './log';
+import { FileProvider } from './providers/file';
+import { Reconciler, standardPipeline } from './reconcile';
+import { NginxProcess } from './apply/nginx';
+import { DEFAULT_CONTROLLER_NAME } from './graph/types';
+
+export const USAGE = `Usage: portcullis-controller --provider=file --manifests=DIR --state-dir=DIR [options]
+
+Runs the Portcullis gateway controller: reads Gateway API resources, renders nginx
+configuration, runs and reloads its own nginx, and writes the resources' statuses.
+
+Providers:
+  --provider=file          standalone mode: resources come from YAML files
+  --provider=kubernetes    (not implemented yet)
+
+Options:
+  --manifests=DIR          folder of multi-document YAML manifests (*.yaml, *.yml), watched
+                           for changes (file provider)
+  --state-dir=DIR          where nginx's prefix, status.yaml and the resources' generation /
+                           creationTimestamp are kept (created if missing)
+  --listen-address=ADDR    address nginx listens on for every listener port, and the Gateway's
+                           reported address (default 127.0.0.1)
+  --nginx=PATH             nginx binary (default: nginx on the PATH, else /usr/sbin/nginx)
+  --controller-name=NAME   GatewayClass controllerName to handle
+                           (default ${DEFAULT_CONTROLLER_NAME})
+  --log-level=LEVEL        ${LOG_LEVELS.join(', ')} (default info); JSON lines on stderr
+  -h, --help               show this help
+
+Status is written to DIR/status.yaml after every reconcile (one YAML document per resource).
+SIGTERM or SIGINT stops nginx and exits with code 0.
+`;
+
+export interface CliOptions {
+  provider: 'file' | 'kubernetes';
+  manifests?: string;
+  stateDir?: string;
+  listenAddress: string;
+  nginx?: string;
+  controllerName: string;
+  logLevel: LogLevel;
+  help: boolean;
+}
+
+export class UsageError extends Error {}
+
+const KNOWN = ['provider', 'manifests', 'state-dir', 'listen-address', 'nginx', 'log-level', 'controller-name', 'help'];
+
+export function parseArgs(argv: string[]): CliOptions {
+  const values = new Map<string, string>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '-h' || arg === '--help') {
+      values.set('help', 'true');
+      continue;
+    }
+    if (!arg.startsWith('--')) throw new UsageError(`unexpected argument "${arg}"`);
+    const eq = arg.indexOf('=');
+    const name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
+    if (!KNOWN.includes(name)) throw new UsageError(`unknown option --${name}`);
+    let value: string;
+    if (eq >= 0) value = arg.slice(eq + 1);
+    else {
+      const next = argv[i + 1];
+      if (next === undefined || next.startsWith('--')) throw new UsageError(`--${name} needs a value`);
+      value = next;
+      i++;
+    }
+    values.set(name, value);
+  }
+  const help = values.has('help');
+  const provider = values.get('provider');
+  const logLevel = values.get('log-level') ?? 'info';
+  if (!isLogLevel(logLevel)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  const options: CliOptions = {
+    provider: provider === 'kubernetes' ? 'kubernetes' : 'file',
+    manifests: values.get('manifests'),
+    stateDir: values.get('state-dir'),
+    listenAddress: values.get('listen-address') ?? '127.0.0.1',
+    nginx: values.get('nginx'),
+    controllerName: values.get('controller-name') ?? DEFAULT_CONTROLLER_NAME,
+    logLevel,
+    help,
+  };
+  if (help) return options;
+  if (provider === undefined) throw new UsageError('--provider is required (file or kubernetes)');
+  if (provider !== 'file' && provider !== 'kubernetes') {
+    throw new UsageError(`--provider must be file or kubernetes, got "${provider}"`);
+  }
+  if (provider === 'file') {
+    if (!options.manifests) throw new UsageError('--manifests=DIR is required with --provider=file');
+    if (!options.stateDir) throw new UsageError('--state-dir=DIR is required with --provider=file');
+  }
+  if (!options.listenAddress) throw new UsageError('--listen-address must not be empty');
+  return options;
+}
+
+function defaultNginx(): string {
+  const fs = require('fs') as typeof import('fs');
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    if (dir && fs.existsSync(path.join(dir, 'nginx'))) return path.join(dir, 'nginx');
+  }
+  return '/usr/sbin/nginx';
+}
+
+/** Runs the file provider until a signal; resolves with the exit code. */
+export async function runFileProvider(options: CliOptions, log: Logger): Promise<number> {
+  const stateDir = path.resolve(options.stateDir!);
+  const prefix = path.join(stateDir, 'nginx');
+  const provider = new FileProvider({ manifestsDir: options.manifests!, stateDir, log });
+  const { previousStatuses } = await provider.open();
+  const nginx = new NginxProcess({ prefix, binary: options.nginx ?? defaultNginx(), log });
+  const reconciler = new Reconciler({
+    pipeline: standardPipeline,
+    source: provider,
+    dataplane: nginx,
+    log,
+    controllerName: options.controllerName,
+    listenAddress: options.listenAddress,
+    prefix,
+    errorLogLevel: options.logLevel === 'debug' ? 'info' : 'notice',
+    previousStatuses,
+  });
+  log.info('controller starting', {
+    provider: 'file',
+    manifests: provider.manifestsDir,
+    stateDir,
+    listenAddress: options.listenAddress,
+    controllerName: options.controllerName,
+  });
+
+  let stopping: Promise<number> | undefined;
+  const stop = (signal: string): Promise<number> => {
+    if (!stopping) {
+      stopping = (async () => {
+        log.info('stopping', { signal });
+        provider.close();
+        await reconciler.stop();
+        await nginx.stop();
+        log.info('stopped');
+        return 0;
+      })();
+    }
+    return stopping;
+  };
+  const done = new Promise<number>((resolve) => {
+    process.once('SIGTERM', () => void stop('SIGTERM').then(resolve));
+    process.once('SIGINT', () => void stop('SIGINT').then(resolve));
+  });
+  // Watch before the first scan, so an edit made during startup is not missed.
+  provider.watch(() => void reconciler.trigger());
+  await reconciler.trigger();
+  return done;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  let options: CliOptions;
+  try {
+    options = parseArgs(argv);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`portcullis-controller: ${err.message}\n\n${USAGE}`);
+      return 64; // EX_USAGE
+    }
+    throw err;
+  }
+  if (options.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (options.provider === 'kubernetes') {
+    process.stderr.write('portcullis-controller: --provider=kubernetes is not implemented yet; use --provider=file\n');
+    return 2;
+  }
+  const log = createLogger({ level: options.logLevel, fields: { component: 'controller' } });
+  try {
+    return await runFileProvider(options, log);
+  } catch (err) {
+    log.error('controller failed', { error: (err as Error).message });
+    return 1;
+  }
+}
+
+// Run when executed (tsx controller/src/cli.ts) or required by bin/portcullis-controller.js.
+if (require.main === module || require.main?.filename.endsWith('portcullis-controller.js')) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (err) => {
+      process.stderr.write(`portcullis-controller: ${(err as Error).stack ?? err}\n`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,274 @@
+/**
+ * npm run bench:controller — how fast the controller turns manifests into nginx config, and how
+ * long a manifest change takes to be served.
+ *
+ * 1. Build + render for 100, 1,000 and 5,000 HTTPRoutes (3 rules each, mixing path, header,
+ *    query and method matches): parseManifests + buildGraph + buildModel ("build"), then
+ *    renderConfig ("render"). Each size runs in its own child process, so the peak memory
+ *    (maxRSS from the kernel) belongs to that size alone. "cold" is the first run in a fresh
+ *    process (what a controller start pays), "warm" the median of the next runs (a reconcile).
+ * 2. Change-to-serving with 1,000 routes: the real controller CLI with real nginx; a route's
+ *    manifest file is rewritten with a new path and we poll that path until the echo backend
+ *    answers; p50/p90 over the changes.
+ *
+ * Goals (issue 2): 5,000 routes under 1 s and 300 MB; change-to-serving p50 under 150 ms
+ * (NGINX Gateway Fabric 2.6 publishes a 160 ms average per change batch at 1,000 HTTPRoutes).
+ *
+ *   npm run bench:controller [-- --sizes=100,1000,5000 --changes=20 --serve-routes=1000]
+ */
+import { spawnSync } from 'child_process';
+import { promises as fs } from 'fs';
+import * as path from 'path';
+import { stringify } from 'yaml';
+import { standardPipeline } from '../controller/src/reconcile';
+import { DEFAULT_CONTROLLER_NAME } from '../controller/src/graph/types';
+import type { ManifestDoc } from '../controller/src/resources/types';
+import { startController } from '../e2e/support/controller';
+import { startEchoBackend } from '../e2e/support/echo-backend';
+import { httpRequest } from '../e2e/support/http';
+import { freePort } from '../e2e/support/ports';
+import { makeTempDir, removeDir } from '../e2e/support/tmp';
+
+const SERVICES = 50;
+const HOSTS = 20;
+
+function arg(name: string, fallback: string): string {
+  const hit = process.argv.find((a) => a.startsWith(`--${name}=`));
+  return hit ? hit.slice(name.length + 3) : fallback;
+}
+
+// ---------------------------------------------------------------- the synthetic manifests
+
+function baseDocs(port: number, backendPort: number): Record<string, unknown>[] {
+  const docs: Record<string, unknown>[] = [
+    { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GatewayClass', metadata: { name: 'portcullis' }, spec: { controllerName: DEFAULT_CONTROLLER_NAME } },
+    {
+      apiVersion: 'gateway.networking.k8s.io/v1',
+      kind: 'Gateway',
+      metadata: { name: 'gw', namespace: 'default' },
+      spec: { gatewayClassName: 'portcullis', listeners: [{ name: 'http', port, protocol: 'HTTP' }] },
+    },
+  ];
+  for (let s = 0; s < SERVICES; s++) {
+    docs.push(
+      { apiVersion: 'v1', kind: 'Service', metadata: { name: `svc-${s}`, namespace: 'default' }, spec: { ports: [{ name: 'http', port: 80, targetPort: backendPort, protocol: 'TCP' }] } },
+      {
+        apiVersion: 'discovery.k8s.io/v1',
+        kind: 'EndpointSlice',
+        metadata: { name: `svc-${s}-1`, namespace: 'default', labels: { 'kubernetes.io/service-name': `svc-${s}` } },
+        addressType: 'IPv4',
+        ports: [{ name: 'http', port: backendPort, protocol: 'TCP' }],
+        endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }],
+      },
+    );
+  }
+  return docs;
+}
+
+/** Route i: 3 rules mixing PathPrefix/Exact/RegularExpression paths with header, query and method matches. */
+function routeDoc(i: number, changedPath?: string): Record<string, unknown> {
+  const svc = (k: number) => [{ name: `svc-${(i + k) % SERVICES}`, port: 80 }];
+  return {
+    apiVersion: 'gateway.networking.k8s.io/v1',
+    kind: 'HTTPRoute',
+    metadata: { name: `route-${i}`, namespace: 'default', creationTimestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, 0, i)).toISOString() },
+    spec: {
+      parentRefs: [{ name: 'gw', sectionName: 'http' }],
+      hostnames: [`app-${i % HOSTS}.example.test`],
+      rules: [
+        {
+          matches: [
+            { path: { type: 'PathPrefix', value: changedPath ?? `/r${i}/api` }, headers: [{ name: 'X-Tenant', value: `t${i % 7}` }] },
+            { path: { type: 'PathPrefix', value: `/r${i}/api` }, queryParams: [{ name: 'tenant', value: `t${i % 7}` }] },
+          ],
+          backendRefs: svc(0),
+        },
+        {
+          matches: [{ path: { type: 'Exact', value: `/r${i}/login` }, method: 'POST' }],
+          backendRefs: svc(1),
+        },
+        {
+          matches: [
+            { path: { type: 'PathPrefix', value: `/r${i}` }, queryParams: [{ name: 'v', type: 'RegularExpression', value: '[0-9]+' }] },
+            { path: { type: 'RegularExpression', value: `/r${i}/items/[0-9]+` }, method: 'GET' },
+            { path: { type: 'PathPrefix', value: `/r${i}` } },
+          ],
+          backendRefs: svc(2),
+        },
+      ],
+    },
+  };
+}
+
+// ---------------------------------------------------------------- 1. build + render per size
+
+interface SizeResult {
+  routes: number;
+  coldBuildMs: number;
+  coldRenderMs: number;
+  warmBuildMs: number;
+  warmRenderMs: number;
+  configBytes: number;
+  maxRssMB: number;
+  baselineRssMB: number;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.floor((s.length - 1) / 2)] : NaN;
+}
+
+function percentile(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
+}
+
+function runSize(routes: number): SizeResult {
+  const baselineRssMB = process.resourceUsage().maxRSS / 1024;
+  const docs: ManifestDoc[] = [...baseDocs(8080, 9000), ...Array.from({ length: routes }, (_, i) => routeDoc(i))].map((doc, i) => {
+    const d = doc as { metadata: Record<string, unknown> };
+    d.metadata.generation = 1;
+    d.metadata.creationTimestamp ??= '2026-01-01T00:00:00.000Z';
+    return { source: `bench.yaml:${i}`, doc };
+  });
+  const prefix = '/tmp/portcullis-bench/nginx';
+  const once = () => {
+    const t0 = process.hrtime.bigint();
+    const parsed = standardPipeline.parseManifests(docs);
+    const graph = standardPipeline.buildGraph(parsed.set, { controllerName: DEFAULT_CONTROLLER_NAME });
+    const model = standardPipeline.buildModel(graph);
+    const t1 = process.hrtime.bigint();
+    const config = standardPipeline.renderConfig(model, { listenAddress: '127.0.0.1', prefix });
+    const t2 = process.hrtime.bigint();
+    if (parsed.invalid.length || parsed.errors.length) {
+      throw new Error(`bench manifests invalid: ${JSON.stringify([...parsed.invalid, ...parsed.errors].slice(0, 3))}`);
+    }
+    const bytes = Object.values(config.files).reduce((n, f) => n + Buffer.byteLength(f), 0);
+    return { build: Number(t1 - t0) / 1e6, render: Number(t2 - t1) / 1e6, bytes };
+  };
+  const cold = once();
+  const warm = Array.from({ length: routes >= 5000 ? 3 : 5 }, once);
+  return {
+    routes,
+    coldBuildMs: cold.build,
+    coldRenderMs: cold.render,
+    warmBuildMs: median(warm.map((w) => w.build)),
+    warmRenderMs: median(warm.map((w) => w.render)),
+    configBytes: cold.bytes,
+    maxRssMB: process.resourceUsage().maxRSS / 1024,
+    baselineRssMB,
+  };
+}
+
+// ---------------------------------------------------------------- 2. change-to-serving
+
+async function changeToServing(routes: number, changes: number): Promise<{ samples: number[]; reconcileMs: number[]; phases: Record<string, number[]> }> {
+  const dir = await makeTempDir('portcullis-bench-');
+  const manifestsDir = path.join(dir, 'manifests');
+  const stateDir = path.join(dir, 'state');
+  await fs.mkdir(manifestsDir);
+  const echo = await startEchoBackend('bench');
+  const port = await freePort();
+  const perFile = 100;
+  const fileOf = (i: number) => `routes-${String(Math.floor(i / perFile)).padStart(3, '0')}.yaml`;
+  const writeFile = async (file: string, docs: Record<string, unknown>[]) => {
+    const tmp = path.join(manifestsDir, `.${file}.tmp`);
+    await fs.writeFile(tmp, docs.map((d) => `---\n${stringify(d, { lineWidth: 0 })}`).join(''));
+    await fs.rename(tmp, path.join(manifestsDir, file));
+  };
+  await writeFile('00-base.yaml', baseDocs(port, echo.port));
+  const changed = new Map<number, string>();
+  const fileDocs = (f: number) =>
+    Array.from({ length: Math.min(perFile, routes - f * perFile) }, (_, k) => f * perFile + k).map((i) => routeDoc(i, changed.get(i)));
+  for (let f = 0; f * perFile < routes; f++) await writeFile(fileOf(f * perFile), fileDocs(f));
+
+  const controller = await startController({ manifestsDir, stateDir, logLevel: 'info' }, false);
+  const samples: number[] = [];
+  try {
+    await controller.waitForLog((l) => l.msg === 'reconciled' && l.programmed === true, 120000);
+    const probe = await httpRequest(port, '/r1/api', { host: 'app-1.example.test', headers: { 'X-Tenant': 't1' } });
+    if (probe.status !== 200) throw new Error(`route not served before the changes: ${probe.status} ${probe.text.slice(0, 200)}`);
+    for (let c = 0; c < changes; c++) {
+      const i = (c * 37 + 11) % routes;
+      const newPath = `/changed-${c}-${i}`;
+      changed.set(i, newPath);
+      const host = `app-${i % HOSTS}.example.test`;
+      const before = controller.reconciles();
+      const t0 = process.hrtime.bigint();
+      await writeFile(fileOf(i), fileDocs(Math.floor(i / perFile)));
+      for (;;) {
+        const res = await httpRequest(port, newPath, { host, headers: { 'X-Tenant': `t${i % 7}` } });
+        if (res.status === 200 && res.json?.backend === 'bench') break;
+        if (Number(process.hrtime.bigint() - t0) / 1e6 > 30000) throw new Error(`change ${c} not served after 30 s`);
+      }
+      samples.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      // Let the reconcile finish its status write before the next change.
+      await controller.waitForReconciles(before + 1, 30000);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  } finally {
+    await controller.stop('SIGTERM');
+    await echo.close();
+    await removeDir(dir);
+  }
+  const recs = controller.logs.filter((l) => l.msg === 'reconciled' && l.applied === true).slice(1);
+  const phases: Record<string, number[]> = {};
+  for (const r of recs) {
+    for (const [k, v] of Object.entries((r.phases as Record<string, number>) ?? {})) (phases[k] ??= []).push(v);
+  }
+  return { samples, reconcileMs: recs.map((r) => Number(r.ms)), phases };
+}
+
+// ---------------------------------------------------------------- main
+
+async function main(): Promise<void> {
+  const child = process.argv.indexOf('--child');
+  if (child >= 0) {
+    const result = runSize(Number(process.argv[child + 1]));
+    process.stdout.write(JSON.stringify(result) + '\n');
+    return;
+  }
+  const sizes = arg('sizes', '100,1000,5000').split(',').map(Number);
+  const changes = Number(arg('changes', '20'));
+  const serveRoutes = Number(arg('serve-routes', '1000'));
+  const fmt = (n: number) => n.toFixed(1).padStart(8);
+
+  console.log(`bench:controller  node ${process.version}, ${require('os').cpus().length} cpus`);
+  console.log('\n1. build (parseManifests + buildGraph + buildModel) and render (renderConfig), one process per size');
+  console.log('routes   build cold   render cold   total cold   build warm  render warm   config KB   peak RSS MB');
+  const results: SizeResult[] = [];
+  for (const n of sizes) {
+    const r = spawnSync(process.execPath, ['-r', 'tsx/cjs', __filename, '--child', String(n)], {
+      cwd: path.resolve(__dirname, '..'),
+      encoding: 'utf8',
+      maxBuffer: 1 << 24,
+    });
+    if (r.status !== 0) throw new Error(`size ${n} failed: ${r.stderr}`);
+    const res = JSON.parse(r.stdout.trim().split('\n').pop()!) as SizeResult;
+    results.push(res);
+    console.log(
+      `${String(n).padStart(6)} ${fmt(res.coldBuildMs)} ms ${fmt(res.coldRenderMs)} ms ${fmt(res.coldBuildMs + res.coldRenderMs)} ms ${fmt(res.warmBuildMs)} ms ${fmt(res.warmRenderMs)} ms ${fmt(res.configBytes / 1024)} ${fmt(res.maxRssMB)}`,
+    );
+  }
+  const big = results.find((r) => r.routes === 5000);
+  if (big) {
+    const total = big.coldBuildMs + big.coldRenderMs;
+    console.log(
+      `goal 5,000 routes < 1000 ms and < 300 MB: ${total.toFixed(0)} ms cold (${(big.warmBuildMs + big.warmRenderMs).toFixed(0)} ms warm), ${big.maxRssMB.toFixed(0)} MB peak RSS -> ${total < 1000 && big.maxRssMB < 300 ? 'met' : 'NOT met'}`,
+    );
+  }
+
+  if (changes > 0) {
+    console.log(`\n2. change-to-serving, ${serveRoutes} routes, ${changes} changes (write manifest -> a request sees the new path; real CLI + nginx)`);
+    const { samples, reconcileMs, phases } = await changeToServing(serveRoutes, changes);
+    const p50 = percentile(samples, 50);
+    console.log(`change-to-serving ms: p50 ${p50.toFixed(1)}, p90 ${percentile(samples, 90).toFixed(1)}, min ${Math.min(...samples).toFixed(1)}, max ${Math.max(...samples).toFixed(1)}`);
+    console.log(`reconcile ms (controller log): p50 ${percentile(reconcileMs, 50)?.toFixed(1)}; phase medians: ${Object.entries(phases).map(([k, v]) => `${k} ${median(v).toFixed(1)}`).join(', ')}`);
+    console.log(`goal p50 < 150 ms: ${p50 < 150 ? 'met' : 'NOT met'}`);
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
