@@ -29,6 +29,8 @@ export interface NginxProcessOptions {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** A delay that does not keep the Node process alive (used in races with an exit). */
+const idle = (ms: number) => new Promise((r) => setTimeout(r, ms).unref());
 
 export class NginxProcess {
   private readonly layout: PrefixLayout;
@@ -215,7 +217,7 @@ export class NginxProcess {
     } catch {
       /* already gone */
     }
-    const exited = await Promise.race([this.exited!.then(() => true), sleep(10000).then(() => false)]);
+    const exited = await Promise.race([this.exited!.then(() => true), idle(10000).then(() => false)]);
     if (!exited) {
       this.log.warn('nginx did not quit within 10 s; killing it', { component: 'nginx', pid: child.pid });
       try {
@@ -223,7 +225,7 @@ export class NginxProcess {
       } catch {
         /* gone */
       }
-      await Promise.race([this.exited, sleep(3000)]);
+      await Promise.race([this.exited, idle(3000)]);
     }
     // Workers of a master that died abruptly would keep serving: end the whole group.
     for (let i = 0; i < 50 && alive(group); i++) {

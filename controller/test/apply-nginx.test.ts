@@ -1,0 +1,164 @@
+/**
+ * NginxProcess with a real nginx: reloads take effect before apply() resolves, a config nginx
+ * rejects leaves the last good one serving, nginx's error log reaches the Logger, stop() leaves
+ * no process behind; and weighted backends split traffic in their proportions.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import { buildModel } from '../src/model';
+import { renderConfig } from '../src/render';
+import { httpRequest } from '../../e2e/support/http';
+import { occupyPort } from '../../e2e/support/ports';
+import { Harness, freePort } from './apply-harness';
+import * as f from './model-fixtures';
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function who(port: number, p: string): Promise<string | number> {
+  const res = await httpRequest(port, p);
+  return res.status === 200 && res.json ? res.json.backend : res.status;
+}
+
+describe('NginxProcess', () => {
+  let h: Harness;
+  let port: number;
+  const graphTo = (backend: string, pathPrefix = '/') =>
+    f.graph([f.listener(port, [f.attach(f.route('r', [f.rule(0, [f.prefix(pathPrefix)], [f.backend(backend, h.port(backend))])]))])]);
+
+  beforeEach(async () => {
+    h = await Harness.create(['one', 'two', 'three']);
+    port = await freePort();
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+
+  test('apply() resolves once the new config serves: the very next request sees it', async () => {
+    expect(await h.nginx.start(h.render(graphTo('one')))).toEqual({ ok: true });
+    expect(await who(port, '/')).toBe('one');
+    for (const next of ['two', 'three', 'one', 'two']) {
+      expect(await h.nginx.apply(h.render(graphTo(next)))).toEqual({ ok: true });
+      expect(await who(port, '/')).toBe(next);
+    }
+  });
+
+  test('a config nginx -t rejects is not applied; the last good one keeps serving and the message is returned', async () => {
+    await h.nginx.start(h.render(graphTo('one')));
+    const model = buildModel(graphTo('two'));
+    // Valid alone, rejected by nginx together (the spec's busy-buffers rule).
+    model.http.settings = { proxyBuffers: { number: 2, size: '4k' }, proxyBusyBuffersSize: '16k' };
+    const bad = renderConfig(model, { listenAddress: '127.0.0.1', prefix: h.prefix, workerProcesses: 1 });
+    const result = await h.nginx.apply(bad);
+    expect(result.ok).toBe(false);
+    expect(!result.ok && result.message).toMatch(/proxy_busy_buffers_size/);
+    expect(await who(port, '/')).toBe('one');
+    // The live config on disk is still the good one, and later changes still flow.
+    expect(fs.readFileSync(path.join(h.prefix, 'conf', 'upstreams.conf'), 'utf8')).toContain(String(h.port('one')));
+    expect(await h.nginx.apply(h.render(graphTo('three')))).toEqual({ ok: true });
+    expect(await who(port, '/')).toBe('three');
+  });
+
+  test('a reload nginx refuses (port already taken) keeps the old workers serving and reports the reason', async () => {
+    await h.nginx.start(h.render(graphTo('one')));
+    const busy = await freePort();
+    const holder = await occupyPort(busy);
+    try {
+      const g = graphTo('two');
+      g.gateways[0].listeners.push(f.listener(busy, []));
+      const result = await h.nginx.apply(h.render(g));
+      expect(result.ok).toBe(false);
+      expect(!result.ok && result.message).toMatch(/bind\(\).*failed|Address already in use/);
+      expect(await who(port, '/')).toBe('one');
+    } finally {
+      await holder.close();
+    }
+    expect(await h.nginx.apply(h.render(graphTo('three')))).toEqual({ ok: true });
+    expect(await who(port, '/')).toBe('three');
+  });
+
+  test("nginx's error log lines reach the Logger", async () => {
+    const deadPort = await freePort();
+    const g = f.graph([f.listener(port, [f.attach(f.route('r', [f.rule(0, [f.prefix('/')], [f.backend('dead', deadPort)])]))])]);
+    await h.nginx.start(h.render(g));
+    expect((await httpRequest(port, '/')).status).toBe(502);
+    await new Promise((r) => setTimeout(r, 200));
+    const line = h.log.records.find((r) => r.level === 'error' && /connect\(\) failed/.test(r.msg));
+    expect(line?.fields).toMatchObject({ component: 'nginx', nginxLevel: 'error' });
+  });
+
+  test('stop() ends the master and its workers and frees the port', async () => {
+    await h.nginx.start(h.render(graphTo('one')));
+    const pid = h.nginx.pid!;
+    expect(alive(pid)).toBe(true);
+    await h.nginx.stop();
+    expect(alive(pid)).toBe(false);
+    expect(alive(-pid)).toBe(false); // no process left in its group (workers)
+    await expect(httpRequest(port, '/')).rejects.toThrow(/ECONNREFUSED/);
+  });
+
+  test('start() with a config nginx rejects fails with the message and starts nothing', async () => {
+    const model = buildModel(graphTo('one'));
+    model.servers[0].settings.limitReq = [{ zone: 'no_such_zone' }];
+    const result = await h.nginx.start(renderConfig(model, { listenAddress: '127.0.0.1', prefix: h.prefix }));
+    expect(result.ok).toBe(false);
+    expect(!result.ok && result.message).toMatch(/no_such_zone/);
+    expect(h.nginx.pid).toBeUndefined();
+  });
+});
+
+describe('weights', () => {
+  let h: Harness;
+  let port: number;
+  beforeAll(async () => {
+    h = await Harness.create(['light', 'heavy', 'never']);
+    port = await freePort();
+    const be = (n: string, weight: number) => f.backend(n, h.port(n), { weight });
+    const g = f.graph([
+      f.listener(port, [
+        f.attach(
+          f.route('split', [
+            f.rule(0, [f.prefix('/split')], [be('light', 1), be('heavy', 3), be('never', 0)]),
+            f.rule(1, [f.prefix('/half-broken')], [be('light', 1), f.backend('gone', undefined, { valid: false, weight: 1 })]),
+          ]),
+        ),
+      ]),
+    ]);
+    const result = await h.nginx.start(h.render(g));
+    if (!result.ok) throw new Error(result.message);
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  async function tally(p: string, n: number): Promise<Record<string, number>> {
+    const counts: Record<string, number> = {};
+    for (let i = 0; i < n; i++) {
+      const k = String(await who(port, p));
+      counts[k] = (counts[k] ?? 0) + 1;
+    }
+    return counts;
+  }
+
+  test('traffic splits by weight (1:3 over 200 requests), weight 0 gets none', async () => {
+    const counts = await tally('/split', 200);
+    expect(counts.never).toBeUndefined();
+    // Expected 50 / 150; binomial sd is about 6, allow 4 sd.
+    expect(counts.light).toBeGreaterThanOrEqual(25);
+    expect(counts.light).toBeLessThanOrEqual(75);
+    expect((counts.light ?? 0) + (counts.heavy ?? 0)).toBe(200);
+  });
+
+  test("an invalid backend's share answers 500", async () => {
+    const counts = await tally('/half-broken', 200);
+    expect(counts['500']).toBeGreaterThanOrEqual(70);
+    expect(counts['500']).toBeLessThanOrEqual(130);
+    expect((counts['500'] ?? 0) + (counts.light ?? 0)).toBe(200);
+  });
+});

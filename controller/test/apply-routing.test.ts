@@ -1,0 +1,250 @@
+/**
+ * Routing as the Gateway API defines it, through a real nginx running the rendered config:
+ * Graph data -> buildModel -> renderConfig -> NginxProcess, loopback echo backends that answer
+ * with their own name, real HTTP requests.
+ */
+import { httpRequest, type HttpRequestOptions } from '../../e2e/support/http';
+import { Harness, freePort } from './apply-harness';
+import * as f from './model-fixtures';
+
+const BACKENDS = [
+  'exact', 'prefix', 'deeper', 'regex', 're-exact', 're-prefix',
+  'v2', 'fast', 'post', 'any', 'all', 'get', 're-header', 're-query',
+  'old', 'new', 'old-h', 'new-hi', 'first', 'second',
+  'exact-host', 'wild-host', 'any-host', 'only',
+];
+
+let h: Harness;
+let port: number;
+let port2: number;
+
+async function who(host: string, path: string, options: HttpRequestOptions = {}, p = port): Promise<string | number> {
+  const res = await httpRequest(p, path, { host, ...options });
+  if (res.status === 200 && res.json && typeof res.json.backend === 'string') return res.json.backend;
+  return res.status;
+}
+
+beforeAll(async () => {
+  h = await Harness.create(BACKENDS);
+  port = await freePort();
+  port2 = await freePort();
+  const be = (name: string, more = {}) => f.backend(name, h.port(name), more);
+  const H = (name: string, value: string, type: 'Exact' | 'RegularExpression' = 'Exact') => ({ name, type, value });
+
+  const paths = f.route('paths', [
+    f.rule(0, [f.exact('/exact')], [be('exact')]),
+    f.rule(1, [f.prefix('/prefix')], [be('prefix')]),
+    f.rule(2, [f.regex('/re/[0-9]+')], [be('regex')]),
+    f.rule(3, [f.prefix('/prefix/deeper/')], [be('deeper')]),
+    f.rule(4, [f.exact('/re/7')], [be('re-exact')]),
+    f.rule(5, [f.prefix('/re')], [be('re-prefix')]),
+  ], { hostnames: ['paths.test'] });
+
+  const conds = f.route('conds', [
+    f.rule(0, [f.prefix('/', { headers: [H('X-Version', 'v2')] })], [be('v2')]),
+    f.rule(1, [f.prefix('/', { queryParams: [H('mode', 'fast')] })], [be('fast')]),
+    f.rule(2, [f.prefix('/', { method: 'POST' })], [be('post')]),
+    f.rule(3, [f.prefix('/any', { headers: [H('X-A', '1')] }), f.prefix('/any', { queryParams: [H('b', '2')] })], [be('any')]),
+    f.rule(4, [f.prefix('/all', { headers: [H('X-A', '1')], queryParams: [H('b', '2')], method: 'GET' })], [be('all')]),
+    f.rule(5, [f.exact('/get', { method: 'GET' })], [be('get')]),
+    f.rule(6, [f.prefix('/re-h', { headers: [H('X-Re', '^ab+c$', 'RegularExpression')] })], [be('re-header')]),
+    f.rule(7, [f.prefix('/re-q', { queryParams: [H('v', '^[0-9]+$', 'RegularExpression')] })], [be('re-query')]),
+  ], { hostnames: ['conds.test'] });
+
+  // Created first, so older.
+  const old = f.route('old', [
+    f.rule(0, [f.prefix('/p')], [be('old')]),
+    f.rule(1, [f.prefix('/q', { headers: [H('X-H', '1')] })], [be('old-h')]),
+    f.rule(2, [f.prefix('/r')], [be('first')]),
+    f.rule(3, [f.prefix('/r')], [be('second')]),
+  ], { hostnames: ['prec.test'] });
+  const newer = f.route('newer', [
+    f.rule(0, [f.prefix('/p')], [be('new')]),
+    f.rule(1, [f.prefix('/p/longer')], [be('new')]),
+    f.rule(2, [f.prefix('/q', { headers: [H('X-H', '1'), H('X-I', '1')] })], [be('new-hi')]),
+  ], { hostnames: ['prec.test'] });
+
+  const exactHost = f.route('exact-host', [f.rule(0, [f.prefix('/')], [be('exact-host')])], { hostnames: ['foo.example.com'] });
+  const wildHost = f.route('wild-host', [f.rule(0, [f.prefix('/')], [be('wild-host')])], { hostnames: ['*.example.com'] });
+  const anyHost = f.route('any-host', [f.rule(0, [f.prefix('/anyhost')], [be('any-host')])]);
+
+  const broken = f.route('broken', [
+    f.rule(0, [f.prefix('/')], [f.backend('missing', undefined, { valid: false, invalidReason: 'BackendNotFound' })]),
+    f.rule(1, [f.prefix('/noeps')], [f.backend('idle', undefined)]),
+    f.rule(2, [f.prefix('/zero')], [be('only', { weight: 0 })]),
+  ], { hostnames: ['broken.test'] });
+
+  const only = f.route('only', [f.rule(0, [f.prefix('/')], [be('only')])], { hostnames: ['only.test'] });
+
+  const graph = f.graph([
+    f.listener(port, [paths, conds, old, newer, exactHost, wildHost, anyHost, broken].map((r) => f.attach(r))),
+    f.listener(port2, [f.attach(only)]),
+  ]);
+  const result = await h.nginx.start(h.render(graph));
+  if (!result.ok) throw new Error(result.message);
+});
+
+afterAll(async () => {
+  await h?.close();
+});
+
+describe('path matching', () => {
+  test('Exact matches only the whole path', async () => {
+    expect(await who('paths.test', '/exact')).toBe('exact');
+    expect(await who('paths.test', '/exact?x=1')).toBe('exact');
+    expect(await who('paths.test', '/exact/')).toBe(404);
+    expect(await who('paths.test', '/exactly')).toBe(404);
+  });
+
+  test('PathPrefix matches whole segments: /prefix, /prefix/, /prefix/a but not /prefixes', async () => {
+    expect(await who('paths.test', '/prefix')).toBe('prefix');
+    expect(await who('paths.test', '/prefix/')).toBe('prefix');
+    expect(await who('paths.test', '/prefix/a/b')).toBe('prefix');
+    expect(await who('paths.test', '/prefixes')).toBe(404);
+  });
+
+  test('a trailing slash on a PathPrefix is ignored, and the longest prefix wins', async () => {
+    expect(await who('paths.test', '/prefix/deeper')).toBe('deeper');
+    expect(await who('paths.test', '/prefix/deeper/x')).toBe('deeper');
+    expect(await who('paths.test', '/prefix/deeperx')).toBe('prefix');
+  });
+
+  test('RegularExpression is anchored at the start of the path', async () => {
+    expect(await who('paths.test', '/re/12')).toBe('regex');
+    expect(await who('paths.test', '/re/12/more')).toBe('regex');
+    expect(await who('paths.test', '/x/re/12')).toBe(404);
+  });
+
+  test('Exact beats RegularExpression, which beats PathPrefix', async () => {
+    expect(await who('paths.test', '/re/7')).toBe('re-exact');
+    expect(await who('paths.test', '/re/8')).toBe('regex');
+    expect(await who('paths.test', '/re/x')).toBe('re-prefix');
+  });
+
+  test('the original path and query reach the backend unchanged', async () => {
+    const res = await httpRequest(port, '/prefix/a%20b?x=1&y=%2F', { host: 'paths.test' });
+    expect(res.json.url).toBe('/prefix/a%20b?x=1&y=%2F');
+  });
+});
+
+describe('header, query and method matches', () => {
+  test('header names are case-insensitive, values exact', async () => {
+    expect(await who('conds.test', '/', { headers: { 'X-Version': 'v2' } })).toBe('v2');
+    expect(await who('conds.test', '/', { headers: { 'x-VERSION': 'v2' } })).toBe('v2');
+    expect(await who('conds.test', '/', { headers: { 'X-Version': 'V2' } })).toBe(404);
+    expect(await who('conds.test', '/', { headers: { 'X-Version': 'v22' } })).toBe(404);
+  });
+
+  test('query parameter names are case-sensitive; the parameter may be anywhere in the query', async () => {
+    expect(await who('conds.test', '/?mode=fast')).toBe('fast');
+    expect(await who('conds.test', '/?a=1&mode=fast&b=2')).toBe('fast');
+    expect(await who('conds.test', '/?Mode=fast')).toBe(404);
+    expect(await who('conds.test', '/?amode=fast')).toBe(404);
+    expect(await who('conds.test', '/?mode=faster')).toBe(404);
+  });
+
+  test('method: POST matches a POST rule, PUT matches nothing', async () => {
+    expect(await who('conds.test', '/', { method: 'POST', body: 'payload' })).toBe('post');
+    expect(await who('conds.test', '/', { method: 'PUT' })).toBe(404);
+  });
+
+  test('HEAD does not match a GET rule', async () => {
+    expect(await who('conds.test', '/get')).toBe('get');
+    const head = await httpRequest(port, '/get', { host: 'conds.test', method: 'HEAD' });
+    expect(head.status).toBe(404);
+  });
+
+  test('a request body reaches the backend through the rule dispatch', async () => {
+    const res = await httpRequest(port, '/', { host: 'conds.test', method: 'POST', body: 'x'.repeat(1000) });
+    expect(res.json.backend).toBe('post');
+    expect(res.json.headers['content-length']).toBe('1000');
+  });
+
+  test('ANY: a rule matches when any of its match elements matches', async () => {
+    expect(await who('conds.test', '/any', { headers: { 'X-A': '1' } })).toBe('any');
+    expect(await who('conds.test', '/any?b=2')).toBe('any');
+    expect(await who('conds.test', '/any')).toBe(404);
+  });
+
+  test('ALL: an element matches only when all its conditions hold', async () => {
+    expect(await who('conds.test', '/all?b=2', { headers: { 'X-A': '1' } })).toBe('all');
+    expect(await who('conds.test', '/all?b=2')).toBe(404);
+    expect(await who('conds.test', '/all', { headers: { 'X-A': '1' } })).toBe(404);
+  });
+
+  test('RegularExpression header and query values', async () => {
+    expect(await who('conds.test', '/re-h', { headers: { 'X-Re': 'abbbc' } })).toBe('re-header');
+    expect(await who('conds.test', '/re-h', { headers: { 'X-Re': 'abd' } })).toBe(404);
+    expect(await who('conds.test', '/re-q?v=123')).toBe('re-query');
+    expect(await who('conds.test', '/re-q?v=12a')).toBe(404);
+    expect(await who('conds.test', '/re-q?w=123')).toBe(404);
+  });
+
+  test('precedence: method beats headers, headers beat query params', async () => {
+    expect(await who('conds.test', '/?mode=fast', { headers: { 'X-Version': 'v2' } })).toBe('v2');
+    expect(await who('conds.test', '/?mode=fast', { method: 'POST', headers: { 'X-Version': 'v2' } })).toBe('post');
+  });
+});
+
+describe('precedence across routes and rules', () => {
+  test('same match in two routes: the older route wins', async () => {
+    expect(await who('prec.test', '/p')).toBe('old');
+    expect(await who('prec.test', '/p/x')).toBe('old');
+  });
+
+  test('a longer prefix in the newer route beats the older route', async () => {
+    expect(await who('prec.test', '/p/longer/x')).toBe('new');
+  });
+
+  test('more header matches win across routes, and a request that fails them falls back', async () => {
+    expect(await who('prec.test', '/q', { headers: { 'X-H': '1', 'X-I': '1' } })).toBe('new-hi');
+    expect(await who('prec.test', '/q', { headers: { 'X-H': '1' } })).toBe('old-h');
+    expect(await who('prec.test', '/q')).toBe(404);
+  });
+
+  test('same match in two rules of one route: the first rule wins', async () => {
+    expect(await who('prec.test', '/r')).toBe('first');
+  });
+});
+
+describe('hostnames', () => {
+  test('an exact hostname beats a wildcard; a Host header with a port matches the hostname', async () => {
+    expect(await who('foo.example.com', '/')).toBe('exact-host');
+    expect(await who(`foo.example.com:${port}`, '/')).toBe('exact-host');
+    expect(await who('FOO.example.com', '/')).toBe('exact-host');
+  });
+
+  test('a wildcard matches one or more labels, not the bare domain', async () => {
+    expect(await who('bar.example.com', '/')).toBe('wild-host');
+    expect(await who('a.b.example.com:8080', '/')).toBe('wild-host');
+    expect(await who('example.com', '/')).toBe(404);
+  });
+
+  test('a route without hostnames serves every host, after the more specific routes', async () => {
+    expect(await who('example.com', '/anyhost')).toBe('any-host');
+    expect(await who('unknown.test', '/anyhost')).toBe('any-host');
+    expect(await who('paths.test', '/anyhost')).toBe('any-host');
+    expect(await who('foo.example.com', '/anyhost')).toBe('exact-host');
+  });
+
+  test('unknown hosts get 404 from the catch-all server', async () => {
+    expect(await who('unknown.test', '/')).toBe(404);
+    expect(await who('unknown.test', '/', {}, port2)).toBe(404);
+    expect(await who('only.test', '/', {}, port2)).toBe('only');
+    expect(await who('only.test', '/')).toBe(404);
+  });
+});
+
+describe('backends that cannot take requests', () => {
+  test('a rule whose backends are all invalid answers 500', async () => {
+    expect(await who('broken.test', '/')).toBe(500);
+  });
+
+  test('a rule whose backends all have weight 0 answers 500', async () => {
+    expect(await who('broken.test', '/zero')).toBe(500);
+  });
+
+  test('a valid backend without ready endpoints answers 502', async () => {
+    expect(await who('broken.test', '/noeps')).toBe(502);
+  });
+});
