@@ -52,8 +52,10 @@ export function checkProxySettings(s: LocationProxySettings, pageSize = DEFAULT_
     return { problem: `with ${values}: a buffer larger than 1024m exceeds nginx's proxy_max_temp_file_size`, fix: 'use bufferSize and buffers.size of at most 1024m' };
   }
   const range =
-    larger <= max
+    larger < max
       ? `set busyBuffersSize between ${describeBytes(larger)} and ${describeBytes(max)}`
+      : larger === max
+      ? `set busyBuffersSize to ${describeBytes(max)}, or raise buffers.number`
       : `raise buffers.number or buffers.size so that (number - 1) x size is at least ${describeBytes(larger)}, or lower bufferSize`;
   if (busy < larger) {
     return { problem: `with ${values}: busyBuffersSize must be at least the larger of bufferSize and buffers.size (${describeBytes(larger)})`, fix: range };
