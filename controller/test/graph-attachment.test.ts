@@ -1,0 +1,274 @@
+import { buildGraph, DEFAULT_CONTROLLER_NAME, type Graph, type HTTPRouteNode } from '../src/graph';
+import { gateway, gatewayClass, http, parse, route, service } from './graph-fixtures';
+
+const build = (...docs: object[]): Graph => buildGraph(parse(...docs).set, { controllerName: DEFAULT_CONTROLLER_NAME });
+const routeNode = (g: Graph, name: string): HTTPRouteNode => {
+  const r = g.routes.find((x) => x.name === name);
+  if (!r) throw new Error(`route ${name} not in graph`);
+  return r;
+};
+const accepted = (g: Graph, name: string, parent = 0) => routeNode(g, name).parents[parent].conditions.find((c) => c.type === 'Accepted');
+const listener = (g: Graph, gw: string, name: string) => {
+  const l = [...g.gateways, ...g.rejectedGateways].find((x) => x.name === gw)?.listeners.find((x) => x.name === name);
+  if (!l) throw new Error(`listener ${gw}/${name} not in graph`);
+  return l;
+};
+
+const backend = service('svc', [{ port: 80 }]);
+const rule = { backendRefs: [{ name: 'svc', port: 80 }] };
+
+describe('graph: GatewayClass and Gateway acceptance', () => {
+  test('a class with our controllerName is accepted; Gateways of other classes are not ours', () => {
+    const g = build(gatewayClass(), gatewayClass('other', 'example.com/other'), gateway('mine', [http('web')]), gateway('theirs', [http('web')], { className: 'other' }));
+    expect(g.gatewayClasses.map((c) => [c.name, c.accepted])).toEqual([['portcullis', true]]);
+    expect(g.gateways.map((x) => x.name)).toEqual(['mine']);
+    expect(g.rejectedGateways).toEqual([]);
+  });
+
+  test('a Gateway whose listeners are all invalid is not accepted (ListenersNotValid)', () => {
+    const g = build(gatewayClass(), gateway('gw', [{ name: 'tcp', port: 9000, protocol: 'TCP' }]));
+    expect(g.gateways).toEqual([]);
+    expect(g.rejectedGateways[0].conditions.find((c) => c.type === 'Accepted')).toMatchObject({ status: 'False', reason: 'ListenersNotValid' });
+  });
+
+  test('a Gateway with some invalid listeners is accepted with reason ListenersNotValid', () => {
+    const g = build(gatewayClass(), gateway('gw', [http('web'), { name: 'tls', port: 443, protocol: 'HTTPS' }]));
+    expect(g.gateways[0].conditions).toEqual([expect.objectContaining({ type: 'Accepted', status: 'True', reason: 'ListenersNotValid' })]);
+    expect(listener(g, 'gw', 'web').valid).toBe(true);
+    expect(listener(g, 'gw', 'tls').valid).toBe(false);
+  });
+
+  test('a requested address of another type than IPAddress is unsupported', () => {
+    const g = build(gatewayClass(), gateway('gw', [http('web')], { addresses: [{ type: 'Hostname', value: 'lb.example.com' }] }));
+    expect(g.rejectedGateways[0].conditions[0]).toMatchObject({ type: 'Accepted', status: 'False', reason: 'UnsupportedAddress' });
+  });
+});
+
+describe('graph: listeners', () => {
+  test('unsupported protocol: Accepted False UnsupportedProtocol, Programmed False', () => {
+    const g = build(gatewayClass(), gateway('gw', [http('web'), { name: 'udp', port: 53, protocol: 'UDP' }]));
+    const l = listener(g, 'gw', 'udp');
+    expect(l.conditions).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ type: 'Accepted', status: 'False', reason: 'UnsupportedProtocol' }),
+        expect.objectContaining({ type: 'Programmed', status: 'False', reason: 'Invalid' }),
+      ]),
+    );
+    expect(l.supportedKinds).toEqual([]);
+  });
+
+  test('different protocols on one port: both ProtocolConflict (Conflicted True)', () => {
+    const g = build(gatewayClass(), gateway('gw', [http('web', 8080), { name: 'tls', port: 8080, protocol: 'HTTPS', hostname: 'a.example.com' }]));
+    const web = listener(g, 'gw', 'web');
+    expect(web.valid).toBe(false);
+    expect(web.conditions.find((c) => c.type === 'Conflicted')).toMatchObject({ status: 'True', reason: 'ProtocolConflict' });
+    expect(listener(g, 'gw', 'tls').conditions.find((c) => c.type === 'Conflicted')).toMatchObject({ status: 'True', reason: 'ProtocolConflict' });
+  });
+
+  test('a valid listener: Accepted, ResolvedRefs True, Conflicted False NoConflicts, supportedKinds HTTPRoute', () => {
+    const l = listener(build(gatewayClass(), gateway('gw', [http('web')])), 'gw', 'web');
+    expect(l.conditions.map((c) => [c.type, c.status, c.reason])).toEqual([
+      ['Accepted', 'True', 'Accepted'],
+      ['ResolvedRefs', 'True', 'ResolvedRefs'],
+      ['Conflicted', 'False', 'NoConflicts'],
+    ]);
+    expect(l.supportedKinds).toEqual([{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute' }]);
+  });
+
+  test('allowedRoutes.kinds with an unknown kind: ResolvedRefs False InvalidRouteKinds, supportedKinds lists only valid kinds', () => {
+    const g = build(gatewayClass(), gateway('gw', [http('web', 80, { allowedRoutes: { kinds: [{ kind: 'HTTPRoute' }, { kind: 'FooRoute' }] } })]));
+    const l = listener(g, 'gw', 'web');
+    expect(l.supportedKinds).toEqual([{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute' }]);
+    expect(l.conditions.find((c) => c.type === 'ResolvedRefs')).toMatchObject({ status: 'False', reason: 'InvalidRouteKinds' });
+  });
+
+  test('allowedRoutes from Selector is reported unsupported', () => {
+    const g = build(gatewayClass(), gateway('gw', [http('a'), http('b', 81, { allowedRoutes: { namespaces: { from: 'Selector', selector: { matchLabels: { x: 'y' } } } } })]));
+    expect(listener(g, 'gw', 'b').conditions.find((c) => c.type === 'Accepted')).toMatchObject({ status: 'False', reason: 'UnsupportedValue' });
+  });
+});
+
+describe('graph: route attachment', () => {
+  test('parentRef namespace defaults to the route namespace', () => {
+    const g = build(gatewayClass(), gateway('gw', [http('web')], { namespace: 'infra' }), route('r', { parentRefs: [{ name: 'gw' }], rules: [rule] }, { namespace: 'apps' }));
+    expect(accepted(g, 'r')).toMatchObject({ status: 'False', reason: 'NoMatchingParent', message: 'Gateway apps/gw not found' });
+  });
+
+  test('sectionName selects one listener', () => {
+    const g = build(gatewayClass(), backend, gateway('gw', [http('a', 80), http('b', 81)]), route('r', { parentRefs: [{ name: 'gw', sectionName: 'b' }], rules: [rule] }));
+    expect(accepted(g, 'r')).toMatchObject({ status: 'True', reason: 'Accepted' });
+    expect(listener(g, 'gw', 'a').attachedRoutes).toBe(0);
+    expect(listener(g, 'gw', 'b').attachedRoutes).toBe(1);
+    expect(routeNode(g, 'r').parents[0].listeners).toEqual(['b']);
+  });
+
+  test('sectionName naming no listener: NoMatchingParent', () => {
+    const g = build(gatewayClass(), backend, gateway('gw', [http('a')]), route('r', { parentRefs: [{ name: 'gw', sectionName: 'nope' }], rules: [rule] }));
+    expect(accepted(g, 'r')).toMatchObject({ status: 'False', reason: 'NoMatchingParent' });
+    expect(listener(g, 'gw', 'a').attachedRoutes).toBe(0);
+  });
+
+  test('port selects listeners on that port; a port with no listener is NoMatchingParent', () => {
+    const g = build(
+      gatewayClass(),
+      backend,
+      gateway('gw', [http('a', 80), http('b', 81)]),
+      route('on81', { parentRefs: [{ name: 'gw', port: 81 }], rules: [rule] }),
+      route('on82', { parentRefs: [{ name: 'gw', port: 82 }], rules: [rule] }),
+    );
+    expect(routeNode(g, 'on81').parents[0].listeners).toEqual(['b']);
+    expect(accepted(g, 'on82')).toMatchObject({ status: 'False', reason: 'NoMatchingParent' });
+  });
+
+  test('without sectionName the route attaches to every listener that allows it', () => {
+    const g = build(gatewayClass(), backend, gateway('gw', [http('a', 80), http('b', 81)]), route('r', { parentRefs: [{ name: 'gw' }], rules: [rule] }));
+    expect(listener(g, 'gw', 'a').attachedRoutes).toBe(1);
+    expect(listener(g, 'gw', 'b').attachedRoutes).toBe(1);
+  });
+
+  test('allowedRoutes Same refuses a route from another namespace: NotAllowedByListeners', () => {
+    const g = build(gatewayClass(), gateway('gw', [http('web')], { namespace: 'infra' }), route('r', { parentRefs: [{ name: 'gw', namespace: 'infra' }] }, { namespace: 'apps' }));
+    expect(accepted(g, 'r')).toMatchObject({ status: 'False', reason: 'NotAllowedByListeners' });
+    expect(listener(g, 'gw', 'web').attachedRoutes).toBe(0);
+  });
+
+  test('allowedRoutes All admits a route from another namespace', () => {
+    const g = build(gatewayClass(), gateway('gw', [http('web', 80, { allowedRoutes: { namespaces: { from: 'All' } } })], { namespace: 'infra' }), route('r', { parentRefs: [{ name: 'gw', namespace: 'infra' }] }, { namespace: 'apps' }));
+    expect(accepted(g, 'r')).toMatchObject({ status: 'True' });
+    expect(listener(g, 'gw', 'web').attachedRoutes).toBe(1);
+  });
+
+  test('route hostnames that meet no listener hostname: NoMatchingListenerHostname, not counted', () => {
+    const g = build(gatewayClass(), gateway('gw', [http('web', 80, { hostname: '*.example.com' })]), route('r', { parentRefs: [{ name: 'gw' }], hostnames: ['example.com', 'a.example.net'] }));
+    expect(accepted(g, 'r')).toMatchObject({ status: 'False', reason: 'NoMatchingListenerHostname' });
+    expect(listener(g, 'gw', 'web').attachedRoutes).toBe(0);
+  });
+
+  test('effective hostnames are the intersection, narrowed', () => {
+    const g = build(gatewayClass(), gateway('gw', [http('web', 80, { hostname: '*.example.com' })]), route('r', { parentRefs: [{ name: 'gw' }], hostnames: ['a.example.com', 'b.example.net'] }));
+    expect(listener(g, 'gw', 'web').routes.map((a) => a.hostnames)).toEqual([['a.example.com']]);
+  });
+
+  test('a route on a listener of an unsupported protocol is not allowed', () => {
+    const g = build(gatewayClass(), gateway('gw', [http('web'), { name: 'tls', port: 443, protocol: 'HTTPS' }]), route('r', { parentRefs: [{ name: 'gw', sectionName: 'tls' }] }));
+    expect(accepted(g, 'r')).toMatchObject({ status: 'False', reason: 'NotAllowedByListeners' });
+  });
+
+  test('a route on a conflicted listener is accepted and counted, the listener is not rendered', () => {
+    const g = build(
+      gatewayClass(),
+      gateway('gw', [http('other', 9090), http('web', 8080), { name: 'tls', port: 8080, protocol: 'HTTPS', hostname: 'a.example.com' }]),
+      route('r', { parentRefs: [{ name: 'gw', sectionName: 'web' }] }),
+    );
+    expect(accepted(g, 'r')).toMatchObject({ status: 'True' });
+    expect(listener(g, 'gw', 'web')).toMatchObject({ valid: false, attachedRoutes: 1 });
+  });
+
+  test('routes whose parentRefs name only other controllers\' Gateways or other kinds are not in the graph', () => {
+    const g = build(
+      gatewayClass(),
+      gatewayClass('other', 'example.com/other'),
+      gateway('theirs', [http('web')], { className: 'other' }),
+      route('r1', { parentRefs: [{ name: 'theirs' }] }),
+      route('r2', { parentRefs: [{ name: 'svc', kind: 'Service', group: '' }] }),
+    );
+    expect(g.routes).toEqual([]);
+  });
+
+  test('a route referencing a Gateway that is not accepted: NoMatchingParent', () => {
+    const g = build(gatewayClass(), gateway('gw', [{ name: 'tcp', port: 9000, protocol: 'TCP' }]), route('r', { parentRefs: [{ name: 'gw' }] }));
+    expect(accepted(g, 'r')).toMatchObject({ status: 'False', reason: 'NoMatchingParent', message: 'Gateway default/gw is not accepted' });
+  });
+
+  test('attachedRoutes counts accepted routes only, once per route', () => {
+    const g = build(
+      gatewayClass(),
+      gateway('gw', [http('web', 80, { hostname: 'a.example.com' })]),
+      route('ok', { parentRefs: [{ name: 'gw' }] }),
+      route('twice', { parentRefs: [{ name: 'gw', sectionName: 'web' }, { name: 'gw', port: 80 }] }),
+      route('wrong-host', { parentRefs: [{ name: 'gw' }], hostnames: ['b.example.com'] }),
+      route('bad-rules', { parentRefs: [{ name: 'gw' }], rules: [{ matches: [{ path: { type: 'RegularExpression', value: '(?=x)' } }] }] }),
+    );
+    expect(listener(g, 'gw', 'web').attachedRoutes).toBe(2);
+    expect(listener(g, 'gw', 'web').routes.map((a) => a.route.name)).toEqual(['ok', 'twice']);
+  });
+
+  test('listener isolation: a hostname goes to the most specific listener on the port', () => {
+    const g = build(
+      gatewayClass(),
+      gateway('gw', [http('any', 80), http('wild', 80, { hostname: '*.example.com' }), http('exact', 80, { hostname: 'a.example.com' })]),
+      route('r', { parentRefs: [{ name: 'gw' }], hostnames: ['a.example.com', 'b.example.com', 'other.net'] }),
+    );
+    expect(listener(g, 'gw', 'any').routes[0].hostnames).toEqual(['other.net']);
+    expect(listener(g, 'gw', 'wild').routes[0].hostnames).toEqual(['b.example.com']);
+    expect(listener(g, 'gw', 'exact').routes[0].hostnames).toEqual(['a.example.com']);
+    expect([listener(g, 'gw', 'any'), listener(g, 'gw', 'wild'), listener(g, 'gw', 'exact')].map((l) => l.attachedRoutes)).toEqual([1, 1, 1]);
+  });
+
+  test('routes on a listener are ordered oldest first, then namespace/name', () => {
+    const g = build(
+      gatewayClass(),
+      gateway('gw', [http('web', 80, { allowedRoutes: { namespaces: { from: 'All' } } })]),
+      route('b', { parentRefs: [{ name: 'gw', namespace: 'default' }] }, { creationTimestamp: '2026-01-02T00:00:00Z' }),
+      route('a', { parentRefs: [{ name: 'gw', namespace: 'default' }] }, { creationTimestamp: '2026-01-02T00:00:00Z' }),
+      route('z', { parentRefs: [{ name: 'gw', namespace: 'default' }] }, { creationTimestamp: '2026-01-01T00:00:00Z', namespace: 'zz' }),
+    );
+    expect(listener(g, 'gw', 'web').routes.map((a) => `${a.route.namespace}/${a.route.name}`)).toEqual(['zz/z', 'default/a', 'default/b']);
+  });
+});
+
+describe('graph: rules', () => {
+  test('a rule with an invalid regex is dropped: route Accepted with PartiallyInvalid naming the field', () => {
+    const g = build(
+      gatewayClass(),
+      backend,
+      gateway('gw', [http('web')]),
+      route('r', {
+        parentRefs: [{ name: 'gw' }],
+        rules: [{ ...rule, matches: [{ headers: [{ name: 'x', type: 'RegularExpression', value: 'a(?=b)' }] }] }, rule],
+      }),
+    );
+    const r = routeNode(g, 'r');
+    expect(r.rules.map((x) => x.valid)).toEqual([false, true]);
+    expect(r.parents[0].conditions.map((c) => [c.type, c.status, c.reason])).toEqual([
+      ['Accepted', 'True', 'Accepted'],
+      ['ResolvedRefs', 'True', 'ResolvedRefs'],
+      ['PartiallyInvalid', 'True', 'UnsupportedValue'],
+    ]);
+    expect(r.parents[0].conditions[2].message).toMatch(/^Dropped Rule\(s\): spec.rules\[0\].matches\[0\].headers\[0\].value: invalid regular expression "a\(\?=b\)"/);
+  });
+
+  test('when every rule is dropped the route is not accepted (UnsupportedValue)', () => {
+    const g = build(gatewayClass(), gateway('gw', [http('web')]), route('r', { parentRefs: [{ name: 'gw' }], rules: [{ matches: [{ path: { type: 'RegularExpression', value: '/(a' } }] }] }));
+    expect(accepted(g, 'r')).toMatchObject({ status: 'False', reason: 'UnsupportedValue', message: expect.stringContaining('spec.rules[0].matches[0].path.value') });
+  });
+
+  test('regex values reach the model in their PCRE form; other matches as written', () => {
+    const g = build(
+      gatewayClass(),
+      gateway('gw', [http('web')]),
+      route('r', {
+        parentRefs: [{ name: 'gw' }],
+        rules: [{ matches: [{ path: { type: 'RegularExpression', value: '/v[0-9]+$' }, queryParams: [{ name: 'Q', value: 'x' }], method: 'GET' }] }],
+      }),
+    );
+    expect(routeNode(g, 'r').rules[0].matches).toEqual([
+      { path: { type: 'RegularExpression', value: '/v[0-9]+\\z' }, headers: [], queryParams: [{ name: 'Q', type: 'Exact', value: 'x' }], method: 'GET' },
+    ]);
+  });
+
+  test('header names differing only in case: only the first counts', () => {
+    const g = build(gatewayClass(), gateway('gw', [http('web')]), route('r', { parentRefs: [{ name: 'gw' }], rules: [{ matches: [{ headers: [{ name: 'X-A', value: '1' }, { name: 'x-a', value: '2' }] }] }] }));
+    expect(routeNode(g, 'r').rules[0].matches[0].headers).toEqual([{ name: 'X-A', type: 'Exact', value: '1' }]);
+  });
+
+  test('an explicitly empty matches list means the default PathPrefix "/"', () => {
+    const g = build(gatewayClass(), gateway('gw', [http('web')]), route('r', { parentRefs: [{ name: 'gw' }], rules: [{ matches: [] }] }));
+    expect(routeNode(g, 'r').rules[0].matches).toEqual([{ path: { type: 'PathPrefix', value: '/' }, headers: [], queryParams: [] }]);
+  });
+
+  test('a rule with a filter is dropped (filters not supported yet)', () => {
+    const g = build(gatewayClass(), gateway('gw', [http('web')]), route('r', { parentRefs: [{ name: 'gw' }], rules: [{ filters: [{ type: 'RequestHeaderModifier', requestHeaderModifier: {} }] }, {}] }));
+    expect(routeNode(g, 'r').rules[0]).toMatchObject({ valid: false, invalidMessage: 'spec.rules[0].filters[0].type: filter RequestHeaderModifier is not supported yet' });
+  });
+});
