@@ -1,0 +1,87 @@
+/**
+ * buildApp(options): the forge as a Fastify instance (no listen). Applies migrations, opens
+ * Prisma, decorates the app (config, prisma, auth, services: the contract with the git HTTP
+ * routes) and registers the API under /api/v1 and git smart HTTP at the root.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify';
+import './types/fastify';
+import { loadConfig, type ForgeConfigInput } from './config';
+import authPlugin, { AuthResolver } from './plugins/auth';
+import errorsPlugin from './plugins/errors';
+import swaggerPlugin from './plugins/swagger';
+import { SHARED_SCHEMAS } from './schemas';
+import { createPrisma, migrate, type Prisma } from './services/database';
+import { createServices } from './services';
+import versionRoutes from './routes/version';
+import settingsRoutes from './routes/settings';
+import userRoutes from './routes/users';
+import tokenRoutes from './routes/tokens';
+import adminRoutes from './routes/admin';
+import orgRoutes from './routes/orgs';
+import repoRoutes from './routes/repos';
+
+export interface BuildAppOptions {
+  /** Overrides of the environment-derived configuration. */
+  config?: ForgeConfigInput;
+  /** Fastify logger option (default: off; the server turns it on). */
+  logger?: FastifyServerOptions['logger'];
+  /** Use this client instead of opening one (the caller then owns it). */
+  prisma?: Prisma;
+  /** Skip applying migrations (the caller did). */
+  skipMigrations?: boolean;
+}
+
+/** GIT's route plugins, loaded when their files exist (the two parts land independently). */
+function optionalPlugin(name: string): FastifyPluginAsync | null {
+  const base = path.join(__dirname, 'routes', name);
+  if (!['.ts', '.js'].some((ext) => fs.existsSync(base + ext))) return null;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const mod = require(base) as { default?: FastifyPluginAsync };
+  return mod.default ?? null;
+}
+
+export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyInstance> {
+  const config = loadConfig(options.config);
+  fs.mkdirSync(config.reposDir, { recursive: true });
+  if (!options.skipMigrations && !options.prisma) await migrate(config.databaseUrl);
+  const prisma = options.prisma ?? createPrisma(config.databaseUrl);
+
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: 32 * 1024 * 1024,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: true, useDefaults: true, allErrors: false } },
+  });
+  const services = createServices(prisma, config);
+  app.decorate('config', config);
+  app.decorate('prisma', prisma);
+  app.decorate('services', services);
+  app.decorate('auth', new AuthResolver(prisma, services.users, services.tokens, { disableQueryAuthToken: config.disableQueryAuthToken }));
+  if (!options.prisma) app.addHook('onClose', async () => prisma.$disconnect());
+
+  for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
+  await app.register(errorsPlugin);
+  if (config.enableSwagger) await app.register(swaggerPlugin);
+
+  await app.register(
+    async (api) => {
+      await api.register(authPlugin);
+      await api.register(versionRoutes);
+      await api.register(settingsRoutes);
+      await api.register(userRoutes);
+      await api.register(tokenRoutes);
+      await api.register(adminRoutes);
+      await api.register(orgRoutes);
+      await api.register(repoRoutes);
+      const misc = optionalPlugin('miscellaneous');
+      if (misc) await api.register(misc);
+    },
+    { prefix: '/api/v1' },
+  );
+
+  const gitHttp = optionalPlugin('git-http');
+  if (gitHttp) await app.register(gitHttp);
+  return app;
+}

@@ -1,0 +1,172 @@
+/**
+ * Authentication and authorization for every API route, as Gitea's API does it:
+ *  - credentials: `Authorization: token|bearer <t>`, `?token=` / `?access_token=`, HTTP basic
+ *    with a password (plus a TOTP code in X-Portcullis-OTP / X-Forgejo-OTP / X-Gitea-OTP when
+ *    two-factor is on) or with a token as password (or as user name with an empty password or
+ *    `x-oauth-basic`). Any credential that does not verify is a 401, even on public routes.
+ *  - sudo (`?sudo=` or `Sudo:`) for site admins only (403 otherwise).
+ *  - per route, `config: { auth, scopes }`: `auth` is 'optional' | 'required' | 'admin' | 'basic';
+ *    `scopes` are the token categories; the level comes from the method (GET/HEAD read, else
+ *    write). Scopes bind only token-authenticated requests; password basic auth is unscoped.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { verifySync } from 'otplib';
+import { ApiError } from './errors';
+import { shared } from './shared';
+import { verifyPassword } from '../services/passwords';
+import type { User } from '../services/records';
+import { hasScope, levelForMethod, scopeList, type ScopeCategory, type ScopeSet } from '../services/scopes';
+import type { TokenService } from '../services/tokens';
+import type { UserService } from '../services/users';
+import type { Prisma } from '../services/database';
+
+export type AuthMethod = 'anonymous' | 'basic' | 'token';
+
+export interface AuthResult {
+  user: User | null;
+  method: AuthMethod;
+  /** Credentials came in an HTTP basic header (password or token). */
+  basic: boolean;
+  /** The token's scopes when a token authenticated the request; null = unscoped. */
+  scopes: ScopeSet | null;
+  tokenId: number | null;
+  /** The admin who used sudo, when the request runs as another user. */
+  actingAdmin?: User | null;
+}
+
+export type RouteAuth = 'optional' | 'required' | 'admin' | 'basic';
+
+export const OTP_HEADERS = ['x-portcullis-otp', 'x-forgejo-otp', 'x-gitea-otp'];
+const ANONYMOUS: AuthResult = { user: null, method: 'anonymous', basic: false, scopes: null, tokenId: null };
+const INVALID = 'invalid username, password or token';
+
+function parseBasic(header: string): { user: string; pass: string } | null {
+  const m = /^basic\s+(\S+)$/i.exec(header.trim());
+  if (!m) return null;
+  const decoded = Buffer.from(m[1], 'base64').toString('utf8');
+  const i = decoded.indexOf(':');
+  if (i < 0) return null;
+  return { user: decoded.slice(0, i), pass: decoded.slice(i + 1) };
+}
+
+export class AuthResolver {
+  constructor(
+    private readonly prisma: Prisma,
+    private readonly users: UserService,
+    private readonly tokens: TokenService,
+    private readonly opts: { disableQueryAuthToken: boolean },
+  ) {}
+
+  /**
+   * Checks a TOTP code against the user's secret (one 30 s step either side). Like Gitea's API
+   * (twofa.ValidateTOTP) a code may be used for several requests within its window.
+   */
+  checkOtp(user: User, code: string | undefined): boolean {
+    if (!user.totpSecret) return true;
+    if (!code || !/^\d{6}$/.test(code)) return false;
+    return verifySync({ secret: user.totpSecret, token: code, epochTolerance: 30 }).valid;
+  }
+
+  private async byToken(token: string, basic: boolean): Promise<AuthResult> {
+    const found = await this.tokens.verify(token);
+    if (!found) throw new ApiError(401, INVALID);
+    return { user: found.user, method: 'token', basic, scopes: found.scopes, tokenId: found.token.id };
+  }
+
+  /**
+   * Resolves the caller from the request's credentials (no route rules, no sudo): usable by
+   * the git smart HTTP routes. Throws ApiError(401) for credentials that do not verify.
+   */
+  async resolveUser(request: FastifyRequest): Promise<AuthResult> {
+    const header = request.headers.authorization;
+    const query = (request.query ?? {}) as Record<string, unknown>;
+    if (header) {
+      const scheme = /^(token|bearer)\s+(\S+)$/i.exec(header.trim());
+      if (scheme) return this.byToken(scheme[2], false);
+      const basic = parseBasic(header);
+      if (!basic) throw new ApiError(401, INVALID);
+      if ((basic.user && basic.pass === '') || basic.pass === 'x-oauth-basic') return this.byToken(basic.user, true);
+      if (/^[0-9a-f]{40}$/.test(basic.pass)) {
+        const found = await this.tokens.verify(basic.pass);
+        if (found) return { user: found.user, method: 'token', basic: true, scopes: found.scopes, tokenId: found.token.id };
+      }
+      const user = await this.users.findIndividual(basic.user);
+      if (!user || !(await verifyPassword(basic.pass, user.passwordHash))) throw new ApiError(401, INVALID);
+      const otp = OTP_HEADERS.map((h) => request.headers[h]).find((v) => typeof v === 'string' && v !== '') as string | undefined;
+      if (!this.checkOtp(user, otp)) throw new ApiError(401, 'invalid provided OTP');
+      return { user, method: 'basic', basic: true, scopes: null, tokenId: null };
+    }
+    const q = (typeof query.token === 'string' && query.token) || (typeof query.access_token === 'string' && query.access_token);
+    if (q && !this.opts.disableQueryAuthToken) return this.byToken(q, false);
+    return ANONYMOUS;
+  }
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    auth?: RouteAuth;
+    scopes?: ScopeCategory[];
+  }
+  interface FastifyRequest {
+    auth: AuthResult;
+    /** The user the request acts as (after sudo), or null. */
+    doer: User | null;
+  }
+}
+
+/** Gitea's verifyAuthWithOptions checks on a signed-in API caller (403 with these messages). */
+function accountState(user: User, rootUrl: string): string | null {
+  if (!user.isActive || user.prohibitLogin) return 'This account is prohibited from signing in, please contact your site administrator.';
+  if (user.mustChangePassword) return `You must change your password. Change it at: ${rootUrl}user/change_password`;
+  return null;
+}
+
+async function authPlugin(app: FastifyInstance) {
+  app.decorateRequest('auth', null as unknown as AuthResult);
+  app.decorateRequest('doer', null);
+
+  app.addHook('preHandler', async (request, reply) => {
+    const cfg = request.routeOptions.config ?? {};
+    const routeAuth: RouteAuth = cfg.auth ?? 'optional';
+    const auth = await app.auth.resolveUser(request);
+    request.auth = auth;
+    let doer = auth.user;
+    if (doer) {
+      const state = accountState(doer, app.config.rootUrl);
+      if (state) throw new ApiError(403, state);
+    }
+    if (auth.method === 'token' && typeof (request.query as Record<string, unknown>)?.token === 'string') {
+      reply.header('X-Gitea-Warning', 'token and access_token API authentication is deprecated and will be removed in gitea 1.23. Please use AuthorizationHeaderToken instead. Existing queries will continue to work but without authorization.');
+    }
+
+    // Scope: token requests need every category of the route at the method's level.
+    const scopes = cfg.scopes ?? [];
+    if (auth.scopes && scopes.length) {
+      const level = levelForMethod(request.method);
+      const missing = scopes.filter((c) => !hasScope(auth.scopes as ScopeSet, c, level));
+      if (missing.length) {
+        throw new ApiError(
+          403,
+          `token does not have at least one of required scope(s), required=[${scopes.map((c) => `${level}:${c}`).join(' ')}], token scope=${scopeList(auth.scopes).join(',')}`,
+        );
+      }
+    }
+
+    const q = request.query as Record<string, unknown> | undefined;
+    const sudo = (typeof q?.sudo === 'string' && q.sudo) || (typeof request.headers.sudo === 'string' && request.headers.sudo) || '';
+    if (sudo && doer) {
+      if (!doer.isAdmin) throw Object.assign(new ApiError(403, 'Only administrators allowed to sudo.'), {});
+      const target = await app.services.users.findIndividual(sudo);
+      if (!target) throw new ApiError(404, 'not found', { errors: [`user redirect does not exist [name: ${sudo}]`] });
+      auth.actingAdmin = doer;
+      doer = target;
+    }
+    request.doer = doer;
+
+    if (routeAuth === 'basic' && !auth.basic) throw new ApiError(401, 'auth required');
+    if (routeAuth !== 'optional' && !doer) throw new ApiError(401, 'token is required');
+    if (routeAuth === 'admin' && !doer?.isAdmin) throw new ApiError(403, 'user should be the site admin');
+  });
+}
+
+export default shared(authPlugin);

@@ -1,0 +1,44 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../plugins/errors';
+import { pagingQuery, parsePaging, setPagingHeaders, type Paging } from '../plugins/paging';
+import type { User } from '../services/records';
+
+export { pagingQuery };
+
+export function paging(app: FastifyInstance, request: FastifyRequest): Paging {
+  return parsePaging(request.query, app.config);
+}
+
+export function sendPage<T>(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, data: T[], total: number, p: Paging) {
+  setPagingHeaders(request, reply, total, p, app.config.rootUrl);
+  return data;
+}
+
+/** Status codes the route may answer with Gitea's error body. */
+export function errors(...codes: number[]) {
+  return Object.fromEntries(codes.map((c) => [c, { $ref: 'APIError#' }]));
+}
+
+export function doerOf(request: FastifyRequest): User {
+  if (!request.doer) throw new ApiError(401, 'token is required');
+  return request.doer;
+}
+
+/**
+ * The user or org named in the path, visible to the caller; a renamed one answers 307 to the
+ * new name (Gitea keeps redirects), a missing or invisible one 404.
+ */
+export async function contextUser(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, name: string): Promise<User | null> {
+  const user = await app.services.users.findByName(name);
+  if (user) {
+    if (!(await app.services.permissions.canSeeOwner(request.doer, user))) throw new ApiError(404, 'not found', { errors: [`user redirect does not exist [name: ${name}]`] });
+    return user;
+  }
+  const target = await app.services.users.redirectTarget(name);
+  if (target && (await app.services.permissions.canSeeOwner(request.doer, target))) {
+    const url = request.url.replace(`/${encodeURIComponent(name)}`, `/${encodeURIComponent(target.name)}`).replace(`/${name}`, `/${target.name}`);
+    await reply.redirect(url, 307);
+    return null;
+  }
+  throw new ApiError(404, 'not found', { errors: [`user redirect does not exist [name: ${name}]`] });
+}

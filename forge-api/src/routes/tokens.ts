@@ -1,0 +1,81 @@
+/** Personal access tokens: /users/{username}/tokens, HTTP basic authentication only. */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ApiError } from '../plugins/errors';
+import { listOf, obj, ref, str, strList, usernameParams } from '../schemas';
+import { doerOf, errors, paging, pagingQuery, sendPage } from './helpers';
+import type { User } from '../services/records';
+
+export default async function tokenRoutes(app: FastifyInstance) {
+  const { convert, users, tokens } = app.services;
+
+  /** The `{username}` must be the caller (or the caller a site admin): 403 otherwise. */
+  async function target(request: FastifyRequest<{ Params: { username: string } }>): Promise<User> {
+    const doer = doerOf(request);
+    const user = await users.findIndividual(request.params.username);
+    if (!user) throw new ApiError(404, 'not found', { errors: [`user redirect does not exist [name: ${request.params.username}]`] });
+    if (user.id !== doer.id && !doer.isAdmin) throw new ApiError(403, 'doer should be the site admin or the user itself');
+    return user;
+  }
+
+  const base = { config: { auth: 'basic' as const, scopes: ['user' as const] } };
+
+  app.get<{ Params: { username: string } }>(
+    '/users/:username/tokens',
+    {
+      ...base,
+      schema: {
+        tags: ['user'],
+        operationId: 'userGetTokens',
+        summary: "List the authenticated user's access tokens",
+        params: usernameParams,
+        querystring: obj(pagingQuery),
+        response: { 200: listOf('AccessToken'), ...errors(401, 403) },
+      },
+    },
+    async (request, reply) => {
+      const user = await target(request);
+      const p = paging(app, request);
+      const { rows, total } = await tokens.list(user.id, p.skip, p.take);
+      return sendPage(app, request, reply, rows.map((t) => convert.token(t, t.scope ? t.scope.split(',') : [])), total, p);
+    },
+  );
+
+  app.post<{ Params: { username: string }; Body: { name: string; scopes?: string[] } }>(
+    '/users/:username/tokens',
+    {
+      ...base,
+      schema: {
+        tags: ['user'],
+        operationId: 'userCreateToken',
+        summary: 'Create an access token',
+        params: usernameParams,
+        body: obj({ name: { type: 'string', minLength: 1 }, scopes: strList }, ['name'], { $id: 'CreateAccessTokenOption' }),
+        response: { 201: ref('AccessToken'), ...errors(400, 401, 403, 422) },
+      },
+    },
+    async (request, reply) => {
+      const user = await target(request);
+      const created = await tokens.create(user, request.body.name, request.body.scopes ?? []);
+      return reply.code(201).send(convert.token(created.row, created.scopes, created.secret));
+    },
+  );
+
+  app.delete<{ Params: { username: string; token: string } }>(
+    '/users/:username/tokens/:token',
+    {
+      ...base,
+      schema: {
+        tags: ['user'],
+        operationId: 'userDeleteAccessToken',
+        summary: 'Delete an access token (by id or name)',
+        params: obj({ username: str, token: str }, ['username', 'token']),
+        response: { 204: { type: 'null' }, ...errors(401, 403, 404, 422) },
+      },
+    },
+    async (request, reply) => {
+      const user = await target(request);
+      await tokens.delete(user.id, request.params.token);
+      return reply.code(204).send();
+    },
+  );
+}

@@ -1,0 +1,28 @@
+import { ApiErrorSchema } from './common';
+import { OrganizationPermissionsSchema, OrganizationSchema } from './org';
+import { CreateRepoOptionSchema, PermissionSchema, RepositorySchema, SearchResultsSchema } from './repo';
+import { AccessTokenSchema, CronSchema, EmailSchema, PublicKeySchema, UserSchema } from './user';
+
+export * from './common';
+export * from './user';
+export * from './org';
+export * from './repo';
+
+/** Every shared schema, added once with app.addSchema so routes use { $ref: 'User#' }. */
+export const SHARED_SCHEMAS = [
+  ApiErrorSchema,
+  UserSchema,
+  AccessTokenSchema,
+  EmailSchema,
+  PublicKeySchema,
+  CronSchema,
+  OrganizationSchema,
+  OrganizationPermissionsSchema,
+  PermissionSchema,
+  RepositorySchema,
+  CreateRepoOptionSchema,
+  SearchResultsSchema,
+];
+
+export const ref = (id: string) => ({ $ref: `${id}#` });
+export const listOf = (id: string) => ({ type: 'array', items: { $ref: `${id}#` } });

@@ -1,0 +1,41 @@
+/** Site administration: cron task listing, unadopted repositories. */
+import type { ForgeConfig } from '../config';
+import type { Prisma } from './database';
+import { listRepositoryDirs } from './git';
+
+export interface CronTaskInfo {
+  name: string;
+  schedule: string;
+  next: string;
+  prev: string;
+  exec_times: number;
+}
+
+export class AdminService {
+  constructor(
+    private readonly prisma: Prisma,
+    private readonly config: ForgeConfig,
+  ) {}
+
+  /**
+   * The scheduled jobs this server runs. Issue 6 brings the scheduler; until then the list is
+   * the rows of CronTask (empty on a fresh install) — nothing is listed that does not run.
+   */
+  async cronTasks(): Promise<CronTaskInfo[]> {
+    const rows = await this.prisma.cronTask.findMany({ orderBy: { name: 'asc' } });
+    const t = (d: Date | null) => (d ? d.toISOString().replace(/\.\d{3}Z$/, 'Z') : '0001-01-01T00:00:00Z');
+    return rows.map((r) => ({ name: r.name, schedule: r.schedule, next: t(r.nextAt), prev: t(r.prevAt), exec_times: r.execTimes }));
+  }
+
+  /** "owner/name" of every repository folder on disk without a database row (Gitea's unadopted). */
+  async unadopted(query: string): Promise<string[]> {
+    const dirs = await listRepositoryDirs(this.config.reposDir);
+    const repos = await this.prisma.repository.findMany({ select: { ownerName: true, lowerName: true } });
+    const known = new Set(repos.map((r) => `${r.ownerName.toLowerCase()}/${r.lowerName}`));
+    const q = query.toLowerCase();
+    return dirs
+      .map((d) => d.fullName)
+      .filter((full) => !known.has(full.toLowerCase()))
+      .filter((full) => !q || full.toLowerCase().includes(q));
+  }
+}

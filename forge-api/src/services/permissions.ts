@@ -1,0 +1,132 @@
+/**
+ * Who may do what (Gitea's access_model / organization rules), computed from the rows:
+ * site admins and owners have owner access; org repositories grant access through teams
+ * (the Owners team, includes_all_repositories teams, or team_repo links); collaborators get
+ * their mode; public repositories are readable by everyone who may see their owner.
+ * Restricted users see only what they are explicitly given.
+ */
+import type { Prisma } from './database';
+import { AccessMode } from './convert';
+import type { Repository, User } from './records';
+
+export interface RepoAccess {
+  mode: number;
+  read: boolean;
+  write: boolean;
+  admin: boolean;
+}
+
+export interface OrgPermissions {
+  is_owner: boolean;
+  is_admin: boolean;
+  can_write: boolean;
+  can_read: boolean;
+  can_create_repository: boolean;
+}
+
+export const USER_TYPE_INDIVIDUAL = 0;
+export const USER_TYPE_ORGANIZATION = 1;
+
+function access(mode: number): RepoAccess {
+  return { mode, read: mode >= AccessMode.Read, write: mode >= AccessMode.Write, admin: mode >= AccessMode.Admin };
+}
+
+export class PermissionService {
+  constructor(private readonly prisma: Prisma) {}
+
+  /** Highest team authorization of a user in an org (0 = not a team member). */
+  async orgAuthorizeLevel(userId: number, orgId: number): Promise<number> {
+    const memberships = await this.prisma.teamUser.findMany({
+      where: { userId, orgId },
+      select: { team: { select: { authorize: true } } },
+    });
+    return memberships.reduce<number>((m, t) => Math.max(m, t.team.authorize), AccessMode.None);
+  }
+
+  async isOrgMember(userId: number, orgId: number): Promise<boolean> {
+    return (await this.prisma.orgUser.count({ where: { orgId, userId } })) > 0;
+  }
+
+  async isOrgOwner(userId: number, orgId: number): Promise<boolean> {
+    return (await this.orgAuthorizeLevel(userId, orgId)) >= AccessMode.Owner;
+  }
+
+  /** Gitea's HasOrgOrUserVisible: may `viewer` see this user or organization at all? */
+  async canSeeOwner(viewer: User | null, owner: User): Promise<boolean> {
+    if (owner.visibility === 0) return true;
+    if (!viewer) return false;
+    if (viewer.isAdmin || viewer.id === owner.id) return true;
+    if (owner.visibility === 1 && !viewer.isRestricted) return true;
+    if (owner.type === USER_TYPE_ORGANIZATION) return this.isOrgMember(viewer.id, owner.id);
+    return false;
+  }
+
+  /** The caller's access to a repository: {mode, read, write, admin}. */
+  async repoAccess(user: User | null, repo: Repository & { owner?: User }): Promise<RepoAccess> {
+    return access(await this.repoAccessMode(user, repo));
+  }
+
+  async repoAccessMode(user: User | null, repo: Repository & { owner?: User }): Promise<number> {
+    if (user?.isAdmin) return AccessMode.Owner;
+    if (user && user.id === repo.ownerId) return AccessMode.Owner;
+    const owner = repo.owner ?? (await this.prisma.user.findUniqueOrThrow({ where: { id: repo.ownerId } }));
+    let mode: number = AccessMode.None;
+    if (user) {
+      if (owner.type === USER_TYPE_ORGANIZATION) {
+        const teams = await this.prisma.teamUser.findMany({
+          where: { userId: user.id, orgId: owner.id },
+          select: { team: { select: { authorize: true, includesAllRepositories: true, repos: { where: { repoId: repo.id }, select: { id: true } } } } },
+        });
+        for (const { team } of teams) {
+          if (team.authorize >= AccessMode.Owner) return AccessMode.Owner;
+          if (team.includesAllRepositories || team.repos.length > 0) mode = Math.max(mode, team.authorize);
+        }
+      }
+      const collab = await this.prisma.collaboration.findUnique({ where: { repoId_userId: { repoId: repo.id, userId: user.id } }, select: { mode: true } });
+      if (collab) mode = Math.max(mode, collab.mode);
+    }
+    if (mode < AccessMode.Read && !repo.isPrivate && !(user?.isRestricted ?? false) && (await this.canSeeOwner(user, owner))) {
+      mode = AccessMode.Read;
+    }
+    return mode;
+  }
+
+  /** GET /users/{username}/orgs/{org}/permissions */
+  async orgPermissions(userId: number, orgId: number): Promise<OrgPermissions> {
+    const level = await this.orgAuthorizeLevel(userId, orgId);
+    return {
+      is_owner: level > AccessMode.Admin,
+      is_admin: level > AccessMode.Write,
+      can_write: level > AccessMode.Read,
+      can_read: level > AccessMode.None,
+      can_create_repository: await this.canCreateOrgRepo(userId, orgId),
+    };
+  }
+
+  async canCreateOrgRepo(userId: number, orgId: number): Promise<boolean> {
+    const n = await this.prisma.teamUser.count({
+      where: { userId, orgId, team: { OR: [{ authorize: { gte: AccessMode.Owner } }, { canCreateOrgRepo: true }] } },
+    });
+    return n > 0;
+  }
+
+  /**
+   * Prisma filter for the repositories a viewer may read (used by search and lists), the same
+   * rules as repoAccessMode expressed as one query.
+   */
+  readableRepoFilter(viewer: User | null): Record<string, unknown> {
+    if (viewer?.isAdmin) return {};
+    const visibleOwners = viewer ? (viewer.isRestricted ? [0] : [0, 1]) : [0];
+    const publicCond: Record<string, unknown>[] = [{ isPrivate: false, owner: { visibility: { in: visibleOwners } } }];
+    if (!viewer) return { OR: publicCond };
+    const memberOf = { members: { some: { userId: viewer.id } } };
+    const ors: Record<string, unknown>[] = [
+      { ownerId: viewer.id },
+      { collaborators: { some: { userId: viewer.id } } },
+      { teams: { some: { team: memberOf } } },
+      { owner: { teams: { some: { ...memberOf, OR: [{ authorize: { gte: AccessMode.Owner } }, { includesAllRepositories: true }] } } } },
+    ];
+    if (!viewer.isRestricted) ors.push(...publicCond, { isPrivate: false, owner: { orgMembers: { some: { userId: viewer.id } } } });
+    return { OR: ors };
+  }
+}

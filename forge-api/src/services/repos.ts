@@ -1,0 +1,275 @@
+/**
+ * Repositories: rows in the database, bare repositories on disk (GIT's services/git).
+ * Creation validates everything first, writes the row, then the disk; a disk failure removes
+ * the row again so the two never disagree.
+ */
+import type { ForgeConfig } from '../config';
+import { ApiError } from '../plugins/errors';
+import { AccessMode } from './convert';
+import type { Prisma } from './database';
+import * as git from './git';
+import { checkRepoName } from './names';
+import { USER_TYPE_ORGANIZATION, type PermissionService } from './permissions';
+import type { Repository, User } from './records';
+import { labelTemplate } from './templates';
+import { isUniqueViolation } from './users';
+
+export type RepoWithOwner = Repository & { owner: User };
+
+export interface CreateRepoInput {
+  name: string;
+  description?: string;
+  private?: boolean;
+  issue_labels?: string;
+  auto_init?: boolean;
+  template?: boolean;
+  gitignores?: string;
+  license?: string;
+  readme?: string;
+  default_branch?: string;
+  trust_model?: string;
+  object_format_name?: string;
+}
+
+const TRUST_MODELS = new Set(['default', 'collaborator', 'committer', 'collaboratorcommitter']);
+
+export interface SearchOptions {
+  q?: string;
+  includeDesc?: boolean;
+  uid?: number;
+  priorityOwnerId?: number;
+  teamId?: number;
+  isPrivate?: boolean;
+  includePrivate?: boolean;
+  template?: boolean;
+  archived?: boolean;
+  mode?: string;
+  exclusive?: boolean;
+  sort?: string;
+  order?: string;
+  skip: number;
+  take: number;
+}
+
+const SORTS: Record<string, string> = {
+  alpha: 'lowerName',
+  created: 'createdAt',
+  updated: 'updatedAt',
+  size: 'size',
+  git_size: 'size',
+  lfs_size: 'size',
+  stars: 'numStars',
+  forks: 'numForks',
+  id: 'id',
+};
+
+export class RepoService {
+  constructor(
+    private readonly prisma: Prisma,
+    private readonly config: ForgeConfig,
+    private readonly permissions: PermissionService,
+  ) {}
+
+  diskPath(ownerName: string, name: string): string {
+    return git.repositoryPath(this.config.reposDir, ownerName, name);
+  }
+
+  async findByOwnerAndName(owner: string, name: string): Promise<RepoWithOwner | null> {
+    const o = await this.prisma.user.findUnique({ where: { lowerName: owner.toLowerCase() }, select: { id: true } });
+    if (!o) return null;
+    return this.prisma.repository.findUnique({
+      where: { ownerId_lowerName: { ownerId: o.id, lowerName: name.toLowerCase() } },
+      include: { owner: true },
+    });
+  }
+
+  /** The repository with the caller's access, or 404 when it is missing or unreadable. */
+  async getReadable(owner: string, name: string, doer: User | null): Promise<{ repo: RepoWithOwner; mode: number }> {
+    const repo = await this.findByOwnerAndName(owner, name);
+    if (!repo) throw new ApiError(404, 'not found', { errors: [`repository does not exist [id: 0, uid: 0, owner_name: ${owner}, name: ${name}]`] });
+    const mode = await this.permissions.repoAccessMode(doer, repo);
+    if (mode < AccessMode.Read) throw new ApiError(404, 'not found', { errors: [`repository does not exist [id: 0, uid: 0, owner_name: ${owner}, name: ${name}]`] });
+    return { repo, mode };
+  }
+
+  /** May `doer` create repositories owned by `owner`? (403 otherwise) */
+  async assertCanCreateIn(doer: User, owner: User): Promise<void> {
+    if (doer.isAdmin) return;
+    if (owner.type === USER_TYPE_ORGANIZATION) {
+      if (!(await this.permissions.canCreateOrgRepo(doer.id, owner.id))) {
+        throw new ApiError(403, 'Given user is not allowed to create repository in organization.');
+      }
+      return;
+    }
+    if (owner.id !== doer.id) throw new ApiError(403, 'Given user is not allowed to create repository for another user.');
+  }
+
+  async create(doer: User, owner: User, input: CreateRepoInput): Promise<RepoWithOwner> {
+    checkRepoName(input.name);
+    const defaultBranch = input.default_branch || this.config.defaultBranch;
+    if (!git.isValidBranchName(defaultBranch)) throw new ApiError(422, '[DefaultBranch]: GitRefName');
+    const objectFormat = input.object_format_name || 'sha1';
+    if (objectFormat !== 'sha1') throw new ApiError(422, `unsupported object format: ${objectFormat}`);
+    let labels: { name: string; color: string; description: string; exclusive: boolean }[] = [];
+    if (input.issue_labels) {
+      const set = labelTemplate(input.issue_labels);
+      if (!set) throw new ApiError(422, `failed to load label template "${input.issue_labels}"`);
+      labels = set;
+    }
+    if (input.readme && input.readme !== 'Default') throw new ApiError(400, `readme template "${input.readme}" does not exist`);
+    if (!doer.isAdmin && owner.type !== USER_TYPE_ORGANIZATION) {
+      const limit = owner.maxRepoCreation >= 0 ? owner.maxRepoCreation : this.config.maxCreationLimit;
+      if (limit >= 0 && (await this.prisma.repository.count({ where: { ownerId: owner.id } })) >= limit) {
+        throw new ApiError(403, `user has reached maximum limit of repositories [limit: ${limit}]`);
+      }
+    }
+    const lowerName = input.name.toLowerCase();
+    const exists = await this.prisma.repository.count({ where: { ownerId: owner.id, lowerName } });
+    if (exists) throw new ApiError(409, 'The repository with the same name already exists.');
+    const trustModel = input.trust_model && TRUST_MODELS.has(input.trust_model) ? input.trust_model : 'default';
+    let repo: RepoWithOwner;
+    try {
+      repo = await this.prisma.repository.create({
+        data: {
+          ownerId: owner.id,
+          ownerName: owner.name,
+          name: input.name,
+          lowerName,
+          description: input.description ?? '',
+          isPrivate: input.private ?? false,
+          isTemplate: input.template ?? false,
+          trustModel,
+          objectFormatName: objectFormat,
+          defaultBranch,
+          isEmpty: true,
+          labels: labels.length
+            ? { create: labels.map((l) => ({ name: l.name, color: `#${l.color.replace(/^#/, '')}`, description: l.description, exclusive: l.exclusive })) }
+            : undefined,
+        },
+        include: { owner: true },
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new ApiError(409, 'The repository with the same name already exists.');
+      throw err;
+    }
+    const diskPath = this.diskPath(owner.name, input.name);
+    try {
+      await git.initRepository(diskPath, {
+        defaultBranch,
+        autoInit: input.auto_init
+          ? {
+              readme: { name: input.name, description: input.description ?? '', template: input.readme || 'Default', cloneUrlHttps: `${this.config.rootUrl}${owner.name}/${input.name}.git`, owner: owner.name },
+              license: input.license || undefined,
+              gitignores: input.gitignores ? input.gitignores.split(',').map((s) => s.trim()).filter(Boolean) : undefined,
+              author: { name: doer.fullName || doer.name, email: doer.email || `${doer.lowerName}@noreply.localhost` },
+              owner: owner.name,
+              repoName: input.name,
+            }
+          : undefined,
+      });
+    } catch (err) {
+      await this.prisma.repository.delete({ where: { id: repo.id } }).catch(() => undefined);
+      if (err instanceof git.RepositoryExistsError) {
+        throw new ApiError(409, 'The repository with the same name already exists.');
+      }
+      if (err instanceof git.UnknownTemplateError) {
+        throw new ApiError(err.kind === 'readme' ? 400 : 422, `${err.kind} template "${err.template}" does not exist`);
+      }
+      throw err;
+    }
+    if (input.auto_init) return this.afterPush(repo.id);
+    return repo;
+  }
+
+  /** Refreshes size, empty flag and default branch from disk (after a push or init). */
+  async afterPush(repoId: number): Promise<RepoWithOwner> {
+    const repo = await this.prisma.repository.findUniqueOrThrow({ where: { id: repoId }, include: { owner: true } });
+    const stats = await git.repoStats(this.diskPath(repo.owner.name, repo.name));
+    return this.prisma.repository.update({
+      where: { id: repoId },
+      data: {
+        size: stats.sizeKiB,
+        isEmpty: stats.empty,
+        ...(stats.defaultBranch ? { defaultBranch: stats.defaultBranch } : {}),
+        updatedAt: new Date(),
+      },
+      include: { owner: true },
+    });
+  }
+
+  /** Deletes the row and the repository on disk. Needs owner access (403 otherwise). */
+  async delete(repo: RepoWithOwner, mode: number): Promise<void> {
+    if (mode < AccessMode.Owner) {
+      // Gitea's reqOwner(): repository owner, org owner or site admin.
+      throw new ApiError(403, 'user should be the owner of the repo');
+    }
+    await this.prisma.repository.delete({ where: { id: repo.id } });
+    await git.deleteRepository(this.diskPath(repo.owner.name, repo.name));
+  }
+
+  /** Repositories of an owner visible to the viewer, by name. */
+  async listForOwner(owner: User, viewer: User | null, skip: number, take: number) {
+    const where = { AND: [{ ownerId: owner.id }, this.permissions.readableRepoFilter(viewer)] };
+    const [rows, total] = await Promise.all([
+      this.prisma.repository.findMany({ where, include: { owner: true }, orderBy: { lowerName: 'asc' }, skip, take }),
+      this.prisma.repository.count({ where }),
+    ]);
+    return { rows, total };
+  }
+
+  /** GET /repos/search (Gitea's SearchRepository options). */
+  async search(viewer: User | null, o: SearchOptions) {
+    const and: Record<string, unknown>[] = [this.permissions.readableRepoFilter(viewer)];
+    if (!o.includePrivate) and.push({ isPrivate: false });
+    if (o.q) {
+      const lower = o.q.toLowerCase();
+      const byName = { lowerName: { contains: lower } };
+      and.push(o.includeDesc ? { OR: [byName, { description: { contains: o.q } }] } : byName);
+    }
+    if (o.uid) {
+      const owned = { ownerId: o.uid };
+      const collab = { collaborators: { some: { userId: o.uid } } };
+      if (o.mode === 'collaborative') and.push({ NOT: owned }, collab);
+      else and.push(o.exclusive ? owned : { OR: [owned, collab] });
+    }
+    if (o.teamId) and.push({ teams: { some: { teamId: o.teamId } } });
+    if (o.isPrivate !== undefined) and.push({ isPrivate: o.isPrivate });
+    if (o.template !== undefined) and.push({ isTemplate: o.template });
+    if (o.archived !== undefined) and.push({ isArchived: o.archived });
+    if (o.mode === 'fork') and.push({ isFork: true });
+    if (o.mode === 'source') and.push({ isFork: false, isMirror: false });
+    if (o.mode === 'mirror') and.push({ isMirror: true });
+    const where = { AND: and };
+    const field = SORTS[o.sort || 'alpha'];
+    const dir = (o.order || 'asc') as 'asc' | 'desc';
+    const orderBy: Record<string, string>[] = [{ [field]: dir }];
+    if (field !== 'id') orderBy.push({ id: 'asc' });
+    let rows: RepoWithOwner[];
+    const total = await this.prisma.repository.count({ where });
+    if (o.priorityOwnerId) {
+      // Gitea orders the priority owner's repositories first.
+      const first = { AND: [...and, { ownerId: o.priorityOwnerId }] };
+      const rest = { AND: [...and, { NOT: { ownerId: o.priorityOwnerId } }] };
+      const nFirst = await this.prisma.repository.count({ where: first });
+      rows = [];
+      if (o.skip < nFirst) rows = await this.prisma.repository.findMany({ where: first, include: { owner: true }, orderBy, skip: o.skip, take: o.take });
+      if (rows.length < o.take) {
+        rows.push(
+          ...(await this.prisma.repository.findMany({ where: rest, include: { owner: true }, orderBy, skip: Math.max(0, o.skip - nFirst), take: o.take - rows.length })),
+        );
+      }
+    } else {
+      rows = await this.prisma.repository.findMany({ where, include: { owner: true }, orderBy, skip: o.skip, take: o.take });
+    }
+    return { rows, total };
+  }
+
+  /** Access modes for many repositories at once (search results). */
+  async accessModes(viewer: User | null, repos: RepoWithOwner[]): Promise<number[]> {
+    return Promise.all(repos.map((r) => this.permissions.repoAccessMode(viewer, r)));
+  }
+
+  static isValidSort(sort: string): boolean {
+    return sort in SORTS;
+  }
+}

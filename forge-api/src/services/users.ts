@@ -1,0 +1,279 @@
+/** Users (individuals): create, edit, rename, delete, look up, search; emails; public keys. */
+import crypto from 'node:crypto';
+import { ApiError } from '../plugins/errors';
+import { visibilityValue } from './convert';
+import type { Prisma } from './database';
+import { checkEmail, checkUserName } from './names';
+import { hashPassword } from './passwords';
+import { USER_TYPE_INDIVIDUAL, USER_TYPE_ORGANIZATION } from './permissions';
+import type { User } from './records';
+
+export const MIN_PASSWORD_LENGTH = 8;
+
+export interface CreateUserInput {
+  username: string;
+  email: string;
+  password: string;
+  full_name?: string;
+  login_name?: string;
+  source_id?: number;
+  must_change_password?: boolean;
+  restricted?: boolean;
+  visibility?: string;
+  admin?: boolean;
+  created_at?: string;
+}
+
+export interface EditUserInput {
+  login_name?: string;
+  source_id?: number;
+  active?: boolean;
+  admin?: boolean;
+  allow_create_organization?: boolean;
+  allow_git_hook?: boolean;
+  allow_import_local?: boolean;
+  description?: string;
+  email?: string;
+  full_name?: string;
+  location?: string;
+  max_repo_creation?: number;
+  must_change_password?: boolean;
+  password?: string;
+  prohibit_login?: boolean;
+  restricted?: boolean;
+  visibility?: string;
+  website?: string;
+}
+
+export function isUniqueViolation(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: string }).code === 'P2002';
+}
+
+export class UserService {
+  constructor(private readonly prisma: Prisma) {}
+
+  /** A user or organization by name (case-insensitive). */
+  async findByName(name: string): Promise<User | null> {
+    return this.prisma.user.findUnique({ where: { lowerName: name.toLowerCase() } });
+  }
+
+  async findIndividual(name: string): Promise<User | null> {
+    const u = await this.findByName(name);
+    return u && u.type === USER_TYPE_INDIVIDUAL ? u : null;
+  }
+
+  async nameTaken(name: string): Promise<boolean> {
+    const lower = name.toLowerCase();
+    const [u, r] = await Promise.all([
+      this.prisma.user.count({ where: { lowerName: lower } }),
+      this.prisma.userRedirect.count({ where: { lowerName: lower } }),
+    ]);
+    return u + r > 0;
+  }
+
+  async emailTaken(email: string, exceptUserId?: number): Promise<boolean> {
+    const row = await this.prisma.emailAddress.findUnique({ where: { lowerEmail: email.toLowerCase() } });
+    return row !== null && row.userId !== exceptUserId;
+  }
+
+  checkPassword(password: string): void {
+    if (password.length < MIN_PASSWORD_LENGTH) throw new ApiError(400, 'PasswordIsRequired');
+    if (password.length > 255) throw new ApiError(400, 'PasswordComplexity');
+  }
+
+  async create(input: CreateUserInput): Promise<User> {
+    checkUserName(input.username);
+    checkEmail(input.email);
+    this.checkPassword(input.password);
+    const visibility = visibilityValue(input.visibility);
+    if (input.visibility && visibility === undefined) throw new ApiError(422, `[Visibility]: In`);
+    if (await this.nameTaken(input.username)) throw new ApiError(422, `user already exists [name: ${input.username}]`);
+    if (await this.emailTaken(input.email)) throw new ApiError(422, `e-mail already in use [email: ${input.email}]`);
+    const passwordHash = await hashPassword(input.password);
+    try {
+      return await this.prisma.user.create({
+        data: {
+          type: USER_TYPE_INDIVIDUAL,
+          name: input.username,
+          lowerName: input.username.toLowerCase(),
+          email: input.email,
+          fullName: input.full_name ?? '',
+          loginName: input.login_name ?? input.username,
+          loginSource: input.source_id ?? 0,
+          passwordHash,
+          mustChangePassword: input.must_change_password ?? true,
+          isRestricted: input.restricted ?? false,
+          isAdmin: input.admin ?? false,
+          visibility: visibility ?? 0,
+          createdAt: input.created_at ? new Date(input.created_at) : undefined,
+          emails: { create: { email: input.email, lowerEmail: input.email.toLowerCase(), isPrimary: true, isActivated: true } },
+        },
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new ApiError(422, `user already exists [name: ${input.username}]`);
+      throw err;
+    }
+  }
+
+  async edit(user: User, input: EditUserInput, doer: User): Promise<User> {
+    const data: Record<string, unknown> = {};
+    if (input.email !== undefined && input.email !== '' && input.email !== user.email) {
+      try {
+        checkEmail(input.email);
+      } catch {
+        throw new ApiError(400, `e-mail invalid [email: ${input.email}]`);
+      }
+      if (await this.emailTaken(input.email, user.id)) throw new ApiError(400, `e-mail already in use [email: ${input.email}]`);
+      data.email = input.email;
+    }
+    if (input.password !== undefined && input.password !== '') {
+      this.checkPassword(input.password);
+      data.passwordHash = await hashPassword(input.password);
+    }
+    if (input.visibility !== undefined && input.visibility !== '') {
+      const v = visibilityValue(input.visibility);
+      if (v === undefined) throw new ApiError(422, '[Visibility]: In');
+      data.visibility = v;
+    }
+    if (input.admin === false && user.isAdmin) {
+      const admins = await this.prisma.user.count({ where: { isAdmin: true, type: USER_TYPE_INDIVIDUAL } });
+      if (admins <= 1) throw new ApiError(400, 'cannot remove the last admin');
+    }
+    const map: [keyof EditUserInput, string][] = [
+      ['login_name', 'loginName'],
+      ['source_id', 'loginSource'],
+      ['active', 'isActive'],
+      ['admin', 'isAdmin'],
+      ['allow_create_organization', 'allowCreateOrganization'],
+      ['allow_git_hook', 'allowGitHook'],
+      ['allow_import_local', 'allowImportLocal'],
+      ['description', 'description'],
+      ['full_name', 'fullName'],
+      ['location', 'location'],
+      ['max_repo_creation', 'maxRepoCreation'],
+      ['must_change_password', 'mustChangePassword'],
+      ['prohibit_login', 'prohibitLogin'],
+      ['restricted', 'isRestricted'],
+      ['website', 'website'],
+    ];
+    for (const [from, to] of map) if (input[from] !== undefined) data[to] = input[from];
+    void doer;
+    return this.prisma.$transaction(async (tx) => {
+      if (typeof data.email === 'string') {
+        await tx.emailAddress.updateMany({ where: { userId: user.id, isPrimary: true }, data: { isPrimary: false } });
+        await tx.emailAddress.deleteMany({ where: { userId: user.id, lowerEmail: data.email.toLowerCase() } });
+        await tx.emailAddress.create({ data: { userId: user.id, email: data.email, lowerEmail: data.email.toLowerCase(), isPrimary: true } });
+      }
+      return tx.user.update({ where: { id: user.id }, data });
+    });
+  }
+
+  /** Gitea refuses to delete users who still own repositories or organizations. */
+  async delete(user: User, doer: User): Promise<void> {
+    if (user.type !== USER_TYPE_INDIVIDUAL) throw new ApiError(422, 'target is an organization');
+    if (user.id === doer.id) throw new ApiError(422, 'you cannot delete yourself');
+    const repos = await this.prisma.repository.count({ where: { ownerId: user.id } });
+    if (repos > 0) throw new ApiError(422, `user still has ownership of repositories [uid: ${user.id}, count: ${repos}]`);
+    const owned = await this.prisma.teamUser.count({ where: { userId: user.id, team: { authorize: 4 } } });
+    if (owned > 0) throw new ApiError(422, `user still has membership of organizations [uid: ${user.id}]`);
+    if (user.isAdmin && (await this.prisma.user.count({ where: { isAdmin: true, type: USER_TYPE_INDIVIDUAL } })) <= 1) {
+      throw new ApiError(422, 'cannot delete the last admin');
+    }
+    await this.prisma.user.delete({ where: { id: user.id } });
+  }
+
+  /** Renames a user or org; the old name keeps redirecting (UserRedirect). Disk moves are the caller's. */
+  async rename(user: User, newName: string): Promise<void> {
+    checkUserName(newName);
+    if (newName.toLowerCase() !== user.lowerName && (await this.prisma.user.count({ where: { lowerName: newName.toLowerCase() } }))) {
+      throw new ApiError(422, `user already exists [name: ${newName}]`);
+    }
+    await this.prisma.$transaction(async (tx) => {
+      await tx.userRedirect.deleteMany({ where: { lowerName: newName.toLowerCase() } });
+      if (newName.toLowerCase() !== user.lowerName) {
+        await tx.userRedirect.create({ data: { lowerName: user.lowerName, redirectUserId: user.id } });
+      }
+      await tx.user.update({ where: { id: user.id }, data: { name: newName, lowerName: newName.toLowerCase() } });
+      await tx.repository.updateMany({ where: { ownerId: user.id }, data: { ownerName: newName } });
+    });
+  }
+
+  /** Old name -> current user, for Gitea's redirects of renamed users. */
+  async redirectTarget(name: string): Promise<User | null> {
+    const r = await this.prisma.userRedirect.findUnique({ where: { lowerName: name.toLowerCase() }, include: { user: true } });
+    return r?.user ?? null;
+  }
+
+  async list(where: Record<string, unknown>, skip: number, take: number) {
+    const w = { type: USER_TYPE_INDIVIDUAL, ...where };
+    const [rows, total] = await Promise.all([
+      this.prisma.user.findMany({ where: w, orderBy: { lowerName: 'asc' }, skip, take }),
+      this.prisma.user.count({ where: w }),
+    ]);
+    return { rows, total };
+  }
+
+  /** GET /users/search: keyword on name/full name/email, visible users only. */
+  async search(viewer: User | null, q: string, uid: number | undefined, skip: number, take: number) {
+    const where: Record<string, unknown> = { type: USER_TYPE_INDIVIDUAL, isActive: true };
+    if (uid) where.id = uid;
+    if (!viewer?.isAdmin) where.visibility = { in: viewer && !viewer.isRestricted ? [0, 1] : [0] };
+    if (q) {
+      const lower = q.toLowerCase();
+      where.OR = [{ lowerName: { contains: lower } }, { fullName: { contains: q } }];
+    }
+    const [rows, total] = await Promise.all([
+      this.prisma.user.findMany({ where, orderBy: { lowerName: 'asc' }, skip, take }),
+      this.prisma.user.count({ where }),
+    ]);
+    return { rows, total };
+  }
+
+  async emails(q: string, skip: number, take: number) {
+    const where = q ? { OR: [{ lowerEmail: { contains: q.toLowerCase() } }, { user: { lowerName: { contains: q.toLowerCase() } } }] } : {};
+    const [rows, total] = await Promise.all([
+      this.prisma.emailAddress.findMany({ where, include: { user: true }, orderBy: [{ userId: 'asc' }, { id: 'asc' }], skip, take }),
+      this.prisma.emailAddress.count({ where }),
+    ]);
+    return { rows, total };
+  }
+
+  async addPublicKey(user: User, input: { key: string; title: string; read_only?: boolean }) {
+    const parsed = parsePublicKey(input.key);
+    if (!parsed) throw new ApiError(422, 'Unable to verify key content');
+    if (await this.prisma.publicKey.count({ where: { fingerprint: parsed.fingerprint } })) {
+      throw new ApiError(422, 'Key content has been used as non-deploy key');
+    }
+    if (await this.prisma.publicKey.count({ where: { ownerId: user.id, name: input.title } })) {
+      throw new ApiError(422, 'Key title has been used');
+    }
+    return this.prisma.publicKey.create({
+      data: { ownerId: user.id, name: input.title, content: parsed.content, fingerprint: parsed.fingerprint, mode: input.read_only ? 1 : 2 },
+    });
+  }
+}
+
+const KEY_TYPES = new Set([
+  'ssh-ed25519',
+  'ssh-rsa',
+  'ecdsa-sha2-nistp256',
+  'ecdsa-sha2-nistp384',
+  'ecdsa-sha2-nistp521',
+  'sk-ssh-ed25519@openssh.com',
+  'sk-ecdsa-sha2-nistp256@openssh.com',
+  'ssh-dss',
+]);
+
+/** OpenSSH authorized_keys line -> normalized content ("type base64") and SHA256 fingerprint. */
+export function parsePublicKey(line: string): { content: string; fingerprint: string; type: string } | null {
+  const parts = line.trim().split(/\s+/);
+  if (parts.length < 2 || !KEY_TYPES.has(parts[0])) return null;
+  const blob = Buffer.from(parts[1], 'base64');
+  if (blob.length < 8 || blob.toString('base64').replace(/=+$/, '') !== parts[1].replace(/=+$/, '')) return null;
+  const len = blob.readUInt32BE(0);
+  if (blob.subarray(4, 4 + len).toString() !== parts[0]) return null;
+  const fingerprint = 'SHA256:' + crypto.createHash('sha256').update(blob).digest('base64').replace(/=+$/, '');
+  return { content: `${parts[0]} ${parts[1]}`, fingerprint, type: parts[0] };
+}
+
+export { USER_TYPE_ORGANIZATION };
