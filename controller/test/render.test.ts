@@ -1,0 +1,134 @@
+/** renderConfig: the directives that matter, escaping of manifest values, and nginx -t on the result. */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import execa from 'execa';
+import { buildModel } from '../src/model';
+import { ensurePrefixDirs } from '../src/apply/files';
+import { prefixLayout, renderConfig } from '../src/render';
+import { quote } from '../src/render/format';
+import * as f from './model-fixtures';
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-render-'));
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+function simpleGraph() {
+  return f.graph([f.listener(8080, [f.attach(f.route('r', [f.rule(0, [f.prefix('/api')], [f.backend('api', 9000)])], { hostnames: ['a.test'] }))])]);
+}
+
+/** Writes the files into <dir>/conf and runs `nginx -t` on them. */
+async function nginxTest(files: Record<string, string>, prefix: string) {
+  const conf = path.join(prefix, 'conf');
+  fs.mkdirSync(conf, { recursive: true });
+  ensurePrefixDirs(prefixLayout(prefix));
+  for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(conf, name), text);
+  return execa('nginx', ['-t', '-p', prefix + '/', '-e', 'stderr', '-c', path.join(conf, 'nginx.conf')], { reject: false, all: true });
+}
+
+describe('nginx string escaping', () => {
+  test('quote() escapes backslashes and double quotes', () => {
+    expect(quote('a"b\\c')).toBe('"a\\"b\\\\c"');
+    expect(quote('$x')).toBe('"$x"');
+  });
+
+  test('manifest values cannot inject directives, and nginx -t accepts the result', async () => {
+    const evil = '"; return 200 "pwned"; #';
+    const g = f.graph([
+      f.listener(8080, [
+        f.attach(
+          f.route('evil', [
+            f.rule(0, [f.exact('/a' + evil)], [f.backend('a', 9000)]),
+            f.rule(1, [f.prefix('/b', { headers: [{ name: 'X-E', type: 'Exact', value: evil + '} server {' }] })], [f.backend('a', 9000)]),
+            f.rule(2, [f.regex('/c\\"[0-9]+\\\\')], [f.backend('a', 9000)]),
+            f.rule(3, [f.prefix('/d', { queryParams: [{ name: 'q"', type: 'RegularExpression', value: '^"\\d+;$' }] })], [f.backend('a', 9000)]),
+          ]),
+        ),
+      ]),
+    ]);
+    const prefix = path.join(tmp, 'evil');
+    const { files } = renderConfig(buildModel(g), { listenAddress: '127.0.0.1', prefix });
+    const all = Object.values(files).join('\n');
+    expect(all).not.toMatch(/^\s*return 200 "pwned"/m);
+    expect(files['servers.conf']).toContain('location = "/a\\"; return 200 \\"pwned\\"; #"');
+    const res = await nginxTest(files, prefix);
+    expect(res.all).toMatch(/test is successful/);
+  });
+});
+
+describe('rendered directives', () => {
+  const prefix = path.join(tmp, 'plain');
+  const { files } = renderConfig(buildModel(simpleGraph()), { listenAddress: '127.0.0.2', prefix, workerProcesses: 3, errorLogLevel: 'warn' });
+
+  test('listens on the listen address and port; a catch-all default server per port', () => {
+    expect(files['servers.conf']).toContain('listen 127.0.0.2:8080 default_server;');
+    expect(files['servers.conf']).toContain('listen 127.0.0.2:8080;\n    server_name "a.test";');
+  });
+
+  test('pid, logs and temp files live in the prefix', () => {
+    const main = files['nginx.conf'];
+    expect(main).toContain(`pid "${prefix}/run/nginx.pid";`);
+    expect(main).toContain(`error_log "${prefix}/logs/error.log" warn;`);
+    expect(main).toContain('error_log stderr warn;');
+    expect(main).toContain(`proxy_temp_path "${prefix}/temp/proxy";`);
+    expect(main).toContain(`client_body_temp_path "${prefix}/temp/client_body";`);
+    expect(main).toContain('worker_processes 3;');
+  });
+
+  test('upstreams use keepalive and HTTP/1.1 with the Host the client sent', () => {
+    expect(files['upstreams.conf']).toMatch(/upstream b_default__api_80 \{\n\s+server 127\.0\.0\.1:9000;\n\s+keepalive 16;/);
+    expect(files['nginx.conf']).toContain('proxy_http_version 1.1;');
+    expect(files['nginx.conf']).toContain('proxy_set_header Host $portcullis_host;');
+  });
+
+  test('passes nginx -t', async () => {
+    const res = await nginxTest(files, prefix);
+    expect(res.all).toMatch(/test is successful/);
+  });
+
+  test('bad render options are refused with a clear error', () => {
+    expect(() => renderConfig(buildModel(simpleGraph()), { listenAddress: '127.0.0.1', prefix, errorLogLevel: 'loud' })).toThrow(/errorLogLevel/);
+    expect(() => renderConfig(buildModel(simpleGraph()), { listenAddress: '127.0.0.1', prefix: '/tmp/' + 'x'.repeat(120) })).toThrow(/too long/);
+  });
+});
+
+describe('policy fields render at their level', () => {
+  const model = buildModel(simpleGraph());
+  model.http.limitReqZones = [{ name: 'default_rl_p_rule0', key: '$binary_remote_addr', size: '10m', rate: '5r/s' }];
+  model.http.settings = { proxyBuffering: false, proxyBufferSize: '8k' };
+  const s = model.servers.find((x) => x.serverNames[0] === 'a.test')!;
+  s.settings = { clientMaxBodySize: '2m' };
+  s.ruleLocations[0].settings = {
+    limitReq: [{ zone: 'default_rl_p_rule0', burst: 3 }],
+    limitReqStatus: 429,
+    limitReqLogLevel: 'warn',
+    limitReqDryRun: true,
+    proxyBuffers: { number: 8, size: '4k' },
+    proxyBusyBuffersSize: '16k',
+    clientMaxBodySize: '100',
+  };
+  const prefix = path.join(tmp, 'policies');
+  const { files } = renderConfig(model, { listenAddress: '127.0.0.1', prefix });
+
+  test('http: limit_req_zone and proxy buffering', () => {
+    expect(files['nginx.conf']).toContain('limit_req_zone "$binary_remote_addr" "zone=default_rl_p_rule0:10m" "rate=5r/s";');
+    expect(files['nginx.conf']).toContain('proxy_buffering off;');
+    expect(files['nginx.conf']).toContain('proxy_buffer_size "8k";');
+  });
+
+  test('server and per-rule named location', () => {
+    expect(files['servers.conf']).toMatch(/server_name "a\.test";\n\s+client_max_body_size "2m";/);
+    const named = files['servers.conf'].split('location @rule_default_r_0 {')[1].split('}')[0];
+    expect(named).toContain('limit_req "zone=default_rl_p_rule0" "burst=3";');
+    expect(named).toContain('limit_req_status 429;');
+    expect(named).toContain('limit_req_log_level "warn";');
+    expect(named).toContain('limit_req_dry_run on;');
+    expect(named).toContain('proxy_buffers 8 "4k";');
+    expect(named).toContain('proxy_busy_buffers_size "16k";');
+    expect(named).toContain('client_max_body_size "100";');
+  });
+
+  test('passes nginx -t', async () => {
+    const res = await nginxTest(files, prefix);
+    expect(res.all).toMatch(/test is successful/);
+  });
+});
