@@ -8,7 +8,7 @@ import path from 'path';
 import zlib from 'zlib';
 import execa from 'execa';
 import Fastify, { FastifyInstance, FastifyRequest } from 'fastify';
-import gitHttpRoutes, { GitHttpAuth, GitHttpRepo, GitHttpUser } from '../src/routes/git-http';
+import gitHttpRoutes, { GitHttpAuth, GitHttpDeps, GitHttpRepo, GitHttpUser } from '../src/routes/git-http';
 import { initRepository, repositoryPath, repoStats } from '../src/services/git';
 import { gitEnv } from '../src/services/git/run';
 
@@ -85,8 +85,7 @@ beforeAll(async () => {
   await initRepository(repositoryPath(reposDir, 'alice', 'empty'), { defaultBranch: 'main' });
 
   app = Fastify();
-  await app.register(gitHttpRoutes, {
-    deps: {
+  const deps: Partial<GitHttpDeps> = {
       reposDir,
       authenticate,
       findRepo: async (owner, name) =>
@@ -98,8 +97,8 @@ beforeAll(async () => {
       afterPush: async (repo) => {
         shim.pushes.push(repo.id);
       },
-    },
-  });
+  };
+  await app.register(gitHttpRoutes, { deps });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const addr = app.server.address();
   base = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;

@@ -1,6 +1,6 @@
 /** POST /markdown, /markdown/raw, /markup through the miscellaneous plugin (fastify.inject). */
 import Fastify, { FastifyInstance } from 'fastify';
-import miscRoutes from '../src/routes/miscellaneous';
+import miscRoutes, { MiscDeps } from '../src/routes/miscellaneous';
 import { listen, TestResponse, RequestOptions } from './git-test-server';
 
 let app: FastifyInstance;
@@ -9,14 +9,12 @@ const AUTH = { authorization: 'token good' };
 
 beforeAll(async () => {
   app = Fastify();
-  await app.register(miscRoutes, {
-    prefix: '/api/v1',
-    deps: {
-      rootUrl: 'http://localhost:3000/',
-      isSignedIn: (req) => req.headers.authorization === 'token good',
-      mentionable: async (names) => names.filter((n) => n === 'alice'),
-    },
-  });
+  const deps: Partial<MiscDeps> = {
+    rootUrl: 'http://localhost:3000/',
+    isSignedIn: (req) => req.headers.authorization === 'token good',
+    mentionable: async (names) => names.filter((n) => n === 'alice'),
+  };
+  await app.register(miscRoutes, { prefix: '/api/v1', deps });
   inject = await listen(app);
 });
 afterAll(() => app.close());
