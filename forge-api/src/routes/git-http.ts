@@ -40,6 +40,8 @@ export interface GitHttpRepo {
   isPrivate: boolean;
   isArchived?: boolean;
   isMirror?: boolean;
+  /** Anonymous pulls need a public owner too (Gitea asks for credentials otherwise); default true. */
+  ownerIsPublic?: boolean;
 }
 
 export interface GitHttpAccess {
@@ -97,10 +99,12 @@ function scopesOf(result: AnyRecord): string[] | null {
   if (Array.isArray(raw)) return raw.map(String);
   if (typeof raw === 'string') return raw.split(',');
   if (typeof raw === 'object' && raw.levels) {
-    // a parsed ScopeSet
-    if (raw.all) return ['all'];
-    const lv = raw.levels.repository ?? 0;
-    return lv >= 2 ? ['write:repository'] : lv === 1 ? ['read:repository'] : [];
+    // a parsed ScopeSet (CORE's services/scopes)
+    const out: string[] = raw.publicOnly ? ['public-only'] : [];
+    const lv = raw.all ? 2 : (raw.levels.repository ?? 0);
+    if (lv >= 2) out.push('write:repository');
+    else if (lv === 1) out.push('read:repository');
+    return out;
   }
   return [];
 }
@@ -118,7 +122,13 @@ function defaultDeps(app: FastifyInstance): GitHttpDeps {
         else if (typeof r.authenticate === 'function') result = await r.authenticate();
         else result = r.auth;
       } catch (err) {
-        return { user: null, tokenScopes: null, error: (err as Error).message || 'invalid credentials' };
+        let message = (err as Error).message || 'invalid credentials';
+        // git cannot send a one-time password: say so as Gitea does.
+        if (/OTP/i.test(message)) {
+          message =
+            'Users with two-factor authentication enabled cannot perform HTTP/HTTPS operations via plain username and password. Please create and use a personal access token on the user settings page';
+        }
+        return { user: null, tokenScopes: null, error: message };
       }
       if (!result) return { user: null, tokenScopes: null };
       const user = userOf(result.user ?? (result.id !== undefined ? result : null));
@@ -126,7 +136,9 @@ function defaultDeps(app: FastifyInstance): GitHttpDeps {
     },
     async findRepo(owner, name) {
       const repo = await a.services?.repos?.findByOwnerAndName(owner, name);
-      return repo ?? null;
+      if (!repo) return null;
+      const visibility = repo.owner?.visibility;
+      return { ...repo, ownerIsPublic: visibility === undefined || visibility === 0 || visibility === 'public' };
     },
     async access(user, repo) {
       const p = await a.services?.permissions?.repoAccess(user, repo);
@@ -176,7 +188,7 @@ export default async function gitHttpRoutes(app: FastifyInstance, opts: GitHttpO
       await plain(reply, 403, 'This repo is archived. You can view files and clone it, but cannot push or open issues/pull-requests.');
       return null;
     }
-    const isPublicPull = repo !== null && !repo.isPrivate && isPull;
+    const isPublicPull = repo !== null && !repo.isPrivate && isPull && repo.ownerIsPublic !== false;
     const auth = await deps.authenticate(request);
     if (auth.error) return unauthorized(auth.error);
 
@@ -184,6 +196,10 @@ export default async function gitHttpRoutes(app: FastifyInstance, opts: GitHttpO
       if (!auth.user) return unauthorized();
       if (auth.tokenScopes && !hasScope(auth.tokenScopes, isPull ? 'read' : 'write')) {
         await plain(reply, 403, 'User permission denied');
+        return null;
+      }
+      if (auth.tokenScopes?.includes('public-only') && repo?.isPrivate) {
+        await plain(reply, 403, 'token scope is limited to public repos');
         return null;
       }
     }

@@ -57,7 +57,8 @@ function defaultDeps(app: FastifyInstance): MiscDeps {
     isSignedIn(request) {
       // CORE's auth plugin resolves the caller into request.auth before handlers run.
       if (!app.hasRequestDecorator('auth')) return true;
-      return Boolean((request as unknown as AnyRecord).auth?.user);
+      const r = request as unknown as AnyRecord;
+      return Boolean(r.doer ?? r.auth?.user);
     },
     async mentionable(names) {
       if (!prisma?.user) return [];
@@ -185,7 +186,7 @@ export default async function miscRoutes(app: FastifyInstance, opts: MiscOptions
 
   app.post<{ Body: MarkdownBody | undefined }>(
     '/markdown',
-    { schema: schema({ operationId: 'renderMarkdown', summary: 'Render a markdown document as HTML', body: markdownOption, response: renderResponses, produces: ['text/html'] }) },
+    { config: { auth: 'required' }, schema: schema({ operationId: 'renderMarkdown', summary: 'Render a markdown document as HTML', body: markdownOption, response: renderResponses, produces: ['text/html'] }) },
     async (request, reply) => {
       if (!requireSignIn(request, reply)) return reply;
       const b = request.body ?? {};
@@ -201,6 +202,7 @@ export default async function miscRoutes(app: FastifyInstance, opts: MiscOptions
     raw.post<{ Body: string | undefined }>(
       '/markdown/raw',
       {
+        config: { auth: 'required' },
         schema: schema({
           operationId: 'renderMarkdownRaw',
           summary: 'Render raw markdown as HTML',
@@ -219,7 +221,7 @@ export default async function miscRoutes(app: FastifyInstance, opts: MiscOptions
 
   app.post<{ Body: MarkdownBody | undefined }>(
     '/markup',
-    { schema: schema({ operationId: 'renderMarkup', summary: 'Render a markup document as HTML', body: markupOption, response: renderResponses, produces: ['text/html'] }) },
+    { config: { auth: 'required' }, schema: schema({ operationId: 'renderMarkup', summary: 'Render a markup document as HTML', body: markupOption, response: renderResponses, produces: ['text/html'] }) },
     async (request, reply) => {
       if (!requireSignIn(request, reply)) return reply;
       const b = request.body ?? {};
