@@ -157,6 +157,39 @@ describeForge('git over smart HTTP', (f) => {
     expect(refused.status).toBe(403);
   });
 
+  test('a push larger than the API body limit streams through', async () => {
+    const created = await f().request('POST', '/user/repos', { basic: alice, body: { name: 'big', auto_init: true } });
+    expect(created.status).toBe(201);
+    const dir = path.join(work, 'big');
+    expect((await git(work, 'clone', '-q', cloneUrl(f(), 'alice/big'), dir)).exitCode).toBe(0);
+    await commitFile(dir, 'large.bin', 34 * 1024 * 1024); // the API accepts 32 MiB bodies
+    const push = await git(dir, 'push', '-q', cloneUrl(f(), 'alice/big', alice), 'main');
+    expect(push.exitCode).toBe(0);
+    const after = await f().request('GET', '/repos/alice/big');
+    expect(after.body.size).toBeGreaterThan(34 * 1024);
+    const again = path.join(work, 'big-again');
+    expect((await git(work, 'clone', '-q', cloneUrl(f(), 'alice/big'), again)).exitCode).toBe(0);
+    expect(fs.statSync(path.join(again, 'large.bin')).size).toBe(34 * 1024 * 1024);
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.rmSync(again, { recursive: true, force: true });
+  });
+
+  test('two-factor users cannot use their password over git, but can use a token', async () => {
+    await f().user('carol');
+    const carol: [string, string] = ['carol', PASSWORD];
+    const token = await f().token('carol', ['write:repository']);
+    expect((await f().request('POST', '/user/repos', { basic: carol, body: { name: 'c2fa', private: true, auto_init: true } })).status).toBe(201);
+    await f().app.prisma.user.update({ where: { lowerName: 'carol' }, data: { totpSecret: 'JBSWY3DPEHPK3PXP' } });
+
+    const res = await fetch(`${f().url}/carol/c2fa.git/info/refs?service=git-upload-pack`, {
+      headers: { authorization: `Basic ${Buffer.from(carol.join(':')).toString('base64')}` },
+    });
+    expect(res.status).toBe(401);
+    expect(await res.text()).toMatch(/two-factor authentication enabled cannot perform HTTP\/HTTPS operations via plain username and password/);
+    const dir = path.join(work, 'c2fa');
+    expect((await git(work, 'clone', '-q', cloneUrl(f(), 'carol/c2fa', ['carol', token]), dir)).exitCode).toBe(0);
+  });
+
   test('markdown, templates and nodeinfo through the full app', async () => {
     const md = await f().request('POST', '/markdown', { basic: alice, body: { Mode: 'comment', Context: '/alice/Demo', Text: 'see #1, cc @bob @nobody' } });
     expect(md.status).toBe(200);
