@@ -23,6 +23,14 @@ export interface ForgeConfig {
   /** Site default for users whose max_repo_creation is -1; -1 = unlimited. */
   maxCreationLimit: number;
   disableQueryAuthToken: boolean;
+  /** Webhook deliveries (issue 6): per-request timeout, first retry delay (doubles), attempts. */
+  webhookDeliverTimeoutMs: number;
+  webhookRetryBaseMs: number;
+  webhookMaxAttempts: number;
+  /** CA public keys (authorized_keys lines) trusted to sign SSH certificates for HTTP signatures. */
+  sshTrustedUserCaKeys: string[];
+  /** Where package files are stored (<dataDir>/packages). */
+  packagesDir: string;
 }
 
 export type ForgeConfigInput = Partial<ForgeConfig>;
@@ -66,5 +74,11 @@ export function loadConfig(overrides: ForgeConfigInput = {}, env: NodeJS.Process
     defaultBranch: overrides.defaultBranch ?? env.DEFAULT_BRANCH ?? 'main',
     maxCreationLimit: overrides.maxCreationLimit ?? -1,
     disableQueryAuthToken: overrides.disableQueryAuthToken ?? bool(env.DISABLE_QUERY_AUTH_TOKEN, false),
+    webhookDeliverTimeoutMs: overrides.webhookDeliverTimeoutMs ?? int(env.WEBHOOK_DELIVER_TIMEOUT_MS, 5000),
+    webhookRetryBaseMs: overrides.webhookRetryBaseMs ?? int(env.WEBHOOK_RETRY_BASE_MS, 10000),
+    webhookMaxAttempts: overrides.webhookMaxAttempts ?? int(env.WEBHOOK_MAX_ATTEMPTS, 8),
+    sshTrustedUserCaKeys:
+      overrides.sshTrustedUserCaKeys ?? (env.SSH_TRUSTED_USER_CA_KEYS ?? '').split(/[\n,]/).map((s) => s.trim()).filter(Boolean),
+    packagesDir: overrides.packagesDir ?? path.join(dataDir, 'packages'),
   };
 }
