@@ -1,0 +1,65 @@
+/**
+ * From EffectivePolicies to the fields of DATAPLANE's model (model/types.ts). Types only are
+ * imported from the model, so the model can call these without a cycle at runtime.
+ */
+import type { LimitReqZone, ObjectKey, PolicySettings, RuleSource } from '../model/types';
+import { sizeBytes } from '../resources/policies';
+import { gatewayKey, routeKey } from './keys';
+import type { EffectivePolicies, LocationPolicies } from './types';
+
+/** http-level `limit_req_zone` lines. */
+export function modelZones(effective: EffectivePolicies): LimitReqZone[] {
+  return effective.zones.map((z) => ({ name: z.id, key: z.key, size: z.size, rate: z.rate }));
+}
+
+/** One proxying location's settings as model fields (only what policies set). */
+export function toPolicySettings(p: LocationPolicies): PolicySettings {
+  const s: PolicySettings = {};
+  if (p.rateLimit) {
+    s.limitReq = p.rateLimit.limits.map((l) => (l.burst !== undefined ? { zone: l.zone, burst: l.burst } : { zone: l.zone }));
+    s.limitReqDryRun = p.rateLimit.dryRun;
+    s.limitReqLogLevel = p.rateLimit.logLevel;
+    s.limitReqStatus = p.rateLimit.rejectCode;
+  }
+  if (p.proxy) {
+    if (p.proxy.buffering !== undefined) s.proxyBuffering = p.proxy.buffering;
+    if (p.proxy.bufferSize !== undefined) s.proxyBufferSize = p.proxy.bufferSize;
+    if (p.proxy.buffers !== undefined) s.proxyBuffers = { ...p.proxy.buffers };
+    if (p.proxy.busyBuffersSize !== undefined) s.proxyBusyBuffersSize = p.proxy.busyBuffersSize;
+  }
+  if (p.clientMaxBodySize !== undefined) s.clientMaxBodySize = p.clientMaxBodySize;
+  return s;
+}
+
+/**
+ * Settings of the location serving `source` (an HTTPRoute rule) in a server fed by `gateways`.
+ * A server shared by several Gateways holds one location per rule, so the first of them the
+ * route has settings for decides (Gateways of one nginx rarely share a port and hostname).
+ */
+export function ruleSettings(effective: EffectivePolicies, gateways: ObjectKey[], source: RuleSource, kind: 'HTTPRoute' | 'GRPCRoute' = 'HTTPRoute'): PolicySettings {
+  const perGateway = effective.routes[routeKey(kind, source.namespace, source.name)];
+  for (const gw of gateways) {
+    const own = perGateway?.[gatewayKey(gw.namespace, gw.name)];
+    if (own) return toPolicySettings(own);
+  }
+  for (const gw of gateways) {
+    const shared = effective.gateways[gatewayKey(gw.namespace, gw.name)];
+    if (shared) return toPolicySettings(shared);
+  }
+  return {};
+}
+
+/** nginx's client_max_body_size default. */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * client_max_body_size for a dispatching location: nginx checks Content-Length there, before
+ * the request reaches a rule's named location, so it must let through the largest body any
+ * candidate rule accepts ("0" = no limit). undefined: nginx's default (1m) suits every candidate.
+ */
+export function dispatchBodySize(candidates: (string | undefined)[]): string | undefined {
+  if (candidates.every((c) => c === undefined)) return undefined;
+  if (candidates.some((c) => c !== undefined && sizeBytes(c) === 0)) return '0';
+  const bytes = candidates.map((c) => (c === undefined ? DEFAULT_MAX_BODY_BYTES : sizeBytes(c)));
+  return String(Math.max(...bytes));
+}
