@@ -32,7 +32,7 @@ describe('regex: accepted when RE2 accepts it and PCRE reads it the same', () =>
     ['\\Z (PCRE: before final newline; not RE2)', 'a\\Z', /invalid RE2 syntax/],
     ['unbalanced parenthesis', '/a(b', /invalid RE2 syntax: missing \)/],
     ['repetition over 1000', 'a{1001}', /invalid RE2 syntax: invalid repetition size/],
-    ['octal escape (PCRE may read a back-reference)', '\\12', /numeric escapes/],
+    ['octal escape (PCRE may read a back-reference)', '\\12', /octal escapes may read as back-references/],
     ['multiline flag', '(?m)^a$', /only the i and s flags/],
     ['ungreedy flag', '(?U)a*', /only the i and s flags/],
     ['Unicode class', '\\pL', /Unicode classes/],
