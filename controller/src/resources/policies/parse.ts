@@ -1,0 +1,59 @@
+/**
+ * Policy documents out of the manifest stream: the valid ones typed, the invalid ones kept with
+ * their document (their targetRefs name the ancestors that carry the error). Other documents
+ * are not ours and are skipped silently here (parseManifests reports them).
+ */
+import type { ManifestDoc } from '../types';
+import type { InvalidPolicy } from '../../policies/types';
+import { isPolicyGroup, isPolicyKind, parsePolicy, type Policy } from './index';
+
+export interface ParsedPolicies {
+  policies: Policy[];
+  invalid: InvalidPolicy[];
+  /** Duplicates (same kind/namespace/name: the first wins) and unknown kinds of our group. */
+  errors: { source: string; message: string }[];
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export function parsePolicyDocs(docs: ManifestDoc[]): ParsedPolicies {
+  const out: ParsedPolicies = { policies: [], invalid: [], errors: [] };
+  const seen = new Map<string, string>();
+  const visit = (source: string, doc: unknown): void => {
+    if (!isObject(doc)) return;
+    if (doc.kind === 'List' && Array.isArray(doc.items)) {
+      for (const item of doc.items) visit(source, item);
+      return;
+    }
+    const apiVersion = typeof doc.apiVersion === 'string' ? doc.apiVersion : '';
+    const kind = typeof doc.kind === 'string' ? doc.kind : '';
+    if (!isPolicyGroup(apiVersion)) return;
+    if (!isPolicyKind(kind)) {
+      out.errors.push({ source, message: `${apiVersion} has no kind ${kind || '(none)'}; policy kinds are RateLimitPolicy, ProxySettingsPolicy, ClientSettingsPolicy` });
+      return;
+    }
+    const meta = isObject(doc.metadata) ? doc.metadata : {};
+    const name = typeof meta.name === 'string' && meta.name !== '' ? meta.name : undefined;
+    if (!name) {
+      out.errors.push({ source, message: `${kind} has no metadata.name` });
+      return;
+    }
+    const namespace = typeof meta.namespace === 'string' && meta.namespace !== '' ? meta.namespace : 'default';
+    const key = `${kind}/${namespace}/${name}`;
+    const first = seen.get(key);
+    if (first !== undefined) {
+      out.errors.push({ source, message: `${kind} ${namespace}/${name} is already defined in ${first}; this copy is ignored` });
+      return;
+    }
+    seen.set(key, source);
+    const result = parsePolicy(doc);
+    if (result.ok) {
+      out.policies.push(result.policy);
+      return;
+    }
+    const generation = typeof meta.generation === 'number' && Number.isInteger(meta.generation) && meta.generation >= 1 ? meta.generation : 1;
+    out.invalid.push({ kind, namespace, name, generation, message: result.message, doc });
+  };
+  for (const d of docs) visit(d.source, d.doc);
+  return out;
+}
