@@ -1,0 +1,116 @@
+/**
+ * The PCRE forms checkRegex hands to nginx match exactly what the original pattern matches
+ * under the real RE2: every accepted pattern goes into a real nginx (PCRE2) as a map regex,
+ * and for each subject the bits nginx answers are compared with RE2 (WASM) search results.
+ */
+import * as fs from 'fs';
+import * as net from 'net';
+import * as os from 'os';
+import * as path from 'path';
+import execa from 'execa';
+import { WrappedRE2 } from 're2-wasm/build/wasm/re2';
+import { checkRegex } from '../src/graph';
+import { freePort } from '../../e2e/support/ports';
+
+function re2Search(pattern: string, subject: string): boolean {
+  const re = new WrappedRE2(pattern.replace(/\(\?<(?![=!])/g, '(?P<'), false, false, false);
+  try {
+    return re.match(subject, 0, false).index >= 0;
+  } finally {
+    (re as unknown as { delete(): void }).delete();
+  }
+}
+
+const nginxString = (s: string) => `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+
+const patterns = [
+  'a', '^a', 'a$', '^$', 'ab|cd', '^(a|b)+$', '[a-c]{2,3}', '[^a]', '[]a]', '[a-]', '[[:alpha:]]+$', '[[:^digit:]]', '\\d+', '\\w\\W', '\\s', '\\S+$',
+  '[\\s-]', '\\bab\\b', '\\Bb', '\\Aa', 'a\\z', '(?i)AB', '(?i:a)b', '(?s:a.b)', 'a.b', '\\Q.*\\E', '\\Qa$', '\\x41', '\\v', 'a\\tb', '\\.', '\\\\',
+  'a*?b', 'a{2}', 'a{2,}', '(?P<x>a)b', '(?<y>b)c', 'a{0}b', '()', '(|a)b', '"', 'x"y', '\\{', '}', ']', '[\\]]', '[\\[]', '^[ -~]*$', '^/api/v[0-9]+/',
+  '^.*$', '^[^/]+$', 'a|', '^(?:a|ab)c$', '[\\x41-\\x43]+', '[\\d\\s]', '(?i)[a-c]', '\\$', '[$^]', 'a\\-b',
+];
+
+const subjects = ['a', 'b', 'ab', 'AB', 'aB', 'abc', 'aab', 'cd', 'x"y', 'a b', 'a\tb', 'a\u000bb', '123', 'a-b', '{', '}', ']', '[', '\\', 'a.b', 'a$', '$', '^',
+  '.*', 'zzz', '/api/v12/x', '/api/vx', 'ABC', 'ac', 'abcc', 'x', 'a\u000c', '-', 'aa', 'b a'];
+
+let prefix: string;
+let nginx: execa.ExecaChildProcess | undefined;
+let port: number;
+
+beforeAll(async () => {
+  prefix = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-regex-nginx-'));
+  port = await freePort();
+  const maps = patterns
+    .map((p, i) => {
+      const check = checkRegex(p);
+      if (!check.ok) throw new Error(`corpus pattern ${p} rejected: ${check.reason}`);
+      return `map $http_x_subject $m${i} { ${nginxString('~' + check.pcre)} 1; default 0; }`;
+    })
+    .join('\n');
+  const body = patterns.map((_, i) => `$m${i}`).join('');
+  const endCheck = checkRegex('^/a$');
+  if (!endCheck.ok) throw new Error(endCheck.reason);
+  fs.mkdirSync(path.join(prefix, 'logs'));
+  fs.writeFileSync(
+    path.join(prefix, 'nginx.conf'),
+    `worker_processes 1; pid ${prefix}/nginx.pid; error_log stderr;
+events {}
+http {
+  access_log off; client_body_temp_path ${prefix}/body; proxy_temp_path ${prefix}/proxy; fastcgi_temp_path ${prefix}/fcgi; uwsgi_temp_path ${prefix}/uwsgi; scgi_temp_path ${prefix}/scgi;
+  map_hash_bucket_size 128;
+  ${maps}
+  map $uri $end { ${nginxString('~' + endCheck.pcre)} 1; default 0; }
+  server { listen 127.0.0.1:${port}; location / { return 200 "${body}"; } location /a { return 200 "$end"; } }
+}
+`,
+  );
+  nginx = execa('nginx', ['-p', prefix + '/', '-c', path.join(prefix, 'nginx.conf'), '-g', 'daemon off;'], { reject: false });
+  for (let i = 0; i < 100; i++) {
+    if (await canConnect(port)) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('nginx did not start');
+});
+
+afterAll(async () => {
+  if (nginx) {
+    nginx.kill('SIGQUIT');
+    await nginx;
+  }
+  fs.rmSync(prefix, { recursive: true, force: true });
+});
+
+function canConnect(p: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.connect(p, '127.0.0.1', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.on('error', () => resolve(false));
+  });
+}
+
+/** Raw HTTP so header values may hold bytes Node's client refuses (\v, \f). */
+function ask(subject: string, target = '/'): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const s = net.connect(port, '127.0.0.1');
+    let data = '';
+    s.on('data', (d) => (data += d.toString('latin1')));
+    s.on('end', () => resolve(data.slice(data.indexOf('\r\n\r\n') + 4)));
+    s.on('error', reject);
+    s.write(`GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-Subject: ${subject}\r\n\r\n`, 'latin1');
+  });
+}
+
+test.each(subjects)('nginx (PCRE) and RE2 agree on subject %j for every accepted pattern', async (subject) => {
+  const bits = await ask(subject);
+  expect(bits).toHaveLength(patterns.length);
+  const disagreements = patterns.filter((p, i) => (bits[i] === '1') !== re2Search(p, subject)).map((p) => `${p} (nginx ${bits[patterns.indexOf(p)]})`);
+  expect(disagreements).toEqual([]);
+});
+
+test('"$" means the end of the text as in RE2: a path ending in a newline (%0A) does not match ^/a$', async () => {
+  expect(re2Search('^/a$', '/a\n')).toBe(false);
+  expect(await ask('x', '/a')).toBe('1');
+  expect(await ask('x', '/a%0A')).toBe('0');
+});
