@@ -43,13 +43,14 @@ export function checkProxySettings(s: LocationProxySettings, pageSize = DEFAULT_
   const larger = Math.max(bufferSize, one);
   const busy = s.busyBuffersSize !== undefined ? sizeBytes(s.busyBuffersSize) : 2 * larger;
   const max = (number - 1) * one;
-  const values =
+  // Built only when something is wrong: this runs for every route location.
+  const values = () =>
     `bufferSize ${s.bufferSize ?? `${describeBytes(bufferSize)} (nginx default)`}, ` +
     `buffers ${s.buffers ? `${number} x ${s.buffers.size}` : `${number} x ${describeBytes(one)} (nginx default)`}, ` +
     `busyBuffersSize ${s.busyBuffersSize ?? `${describeBytes(busy)} (nginx default: twice the larger of bufferSize and buffers.size)`}`;
 
   if (larger > MAX_TEMP_FILE_SIZE) {
-    return { problem: `with ${values}: a buffer larger than 1024m exceeds nginx's proxy_max_temp_file_size`, fix: 'use bufferSize and buffers.size of at most 1024m' };
+    return { problem: `with ${values()}: a buffer larger than 1024m exceeds nginx's proxy_max_temp_file_size`, fix: 'use bufferSize and buffers.size of at most 1024m' };
   }
   const range =
     larger < max
@@ -58,10 +59,10 @@ export function checkProxySettings(s: LocationProxySettings, pageSize = DEFAULT_
       ? `set busyBuffersSize to ${describeBytes(max)}, or raise buffers.number`
       : `raise buffers.number or buffers.size so that (number - 1) x size is at least ${describeBytes(larger)}, or lower bufferSize`;
   if (busy < larger) {
-    return { problem: `with ${values}: busyBuffersSize must be at least the larger of bufferSize and buffers.size (${describeBytes(larger)})`, fix: range };
+    return { problem: `with ${values()}: busyBuffersSize must be at least the larger of bufferSize and buffers.size (${describeBytes(larger)})`, fix: range };
   }
   if (busy > max) {
-    return { problem: `with ${values}: busyBuffersSize must not exceed the size of all buffers minus one buffer (${describeBytes(max)})`, fix: range };
+    return { problem: `with ${values()}: busyBuffersSize must not exceed the size of all buffers minus one buffer (${describeBytes(max)})`, fix: range };
   }
   return undefined;
 }

@@ -245,7 +245,7 @@ export function computePolicies(input: PolicyInput): PolicyResult {
         }
       }
       if (proxy) settings.proxy = proxy;
-      const body = level.body?.maxSize ?? levels.get(targetKey('Gateway', gw.namespace, gw.name))?.body?.maxSize;
+      const body = level.body?.maxSize ?? gwLevel?.body?.maxSize;
       if (body !== undefined) settings.clientMaxBodySize = body;
       perGateway[gk] = settings;
     }
