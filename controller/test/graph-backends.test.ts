@@ -51,6 +51,22 @@ describe('graph: backend resolution', () => {
     expect(resolvedRefs(g)).toMatchObject({ status: 'False', reason, message: expect.stringMatching(message) });
   });
 
+  const grant = (namespace: string, from: object[], to: object[]) => ({ apiVersion: 'gateway.networking.k8s.io/v1beta1', kind: 'ReferenceGrant', metadata: { name: 'g', namespace }, spec: { from, to } });
+  const fromRoutes = { group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', namespace: 'default' };
+  const grants: [string, object, boolean][] = [
+    ['grant for all Services of the namespace', grant('other', [fromRoutes], [{ group: '', kind: 'Service' }]), true],
+    ['grant naming this Service', grant('other', [fromRoutes], [{ group: '', kind: 'Service', name: 'svc' }]), true],
+    ['grant naming another Service', grant('other', [fromRoutes], [{ group: '', kind: 'Service', name: 'else' }]), false],
+    ['grant for routes of another namespace', grant('other', [{ ...fromRoutes, namespace: 'third' }], [{ group: '', kind: 'Service' }]), false],
+    ['grant for GRPCRoutes only', grant('other', [{ ...fromRoutes, kind: 'GRPCRoute' }], [{ group: '', kind: 'Service' }]), false],
+    ['grant living in the route namespace', grant('default', [fromRoutes], [{ group: '', kind: 'Service' }]), false],
+  ];
+  test.each(grants)('cross-namespace Service with a ReferenceGrant: %s', (_name, g, allowed) => {
+    const graph = build(service('svc', [{ port: 80 }], 'other'), g, withBackends([{ name: 'svc', namespace: 'other', port: 80 }]));
+    expect(graph.routes[0].rules[0].backends[0].valid).toBe(allowed);
+    expect(resolvedRefs(graph)).toMatchObject(allowed ? { status: 'True' } : { status: 'False', reason: 'RefNotPermitted' });
+  });
+
   test('one bad backend among good ones: rule keeps both with their weights, ResolvedRefs False', () => {
     const g = build(service('svc', [{ port: 80 }]), withBackends([{ name: 'svc', port: 80, weight: 3 }, { name: 'gone', port: 80, weight: 1 }]));
     expect(g.routes[0].rules[0].backends.map((b) => [b.name, b.weight, b.valid])).toEqual([

@@ -1,12 +1,14 @@
-import { SERVICE_NAME_LABEL, type EndpointSlice, type HTTPBackendRef, type ResourceSet, type Service, type ServicePort } from '../resources/types';
+import { GATEWAY_API_GROUP, SERVICE_NAME_LABEL, type EndpointSlice, type HTTPBackendRef, type ReferenceGrant, type ResourceSet, type Service, type ServicePort } from '../resources/types';
 import type { BackendEndpoint, BackendRef } from './types';
 
 /** Services and their EndpointSlices, indexed once per graph build. */
 export class BackendIndex {
   private services = new Map<string, Service>();
   private slices = new Map<string, EndpointSlice[]>();
+  private grants: ReferenceGrant[];
 
   constructor(set: ResourceSet) {
+    this.grants = set.referenceGrants;
     for (const s of set.services) this.services.set(`${s.metadata.namespace}/${s.metadata.name}`, s);
     for (const slice of set.endpointSlices) {
       const service = slice.metadata.labels[SERVICE_NAME_LABEL];
@@ -16,6 +18,16 @@ export class BackendIndex {
       list.push(slice);
       this.slices.set(key, list);
     }
+  }
+
+  /** Does a ReferenceGrant in `namespace` let HTTPRoutes of `fromNamespace` refer to Service `name`? */
+  serviceGranted(fromNamespace: string, namespace: string, name: string): boolean {
+    return this.grants.some(
+      (g) =>
+        g.metadata.namespace === namespace &&
+        g.spec.from.some((f) => f.group === GATEWAY_API_GROUP && f.kind === 'HTTPRoute' && f.namespace === fromNamespace) &&
+        g.spec.to.some((t) => t.group === '' && t.kind === 'Service' && (t.name === undefined || t.name === name)),
+    );
   }
 
   service(namespace: string, name: string): Service | undefined {
@@ -61,8 +73,8 @@ export function resolveBackend(ref: HTTPBackendRef, routeNamespace: string, inde
   if (ref.group !== '' || ref.kind !== 'Service') {
     return fail('InvalidKind', `kind ${ref.group ? `${ref.group}/` : ''}${ref.kind} is not supported; only core Service backends are`);
   }
-  if (namespace !== routeNamespace) {
-    return fail('RefNotPermitted', `Service ${namespace}/${ref.name} is in another namespace and no ReferenceGrant support exists yet`);
+  if (namespace !== routeNamespace && !index.serviceGranted(routeNamespace, namespace, ref.name)) {
+    return fail('RefNotPermitted', `Service ${namespace}/${ref.name} is in another namespace and no ReferenceGrant there allows HTTPRoutes from ${routeNamespace}`);
   }
   const service = index.service(namespace, ref.name);
   if (!service) return fail('BackendNotFound', `Service ${namespace}/${ref.name} not found`);

@@ -8,4 +8,5 @@ export { gatewaySchema } from './gateway';
 export { httpRouteSchema, parentReferenceSchema } from './httproute';
 export { serviceSchema } from './service';
 export { endpointSliceSchema } from './endpointslice';
+export { referenceGrantSchema } from './referencegrant';
 export * as formats from './validation';

@@ -216,6 +216,20 @@ export interface EndpointSlice {
 
 export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
 
+// ---------------------------------------------------------------- ReferenceGrant
+
+/** Lets resources in `from` namespaces refer to `to` objects in the grant's own namespace. */
+export interface ReferenceGrant {
+  apiVersion: string;
+  kind: 'ReferenceGrant';
+  metadata: ObjectMeta;
+  spec: {
+    from: { group: string; kind: string; namespace: string }[];
+    /** name absent: every object of that group/kind in the namespace. */
+    to: { group: string; kind: string; name?: string }[];
+  };
+}
+
 // ---------------------------------------------------------------- parse results
 
 export interface ResourceSet {
@@ -224,6 +238,7 @@ export interface ResourceSet {
   httpRoutes: HTTPRoute[];
   services: Service[];
   endpointSlices: EndpointSlice[];
+  referenceGrants: ReferenceGrant[];
 }
 
 export interface ManifestDoc {
