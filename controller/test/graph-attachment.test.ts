@@ -82,9 +82,9 @@ describe('graph: listeners', () => {
     expect(l.conditions.find((c) => c.type === 'ResolvedRefs')).toMatchObject({ status: 'False', reason: 'InvalidRouteKinds' });
   });
 
-  test('allowedRoutes from Selector is reported unsupported', () => {
-    const g = build(gatewayClass(), gateway('gw', [http('a'), http('b', 81, { allowedRoutes: { namespaces: { from: 'Selector', selector: { matchLabels: { x: 'y' } } } } })]));
-    expect(listener(g, 'gw', 'b').conditions.find((c) => c.type === 'Accepted')).toMatchObject({ status: 'False', reason: 'UnsupportedValue' });
+  test('allowedRoutes from Selector: a valid listener', () => {
+    const g = build(gatewayClass(), gateway('gw', [http('b', 81, { allowedRoutes: { namespaces: { from: 'Selector', selector: { matchLabels: { x: 'y' } } } } })]));
+    expect(listener(g, 'gw', 'b')).toMatchObject({ valid: true, allowedNamespaces: 'Selector' });
   });
 });
 
@@ -136,6 +136,24 @@ describe('graph: route attachment', () => {
     const g = build(gatewayClass(), gateway('gw', [http('web', 80, { allowedRoutes: { namespaces: { from: 'All' } } })], { namespace: 'infra' }), route('r', { parentRefs: [{ name: 'gw', namespace: 'infra' }] }, { namespace: 'apps' }));
     expect(accepted(g, 'r')).toMatchObject({ status: 'True' });
     expect(listener(g, 'gw', 'web').attachedRoutes).toBe(1);
+  });
+
+  const ns = (name: string, labels: Record<string, string>) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels } });
+  const selectorGateway = (selector: object) =>
+    gateway('gw', [http('web', 80, { allowedRoutes: { namespaces: { from: 'Selector', selector } } })], { namespace: 'infra' });
+  const selectorCases: [string, object, object[], boolean][] = [
+    ['matchLabels equal', { matchLabels: { team: 'a' } }, [ns('apps', { team: 'a' })], true],
+    ['matchLabels differ', { matchLabels: { team: 'a' } }, [ns('apps', { team: 'b' })], false],
+    ['In', { matchExpressions: [{ key: 'team', operator: 'In', values: ['a', 'b'] }] }, [ns('apps', { team: 'b' })], true],
+    ['NotIn with the label absent', { matchExpressions: [{ key: 'team', operator: 'NotIn', values: ['a'] }] }, [ns('apps', {})], true],
+    ['Exists', { matchExpressions: [{ key: 'gateway-access', operator: 'Exists' }] }, [ns('apps', { 'gateway-access': '' })], true],
+    ['DoesNotExist', { matchExpressions: [{ key: 'blocked', operator: 'DoesNotExist' }] }, [ns('apps', { blocked: 'yes' })], false],
+    ['Namespace resource missing', { matchLabels: {} }, [], false],
+  ];
+  test.each(selectorCases)('allowedRoutes Selector on the route Namespace labels: %s', (_name, selector, namespaces, allowed) => {
+    const g = build(gatewayClass(), selectorGateway(selector), ...namespaces, route('r', { parentRefs: [{ name: 'gw', namespace: 'infra' }] }, { namespace: 'apps' }));
+    expect(accepted(g, 'r')).toMatchObject(allowed ? { status: 'True' } : { status: 'False', reason: 'NotAllowedByListeners' });
+    expect(listener(g, 'gw', 'web').attachedRoutes).toBe(allowed ? 1 : 0);
   });
 
   test('route hostnames that meet no listener hostname: NoMatchingListenerHostname, not counted', () => {

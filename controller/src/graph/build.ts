@@ -14,7 +14,7 @@ export function buildGraph(set: ResourceSet, options: BuildGraphOptions): Graph 
   const gatewayClasses = buildGatewayClasses(set.gatewayClasses, options.controllerName);
   const ourClasses = new Set(gatewayClasses.filter((c) => c.accepted).map((c) => c.name));
 
-  const lookup: GatewayLookup = { ours: new Map(), all: new Set() };
+  const lookup: GatewayLookup = { ours: new Map(), all: new Set(), namespaceLabels: new Map(set.namespaces.map((n) => [n.metadata.name, n.metadata.labels])) };
   const gateways: GatewayNode[] = [];
   const rejectedGateways: GatewayNode[] = [];
   for (const gw of [...set.gateways].sort((a, b) => byKey(a.metadata, b.metadata))) {

@@ -26,9 +26,6 @@ function ownConditions(listener: Listener, invalidKinds: string[]): GraphConditi
   if (!SUPPORTED_PROTOCOLS.includes(listener.protocol)) {
     return listenerConditions.unsupportedProtocol(`Protocol "${listener.protocol}" is not supported, use one of: ${SUPPORTED_PROTOCOLS.join(', ')}`);
   }
-  if (listener.allowedRoutes.namespaces.from === 'Selector') {
-    return listenerConditions.unsupportedValue('allowedRoutes.namespaces.from: Selector is not supported (no Namespace resources in this mode); use Same or All');
-  }
   if (invalidKinds.length > 0) {
     return listenerConditions.invalidRouteKinds(`allowedRoutes.kinds: unsupported route kind(s) ${invalidKinds.join(', ')}; a ${listener.protocol} listener supports ${(KINDS_BY_PROTOCOL[listener.protocol] ?? []).join(', ')}`);
   }
@@ -74,7 +71,8 @@ function buildListener(gateway: Gateway, listener: Listener, conflicts: Map<stri
     attachedRoutes: 0,
     supportedKinds: kinds,
     allowedNamespaces: listener.allowedRoutes.namespaces.from,
-    attachable: SUPPORTED_PROTOCOLS.includes(listener.protocol) && listener.allowedRoutes.namespaces.from !== 'Selector' && kinds.length > 0,
+    ...(listener.allowedRoutes.namespaces.selector ? { namespaceSelector: listener.allowedRoutes.namespaces.selector } : {}),
+    attachable: SUPPORTED_PROTOCOLS.includes(listener.protocol) && kinds.length > 0,
     conditions,
   };
 }

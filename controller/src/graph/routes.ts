@@ -2,6 +2,7 @@ import { GATEWAY_API_GROUP, type HTTPRoute } from '../resources/types';
 import type { BackendIndex } from './backends';
 import { routeConditions } from './conditions';
 import { acceptedHostnames } from './hostnames';
+import { selectorMatches } from './selectors';
 import { buildRule } from './rules';
 import type { GatewayNode, GraphCondition, HTTPRouteNode, ListenerNode, RouteParentNode, RouteRule } from './types';
 
@@ -10,6 +11,8 @@ export interface GatewayLookup {
   ours: Map<string, GatewayNode>;
   /** Every Gateway in the input, whatever its class, by "ns/name". */
   all: Set<string>;
+  /** Labels of the Namespace resources given, by name (for listener namespace selectors). */
+  namespaceLabels: Map<string, Record<string, string>>;
 }
 
 /** A route's claim on a listener, applied to the listener once the route is known to be accepted. */
@@ -30,6 +33,7 @@ function attachToGateway(
   route: HTTPRoute,
   ref: RouteParentNode['ref'],
   gateway: GatewayNode,
+  namespaceLabels: GatewayLookup['namespaceLabels'],
 ): { attachments: { listener: ListenerNode; hostnames: string[] }[]; failure?: GraphCondition } {
   const gwName = `${gateway.namespace}/${gateway.name}`;
   const candidates = gateway.listeners.filter(
@@ -50,6 +54,13 @@ function attachToGateway(
     if (l.allowedNamespaces === 'Same' && route.metadata.namespace !== gateway.namespace) {
       refusals.push(`listener ${l.name} allows routes from namespace ${gateway.namespace} only`);
       continue;
+    }
+    if (l.allowedNamespaces === 'Selector') {
+      const labels = namespaceLabels.get(route.metadata.namespace);
+      if (!labels || !l.namespaceSelector || !selectorMatches(l.namespaceSelector, labels)) {
+        refusals.push(`listener ${l.name} allows routes from namespaces matching its selector only${labels ? '' : ` (Namespace ${route.metadata.namespace} not found)`}`);
+        continue;
+      }
     }
     if (!l.supportedKinds.some((k) => k.group === GATEWAY_API_GROUP && k.kind === 'HTTPRoute')) {
       refusals.push(`listener ${l.name} does not allow HTTPRoute`);
@@ -109,7 +120,7 @@ export function buildRoute(route: HTTPRoute, gateways: GatewayLookup, backends: 
       if (!gateway.accepted) accepted = routeConditions.noMatchingParent(`Gateway ${key} is not accepted`);
       else if (allDropped) accepted = routeConditions.unsupportedValue(`All rules are invalid: ${dropped.map((r) => r.invalidMessage).join('; ')}`);
       else {
-        const result = attachToGateway(route, ref, gateway);
+        const result = attachToGateway(route, ref, gateway, gateways.namespaceLabels);
         if (result.failure) accepted = result.failure;
         else {
           accepted = routeConditions.accepted();

@@ -4,7 +4,7 @@
  * from it (conditions are already decided here; status.ts only adds observedGeneration,
  * the dataplane outcome and addresses).
  */
-import type { HTTPMethod, ParentReference, PathMatchType, ValueMatchType } from '../resources/types';
+import type { HTTPMethod, LabelSelector, ParentReference, PathMatchType, ValueMatchType } from '../resources/types';
 
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
 
@@ -78,6 +78,8 @@ export interface ListenerNode {
   attachable: boolean;
   supportedKinds: SupportedKind[];
   allowedNamespaces: 'All' | 'Same' | 'Selector';
+  /** With allowedNamespaces Selector: the labels a route's Namespace must carry. */
+  namespaceSelector?: LabelSelector;
   /** Accepted, ResolvedRefs, Conflicted (+ Programmed False when invalid; else status.ts adds it). */
   conditions: GraphCondition[];
 }

@@ -9,4 +9,5 @@ export { httpRouteSchema, parentReferenceSchema } from './httproute';
 export { serviceSchema } from './service';
 export { endpointSliceSchema } from './endpointslice';
 export { referenceGrantSchema } from './referencegrant';
+export { namespaceSchema } from './namespace';
 export * as formats from './validation';

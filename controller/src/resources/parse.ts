@@ -4,6 +4,7 @@ import { endpointSliceSchema } from './endpointslice';
 import { gatewaySchema } from './gateway';
 import { gatewayClassSchema } from './gatewayclass';
 import { httpRouteSchema } from './httproute';
+import { namespaceSchema } from './namespace';
 import { referenceGrantSchema } from './referencegrant';
 import { serviceSchema } from './service';
 import type { InvalidResource, ManifestDoc, ParsedResources, ResourceSet } from './types';
@@ -23,6 +24,7 @@ const KINDS: Record<string, KindEntry> = {
   HTTPRoute: { apiVersions: [`${GATEWAY_API_GROUP}/v1`, `${GATEWAY_API_GROUP}/v1beta1`], namespaced: true, schema: httpRouteSchema, list: 'httpRoutes' },
   Service: { apiVersions: ['v1'], namespaced: true, schema: serviceSchema, list: 'services' },
   EndpointSlice: { apiVersions: ['discovery.k8s.io/v1'], namespaced: true, schema: endpointSliceSchema, list: 'endpointSlices' },
+  Namespace: { apiVersions: ['v1'], namespaced: false, schema: namespaceSchema, list: 'namespaces' },
   ReferenceGrant: { apiVersions: [`${GATEWAY_API_GROUP}/v1beta1`, `${GATEWAY_API_GROUP}/v1`], namespaced: true, schema: referenceGrantSchema, list: 'referenceGrants' },
 };
 
@@ -60,7 +62,7 @@ function generationOf(meta: Record<string, unknown>): number {
 }
 
 export function emptyResourceSet(): ResourceSet {
-  return { gatewayClasses: [], gateways: [], httpRoutes: [], services: [], endpointSlices: [], referenceGrants: [] };
+  return { gatewayClasses: [], gateways: [], httpRoutes: [], services: [], endpointSlices: [], referenceGrants: [], namespaces: [] };
 }
 
 /**

@@ -216,6 +216,15 @@ export interface EndpointSlice {
 
 export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
 
+// ---------------------------------------------------------------- Namespace
+
+/** Core Namespace: its labels are what listener namespace selectors match. */
+export interface Namespace {
+  apiVersion: string;
+  kind: 'Namespace';
+  metadata: ClusterObjectMeta;
+}
+
 // ---------------------------------------------------------------- ReferenceGrant
 
 /** Lets resources in `from` namespaces refer to `to` objects in the grant's own namespace. */
@@ -239,6 +248,7 @@ export interface ResourceSet {
   services: Service[];
   endpointSlices: EndpointSlice[];
   referenceGrants: ReferenceGrant[];
+  namespaces: Namespace[];
 }
 
 export interface ManifestDoc {
