@@ -37,7 +37,8 @@ describe('initRepository', () => {
     const stats = await repoStats(repo);
     expect(stats.empty).toBe(true);
     expect(stats.defaultBranch).toBeNull();
-    expect(stats.sizeKiB).toBeGreaterThan(0);
+    // no template copied: no sample hooks, nothing but what git needs
+    await expect(fs.stat(path.join(repo, 'hooks'))).rejects.toThrow();
   });
 
   it('auto_init writes one "Initial commit" with README, LICENSE and concatenated .gitignore by the creating user', async () => {
@@ -70,6 +71,25 @@ describe('initRepository', () => {
 
     const stats = await repoStats(repo);
     expect(stats).toMatchObject({ empty: false, defaultBranch: 'main' });
+    // the objects written without git are valid to git itself
+    const fsck = await execa('git', ['fsck', '--strict', '--no-dangling'], { cwd: repo, env: gitEnv(), reject: false });
+    expect(fsck.exitCode).toBe(0);
+    expect(fsck.stderr).toBe('');
+    expect(await git(repo, 'cat-file', '-p', 'main')).toMatch(/\n\nInitial commit$/);
+  });
+
+  it('auto_init on a branch with slashes and non-ASCII content', async () => {
+    const repo = repositoryPath(tmp, 'zoë', 'Ünïcode');
+    await initRepository(repo, {
+      defaultBranch: 'release/v1',
+      autoInit: { readme: { name: 'Ünïcode', description: 'Grüße ✓' }, author: { name: 'Zoë <x>', email: 'zoe@example.com' } },
+    });
+    expect(await git(repo, 'symbolic-ref', 'HEAD')).toBe('refs/heads/release/v1');
+    expect(await git(repo, 'show', 'release/v1:README.md')).toBe('# Ünïcode\n\nGrüße ✓');
+    expect(await git(repo, 'log', '-1', '--format=%an <%ae>', 'release/v1')).toBe('Zoë x <zoe@example.com>');
+    const fsck = await execa('git', ['fsck', '--strict'], { cwd: repo, env: gitEnv(), reject: false });
+    expect(fsck.exitCode).toBe(0);
+    expect(await repoStats(repo)).toMatchObject({ empty: false, defaultBranch: 'release/v1' });
   });
 
   it('refuses an existing folder and unknown templates without leaving files behind', async () => {

@@ -1,6 +1,7 @@
 import { promises as fs } from 'fs';
 import path from 'path';
 import { runGit } from './run';
+import { commitContent, treeContent, writeBranchRef, writeObject } from './objects';
 import { gitignoreText, licenseText, readmeText } from '../templates';
 
 export interface GitSignature {
@@ -129,30 +130,23 @@ function initialFiles(repoPath: string, auto: AutoInitOptions): InitFile[] {
   return files;
 }
 
-function fastImportStream(branch: string, author: GitSignature, when: Date, files: InitFile[]): Buffer {
-  const stamp = `${Math.floor(when.getTime() / 1000)} +0000`;
-  const ident = `${author.name.replace(/[<>\n]/g, '')} <${author.email.replace(/[<>\n]/g, '')}> ${stamp}`;
-  const chunks: Buffer[] = [];
-  const data = (text: string) => {
-    const bytes = Buffer.from(text, 'utf8');
-    chunks.push(Buffer.from(`data ${bytes.length}\n`), bytes, Buffer.from('\n'));
-  };
-  chunks.push(Buffer.from(`commit refs/heads/${branch}\nauthor ${ident}\ncommitter ${ident}\n`));
-  data('Initial commit\n');
-  // Tree entries must be sorted by name for a canonical tree; fast-import sorts them itself.
-  for (const file of files) {
-    chunks.push(Buffer.from(`M 100644 inline ${file.name}\n`));
-    data(file.content);
-  }
-  chunks.push(Buffer.from('done\n'));
-  return Buffer.concat(chunks);
+async function writeInitialCommit(repoPath: string, branch: string, author: GitSignature, when: Date, files: InitFile[]): Promise<void> {
+  const entries = await Promise.all(
+    files.map(async (f) => ({ name: f.name, blobId: await writeObject(repoPath, 'blob', Buffer.from(f.content, 'utf8')) })),
+  );
+  const treeId = await writeObject(repoPath, 'tree', treeContent(entries));
+  const who = { name: author.name, email: author.email, when };
+  const commitId = await writeObject(repoPath, 'commit', commitContent(treeId, who, who, 'Initial commit\n'));
+  await writeBranchRef(repoPath, branch, commitId);
 }
 
 /**
  * Creates a bare repository whose HEAD names `defaultBranch`. With autoInit it also writes one
  * commit "Initial commit" (README.md, optional LICENSE and .gitignore) authored by the creating
- * user, through `git fast-import`: one process instead of a temporary work tree and a push.
- * Template names are checked before anything is written to disk.
+ * user, as objects written directly (objects.ts): creation costs one `git init`, where Gitea
+ * clones into a temporary work tree, commits and pushes (bench:git measures both).
+ * Template names are checked before anything is written to disk. No template directory is
+ * copied (no sample hooks): the repository holds only what git needs.
  */
 export async function initRepository(repoPath: string, options: InitRepositoryOptions): Promise<void> {
   const branch = options.defaultBranch || 'main';
@@ -162,14 +156,10 @@ export async function initRepository(repoPath: string, options: InitRepositoryOp
 
   await fs.mkdir(path.dirname(repoPath), { recursive: true });
   try {
-    await runGit(['init', '--bare', '--quiet', `--initial-branch=${branch}`, repoPath]);
+    await runGit(['init', '--bare', '--quiet', '--template=', `--initial-branch=${branch}`, repoPath]);
     await fs.appendFile(path.join(repoPath, 'config'), REPOSITORY_CONFIG);
     if (options.autoInit && files) {
-      const when = options.autoInit.date ?? new Date();
-      await runGit(['fast-import', '--quiet', '--done'], {
-        cwd: repoPath,
-        input: fastImportStream(branch, options.autoInit.author, when, files),
-      });
+      await writeInitialCommit(repoPath, branch, options.autoInit.author, options.autoInit.date ?? new Date(), files);
     }
   } catch (err) {
     await fs.rm(repoPath, { recursive: true, force: true });
