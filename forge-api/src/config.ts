@@ -7,6 +7,8 @@ export interface ForgeConfig {
   dataDir: string;
   reposDir: string;
   attachmentsDir: string;
+  /** Largest attachment upload in bytes (Gitea's [attachment] MAX_SIZE, in MiB in ATTACHMENT_MAX_SIZE). */
+  attachmentMaxSize: number;
   databaseUrl: string;
   provider: 'sqlite' | 'postgresql';
   enableSwagger: boolean;
@@ -62,6 +64,7 @@ export function loadConfig(overrides: ForgeConfigInput = {}, env: NodeJS.Process
     dataDir,
     reposDir: overrides.reposDir ?? path.join(dataDir, 'repositories'),
     attachmentsDir: overrides.attachmentsDir ?? path.join(dataDir, 'attachments'),
+    attachmentMaxSize: overrides.attachmentMaxSize ?? int(env.ATTACHMENT_MAX_SIZE, 2048) * 1024 * 1024,
     databaseUrl,
     provider: providerOf(databaseUrl),
     enableSwagger: overrides.enableSwagger ?? bool(env.ENABLE_SWAGGER, true),

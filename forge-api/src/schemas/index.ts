@@ -2,6 +2,7 @@ import { ApiErrorSchema } from './common';
 import { OrganizationPermissionsSchema, OrganizationSchema } from './org';
 import { CreateRepoOptionSchema, PermissionSchema, RepositorySchema, SearchResultsSchema } from './repo';
 import { AccessTokenSchema, CronSchema, EmailSchema, PublicKeySchema, UserSchema } from './user';
+import { ISSUE_SCHEMAS } from './issue';
 
 export * from './common';
 export * from './user';
@@ -22,6 +23,7 @@ export const SHARED_SCHEMAS = [
   RepositorySchema,
   CreateRepoOptionSchema,
   SearchResultsSchema,
+  ...ISSUE_SCHEMAS,
 ];
 
 export const ref = (id: string) => ({ $ref: `${id}#` });

@@ -1,0 +1,88 @@
+/** Gitea's issue tracker records: structs.Issue, Comment, Label, Milestone, Attachment, Reaction, NotificationThread. */
+import { bool, dateTime, int, obj, str } from './common';
+
+const nullable = (s: Record<string, unknown>) => ({ anyOf: [s, { type: 'null' }] });
+const nullTime = { type: ['string', 'null'], format: 'date-time' };
+
+export const AttachmentSchema = obj(
+  { id: int, name: str, size: int, download_count: int, created_at: dateTime, uuid: str, browser_download_url: str },
+  [],
+  { $id: 'Attachment' },
+);
+
+export const LabelSchema = obj({ id: int, name: str, exclusive: bool, is_archived: bool, color: str, description: str, url: str }, [], { $id: 'Label' });
+
+export const MilestoneSchema = obj(
+  { id: int, title: str, description: str, state: str, open_issues: int, closed_issues: int, created_at: dateTime, updated_at: dateTime, closed_at: nullTime, due_on: nullTime },
+  [],
+  { $id: 'Milestone' },
+);
+
+export const IssueSchema = obj(
+  {
+    id: int,
+    url: str,
+    html_url: str,
+    number: int,
+    user: { $ref: 'User#' },
+    original_author: str,
+    original_author_id: int,
+    title: str,
+    body: str,
+    ref: str,
+    assets: { type: 'array', items: { $ref: 'Attachment#' } },
+    labels: { type: 'array', items: { $ref: 'Label#' } },
+    milestone: nullable({ $ref: 'Milestone#' }),
+    assignee: nullable({ $ref: 'User#' }),
+    assignees: nullable({ type: 'array', items: { $ref: 'User#' } }),
+    state: str,
+    is_locked: bool,
+    comments: int,
+    created_at: dateTime,
+    updated_at: dateTime,
+    closed_at: nullTime,
+    due_date: nullTime,
+    time_estimate: int,
+    pull_request: nullable(obj({ merged: bool, merged_at: nullTime, draft: bool, html_url: str })),
+    repository: obj({ id: int, name: str, owner: str, full_name: str }),
+    pin_order: int,
+  },
+  [],
+  { $id: 'Issue' },
+);
+
+export const CommentSchema = obj(
+  {
+    id: int,
+    html_url: str,
+    pull_request_url: str,
+    issue_url: str,
+    user: { $ref: 'User#' },
+    original_author: str,
+    original_author_id: int,
+    body: str,
+    assets: { type: 'array', items: { $ref: 'Attachment#' } },
+    created_at: dateTime,
+    updated_at: dateTime,
+  },
+  [],
+  { $id: 'Comment' },
+);
+
+export const ReactionSchema = obj({ user: { $ref: 'User#' }, content: str, created_at: dateTime }, [], { $id: 'Reaction' });
+
+export const NotificationThreadSchema = obj(
+  {
+    id: int,
+    repository: { $ref: 'Repository#' },
+    subject: obj({ title: str, url: str, latest_comment_url: str, html_url: str, latest_comment_html_url: str, type: str, state: str }),
+    unread: bool,
+    pinned: bool,
+    updated_at: dateTime,
+    url: str,
+  },
+  [],
+  { $id: 'NotificationThread' },
+);
+
+export const ISSUE_SCHEMAS = [AttachmentSchema, LabelSchema, MilestoneSchema, IssueSchema, CommentSchema, ReactionSchema, NotificationThreadSchema];

@@ -1,0 +1,147 @@
+/**
+ * The activity feed (Gitea's action table and structs.Activity). recordActivity writes one row
+ * per feed the event appears in, as Gitea's notifyWatchers does: the actor's own feed, the
+ * owning organization's feed (team feeds are read from it) and every watcher of the
+ * repository who can read it. Feeds are read back with list() and converted with toJson().
+ */
+import { AccessMode, type Converter, fmtTime } from './convert';
+import type { Prisma } from './database';
+import type { PermissionService } from './permissions';
+import { USER_TYPE_ORGANIZATION } from './permissions';
+import type { Repository, User } from './records';
+import { ghostUser, OP_TYPES, type IssueConverter } from './issues/convert';
+
+/** Gitea's activities_model.ActionType values. */
+export const ActionType = {
+  CreateRepo: 1,
+  RenameRepo: 2,
+  StarRepo: 3,
+  WatchRepo: 4,
+  CommitRepo: 5,
+  CreateIssue: 6,
+  CreatePullRequest: 7,
+  TransferRepo: 8,
+  PushTag: 9,
+  CommentIssue: 10,
+  MergePullRequest: 11,
+  CloseIssue: 12,
+  ReopenIssue: 13,
+  ClosePullRequest: 14,
+  ReopenPullRequest: 15,
+  DeleteTag: 16,
+  DeleteBranch: 17,
+  CommentPull: 23,
+  PublishRelease: 24,
+} as const;
+
+export interface ActivityInput {
+  opType: number;
+  actUserId: number;
+  repo: Repository & { owner?: User };
+  commentId?: number | null;
+  refName?: string;
+  /** Gitea's content conventions, e.g. "<index>|<title>" for issue events. */
+  content?: string;
+  /** Defaults to the repository's privacy. */
+  isPrivate?: boolean;
+}
+
+export interface FeedQuery {
+  /** The feed owner (user or organization). */
+  userId: number;
+  viewer: User | null;
+  /** Only these repositories (team feeds). */
+  repoIds?: number[];
+  /** Only the actor's own actions (a user's public activity). */
+  onlyPerformedBy?: boolean;
+  /** Only this UTC day (YYYY-MM-DD), Gitea's `date` filter. */
+  date?: string;
+  skip: number;
+  take: number;
+}
+
+/** Writes the feed rows of one event (the function named in the brief; the service wraps it). */
+export async function recordActivity(prisma: Prisma, permissions: PermissionService, input: ActivityInput): Promise<void> {
+  const repo = input.repo;
+  const owner = repo.owner ?? (await prisma.user.findUniqueOrThrow({ where: { id: repo.ownerId } }));
+  const receivers = new Set<number>([input.actUserId]);
+  if (owner.type === USER_TYPE_ORGANIZATION) receivers.add(owner.id);
+  const watchers = await prisma.watch.findMany({ where: { repoId: repo.id, mode: { in: [1, 3] } }, select: { userId: true } });
+  const candidates = watchers.map((w) => w.userId).filter((id) => !receivers.has(id));
+  if (candidates.length) {
+    const users = await prisma.user.findMany({ where: { id: { in: candidates } } });
+    for (const u of users) {
+      if ((await permissions.repoAccessMode(u, { ...repo, owner })) >= AccessMode.Read) receivers.add(u.id);
+    }
+  }
+  const base = {
+    opType: input.opType,
+    actUserId: input.actUserId,
+    repoId: repo.id,
+    commentId: input.commentId ?? null,
+    refName: input.refName ?? '',
+    content: input.content ?? '',
+    isPrivate: input.isPrivate ?? repo.isPrivate,
+  };
+  await prisma.activity.createMany({ data: [...receivers].map((userId) => ({ ...base, userId })) });
+}
+
+export class ActivityService {
+  constructor(
+    private readonly prisma: Prisma,
+    private readonly permissions: PermissionService,
+    private readonly convert: Converter,
+    private readonly issueConvert: IssueConverter,
+  ) {}
+
+  record(input: ActivityInput): Promise<void> {
+    return recordActivity(this.prisma, this.permissions, input);
+  }
+
+  /** A feed, newest first, without rows of repositories the viewer cannot read. */
+  async list(q: FeedQuery) {
+    const where: Record<string, unknown> = { userId: q.userId, repo: this.permissions.readableRepoFilter(q.viewer) };
+    if (q.repoIds) where.repoId = { in: q.repoIds };
+    if (q.onlyPerformedBy) where.actUserId = q.userId;
+    if (q.date) {
+      const start = new Date(`${q.date}T00:00:00Z`);
+      if (!Number.isNaN(start.getTime())) where.createdAt = { gte: start, lt: new Date(start.getTime() + 86400000) };
+    }
+    const [rows, total] = await Promise.all([
+      this.prisma.activity.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip: q.skip, take: q.take, include: { repo: { include: { owner: true } } } }),
+      this.prisma.activity.count({ where }),
+    ]);
+    return { rows, total };
+  }
+
+  /** structs.Activity for each row (users, repositories and comments loaded in batches). */
+  async toJson(rows: Awaited<ReturnType<ActivityService['list']>>['rows'], viewer: User | null) {
+    const userIds = new Set(rows.map((r) => r.actUserId));
+    const users = new Map((await this.prisma.user.findMany({ where: { id: { in: [...userIds] } } })).map((u) => [u.id, u]));
+    const commentIds = rows.map((r) => r.commentId).filter((id): id is number => id !== null);
+    const comments = new Map(
+      (await this.prisma.comment.findMany({ where: { id: { in: commentIds } }, include: { attachments: true, issue: { select: { index: true, isPull: true } } } })).map((c) => [c.id, c]),
+    );
+    const commentPosters = new Map((await this.prisma.user.findMany({ where: { id: { in: [...comments.values()].map((c) => c.posterId) } } })).map((u) => [u.id, u]));
+    const modes = new Map<number, number>();
+    for (const r of rows) if (!modes.has(r.repoId)) modes.set(r.repoId, await this.permissions.repoAccessMode(viewer, r.repo));
+    return rows.map((r) => {
+      const c = r.commentId !== null ? comments.get(r.commentId) : undefined;
+      return {
+        id: r.id,
+        user_id: r.userId,
+        op_type: OP_TYPES[r.opType] ?? String(r.opType),
+        act_user_id: r.actUserId,
+        act_user: this.convert.userFor(users.get(r.actUserId) ?? ghostUser(), viewer),
+        repo_id: r.repoId,
+        repo: this.convert.repo(r.repo, modes.get(r.repoId) ?? 0),
+        comment_id: r.commentId ?? 0,
+        ...(c ? { comment: this.issueConvert.comment(c, c.issue, r.repo, commentPosters.get(c.posterId), viewer) } : {}),
+        ref_name: r.refName,
+        is_private: r.isPrivate,
+        content: r.content,
+        created: fmtTime(r.createdAt),
+      };
+    });
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * Comments on issues: list per issue and per repository (plain comments only), create, get,
+ * edit, delete. Only the poster or a repository writer changes a comment, as Gitea checks.
+ */
+import { ApiError } from '../../plugins/errors';
+import { ActionType, type ActivityService } from '../activities';
+import type { User } from '../records';
+import type { AttachmentService } from './attachments';
+import type { RepoCtx, TrackerContext } from './context';
+import type { IssueConverter } from './convert';
+import { CommentType, parseDate, type IssueService } from './issues';
+import type { NotificationService } from './notifications';
+import type { Comment, Issue } from '../../../generated/prisma/client';
+
+export interface CommentRange {
+  since?: string;
+  before?: string;
+}
+
+export class CommentService {
+  constructor(
+    private readonly ctx: TrackerContext,
+    private readonly convert: IssueConverter,
+    private readonly issues: IssueService,
+    private readonly attachments: AttachmentService,
+    private readonly notifications: NotificationService,
+    private readonly activities: ActivityService,
+  ) {}
+
+  private get prisma() {
+    return this.ctx.prisma;
+  }
+
+  private range(r: CommentRange) {
+    const since = parseDate(r.since, 'Since');
+    const before = parseDate(r.before, 'Before');
+    return since || before ? { updatedAt: { ...(since ? { gte: since } : {}), ...(before ? { lte: before } : {}) } } : {};
+  }
+
+  async toJson(comments: (Comment & { issue: Pick<Issue, 'index' | 'isPull'> })[], rc: RepoCtx) {
+    const atts = await this.prisma.attachment.findMany({ where: { commentId: { in: comments.map((c) => c.id) } }, orderBy: { id: 'asc' } });
+    const users = await this.ctx.users(comments.map((c) => c.posterId));
+    return comments.map((c) =>
+      this.convert.comment({ ...c, attachments: atts.filter((a) => a.commentId === c.id) }, c.issue, rc.repo, users.get(c.posterId), rc.doer),
+    );
+  }
+
+  async listForIssue(rc: RepoCtx, issue: Issue, r: CommentRange) {
+    const rows = await this.prisma.comment.findMany({
+      where: { issueId: issue.id, type: CommentType.Comment, ...this.range(r) },
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      include: { issue: { select: { index: true, isPull: true } } },
+    });
+    return this.toJson(rows, rc);
+  }
+
+  async listForRepo(rc: RepoCtx, r: CommentRange, skip: number, take: number) {
+    const where = { repoId: rc.repo.id, type: CommentType.Comment, ...this.range(r) };
+    const [rows, total] = await Promise.all([
+      this.prisma.comment.findMany({ where, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], skip, take, include: { issue: { select: { index: true, isPull: true } } } }),
+      this.prisma.comment.count({ where }),
+    ]);
+    return { data: await this.toJson(rows, rc), total };
+  }
+
+  /** A comment of this repository (any type), or 404. */
+  async find(rc: RepoCtx, id: number) {
+    const c = Number.isSafeInteger(id) ? await this.prisma.comment.findUnique({ where: { id }, include: { issue: true } }) : null;
+    if (!c || c.repoId !== rc.repo.id) throw new ApiError(404, 'not found', { errors: [`comment does not exist [id: ${id}]`] });
+    return c;
+  }
+
+  async json(rc: RepoCtx, id: number) {
+    const c = await this.prisma.comment.findUniqueOrThrow({ where: { id }, include: { issue: { select: { index: true, isPull: true } } } });
+    const [json] = await this.toJson([c], rc);
+    return json;
+  }
+
+  async create(rc: RepoCtx & { doer: User }, issue: Issue, body: string) {
+    if (!body || !body.trim()) throw new ApiError(422, '[Body]: Required');
+    if (issue.isLocked && !rc.canWrite) throw new ApiError(403, 'You cannot comment on a locked issue.');
+    const now = new Date();
+    const comment = await this.prisma.$transaction(async (tx) => {
+      const c = await tx.comment.create({ data: { type: CommentType.Comment, issueId: issue.id, repoId: issue.repoId, posterId: rc.doer.id, content: body, createdAt: now, updatedAt: now } });
+      await tx.issue.update({ where: { id: issue.id }, data: { numComments: { increment: 1 }, updatedAt: now } });
+      return c;
+    });
+    await this.activities.record({
+      opType: issue.isPull ? ActionType.CommentPull : ActionType.CommentIssue,
+      actUserId: rc.doer.id,
+      repo: rc.repo,
+      commentId: comment.id,
+      content: `${issue.index}|${body.slice(0, 200)}`,
+    });
+    await this.notifications.notifyIssue({ issue, repo: rc.repo, actorId: rc.doer.id, commentId: comment.id, mentionedIds: await this.issues.mentionedUserIds(body) });
+    return this.json(rc, comment.id);
+  }
+
+  canChange(rc: RepoCtx, c: Comment): boolean {
+    return rc.doer !== null && (rc.doer.id === c.posterId || rc.canWrite);
+  }
+
+  /** PATCH: 403 unless poster or writer; 204 for events without content (Gitea's answer). */
+  async edit(rc: RepoCtx & { doer: User }, id: number, body: string): Promise<unknown | null> {
+    const c = await this.find(rc, id);
+    if (!this.canChange(rc, c)) throw new ApiError(403, 'user should be the poster or have write permission');
+    if (c.type !== CommentType.Comment) return null;
+    if (body === undefined) throw new ApiError(422, '[Body]: Required');
+    await this.prisma.comment.update({ where: { id }, data: { content: body, updatedAt: new Date() } });
+    return this.json(rc, id);
+  }
+
+  async delete(rc: RepoCtx & { doer: User }, id: number): Promise<void> {
+    const c = await this.find(rc, id);
+    if (!this.canChange(rc, c)) throw new ApiError(403, 'user should be the poster or have write permission');
+    if (c.type !== CommentType.Comment) throw new ApiError(400, 'comment type has no content');
+    const files = await this.prisma.attachment.findMany({ where: { commentId: id } });
+    await this.prisma.$transaction([
+      this.prisma.comment.delete({ where: { id } }),
+      this.prisma.issue.update({ where: { id: c.issueId }, data: { numComments: { decrement: 1 } } }),
+    ]);
+    await Promise.all(files.map((f) => this.attachments.removeFile(f.uuid)));
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * The repository an issue route works in, with the caller's access, and the shared checks of
+ * Gitea's issue routes: the repository must be readable (404), its issue unit enabled (404),
+ * not archived for changes (423), and the caller signed in for changes (401).
+ */
+import { ApiError } from '../../plugins/errors';
+import { AccessMode } from '../convert';
+import type { Prisma } from '../database';
+import type { PermissionService } from '../permissions';
+import type { User } from '../records';
+import type { RepoService } from '../repos';
+import { ghostUser, type RepoWithOwner } from './convert';
+
+export interface RepoCtx {
+  repo: RepoWithOwner;
+  mode: number;
+  doer: User | null;
+  canWrite: boolean;
+  isAdmin: boolean;
+}
+
+export class TrackerContext {
+  constructor(
+    readonly prisma: Prisma,
+    private readonly repos: RepoService,
+    readonly permissions: PermissionService,
+  ) {}
+
+  /** The readable repository with its issues unit enabled, or 404. */
+  async repo(owner: string, name: string, doer: User | null): Promise<RepoCtx> {
+    const { repo, mode } = await this.repos.getReadable(owner, name, doer);
+    if (!repo.hasIssues) throw new ApiError(404, 'not found', { errors: ['repository has no issue tracker'] });
+    return { repo, mode, doer, canWrite: mode >= AccessMode.Write, isAdmin: mode >= AccessMode.Admin };
+  }
+
+  /** The repository for a change: signed in, not archived (423 as Gitea's mustNotBeArchived). */
+  async repoForChange(owner: string, name: string, doer: User | null): Promise<RepoCtx & { doer: User }> {
+    if (!doer) throw new ApiError(401, 'token is required');
+    const ctx = await this.repo(owner, name, doer);
+    if (ctx.repo.isArchived) throw new ApiError(423, 'repo is archived');
+    return { ...ctx, doer };
+  }
+
+  requireWriter(ctx: RepoCtx, message = 'user should have permission to write issue'): void {
+    if (!ctx.canWrite) throw new ApiError(403, message);
+  }
+
+  async accessMode(doer: User | null, repo: RepoWithOwner): Promise<number> {
+    return this.permissions.repoAccessMode(doer, repo);
+  }
+
+  /** Users by id (one query); ids not found are left out (the converter shows a ghost). */
+  async users(ids: Iterable<number>): Promise<Map<number, User>> {
+    const unique = [...new Set([...ids].filter((id) => id > 0))];
+    const rows = unique.length ? await this.prisma.user.findMany({ where: { id: { in: unique } } }) : [];
+    return new Map(rows.map((u) => [u.id, u]));
+  }
+
+  async user(id: number): Promise<User> {
+    return (await this.prisma.user.findUnique({ where: { id } })) ?? ghostUser();
+  }
+}

@@ -1,0 +1,56 @@
+/** The issue tracker's services, built once per app (app.services.tracker). */
+import type { ForgeConfig } from '../../config';
+import type { Converter } from '../convert';
+import type { Prisma } from '../database';
+import type { PermissionService } from '../permissions';
+import type { RepoService } from '../repos';
+import { ActivityService } from '../activities';
+import { AttachmentService } from './attachments';
+import { CommentService } from './comments';
+import { TrackerContext } from './context';
+import { IssueConverter } from './convert';
+import { DependencyService } from './dependencies';
+import { IssueService } from './issues';
+import { LabelService } from './labels';
+import { MilestoneService } from './milestones';
+import { NotificationService } from './notifications';
+import { ReactionService } from './reactions';
+
+export interface TrackerServices {
+  context: TrackerContext;
+  convert: IssueConverter;
+  issues: IssueService;
+  comments: CommentService;
+  attachments: AttachmentService;
+  reactions: ReactionService;
+  dependencies: DependencyService;
+  labels: LabelService;
+  milestones: MilestoneService;
+  notifications: NotificationService;
+}
+
+export function createTrackerServices(
+  prisma: Prisma,
+  config: ForgeConfig,
+  deps: { convert: Converter; permissions: PermissionService; repos: RepoService; activities: ActivityService },
+): TrackerServices {
+  const context = new TrackerContext(prisma, deps.repos, deps.permissions);
+  const convert = new IssueConverter(config, deps.convert);
+  const notifications = new NotificationService(prisma, deps.permissions, deps.convert, convert);
+  const issues = new IssueService(context, convert, notifications, deps.activities);
+  const attachments = new AttachmentService(context, config, convert);
+  return {
+    context,
+    convert,
+    issues,
+    comments: new CommentService(context, convert, issues, attachments, notifications, deps.activities),
+    attachments,
+    reactions: new ReactionService(context, convert),
+    dependencies: new DependencyService(context, issues, deps.repos),
+    labels: new LabelService(context, convert),
+    milestones: new MilestoneService(context, convert),
+    notifications,
+  };
+}
+
+export { ActivityService };

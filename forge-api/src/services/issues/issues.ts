@@ -1,0 +1,362 @@
+/**
+ * Issues: create, read, edit, list, deadline, open/close. Numbers are per repository and
+ * gap-free: each insert takes the repository's next number by incrementing
+ * Repository.nextIssueIndex in the same transaction, so PostgreSQL's row lock (and SQLite's
+ * single writer) serialize concurrent creations and a failed insert gives its number back.
+ */
+import { ApiError } from '../../plugins/errors';
+import { ActionType, type ActivityService } from '../activities';
+import type { User } from '../records';
+import { ISSUE_INCLUDE, labelScope, type IssueConverter, type IssueFull, type RepoWithOwner } from './convert';
+import type { RepoCtx, TrackerContext } from './context';
+import type { NotificationService } from './notifications';
+import type { Issue, Label } from '../../../generated/prisma/client';
+
+export const CommentType = { Comment: 0, Reopen: 1, Close: 2, AddDependency: 19, RemoveDependency: 20 } as const;
+
+export interface CreateIssueInput {
+  title: string;
+  body?: string;
+  ref?: string;
+  assignee?: string;
+  assignees?: string[];
+  closed?: boolean;
+  due_date?: string;
+  labels?: number[];
+  milestone?: number;
+}
+
+export interface EditIssueInput {
+  title?: string;
+  body?: string;
+  ref?: string;
+  assignee?: string;
+  assignees?: string[];
+  milestone?: number | null;
+  state?: string;
+  due_date?: string | null;
+  unset_due_date?: boolean;
+}
+
+export interface ListIssuesQuery {
+  state?: string;
+  labels?: string;
+  q?: string;
+  type?: string;
+  milestones?: string;
+  since?: string;
+  before?: string;
+  created_by?: string;
+  assigned_by?: string;
+  mentioned_by?: string;
+}
+
+const TX = { maxWait: 120000, timeout: 120000 };
+
+/** Gitea keeps the last exclusive label of each scope (RemoveDuplicateExclusiveLabels). */
+export function dropDuplicateExclusive(labels: Label[]): Label[] {
+  const lastOfScope = new Map<string, number>();
+  labels.forEach((l, i) => {
+    const scope = l.exclusive ? labelScope(l.name) : '';
+    if (scope) lastOfScope.set(scope, i);
+  });
+  return labels.filter((l, i) => {
+    const scope = l.exclusive ? labelScope(l.name) : '';
+    return !scope || lastOfScope.get(scope) === i;
+  });
+}
+
+/** End of that calendar day in the offset the client gave (Gitea snaps deadlines to 23:59:59). */
+export function endOfDay(input: string, useUtc = false): Date {
+  const d = new Date(input);
+  if (Number.isNaN(d.getTime())) throw new ApiError(422, '[DueDate]: DateTime');
+  const m = /([+-])(\d{2}):?(\d{2})$/.exec(input.trim());
+  const offsetMin = useUtc || !m ? 0 : (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3]));
+  const local = new Date(d.getTime() + offsetMin * 60000);
+  const end = Date.UTC(local.getUTCFullYear(), local.getUTCMonth(), local.getUTCDate(), 23, 59, 59);
+  return new Date(end - offsetMin * 60000);
+}
+
+export function parseDate(value: string | undefined, field: string): Date | undefined {
+  if (value === undefined || value === '') return undefined;
+  const d = new Date(value);
+  if (Number.isNaN(d.getTime())) throw new ApiError(422, `[${field}]: DateTime`);
+  return d;
+}
+
+/** @name mentions in a text (not inside words or e-mail addresses). */
+export function mentionedNames(text: string): string[] {
+  const out = new Set<string>();
+  for (const m of text.matchAll(/(?:^|[\s(\[])@([A-Za-z0-9][\w.-]*[A-Za-z0-9_]|[A-Za-z0-9])/g)) out.add(m[1].toLowerCase());
+  return [...out];
+}
+
+export class IssueService {
+  constructor(
+    private readonly ctx: TrackerContext,
+    private readonly convert: IssueConverter,
+    private readonly notifications: NotificationService,
+    private readonly activities: ActivityService,
+  ) {}
+
+  private get prisma() {
+    return this.ctx.prisma;
+  }
+
+  /** An issue (or pull request) of the repository by number, or 404. */
+  async byIndex(repoId: number, index: number): Promise<Issue> {
+    const issue = Number.isSafeInteger(index) ? await this.prisma.issue.findUnique({ where: { repoId_index: { repoId, index } } }) : null;
+    if (!issue) throw new ApiError(404, 'not found', { errors: [`issue does not exist [id: 0, repo_id: ${repoId}, index: ${index}]`] });
+    return issue;
+  }
+
+  async loadFull(ids: number[]): Promise<IssueFull[]> {
+    const rows = await this.prisma.issue.findMany({ where: { id: { in: ids } }, include: ISSUE_INCLUDE });
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return ids.map((id) => byId.get(id)).filter((r): r is NonNullable<typeof r> => r !== undefined);
+  }
+
+  /** structs.Issue for issues of one repository. */
+  async toJson(issues: IssueFull[], repo: RepoWithOwner, doer: User | null) {
+    const users = await this.ctx.users(issues.flatMap((i) => [i.posterId, ...i.assignees.map((a) => a.assigneeId)]));
+    return issues.map((i) => this.convert.issue(i, repo, users, doer));
+  }
+
+  /** structs.Issue for issues of possibly different repositories (dependencies). */
+  async toJsonMixed(ids: number[], doer: User | null) {
+    const issues = await this.loadFull(ids);
+    const repos = new Map(
+      (await this.prisma.repository.findMany({ where: { id: { in: [...new Set(issues.map((i) => i.repoId))] } }, include: { owner: true } })).map((r) => [r.id, r]),
+    );
+    const users = await this.ctx.users(issues.flatMap((i) => [i.posterId, ...i.assignees.map((a) => a.assigneeId)]));
+    return issues.map((i) => this.convert.issue(i, repos.get(i.repoId)!, users, doer));
+  }
+
+  async json(issueId: number, repo: RepoWithOwner, doer: User | null) {
+    const [json] = await this.toJson(await this.loadFull([issueId]), repo, doer);
+    return json;
+  }
+
+  /** Assignee names -> users who may be assigned (422 for unknown users or users without access). */
+  private async resolveAssignees(rc: RepoCtx, names: string[]): Promise<User[]> {
+    const out: User[] = [];
+    for (const name of [...new Set(names.filter(Boolean))]) {
+      const u = await this.prisma.user.findUnique({ where: { lowerName: name.toLowerCase() } });
+      if (!u || u.type !== 0) throw new ApiError(422, `Assignee does not exist: [name: ${name}]`);
+      if ((await this.ctx.accessMode(u, rc.repo)) < 2) {
+        throw new ApiError(422, `user doesn't have access to repo [user_id: ${u.id}, repo_name: ${rc.repo.name}]`);
+      }
+      out.push(u);
+    }
+    return out;
+  }
+
+  /** Label ids of the repository or its owning organization (others are ignored, as Gitea does). */
+  async resolveLabels(repo: RepoWithOwner, ids: number[]): Promise<Label[]> {
+    if (!ids.length) return [];
+    const rows = await this.prisma.label.findMany({ where: { id: { in: ids }, OR: [{ repoId: repo.id }, { orgId: repo.ownerId }] } });
+    const byId = new Map(rows.map((l) => [l.id, l]));
+    return dropDuplicateExclusive(ids.map((id) => byId.get(id)).filter((l): l is Label => l !== undefined));
+  }
+
+  async mentionedUserIds(text: string): Promise<number[]> {
+    const names = mentionedNames(text);
+    if (!names.length) return [];
+    return (await this.prisma.user.findMany({ where: { lowerName: { in: names }, type: 0 }, select: { id: true } })).map((u) => u.id);
+  }
+
+  async create(rc: RepoCtx & { doer: User }, input: CreateIssueInput) {
+    const title = (input.title ?? '').trim();
+    if (!title) throw new ApiError(422, '[Title]: Required');
+    if (title.length > 255) throw new ApiError(422, '[Title]: MaxSize(255)');
+    let assignees: User[] = [];
+    let labels: Label[] = [];
+    let milestoneId: number | null = null;
+    let deadline: Date | null = null;
+    // Non-writers may open issues but not set labels, milestone, assignees or deadline.
+    if (rc.canWrite) {
+      assignees = await this.resolveAssignees(rc, [...(input.assignees ?? []), ...(input.assignee ? [input.assignee] : [])]);
+      labels = await this.resolveLabels(rc.repo, input.labels ?? []);
+      if (input.milestone) {
+        const m = await this.prisma.milestone.findFirst({ where: { id: input.milestone, repoId: rc.repo.id } });
+        milestoneId = m?.id ?? null;
+      }
+      if (input.due_date) deadline = parseDate(input.due_date, 'DueDate') ?? null;
+    }
+    const now = new Date();
+    const issue = await this.prisma.$transaction(async (tx) => {
+      const counter = await tx.repository.update({
+        where: { id: rc.repo.id },
+        data: { nextIssueIndex: { increment: 1 }, numIssues: { increment: 1 } },
+        select: { nextIssueIndex: true },
+      });
+      return tx.issue.create({
+        data: {
+          repoId: rc.repo.id,
+          index: counter.nextIssueIndex - 1,
+          posterId: rc.doer.id,
+          title,
+          body: input.body ?? '',
+          ref: input.ref ?? '',
+          milestoneId,
+          deadline,
+          createdAt: now,
+          updatedAt: now,
+          labels: labels.length ? { create: labels.map((l) => ({ labelId: l.id })) } : undefined,
+          assignees: assignees.length ? { create: assignees.map((u) => ({ assigneeId: u.id })) } : undefined,
+        },
+      });
+    }, TX);
+    if (milestoneId) await this.recountMilestone(milestoneId);
+    const mentioned = await this.mentionedUserIds(issue.body);
+    await this.activities.record({ opType: ActionType.CreateIssue, actUserId: rc.doer.id, repo: rc.repo, content: `${issue.index}|${issue.title}` });
+    await this.notifications.notifyIssue({ issue, repo: rc.repo, actorId: rc.doer.id, mentionedIds: mentioned });
+    const others = assignees.filter((u) => u.id !== rc.doer.id).map((u) => u.id);
+    if (others.length) await this.notifications.notifyIssue({ issue, repo: rc.repo, actorId: rc.doer.id, receiverIds: others });
+    if (input.closed) await this.setClosed(rc, issue, true);
+    return this.json(issue.id, rc.repo, rc.doer);
+  }
+
+  async list(rc: RepoCtx, q: ListIssuesQuery, skip: number, take: number) {
+    const and: Record<string, unknown>[] = [{ repoId: rc.repo.id }];
+    const state = (q.state ?? 'open').toLowerCase();
+    if (state === 'closed') and.push({ isClosed: true });
+    else if (state !== 'all') and.push({ isClosed: false });
+    if (q.type === 'issues') and.push({ isPull: false });
+    else if (q.type === 'pulls') and.push({ isPull: true });
+    let empty = false;
+    if (q.labels) {
+      for (const item of q.labels.split(',').map((s) => s.trim()).filter(Boolean)) {
+        const id = /^\d+$/.test(item) ? Number(item) : undefined;
+        const found = await this.prisma.label.findMany({
+          where: { OR: [{ repoId: rc.repo.id }, { orgId: rc.repo.ownerId }], ...(id ? { id } : { name: item }) },
+          select: { id: true },
+        });
+        if (!found.length) empty = true;
+        and.push({ labels: { some: { labelId: { in: found.map((l) => l.id) } } } });
+      }
+    }
+    if (q.milestones) {
+      const items = q.milestones.split(',').map((s) => s.trim()).filter(Boolean);
+      const ms = await this.prisma.milestone.findMany({ where: { repoId: rc.repo.id }, select: { id: true, name: true } });
+      const ids = ms.filter((m) => items.some((it) => String(m.id) === it || m.name.toLowerCase() === it.toLowerCase())).map((m) => m.id);
+      and.push({ milestoneId: { in: ids } });
+    }
+    if (q.q) and.push({ OR: [{ title: { contains: q.q } }, { body: { contains: q.q } }] });
+    const since = parseDate(q.since, 'Since');
+    const before = parseDate(q.before, 'Before');
+    if (since) and.push({ updatedAt: { gte: since } });
+    if (before) and.push({ updatedAt: { lte: before } });
+    const userFilter = async (name: string | undefined, make: (id: number) => Record<string, unknown>) => {
+      if (!name) return;
+      const u = await this.prisma.user.findUnique({ where: { lowerName: name.toLowerCase() } });
+      if (!u) empty = true;
+      else and.push(make(u.id));
+    };
+    await userFilter(q.created_by, (id) => ({ posterId: id }));
+    await userFilter(q.assigned_by, (id) => ({ assignees: { some: { assigneeId: id } } }));
+    if (q.mentioned_by) and.push({ body: { contains: `@${q.mentioned_by}` } });
+    if (empty) return { data: [], total: 0 };
+    const where = { AND: and };
+    const [rows, total] = await Promise.all([
+      this.prisma.issue.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip, take, include: ISSUE_INCLUDE }),
+      this.prisma.issue.count({ where }),
+    ]);
+    return { data: await this.toJson(rows, rc.repo, rc.doer), total };
+  }
+
+  /** PATCH /issues/{index}: 403 (empty body in Gitea) unless poster or writer. */
+  async edit(rc: RepoCtx & { doer: User }, issue: Issue, input: EditIssueInput) {
+    const isPoster = issue.posterId === rc.doer.id;
+    if (!isPoster && !rc.canWrite) throw new ApiError(403, 'user should be the poster or have write permission');
+    const data: Record<string, unknown> = {};
+    if (input.title !== undefined && input.title.trim() !== '') {
+      if (input.title.length > 255) throw new ApiError(422, '[Title]: MaxSize(255)');
+      data.title = input.title.trim();
+    }
+    if (input.body !== undefined) data.body = input.body;
+    if (input.ref !== undefined) data.ref = input.ref;
+    let newState: boolean | undefined;
+    if (input.state !== undefined) {
+      if (input.state !== 'open' && input.state !== 'closed') throw new ApiError(412, `unknown state: ${input.state}`);
+      newState = input.state === 'closed';
+    }
+    const oldMilestone = issue.milestoneId;
+    let assignees: User[] | undefined;
+    if (rc.canWrite) {
+      if (input.unset_due_date) data.deadline = null;
+      else if (input.due_date) data.deadline = endOfDay(input.due_date);
+      if (input.assignees !== undefined || input.assignee !== undefined) {
+        assignees = await this.resolveAssignees(rc, [...(input.assignees ?? []), ...(input.assignee ? [input.assignee] : [])]);
+      }
+      if (input.milestone !== undefined && (input.milestone ?? 0) !== (issue.milestoneId ?? 0)) {
+        if (input.milestone) {
+          const m = await this.prisma.milestone.findFirst({ where: { id: input.milestone, repoId: rc.repo.id } });
+          if (!m) throw new ApiError(422, `milestone does not exist [id: ${input.milestone}, repo_id: ${rc.repo.id}]`);
+          data.milestoneId = m.id;
+        } else data.milestoneId = null;
+      }
+    }
+    if (newState === true && !issue.isClosed) await this.assertNoOpenDependencies(issue);
+    data.updatedAt = new Date();
+    await this.prisma.issue.update({ where: { id: issue.id }, data });
+    let added: number[] = [];
+    if (assignees) {
+      const before = new Set((await this.prisma.issueAssignee.findMany({ where: { issueId: issue.id } })).map((a) => a.assigneeId));
+      const after = new Set(assignees.map((u) => u.id));
+      await this.prisma.issueAssignee.deleteMany({ where: { issueId: issue.id, assigneeId: { notIn: [...after] } } });
+      added = [...after].filter((id) => !before.has(id));
+      if (added.length) await this.prisma.issueAssignee.createMany({ data: added.map((assigneeId) => ({ issueId: issue.id, assigneeId })) });
+    }
+    if ('milestoneId' in data) {
+      if (oldMilestone) await this.recountMilestone(oldMilestone);
+      if (data.milestoneId) await this.recountMilestone(data.milestoneId as number);
+    }
+    if (newState !== undefined && newState !== issue.isClosed) await this.setClosed(rc, { ...issue, ...(data as Partial<Issue>) }, newState);
+    const targets = added.filter((id) => id !== rc.doer.id);
+    if (targets.length) await this.notifications.notifyIssue({ issue, repo: rc.repo, actorId: rc.doer.id, receiverIds: targets });
+    return this.json(issue.id, rc.repo, rc.doer);
+  }
+
+  async assertNoOpenDependencies(issue: Issue): Promise<void> {
+    const open = await this.prisma.issueDependency.count({ where: { issueId: issue.id, dependency: { isClosed: false } } });
+    if (open) throw new ApiError(412, 'cannot close this issue or pull request because it still has open dependencies');
+  }
+
+  /** Close or reopen: timeline comment, counters, activity and notifications. */
+  async setClosed(rc: RepoCtx & { doer: User }, issue: Issue, closed: boolean): Promise<void> {
+    if (closed) await this.assertNoOpenDependencies(issue);
+    const now = new Date();
+    const changed = await this.prisma.issue.updateMany({ where: { id: issue.id, isClosed: !closed }, data: { isClosed: closed, closedAt: closed ? now : null, updatedAt: now } });
+    if (!changed.count) return;
+    const counter = issue.isPull ? 'numClosedPulls' : 'numClosedIssues';
+    await this.prisma.repository.update({ where: { id: issue.repoId }, data: { [counter]: closed ? { increment: 1 } : { decrement: 1 } } });
+    const comment = await this.prisma.comment.create({
+      data: { type: closed ? CommentType.Close : CommentType.Reopen, issueId: issue.id, repoId: issue.repoId, posterId: rc.doer.id, createdAt: now, updatedAt: now },
+    });
+    if (issue.milestoneId) await this.recountMilestone(issue.milestoneId);
+    await this.activities.record({
+      opType: closed ? (issue.isPull ? ActionType.ClosePullRequest : ActionType.CloseIssue) : issue.isPull ? ActionType.ReopenPullRequest : ActionType.ReopenIssue,
+      actUserId: rc.doer.id,
+      repo: rc.repo,
+      content: `${issue.index}|`,
+    });
+    await this.notifications.notifyIssue({ issue, repo: rc.repo, actorId: rc.doer.id, commentId: comment.id });
+  }
+
+  /** POST /issues/{index}/deadline: writers only; the date snapped to 23:59:59 (server time, UTC). */
+  async setDeadline(rc: RepoCtx & { doer: User }, issue: Issue, dueDate: string) {
+    if (!rc.canWrite) throw new ApiError(403, 'Not repo writer');
+    const deadline = endOfDay(dueDate, true);
+    await this.prisma.issue.update({ where: { id: issue.id }, data: { deadline, updatedAt: new Date() } });
+    return deadline;
+  }
+
+  async recountMilestone(id: number): Promise<void> {
+    const [all, closed] = await Promise.all([
+      this.prisma.issue.count({ where: { milestoneId: id } }),
+      this.prisma.issue.count({ where: { milestoneId: id, isClosed: true } }),
+    ]);
+    await this.prisma.milestone.updateMany({ where: { id }, data: { numIssues: all, numClosedIssues: closed } });
+  }
+}

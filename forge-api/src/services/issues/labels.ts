@@ -1,0 +1,94 @@
+/**
+ * Repository and organization labels: colors accepted as #rgb, rgb, #rrggbb or rrggbb (stored
+ * "#rrggbb", shown without '#'), exclusive scoped labels "scope/name". Duplicate names are
+ * allowed, as in Gitea.
+ */
+import { ApiError } from '../../plugins/errors';
+import type { User } from '../records';
+import type { TrackerContext } from './context';
+import { normalizeColor, type IssueConverter, type RepoWithOwner } from './convert';
+import type { Label } from '../../../generated/prisma/client';
+
+export interface LabelInput {
+  name?: string;
+  color?: string;
+  description?: string;
+  exclusive?: boolean;
+  is_archived?: boolean;
+}
+
+export type LabelOwner = { repo: RepoWithOwner } | { org: User };
+
+function color(input: string): string {
+  const c = normalizeColor(input);
+  if (!c) throw new ApiError(422, `bad color code: ${input}`);
+  return c;
+}
+
+export class LabelService {
+  constructor(
+    private readonly ctx: TrackerContext,
+    private readonly convert: IssueConverter,
+  ) {}
+
+  private get prisma() {
+    return this.ctx.prisma;
+  }
+
+  private whereOwner(owner: LabelOwner) {
+    return 'repo' in owner ? { repoId: owner.repo.id } : { orgId: owner.org.id, repoId: null };
+  }
+
+  json(l: Label, owner: LabelOwner) {
+    return 'repo' in owner ? this.convert.label(l, owner.repo) : this.convert.label(l, null, owner.org.name);
+  }
+
+  async list(owner: LabelOwner, sort: string | undefined, skip: number, take: number) {
+    const where = this.whereOwner(owner);
+    const orderBy =
+      sort === 'reversealphabetically' ? [{ name: 'desc' as const }] : sort === 'leastissues' ? [{ numIssues: 'asc' as const }] : sort === 'mostissues' ? [{ numIssues: 'desc' as const }] : [{ name: 'asc' as const }];
+    const [rows, total] = await Promise.all([
+      this.prisma.label.findMany({ where, orderBy: [...orderBy, { id: 'asc' }], skip, take }),
+      this.prisma.label.count({ where }),
+    ]);
+    return { data: rows.map((l) => this.json(l, owner)), total };
+  }
+
+  async find(owner: LabelOwner, id: number): Promise<Label> {
+    const l = Number.isSafeInteger(id) ? await this.prisma.label.findFirst({ where: { id, ...this.whereOwner(owner) } }) : null;
+    if (!l) throw new ApiError(404, 'not found', { errors: [`label does not exist [label_id: ${id}]`] });
+    return l;
+  }
+
+  async create(owner: LabelOwner, input: LabelInput) {
+    if (!input.name || !input.name.trim()) throw new ApiError(422, '[Name]: Required');
+    if (input.color === undefined || input.color === '') throw new ApiError(422, '[Color]: Required');
+    const row = await this.prisma.label.create({
+      data: {
+        ...('repo' in owner ? { repoId: owner.repo.id } : { orgId: owner.org.id }),
+        name: input.name.trim(),
+        color: color(input.color),
+        description: input.description ?? '',
+        exclusive: input.exclusive ?? false,
+        archivedAt: input.is_archived ? new Date() : null,
+      },
+    });
+    return this.json(row, owner);
+  }
+
+  async edit(owner: LabelOwner, id: number, input: LabelInput) {
+    const l = await this.find(owner, id);
+    const data: Record<string, unknown> = { updatedAt: new Date() };
+    if (input.name !== undefined && input.name.trim() !== '') data.name = input.name.trim();
+    if (input.color !== undefined && input.color !== '') data.color = color(input.color);
+    if (input.description !== undefined) data.description = input.description;
+    if (input.exclusive !== undefined) data.exclusive = input.exclusive;
+    if (input.is_archived !== undefined) data.archivedAt = input.is_archived ? l.archivedAt ?? new Date() : null;
+    return this.json(await this.prisma.label.update({ where: { id: l.id }, data }), owner);
+  }
+
+  async delete(owner: LabelOwner, id: number): Promise<void> {
+    const l = await this.find(owner, id);
+    await this.prisma.label.delete({ where: { id: l.id } });
+  }
+}
