@@ -12,7 +12,7 @@ import authPlugin, { AuthResolver } from './plugins/auth';
 import errorsPlugin from './plugins/errors';
 import swaggerPlugin from './plugins/swagger';
 import { SHARED_SCHEMAS } from './schemas';
-import { createPrisma, migrate, type Prisma } from './services/database';
+import { createPrisma, migrate, tunePrisma, type Prisma } from './services/database';
 import { createServices } from './services';
 import versionRoutes from './routes/version';
 import settingsRoutes from './routes/settings';
@@ -47,6 +47,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
   fs.mkdirSync(config.reposDir, { recursive: true });
   if (!options.skipMigrations && !options.prisma) await migrate(config.databaseUrl);
   const prisma = options.prisma ?? createPrisma(config.databaseUrl);
+  if (!options.prisma) await tunePrisma(prisma, config.databaseUrl);
 
   const app = Fastify({
     logger: options.logger ?? false,

@@ -70,6 +70,17 @@ const PG_TABLE = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
   "migration_name" VARCHAR(255) NOT NULL, "logs" TEXT, "rolled_back_at" TIMESTAMPTZ,
   "started_at" TIMESTAMPTZ NOT NULL DEFAULT now(), "applied_steps_count" INTEGER NOT NULL DEFAULT 0)`;
 
+/**
+ * Per-connection settings: SQLite in WAL mode (set persistently by migrate) syncs at
+ * checkpoints only (synchronous=NORMAL: durable across application crashes, the usual WAL
+ * pairing) and waits for a busy writer instead of failing.
+ */
+export async function tunePrisma(prisma: Prisma, databaseUrl: string): Promise<void> {
+  if (providerOf(databaseUrl) !== 'sqlite') return;
+  await prisma.$queryRawUnsafe('PRAGMA synchronous = NORMAL');
+  await prisma.$queryRawUnsafe('PRAGMA busy_timeout = 5000');
+}
+
 /** Applies pending migrations; returns the names applied now. */
 export async function migrate(databaseUrl: string): Promise<string[]> {
   const provider = providerOf(databaseUrl);

@@ -75,21 +75,26 @@ export class RepoService {
   }
 
   async findByOwnerAndName(owner: string, name: string): Promise<RepoWithOwner | null> {
-    const o = await this.prisma.user.findUnique({ where: { lowerName: owner.toLowerCase() }, select: { id: true } });
-    if (!o) return null;
-    return this.prisma.repository.findUnique({
-      where: { ownerId_lowerName: { ownerId: o.id, lowerName: name.toLowerCase() } },
+    // One query (each Prisma call costs a query-plan compilation): filter on the owner relation.
+    return this.prisma.repository.findFirst({
+      where: { lowerName: name.toLowerCase(), owner: { lowerName: owner.toLowerCase() } },
       include: { owner: true },
     });
   }
 
   /** The repository with the caller's access, or 404 when it is missing or unreadable. */
   async getReadable(owner: string, name: string, doer: User | null): Promise<{ repo: RepoWithOwner; mode: number }> {
-    const repo = await this.findByOwnerAndName(owner, name);
-    if (!repo) throw new ApiError(404, 'not found', { errors: [`repository does not exist [id: 0, uid: 0, owner_name: ${owner}, name: ${name}]`] });
+    // The caller's collaboration row comes with the repository: one query for the common case.
+    const repo = await this.prisma.repository.findFirst({
+      where: { lowerName: name.toLowerCase(), owner: { lowerName: owner.toLowerCase() } },
+      include: { owner: true, collaborators: { where: { userId: doer?.id ?? -1 }, select: { mode: true } } },
+    });
+    const missing = () => new ApiError(404, 'not found', { errors: [`repository does not exist [id: 0, uid: 0, owner_name: ${owner}, name: ${name}]`] });
+    if (!repo) throw missing();
     const mode = await this.permissions.repoAccessMode(doer, repo);
-    if (mode < AccessMode.Read) throw new ApiError(404, 'not found', { errors: [`repository does not exist [id: 0, uid: 0, owner_name: ${owner}, name: ${name}]`] });
-    return { repo, mode };
+    if (mode < AccessMode.Read) throw missing();
+    const { collaborators: _c, ...rest } = repo;
+    return { repo: rest, mode };
   }
 
   /** May `doer` create repositories owned by `owner`? (403 otherwise) */
