@@ -57,6 +57,9 @@ export class AuthResolver {
     private readonly opts: { disableQueryAuthToken: boolean },
   ) {}
 
+  /** HTTP signature verifier (set by plugins/orgs-runtime.ts); throws ApiError(401) on failure. */
+  httpSignature?: (request: FastifyRequest) => Promise<User>;
+
   /**
    * Checks a TOTP code against the user's secret (one 30 s step either side). Like Gitea's API
    * (twofa.ValidateTOTP) a code may be used for several requests within its window.
@@ -79,6 +82,11 @@ export class AuthResolver {
   async resolveUser(request: FastifyRequest): Promise<AuthResult> {
     const header = request.headers.authorization;
     const query = (request.query ?? {}) as Record<string, unknown>;
+    // Gitea's chain: token, then HTTP signature (a `Signature` header), then basic.
+    if (request.headers.signature && this.httpSignature && !(header && /^(token|bearer)\s/i.test(header.trim()))) {
+      // Signed requests count as an API token without scopes (Gitea's IsApiToken).
+      return { user: await this.httpSignature(request), method: 'token', basic: false, scopes: null, tokenId: null };
+    }
     if (header) {
       const scheme = /^(token|bearer)\s+(\S+)$/i.exec(header.trim());
       if (scheme) return this.byToken(scheme[2], false);

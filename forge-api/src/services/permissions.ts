@@ -61,12 +61,17 @@ export class PermissionService {
     return false;
   }
 
-  /** The caller's access to a repository: {mode, read, write, admin}. */
-  async repoAccess(user: User | null, repo: Repository & { owner?: User }): Promise<RepoAccess> {
-    return access(await this.repoAccessMode(user, repo));
+  /**
+   * The caller's access to a repository: {mode, read, write, admin}; with `unit` (e.g.
+   * 'repo.code' for git over HTTP) team access counts only as far as the team's mode for
+   * that unit, as Gitea's unit permissions do.
+   */
+  async repoAccess(user: User | null, repo: Repository & { owner?: User }, unit?: string): Promise<RepoAccess> {
+    return access(await this.repoAccessMode(user, repo, unit));
   }
 
-  async repoAccessMode(user: User | null, repo: Repository & { owner?: User }): Promise<number> {
+  async repoAccessMode(user: User | null, repo: Repository & { owner?: User; collaborators?: { mode: number }[] }, unit?: string): Promise<number> {
+    // `repo.collaborators`, when the caller loaded it filtered to `user`, saves a query.
     if (user?.isAdmin) return AccessMode.Owner;
     if (user && user.id === repo.ownerId) return AccessMode.Owner;
     const owner = repo.owner ?? (await this.prisma.user.findUniqueOrThrow({ where: { id: repo.ownerId } }));
@@ -75,14 +80,28 @@ export class PermissionService {
       if (owner.type === USER_TYPE_ORGANIZATION) {
         const teams = await this.prisma.teamUser.findMany({
           where: { userId: user.id, orgId: owner.id },
-          select: { team: { select: { authorize: true, includesAllRepositories: true, repos: { where: { repoId: repo.id }, select: { id: true } } } } },
+          select: {
+            team: {
+              select: {
+                authorize: true,
+                includesAllRepositories: true,
+                repos: { where: { repoId: repo.id }, select: { id: true } },
+                units: unit ? { where: { unitType: unit }, select: { accessMode: true } } : false,
+              },
+            },
+          },
         });
         for (const { team } of teams) {
           if (team.authorize >= AccessMode.Owner) return AccessMode.Owner;
-          if (team.includesAllRepositories || team.repos.length > 0) mode = Math.max(mode, team.authorize);
+          if (!(team.includesAllRepositories || team.repos.length > 0)) continue;
+          // A team without the unit gives no access to it (Gitea's UnitAccessMode).
+          const unitMode = unit ? (team.units as { accessMode: number }[] | undefined)?.[0]?.accessMode ?? AccessMode.None : team.authorize;
+          mode = Math.max(mode, unitMode);
         }
       }
-      const collab = await this.prisma.collaboration.findUnique({ where: { repoId_userId: { repoId: repo.id, userId: user.id } }, select: { mode: true } });
+      const collab = repo.collaborators
+        ? repo.collaborators[0]
+        : await this.prisma.collaboration.findUnique({ where: { repoId_userId: { repoId: repo.id, userId: user.id } }, select: { mode: true } });
       if (collab) mode = Math.max(mode, collab.mode);
     }
     if (mode < AccessMode.Read && !repo.isPrivate && !(user?.isRestricted ?? false) && (await this.canSeeOwner(user, owner))) {

@@ -1,0 +1,179 @@
+/**
+ * Issue 6's services and background work, attached to the app at the root:
+ *  - the services of issue 6 (created in services/orgs-services.ts) are wired together;
+ *  - repository events (created, deleted, pushed) become webhook deliveries; the request that
+ *    caused them is known through an AsyncLocalStorage entered on every request, so the
+ *    sender/pusher is the real caller even though CORE's and GIT's services do not pass it;
+ *  - repository creation in an organization follows Gitea: a creator without admin access
+ *    through teams becomes an admin collaborator;
+ *  - HTTP signatures are offered to the auth resolver;
+ *  - the delivery worker and the cron scheduler start with the server and stop with it.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { shared } from './shared';
+import { AccessMode } from '../services/convert';
+import { USER_TYPE_ORGANIZATION } from '../services/permissions';
+import type { Repository, User } from '../services/records';
+import { currentRefs, diffRefs, newCommits, readSnapshot, writeSnapshot, ZERO_SHA } from '../services/webhooks/push';
+import * as git from '../services/git';
+
+/** The request being served, for services that need to know who caused an event. */
+export const requestContext = new AsyncLocalStorage<{ request: FastifyRequest }>();
+
+type RepoWithOwner = Repository & { owner: User };
+
+async function orgsRuntime(app: FastifyInstance) {
+  const { prisma, config } = app;
+  const s = app.services;
+  const { webhooks, deliveries, packages, cron, httpsig } = s;
+  webhooks.onQueued = () => deliveries.kick();
+  app.auth.httpSignature = (request) => httpsig.verify(request);
+
+  // Synchronous on purpose: enterWith must run in the request's own async context.
+  app.addHook('onRequest', (request, _reply, done) => {
+    requestContext.enterWith({ request });
+    done();
+  });
+
+  /** The caller of the current request (API doer, or the git client's credentials). */
+  async function currentActor(): Promise<User | null> {
+    const request = requestContext.getStore()?.request;
+    if (!request) return null;
+    if (request.doer) return request.doer;
+    try {
+      return (await app.auth.resolveUser(request)).user;
+    } catch {
+      return null;
+    }
+  }
+
+  const log = (err: unknown, what: string) => app.log.error({ err }, what);
+
+  // --- repository events (wrapping CORE's RepoService; its behaviour is unchanged) ---
+  const repos = s.repos;
+  const create = repos.create.bind(repos);
+  repos.create = async (doer: User, owner: User, input) => {
+    const repo = await create(doer, owner, input);
+    try {
+      if (owner.type === USER_TYPE_ORGANIZATION && !doer.isAdmin && (await s.permissions.repoAccessMode(doer, repo)) < AccessMode.Admin) {
+        await prisma.collaboration.upsert({
+          where: { repoId_userId: { repoId: repo.id, userId: doer.id } },
+          create: { repoId: repo.id, userId: doer.id, mode: AccessMode.Admin },
+          update: { mode: AccessMode.Admin },
+        });
+      }
+      await writeSnapshot(repos.diskPath(repo.owner.name, repo.name), await currentRefs(repos.diskPath(repo.owner.name, repo.name))).catch(() => undefined);
+      await webhooks.notifyRepository(doer, repo, 'created');
+    } catch (err) {
+      log(err, 'repository created: follow-up failed');
+    }
+    return repo;
+  };
+
+  const del = repos.delete.bind(repos);
+  repos.delete = async (repo: RepoWithOwner, mode: number) => {
+    // Queue before the row goes (the hooks of the repository itself go with it, as in Gitea).
+    const actor = (await currentActor()) ?? repo.owner;
+    if (mode >= AccessMode.Owner) await webhooks.notifyRepository(actor, repo, 'deleted').catch((err) => log(err, 'repository deleted: webhook failed'));
+    await del(repo, mode);
+  };
+
+  const afterPush = repos.afterPush.bind(repos);
+  repos.afterPush = async (repoId: number) => {
+    const repo = await afterPush(repoId);
+    try {
+      await pushEvents(repo, (await currentActor()) ?? repo.owner);
+    } catch (err) {
+      log(err, 'push webhooks failed');
+    }
+    return repo;
+  };
+
+  async function pushEvents(repo: RepoWithOwner, pusher: User): Promise<void> {
+    const repoPath = repos.diskPath(repo.owner.name, repo.name);
+    const before = (await readSnapshot(repoPath)) ?? {};
+    const after = await currentRefs(repoPath);
+    await writeSnapshot(repoPath, after);
+    const repoJson = webhooks.repoJson(repo);
+    const sender = webhooks.userJson(pusher);
+    const html = `${config.rootUrl}${repo.owner.name}/${repo.name}`;
+    for (const change of diffRefs(before, after)) {
+      const isTag = change.ref.startsWith('refs/tags/');
+      const short = change.ref.replace(/^refs\/(heads|tags)\//, '');
+      const branch = isTag ? undefined : short;
+      const refType = isTag ? 'tag' : 'branch';
+      if (change.after === ZERO_SHA) {
+        await webhooks.queue(repo, 'delete', { ref: short, ref_type: refType, pusher_type: 'user', repository: repoJson, sender }, branch);
+        continue;
+      }
+      if (change.before === ZERO_SHA) {
+        await webhooks.queue(repo, 'create', { sha: change.after, ref: short, ref_type: refType, repository: repoJson, sender }, branch);
+      }
+      const { commits, total } = await newCommits(repoPath, change, before);
+      const payloadCommits = commits.map((c) => ({
+        id: c.id,
+        message: c.message,
+        url: `${html}/commit/${c.id}`,
+        author: { ...c.author, username: '' },
+        committer: { ...c.committer, username: '' },
+        verification: null,
+        timestamp: c.timestamp,
+        added: c.added,
+        removed: c.removed,
+        modified: c.modified,
+      }));
+      await webhooks.queue(
+        repo,
+        'push',
+        {
+          ref: change.ref,
+          before: change.before,
+          after: change.after,
+          compare_url: change.before !== ZERO_SHA ? `${html}/compare/${change.before}...${change.after}` : '',
+          commits: payloadCommits,
+          total_commits: total,
+          head_commit: payloadCommits[0] ?? null,
+          repository: repoJson,
+          pusher: sender,
+          sender,
+        },
+        branch,
+      );
+    }
+  }
+
+  // --- cron tasks (Gitea's names where Gitea has the task) ---
+  cron.register({ name: 'deliver_hooks', schedule: '@every 1m', run: () => deliveries.runOnce() });
+  cron.register({
+    name: 'update_repo_size',
+    schedule: '@every 24h',
+    run: async () => {
+      const all = await prisma.repository.findMany({ include: { owner: true } });
+      for (const r of all) {
+        const stats = await git.repoStats(repos.diskPath(r.owner.name, r.name)).catch(() => null);
+        if (stats) await prisma.repository.update({ where: { id: r.id }, data: { size: stats.sizeKiB, isEmpty: stats.empty } });
+      }
+    },
+  });
+  cron.register({
+    name: 'cleanup_hook_task_table',
+    schedule: '@midnight',
+    run: async () => {
+      const cutoff = new Date(Date.now() - 7 * 24 * 3_600_000);
+      await prisma.hookTask.deleteMany({ where: { isDelivered: true, createdAt: { lt: cutoff } } });
+    },
+  });
+  cron.register({ name: 'cleanup_packages', schedule: '@midnight', run: () => packages.cleanupBlobs() });
+
+  app.addHook('onReady', async () => {
+    deliveries.start();
+    await cron.start();
+  });
+  app.addHook('onClose', async () => {
+    await cron.stop();
+    await deliveries.stop();
+  });
+}
+
+export default shared(orgsRuntime);

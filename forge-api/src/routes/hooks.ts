@@ -1,0 +1,217 @@
+/**
+ * Webhooks at Gitea's paths: /admin/hooks (system and default hooks, site admins, scope admin),
+ * /orgs/{org}/hooks (org owners, scope organization), /repos/{owner}/{repo}/hooks (repository
+ * admins, scope repository) and the repository test delivery. Creation is validated by the
+ * service with Gitea's messages; every list is ordered by id.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../plugins/errors';
+import { setTotalCount } from '../plugins/paging';
+import { bool, int, listOf, obj, ownerRepoParams, ref, str, strList } from '../schemas';
+import { AccessMode } from '../services/convert';
+import type { CreateHookInput, EditHookInput, HookScope } from '../services/webhooks';
+import { doerOf, errors, paging, pagingQuery } from './helpers';
+
+const configSchema = { type: 'object', additionalProperties: { type: 'string' } };
+
+export const HookSchema = obj(
+  {
+    id: int,
+    type: str,
+    branch_filter: str,
+    config: configSchema,
+    events: strList,
+    authorization_header: str,
+    active: bool,
+    updated_at: { type: 'string', format: 'date-time' },
+    created_at: { type: 'string', format: 'date-time' },
+  },
+  [],
+  { $id: 'Hook' },
+);
+
+const CreateHookOption = obj(
+  { type: { type: 'string', minLength: 1 }, config: configSchema, events: strList, branch_filter: str, authorization_header: str, active: bool },
+  ['type', 'config'],
+);
+const EditHookOption = obj({ config: configSchema, events: strList, branch_filter: str, authorization_header: str, active: bool });
+
+export default async function hookRoutes(app: FastifyInstance) {
+  const { webhooks, orgs, permissions, repos } = app.services;
+  app.addSchema(HookSchema);
+
+  interface Group {
+    prefix: string;
+    params?: Record<string, unknown>;
+    tags: string[];
+    ids: { list: string; create: string; get: string; edit: string; delete: string };
+    scopes: ('admin' | 'organization' | 'repository')[];
+    auth: 'required' | 'admin';
+    /** Resolves and authorizes the scope of the request. */
+    scope(request: FastifyRequest): Promise<HookScope>;
+    /** Lists are paged except the admin one (Gitea sends every system hook). */
+    paged: boolean;
+  }
+
+  const groups: Group[] = [
+    {
+      prefix: '/admin/hooks',
+      tags: ['admin'],
+      ids: { list: 'adminListHooks', create: 'adminCreateHook', get: 'adminGetHook', edit: 'adminEditHook', delete: 'adminDeleteHook' },
+      scopes: ['admin'],
+      auth: 'admin',
+      paged: false,
+      scope: async () => ({ kind: 'system' }),
+    },
+    {
+      prefix: '/orgs/:org/hooks',
+      params: { org: str },
+      tags: ['organization'],
+      ids: { list: 'orgListHooks', create: 'orgCreateHook', get: 'orgGetHook', edit: 'orgEditHook', delete: 'orgDeleteHook' },
+      scopes: ['organization'],
+      auth: 'required',
+      paged: true,
+      scope: async (request) => {
+        const doer = doerOf(request);
+        const org = await orgs.getVisible((request.params as { org: string }).org, doer);
+        if (!doer.isAdmin && !(await permissions.isOrgOwner(doer.id, org.id))) {
+          if (await permissions.isOrgMember(doer.id, org.id)) throw new ApiError(403, 'Must be an organization owner');
+          throw new ApiError(404, 'not found');
+        }
+        return { kind: 'owner', ownerId: org.id };
+      },
+    },
+    {
+      prefix: '/repos/:owner/:repo/hooks',
+      params: { owner: str, repo: str },
+      tags: ['repository'],
+      ids: { list: 'repoListHooks', create: 'repoCreateHook', get: 'repoGetHook', edit: 'repoEditHook', delete: 'repoDeleteHook' },
+      scopes: ['repository'],
+      auth: 'required',
+      paged: true,
+      scope: async (request) => {
+        const p = request.params as { owner: string; repo: string };
+        const { repo, mode } = await repos.getReadable(p.owner, p.repo, doerOf(request));
+        if (mode < AccessMode.Admin) throw new ApiError(403, 'user should be an owner or a collaborator with admin write of a repository');
+        return { kind: 'repo', repoId: repo.id };
+      },
+    },
+  ];
+
+  for (const g of groups) {
+    const baseParams = g.params ? obj(g.params, Object.keys(g.params)) : undefined;
+    const idParams = obj({ ...(g.params ?? {}), id: int }, [...Object.keys(g.params ?? {}), 'id']);
+    const config = { auth: g.auth, scopes: g.scopes };
+
+    app.get(
+      g.prefix,
+      {
+        config,
+        schema: {
+          tags: g.tags,
+          operationId: g.ids.list,
+          summary: 'List webhooks',
+          ...(baseParams ? { params: baseParams } : {}),
+          querystring: obj({ ...pagingQuery, ...(g.paged ? {} : { type: { type: 'string', enum: ['system', 'default', 'all'] } }) }),
+          response: { 200: listOf('Hook'), ...errors(401, 403, 404) },
+        },
+      },
+      async (request: FastifyRequest, reply: FastifyReply) => {
+        const scope = await g.scope(request);
+        const p = paging(app, request);
+        const q = request.query as { type?: string };
+        const { rows, total } = await webhooks.list(scope, g.paged ? { skip: p.skip, take: p.take } : { adminType: q.type });
+        if (g.paged) setTotalCount(reply, total);
+        return rows.map((h) => webhooks.toJson(h));
+      },
+    );
+
+    app.post(
+      g.prefix,
+      {
+        config,
+        schema: {
+          tags: g.tags,
+          operationId: g.ids.create,
+          summary: 'Create a hook',
+          ...(baseParams ? { params: baseParams } : {}),
+          body: CreateHookOption,
+          response: { 201: ref('Hook'), ...errors(401, 403, 404, 422) },
+        },
+      },
+      async (request: FastifyRequest, reply: FastifyReply) => {
+        const scope = await g.scope(request);
+        const hook = await webhooks.create(scope, request.body as CreateHookInput);
+        return reply.code(201).send(webhooks.toJson(hook));
+      },
+    );
+
+    app.get(
+      `${g.prefix}/:id`,
+      { config, schema: { tags: g.tags, operationId: g.ids.get, summary: 'Get a hook', params: idParams, response: { 200: ref('Hook'), ...errors(401, 403, 404) } } },
+      async (request: FastifyRequest) => {
+        const scope = await g.scope(request);
+        return webhooks.toJson(await webhooks.get(scope, (request.params as { id: number }).id));
+      },
+    );
+
+    app.patch(
+      `${g.prefix}/:id`,
+      {
+        config,
+        schema: { tags: g.tags, operationId: g.ids.edit, summary: 'Update a hook', params: idParams, body: EditHookOption, response: { 200: ref('Hook'), ...errors(401, 403, 404, 422) } },
+      },
+      async (request: FastifyRequest) => {
+        const scope = await g.scope(request);
+        return webhooks.toJson(await webhooks.edit(scope, (request.params as { id: number }).id, (request.body ?? {}) as EditHookInput));
+      },
+    );
+
+    app.delete(
+      `${g.prefix}/:id`,
+      { config, schema: { tags: g.tags, operationId: g.ids.delete, summary: 'Delete a hook', params: idParams, response: { 204: { type: 'null' }, ...errors(401, 403, 404) } } },
+      async (request: FastifyRequest, reply: FastifyReply) => {
+        const scope = await g.scope(request);
+        await webhooks.delete(scope, (request.params as { id: number }).id);
+        return reply.code(204).send();
+      },
+    );
+  }
+
+  app.post<{ Params: { owner: string; repo: string; id: number }; Querystring: { ref?: string } }>(
+    '/repos/:owner/:repo/hooks/:id/tests',
+    {
+      config: { auth: 'required', scopes: ['repository'] },
+      schema: {
+        tags: ['repository'],
+        operationId: 'repoTestHook',
+        summary: 'Test a push webhook',
+        params: obj({ ...ownerRepoParams.properties, id: int }, ['owner', 'repo', 'id']),
+        querystring: obj({ ref: str }),
+        response: { 204: { type: 'null' }, ...errors(401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      const doer = doerOf(request);
+      const { repo, mode } = await repos.getReadable(request.params.owner, request.params.repo, doer);
+      if (mode < AccessMode.Admin) throw new ApiError(403, 'user should be an owner or a collaborator with admin write of a repository');
+      const hook = await webhooks.get({ kind: 'repo', repoId: repo.id }, request.params.id);
+      const branch = request.query.ref || repo.defaultBranch;
+      const sender = webhooks.userJson(doer);
+      await webhooks.queueTest(hook, {
+        ref: `refs/heads/${branch}`,
+        before: '',
+        after: '',
+        compare_url: '',
+        commits: [],
+        total_commits: 0,
+        head_commit: null,
+        repository: webhooks.repoJson(repo),
+        pusher: sender,
+        sender,
+      });
+      return reply.code(204).send();
+    },
+  );
+}
+

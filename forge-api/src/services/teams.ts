@@ -1,0 +1,272 @@
+/**
+ * Teams of an organization (Gitea's models/organization/team*.go and services/org/team.go):
+ * access mode + per-unit modes, members (a team member is always an org member), repositories
+ * (removing a repository from a team never deletes it), the Owners team that every org has
+ * and that cannot lose its last member or be deleted.
+ */
+import { ApiError } from '../plugins/errors';
+import { AccessMode } from './convert';
+import type { Prisma } from './database';
+import { ALL_UNITS, OWNER_TEAM } from './orgs';
+import type { Repository, Team, User } from './records';
+
+/** Gitea's unit keys, in Gitea's unit-type order (the order units are listed in). */
+export const UNIT_KEYS = ['repo.code', 'repo.issues', 'repo.pulls', 'repo.releases', 'repo.wiki', 'repo.ext_wiki', 'repo.ext_issues', 'repo.projects', 'repo.packages', 'repo.actions'];
+/** Units that can only ever be read (Gitea caps external tracker/wiki at read). */
+const READ_ONLY_UNITS = new Set(['repo.ext_wiki', 'repo.ext_issues']);
+
+export const MODE_NAMES = ['none', 'read', 'write', 'admin', 'owner'] as const;
+export function modeName(mode: number): string {
+  return MODE_NAMES[mode] ?? 'none';
+}
+/** perm.ParseAccessMode: unknown strings are "none". */
+export function parseMode(name: string | undefined): number {
+  const i = (MODE_NAMES as readonly string[]).indexOf(name ?? '');
+  return i < 0 ? AccessMode.None : i;
+}
+
+export type TeamWithUnits = Team & { units: { unitType: string; accessMode: number; id: number }[] };
+
+export interface TeamInput {
+  name?: string;
+  description?: string;
+  permission?: string;
+  units?: string[];
+  units_map?: Record<string, string>;
+  includes_all_repositories?: boolean;
+  can_create_org_repo?: boolean;
+}
+
+interface UnitRow {
+  unitType: string;
+  accessMode: number;
+}
+
+/** unit_model.MinUnitAccessMode: the lowest non-none mode, external units ignored. */
+function minUnitMode(map: Record<string, string>): number {
+  let res: number = AccessMode.None;
+  for (const [key, m] of Object.entries(map)) {
+    if (READ_ONLY_UNITS.has(key)) continue;
+    const mode = parseMode(m);
+    if (mode === AccessMode.None) continue;
+    if (res === AccessMode.None || mode < res) res = mode;
+  }
+  return res;
+}
+
+function unitsFrom(input: TeamInput, mode: number): UnitRow[] | null {
+  if (mode >= AccessMode.Admin) {
+    return UNIT_KEYS.map((unitType) => ({ unitType, accessMode: READ_ONLY_UNITS.has(unitType) ? AccessMode.Read : AccessMode.Admin }));
+  }
+  if (input.units_map && Object.keys(input.units_map).length > 0) {
+    // Unknown keys are dropped, as Gitea's TypeFromKey maps them to an invalid unit.
+    return Object.entries(input.units_map)
+      .filter(([k]) => UNIT_KEYS.includes(k))
+      .map(([unitType, m]) => ({ unitType, accessMode: Math.min(parseMode(m), READ_ONLY_UNITS.has(unitType) ? AccessMode.Read : AccessMode.Admin) }));
+  }
+  if (input.units && input.units.length > 0) {
+    return input.units.filter((k) => UNIT_KEYS.includes(k)).map((unitType) => ({ unitType, accessMode: mode }));
+  }
+  return null;
+}
+
+const unitOrder = (a: { unitType: string }, b: { unitType: string }) => UNIT_KEYS.indexOf(a.unitType) - UNIT_KEYS.indexOf(b.unitType);
+
+export class TeamService {
+  constructor(private readonly prisma: Prisma) {}
+
+  async get(id: number): Promise<TeamWithUnits | null> {
+    return this.prisma.team.findUnique({ where: { id }, include: { units: true } });
+  }
+
+  isOwnerTeam(team: Team): boolean {
+    return team.lowerName === OWNER_TEAM.toLowerCase() && team.authorize >= AccessMode.Owner;
+  }
+
+  async isMember(teamId: number, userId: number): Promise<boolean> {
+    return (await this.prisma.teamUser.count({ where: { teamId, userId } })) > 0;
+  }
+
+  /**
+   * Teams of an org; `userId` limits to teams the user is in; `q` matches the name (and the
+   * description with includeDesc), case-insensitively.
+   */
+  async search(orgId: number, o: { userId?: number; q?: string; includeDesc?: boolean; skip: number; take: number }) {
+    const where: Record<string, unknown> = { orgId };
+    if (o.userId !== undefined) where.members = { some: { userId: o.userId } };
+    const q = (o.q ?? '').trim().toLowerCase();
+    let rows = await this.prisma.team.findMany({ where, include: { units: true }, orderBy: { lowerName: 'asc' } });
+    // Case-insensitive matching done here: SQLite's LIKE and PostgreSQL's differ on case.
+    if (q) rows = rows.filter((t) => t.lowerName.includes(q) || (o.includeDesc && t.description.toLowerCase().includes(q)));
+    return { rows: rows.slice(o.skip, o.skip + o.take), total: rows.length };
+  }
+
+  async create(org: User, input: TeamInput): Promise<TeamWithUnits> {
+    const name = input.name ?? '';
+    let mode = parseMode(input.permission);
+    if (mode < AccessMode.Admin && input.units_map && Object.keys(input.units_map).length > 0) mode = minUnitMode(input.units_map);
+    const units = unitsFrom(input, mode);
+    // Gitea answers 500 "units permission should not be empty" here; a client error is what it is.
+    if (!units) throw new ApiError(422, 'units permission should not be empty');
+    if (await this.prisma.team.count({ where: { orgId: org.id, lowerName: name.toLowerCase() } })) {
+      throw new ApiError(422, `team already exists [org_id: ${org.id}, name: ${name}]`);
+    }
+    const team = await this.prisma.team.create({
+      data: {
+        orgId: org.id,
+        name,
+        lowerName: name.toLowerCase(),
+        description: input.description ?? '',
+        authorize: mode,
+        includesAllRepositories: input.includes_all_repositories ?? false,
+        canCreateOrgRepo: input.can_create_org_repo ?? false,
+        units: { create: units.map((u) => ({ orgId: org.id, ...u })) },
+      },
+      include: { units: true },
+    });
+    if (team.includesAllRepositories) await this.linkAllRepos(team);
+    return (await this.get(team.id)) as TeamWithUnits;
+  }
+
+  /** services/org.UpdateTeam: the Owners team keeps its mode, includes-all and repo creation. */
+  async edit(team: TeamWithUnits, input: TeamInput): Promise<TeamWithUnits> {
+    const owner = this.isOwnerTeam(team);
+    const data: Record<string, unknown> = {};
+    if (input.can_create_org_repo !== undefined) data.canCreateOrgRepo = owner || input.can_create_org_repo;
+    if (input.name) {
+      if (owner && input.name.toLowerCase() !== team.lowerName) throw new ApiError(422, 'the owner team name cannot be changed');
+      if (input.name.toLowerCase() !== team.lowerName && (await this.prisma.team.count({ where: { orgId: team.orgId, lowerName: input.name.toLowerCase() } }))) {
+        throw new ApiError(422, `team already exists [org_id: ${team.orgId}, name: ${input.name}]`);
+      }
+      data.name = input.name;
+      data.lowerName = input.name.toLowerCase();
+    }
+    if (input.description !== undefined) data.description = input.description;
+    let mode = team.authorize;
+    let includeAll = team.includesAllRepositories;
+    if (!owner && input.permission) {
+      mode = parseMode(input.permission);
+      if (mode < AccessMode.Admin && input.units_map && Object.keys(input.units_map).length > 0) mode = minUnitMode(input.units_map);
+      data.authorize = mode;
+      if (input.includes_all_repositories !== undefined) includeAll = data.includesAllRepositories = input.includes_all_repositories;
+    }
+    const units = owner ? null : unitsFrom(input, mode);
+    await this.prisma.$transaction(async (tx) => {
+      await tx.team.update({ where: { id: team.id }, data });
+      if (units) {
+        await tx.teamUnit.deleteMany({ where: { teamId: team.id } });
+        for (const u of units) await tx.teamUnit.create({ data: { orgId: team.orgId, teamId: team.id, ...u } });
+      }
+    });
+    const updated = (await this.get(team.id)) as TeamWithUnits;
+    if (includeAll && !team.includesAllRepositories) await this.linkAllRepos(updated);
+    return updated;
+  }
+
+  async delete(team: Team): Promise<void> {
+    if (this.isOwnerTeam(team)) throw new ApiError(422, 'the owner team cannot be deleted');
+    const members = await this.prisma.teamUser.findMany({ where: { teamId: team.id }, select: { userId: true } });
+    await this.prisma.team.delete({ where: { id: team.id } });
+    for (const m of members) await this.dropOrgMembershipIfNoTeam(team.orgId, m.userId);
+  }
+
+  async members(team: Team, skip: number, take: number): Promise<{ rows: User[]; total: number }> {
+    const where = { teamMemberships: { some: { teamId: team.id } } };
+    const [rows, total] = await Promise.all([
+      this.prisma.user.findMany({ where, orderBy: { lowerName: 'asc' }, skip, take }),
+      this.prisma.user.count({ where }),
+    ]);
+    return { rows, total };
+  }
+
+  /** Adds a user (an organization cannot join a team); joins the org as a private member. */
+  async addMember(team: Team, user: User): Promise<void> {
+    if (user.type !== 0) throw new ApiError(422, 'an organization cannot be a team member');
+    if (await this.isMember(team.id, user.id)) return;
+    await this.prisma.$transaction(async (tx) => {
+      await tx.teamUser.create({ data: { orgId: team.orgId, teamId: team.id, userId: user.id } });
+      await tx.team.update({ where: { id: team.id }, data: { numMembers: { increment: 1 } } });
+      const inOrg = await tx.orgUser.count({ where: { orgId: team.orgId, userId: user.id } });
+      if (!inOrg) await tx.orgUser.create({ data: { orgId: team.orgId, userId: user.id, isPublic: false } });
+    });
+  }
+
+  async removeMember(team: Team, user: User): Promise<void> {
+    if (!(await this.isMember(team.id, user.id))) return;
+    if (this.isOwnerTeam(team) && (await this.prisma.teamUser.count({ where: { teamId: team.id } })) <= 1) {
+      // Gitea's ErrLastOrgOwner.
+      throw new ApiError(422, `user is the last member of owner team [uid: ${user.id}]`);
+    }
+    await this.prisma.$transaction(async (tx) => {
+      await tx.teamUser.deleteMany({ where: { teamId: team.id, userId: user.id } });
+      await tx.team.update({ where: { id: team.id }, data: { numMembers: { decrement: 1 } } });
+    });
+    await this.dropOrgMembershipIfNoTeam(team.orgId, user.id);
+  }
+
+  /** Gitea removes an org membership when the user's last team goes. */
+  private async dropOrgMembershipIfNoTeam(orgId: number, userId: number): Promise<void> {
+    if ((await this.prisma.teamUser.count({ where: { orgId, userId } })) === 0) {
+      await this.prisma.orgUser.deleteMany({ where: { orgId, userId } });
+    }
+  }
+
+  /** Repositories the team covers: every org repository for includes-all teams. */
+  async repos(team: Team, skip: number, take: number) {
+    const where = team.includesAllRepositories ? { ownerId: team.orgId } : { teams: { some: { teamId: team.id } } };
+    const [rows, total] = await Promise.all([
+      this.prisma.repository.findMany({ where, include: { owner: true }, orderBy: { lowerName: 'asc' }, skip, take }),
+      this.prisma.repository.count({ where }),
+    ]);
+    return { rows, total };
+  }
+
+  async repoIds(team: Team): Promise<number[]> {
+    const where = team.includesAllRepositories ? { ownerId: team.orgId } : { teams: { some: { teamId: team.id } } };
+    return (await this.prisma.repository.findMany({ where, select: { id: true } })).map((r) => r.id);
+  }
+
+  async hasRepo(team: Team, repo: Repository): Promise<boolean> {
+    if (repo.ownerId !== team.orgId) return false;
+    if (team.includesAllRepositories) return true;
+    return (await this.prisma.teamRepo.count({ where: { teamId: team.id, repoId: repo.id } })) > 0;
+  }
+
+  async addRepo(team: Team, repo: Repository): Promise<void> {
+    if (repo.ownerId !== team.orgId) throw new ApiError(422, 'repository does not belong to the team\'s organization');
+    if (await this.prisma.teamRepo.count({ where: { teamId: team.id, repoId: repo.id } })) return;
+    await this.prisma.$transaction([
+      this.prisma.teamRepo.create({ data: { orgId: team.orgId, teamId: team.id, repoId: repo.id } }),
+      this.prisma.team.update({ where: { id: team.id }, data: { numRepos: { increment: 1 } } }),
+    ]);
+  }
+
+  /** Unlinks only: the repository itself stays. */
+  async removeRepo(team: Team, repo: Repository): Promise<void> {
+    const n = await this.prisma.teamRepo.deleteMany({ where: { teamId: team.id, repoId: repo.id } });
+    if (n.count) await this.prisma.team.update({ where: { id: team.id }, data: { numRepos: { decrement: n.count } } });
+  }
+
+  /** includes_all_repositories teams get a link to every current repository of the org. */
+  private async linkAllRepos(team: Team): Promise<void> {
+    const repos = await this.prisma.repository.findMany({ where: { ownerId: team.orgId }, select: { id: true } });
+    for (const r of repos) {
+      if (!(await this.prisma.teamRepo.count({ where: { teamId: team.id, repoId: r.id } }))) {
+        await this.prisma.teamRepo.create({ data: { orgId: team.orgId, teamId: team.id, repoId: r.id } });
+      }
+    }
+    await this.prisma.team.update({ where: { id: team.id }, data: { numRepos: repos.length } });
+  }
+
+  /** Units as Gitea lists them: names, and name -> mode. */
+  unitsOf(team: TeamWithUnits): { units: string[]; units_map: Record<string, string> } {
+    const sorted = [...team.units].sort(unitOrder);
+    return {
+      units: sorted.map((u) => u.unitType),
+      units_map: Object.fromEntries(sorted.map((u) => [u.unitType, modeName(u.accessMode)])),
+    };
+  }
+}
+
+/** All units an owner/admin team holds (re-exported for tests and CORE's org creation). */
+export { ALL_UNITS };

@@ -1,0 +1,89 @@
+/**
+ * What a push changed, for push/create/delete webhooks. Gitea learns it from its post-receive
+ * hook; we compare the refs after a push with the refs recorded after the previous one (a small
+ * file inside the bare repository), then read the new commits with git.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { runGit } from '../git';
+
+export const ZERO_SHA = '0000000000000000000000000000000000000000';
+const SNAPSHOT = 'portcullis-refs.json';
+/** Commits listed per push payload (total_commits keeps the real count). */
+const MAX_COMMITS = 20;
+
+export type Refs = Record<string, string>;
+
+export interface RefChange {
+  ref: string;
+  before: string;
+  after: string;
+}
+
+export interface CommitInfo {
+  id: string;
+  message: string;
+  author: { name: string; email: string };
+  committer: { name: string; email: string };
+  timestamp: string;
+  added: string[];
+  removed: string[];
+  modified: string[];
+}
+
+export async function currentRefs(repoPath: string): Promise<Refs> {
+  const out = await runGit(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/heads', 'refs/tags'], { cwd: repoPath }).catch(() => '');
+  const refs: Refs = {};
+  for (const line of out.split('\n')) {
+    const [sha, ref] = line.trim().split(' ');
+    if (sha && ref) refs[ref] = sha;
+  }
+  return refs;
+}
+
+export async function readSnapshot(repoPath: string): Promise<Refs | null> {
+  try {
+    return JSON.parse(await fs.readFile(path.join(repoPath, SNAPSHOT), 'utf8')) as Refs;
+  } catch {
+    return null;
+  }
+}
+
+export async function writeSnapshot(repoPath: string, refs: Refs): Promise<void> {
+  const file = path.join(repoPath, SNAPSHOT);
+  await fs.writeFile(`${file}.tmp`, JSON.stringify(refs));
+  await fs.rename(`${file}.tmp`, file);
+}
+
+export function diffRefs(before: Refs, after: Refs): RefChange[] {
+  const changes: RefChange[] = [];
+  for (const [ref, sha] of Object.entries(after)) if (before[ref] !== sha) changes.push({ ref, before: before[ref] ?? ZERO_SHA, after: sha });
+  for (const [ref, sha] of Object.entries(before)) if (!(ref in after)) changes.push({ ref, before: sha, after: ZERO_SHA });
+  return changes;
+}
+
+/** Commits new in `change` (not reachable from any ref before the push), newest first. */
+export async function newCommits(repoPath: string, change: RefChange, before: Refs): Promise<{ commits: CommitInfo[]; total: number }> {
+  if (change.after === ZERO_SHA) return { commits: [], total: 0 };
+  const exclude = [...new Set(Object.values(before))].map((s) => `^${s}`);
+  const ids = (await runGit(['rev-list', change.after, ...exclude], { cwd: repoPath }).catch(() => '')).split('\n').filter(Boolean);
+  const commits: CommitInfo[] = [];
+  for (const id of ids.slice(0, MAX_COMMITS)) {
+    const raw = await runGit(['show', '-s', '--format=%an%x00%ae%x00%cn%x00%ce%x00%aI%x00%B', id], { cwd: repoPath });
+    const [an, ae, cn, ce, date, ...msg] = raw.split('\0');
+    const files = await runGit(['diff-tree', '--no-commit-id', '--name-status', '-r', '--root', id], { cwd: repoPath }).catch(() => '');
+    const added: string[] = [];
+    const removed: string[] = [];
+    const modified: string[] = [];
+    for (const line of files.split('\n')) {
+      const [status, file] = line.split('\t');
+      if (!file) continue;
+      if (status.startsWith('A')) added.push(file);
+      else if (status.startsWith('D')) removed.push(file);
+      else modified.push(file);
+    }
+    const message = msg.join('\0').replace(/\n+$/, '') + '\n';
+    commits.push({ id, message, author: { name: an, email: ae }, committer: { name: cn, email: ce }, timestamp: date, added, removed, modified });
+  }
+  return { commits, total: ids.length };
+}

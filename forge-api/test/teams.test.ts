@@ -1,0 +1,232 @@
+/**
+ * Teams, team access and org permissions over HTTP, on SQLite and PostgreSQL: the permission
+ * matrix (site admin, org owner, team members by permission, org member outside the team,
+ * outsider, anonymous) and org visibility (public, limited, private).
+ */
+import { describeForge, PASSWORD } from './support/forge';
+
+describeForge('teams and org permissions', (f) => {
+  const as = (name: string) => ({ basic: [name, PASSWORD] as [string, string] });
+  let readTeam: number;
+  let writeTeam: number;
+  let ownersTeam: number;
+
+  beforeAll(async () => {
+    await f().user('root', { admin: true });
+    for (const u of ['owner', 'writer', 'reader', 'member', 'outsider']) await f().user(u);
+    expect((await f().request('POST', '/orgs', { ...as('owner'), body: { username: 'acme', visibility: 'public' } })).status).toBe(201);
+    expect((await f().request('POST', '/orgs', { ...as('owner'), body: { username: 'limco', visibility: 'limited' } })).status).toBe(201);
+    expect((await f().request('POST', '/orgs', { ...as('owner'), body: { username: 'privco', visibility: 'private' } })).status).toBe(201);
+    for (const name of ['secret', 'other']) {
+      expect((await f().request('POST', '/orgs/acme/repos', { ...as('owner'), body: { name, private: true } })).status).toBe(201);
+    }
+  });
+
+  test('every org has an Owners team with owner permission and all units', async () => {
+    const res = await f().request('GET', '/orgs/acme/teams', as('owner'));
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-total-count')).toBe('1');
+    const owners = res.body[0];
+    ownersTeam = owners.id;
+    expect(owners).toMatchObject({ name: 'Owners', permission: 'owner', includes_all_repositories: true, can_create_org_repo: true, organization: null });
+    expect(owners.units).toEqual(expect.arrayContaining(['repo.code', 'repo.issues', 'repo.pulls']));
+    expect(owners.units_map['repo.code']).toBe('owner');
+  });
+
+  test('create teams: permission with units, units_map, admin; validation and duplicates', async () => {
+    let res = await f().request('POST', '/orgs/acme/teams', {
+      ...as('owner'),
+      body: { name: 'readers', description: 'Read the code', permission: 'read', units: ['repo.code', 'repo.issues'] },
+    });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ name: 'readers', permission: 'read', units: ['repo.code', 'repo.issues'], units_map: { 'repo.code': 'read', 'repo.issues': 'read' } });
+    expect(res.body.organization.name).toBe('acme');
+    readTeam = res.body.id;
+
+    // units_map decides the permission: the lowest mode given (Gitea's MinUnitAccessMode).
+    res = await f().request('POST', '/orgs/acme/teams', {
+      ...as('owner'),
+      body: { name: 'writers', permission: 'read', units_map: { 'repo.code': 'write', 'repo.issues': 'write', 'repo.ext_wiki': 'read' }, can_create_org_repo: true },
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.permission).toBe('write');
+    expect(res.body.units_map).toEqual({ 'repo.code': 'write', 'repo.ext_wiki': 'read', 'repo.issues': 'write' });
+    writeTeam = res.body.id;
+
+    res = await f().request('POST', '/orgs/acme/teams', { ...as('owner'), body: { name: 'admins', permission: 'admin', includes_all_repositories: true } });
+    expect(res.status).toBe(201);
+    expect(res.body.units_map['repo.code']).toBe('admin');
+    expect(res.body.units_map['repo.ext_issues']).toBe('read');
+
+    res = await f().request('POST', '/orgs/acme/teams', { ...as('owner'), body: { name: 'Readers', permission: 'read', units: ['repo.code'] } });
+    expect(res.status).toBe(422);
+    res = await f().request('POST', '/orgs/acme/teams', { ...as('owner'), body: { permission: 'read', units: ['repo.code'] } });
+    expect(res.status).toBe(422);
+    expect(res.body.message).toBe('[Name]: Required');
+    res = await f().request('POST', '/orgs/acme/teams', { ...as('owner'), body: { name: 'bad name', units: ['repo.code'] } });
+    expect(res.status).toBe(422);
+    res = await f().request('POST', '/orgs/acme/teams', { ...as('owner'), body: { name: 'x', permission: 'owner', units: ['repo.code'] } });
+    expect(res.status).toBe(422);
+    expect(res.body.message).toBe('[Permission]: In');
+  });
+
+  test('members: add, get, list; members join the org', async () => {
+    expect((await f().request('PUT', `/teams/${readTeam}/members/reader`, as('owner'))).status).toBe(204);
+    expect((await f().request('PUT', `/teams/${writeTeam}/members/writer`, as('owner'))).status).toBe(204);
+    expect((await f().request('PUT', `/teams/${writeTeam}/members/member`, as('owner'))).status).toBe(204);
+    expect((await f().request('PUT', `/teams/${writeTeam}/members/nobody`, as('owner'))).status).toBe(404);
+    let res = await f().request('GET', `/teams/${writeTeam}/members`, as('writer'));
+    expect(res.status).toBe(200);
+    expect(res.body.map((u: { login: string }) => u.login)).toEqual(['member', 'writer']);
+    expect(res.headers.get('x-total-count')).toBe('2');
+    res = await f().request('GET', `/teams/${writeTeam}/members/writer`, as('writer'));
+    expect(res.status).toBe(200);
+    expect(res.body.login).toBe('writer');
+    expect((await f().request('GET', `/teams/${writeTeam}/members/reader`, as('owner'))).status).toBe(404);
+    // Team members are org members (private membership).
+    res = await f().request('GET', '/orgs/acme/members', as('owner'));
+    expect(res.body.map((u: { login: string }) => u.login)).toEqual(['member', 'owner', 'reader', 'writer']);
+    // Leaving the last team leaves the org.
+    expect((await f().request('DELETE', `/teams/${writeTeam}/members/member`, as('owner'))).status).toBe(204);
+    res = await f().request('GET', '/orgs/acme/members', as('owner'));
+    expect(res.body.map((u: { login: string }) => u.login)).not.toContain('member');
+    expect((await f().request('PUT', `/teams/${readTeam}/members/member`, as('owner'))).status).toBe(204);
+  });
+
+  test('the Owners team keeps its last member', async () => {
+    const res = await f().request('DELETE', `/teams/${ownersTeam}/members/owner`, as('owner'));
+    expect(res.status).toBe(422);
+    expect((await f().request('DELETE', `/teams/${ownersTeam}`, as('owner'))).status).toBe(422);
+  });
+
+  test('team access matrix on /teams/{id}', async () => {
+    // member of the team, org owner, site admin: 200
+    for (const u of ['reader', 'owner', 'root']) expect((await f().request('GET', `/teams/${readTeam}`, as(u))).status).toBe(200);
+    // org member outside the team: 403; outsider: 404; anonymous: 401
+    expect((await f().request('GET', `/teams/${readTeam}`, as('writer'))).status).toBe(403);
+    expect((await f().request('GET', `/teams/${readTeam}`, as('outsider'))).status).toBe(404);
+    expect((await f().request('GET', `/teams/${readTeam}`)).status).toBe(401);
+    expect((await f().request('GET', '/teams/99999', as('root'))).status).toBe(404);
+    // Only org owners edit, delete, change members (a plain team member gets 404).
+    expect((await f().request('PATCH', `/teams/${readTeam}`, { ...as('reader'), body: { name: 'readers', description: 'x' } })).status).toBe(404);
+    expect((await f().request('PUT', `/teams/${readTeam}/members/outsider`, as('reader'))).status).toBe(404);
+    // Listing/searching teams needs org membership: 403 for outsiders of a visible org.
+    expect((await f().request('GET', '/orgs/acme/teams', as('outsider'))).status).toBe(403);
+    expect((await f().request('GET', '/orgs/acme/teams')).status).toBe(401);
+    expect((await f().request('POST', '/orgs/acme/teams', { ...as('writer'), body: { name: 'mine', permission: 'read', units: ['repo.code'] } })).status).toBe(403);
+  });
+
+  test('search teams: {ok, data}, q on name and description, members see only their teams', async () => {
+    let res = await f().request('GET', '/orgs/acme/teams/search?q=code', as('root'));
+    expect(res.status).toBe(200);
+    expect(res.body.ok).toBe(true);
+    expect(res.body.data.map((t: { name: string }) => t.name)).toEqual(['readers']);
+    res = await f().request('GET', '/orgs/acme/teams/search?q=code&include_desc=false', as('root'));
+    expect(res.body.data).toEqual([]);
+    res = await f().request('GET', '/orgs/acme/teams/search?q=ers', as('writer'));
+    expect(res.body.data.map((t: { name: string }) => t.name)).toEqual(['writers']);
+    expect(res.headers.get('x-total-count')).toBe('1');
+  });
+
+  test('repositories through teams: read/write by permission, enforced on the API', async () => {
+    // Before the repository is added, team members cannot see it.
+    expect((await f().request('GET', '/repos/acme/secret', as('reader'))).status).toBe(404);
+    expect((await f().request('PUT', `/teams/${readTeam}/repos/acme/secret`, as('reader'))).status).toBe(403);
+    expect((await f().request('PUT', `/teams/${readTeam}/repos/acme/secret`, as('owner'))).status).toBe(204);
+    expect((await f().request('PUT', `/teams/${writeTeam}/repos/acme/secret`, as('owner'))).status).toBe(204);
+    let res = await f().request('GET', '/repos/acme/secret', as('reader'));
+    expect(res.status).toBe(200);
+    expect(res.body.permissions).toEqual({ admin: false, push: false, pull: true });
+    res = await f().request('GET', '/repos/acme/secret', as('writer'));
+    expect(res.body.permissions).toEqual({ admin: false, push: true, pull: true });
+    expect((await f().request('GET', '/repos/acme/secret', as('outsider'))).status).toBe(404);
+    expect((await f().request('GET', '/repos/acme/secret')).status).toBe(404);
+    expect((await f().request('GET', '/repos/acme/other', as('reader'))).status).toBe(404);
+    // Team repository listing and lookup.
+    res = await f().request('GET', `/teams/${readTeam}/repos`, as('reader'));
+    expect(res.body.map((r: { full_name: string }) => r.full_name)).toEqual(['acme/secret']);
+    expect((await f().request('GET', `/teams/${readTeam}/repos/acme/secret`, as('reader'))).status).toBe(200);
+    expect((await f().request('GET', `/teams/${readTeam}/repos/acme/other`, as('reader'))).status).toBe(404);
+    // An includes-all team covers every repository.
+    res = await f().request('GET', '/orgs/acme/teams/search?q=admins', as('root'));
+    const adminTeam = res.body.data[0].id;
+    res = await f().request('GET', `/teams/${adminTeam}/repos`, as('owner'));
+    expect(res.body.map((r: { name: string }) => r.name)).toEqual(['other', 'secret']);
+  });
+
+  test('removing a repository from a team keeps the repository', async () => {
+    expect((await f().request('DELETE', `/teams/${readTeam}/repos/acme/secret`, as('owner'))).status).toBe(204);
+    expect((await f().request('GET', '/repos/acme/secret', as('reader'))).status).toBe(404);
+    expect((await f().request('GET', '/repos/acme/secret', as('owner'))).status).toBe(200);
+    expect((await f().request('PUT', `/teams/${readTeam}/repos/acme/secret`, as('owner'))).status).toBe(204);
+  });
+
+  test('edit team: permission change takes effect at once; Owners team keeps owner', async () => {
+    let res = await f().request('PATCH', `/teams/${readTeam}`, { ...as('owner'), body: { name: 'readers', permission: 'write', units: ['repo.code'] } });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ permission: 'write', units: ['repo.code'], units_map: { 'repo.code': 'write' }, organization: null });
+    res = await f().request('GET', '/repos/acme/secret', as('reader'));
+    expect(res.body.permissions.push).toBe(true);
+    res = await f().request('PATCH', `/teams/${readTeam}`, { ...as('owner'), body: { name: 'readers', permission: 'read', units: ['repo.code', 'repo.issues'] } });
+    expect(res.body.permission).toBe('read');
+    res = await f().request('PATCH', `/teams/${ownersTeam}`, { ...as('owner'), body: { name: 'Owners', permission: 'read', can_create_org_repo: false } });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ permission: 'owner', can_create_org_repo: true });
+  });
+
+  test('org permissions computed from teams', async () => {
+    const perms = async (u: string) => (await f().request('GET', `/users/${u}/orgs/acme/permissions`, as('root'))).body;
+    expect(await perms('owner')).toEqual({ is_owner: true, is_admin: true, can_write: true, can_read: true, can_create_repository: true });
+    expect(await perms('writer')).toEqual({ is_owner: false, is_admin: false, can_write: true, can_read: true, can_create_repository: true });
+    expect(await perms('reader')).toEqual({ is_owner: false, is_admin: false, can_write: false, can_read: true, can_create_repository: false });
+    expect(await perms('outsider')).toEqual({ is_owner: false, is_admin: false, can_write: false, can_read: false, can_create_repository: false });
+  });
+
+  test('can_create_org_repo: team members create repositories and become their admins', async () => {
+    let res = await f().request('POST', '/orgs/acme/repos', { ...as('reader'), body: { name: 'nope' } });
+    expect(res.status).toBe(403);
+    res = await f().request('POST', '/orgs/acme/repos', { ...as('writer'), body: { name: 'made-by-writer', private: true } });
+    expect(res.status).toBe(201);
+    expect(res.body.permissions).toEqual({ admin: true, push: true, pull: true });
+  });
+
+  test('org visibility: limited orgs for signed-in users, private orgs for members only', async () => {
+    expect((await f().request('GET', '/orgs/limco')).status).toBe(404);
+    expect((await f().request('GET', '/orgs/limco', as('outsider'))).status).toBe(200);
+    expect((await f().request('GET', '/orgs/privco')).status).toBe(404);
+    expect((await f().request('GET', '/orgs/privco', as('outsider'))).status).toBe(404);
+    expect((await f().request('GET', '/orgs/privco', as('owner'))).status).toBe(200);
+    expect((await f().request('GET', '/orgs/privco', as('root'))).status).toBe(200);
+    expect((await f().request('GET', '/orgs/privco/teams', as('outsider'))).status).toBe(404);
+    expect((await f().request('GET', '/users/owner/orgs/privco/permissions', as('outsider'))).status).toBe(404);
+    // Public repositories of a limited org: signed-in users only.
+    expect((await f().request('POST', '/orgs/limco/repos', { ...as('owner'), body: { name: 'pub' } })).status).toBe(201);
+    expect((await f().request('GET', '/repos/limco/pub')).status).toBe(404);
+    expect((await f().request('GET', '/repos/limco/pub', as('outsider'))).status).toBe(200);
+    const res = await f().request('GET', '/orgs', as('outsider'));
+    expect(res.body.map((o: { username: string }) => o.username)).toEqual(['acme', 'limco']);
+  });
+
+  test('token scopes: organization scope needed for team routes', async () => {
+    const repoOnly = await f().token('reader', ['read:repository']);
+    let res = await f().request('GET', `/teams/${readTeam}`, { token: repoOnly });
+    expect(res.status).toBe(403);
+    const orgRead = await f().token('reader', ['read:organization']);
+    res = await f().request('GET', `/teams/${readTeam}`, { token: orgRead });
+    expect(res.status).toBe(200);
+    res = await f().request('PUT', `/teams/${readTeam}/members/outsider`, { token: await f().token('owner', ['read:organization']) });
+    expect(res.status).toBe(403);
+  });
+
+  test('delete a team: members lose access, the repositories stay', async () => {
+    const res = await f().request('POST', '/orgs/acme/teams', { ...as('owner'), body: { name: 'temp', permission: 'read', units: ['repo.code'] } });
+    const id = res.body.id;
+    expect((await f().request('PUT', `/teams/${id}/members/outsider`, as('owner'))).status).toBe(204);
+    expect((await f().request('PUT', `/teams/${id}/repos/acme/other`, as('owner'))).status).toBe(204);
+    expect((await f().request('GET', '/repos/acme/other', as('outsider'))).status).toBe(200);
+    expect((await f().request('DELETE', `/teams/${id}`, as('owner'))).status).toBe(204);
+    expect((await f().request('GET', '/repos/acme/other', as('outsider'))).status).toBe(404);
+    expect((await f().request('GET', '/repos/acme/other', as('owner'))).status).toBe(200);
+    expect((await f().request('GET', `/teams/${id}`, as('owner'))).status).toBe(404);
+  });
+});
