@@ -190,6 +190,20 @@ describeForge('git over smart HTTP', (f) => {
     expect((await git(work, 'clone', '-q', cloneUrl(f(), 'carol/c2fa', ['carol', token]), dir)).exitCode).toBe(0);
   });
 
+  test('prohibited accounts get 403, and so do repositories of inactive owners', async () => {
+    await f().user('dave');
+    const dave: [string, string] = ['dave', PASSWORD];
+    expect((await f().request('POST', '/user/repos', { basic: dave, body: { name: 'd', auto_init: true } })).status).toBe(201);
+    await f().app.prisma.user.update({ where: { lowerName: 'dave' }, data: { prohibitLogin: true } });
+    const asDave = await fetch(`${f().url}/alice/Demo.git/info/refs?service=git-receive-pack`, {
+      headers: { authorization: `Basic ${Buffer.from(dave.join(':')).toString('base64')}` },
+    });
+    expect(asDave.status).toBe(403);
+    await f().app.prisma.user.update({ where: { lowerName: 'dave' }, data: { prohibitLogin: false, isActive: false } });
+    const inactiveOwner = await fetch(`${f().url}/dave/d.git/info/refs?service=git-upload-pack`);
+    expect(inactiveOwner.status).toBe(403);
+  });
+
   test('markdown, templates and nodeinfo through the full app', async () => {
     const md = await f().request('POST', '/markdown', { basic: alice, body: { Mode: 'comment', Context: '/alice/Demo', Text: 'see #1, cc @bob @nobody' } });
     expect(md.status).toBe(200);

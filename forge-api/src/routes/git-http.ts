@@ -31,6 +31,8 @@ export interface GitHttpAuth {
   tokenScopes: string[] | null;
   /** Set when credentials were sent but are wrong (or a password needs a second factor). */
   error?: string;
+  /** Set when the account may not sign in (inactive, prohibited): 403 with this message. */
+  blocked?: string;
 }
 
 export interface GitHttpRepo {
@@ -42,6 +44,8 @@ export interface GitHttpRepo {
   isMirror?: boolean;
   /** Anonymous pulls need a public owner too (Gitea asks for credentials otherwise); default true. */
   ownerIsPublic?: boolean;
+  /** Repositories of an inactive individual owner cannot be reached (403); default true. */
+  ownerIsActive?: boolean;
 }
 
 export interface GitHttpAccess {
@@ -131,14 +135,25 @@ function defaultDeps(app: FastifyInstance): GitHttpDeps {
         return { user: null, tokenScopes: null, error: message };
       }
       if (!result) return { user: null, tokenScopes: null };
-      const user = userOf(result.user ?? (result.id !== undefined ? result : null));
-      return { user, tokenScopes: user ? scopesOf(result) : null };
+      const raw = result.user ?? (result.id !== undefined ? result : null);
+      const user = userOf(raw);
+      const blocked =
+        raw && (raw.isActive === false || raw.prohibitLogin === true)
+          ? 'This account is prohibited from signing in, please contact your site administrator.'
+          : undefined;
+      return { user, tokenScopes: user ? scopesOf(result) : null, blocked };
     },
     async findRepo(owner, name) {
       const repo = await a.services?.repos?.findByOwnerAndName(owner, name);
       if (!repo) return null;
-      const visibility = repo.owner?.visibility;
-      return { ...repo, ownerIsPublic: visibility === undefined || visibility === 0 || visibility === 'public' };
+      const ownerRow = repo.owner as AnyRecord | undefined;
+      const visibility = ownerRow?.visibility;
+      return {
+        ...repo,
+        ownerIsPublic: visibility === undefined || visibility === 0 || visibility === 'public',
+        // organizations (type 1) have no active flag of their own
+        ownerIsActive: ownerRow?.type === 1 || ownerRow?.isActive !== false,
+      };
     },
     async access(user, repo) {
       const p = await a.services?.permissions?.repoAccess(user, repo);
@@ -184,6 +199,10 @@ export default async function gitHttpRoutes(app: FastifyInstance, opts: GitHttpO
     };
 
     const repo = await deps.findRepo(owner, name);
+    if (repo && repo.ownerIsActive === false) {
+      await plain(reply, 403, 'Repository cannot be accessed. You cannot push or open issues/pull-requests.');
+      return null;
+    }
     if (repo && repo.isArchived && !isPull) {
       await plain(reply, 403, 'This repo is archived. You can view files and clone it, but cannot push or open issues/pull-requests.');
       return null;
@@ -191,6 +210,10 @@ export default async function gitHttpRoutes(app: FastifyInstance, opts: GitHttpO
     const isPublicPull = repo !== null && !repo.isPrivate && isPull && repo.ownerIsPublic !== false;
     const auth = await deps.authenticate(request);
     if (auth.error) return unauthorized(auth.error);
+    if (auth.blocked) {
+      await plain(reply, 403, auth.blocked);
+      return null;
+    }
 
     if (!isPublicPull) {
       if (!auth.user) return unauthorized();
