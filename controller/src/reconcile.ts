@@ -138,6 +138,7 @@ export class Reconciler<M = unknown, C extends RenderedConfigLike = RenderedConf
       } catch (err) {
         // A bug in a stage must not kill the controller: report it and wait for the next change.
         this.o.log.error('reconcile failed', { error: (err as Error).message, stack: (err as Error).stack });
+        this.scheduleRetry(false);
       }
     } while (this.pending && !this.stopped);
   }

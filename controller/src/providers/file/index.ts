@@ -1,7 +1,7 @@
 import { promises as fs, watch, FSWatcher } from 'fs';
 import * as path from 'path';
 import type { Logger } from '../../log';
-import { FileParse, listManifestFiles, parseManifestText, SourceDoc } from './manifests';
+import { FileParse, listManifestTree, parseManifestText, SourceDoc } from './manifests';
 import { groupOf, identify, keyOf } from './identity';
 import { ResourceRecord, ResourceState } from './state';
 import { readStatusFile, StatusEntry, writeStatusFile } from './status-file';
@@ -47,7 +47,9 @@ export class FileProvider {
   private readonly files = new Map<string, FileEntry>();
   private readonly debounceMs: number;
   private readonly now: () => string;
-  private watcher?: FSWatcher;
+  /** One non-recursive watcher per folder (see watch()). */
+  private readonly watchers = new Map<string, FSWatcher>();
+  private onChange?: () => void;
   private timer?: NodeJS.Timeout;
   private lastRecords = new Map<string, ResourceRecord>();
 
@@ -78,7 +80,8 @@ export class FileProvider {
    * resource document with metadata.generation / creationTimestamp / uid filled in.
    */
   async scan(): Promise<ProvidedDoc[]> {
-    const names = await listManifestFiles(this.manifestsDir);
+    const { files: names, dirs } = await listManifestTree(this.manifestsDir);
+    this.syncWatchers(dirs);
     const seen = new Set<string>();
     for (const name of names) {
       let text: string;
@@ -191,28 +194,61 @@ export class FileProvider {
   /**
    * Calls `onChange` (debounced) whenever something under the manifests folder changes.
    * fs.watch only says "something happened", so the consumer rescans the whole folder, which
-   * is cheap because unchanged files are not parsed again.
+   * is cheap because unchanged files are not parsed again. One plain inotify watch per folder:
+   * Node 20's recursive fs.watch on Linux follows inodes and misses the deletion of a file an
+   * editor replaced by rename (measured here), so we keep the folder watches ourselves and
+   * update them on every scan.
    */
   watch(onChange: () => void): void {
-    if (this.watcher) return;
-    const fire = (): void => {
-      if (this.timer) clearTimeout(this.timer);
-      this.timer = setTimeout(() => {
-        this.timer = undefined;
-        onChange();
-      }, this.debounceMs);
-    };
-    this.watcher = watch(this.manifestsDir, { recursive: true, persistent: true }, () => fire());
-    this.watcher.on('error', (err) => {
-      this.log.error('watching the manifests folder failed', { dir: this.manifestsDir, error: err });
-    });
+    this.onChange = onChange;
+    this.syncWatchers(['']);
+  }
+
+  private fire(): void {
+    if (!this.onChange) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.onChange?.();
+    }, this.debounceMs);
+  }
+
+  private syncWatchers(dirs: string[]): void {
+    if (!this.onChange) return;
+    const wanted = new Set(dirs);
+    let added = false;
+    for (const rel of wanted) {
+      if (this.watchers.has(rel)) continue;
+      try {
+        const w = watch(path.join(this.manifestsDir, rel), { persistent: true }, () => this.fire());
+        w.on('error', (err) => {
+          // A watched subfolder that is removed ends its watch; the parent's event rescans.
+          if (rel === '') this.log.error('watching the manifests folder failed', { dir: this.manifestsDir, error: err });
+          w.close();
+          this.watchers.delete(rel);
+        });
+        this.watchers.set(rel, w);
+        added = rel !== '' || added;
+      } catch (err) {
+        this.log.warn('cannot watch a manifests folder', { dir: rel || '.', error: err as Error });
+      }
+    }
+    for (const [rel, w] of this.watchers) {
+      if (!wanted.has(rel) && rel !== '') {
+        w.close();
+        this.watchers.delete(rel);
+      }
+    }
+    // Files written into a new subfolder before its watch existed: look once more.
+    if (added) this.fire();
   }
 
   close(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    this.watcher?.close();
-    this.watcher = undefined;
+    this.onChange = undefined;
+    for (const w of this.watchers.values()) w.close();
+    this.watchers.clear();
   }
 }
 

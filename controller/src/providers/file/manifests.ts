@@ -17,7 +17,13 @@ const MANIFEST_EXTENSIONS = ['.yaml', '.yml'];
 
 /** Manifest files directly in `dir` and in its subfolders (hidden entries skipped), sorted. */
 export async function listManifestFiles(dir: string): Promise<string[]> {
+  return (await listManifestTree(dir)).files;
+}
+
+/** Manifest files and the subfolders holding them (relative paths; '' is `dir` itself). */
+export async function listManifestTree(dir: string): Promise<{ files: string[]; dirs: string[] }> {
   const out: string[] = [];
+  const dirs: string[] = [''];
   const walk = async (rel: string): Promise<void> => {
     let entries;
     try {
@@ -30,12 +36,15 @@ export async function listManifestFiles(dir: string): Promise<string[]> {
     for (const entry of entries) {
       if (entry.name.startsWith('.')) continue;
       const child = rel ? path.join(rel, entry.name) : entry.name;
-      if (entry.isDirectory()) await walk(child);
+      if (entry.isDirectory()) {
+        dirs.push(child);
+        await walk(child);
+      }
       else if (entry.isFile() && MANIFEST_EXTENSIONS.includes(path.extname(entry.name))) out.push(child);
     }
   };
   await walk('');
-  return out.sort();
+  return { files: out.sort(), dirs };
 }
 
 /**

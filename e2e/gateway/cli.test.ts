@@ -1,0 +1,38 @@
+/** The command line itself: help, usage errors, the provider not implemented yet. */
+import { spawnSync } from 'child_process';
+import * as path from 'path';
+import { REPO_ROOT } from '../support/controller';
+
+const BIN = path.join(REPO_ROOT, 'bin', 'portcullis-controller.js');
+const run = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 30000 });
+
+test('--help prints the usage and exits 0', () => {
+  const r = run('--help');
+  expect(r.status).toBe(0);
+  expect(r.stdout).toMatch(/--provider=file --manifests=DIR --state-dir=DIR/);
+  expect(r.stdout).toMatch(/--listen-address/);
+});
+
+test('a missing required option is a usage error naming it', () => {
+  const r = run('--provider=file', '--state-dir=/tmp/x');
+  expect(r.status).toBe(64);
+  expect(r.stderr).toMatch(/--manifests=DIR is required/);
+});
+
+test('an unknown option is a usage error', () => {
+  const r = run('--provider=file', '--manifest=x', '--state-dir=y');
+  expect(r.status).toBe(64);
+  expect(r.stderr).toMatch(/unknown option --manifest/);
+});
+
+test('--provider=kubernetes answers "not implemented yet" with exit code 2', () => {
+  const r = run('--provider=kubernetes');
+  expect(r.status).toBe(2);
+  expect(r.stderr).toMatch(/not implemented yet/);
+});
+
+test('a manifests folder that does not exist is reported, exit code 1', () => {
+  const r = run('--provider=file', '--manifests=/nonexistent/portcullis', `--state-dir=${path.join(require('os').tmpdir(), 'pc-cli-x')}`);
+  expect(r.status).toBe(1);
+  expect(r.stderr).toMatch(/not a directory/);
+});

@@ -1,0 +1,173 @@
+/**
+ * The controller as a long-running process: file changes and deletions, broken YAML, a
+ * configuration nginx refuses (last good config keeps serving), restarts that keep
+ * creationTimestamp and lastTransitionTime, and SIGTERM stopping nginx.
+ */
+import * as path from 'path';
+import { promises as fs } from 'fs';
+import { isAlive, nginxPid, startController } from '../support/controller';
+import { GatewayFixture, startGatewayFixture } from '../support/gateway';
+import { eventually } from '../support/http';
+import { gateway, gatewayClass, httpRoute, rule, serviceFor } from '../support/manifests';
+import { freePort, occupyPort } from '../support/ports';
+import { condition, findStatus, readStatus, routeParent, waitForStatus } from '../support/status';
+
+const prefixRoute = (name: string, backend: string, value: string) =>
+  httpRoute(name, { rules: [rule(backend, [{ path: { type: 'PathPrefix', value } }])] });
+
+describe('manifest files', () => {
+  let gw: GatewayFixture;
+  beforeAll(async () => {
+    gw = await startGatewayFixture({ backends: ['one', 'two'], files: { 'one.yaml': [prefixRoute('one', 'one', '/one')] } });
+  }, 60000);
+  afterAll(() => gw?.close());
+
+  test('a new file is picked up, a changed file re-applied, a deleted file removes its routes and their status', async () => {
+    await gw.write('two.yaml', [prefixRoute('two', 'two', '/two')]);
+    expect(await eventually(() => gw.backend('/two'), (b) => b === 'two')).toBe('two');
+
+    await gw.write('two.yaml', [prefixRoute('two', 'two', '/deux')]);
+    expect(await eventually(() => gw.backend('/deux'), (b) => b === 'two')).toBe('two');
+    expect(await gw.backend('/two')).toBe(404);
+
+    await gw.remove('two.yaml');
+    expect(await eventually(() => gw.backend('/deux'), (b) => b === 404)).toBe(404);
+    const docs = await waitForStatus(gw.stateDir, (d) => !findStatus(d, 'HTTPRoute', 'two'));
+    expect(findStatus(docs, 'HTTPRoute', 'one')).toBeDefined();
+    expect(await gw.backend('/one')).toBe('one');
+  });
+
+  test('a file with YAML errors keeps its last good resources serving and the log names file and line', async () => {
+    await gw.write('one.yaml', 'apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n  name: one\nspec: [\n  broken: yes\n');
+    const line = await gw.controller.waitForLog((l) => l.level === 'error' && /YAML errors/.test(l.msg));
+    expect(line.file).toBe('one.yaml');
+    expect(String((line.errors as string[])[0])).toMatch(/^one\.yaml:\d+:\d+: /);
+    expect(await gw.backend('/one')).toBe('one');
+    const docs = await readStatus(gw.stateDir);
+    expect(condition(routeParent(findStatus(docs, 'HTTPRoute', 'one'), 'gw').conditions, 'Accepted')?.status).toBe('True');
+
+    await gw.write('one.yaml', [prefixRoute('one', 'one', '/uno')]);
+    expect(await eventually(() => gw.backend('/uno'), (b) => b === 'one')).toBe('one');
+  });
+});
+
+describe('a configuration nginx refuses', () => {
+  let gw: GatewayFixture;
+  let blocker: { close(): Promise<void> } | undefined;
+  beforeAll(async () => {
+    gw = await startGatewayFixture({ backends: ['kept'], files: { 'r.yaml': [prefixRoute('kept', 'kept', '/kept')] } });
+  }, 60000);
+  afterAll(async () => {
+    await blocker?.close();
+    await gw?.close();
+  });
+
+  test('is reported as Programmed False with nginx\'s message while the last good config keeps serving; it is retried', async () => {
+    // A port held by another process: nothing in the manifests is wrong, so only nginx can
+    // find out (when it binds the new listener).
+    const taken = await freePort();
+    blocker = await occupyPort(taken);
+    const base = [
+      gatewayClass(),
+      gateway('gw', [
+        { name: 'http', port: gw.port },
+        { name: 'extra', port: taken },
+      ]),
+      ...serviceFor('kept', gw.backends.kept.port),
+    ];
+    await gw.write('00-base.yaml', base);
+    const docs = await waitForStatus(gw.stateDir, (d) => {
+      const g = findStatus(d, 'Gateway', 'gw');
+      return condition(g?.status.conditions, 'Programmed')?.status === 'False';
+    });
+    const g = findStatus(docs, 'Gateway', 'gw')!;
+    const programmed = condition(g.status.conditions, 'Programmed')!;
+    expect(programmed).toMatchObject({ status: 'False', reason: 'Invalid', observedGeneration: 2 });
+    expect(programmed.message).toMatch(/Address already in use|bind\(\)/);
+    expect(await gw.backend('/kept')).toBe('kept');
+
+    // Once the port is free again, the controller's retry programs the Gateway.
+    await blocker.close();
+    blocker = undefined;
+    await waitForStatus(
+      gw.stateDir,
+      (d) => condition(findStatus(d, 'Gateway', 'gw')?.status.conditions, 'Programmed')?.status === 'True',
+      30000,
+    );
+    expect(await gw.backend('/kept', {}, taken)).toBe('kept');
+  });
+});
+
+describe('restart and stop', () => {
+  test('creationTimestamp, generation and lastTransitionTime survive a restart; a transition time moves only when its status changes', async () => {
+    const gw = await startGatewayFixture({ backends: ['a'], files: { 'r.yaml': [prefixRoute('r', 'a', '/a')] } });
+    try {
+      let docs = await readStatus(gw.stateDir);
+      await gw.write('r.yaml', [prefixRoute('r', 'a', '/b')]); // generation 2
+      docs = await waitForStatus(gw.stateDir, (d) => findStatus(d, 'HTTPRoute', 'r')?.metadata.generation === 2);
+      const before = findStatus(docs, 'HTTPRoute', 'r')!;
+      const acceptedBefore = condition(routeParent(before, 'gw').conditions, 'Accepted')!;
+      const gwBefore = findStatus(docs, 'Gateway', 'gw')!;
+
+      await gw.controller.stop('SIGTERM');
+      await new Promise((r) => setTimeout(r, 1100)); // a restart visibly later than the first start
+      gw.controller = await startController({ manifestsDir: gw.manifestsDir, stateDir: gw.stateDir });
+      docs = await readStatus(gw.stateDir);
+      const after = findStatus(docs, 'HTTPRoute', 'r')!;
+      expect(after.metadata).toEqual(before.metadata);
+      expect(condition(routeParent(after, 'gw').conditions, 'Accepted')).toEqual(acceptedBefore);
+      expect(findStatus(docs, 'Gateway', 'gw')!.metadata.creationTimestamp).toBe(gwBefore.metadata.creationTimestamp);
+      expect(condition(findStatus(docs, 'Gateway', 'gw')!.status.conditions, 'Programmed')!.lastTransitionTime).toBe(
+        condition(gwBefore.status.conditions, 'Programmed')!.lastTransitionTime,
+      );
+      expect(await gw.backend('/b')).toBe('a');
+
+      // ResolvedRefs flips (backend gone): its time moves, Accepted's does not.
+      const resolvedBefore = condition(routeParent(after, 'gw').conditions, 'ResolvedRefs')!;
+      await gw.write('r.yaml', [httpRoute('r', { rules: [rule('gone', [{ path: { type: 'PathPrefix', value: '/b' } }])] })]);
+      docs = await waitForStatus(gw.stateDir, (d) =>
+        condition(routeParent(findStatus(d, 'HTTPRoute', 'r'), 'gw')?.conditions, 'ResolvedRefs')?.status === 'False',
+      );
+      const conds = routeParent(findStatus(docs, 'HTTPRoute', 'r'), 'gw').conditions;
+      expect(condition(conds, 'Accepted')!.lastTransitionTime).toBe(acceptedBefore.lastTransitionTime);
+      expect(condition(conds, 'ResolvedRefs')!.lastTransitionTime).not.toBe(resolvedBefore.lastTransitionTime);
+      expect(condition(conds, 'Accepted')!.observedGeneration).toBe(3);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  test('SIGTERM stops nginx and exits with code 0', async () => {
+    const gw = await startGatewayFixture({ backends: ['a'], files: { 'r.yaml': [prefixRoute('r', 'a', '/a')] } });
+    try {
+      expect(await gw.backend('/a')).toBe('a');
+      const pid = await nginxPid(gw.stateDir);
+      expect(pid).toBeDefined();
+      expect(isAlive(pid!)).toBe(true);
+      expect(await gw.controller.stop('SIGTERM')).toBe(0);
+      expect(isAlive(pid!)).toBe(false);
+      await expect(gw.request('/a', { timeoutMs: 1000 })).rejects.toThrow(/ECONNREFUSED/);
+      expect(gw.controller.logs.some((l) => l.msg === 'stopped')).toBe(true);
+    } finally {
+      await gw.close();
+    }
+  });
+});
+
+describe('nginx error log', () => {
+  test('reaches the controller log', async () => {
+    const gw = await startGatewayFixture({ backends: ['a'], files: { 'r.yaml': [prefixRoute('r', 'a', '/a')] } });
+    try {
+      // A backend that refuses connections makes nginx log an error for the request.
+      await gw.backends.a.close();
+      expect((await gw.request('/a')).status).toBe(502);
+      const line = await gw.controller.waitForLog((l) => /connect\(\) failed|Connection refused/.test(JSON.stringify(l)));
+      expect(line).toBeDefined();
+    } finally {
+      await gw.close();
+    }
+  });
+});
+
+void path;
+void fs;
