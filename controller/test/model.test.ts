@@ -1,7 +1,8 @@
 /** buildModel with plain Graph data: servers, locations, conditions, precedence, upstreams. */
 import { buildModel } from '../src/model';
 import { splitBuckets } from '../src/model/upstreams';
-import type { Location, MapBlock, NginxModel, Server } from '../src/model/types';
+import type { Location, NginxModel, Server } from '../src/model/types';
+import { simulate } from './model-simulate';
 import * as f from './model-fixtures';
 
 const H = (name: string, value: string, type: 'Exact' | 'RegularExpression' = 'Exact') => ({ name, type, value });
@@ -16,16 +17,6 @@ function location(s: Server, match: 'exact' | 'prefix', path: string): Location 
   const l = s.locations.find((x) => x.match === match && x.path === path);
   if (!l) throw new Error(`no location ${match} ${path} in ${s.locations.map((x) => x.match + ' ' + x.path).join(', ')}`);
   return l;
-}
-
-function decision(model: NginxModel, l: Location): MapBlock {
-  if (l.action.kind !== 'dispatch') throw new Error(`location ${l.path} does not dispatch: ${l.action.kind}`);
-  const variable = l.action.variable;
-  return model.maps.find((m) => m.variable === variable)!;
-}
-
-function mapOf(model: NginxModel, variable: string): MapBlock {
-  return model.maps.find((m) => m.variable === variable)!;
 }
 
 describe('servers per (port, hostname)', () => {
@@ -63,12 +54,11 @@ describe('servers per (port, hostname)', () => {
     const named = f.route('named', [f.rule(0, [f.prefix('/', { headers: [H('x', '1')] })], [f.backend('n', 9000)])], { hostnames: ['foo.test'] });
     const any = f.route('any', [f.rule(0, [f.exact('/')], [f.backend('a', 9001)])]);
     const model = buildModel(f.graph([f.listener(80, [f.attach(named), f.attach(any)])]));
-    const m = decision(model, location(server(model, 80, 'foo.test'), 'prefix', '/'));
-    // Exact "/" of the any-host route ranks below the named host's header match.
-    const root = decision(model, location(server(model, 80, 'foo.test'), 'exact', '/'));
-    expect(root.entries.map((e) => e.value)).toEqual(['@rule_default_named_0']);
-    expect(root.default).toBe('@rule_default_any_0');
-    expect(m.default).toBe('@portcullis_404');
+    // Exact "/" of the any-host route ranks below the named host's PathPrefix "/" + header.
+    expect(simulate(model, 80, { host: 'foo.test', path: '/', headers: { x: '1' } })).toBe('default/named#0');
+    expect(simulate(model, 80, { host: 'foo.test', path: '/' })).toBe('default/any#0');
+    expect(simulate(model, 80, { host: 'foo.test', path: '/other' })).toBe(404);
+    expect(simulate(model, 80, { host: 'bar.test', path: '/' })).toBe('default/any#0');
     expect(location(server(model, 80), 'exact', '/').action.kind).toBe('proxy');
   });
 });
@@ -101,9 +91,9 @@ describe('locations', () => {
   });
 
   test('a location with conditions dispatches, falling back to the shorter prefix', () => {
-    const m = decision(model, location(s, 'prefix', '/x/deep/'));
-    expect(m.entries.map((e) => e.value)).toEqual(['@rule_default_r_2']);
-    expect(m.default).toBe('@rule_default_r_0');
+    expect(location(s, 'prefix', '/x/deep/').action.kind).toBe('dispatch');
+    expect(simulate(model, 80, { path: '/x/deep/1', method: 'POST' })).toBe('default/r#2');
+    expect(simulate(model, 80, { path: '/x/deep/1', method: 'GET' })).toBe('default/r#0');
   });
 
   test('a location nothing can match answers 404', () => {
@@ -128,52 +118,62 @@ describe('locations', () => {
 
 describe('conditions', () => {
   function onlyRule(match: ReturnType<typeof f.match>) {
-    const model = buildModel(f.graph([f.listener(80, [f.attach(f.route('r', [f.rule(0, [match], [f.backend('a', 9000)])]))])]));
-    const m = decision(model, location(server(model, 80), 'prefix', '/'));
-    return { model, m };
+    return buildModel(f.graph([f.listener(80, [f.attach(f.route('r', [f.rule(0, [match], [f.backend('a', 9000)])]))])]));
   }
+  const hit = 'default/r#0';
 
-  test('query names are matched case-sensitively on $args, not with $arg_', () => {
-    const { model, m } = onlyRule(f.prefix('/', { queryParams: [H('Mode', 'a b')] }));
-    const cond = mapOf(model, m.source);
-    expect(cond.source).toBe('$args');
-    expect(cond.entries[0].regex).toBe('(?:^|&)Mode=a(?:\\+|%20)b(?:&|$)');
-    expect(new RegExp(cond.entries[0].regex).test('x=1&Mode=a+b')).toBe(true);
-    expect(new RegExp(cond.entries[0].regex).test('mode=a+b')).toBe(false);
+  test('query names are matched case-sensitively on $args (not $arg_), values exactly, in any position', () => {
+    const model = onlyRule(f.prefix('/', { queryParams: [H('Mode', 'a b'), H('x', '1')] }));
+    expect(model.maps.some((m) => m.source.includes('$arg_'))).toBe(false);
+    expect(simulate(model, 80, { path: '/?x=1&Mode=a+b' })).toBe(hit);
+    expect(simulate(model, 80, { path: '/?Mode=a%20b&x=1' })).toBe(hit);
+    expect(simulate(model, 80, { path: '/?mode=a+b&x=1' })).toBe(404);
+    expect(simulate(model, 80, { path: '/?xMode=a+b&x=1' })).toBe(404);
+    expect(simulate(model, 80, { path: '/?Mode=a+bc&x=1' })).toBe(404);
+    expect(simulate(model, 80, { path: '/?Mode=a+b' })).toBe(404);
   });
 
-  test('header names go through $http_ (case-insensitive), exact values as an anchored, escaped regex', () => {
-    const { model, m } = onlyRule(f.prefix('/', { headers: [H('X-Env-Name', 'a.b"c$')] }));
-    const cond = mapOf(model, m.source);
-    expect(cond.source).toBe('$http_x_env_name');
-    expect(cond.entries[0].regex).toBe('^a\\.b\\"c\\$$');
-    expect(new RegExp(cond.entries[0].regex).test('a.b"c$')).toBe(true);
-    expect(new RegExp(cond.entries[0].regex).test('aXb"c$')).toBe(false);
+  test('header names are case-insensitive ($http_), values exact with regex characters escaped', () => {
+    const model = onlyRule(f.prefix('/', { headers: [H('X-Env-Name', 'a.b"c$')] }));
+    expect(model.maps.some((m) => m.source.split('\n').includes('$http_x_env_name'))).toBe(true);
+    expect(simulate(model, 80, { path: '/', headers: { 'x-env-NAME': 'a.b"c$' } })).toBe(hit);
+    expect(simulate(model, 80, { path: '/', headers: { 'X-Env-Name': 'aXb"c$' } })).toBe(404);
+    expect(simulate(model, 80, { path: '/', headers: { 'X-Env-Name': 'A.b"c$' } })).toBe(404);
   });
 
-  test('method is compared exactly (HEAD is not GET)', () => {
-    const { model, m } = onlyRule(f.prefix('/', { method: 'GET' }));
-    const cond = mapOf(model, m.source);
-    expect(cond).toMatchObject({ source: '$request_method', entries: [{ regex: '^GET$', value: '1' }] });
+  test('exact conditions of one element are one regex over one "\\n"-joined source', () => {
+    const model = onlyRule(f.prefix('/', { method: 'GET', headers: [H('X-A', '1')], queryParams: [H('q', '2')] }));
+    expect(model.maps).toHaveLength(1);
+    expect(model.maps[0].source).toBe('$request_method\n$http_x_a\n$args');
+    expect(simulate(model, 80, { path: '/?q=2', headers: { 'X-A': '1' } })).toBe(hit);
+    expect(simulate(model, 80, { path: '/?q=2', method: 'HEAD', headers: { 'X-A': '1' } })).toBe(404);
+  });
+
+  test('RegularExpression header, query and path conditions', () => {
+    const model = onlyRule(
+      f.regex('/v[0-9]+/', { headers: [H('X-R', '^ab+c$', 'RegularExpression')], queryParams: [H('n', '^[0-9]+$', 'RegularExpression')] }),
+    );
+    expect(simulate(model, 80, { path: '/v2/x?n=12', headers: { 'X-R': 'abbc' } })).toBe(hit);
+    expect(simulate(model, 80, { path: '/x/v2/?n=12', headers: { 'X-R': 'abbc' } })).toBe(404);
+    expect(simulate(model, 80, { path: '/v2/x?n=1a', headers: { 'X-R': 'abbc' } })).toBe(404);
+    expect(simulate(model, 80, { path: '/v2/x?m=12', headers: { 'X-R': 'abbc' } })).toBe(404);
+    expect(simulate(model, 80, { path: '/v2/x?n=12', headers: { 'X-R': 'ac' } })).toBe(404);
   });
 
   test('only the first entry per header name counts', () => {
-    const { model, m } = onlyRule(f.prefix('/', { headers: [H('X-A', '1'), H('x-a', '2')] }));
-    expect(m.source).toMatch(/^\$pc_\d+$/);
-    expect(mapOf(model, m.source).entries[0].regex).toBe('^1$');
+    const model = onlyRule(f.prefix('/', { headers: [H('X-A', '1'), H('x-a', '2')] }));
+    expect(simulate(model, 80, { path: '/', headers: { 'X-A': '1' } })).toBe(hit);
   });
 
   test('a header name nginx cannot read is reported and its element never matches', () => {
-    const model = buildModel(
-      f.graph([f.listener(80, [f.attach(f.route('r', [f.rule(0, [f.prefix('/', { headers: [H('X.Dot', '1')] })], [f.backend('a', 9000)])]))])]),
-    );
+    const model = onlyRule(f.prefix('/', { headers: [H('X.Dot', '1')] }));
     expect(model.warnings.join()).toMatch(/X\.Dot/);
     expect(location(server(model, 80), 'prefix', '/').action).toEqual({ kind: 'status', code: 404 });
   });
 });
 
-describe('precedence in decision maps', () => {
-  test('method > most headers > most query params > older route > name', () => {
+describe('precedence', () => {
+  test('method > most headers > most query params > older route > rule order', () => {
     const older = f.route('b-older', [f.rule(0, [f.prefix('/', { queryParams: [H('q', '1')] })], [f.backend('a', 9000)])]);
     const newer = f.route('a-newer', [
       f.rule(0, [f.prefix('/', { queryParams: [H('q', '1')] })], [f.backend('a', 9000)]),
@@ -182,14 +182,12 @@ describe('precedence in decision maps', () => {
       f.rule(3, [f.prefix('/', { headers: [H('h', '1'), H('i', '1')] })], [f.backend('a', 9000)]),
     ]);
     const model = buildModel(f.graph([f.listener(80, [f.attach(newer), f.attach(older)])]));
-    const m = decision(model, location(server(model, 80), 'prefix', '/'));
-    expect(m.entries.map((e) => e.value)).toEqual([
-      '@rule_default_a-newer_2',
-      '@rule_default_a-newer_3',
-      '@rule_default_a-newer_1',
-      '@rule_default_b-older_0',
-      '@rule_default_a-newer_0',
-    ]);
+    const all = { h: '1', i: '1' };
+    expect(simulate(model, 80, { path: '/?q=1', headers: all })).toBe('default/a-newer#2');
+    expect(simulate(model, 80, { path: '/?q=1', method: 'POST', headers: all })).toBe('default/a-newer#3');
+    expect(simulate(model, 80, { path: '/?q=1', method: 'POST', headers: { h: '1' } })).toBe('default/a-newer#1');
+    expect(simulate(model, 80, { path: '/?q=1', method: 'POST' })).toBe('default/b-older#0');
+    expect(simulate(model, 80, { path: '/', method: 'POST' })).toBe(404);
   });
 
   test('equal creation times fall back to namespace/name', () => {
@@ -197,8 +195,31 @@ describe('precedence in decision maps', () => {
     const b = f.route('b', [f.rule(0, [f.prefix('/', { method: 'GET' })], [f.backend('a', 9000)])], { creationTimestamp: t });
     const a = f.route('a', [f.rule(0, [f.prefix('/', { method: 'GET' })], [f.backend('a', 9000)])], { creationTimestamp: t });
     const model = buildModel(f.graph([f.listener(80, [f.attach(b), f.attach(a)])]));
-    const m = decision(model, location(server(model, 80), 'prefix', '/'));
-    expect(m.entries.map((e) => e.value)).toEqual(['@rule_default_a_0', '@rule_default_b_0']);
+    expect(simulate(model, 80, { path: '/' })).toBe('default/a#0');
+  });
+
+  test('Exact > RegularExpression > longest PathPrefix', () => {
+    const r = f.route('r', [
+      f.rule(0, [f.prefix('/a')], [f.backend('a', 9000)]),
+      f.rule(1, [f.regex('/a/[0-9]+')], [f.backend('a', 9000)]),
+      f.rule(2, [f.exact('/a/1')], [f.backend('a', 9000)]),
+      f.rule(3, [f.prefix('/a/1')], [f.backend('a', 9000)]),
+    ]);
+    const model = buildModel(f.graph([f.listener(80, [f.attach(r)])]));
+    expect(simulate(model, 80, { path: '/a/1' })).toBe('default/r#2');
+    expect(simulate(model, 80, { path: '/a/1/x' })).toBe('default/r#1');
+    expect(simulate(model, 80, { path: '/a/x' })).toBe('default/r#0');
+  });
+
+  test('hostname specificity first: exact host > wildcard host > any host', () => {
+    const any = f.route('any', [f.rule(0, [f.exact('/p')], [f.backend('a', 9000)])]);
+    const wild = f.route('wild', [f.rule(0, [f.prefix('/p')], [f.backend('a', 9000)])], { hostnames: ['*.example.com'] });
+    const exact = f.route('exact', [f.rule(0, [f.prefix('/', { method: 'POST' })], [f.backend('a', 9000)])], { hostnames: ['foo.example.com'] });
+    const model = buildModel(f.graph([f.listener(80, [f.attach(any), f.attach(wild), f.attach(exact)])]));
+    expect(simulate(model, 80, { host: 'foo.example.com', path: '/p', method: 'POST' })).toBe('default/exact#0');
+    expect(simulate(model, 80, { host: 'foo.example.com', path: '/p' })).toBe('default/wild#0');
+    expect(simulate(model, 80, { host: 'a.b.example.com:8080', path: '/p' })).toBe('default/wild#0');
+    expect(simulate(model, 80, { host: 'example.com', path: '/p' })).toBe('default/any#0');
   });
 });
 

@@ -5,7 +5,7 @@
 import type { Graph } from '../graph/types';
 import { planServers } from './hosts';
 import { buildLocations } from './locations';
-import { Conditions, Decisions } from './matching';
+import { Decisions, QueryValues } from './matching';
 import type { NginxModel, Server } from './types';
 import { Upstreams } from './upstreams';
 
@@ -13,7 +13,7 @@ export * from './types';
 export { NOT_FOUND_LOCATION } from './locations';
 
 export function buildModel(graph: Graph): NginxModel {
-  const conditions = new Conditions();
+  const queryValues = new QueryValues();
   const decisions = new Decisions();
   const upstreams = new Upstreams();
   const warnings: string[] = [];
@@ -22,7 +22,7 @@ export function buildModel(graph: Graph): NginxModel {
   };
 
   const servers: Server[] = planServers(graph.gateways).map((plan) => {
-    const { locations, ruleLocations } = buildLocations(plan.routes, { conditions, decisions, upstreams, warn });
+    const { locations, ruleLocations } = buildLocations(plan.routes, { queryValues, decisions, upstreams, warn });
     return {
       port: plan.port,
       serverNames: plan.name === undefined ? [] : [plan.name],
@@ -36,7 +36,7 @@ export function buildModel(graph: Graph): NginxModel {
 
   return {
     http: { limitReqZones: [], settings: {} },
-    maps: [...conditions.maps, ...decisions.maps],
+    maps: [...queryValues.maps, ...decisions.maps],
     splitClients: upstreams.splitClients,
     upstreams: upstreams.upstreams,
     servers,

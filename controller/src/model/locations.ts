@@ -5,12 +5,12 @@
  *   always            location /
  * Every location lists the match elements that can apply to the URIs reaching it (its own
  * path's elements, every shorter PathPrefix that segment-matches it, every RegularExpression
- * element), sorted by Gateway API precedence; a decision map picks the first whose conditions
- * hold and the location jumps to that rule's named location.
+ * element), sorted by Gateway API precedence; a chain of maps (model/matching.ts) picks the
+ * first whose conditions hold and the location jumps to that rule's named location.
  */
 import type { HTTPRouteNode, RouteMatch, RouteRule } from '../graph/types';
 import type { HostKey, HostRoute } from './hosts';
-import { Conditions, Decisions, elementConditions } from './matching';
+import { Decisions, elementLinks, QueryValues, type Link } from './matching';
 import type { Location, RuleLocation } from './types';
 import { Upstreams } from './upstreams';
 
@@ -24,7 +24,7 @@ interface Candidate {
   match: RouteMatch;
   /** Normalised PathPrefix ("/" or "/a/b", no trailing slash) or the Exact value. */
   path: string;
-  conditions: string[];
+  links: Link[];
   ruleLocation: RuleLocation;
 }
 
@@ -85,7 +85,7 @@ export interface ServerLocations {
 
 export function buildLocations(
   routes: HostRoute[],
-  ctx: { conditions: Conditions; decisions: Decisions; upstreams: Upstreams; warn: (m: string) => void },
+  ctx: { queryValues: QueryValues; decisions: Decisions; upstreams: Upstreams; warn: (m: string) => void },
 ): ServerLocations {
   // A route reachable through several listeners of the group counts once, at its best hostname.
   const unique = new Map<string, HostRoute>();
@@ -114,12 +114,12 @@ export function buildLocations(
         ruleLocations.set(name, ruleLocation);
       }
       rule.matches.forEach((match, matchIndex) => {
-        const conditions = elementConditions(match, ctx.conditions, (m) =>
+        const links = elementLinks(match, ctx.queryValues, (m) =>
           ctx.warn(`${route.namespace}/${route.name} rule ${rule.index} match ${matchIndex}: ${m}`),
         );
-        if (!conditions) return;
+        if (!links) return;
         const path = match.path.type === 'PathPrefix' ? normalisePrefix(match.path.value) : match.path.value;
-        candidates.push({ hostKey, route, rule, matchIndex, match, path, conditions, ruleLocation: ruleLocation! });
+        candidates.push({ hostKey, route, rule, matchIndex, match, path, links, ruleLocation: ruleLocation! });
       });
     }
   }
@@ -153,12 +153,12 @@ export function buildLocations(
 function locationAction(applies: Candidate[], decisions: Decisions): Location['action'] {
   if (applies.length === 0) return { kind: 'status', code: 404 };
   const first = applies[0];
-  if (first.conditions.length === 0) {
+  if (first.links.length === 0) {
     const rl = first.ruleLocation;
     return { kind: 'proxy', source: rl.source, target: rl.target, settings: rl.settings };
   }
-  const variable = decisions.variable(
-    applies.map((c) => ({ conditions: c.conditions, target: c.ruleLocation.name })),
+  const variable = decisions.head(
+    applies.map((c) => ({ links: c.links, target: c.ruleLocation.name })),
     NOT_FOUND_LOCATION,
   );
   return { kind: 'dispatch', variable };

@@ -1,96 +1,52 @@
 /**
- * Request conditions as 0/1 nginx variables, and per-location decision maps.
+ * Request conditions as chains of nginx `map`s (no njs, no per-request script).
  *
- * Each distinct condition (a header, a query parameter, the method, a regex path) becomes one
- * `map` whose variable is "1" when the condition holds, "0" otherwise. A location's decision
- * map reads the concatenation of the bits its candidates use ("$c3$c7$c9") and lists the
- * candidates in precedence order as regexes over that bit string (`^1.1` = bits 1 and 3 set);
- * nginx checks regex map entries in order and the first that matches wins. nginx evaluates
- * map variables lazily and caches them per request, so a request pays only for the bits of
- * the location it reached.
+ * A match element becomes a list of links; each link is one regex over one nginx value:
+ *   - all its exact conditions together (method, Exact headers, Exact query params) as ONE
+ *     regex over "$request_method\n$http_a\n$args" (the values cannot contain a newline, so
+ *     "\n" separates them exactly; query params are lookaheads, in any order);
+ *   - each RegularExpression condition (path on $uri, header, query value) as its own link.
+ * A location's candidates, in precedence order, become a decision chain: the map of a link
+ * yields the next link's variable when its regex matches, else the next candidate's first
+ * link; the last link of a candidate yields its rule's named location. nginx evaluates map
+ * variables lazily, so a request pays one regex per link it walks, and a request that matches
+ * the first candidate with only exact conditions pays exactly one regex.
  */
 import type { RouteMatch } from '../graph/types';
 import type { MapBlock } from './types';
 import { escapeRegex, queryValueRegex } from './regex';
 
-/** The nginx variable name suffix for a request header, or undefined when nginx cannot read it. */
+/** One regex over one nginx value (a variable or a "\n"-joined concatenation of variables). */
+export interface Link {
+  source: string;
+  regex: string;
+}
+
+/** The nginx variable for a request header, or undefined when nginx cannot read that name. */
 export function headerVariable(name: string): string | undefined {
   if (!/^[A-Za-z0-9_-]+$/.test(name)) return undefined;
   return '$http_' + name.toLowerCase().replace(/-/g, '_');
 }
 
-/** Registry of condition variables, deduplicated by what they test. */
-export class Conditions {
-  private readonly byKey = new Map<string, string>();
-  readonly maps: MapBlock[] = [];
-  private next = 0;
-
-  private add(source: string, regex: string, captureValue?: boolean): string {
-    const key = `${source}\u0000${regex}\u0000${captureValue ? 'v' : 'b'}`;
-    const found = this.byKey.get(key);
-    if (found) return found;
-    const variable = `$${captureValue ? 'pq' : 'pc'}_${this.next++}`;
-    this.byKey.set(key, variable);
-    this.maps.push(
-      captureValue
-        ? { source, variable, entries: [{ regex, value: '$1' }], default: '' }
-        : { source, variable, entries: [{ regex, value: '1' }], default: '0' },
-    );
-    return variable;
-  }
-
-  method(method: string): string {
-    return this.add('$request_method', `^${escapeRegex(method)}$`);
-  }
-
-  /** RegularExpression path: RE2-validated by the graph, anchored at the start of the path. */
-  pathRegex(regex: string): string {
-    return this.add('$uri', `^(?:${regex})`);
-  }
-
-  /** Header names are case-insensitive ($http_ lowercases them); values are compared exactly. */
-  header(variable: string, type: 'Exact' | 'RegularExpression', value: string): string {
-    return this.add(variable, type === 'Exact' ? `^${escapeRegex(value)}$` : value);
-  }
-
-  /**
-   * Query parameter names are case-sensitive, so they are read from $args with a regex (nginx's
-   * $arg_NAME ignores case). An Exact value is one regex; a RegularExpression value needs the
-   * parameter's raw value first (one map capturing it) and then a test of that value, plus the
-   * parameter's presence (an absent parameter must not match `.*`).
-   */
-  query(name: string, type: 'Exact' | 'RegularExpression', value: string): string[] {
-    const n = queryValueRegex(name);
-    if (type === 'Exact') return [this.add('$args', `(?:^|&)${n}=${queryValueRegex(value)}(?:&|$)`)];
-    const present = this.add('$args', `(?:^|&)${n}=`);
-    const raw = this.add('$args', `(?:^|&)${n}=([^&]*)`, true);
-    return [present, this.add(raw, value)];
-  }
+/** A regex for "query parameter `name` is present with a raw value matching `value`", anchored where $args starts. */
+function queryLookahead(name: string, value: string): string {
+  return `(?=(?:[^\\n]*&)?${queryValueRegex(name)}=${queryValueRegex(value)}(?:&|$))`;
 }
 
-/**
- * The condition variables one match element needs; undefined when a condition cannot be
- * expressed (the element can then never match). Only the first entry per header name
- * (case-insensitive) and per query name counts, as the Gateway API says.
- */
-export function elementConditions(
-  match: RouteMatch,
-  conditions: Conditions,
-  warn: (msg: string) => void,
-): string[] | undefined {
-  const vars: string[] = [];
-  if (match.path.type === 'RegularExpression') vars.push(conditions.pathRegex(match.path.value));
-  if (match.method) vars.push(conditions.method(match.method));
-  for (const h of firstByName(match.headers, (n) => n.toLowerCase())) {
-    const variable = headerVariable(h.name);
-    if (!variable) {
-      warn(`header name ${JSON.stringify(h.name)} cannot be read by nginx; the match element never matches`);
-      return undefined;
+/** Maps that extract a query parameter's raw value ($1), for RegularExpression query matches. */
+export class QueryValues {
+  private readonly byName = new Map<string, string>();
+  readonly maps: MapBlock[] = [];
+
+  variable(name: string): string {
+    let v = this.byName.get(name);
+    if (!v) {
+      v = `$pq_${this.byName.size}`;
+      this.byName.set(name, v);
+      this.maps.push({ source: '$args', variable: v, entries: [{ regex: `(?:^|&)${queryValueRegex(name)}=([^&]*)`, value: '$1' }], default: '' });
     }
-    vars.push(conditions.header(variable, h.type, h.value));
+    return v;
   }
-  for (const q of firstByName(match.queryParams, (n) => n)) vars.push(...conditions.query(q.name, q.type, q.value));
-  return vars;
 }
 
 export function firstByName<T extends { name: string }>(items: T[], key: (name: string) => string): T[] {
@@ -103,41 +59,86 @@ export function firstByName<T extends { name: string }>(items: T[], key: (name: 
   });
 }
 
+/**
+ * The links of one match element ([] = no condition beyond its path location); undefined when
+ * a condition cannot be expressed (the element then never matches). Only the first entry per
+ * header name (case-insensitive) and per query name counts, as the Gateway API says.
+ */
+export function elementLinks(match: RouteMatch, queryValues: QueryValues, warn: (msg: string) => void): Link[] | undefined {
+  const sources: string[] = [];
+  const parts: string[] = [];
+  const links: Link[] = [];
+  if (match.method) {
+    sources.push('$request_method');
+    parts.push(escapeRegex(match.method));
+  }
+  if (match.path.type === 'RegularExpression') links.push({ source: '$uri', regex: `^(?:${match.path.value})` });
+  for (const h of firstByName(match.headers, (n) => n.toLowerCase())) {
+    const variable = headerVariable(h.name);
+    if (!variable) {
+      warn(`header name ${JSON.stringify(h.name)} cannot be read by nginx; the match element never matches`);
+      return undefined;
+    }
+    if (h.type === 'Exact') {
+      sources.push(variable);
+      parts.push(escapeRegex(h.value));
+    } else links.push({ source: variable, regex: h.value });
+  }
+  const lookaheads: string[] = [];
+  for (const q of firstByName(match.queryParams, (n) => n)) {
+    if (q.type === 'Exact') lookaheads.push(queryLookahead(q.name, q.value));
+    else {
+      links.push({ source: '$args', regex: `(?:^|&)${queryValueRegex(q.name)}=` });
+      links.push({ source: queryValues.variable(q.name), regex: q.value });
+    }
+  }
+  if (lookaheads.length) sources.push('$args');
+  if (sources.length === 0) return links;
+  // "^GET\nv2$" or "^GET\nv2\n(?=...)": each exact part ends at a separator or at the end.
+  const exact = '^' + parts.join('\\n') + (lookaheads.length ? (parts.length ? '\\n' : '') + lookaheads.join('') : '$');
+  return [{ source: sources.join('\n'), regex: exact }, ...links];
+}
+
 export interface DecisionCandidate {
-  /** Condition variables that must all be "1". */
-  conditions: string[];
+  links: Link[];
   /** The named location to go to. */
   target: string;
 }
 
-/** Decision maps, deduplicated: locations with the same candidates share one variable. */
+/**
+ * Decision chains, built from the last candidate backwards so locations whose candidate lists
+ * end the same way share their maps.
+ */
 export class Decisions {
   private readonly byKey = new Map<string, string>();
   readonly maps: MapBlock[] = [];
-  private next = 0;
 
-  /** `candidates` in precedence order; the first one without conditions ends the list. */
-  variable(candidates: DecisionCandidate[], fallback: string): string {
-    const bits = [...new Set(candidates.flatMap((c) => c.conditions))].sort(
-      (a, b) => Number(a.replace(/\D+/g, '')) - Number(b.replace(/\D+/g, '')),
-    );
-    const entries: MapBlock['entries'] = [];
-    let otherwise = fallback;
-    for (const c of candidates) {
-      if (c.conditions.length === 0) {
-        otherwise = c.target;
-        break;
+  /** Returns what the location dispatches to: a chain variable, or a named location directly. */
+  head(candidates: DecisionCandidate[], fallback: string): string {
+    let next = fallback;
+    const firstUnconditional = candidates.findIndex((c) => c.links.length === 0);
+    const reachable = firstUnconditional >= 0 ? candidates.slice(0, firstUnconditional + 1) : candidates;
+    for (let i = reachable.length - 1; i >= 0; i--) {
+      const c = reachable[i];
+      if (c.links.length === 0) {
+        next = c.target;
+        continue;
       }
-      const pattern = bits.map((b) => (c.conditions.includes(b) ? '1' : '.')).join('').replace(/\.+$/, '');
-      entries.push({ regex: '^' + pattern, value: c.target });
+      const otherwise = next;
+      let value = c.target;
+      for (let j = c.links.length - 1; j >= 0; j--) value = this.link(c.links[j], value, otherwise);
+      next = value;
     }
-    const source = bits.join('');
-    const key = JSON.stringify([source, entries, otherwise]);
+    return next;
+  }
+
+  private link(link: Link, onMatch: string, otherwise: string): string {
+    const key = JSON.stringify([link.source, link.regex, onMatch, otherwise]);
     const found = this.byKey.get(key);
     if (found) return found;
-    const variable = `$pt_${this.next++}`;
+    const variable = `$pd_${this.maps.length}`;
     this.byKey.set(key, variable);
-    this.maps.push({ source, variable, entries, default: otherwise });
+    this.maps.push({ source: link.source, variable, entries: [{ regex: link.regex, value: onMatch }], default: otherwise });
     return variable;
   }
 }

@@ -7,7 +7,17 @@
 
 export function quote(value: string | number): string {
   const s = String(value);
-  return '"' + s.replace(/\\/g, '\\\\').replace(/"/g, '\\"') + '"';
+  return (
+    '"' +
+    s
+      .replace(/\\/g, '\\\\')
+      .replace(/"/g, '\\"')
+      // nginx turns these escapes back into the control characters (the matching maps use "\n").
+      .replace(/\n/g, '\\n')
+      .replace(/\r/g, '\\r')
+      .replace(/\t/g, '\\t') +
+    '"'
+  );
 }
 
 /** A comment line's text: printable characters only, so it cannot end the comment. */

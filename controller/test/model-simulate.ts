@@ -1,0 +1,67 @@
+/**
+ * Reads an NginxModel the way nginx would for one request (server by name, location by exact
+ * then longest prefix, maps evaluated lazily), so unit tests can state routing outcomes
+ * without starting nginx. The real-nginx tests (apply-routing) check that nginx agrees.
+ */
+import type { Location, NginxModel, Server } from '../src/model/types';
+
+export interface SimRequest {
+  host?: string;
+  method?: string;
+  path: string;
+  headers?: Record<string, string>;
+}
+
+function pickServer(model: NginxModel, port: number, host = ''): Server | undefined {
+  const servers = model.servers.filter((s) => s.port === port);
+  const h = host.toLowerCase().replace(/:\d+$/, '');
+  const exact = servers.find((s) => s.serverNames.includes(h));
+  if (exact) return exact;
+  const wild = servers
+    .flatMap((s) => s.serverNames.filter((n) => n.startsWith('*.') && h.endsWith(n.slice(1))).map((n) => ({ s, n })))
+    .sort((a, b) => b.n.length - a.n.length)[0];
+  return wild?.s ?? servers.find((s) => s.defaultServer);
+}
+
+function pickLocation(server: Server, uri: string): Location | undefined {
+  const exact = server.locations.find((l) => l.match === 'exact' && l.path === uri);
+  if (exact) return exact;
+  return server.locations
+    .filter((l) => l.match === 'prefix' && uri.startsWith(l.path))
+    .sort((a, b) => b.path.length - a.path.length)[0];
+}
+
+/** Which rule answers (as "namespace/name#rule"), or the status nginx returns. */
+export function simulate(model: NginxModel, port: number, req: SimRequest): string | number {
+  const server = pickServer(model, port, req.host);
+  if (!server) return 'no server';
+  const [uri, args = ''] = req.path.split('?');
+  const headers = Object.fromEntries(Object.entries(req.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
+  const vars: Record<string, string> = { $uri: uri, $args: args, $request_method: req.method ?? 'GET' };
+  const value = (name: string): string => {
+    if (name in vars) return vars[name];
+    if (name.startsWith('$http_')) return headers[name.slice(6).replace(/_/g, '-')] ?? '';
+    const map = model.maps.find((m) => m.variable === name);
+    if (!map) throw new Error(`unknown variable ${name}`);
+    const src = expand(map.source);
+    for (const e of map.entries) {
+      const m = new RegExp(e.regex).exec(src);
+      if (m) return expand(e.value.replace(/\$(\d)/g, (_, d) => m[Number(d)] ?? ''));
+    }
+    return expand(map.default);
+  };
+  const expand = (text: string): string => text.replace(/\$[a-z_0-9]+/g, (v) => value(v));
+  const location = pickLocation(server, uri);
+  if (!location) return 404;
+  const act = location.action;
+  let source;
+  if (act.kind === 'status') return act.code;
+  if (act.kind === 'proxy') source = act.source;
+  else {
+    const target = expand(act.variable);
+    const rl = server.ruleLocations.find((r) => r.name === target);
+    if (!rl) return target === '@portcullis_404' ? 404 : `unknown ${target}`;
+    source = rl.source;
+  }
+  return `${source.namespace}/${source.name}#${source.ruleIndex}`;
+}

@@ -1,0 +1,204 @@
+/**
+ * npm run bench:dataplane — requests/s through nginx for plain prefix routes vs routes with
+ * header + query + method matches, on the same config size (ROUTES HTTPRoutes x 3 rules).
+ *
+ * Both configs go through the real pipeline (buildModel -> renderConfig -> NginxProcess). The
+ * backend is a separate minimal nginx answering 200 from memory, so the figures measure the
+ * gateway, not a Node server. wrk runs on loopback, bounded in time, alternating plain and
+ * matched runs to spread machine noise over both. Prints the figures and the matched/plain ratio
+ * (goal >= 0.95). Besides requests/s (sensitive to whatever else runs on the machine), it reads
+ * the nginx worker's CPU time from /proc and prints CPU microseconds per request: the cost that
+ * bounds throughput when nginx is the bottleneck, and a ratio that other load barely moves.
+ *
+ * Env: BENCH_SECONDS (per run, default 5), BENCH_ROUNDS (default 3), BENCH_ROUTES (default 100),
+ *      BENCH_CONNECTIONS (default 32), NGINX_BINARY.
+ */
+import * as fs from 'fs';
+import * as net from 'net';
+import * as os from 'os';
+import * as path from 'path';
+import execa from 'execa';
+import { NginxProcess } from '../controller/src/apply/nginx';
+import type { BackendRef, Graph, HTTPRouteNode, RouteMatch } from '../controller/src/graph/types';
+import { silentLogger } from '../controller/src/log';
+import { buildModel } from '../controller/src/model';
+import { renderConfig } from '../controller/src/render';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUTES = Number(process.env.BENCH_ROUTES ?? 100);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const NGINX = process.env.NGINX_BINARY ?? 'nginx';
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const a = s.address() as net.AddressInfo;
+      s.close(() => resolve(a.port));
+    });
+  });
+}
+
+/** A minimal nginx answering 200 "ok" on `port`: a backend that costs next to nothing. */
+/** Returns the child wrapped: an execa child is a promise, and returning it would wait for its exit. */
+async function startBackend(dir: string, port: number): Promise<{ child: execa.ExecaChildProcess }> {
+  fs.mkdirSync(path.join(dir, 'logs'), { recursive: true });
+  const conf = path.join(dir, 'backend.conf');
+  fs.writeFileSync(
+    conf,
+    `worker_processes 1;\npid ${dir}/backend.pid;\nerror_log ${dir}/logs/backend-error.log warn;\n` +
+      `events { worker_connections 4096; }\nhttp { access_log off; client_body_temp_path ${dir}/cb; proxy_temp_path ${dir}/pt;\n` +
+      `fastcgi_temp_path ${dir}/ft; uwsgi_temp_path ${dir}/ut; scgi_temp_path ${dir}/st; keepalive_requests 100000;\n` +
+      `server { listen 127.0.0.1:${port}; location / { return 200 "ok\\n"; } } }\n`,
+  );
+  const child = execa(NGINX, ['-p', dir + '/', '-e', 'stderr', '-c', conf, '-g', 'daemon off;'], { reject: false, stdio: 'ignore' });
+  for (let i = 0; i < 100; i++) {
+    const up = await new Promise<boolean>((r) => {
+      const s = net.connect(port, '127.0.0.1', () => (s.destroy(), r(true)));
+      s.on('error', () => r(false));
+    });
+    if (up) return { child };
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('backend nginx did not start');
+}
+
+function graphOf(port: number, backendPort: number, matched: boolean): Graph {
+  const backend: BackendRef = {
+    namespace: 'bench', name: 'echo', group: '', kind: 'Service', port: 80, weight: 1, valid: true,
+    endpoints: [{ address: '127.0.0.1', port: backendPort }],
+  };
+  const routes: HTTPRouteNode[] = [];
+  for (let i = 0; i < ROUTES; i++) {
+    routes.push({
+      namespace: 'bench',
+      name: `route-${i}`,
+      generation: 1,
+      creationTimestamp: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString(),
+      hostnames: [],
+      parents: [],
+      rules: [0, 1, 2].map((r) => {
+        const m: RouteMatch = { path: { type: 'PathPrefix', value: `/r${i}/${r}` }, headers: [], queryParams: [] };
+        if (matched) {
+          m.headers = [{ name: 'X-Tenant', type: 'Exact', value: `t${i}` }];
+          m.queryParams = [{ name: 'plan', type: 'Exact', value: String(r) }];
+          m.method = 'GET';
+        }
+        return { index: r, matches: [m], backends: [backend], valid: true };
+      }),
+    });
+  }
+  return {
+    gatewayClasses: [],
+    rejectedGateways: [],
+    routes,
+    gateways: [
+      {
+        namespace: 'bench', name: 'gw', generation: 1, className: 'portcullis', accepted: true, requestedAddresses: [], conditions: [],
+        listeners: [
+          {
+            gateway: { namespace: 'bench', name: 'gw' }, name: 'http', port, protocol: 'HTTP', valid: true,
+            routes: routes.map((route) => ({ route, hostnames: [] })), attachedRoutes: routes.length, attachable: true,
+            supportedKinds: [], allowedNamespaces: 'Same', conditions: [],
+          },
+        ],
+      },
+    ],
+  };
+}
+
+/** utime + stime (clock ticks) of every child of `master` (the workers). */
+function workerTicks(master: number): number {
+  let ticks = 0;
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(fields[1]) === master) ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks;
+}
+
+const TICK_US = 1e6 / Number(process.env.CLK_TCK ?? 100);
+
+interface Run {
+  rps: number;
+  requests: number;
+}
+
+async function wrk(port: number, target: string, seconds = SECONDS): Promise<Run> {
+  const res = await execa('wrk', [`-t1`, `-c${CONNECTIONS}`, `-d${seconds}s`, '-H', `X-Tenant: t${Math.floor(ROUTES / 2)}`, `http://127.0.0.1:${port}${target}`]);
+  const rps = /Requests\/sec:\s+([\d.]+)/.exec(res.stdout);
+  const requests = /(\d+) requests in/.exec(res.stdout);
+  const non2xx = /Non-2xx or 3xx responses:\s+(\d+)/.exec(res.stdout);
+  if (!rps) throw new Error(`cannot read wrk output:\n${res.stdout}`);
+  if (non2xx) throw new Error(`${non2xx[1]} non-2xx answers for ${target}: the route did not match`);
+  return { rps: Number(rps[1]), requests: Number(requests?.[1] ?? 0) };
+}
+
+async function main(): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-bench-dp-'));
+  const backendPort = await freePort();
+  const { child: backend } = await startBackend(path.join(dir, 'backend'), backendPort);
+  const port = await freePort();
+  const nginx = new NginxProcess({ prefix: path.join(dir, 'gw'), binary: NGINX, log: silentLogger });
+  const target = `/r${Math.floor(ROUTES / 2)}/1/item?plan=1`;
+  const configs = {
+    plain: renderConfig(buildModel(graphOf(port, backendPort, false)), { listenAddress: '127.0.0.1', prefix: path.join(dir, 'gw'), workerProcesses: 1, accessLog: false }),
+    matched: renderConfig(buildModel(graphOf(port, backendPort, true)), { listenAddress: '127.0.0.1', prefix: path.join(dir, 'gw'), workerProcesses: 1, accessLog: false }),
+  };
+  const results: Record<'plain' | 'matched', number[]> = { plain: [], matched: [] };
+  const cpu: Record<'plain' | 'matched', number[]> = { plain: [], matched: [] };
+  try {
+    console.log(`bench:dataplane  nginx ${(await execa(NGINX, ['-v'], { reject: false })).stderr.replace('nginx version: ', '')}, ` +
+      `${os.cpus().length} CPUs, ${ROUTES} HTTPRoutes x 3 rules, wrk -t1 -c${CONNECTIONS} -d${SECONDS}s x ${ROUNDS} rounds, 1 nginx worker, access log off`);
+    console.log(`  plain:   PathPrefix only                   GET ${target}`);
+    console.log(`  matched: PathPrefix + header + query + GET GET ${target} (X-Tenant header)`);
+    const first = await nginx.start(configs.plain);
+    if (!first.ok) throw new Error(first.message);
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const kind of ['plain', 'matched'] as const) {
+        const applied = await nginx.apply(configs[kind]);
+        if (!applied.ok) throw new Error(applied.message);
+        await wrk(port, target, 1); // warm-up: connections, caches
+        const before = workerTicks(nginx.pid!);
+        const run = await wrk(port, target);
+        const usPerRequest = ((workerTicks(nginx.pid!) - before) * TICK_US) / run.requests;
+        results[kind].push(run.rps);
+        cpu[kind].push(usPerRequest);
+        console.log(`  round ${round} ${kind.padEnd(7)} ${run.rps.toFixed(0).padStart(8)} req/s  ${usPerRequest.toFixed(1).padStart(6)} us nginx CPU/request`);
+      }
+    }
+  } finally {
+    await nginx.stop();
+    backend.kill('SIGQUIT');
+    await backend.catch(() => undefined);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const plain = median(results.plain);
+  const matched = median(results.matched);
+  console.log(`plain   median ${plain.toFixed(0)} req/s`);
+  console.log(`matched median ${matched.toFixed(0)} req/s`);
+  const cpuPlain = median(cpu.plain);
+  const cpuMatched = median(cpu.matched);
+  const best = (xs: number[]) => Math.min(...xs);
+  console.log(`ratio matched/plain ${(matched / plain).toFixed(3)} req/s (goal >= 0.95)`);
+  console.log(`nginx CPU per request: plain ${cpuPlain.toFixed(1)} us, matched ${cpuMatched.toFixed(1)} us; ` +
+    `capacity ratio plain/matched CPU ${(cpuPlain / cpuMatched).toFixed(3)} (goal >= 0.95)`);
+  console.log(`least-disturbed rounds: plain ${best(cpu.plain).toFixed(1)} us, matched ${best(cpu.matched).toFixed(1)} us; ` +
+    `ratio ${(best(cpu.plain) / best(cpu.matched)).toFixed(3)}; best req/s ratio ${(Math.max(...results.matched) / Math.max(...results.plain)).toFixed(3)}`);
+  console.log(`load average during the run: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')} (other work on the machine skews req/s)`);
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});
