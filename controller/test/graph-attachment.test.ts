@@ -280,6 +280,12 @@ describe('graph: rules', () => {
     expect(routeNode(g, 'r').rules[0].matches[0].headers).toEqual([{ name: 'X-A', type: 'Exact', value: '1' }]);
   });
 
+  test.each(['x_user', 'x.user', "x'user"])('a header name nginx cannot read (%s) drops the rule, naming the field', (name) => {
+    const g = build(gatewayClass(), gateway('gw', [http('web')]), route('r', { parentRefs: [{ name: 'gw' }], rules: [{}, { matches: [{ headers: [{ name, value: '1' }] }] }] }));
+    expect(routeNode(g, 'r').rules[1]).toMatchObject({ valid: false, invalidMessage: expect.stringMatching(/^spec.rules\[1\].matches\[0\].headers\[0\].name: header name .* cannot be matched by nginx/) });
+    expect(routeNode(g, 'r').rules[0].valid).toBe(true);
+  });
+
   test('an explicitly empty matches list means the default PathPrefix "/"', () => {
     const g = build(gatewayClass(), gateway('gw', [http('web')]), route('r', { parentRefs: [{ name: 'gw' }], rules: [{ matches: [] }] }));
     expect(routeNode(g, 'r').rules[0].matches).toEqual([{ path: { type: 'PathPrefix', value: '/' }, headers: [], queryParams: [] }]);

@@ -7,6 +7,9 @@ const DEFAULT_MATCH: RouteMatch = { path: { type: 'PathPrefix', value: '/' }, he
 
 class RuleProblem extends Error {}
 
+/** Header names nginx can read as $http_<name> and that no other header name aliases. */
+const NGINX_HEADER_NAME = /^[A-Za-z0-9-]+$/;
+
 /** Regex values are handed to the model already in their PCRE form (see regex.ts). */
 function regexValue(value: string, field: string): string {
   const check = checkRegex(value);
@@ -23,6 +26,11 @@ function normalizeMatch(m: HTTPRouteMatch, field: string): RouteMatch {
   const seen = new Set<string>();
   const headers: RouteMatch['headers'] = [];
   m.headers.forEach((h, i) => {
+    if (!NGINX_HEADER_NAME.test(h.name)) {
+      throw new RuleProblem(
+        `${field}.headers[${i}].name: header name "${h.name}" cannot be matched by nginx, which reads request headers through variables (letters, digits and "-" only; it drops headers with "_")`,
+      );
+    }
     const key = h.name.toLowerCase();
     if (seen.has(key)) return;
     seen.add(key);
