@@ -148,7 +148,8 @@ describe('graph: route attachment', () => {
     ['NotIn with the label absent', { matchExpressions: [{ key: 'team', operator: 'NotIn', values: ['a'] }] }, [ns('apps', {})], true],
     ['Exists', { matchExpressions: [{ key: 'gateway-access', operator: 'Exists' }] }, [ns('apps', { 'gateway-access': '' })], true],
     ['DoesNotExist', { matchExpressions: [{ key: 'blocked', operator: 'DoesNotExist' }] }, [ns('apps', { blocked: 'yes' })], false],
-    ['Namespace resource missing', { matchLabels: {} }, [], false],
+    ['no Namespace document: the kubernetes.io/metadata.name label still holds', { matchLabels: { 'kubernetes.io/metadata.name': 'apps' } }, [], true],
+    ['no Namespace document: other labels are absent', { matchLabels: { team: 'a' } }, [], false],
   ];
   test.each(selectorCases)('allowedRoutes Selector on the route Namespace labels: %s', (_name, selector, namespaces, allowed) => {
     const g = build(gatewayClass(), selectorGateway(selector), ...namespaces, route('r', { parentRefs: [{ name: 'gw', namespace: 'infra' }] }, { namespace: 'apps' }));

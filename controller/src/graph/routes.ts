@@ -56,9 +56,11 @@ function attachToGateway(
       continue;
     }
     if (l.allowedNamespaces === 'Selector') {
-      const labels = namespaceLabels.get(route.metadata.namespace);
-      if (!labels || !l.namespaceSelector || !selectorMatches(l.namespaceSelector, labels)) {
-        refusals.push(`listener ${l.name} allows routes from namespaces matching its selector only${labels ? '' : ` (Namespace ${route.metadata.namespace} not found)`}`);
+      // Without an API server every namespace exists; it carries the label Kubernetes gives
+      // every namespace, plus the labels of a Namespace document if one is given.
+      const labels = { 'kubernetes.io/metadata.name': route.metadata.namespace, ...namespaceLabels.get(route.metadata.namespace) };
+      if (!l.namespaceSelector || !selectorMatches(l.namespaceSelector, labels)) {
+        refusals.push(`listener ${l.name} allows routes from namespaces matching its selector only`);
         continue;
       }
     }
