@@ -12,6 +12,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { shared } from './shared';
+import { ActionType } from '../services/activities';
 import { AccessMode } from '../services/convert';
 import { USER_TYPE_ORGANIZATION } from '../services/permissions';
 import type { Repository, User } from '../services/records';
@@ -141,6 +142,45 @@ async function orgsRuntime(app: FastifyInstance) {
         branch,
       );
     }
+  }
+
+  // --- issue and comment events: derived from the activity records ISSUES writes (the same
+  // moments Gitea's notifier fires webhooks), so the tracker code needs no webhook calls ---
+  const activities = s.activities;
+  const record = activities.record.bind(activities);
+  activities.record = async (input) => {
+    await record(input);
+    try {
+      await issueEvents(input);
+    } catch (err) {
+      log(err, 'issue webhooks failed');
+    }
+  };
+
+  async function issueEvents(input: Parameters<typeof record>[0]): Promise<void> {
+    const action = { [ActionType.CreateIssue]: 'opened', [ActionType.CloseIssue]: 'closed', [ActionType.ReopenIssue]: 'reopened' }[input.opType as number];
+    if (!action && input.opType !== ActionType.CommentIssue) return;
+    const actor = await prisma.user.findUnique({ where: { id: input.actUserId } });
+    if (!actor) return;
+    const repo = await prisma.repository.findUnique({ where: { id: input.repo.id }, include: { owner: true } });
+    if (!repo) return;
+    const tracker = s.tracker;
+    if (action) {
+      const index = Number.parseInt((input.content ?? '').split('|')[0], 10);
+      const issue = await prisma.issue.findFirst({ where: { repoId: repo.id, index } });
+      if (!issue || issue.isPull) return;
+      // Gitea converts the issue for a webhook without a viewer.
+      const issueJson = (await tracker.issues.json(issue.id, repo, null)) as unknown as { number: number } & Record<string, unknown>;
+      await webhooks.notifyIssue(actor, repo, action, issueJson);
+      return;
+    }
+    if (!input.commentId) return;
+    const comment = await prisma.comment.findUnique({ where: { id: input.commentId } });
+    if (!comment) return;
+    const rc = { repo, mode: AccessMode.Owner, doer: null, canWrite: true, isAdmin: false };
+    const commentJson = (await tracker.comments.json(rc, comment.id)) as unknown as Record<string, unknown>;
+    const issueJson = (await tracker.issues.json(comment.issueId, repo, null)) as unknown as Record<string, unknown>;
+    await webhooks.notifyIssueComment(actor, repo, 'created', issueJson, commentJson);
   }
 
   // --- cron tasks (Gitea's names where Gitea has the task) ---
