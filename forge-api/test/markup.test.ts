@@ -108,6 +108,19 @@ describe('GFM features and sanitizing', () => {
     }
   });
 
+  it('renders footnotes and definition lists with working same-page links', async () => {
+    const out = await r('gfm', 'Text[^1] and [top](#intro).\n\n# Intro\n\nTerm\n: Definition\n\n[^1]: The note.\n');
+    expect(out).toContain('<a href="#user-content-fn1" id="user-content-fnref1" rel="nofollow">[1]</a>');
+    expect(out).toContain('<li id="user-content-fn1" class="footnote-item"><p>The note.');
+    expect(out).toContain('<a href="#user-content-intro" rel="nofollow">top</a>');
+    expect(out).toContain('<h1 id="user-content-intro">Intro</h1>');
+    expect(out).toContain('<dl>\n<dt>Term</dt>\n<dd>Definition</dd>\n</dl>');
+  });
+
+  it('keeps raw checkboxes disabled', async () => {
+    expect(await r('markdown', '<input type="checkbox" checked>')).toBe('<input type="checkbox" checked disabled />');
+  });
+
   it('prefixes user ids and keeps safe raw HTML', async () => {
     const out = await r('markdown', '<details open><summary>More</summary><p id="x">body</p></details>');
     expect(out).toContain('<details open><summary>More</summary><p id="user-content-x">body</p></details>');

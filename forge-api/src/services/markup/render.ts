@@ -1,4 +1,6 @@
 import MarkdownIt from 'markdown-it';
+import footnote from 'markdown-it-footnote';
+import deflist from 'markdown-it-deflist';
 import type { LinkContext } from './links';
 import { parseContext, repoLink, resolveLink } from './links';
 import { sanitize } from './sanitize';
@@ -95,6 +97,8 @@ function wikiLinkRule(state: StateInline, silent: boolean): boolean {
 function createMarkdown(breaks: boolean): MarkdownIt.MarkdownIt {
   const md = new MarkdownIt({ html: true, linkify: true, breaks, xhtmlOut: true });
   md.linkify.set({ fuzzyLink: false });
+  // Footnotes (GFM) and definition lists (Gitea's goldmark extension).
+  md.use(footnote).use(deflist);
   md.inline.ruler.before('link', 'wiki_link', wikiLinkRule);
   md.renderer.rules.wiki_image = (tokens, idx) => {
     const t = tokens[idx];

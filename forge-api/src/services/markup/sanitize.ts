@@ -69,6 +69,10 @@ const OPTIONS: sanitizeHtml.IOptions = {
       if (out.id) out.id = prefixId(out.id)!;
       if (tagName === 'a' && out.name) out.name = prefixId(out.name)!;
       if (tagName === 'a') {
+        // ids are prefixed, so same-page links (headings, footnotes) are prefixed with them
+        if (out.href && out.href.startsWith('#') && out.href.length > 1 && !out.href.startsWith('#user-content-')) {
+          out.href = `#user-content-${out.href.slice(1)}`;
+        }
         const opener = out.target === '_blank';
         if (!opener) delete out.target;
         out.rel = opener ? 'nofollow noopener' : 'nofollow';
@@ -79,7 +83,10 @@ const OPTIONS: sanitizeHtml.IOptions = {
         if (m) out.align = m[1];
       }
       delete out.style;
-      if (tagName === 'input' && out.type !== 'checkbox') return { tagName: 'span', attribs: {} };
+      if (tagName === 'input') {
+        if (out.type !== 'checkbox') return { tagName: 'span', attribs: {} };
+        out.disabled = '';
+      }
       return { tagName, attribs: out };
     },
   },
