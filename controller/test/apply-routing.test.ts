@@ -160,6 +160,12 @@ describe('header, query and method matches', () => {
     expect(res.json.headers['content-length']).toBe('1000');
   });
 
+  test('a body larger than the in-memory buffer is spooled to the temp dir and forwarded', async () => {
+    const res = await httpRequest(port, '/', { host: 'conds.test', method: 'POST', body: 'y'.repeat(200 * 1024), headers: { 'content-type': 'text/plain' } });
+    expect(res.status).toBe(200);
+    expect(res.json.headers['content-length']).toBe(String(200 * 1024));
+  });
+
   test('ANY: a rule matches when any of its match elements matches', async () => {
     expect(await who('conds.test', '/any', { headers: { 'X-A': '1' } })).toBe('any');
     expect(await who('conds.test', '/any?b=2')).toBe('any');

@@ -8,9 +8,44 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type { PrefixLayout } from '../render/layout';
 
+/** uid/gid nginx workers switch to when the master runs as root (nginx's default user: nobody). */
+function workerIds(): { uid: number; gid: number } {
+  try {
+    const line = fs.readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith('nobody:'));
+    const [, , uid, gid] = line!.split(':');
+    return { uid: Number(uid), gid: Number(gid) };
+  } catch {
+    return { uid: 65534, gid: 65534 };
+  }
+}
+
 export function ensurePrefixDirs(layout: PrefixLayout): void {
   for (const dir of [layout.prefix, layout.logsDir, layout.runDir, layout.tempDir, ...Object.values(layout.temp)]) {
     fs.mkdirSync(dir, { recursive: true });
+  }
+  // Run as root, nginx's workers drop to `nobody` and must write request bodies and proxied
+  // responses into the temp dirs: hand those (only those) to that user.
+  if (process.getuid?.() === 0) {
+    const { uid, gid } = workerIds();
+    for (const dir of Object.values(layout.temp)) fs.chownSync(dir, uid, gid);
+    // ...and let them through the directories above (search permission only, no listing).
+    for (const dir of [layout.prefix, layout.tempDir]) fs.chmodSync(dir, fs.statSync(dir).mode | 0o111);
+  }
+}
+
+/**
+ * When run as root, the first directory above the prefix that nginx's workers (nobody) cannot
+ * pass through; they would then fail to spool large bodies (500). undefined when all is well.
+ */
+export function blockedAncestor(layout: PrefixLayout): string | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  for (let dir = path.dirname(layout.prefix); ; dir = path.dirname(dir)) {
+    try {
+      if ((fs.statSync(dir).mode & 0o001) === 0) return dir;
+    } catch {
+      return dir;
+    }
+    if (dir === path.dirname(dir)) return undefined;
   }
 }
 

@@ -15,7 +15,7 @@ import execa from 'execa';
 import type { Logger } from '../log';
 import { GENERATION_CONF, MAIN_CONF, prefixLayout, renderGeneration, type PrefixLayout, type RenderedConfig } from '../render';
 import { FATAL_LEVELS, forward, lineSplitter, testMessage, type NginxLogLine } from './errorlog';
-import { ensurePrefixDirs, liveDir, pruneGenerations, switchLive, writeGeneration } from './files';
+import { blockedAncestor, ensurePrefixDirs, liveDir, pruneGenerations, switchLive, writeGeneration } from './files';
 
 export type ApplyResult = { ok: true } | { ok: false; message: string };
 
@@ -103,6 +103,13 @@ export class NginxProcess {
     const staged = await this.stage(config);
     if ('message' in staged) return { ok: false, message: staged.message };
     await this.stopStale();
+    const blocked = blockedAncestor(this.layout);
+    if (blocked) {
+      this.log.warn(
+        `nginx workers (user nobody) cannot pass through ${blocked}: request bodies and responses too large for memory will fail; give it search permission (chmod o+x)`,
+        { component: 'nginx' },
+      );
+    }
     switchLive(this.layout, staged.dir);
     const child = execa(this.binary, ['-p', this.layout.prefix + '/', '-e', 'stderr', '-c', this.layout.mainConf, '-g', 'daemon off;'], {
       detached: true, // its own process group, so stop() can reach workers too
