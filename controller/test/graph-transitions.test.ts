@@ -63,6 +63,13 @@ describe('transitions: lastTransitionTime changes only when a condition\'s statu
     expect(times(second, (s) => s.parents[1].conditions)).toEqual([T1]);
   });
 
+  test('parentRef identity ignores key order (previous statuses may come back from YAML)', () => {
+    const report = (parentRef: object): StatusReport => ({ apiVersion: 'v1', kind: 'HTTPRoute', namespace: 'default', name: 'r', generation: 1, status: { parents: [{ parentRef, controllerName: 'c', conditions: [cond('Accepted', 'True')] }] } });
+    const [first] = carryTransitionTimes([], [report({ name: 'gw', namespace: 'default', kind: 'Gateway', group: 'g' })], T1);
+    const [second] = carryTransitionTimes([first], [report({ group: 'g', kind: 'Gateway', namespace: 'default', name: 'gw' })], T2);
+    expect(times(second, (s) => s.parents[0].conditions)).toEqual([T1]);
+  });
+
   test('another resource with the same name but another kind does not lend its times', () => {
     const [first] = carryTransitionTimes([], [gw('True', [])], T1);
     const other = { ...gw('True', []), kind: 'GatewayLike' };

@@ -13,12 +13,22 @@ function isCondition(v: Json): v is { type: string; status: string; lastTransiti
   return typeof v === 'object' && v !== null && typeof (v as { type?: unknown }).type === 'string' && typeof (v as { status?: unknown }).status === 'string';
 }
 
+/** JSON with sorted keys: a status read back from YAML may list keys in another order. */
+function canonical(v: Json): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (typeof v === 'object' && v !== null) {
+    const o = v as Record<string, Json>;
+    return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(v);
+}
+
 /** Identity of an element of a status list: listeners by name, route parents by parentRef. */
 function elementKey(v: Json, index: number): string {
   if (typeof v === 'object' && v !== null) {
     const o = v as Record<string, unknown>;
-    if (o.parentRef !== undefined) return `parent:${JSON.stringify(o.parentRef)}|${String(o.controllerName ?? '')}`;
-    if (o.ancestorRef !== undefined) return `ancestor:${JSON.stringify(o.ancestorRef)}|${String(o.controllerName ?? '')}`;
+    if (o.parentRef !== undefined) return `parent:${canonical(o.parentRef)}|${String(o.controllerName ?? '')}`;
+    if (o.ancestorRef !== undefined) return `ancestor:${canonical(o.ancestorRef)}|${String(o.controllerName ?? '')}`;
     if (typeof o.name === 'string') return `name:${o.name}`;
   }
   return `index:${index}`;
@@ -31,7 +41,8 @@ function carry(next: Json, prev: Json, now: string): Json {
       const before = Array.isArray(prev) ? prev.filter(isCondition) : [];
       return next.map((c) => {
         const old = before.find((p) => p.type === c.type);
-        const time = old && old.status === c.status && old.lastTransitionTime ? old.lastTransitionTime : now;
+        const kept: unknown = old && old.status === c.status ? old.lastTransitionTime : undefined;
+        const time = kept instanceof Date ? kept.toISOString() : typeof kept === 'string' && kept !== '' ? kept : now;
         return { ...c, lastTransitionTime: time };
       });
     }
