@@ -6,6 +6,7 @@ export class BackendIndex {
   private services = new Map<string, Service>();
   private slices = new Map<string, EndpointSlice[]>();
   private grants: ReferenceGrant[];
+  private resolved = new Map<string, BackendEndpoint[]>();
 
   constructor(set: ResourceSet) {
     this.grants = set.referenceGrants;
@@ -41,6 +42,14 @@ export class BackendIndex {
    * Endpoints whose `ready` is unset count as ready, as the EndpointSlice API says.
    */
   endpoints(service: Service, port: ServicePort): BackendEndpoint[] {
+    // Many routes share a few Services: resolve each Service port once per build (the array is shared, read-only).
+    const key = `${service.metadata.namespace}/${service.metadata.name}:${port.port}`;
+    let cached = this.resolved.get(key);
+    if (!cached) this.resolved.set(key, (cached = this.resolve(service, port)));
+    return cached;
+  }
+
+  private resolve(service: Service, port: ServicePort): BackendEndpoint[] {
     const slices = this.slices.get(`${service.metadata.namespace}/${service.metadata.name}`) ?? [];
     const seen = new Set<string>();
     const out: BackendEndpoint[] = [];
