@@ -287,6 +287,11 @@ describe('graph: rules', () => {
     expect(routeNode(g, 'r').rules[0].valid).toBe(true);
   });
 
+  test('rule timeouts reach the model in milliseconds', () => {
+    const g = build(gatewayClass(), gateway('gw', [http('web')]), route('r', { parentRefs: [{ name: 'gw' }], rules: [{ timeouts: { request: '1m30s', backendRequest: '500ms' } }, {}] }));
+    expect(routeNode(g, 'r').rules.map((r) => r.timeouts)).toEqual([{ requestMs: 90000, backendRequestMs: 500 }, undefined]);
+  });
+
   test('an explicitly empty matches list means the default PathPrefix "/"', () => {
     const g = build(gatewayClass(), gateway('gw', [http('web')]), route('r', { parentRefs: [{ name: 'gw' }], rules: [{ matches: [] }] }));
     expect(routeNode(g, 'r').rules[0].matches).toEqual([{ path: { type: 'PathPrefix', value: '/' }, headers: [], queryParams: [] }]);

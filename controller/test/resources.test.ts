@@ -70,6 +70,8 @@ describe('resources: validation errors name the field', () => {
     ['Service backend without port', route('r', { rules: [{ backendRefs: [{ name: 's' }] }] }), 'spec.rules[0].backendRefs[0].port: Must have port for Service reference'],
     ['weight above 1000000', route('r', { rules: [{ backendRefs: [{ name: 's', port: 80, weight: 1000001 }] }] }), 'spec.rules[0].backendRefs[0].weight: Too big'],
     ['two refs to one parent without sectionName', route('r', { parentRefs: [{ name: 'gw' }, { name: 'gw' }] }), 'spec.parentRefs[1]: sectionName or port must be specified'],
+    ['timeout that is not a Gateway API duration', route('r', { rules: [{ timeouts: { request: '1.5s' } }] }), 'spec.rules[0].timeouts.request: must be a Gateway API duration'],
+    ['backendRequest longer than request', route('r', { rules: [{ timeouts: { request: '1s', backendRequest: '2s' } }] }), 'spec.rules[0].timeouts.backendRequest: backendRequest timeout cannot be longer than request timeout'],
     ['listener port 0', gateway('gw', [http('web', 0)]), 'spec.listeners[0].port: Too small'],
     ['duplicate listener names', gateway('gw', [http('web', 80), http('web', 81)]), 'spec.listeners[1].name: Listener name must be unique'],
     ['same port/protocol/hostname twice', gateway('gw', [http('a', 80), http('b', 80)]), 'spec.listeners[1]: Combination of port, protocol and hostname must be unique'],

@@ -1,4 +1,5 @@
 import type { HTTPRouteMatch, HTTPRouteRule } from '../resources/types';
+import { durationMs } from '../resources/validation';
 import { type BackendIndex, resolveBackend } from './backends';
 import { checkRegex } from './regex';
 import type { RouteMatch, RouteRule } from './types';
@@ -50,6 +51,12 @@ export function buildRule(rule: HTTPRouteRule, index: number, routeNamespace: st
   const field = `spec.rules[${index}]`;
   const resolved = rule.backendRefs.map((b, i) => resolveBackend(b, routeNamespace, backends, `${field}.backendRefs[${i}]`));
   const out: RouteRule = { index, matches: [], backends: resolved, valid: true, ...(rule.name ? { name: rule.name } : {}) };
+  if (rule.timeouts && (rule.timeouts.request !== undefined || rule.timeouts.backendRequest !== undefined)) {
+    out.timeouts = {
+      ...(rule.timeouts.request !== undefined ? { requestMs: durationMs(rule.timeouts.request) } : {}),
+      ...(rule.timeouts.backendRequest !== undefined ? { backendRequestMs: durationMs(rule.timeouts.backendRequest) } : {}),
+    };
+  }
   try {
     if (rule.filters.length > 0) {
       throw new RuleProblem(`${field}.filters[0].type: filter ${rule.filters[0].type} is not supported yet`);

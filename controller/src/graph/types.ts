@@ -134,6 +134,8 @@ export interface RouteRule {
   valid: boolean;
   /** Why the rule was dropped (field path + reason). */
   invalidMessage?: string;
+  /** rules[].timeouts in milliseconds when given (0 = no timeout, as the Gateway API says). */
+  timeouts?: { requestMs?: number; backendRequestMs?: number };
 }
 
 export interface RouteMatch {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { GATEWAY_API_GROUP, type HTTPRoute } from './types';
 import { objectMetaSchema } from './metadata';
-import { group, headerName, hostname, kind, namespaceName, objectName, pathValueProblem, portNumber, sectionName } from './validation';
+import { duration, durationMs, group, headerName, hostname, kind, namespaceName, objectName, pathValueProblem, portNumber, sectionName } from './validation';
 
 export const parentReferenceSchema = z.object({
   group: group().default(GATEWAY_API_GROUP),
@@ -88,7 +88,14 @@ const ruleSchema = z.object({
       }
     }),
   backendRefs: z.array(backendRefSchema).max(16).default([]),
-  timeouts: z.object({ request: z.string().optional(), backendRequest: z.string().optional() }).optional(),
+  timeouts: z
+    .object({ request: duration().optional(), backendRequest: duration().optional() })
+    .superRefine((t, ctx) => {
+      if (t.request !== undefined && t.backendRequest !== undefined && durationMs(t.request) !== 0 && durationMs(t.backendRequest) > durationMs(t.request)) {
+        ctx.addIssue({ code: 'custom', path: ['backendRequest'], message: 'backendRequest timeout cannot be longer than request timeout' });
+      }
+    })
+    .optional(),
 });
 
 function sameParent(a: z.infer<typeof parentReferenceSchema>, b: z.infer<typeof parentReferenceSchema>): boolean {

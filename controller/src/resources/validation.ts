@@ -65,3 +65,14 @@ export function pathValueProblem(value: string): string | undefined {
 }
 
 export const labels = () => z.record(z.string(), z.string());
+
+/** Gateway API Duration: 1 to 4 parts of up to 5 digits with h, m, s or ms (GEP-2257). */
+export const DURATION_RE = /^([0-9]{1,5}(h|m|s|ms)){1,4}$/;
+export const duration = () => z.string().regex(DURATION_RE, { message: 'must be a Gateway API duration such as 10s, 1m30s or 500ms' });
+
+/** Milliseconds in a Gateway API duration (already validated). */
+export function durationMs(value: string): number {
+  let total = 0;
+  for (const [, n, unit] of value.matchAll(/([0-9]+)(h|ms|m|s)/g)) total += Number(n) * { h: 3_600_000, m: 60_000, s: 1000, ms: 1 }[unit as 'h' | 'm' | 's' | 'ms'];
+  return total;
+}
