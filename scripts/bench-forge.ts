@@ -128,7 +128,7 @@ async function main() {
     results.push(
       await run('POST /user/repos (token)', {
         url: base,
-        amount: 3000,
+        maxOverallRequests: 2000,
         requests: [
           {
             method: 'POST',

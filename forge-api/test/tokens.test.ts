@@ -80,4 +80,13 @@ describeForge('access tokens', (f) => {
     const listed = list.body.find((x: { id: number }) => x.id === t.body.id);
     expect(listed.last_used_at).not.toBe('1970-01-01T00:00:00Z');
   });
+
+  test('an admin edit of the owner takes effect on the next token request', async () => {
+    await f().user('gina');
+    const t = await f().token('gina', ['read:user']);
+    expect((await f().request('GET', '/user', { token: t })).status).toBe(200);
+    const edit = await f().request('PATCH', '/admin/users/gina', { basic: ['root', PASSWORD], body: { login_name: 'gina', prohibit_login: true } });
+    expect(edit.status).toBe(200);
+    expect((await f().request('GET', '/user', { token: t })).status).toBe(403);
+  });
 });

@@ -249,22 +249,24 @@ export class RepoService {
     const dir = (o.order || 'asc') as 'asc' | 'desc';
     const orderBy: Record<string, string>[] = [{ [field]: dir }];
     if (field !== 'id') orderBy.push({ id: 'asc' });
-    let rows: RepoWithOwner[];
+    if (!o.priorityOwnerId) {
+      const [page, total] = await Promise.all([
+        this.prisma.repository.findMany({ where, include: { owner: true }, orderBy, skip: o.skip, take: o.take }),
+        this.prisma.repository.count({ where }),
+      ]);
+      return { rows: page, total };
+    }
     const total = await this.prisma.repository.count({ where });
-    if (o.priorityOwnerId) {
-      // Gitea orders the priority owner's repositories first.
-      const first = { AND: [...and, { ownerId: o.priorityOwnerId }] };
-      const rest = { AND: [...and, { NOT: { ownerId: o.priorityOwnerId } }] };
-      const nFirst = await this.prisma.repository.count({ where: first });
-      rows = [];
-      if (o.skip < nFirst) rows = await this.prisma.repository.findMany({ where: first, include: { owner: true }, orderBy, skip: o.skip, take: o.take });
-      if (rows.length < o.take) {
-        rows.push(
-          ...(await this.prisma.repository.findMany({ where: rest, include: { owner: true }, orderBy, skip: Math.max(0, o.skip - nFirst), take: o.take - rows.length })),
-        );
-      }
-    } else {
-      rows = await this.prisma.repository.findMany({ where, include: { owner: true }, orderBy, skip: o.skip, take: o.take });
+    // Gitea orders the priority owner's repositories first.
+    const first = { AND: [...and, { ownerId: o.priorityOwnerId }] };
+    const rest = { AND: [...and, { NOT: { ownerId: o.priorityOwnerId } }] };
+    const nFirst = await this.prisma.repository.count({ where: first });
+    let rows: RepoWithOwner[] = [];
+    if (o.skip < nFirst) rows = await this.prisma.repository.findMany({ where: first, include: { owner: true }, orderBy, skip: o.skip, take: o.take });
+    if (rows.length < o.take) {
+      rows.push(
+        ...(await this.prisma.repository.findMany({ where: rest, include: { owner: true }, orderBy, skip: Math.max(0, o.skip - nFirst), take: o.take - rows.length })),
+      );
     }
     return { rows, total };
   }

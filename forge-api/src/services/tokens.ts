@@ -8,9 +8,13 @@ import crypto from 'node:crypto';
 import { ApiError } from '../plugins/errors';
 import type { Prisma } from './database';
 import type { AccessToken, User } from './records';
+import { eventsOf } from './events';
 import { InvalidScopeError, parseScopes, scopeList, type ScopeSet } from './scopes';
 
 const CACHE_SIZE = 256;
+/** A verified token and its user are reused this long without a query (revocation through the
+ * API and user changes through the services clear them at once). */
+const HOT_TTL_MS = 2000;
 
 export interface VerifiedToken {
   token: AccessToken;
@@ -31,8 +35,14 @@ function randomSalt(): string {
 export class TokenService {
   /** sha256(token) -> token id */
   private cache = new Map<string, number>();
+  /** sha256(token) -> verified result, for HOT_TTL_MS */
+  private hot = new Map<string, { value: VerifiedToken; until: number }>();
 
-  constructor(private readonly prisma: Prisma) {}
+  constructor(private readonly prisma: Prisma) {
+    eventsOf(prisma).on('userChanged', (userId: number) => {
+      for (const [k, v] of this.hot) if (v.value.user.id === userId) this.hot.delete(k);
+    });
+  }
 
   async create(user: User, name: string, scopes: string[]) {
     let set: ScopeSet;
@@ -77,18 +87,21 @@ export class TokenService {
     if (id === null) throw new ApiError(404, 'not found', { errors: [`access token does not exist [id: 0, name: ${idOrName}]`] });
     await this.prisma.accessToken.delete({ where: { id } });
     for (const [k, v] of this.cache) if (v === id) this.cache.delete(k);
+    for (const [k, v] of this.hot) if (v.value.token.id === id) this.hot.delete(k);
   }
 
   /** Resolves a presented token; null if it is not one of ours. */
   async verify(presented: string): Promise<VerifiedToken | null> {
     if (!/^[0-9a-f]{40}$/.test(presented)) return null;
     const key = crypto.createHash('sha256').update(presented).digest('hex');
+    const hot = this.hot.get(key);
+    if (hot && hot.until > Date.now()) return hot.value;
     const cachedId = this.cache.get(key);
     if (cachedId !== undefined) {
       const row = await this.prisma.accessToken.findUnique({ where: { id: cachedId }, include: { user: true } });
       if (row) {
         this.touch(row.id, row.lastUsedAt);
-        return { token: row, user: row.user, scopes: parseScopes(row.scope) };
+        return this.remember(key, { token: row, user: row.user, scopes: parseScopes(row.scope) });
       }
       this.cache.delete(key);
     }
@@ -100,10 +113,16 @@ export class TokenService {
         if (this.cache.size >= CACHE_SIZE) this.cache.delete(this.cache.keys().next().value as string);
         this.cache.set(key, row.id);
         this.touch(row.id, row.lastUsedAt);
-        return { token: row, user: row.user, scopes: parseScopes(row.scope) };
+        return this.remember(key, { token: row, user: row.user, scopes: parseScopes(row.scope) });
       }
     }
     return null;
+  }
+
+  private remember(key: string, value: VerifiedToken): VerifiedToken {
+    if (this.hot.size >= CACHE_SIZE) this.hot.delete(this.hot.keys().next().value as string);
+    this.hot.set(key, { value, until: Date.now() + HOT_TTL_MS });
+    return value;
   }
 
   /** last_used_at, written at most once a minute per token to keep reads cheap. */

@@ -4,6 +4,7 @@ import { ApiError } from '../plugins/errors';
 import { visibilityValue } from './convert';
 import type { Prisma } from './database';
 import { checkEmail, checkUserName } from './names';
+import { emitUserChanged } from './events';
 import { hashPassword } from './passwords';
 import { USER_TYPE_INDIVIDUAL, USER_TYPE_ORGANIZATION } from './permissions';
 import type { User } from './records';
@@ -158,7 +159,7 @@ export class UserService {
     ];
     for (const [from, to] of map) if (input[from] !== undefined) data[to] = input[from];
     void doer;
-    return this.prisma.$transaction(async (tx) => {
+    const updated = await this.prisma.$transaction(async (tx) => {
       if (typeof data.email === 'string') {
         await tx.emailAddress.updateMany({ where: { userId: user.id, isPrimary: true }, data: { isPrimary: false } });
         await tx.emailAddress.deleteMany({ where: { userId: user.id, lowerEmail: data.email.toLowerCase() } });
@@ -166,6 +167,8 @@ export class UserService {
       }
       return tx.user.update({ where: { id: user.id }, data });
     });
+    emitUserChanged(this.prisma, user.id);
+    return updated;
   }
 
   /** Gitea refuses to delete users who still own repositories or organizations. */
@@ -180,6 +183,7 @@ export class UserService {
       throw new ApiError(422, 'cannot delete the last admin');
     }
     await this.prisma.user.delete({ where: { id: user.id } });
+    emitUserChanged(this.prisma, user.id);
   }
 
   /** Renames a user or org; the old name keeps redirecting (UserRedirect). Disk moves are the caller's. */
@@ -196,6 +200,7 @@ export class UserService {
       await tx.user.update({ where: { id: user.id }, data: { name: newName, lowerName: newName.toLowerCase() } });
       await tx.repository.updateMany({ where: { ownerId: user.id }, data: { ownerName: newName } });
     });
+    emitUserChanged(this.prisma, user.id);
   }
 
   /** Old name -> current user, for Gitea's redirects of renamed users. */
