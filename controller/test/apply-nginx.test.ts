@@ -5,7 +5,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { buildModel } from '../src/model';
+import { buildModel, finalizeModel } from '../src/model';
 import { renderConfig } from '../src/render';
 import { httpRequest } from '../../e2e/support/http';
 import { occupyPort } from '../../e2e/support/ports';
@@ -160,5 +160,54 @@ describe('weights', () => {
     expect(counts['500']).toBeGreaterThanOrEqual(70);
     expect(counts['500']).toBeLessThanOrEqual(130);
     expect((counts['500'] ?? 0) + (counts.light ?? 0)).toBe(200);
+  });
+});
+
+describe('per-rule client_max_body_size (what ClientSettingsPolicy will set)', () => {
+  let h: Harness;
+  let port: number;
+  beforeAll(async () => {
+    h = await Harness.create(['small', 'big', 'plain']);
+    port = await freePort();
+    const be = (n: string) => f.backend(n, h.port(n));
+    const g = f.graph([
+      f.listener(port, [
+        f.attach(
+          f.route('limits', [
+            f.rule(0, [f.prefix('/up', { headers: [{ name: 'X-Size', type: 'Exact', value: 'small' }] })], [be('small')]),
+            f.rule(1, [f.prefix('/up', { headers: [{ name: 'X-Size', type: 'Exact', value: 'big' }] })], [be('big')]),
+            f.rule(2, [f.prefix('/up')], [be('plain')]),
+          ]),
+        ),
+      ]),
+    ]);
+    const model = buildModel(g);
+    const rules = model.servers.find((s) => s.defaultServer)!.ruleLocations;
+    rules[0].settings = { clientMaxBodySize: '100' };
+    rules[1].settings = { clientMaxBodySize: '2m' };
+    finalizeModel(model);
+    const result = await h.nginx.start(renderConfig(model, { listenAddress: '127.0.0.1', prefix: h.prefix, workerProcesses: 1 }));
+    if (!result.ok) throw new Error(result.message);
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  const post = (size: string, bytes: number, headers: Record<string, string> = {}) =>
+    httpRequest(port, '/up', { method: 'POST', body: 'z'.repeat(bytes), headers: { 'X-Size': size, ...headers } });
+
+  test('a body of exactly the limit passes, one byte more gets 413 (Content-Length)', async () => {
+    expect((await post('small', 100)).json?.backend).toBe('small');
+    expect((await post('small', 101)).status).toBe(413);
+  });
+
+  test('chunked bodies are limited too', async () => {
+    expect((await post('small', 101, { 'Transfer-Encoding': 'chunked' })).status).toBe(413);
+  });
+
+  test("a rule's larger limit is not cut by nginx's 1m default; other rules keep it", async () => {
+    expect((await post('big', 1536 * 1024)).json?.backend).toBe('big');
+    expect((await post('plain', 1536 * 1024)).status).toBe(413);
+    expect((await post('plain', 1000)).json?.backend).toBe('plain');
   });
 });

@@ -1,6 +1,7 @@
 /** buildModel with plain Graph data: servers, locations, conditions, precedence, upstreams. */
 import { buildModel } from '../src/model';
 import { splitBuckets } from '../src/model/upstreams';
+import { greaterThanRegex, sizeBytes } from '../src/model/bodylimit';
 import type { Location, NginxModel, Server } from '../src/model/types';
 import { simulate } from './model-simulate';
 import * as f from './model-fixtures';
@@ -276,5 +277,22 @@ describe('backends', () => {
       { kind: 'split', variable: '$ps_0', invalidShare: true, noEndpointsShare: false },
       { kind: 'status', code: 500 },
     ]);
+  });
+});
+
+describe('per-rule body limits', () => {
+  test('greaterThanRegex(n) matches exactly the integers above n (leading zeros allowed)', () => {
+    for (const n of [0, 1, 9, 10, 99, 100, 109, 1048576, 2999]) {
+      const re = new RegExp(greaterThanRegex(n));
+      for (let x = Math.max(0, n - 120); x <= n + 120; x++) expect([x, re.test(String(x))]).toEqual([x, x > n]);
+      expect(re.test('00' + String(n + 1))).toBe(true);
+      expect(re.test(String(n * 10 + 5))).toBe(true);
+      expect(re.test('')).toBe(false);
+    }
+  });
+
+  test('sizes: unit-less is bytes, k/m/g are powers of 1024', () => {
+    expect([sizeBytes('100'), sizeBytes('8k'), sizeBytes('1M'), sizeBytes('0')]).toEqual([100, 8192, 1048576, 0]);
+    expect(() => sizeBytes('1x')).toThrow(/nginx size/);
   });
 });

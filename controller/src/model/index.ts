@@ -6,6 +6,7 @@ import type { Graph } from '../graph/types';
 import { planServers } from './hosts';
 import { buildLocations } from './locations';
 import { Decisions, QueryValues } from './matching';
+import { finalizeBodyLimits } from './bodylimit';
 import type { NginxModel, Server } from './types';
 import { Upstreams } from './upstreams';
 
@@ -34,12 +35,32 @@ export function buildModel(graph: Graph): NginxModel {
     };
   });
 
-  return {
+  return finalizeModel({
     http: { limitReqZones: [], settings: {} },
     maps: [...queryValues.maps, ...decisions.maps],
     splitClients: upstreams.splitClients,
     upstreams: upstreams.upstreams,
     servers,
     warnings,
-  };
+  });
+}
+
+/**
+ * Derives what follows from the settings policies put on the model: a location that proxies
+ * inline carries its rule's settings, and per-rule body limits are enforced (model/bodylimit.ts).
+ * buildModel calls it; call it again after changing settings. Idempotent.
+ */
+export function finalizeModel(model: NginxModel): NginxModel {
+  for (const server of model.servers) {
+    for (const loc of server.locations) {
+      if (loc.action.kind !== 'proxy') continue;
+      const src = loc.action.source;
+      const rule = server.ruleLocations.find(
+        (r) => r.source.namespace === src.namespace && r.source.name === src.name && r.source.ruleIndex === src.ruleIndex,
+      );
+      if (rule) loc.action = { ...loc.action, settings: rule.settings };
+    }
+  }
+  finalizeBodyLimits(model);
+  return model;
 }

@@ -161,5 +161,5 @@ function locationAction(applies: Candidate[], decisions: Decisions): Location['a
     applies.map((c) => ({ links: c.links, target: c.ruleLocation.name })),
     NOT_FOUND_LOCATION,
   );
-  return { kind: 'dispatch', variable };
+  return { kind: 'dispatch', variable, targets: [...new Set(applies.map((c) => c.ruleLocation.name))] };
 }

@@ -75,12 +75,17 @@ export interface RuleLocation {
   source: RuleSource;
   target: ProxyTarget;
   settings: PolicySettings;
+  /**
+   * Set by finalizeModel when settings.clientMaxBodySize is: a map variable that is "1" when
+   * Content-Length exceeds it (nginx does not check Content-Length in named locations).
+   */
+  bodyLimitVariable?: string;
 }
 
 /** What a path location does with a request. */
 export type LocationAction =
   /** Candidates carry conditions: the decision map names the rule's named location. */
-  | { kind: 'dispatch'; variable: string }
+  | { kind: 'dispatch'; variable: string; /** Named locations it may send to, best first. */ targets: string[] }
   /** The best candidate has no condition: proxy right here (no redirect). */
   | { kind: 'proxy'; source: RuleSource; target: ProxyTarget; settings: PolicySettings }
   /** Nothing can match here. */
