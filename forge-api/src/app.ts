@@ -21,6 +21,14 @@ import tokenRoutes from './routes/tokens';
 import adminRoutes from './routes/admin';
 import orgRoutes from './routes/orgs';
 import repoRoutes from './routes/repos';
+import orgsRuntime from './plugins/orgs-runtime';
+import teamRoutes from './routes/teams';
+import hookRoutes from './routes/hooks';
+import keyRoutes from './routes/keys';
+import packageRoutes from './routes/packages';
+import packageRegistryRoutes from './routes/package-registry';
+import cronRoutes from './routes/cron';
+import trackerRoutes, { attachmentDownloadRoutes } from './routes/tracker';
 
 export interface BuildAppOptions {
   /** Overrides of the environment-derived configuration. */
@@ -65,6 +73,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   await app.register(errorsPlugin);
   if (config.enableSwagger) await app.register(swaggerPlugin);
+  await app.register(orgsRuntime);
 
   await app.register(
     async (api) => {
@@ -76,12 +85,20 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
       await api.register(adminRoutes);
       await api.register(orgRoutes);
       await api.register(repoRoutes);
+      await api.register(teamRoutes);
+      await api.register(hookRoutes);
+      await api.register(keyRoutes);
+      await api.register(packageRoutes);
+      await api.register(cronRoutes);
+      await api.register(trackerRoutes);
       const misc = optionalPlugin('miscellaneous');
       if (misc) await api.register(misc);
     },
     { prefix: '/api/v1' },
   );
 
+  await app.register(attachmentDownloadRoutes);
+  await app.register(packageRegistryRoutes, { prefix: '/api/packages' });
   const gitHttp = optionalPlugin('git-http');
   if (gitHttp) await app.register(gitHttp);
   return app;

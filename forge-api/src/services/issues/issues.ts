@@ -259,7 +259,9 @@ export class IssueService {
     if (empty) return { data: [], total: 0 };
     const where = { AND: and };
     const [rows, total] = await Promise.all([
-      this.prisma.issue.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip, take, include: ISSUE_INCLUDE }),
+      // Newest first. Numbers grow with creation, so the (repoId, index) unique index serves the
+      // order and a page stops after `take` rows instead of sorting every match.
+      this.prisma.issue.findMany({ where, orderBy: [{ index: 'desc' }], skip, take, include: ISSUE_INCLUDE }),
       this.prisma.issue.count({ where }),
     ]);
     return { data: await this.toJson(rows, rc.repo, rc.doer), total };

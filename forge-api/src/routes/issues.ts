@@ -1,0 +1,242 @@
+/**
+ * Issues (Gitea's /repos/{owner}/{repo}/issues...): list, create, get, edit, deadline,
+ * reactions on issues, dependencies and blocks. Scope category `issue`.
+ */
+import type { FastifyInstance } from 'fastify';
+import { ApiError } from '../plugins/errors';
+import { bool, dateTime, int, listOf, obj, ownerRepoParams, ref, str, strList } from '../schemas';
+import type { CreateIssueInput, EditIssueInput, ListIssuesQuery } from '../services/issues/issues';
+import type { IssueMeta } from '../services/issues/dependencies';
+import { errors, paging, pagingQuery, sendPage } from './helpers';
+import { changeCtx, ownerRepoIndexParams, pathNumber, readCtx, type OwnerRepo } from './issue-helpers';
+import { setTotalCount } from '../plugins/paging';
+
+type IndexParams = OwnerRepo & { index: string };
+
+const CreateIssueOption = obj(
+  {
+    title: str,
+    body: str,
+    ref: str,
+    assignee: str,
+    assignees: strList,
+    closed: bool,
+    due_date: dateTime,
+    labels: { type: 'array', items: int },
+    milestone: int,
+  },
+  ['title'],
+);
+
+const EditIssueOption = obj({
+  title: str,
+  body: str,
+  ref: str,
+  assignee: str,
+  assignees: strList,
+  milestone: { type: ['integer', 'null'] },
+  state: str,
+  due_date: { type: ['string', 'null'], format: 'date-time' },
+  unset_due_date: bool,
+});
+
+const IssueMetaSchema = obj({ owner: str, repo: str, index: int }, ['index']);
+
+export default async function issueRoutes(app: FastifyInstance) {
+  const { issues, reactions, dependencies } = app.services.tracker;
+  const tags = ['issue'];
+  const read = { scopes: ['issue' as const] };
+  const write = { auth: 'required' as const, scopes: ['issue' as const] };
+
+  app.get<{ Params: OwnerRepo; Querystring: ListIssuesQuery }>(
+    '/repos/:owner/:repo/issues',
+    {
+      config: read,
+      schema: {
+        tags,
+        operationId: 'issueListIssues',
+        summary: "List a repository's issues",
+        params: ownerRepoParams,
+        querystring: obj({ state: str, labels: str, q: str, type: str, milestones: str, since: str, before: str, created_by: str, assigned_by: str, mentioned_by: str, ...pagingQuery }),
+        response: { 200: listOf('Issue'), ...errors(404, 422) },
+      },
+    },
+    async (request, reply) => {
+      const rc = await readCtx(app, request);
+      const p = paging(app, request);
+      const { data, total } = await issues.list(rc, request.query, p.skip, p.take);
+      return sendPage(app, request, reply, data, total, p);
+    },
+  );
+
+  app.post<{ Params: OwnerRepo; Body: CreateIssueInput }>(
+    '/repos/:owner/:repo/issues',
+    {
+      config: write,
+      schema: { tags, operationId: 'issueCreateIssue', summary: 'Create an issue', params: ownerRepoParams, body: CreateIssueOption, response: { 201: ref('Issue'), ...errors(401, 403, 404, 412, 422, 423) } },
+    },
+    async (request, reply) => {
+      const rc = await changeCtx(app, request);
+      return reply.code(201).send(await issues.create(rc, request.body));
+    },
+  );
+
+  app.get<{ Params: IndexParams }>(
+    '/repos/:owner/:repo/issues/:index',
+    { config: read, schema: { tags, operationId: 'issueGetIssue', summary: 'Get an issue', params: ownerRepoIndexParams, response: { 200: ref('Issue'), ...errors(404) } } },
+    async (request) => {
+      const rc = await readCtx(app, request);
+      const issue = await issues.byIndex(rc.repo.id, pathNumber(request.params.index));
+      return issues.json(issue.id, rc.repo, rc.doer);
+    },
+  );
+
+  app.patch<{ Params: IndexParams; Body: EditIssueInput }>(
+    '/repos/:owner/:repo/issues/:index',
+    {
+      config: write,
+      schema: {
+        tags,
+        operationId: 'issueEditIssue',
+        summary: 'Edit an issue. If using deadline only the date will be taken into account, and time of day ignored.',
+        params: ownerRepoIndexParams,
+        body: EditIssueOption,
+        response: { 201: ref('Issue'), ...errors(401, 403, 404, 412, 422, 423) },
+      },
+    },
+    async (request, reply) => {
+      const rc = await changeCtx(app, request);
+      const issue = await issues.byIndex(rc.repo.id, pathNumber(request.params.index));
+      // Gitea answers an edit with 201.
+      return reply.code(201).send(await issues.edit(rc, issue, request.body ?? {}));
+    },
+  );
+
+  app.post<{ Params: IndexParams; Body: { due_date: string } }>(
+    '/repos/:owner/:repo/issues/:index/deadline',
+    {
+      config: write,
+      schema: {
+        tags,
+        operationId: 'issueEditIssueDeadline',
+        summary: 'Set an issue deadline. If set to null, the deadline is deleted. If using deadline only the date will be taken into account, and time of day ignored.',
+        params: ownerRepoIndexParams,
+        body: obj({ due_date: { type: ['string', 'null'], format: 'date-time' } }, ['due_date']),
+        response: { 201: obj({ due_date: { type: ['string', 'null'], format: 'date-time' } }), ...errors(401, 403, 404, 422, 423) },
+      },
+    },
+    async (request, reply) => {
+      const rc = await changeCtx(app, request);
+      const issue = await issues.byIndex(rc.repo.id, pathNumber(request.params.index));
+      if (request.body.due_date === null) {
+        if (!rc.canWrite) throw new ApiError(403, 'Not repo writer');
+        await app.prisma.issue.update({ where: { id: issue.id }, data: { deadline: null, updatedAt: new Date() } });
+        return reply.code(201).send({ due_date: null });
+      }
+      const deadline = await issues.setDeadline(rc, issue, request.body.due_date);
+      return reply.code(201).send({ due_date: deadline.toISOString().replace(/\.\d{3}Z$/, 'Z') });
+    },
+  );
+
+  // Reactions on the issue itself.
+  app.get<{ Params: IndexParams }>(
+    '/repos/:owner/:repo/issues/:index/reactions',
+    {
+      config: read,
+      schema: { tags, operationId: 'issueGetIssueReactions', summary: 'Get a list reactions of an issue', params: ownerRepoIndexParams, querystring: obj(pagingQuery), response: { 200: listOf('Reaction'), ...errors(403, 404) } },
+    },
+    async (request, reply) => {
+      const rc = await readCtx(app, request);
+      const issue = await issues.byIndex(rc.repo.id, pathNumber(request.params.index));
+      const p = paging(app, request);
+      const { data, total } = await reactions.list(rc, issue.id, 0, p.skip, p.take);
+      setTotalCount(reply, total);
+      return data;
+    },
+  );
+
+  app.post<{ Params: IndexParams; Body: { content: string } }>(
+    '/repos/:owner/:repo/issues/:index/reactions',
+    {
+      config: write,
+      schema: { tags, operationId: 'issuePostIssueReaction', summary: 'Add a reaction to an issue', params: ownerRepoIndexParams, body: obj({ content: str }), response: { 200: ref('Reaction'), 201: ref('Reaction'), ...errors(401, 403, 404, 422, 423) } },
+    },
+    async (request, reply) => {
+      const rc = await changeCtx(app, request);
+      const issue = await issues.byIndex(rc.repo.id, pathNumber(request.params.index));
+      const { created, json } = await reactions.add(rc, issue, 0, request.body?.content);
+      return reply.code(created ? 201 : 200).send(json);
+    },
+  );
+
+  app.delete<{ Params: IndexParams; Body: { content: string } }>(
+    '/repos/:owner/:repo/issues/:index/reactions',
+    {
+      config: write,
+      schema: { tags, operationId: 'issueDeleteIssueReaction', summary: 'Remove a reaction from an issue', params: ownerRepoIndexParams, body: obj({ content: str }), response: { ...errors(401, 403, 404, 422, 423) } },
+    },
+    async (request, reply) => {
+      const rc = await changeCtx(app, request);
+      const issue = await issues.byIndex(rc.repo.id, pathNumber(request.params.index));
+      await reactions.remove(rc, issue, 0, request.body?.content);
+      return reply.code(200).send();
+    },
+  );
+
+  // Dependencies ("this issue depends on") and blocks ("this issue blocks").
+  for (const kind of ['dependencies', 'blocks'] as const) {
+    const op = kind === 'dependencies' ? 'IssueDependencies' : 'IssueBlocks';
+    app.get<{ Params: IndexParams }>(
+      `/repos/:owner/:repo/issues/:index/${kind}`,
+      {
+        config: read,
+        schema: {
+          tags,
+          operationId: kind === 'dependencies' ? 'issueListIssueDependencies' : 'issueListBlocks',
+          summary: kind === 'dependencies' ? "List an issue's dependencies, i.e all issues that block this issue." : 'List issues that are blocked by this issue',
+          params: ownerRepoIndexParams,
+          querystring: obj(pagingQuery),
+          response: { 200: listOf('Issue'), ...errors(404) },
+        },
+      },
+      async (request, reply) => {
+        const rc = await readCtx(app, request);
+        dependencies.assertEnabled(rc);
+        const issue = await issues.byIndex(rc.repo.id, pathNumber(request.params.index));
+        const p = paging(app, request);
+        const { data, total } = await dependencies.list(rc, issue, kind, p.skip, p.take);
+        setTotalCount(reply, total);
+        return data;
+      },
+    );
+
+    for (const method of ['POST', 'DELETE'] as const) {
+      app.route<{ Params: IndexParams; Body: IssueMeta }>({
+        method,
+        url: `/repos/:owner/:repo/issues/:index/${kind}`,
+        config: write,
+        schema: {
+          tags,
+          operationId: `issue${method === 'POST' ? 'Create' : 'Remove'}${op}`,
+          summary: `${method === 'POST' ? 'Add' : 'Remove'} ${kind === 'dependencies' ? 'a dependency of' : 'an issue blocked by'} this issue`,
+          params: ownerRepoIndexParams,
+          body: IssueMetaSchema,
+          response: { 201: ref('Issue'), ...errors(401, 404, 422, 423) },
+        },
+        handler: async (request, reply) => {
+          const rc = await changeCtx(app, request);
+          dependencies.assertEnabled(rc);
+          const issue = await issues.byIndex(rc.repo.id, pathNumber(request.params.index));
+          const here = { issue, mode: rc.mode, repo: rc.repo };
+          const other = await dependencies.resolve(rc, request.body);
+          // dependencies: the path issue depends on the body's; blocks: the body's depends on the path's.
+          const [dependent, blocker] = kind === 'dependencies' ? [here, other] : [other, here];
+          if (method === 'POST') await dependencies.add(rc.doer, dependent, blocker);
+          else await dependencies.remove(rc.doer, dependent, blocker);
+          // Gitea answers both with the issue of the path.
+          return reply.code(201).send(await issues.json(issue.id, rc.repo, rc.doer));
+        },
+      });
+    }
+  }
+}

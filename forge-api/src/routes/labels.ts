@@ -1,0 +1,134 @@
+/** Labels of repositories (scope issue) and organizations (scope organization). */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ApiError } from '../plugins/errors';
+import { bool, listOf, obj, orgParams, ownerRepoParams, ref, str } from '../schemas';
+import type { LabelInput } from '../services/issues/labels';
+import type { User } from '../services/records';
+import { doerOf, errors, paging, pagingQuery } from './helpers';
+import { changeCtx, ownerRepoIdParams, pathNumber, readCtx, writerOnly, type OwnerRepo } from './issue-helpers';
+import { setPagingHeaders, setTotalCount } from '../plugins/paging';
+
+const CreateLabelOption = obj({ name: str, color: str, description: str, exclusive: bool, is_archived: bool }, ['name', 'color']);
+const EditLabelOption = obj({ name: str, color: str, description: str, exclusive: bool, is_archived: bool });
+const orgIdParams = obj({ org: str, id: str }, ['org', 'id']);
+
+export default async function labelRoutes(app: FastifyInstance) {
+  const { labels } = app.services.tracker;
+  const { orgs, permissions } = app.services;
+  const tags = ['issue'];
+  const read = { scopes: ['issue' as const] };
+  const write = { auth: 'required' as const, scopes: ['issue' as const] };
+
+  app.get<{ Params: OwnerRepo; Querystring: { sort?: string } }>(
+    '/repos/:owner/:repo/labels',
+    { config: read, schema: { tags, operationId: 'issueListLabels', summary: "Get all of a repository's labels", params: ownerRepoParams, querystring: obj({ sort: str, ...pagingQuery }), response: { 200: listOf('Label'), ...errors(404) } } },
+    async (request, reply) => {
+      const rc = await readCtx(app, request);
+      const p = paging(app, request);
+      const { data, total } = await labels.list({ repo: rc.repo }, request.query.sort, p.skip, p.take);
+      setTotalCount(reply, total);
+      return data;
+    },
+  );
+
+  app.post<{ Params: OwnerRepo; Body: LabelInput }>(
+    '/repos/:owner/:repo/labels',
+    { config: write, schema: { tags, operationId: 'issueCreateLabel', summary: 'Create a label', params: ownerRepoParams, body: CreateLabelOption, response: { 201: ref('Label'), ...errors(401, 403, 404, 422, 423) } } },
+    async (request, reply) => {
+      const rc = await changeCtx(app, request);
+      writerOnly(rc);
+      return reply.code(201).send(await labels.create({ repo: rc.repo }, request.body));
+    },
+  );
+
+  app.get<{ Params: OwnerRepo & { id: string } }>(
+    '/repos/:owner/:repo/labels/:id',
+    { config: read, schema: { tags, operationId: 'issueGetLabel', summary: 'Get a single label', params: ownerRepoIdParams, response: { 200: ref('Label'), ...errors(404) } } },
+    async (request) => {
+      const rc = await readCtx(app, request);
+      return labels.json(await labels.find({ repo: rc.repo }, pathNumber(request.params.id)), { repo: rc.repo });
+    },
+  );
+
+  app.patch<{ Params: OwnerRepo & { id: string }; Body: LabelInput }>(
+    '/repos/:owner/:repo/labels/:id',
+    { config: write, schema: { tags, operationId: 'issueEditLabel', summary: 'Update a label', params: ownerRepoIdParams, body: EditLabelOption, response: { 200: ref('Label'), ...errors(401, 403, 404, 422, 423) } } },
+    async (request) => {
+      const rc = await changeCtx(app, request);
+      writerOnly(rc);
+      return labels.edit({ repo: rc.repo }, pathNumber(request.params.id), request.body ?? {});
+    },
+  );
+
+  app.delete<{ Params: OwnerRepo & { id: string } }>(
+    '/repos/:owner/:repo/labels/:id',
+    { config: write, schema: { tags, operationId: 'issueDeleteLabel', summary: 'Delete a label', params: ownerRepoIdParams, response: { 204: { type: 'null' }, ...errors(401, 403, 404, 423) } } },
+    async (request, reply) => {
+      const rc = await changeCtx(app, request);
+      writerOnly(rc);
+      await labels.delete({ repo: rc.repo }, pathNumber(request.params.id));
+      return reply.code(204).send();
+    },
+  );
+
+  // Organization labels.
+  const orgTags = ['organization'];
+  async function orgOf(request: FastifyRequest<{ Params: { org: string } }>, owner: boolean): Promise<User> {
+    const org = await orgs.getVisible(request.params.org, request.doer);
+    if (org.type !== 1) throw new ApiError(404, 'not found', { errors: [`org does not exist [name: ${request.params.org}]`] });
+    if (owner) {
+      const doer = doerOf(request);
+      if (!doer.isAdmin && !(await permissions.isOrgOwner(doer.id, org.id))) throw new ApiError(403, 'Must be an organization owner');
+    }
+    return org;
+  }
+
+  app.get<{ Params: { org: string }; Querystring: { sort?: string } }>(
+    '/orgs/:org/labels',
+    { config: { scopes: ['organization'] }, schema: { tags: orgTags, operationId: 'orgListLabels', summary: "List an organization's labels", params: orgParams, querystring: obj({ sort: str, ...pagingQuery }), response: { 200: listOf('Label'), ...errors(404) } } },
+    async (request, reply) => {
+      const org = await orgOf(request, false);
+      const p = paging(app, request);
+      const { data, total } = await labels.list({ org }, request.query.sort, p.skip, p.take);
+      setPagingHeaders(request, reply, total, p, app.config.rootUrl);
+      return data;
+    },
+  );
+
+  app.post<{ Params: { org: string }; Body: LabelInput }>(
+    '/orgs/:org/labels',
+    { config: { auth: 'required', scopes: ['organization'] }, schema: { tags: orgTags, operationId: 'orgCreateLabel', summary: 'Create a label for an organization', params: orgParams, body: CreateLabelOption, response: { 201: ref('Label'), ...errors(401, 403, 404, 422) } } },
+    async (request, reply) => {
+      const org = await orgOf(request, true);
+      return reply.code(201).send(await labels.create({ org }, request.body));
+    },
+  );
+
+  app.get<{ Params: { org: string; id: string } }>(
+    '/orgs/:org/labels/:id',
+    { config: { auth: 'required', scopes: ['organization'] }, schema: { tags: orgTags, operationId: 'orgGetLabel', summary: 'Get a single label', params: orgIdParams, response: { 200: ref('Label'), ...errors(401, 404) } } },
+    async (request) => {
+      const org = await orgOf(request, false);
+      return labels.json(await labels.find({ org }, pathNumber(request.params.id)), { org });
+    },
+  );
+
+  app.patch<{ Params: { org: string; id: string }; Body: LabelInput }>(
+    '/orgs/:org/labels/:id',
+    { config: { auth: 'required', scopes: ['organization'] }, schema: { tags: orgTags, operationId: 'orgEditLabel', summary: 'Update a label', params: orgIdParams, body: EditLabelOption, response: { 200: ref('Label'), ...errors(401, 403, 404, 422) } } },
+    async (request) => {
+      const org = await orgOf(request, true);
+      return labels.edit({ org }, pathNumber(request.params.id), request.body ?? {});
+    },
+  );
+
+  app.delete<{ Params: { org: string; id: string } }>(
+    '/orgs/:org/labels/:id',
+    { config: { auth: 'required', scopes: ['organization'] }, schema: { tags: orgTags, operationId: 'orgDeleteLabel', summary: 'Delete a label', params: orgIdParams, response: { 204: { type: 'null' }, ...errors(401, 403, 404) } } },
+    async (request, reply) => {
+      const org = await orgOf(request, true);
+      await labels.delete({ org }, pathNumber(request.params.id));
+      return reply.code(204).send();
+    },
+  );
+}
