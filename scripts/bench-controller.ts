@@ -31,6 +31,10 @@ import { makeTempDir, removeDir } from '../e2e/support/tmp';
 
 const SERVICES = 50;
 const HOSTS = 20;
+/** Every Nth route uses a RegularExpression path (the others Exact/PathPrefix); 1 = all. */
+const REGEX_EVERY = Number(arg('regex-every', '10'));
+/** A size that needs more heap than this is reported as failed rather than thrashing for minutes. */
+const CHILD_HEAP_MB = 1536;
 
 function arg(name: string, fallback: string): string {
   const hit = process.argv.find((a) => a.startsWith(`--${name}=`));
@@ -90,7 +94,9 @@ function routeDoc(i: number, changedPath?: string): Record<string, unknown> {
         {
           matches: [
             { path: { type: 'PathPrefix', value: `/r${i}` }, queryParams: [{ name: 'v', type: 'RegularExpression', value: '[0-9]+' }] },
-            { path: { type: 'RegularExpression', value: `/r${i}/items/[0-9]+` }, method: 'GET' },
+            i % REGEX_EVERY === 0
+              ? { path: { type: 'RegularExpression', value: `/r${i}/items/[0-9]+` }, method: 'GET' }
+              : { path: { type: 'PathPrefix', value: `/r${i}/items` }, method: 'GET' },
             { path: { type: 'PathPrefix', value: `/r${i}` } },
           ],
           backendRefs: svc(2),
@@ -233,17 +239,23 @@ async function main(): Promise<void> {
   const serveRoutes = Number(arg('serve-routes', '1000'));
   const fmt = (n: number) => n.toFixed(1).padStart(8);
 
-  console.log(`bench:controller  node ${process.version}, ${require('os').cpus().length} cpus`);
+  const os = require('os') as typeof import('os');
+  console.log(`bench:controller  node ${process.version}, ${os.cpus().length} cpus, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log(`routes: 3 rules each (header+query / method+Exact / query regex, method, prefix), ${HOSTS} hostnames, ${SERVICES} services; RegularExpression path in 1 of ${REGEX_EVERY} routes`);
   console.log('\n1. build (parseManifests + buildGraph + buildModel) and render (renderConfig), one process per size');
   console.log('routes   build cold   render cold   total cold   build warm  render warm   config KB   peak RSS MB');
   const results: SizeResult[] = [];
   for (const n of sizes) {
-    const r = spawnSync(process.execPath, ['-r', 'tsx/cjs', __filename, '--child', String(n)], {
-      cwd: path.resolve(__dirname, '..'),
-      encoding: 'utf8',
-      maxBuffer: 1 << 24,
-    });
-    if (r.status !== 0) throw new Error(`size ${n} failed: ${r.stderr}`);
+    const r = spawnSync(
+      process.execPath,
+      [`--max-old-space-size=${CHILD_HEAP_MB}`, '-r', 'tsx/cjs', __filename, '--child', String(n), `--regex-every=${REGEX_EVERY}`],
+      { cwd: path.resolve(__dirname, '..'), encoding: 'utf8', maxBuffer: 1 << 24 },
+    );
+    if (r.status !== 0) {
+      const oom = /heap out of memory/.test(r.stderr);
+      console.log(`${String(n).padStart(6)}  FAILED: ${oom ? `out of memory (heap limit ${CHILD_HEAP_MB} MB)` : r.stderr.trim().split('\n').slice(-3).join(' | ')}`);
+      continue;
+    }
     const res = JSON.parse(r.stdout.trim().split('\n').pop()!) as SizeResult;
     results.push(res);
     console.log(
