@@ -156,7 +156,7 @@ function defaultDeps(app: FastifyInstance): GitHttpDeps {
       };
     },
     async access(user, repo) {
-      const p = await a.services?.permissions?.repoAccess(user, repo);
+      const p = await a.services?.permissions?.repoAccess(user, repo, 'repo.code');
       return { read: Boolean(p?.read), write: Boolean(p?.write) };
     },
     async afterPush(repo, repoPath) {
