@@ -15,6 +15,7 @@ import execa from 'execa';
 import type { Logger } from '../log';
 import { GENERATION_CONF, MAIN_CONF, prefixLayout, renderGeneration, type PrefixLayout, type RenderedConfig } from '../render';
 import { FATAL_LEVELS, forward, lineSplitter, testMessage, type NginxLogLine } from './errorlog';
+import { alive, childPids } from './procs';
 import { blockedAncestor, ensurePrefixDirs, liveDir, pruneGenerations, switchLive, writeGeneration } from './files';
 
 export type ApplyResult = { ok: true } | { ok: false; message: string };
@@ -152,9 +153,16 @@ export class NginxProcess {
     const staged = await this.stage(config);
     if ('message' in staged) return { ok: false, message: staged.message };
     switchLive(this.layout, staged.dir);
+    const oldWorkers = childPids(this.child!.pid!);
     const waiting = this.waitServing(staged.token);
     process.kill(this.child!.pid!, 'SIGHUP');
     const result = await waiting;
+    // Old workers stop accepting as soon as they start shutting down, a moment after the new
+    // ones are up: wait for that so the very next request is answered by the new config.
+    if (result.ok) {
+      const deadline = Date.now() + 500;
+      while (Date.now() < deadline && oldWorkers.some(alive)) await sleep(5);
+    }
     if (!result.ok) {
       // nginx kept its old workers: point the live config back at what they run.
       if (previous) switchLive(this.layout, previous);
@@ -180,7 +188,13 @@ export class NginxProcess {
       };
       const onLine = (l: NginxLogLine) => {
         if (!FATAL_LEVELS.has(l.level)) return;
-        fatal.push(`[${l.level}] ${l.message}`);
+        // nginx retries a failed bind() for about 2.5 s before it gives up on the reload (and
+        // may still succeed if the port frees up): only "still could not bind()" is final.
+        if (/bind\(\) to .* failed/.test(l.message)) {
+          if (!fatal.includes(`[${l.level}] ${l.message}`)) fatal.push(`[${l.level}] ${l.message}`);
+          return;
+        }
+        if (!/still could not bind/.test(l.message)) fatal.push(`[${l.level}] ${l.message}`);
         // Give nginx a moment to log the rest of the failure before reporting it.
         setTimeout(() => finish({ ok: false, message: fatal.join('; ') }), 50);
       };
@@ -267,15 +281,6 @@ export class NginxProcess {
     process.kill(pid, 'SIGQUIT');
     for (let i = 0; i < 100 && alive(pid); i++) await sleep(100);
     if (alive(pid)) process.kill(pid, 'SIGKILL');
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }
 

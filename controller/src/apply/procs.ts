@@ -1,0 +1,32 @@
+/** Child processes of the nginx master (its workers), read from /proc. */
+import * as fs from 'fs';
+
+export function childPids(parent: number): number[] {
+  const out: number[] = [];
+  let entries: string[];
+  try {
+    entries = fs.readdirSync('/proc');
+  } catch {
+    return out;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === parent) out.push(Number(entry));
+    } catch {
+      /* exited meanwhile */
+    }
+  }
+  return out;
+}
+
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
