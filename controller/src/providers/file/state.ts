@@ -68,6 +68,10 @@ export class ResourceState {
     this.records = new Map(Object.entries(parsed.resources ?? {}));
   }
 
+  getByKey(key: string): ResourceRecord | undefined {
+    return this.records.get(key);
+  }
+
   get(id: ResourceId): ResourceRecord | undefined {
     return this.records.get(keyOf(id));
   }

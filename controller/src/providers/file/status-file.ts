@@ -26,7 +26,13 @@ function order(a: StatusEntry, b: StatusEntry): number {
 /** Kinds in the order a reader expects them: class, gateways, routes, the rest by name. */
 const KIND_ORDER = ['GatewayClass', 'Gateway', 'HTTPRoute', 'GRPCRoute'];
 
-export function renderStatusYaml(entries: StatusEntry[], lookup: MetadataLookup): string {
+/**
+ * Remembers each document's YAML: stringifying 1,000 route statuses takes longer than
+ * everything else in a reconcile, and a change touches only a few of them.
+ */
+export type StatusYamlCache = Map<string, { json: string; yaml: string }>;
+
+export function renderStatusYaml(entries: StatusEntry[], lookup: MetadataLookup, cache?: StatusYamlCache): string {
   const sorted = [...entries].sort((a, b) => {
     const ia = KIND_ORDER.indexOf(a.kind);
     const ib = KIND_ORDER.indexOf(b.kind);
@@ -35,7 +41,8 @@ export function renderStatusYaml(entries: StatusEntry[], lookup: MetadataLookup)
     return ra !== rb ? ra - rb : order(a, b);
   });
   if (!sorted.length) return '';
-  return sorted
+  const seen = new Set<string>();
+  const text = sorted
     .map((entry) => {
       const known = lookup(entry);
       const metadata: Record<string, unknown> = { name: entry.name };
@@ -43,17 +50,23 @@ export function renderStatusYaml(entries: StatusEntry[], lookup: MetadataLookup)
       metadata.generation = entry.generation;
       if (known?.creationTimestamp) metadata.creationTimestamp = known.creationTimestamp;
       if (known?.uid) metadata.uid = known.uid;
-      return stringify(
-        { apiVersion: entry.apiVersion, kind: entry.kind, metadata, status: entry.status },
-        { lineWidth: 0, aliasDuplicateObjects: false },
-      );
+      const doc = { apiVersion: entry.apiVersion, kind: entry.kind, metadata, status: entry.status };
+      const key = `${entry.kind}/${entry.namespace ?? ''}/${entry.name}`;
+      seen.add(key);
+      const json = cache ? JSON.stringify(doc) : '';
+      const hit = cache?.get(key);
+      if (hit && hit.json === json) return hit.yaml;
+      const yaml = `---\n${stringify(doc, { lineWidth: 0, aliasDuplicateObjects: false })}`;
+      cache?.set(key, { json, yaml });
+      return yaml;
     })
-    .map((doc) => `---\n${doc}`)
     .join('');
+  if (cache) for (const key of cache.keys()) if (!seen.has(key)) cache.delete(key);
+  return text;
 }
 
-export async function writeStatusFile(stateDir: string, entries: StatusEntry[], lookup: MetadataLookup): Promise<void> {
-  await writeFileAtomic(path.join(stateDir, STATUS_FILE), renderStatusYaml(entries, lookup));
+export async function writeStatusFile(stateDir: string, entries: StatusEntry[], lookup: MetadataLookup, cache?: StatusYamlCache): Promise<void> {
+  await writeFileAtomic(path.join(stateDir, STATUS_FILE), renderStatusYaml(entries, lookup, cache));
 }
 
 /**
