@@ -207,6 +207,14 @@ describeForge('teams and org permissions', (f) => {
     expect(res.body.map((o: { username: string }) => o.username)).toEqual(['acme', 'limco']);
   });
 
+  test('GET /user/teams lists the caller\'s teams with their organization', async () => {
+    const res = await f().request('GET', '/user/teams', as('writer'));
+    expect(res.status).toBe(200);
+    expect(res.body.map((t: { name: string; organization: { name: string } }) => `${t.organization.name}/${t.name}`)).toEqual(['acme/writers']);
+    expect((await f().request('GET', '/user/teams', as('owner'))).body.map((t: { name: string }) => t.name)).toEqual(['Owners', 'Owners', 'Owners']);
+    expect((await f().request('GET', '/user/teams')).status).toBe(401);
+  });
+
   test('token scopes: organization scope needed for team routes', async () => {
     const repoOnly = await f().token('reader', ['read:repository']);
     let res = await f().request('GET', `/teams/${readTeam}`, { token: repoOnly });

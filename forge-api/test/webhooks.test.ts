@@ -276,6 +276,25 @@ describeForge(
       }
     });
 
+    test('user hooks fire for the user\'s repositories; default hooks are copied into new repositories', async () => {
+      let res = await f().request('POST', '/user/hooks', { ...as('outsider'), body: { type: 'gitea', active: true, events: ['repository'], config: { url: rx.url, content_type: 'json' } } });
+      expect(res.status).toBe(201);
+      expect((await f().request('GET', '/user/hooks', as('outsider'))).body).toHaveLength(1);
+      expect((await f().request('GET', `/user/hooks/${res.body.id}`, as('member'))).status).toBe(404);
+      expect((await f().request('POST', '/user/repos', { ...as('outsider'), body: { name: 'mine' } })).status).toBe(201);
+      const got = await rx.waitFor((d) => d.body.includes('"outsider/mine"'));
+      expect(got.headers['x-gitea-hook-installation-target-type']).toBe('user');
+      expect((await f().request('DELETE', `/user/hooks/${res.body.id}`, as('outsider'))).status).toBe(204);
+
+      res = await f().request('POST', '/admin/hooks', { ...as('root'), body: { type: 'gitea', active: true, events: ['push'], config: { url: rx.url, content_type: 'json' } } });
+      expect(res.status).toBe(201);
+      expect((await f().request('POST', '/user/repos', { ...as('outsider'), body: { name: 'fresh' } })).status).toBe(201);
+      const copied = await f().request('GET', '/repos/outsider/fresh/hooks', as('outsider'));
+      expect(copied.body).toHaveLength(1);
+      expect(copied.body[0]).toMatchObject({ type: 'gitea', active: true, events: ['push'], config: { url: rx.url } });
+      expect((await f().request('DELETE', `/admin/hooks/${res.body.id}`, as('root'))).status).toBe(204);
+    });
+
     test('a receiver that blocks does not hold the API request', async () => {
       const hook = await f().request('POST', '/orgs/hookorg/hooks', { ...as('owner'), body: { type: 'gitea', active: true, events: ['repository'], config: { url: rx.url, content_type: 'json' } } });
       rx.block();

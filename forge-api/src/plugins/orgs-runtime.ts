@@ -65,6 +65,7 @@ async function orgsRuntime(app: FastifyInstance) {
         });
       }
       await writeSnapshot(repos.diskPath(repo.owner.name, repo.name), await currentRefs(repos.diskPath(repo.owner.name, repo.name))).catch(() => undefined);
+      await webhooks.copyDefaultHooks(repo.id);
       await webhooks.notifyRepository(doer, repo, 'created');
     } catch (err) {
       log(err, 'repository created: follow-up failed');

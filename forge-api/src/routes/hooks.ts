@@ -1,7 +1,7 @@
 /**
  * Webhooks at Gitea's paths: /admin/hooks (system and default hooks, site admins, scope admin),
- * /orgs/{org}/hooks (org owners, scope organization), /repos/{owner}/{repo}/hooks (repository
- * admins, scope repository) and the repository test delivery. Creation is validated by the
+ * /orgs/{org}/hooks (org owners, scope organization), /user/hooks (the caller's own hooks, scope
+ * user), /repos/{owner}/{repo}/hooks (repository admins, scope repository) and the repository test delivery. Creation is validated by the
  * service with Gitea's messages; every list is ordered by id.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -45,7 +45,7 @@ export default async function hookRoutes(app: FastifyInstance) {
     params?: Record<string, unknown>;
     tags: string[];
     ids: { list: string; create: string; get: string; edit: string; delete: string };
-    scopes: ('admin' | 'organization' | 'repository')[];
+    scopes: ('admin' | 'organization' | 'repository' | 'user')[];
     auth: 'required' | 'admin';
     /** Resolves and authorizes the scope of the request. */
     scope(request: FastifyRequest): Promise<HookScope>;
@@ -80,6 +80,15 @@ export default async function hookRoutes(app: FastifyInstance) {
         }
         return { kind: 'owner', ownerId: org.id };
       },
+    },
+    {
+      prefix: '/user/hooks',
+      tags: ['user'],
+      ids: { list: 'userListHooks', create: 'userCreateHook', get: 'userGetHook', edit: 'userEditHook', delete: 'userDeleteHook' },
+      scopes: ['user'],
+      auth: 'required',
+      paged: true,
+      scope: async (request) => ({ kind: 'owner', ownerId: doerOf(request).id }),
     },
     {
       prefix: '/repos/:owner/:repo/hooks',

@@ -163,6 +163,20 @@ export default async function teamRoutes(app: FastifyInstance) {
     },
   );
 
+  app.get(
+    '/user/teams',
+    {
+      config: { auth: 'required', scopes: ['user', 'organization'] },
+      schema: { tags: ['user'], operationId: 'userListTeams', summary: 'List all the teams a user belongs to', querystring: obj(pagingQuery), response: { 200: listOf('Team'), ...errors(401, 403) } },
+    },
+    async (request, reply) => {
+      const p = paging(app, request);
+      const { rows, total } = await teams.ofUser(doerOf(request).id, p.skip, p.take);
+      setTotalCount(reply, total);
+      return Promise.all(rows.map((t) => teamJson(t, true)));
+    },
+  );
+
   app.get<{ Params: { id: number } }>(
     '/teams/:id',
     { config: cfg, schema: { tags, operationId: 'orgGetTeam', summary: 'Get a team', params: idParams, response: { 200: ref('Team'), ...errors(401, 403, 404) } } },

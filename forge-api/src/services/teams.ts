@@ -101,6 +101,16 @@ export class TeamService {
     return { rows: rows.slice(o.skip, o.skip + o.take), total: rows.length };
   }
 
+  /** Every team the user is in, across organizations (GET /user/teams). */
+  async ofUser(userId: number, skip: number, take: number) {
+    const where = { members: { some: { userId } } };
+    const [rows, total] = await Promise.all([
+      this.prisma.team.findMany({ where, include: { units: true }, orderBy: [{ orgId: 'asc' }, { lowerName: 'asc' }], skip, take }),
+      this.prisma.team.count({ where }),
+    ]);
+    return { rows, total };
+  }
+
   async create(org: User, input: TeamInput): Promise<TeamWithUnits> {
     const name = input.name ?? '';
     let mode = parseMode(input.permission);

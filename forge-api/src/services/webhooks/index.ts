@@ -184,6 +184,16 @@ export class WebhookService {
     await this.prisma.webhook.delete({ where: { id: h.id } });
   }
 
+  /** Gitea's CopyDefaultWebhooksToRepo: default (non-system admin) hooks become repository hooks. */
+  async copyDefaultHooks(repoId: number): Promise<number> {
+    const defaults = await this.prisma.webhook.findMany({ where: { repoId: null, ownerId: null, isSystem: false } });
+    for (const h of defaults) {
+      const { id: _id, createdAt: _c, updatedAt: _u, lastStatus: _l, ...rest } = h;
+      await this.prisma.webhook.create({ data: { ...rest, repoId, isSystem: false } });
+    }
+    return defaults.length;
+  }
+
   /* ---------- events -> queued deliveries ---------- */
 
   /** Active hooks that fire for an event of `repo`: its own, its owner's and system hooks. */
