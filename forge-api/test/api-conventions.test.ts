@@ -54,6 +54,17 @@ describeForge('API conventions', (f) => {
     expect(res.status).toBeLessThan(500);
   });
 
+  test('out-of-range ids and pages are answered, never with a 500', async () => {
+    const auth = { basic: ['root', 'password1'] as [string, string] };
+    const big = '99999999999999999999';
+    for (const p of [`/repos/search?uid=${big}`, `/repos/search?page=${big}`, `/repos/search?priority_owner_id=${big}`, `/admin/users?source_id=${big}`, `/users/search?uid=${big}`]) {
+      const res = await f().request('GET', p, auth);
+      expect([p, res.status]).toEqual([p, 200]);
+    }
+    expect((await f().request('DELETE', `/users/root/tokens/${big}`, auth)).status).toBe(404);
+    expect((await f().request('PATCH', '/admin/users/member0', { ...auth, body: { login_name: 'member0', max_repo_creation: 1e12 } })).status).toBe(422);
+  });
+
   test('paging: default 30, capped by MAX_RESPONSE_ITEMS, Link and X-Total-Count as Gitea writes them', async () => {
     const auth = { basic: ['root', 'password1'] as [string, string] };
     // 8 users: root + member0..6

@@ -7,6 +7,15 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ForgeConfig } from '../config';
 
+/** Largest id/offset the database columns hold (Prisma Int: 32-bit on PostgreSQL). */
+export const MAX_DB_INT = 2147483647;
+
+/** An id from the request, or -1 (matches nothing) when no row can have it. */
+export function dbId(n: number | undefined): number | undefined {
+  if (n === undefined) return undefined;
+  return Number.isSafeInteger(n) && n >= 0 && n <= MAX_DB_INT ? n : -1;
+}
+
 export interface Paging {
   page: number;
   limit: number;
@@ -27,6 +36,8 @@ export function parsePaging(query: unknown, config: Pick<ForgeConfig, 'defaultPa
   if (!Number.isFinite(page) || page < 1) page = 1;
   if (!Number.isFinite(limit) || limit <= 0) limit = config.defaultPagingNum;
   if (limit > config.maxResponseItems) limit = config.maxResponseItems;
+  // Far-away pages are simply empty; keep the offset a 32-bit integer for the database.
+  page = Math.min(page, Math.floor(MAX_DB_INT / limit));
   return { page, limit, skip: (page - 1) * limit, take: limit };
 }
 

@@ -1,7 +1,7 @@
 /** /admin/*: site administration (scope admin, site admins only). */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../plugins/errors';
-import { setTotalCount } from '../plugins/paging';
+import { dbId, setTotalCount } from '../plugins/paging';
 import { bool, dateTime, int, list, listOf, obj, ref, str, usernameParams } from '../schemas';
 import { doerOf, errors, paging, pagingQuery, sendPage } from './helpers';
 import type { CreateRepoInput } from '../services/repos';
@@ -43,7 +43,7 @@ export const EditUserOptionSchema = obj(
     email: str,
     full_name: { type: 'string', maxLength: 100 },
     location: { type: 'string', maxLength: 50 },
-    max_repo_creation: int,
+    max_repo_creation: { type: 'integer', minimum: -1, maximum: 2147483647 },
     must_change_password: bool,
     password: { type: 'string', maxLength: 255 },
     prohibit_login: bool,
@@ -152,7 +152,7 @@ export default async function adminRoutes(app: FastifyInstance) {
     async (request, reply) => {
       const p = paging(app, request);
       const where: Record<string, unknown> = {};
-      if (request.query.source_id !== undefined) where.loginSource = request.query.source_id;
+      if (request.query.source_id !== undefined) where.loginSource = dbId(request.query.source_id);
       if (request.query.login_name) where.loginName = request.query.login_name;
       const { rows, total } = await users.list(where, p.skip, p.take);
       return sendPage(app, request, reply, rows.map((u) => convert.userFor(u, request.doer)), total, p);

@@ -4,7 +4,7 @@ import { ApiError } from '../plugins/errors';
 import { bool, int, obj, ownerRepoParams, ref, str } from '../schemas';
 import { RepoService } from '../services/repos';
 import { doerOf, errors, paging, pagingQuery } from './helpers';
-import { setPagingHeaders } from '../plugins/paging';
+import { dbId, setPagingHeaders } from '../plugins/paging';
 
 interface SearchQuery {
   q?: string;
@@ -72,9 +72,9 @@ export default async function repoRoutes(app: FastifyInstance) {
       const { rows, total } = await repos.search(doer, {
         q: q.topic ? undefined : q.q,
         includeDesc: q.includeDesc,
-        uid: q.uid,
-        priorityOwnerId: q.priority_owner_id,
-        teamId: q.team_id,
+        uid: dbId(q.uid),
+        priorityOwnerId: dbId(q.priority_owner_id),
+        teamId: dbId(q.team_id),
         includePrivate: doer !== null && q.private !== false,
         isPrivate: q.is_private,
         template: q.template,

@@ -1,6 +1,7 @@
 /** GET /user, /users/search, /users/{username}, user's orgs and repos, POST /user/repos. */
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../plugins/errors';
+import { dbId } from '../plugins/paging';
 import { bool, int, listOf, obj, ref, str, usernameParams } from '../schemas';
 import { contextUser, doerOf, errors, paging, pagingQuery, sendPage } from './helpers';
 import { USER_TYPE_ORGANIZATION } from '../services/permissions';
@@ -35,7 +36,7 @@ export default async function userRoutes(app: FastifyInstance) {
     },
     async (request, reply) => {
       const p = paging(app, request);
-      const { rows, total } = await users.search(request.doer, request.query.q ?? '', request.query.uid, p.skip, p.take);
+      const { rows, total } = await users.search(request.doer, request.query.q ?? '', dbId(request.query.uid), p.skip, p.take);
       sendPage(app, request, reply, rows, total, p);
       return { ok: true, data: rows.map((u) => convert.userFor(u, request.doer)) };
     },

@@ -75,7 +75,7 @@ export class TokenService {
   /** DELETE by numeric id or by name (422 when a name matches several, as Gitea). */
   async delete(userId: number, idOrName: string): Promise<void> {
     let id: number | null = null;
-    if (/^\d+$/.test(idOrName)) {
+    if (/^\d{1,9}$/.test(idOrName)) {
       const row = await this.prisma.accessToken.findFirst({ where: { userId, id: Number(idOrName) } });
       id = row?.id ?? null;
     }
