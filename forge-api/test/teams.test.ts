@@ -224,6 +224,12 @@ describeForge('teams and org permissions', (f) => {
     expect(res.status).toBe(200);
     res = await f().request('PUT', `/teams/${readTeam}/members/outsider`, { token: await f().token('owner', ['read:organization']) });
     expect(res.status).toBe(403);
+    // public-only tokens: limited and private orgs are refused.
+    const publicOnly = await f().token('owner', ['public-only', 'read:organization']);
+    expect((await f().request('GET', '/orgs/acme/teams', { token: publicOnly })).status).toBe(200);
+    res = await f().request('GET', '/orgs/limco/teams', { token: publicOnly });
+    expect(res.status).toBe(403);
+    expect(res.body.message).toBe('token scope is limited to public orgs');
   });
 
   test('delete a team: members lose access, the repositories stay', async () => {

@@ -74,6 +74,7 @@ export default async function hookRoutes(app: FastifyInstance) {
       scope: async (request) => {
         const doer = doerOf(request);
         const org = await orgs.getVisible((request.params as { org: string }).org, doer);
+        if (request.auth?.scopes?.publicOnly && org.visibility !== 0) throw new ApiError(403, 'token scope is limited to public orgs');
         if (!doer.isAdmin && !(await permissions.isOrgOwner(doer.id, org.id))) {
           if (await permissions.isOrgMember(doer.id, org.id)) throw new ApiError(403, 'Must be an organization owner');
           throw new ApiError(404, 'not found');
@@ -101,6 +102,7 @@ export default async function hookRoutes(app: FastifyInstance) {
       scope: async (request) => {
         const p = request.params as { owner: string; repo: string };
         const { repo, mode } = await repos.getReadable(p.owner, p.repo, doerOf(request));
+        if (request.auth?.scopes?.publicOnly && repo.isPrivate) throw new ApiError(403, 'token scope is limited to public repos');
         if (mode < AccessMode.Admin) throw new ApiError(403, 'user should be an owner or a collaborator with admin write of a repository');
         return { kind: 'repo', repoId: repo.id };
       },

@@ -23,6 +23,7 @@ export default async function packageRoutes(app: FastifyInstance) {
   async function ownerWith(request: FastifyRequest, name: string, need: number): Promise<User> {
     const owner = await users.findByName(name);
     if (!owner || !(await permissions.canSeeOwner(request.doer, owner))) throw new ApiError(404, 'not found', { errors: [`user redirect does not exist [name: ${name}]`] });
+    if (request.auth?.scopes?.publicOnly && owner.visibility === 2) throw new ApiError(403, 'token scope is limited to public packages');
     if ((await packages.accessMode(request.doer, owner)) < need) throw new ApiError(403, 'user should have specific permission or be a site admin');
     return owner;
   }

@@ -76,6 +76,8 @@ export default async function teamRoutes(app: FastifyInstance) {
   async function orgForMember(request: FastifyRequest<{ Params: { org: string } }>): Promise<User> {
     const doer = doerOf(request);
     const org = await orgs.getVisible(request.params.org, doer);
+    // Gitea's checkTokenPublicOnly for organization routes.
+    if (request.auth?.scopes?.publicOnly && org.visibility !== 0) throw new ApiError(403, 'token scope is limited to public orgs');
     if (!doer.isAdmin && !(await permissions.isOrgMember(doer.id, org.id))) throw new ApiError(403, 'Must be an organization member');
     return org;
   }
