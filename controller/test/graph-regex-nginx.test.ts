@@ -23,15 +23,32 @@ function re2Search(pattern: string, subject: string): boolean {
 
 const nginxString = (s: string) => `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
 
-const patterns = [
+const curated = [
   'a', '^a', 'a$', '^$', 'ab|cd', '^(a|b)+$', '[a-c]{2,3}', '[^a]', '[]a]', '[a-]', '[[:alpha:]]+$', '[[:^digit:]]', '\\d+', '\\w\\W', '\\s', '\\S+$',
   '[\\s-]', '\\bab\\b', '\\Bb', '\\Aa', 'a\\z', '(?i)AB', '(?i:a)b', '(?s:a.b)', 'a.b', '\\Q.*\\E', '\\Qa$', '\\x41', '\\v', 'a\\tb', '\\.', '\\\\',
   'a*?b', 'a{2}', 'a{2,}', '(?P<x>a)b', '(?<y>b)c', 'a{0}b', '()', '(|a)b', '"', 'x"y', '\\{', '}', ']', '[\\]]', '[\\[]', '^[ -~]*$', '^/api/v[0-9]+/',
   '^.*$', '^[^/]+$', 'a|', '^(?:a|ab)c$', '[\\x41-\\x43]+', '[\\d\\s]', '(?i)[a-c]', '\\$', '[$^]', 'a\\-b',
 ];
 
+/** Deterministic random patterns from regex pieces, kept when checkRegex accepts them. */
+function randomAccepted(count: number): string[] {
+  const pieces = ['a', 'b', '.', '*', '+', '?', '|', '(', ')', '[', ']', '^', '$', '-', '1', '2', '\\d', '\\s', '\\S', '\\b', '\\B', '(?:', '(?i)', '(?i:', '(?s)', '(?P<n>', '[^', '\\Q', '\\E', '\\.', ':', 'z', 'A', '\\-', '\\]', '\\t', '\\v', ' ', '\\w', '\\W', '{2}', '{1,2}', '[:alpha:]', '[[:digit:]]', 'x', '\\x41', '\\A', '\\z'];
+  let seed = 99;
+  const next = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff);
+  const out = new Set<string>();
+  for (let tries = 0; out.size < count && tries < 100000; tries++) {
+    let p = '';
+    const len = 2 + (next() % 7);
+    for (let j = 0; j < len; j++) p += pieces[next() % pieces.length];
+    if (checkRegex(p).ok) out.add(p);
+  }
+  return [...out];
+}
+
+const patterns = [...curated, ...randomAccepted(300)];
+
 const subjects = ['a', 'b', 'ab', 'AB', 'aB', 'abc', 'aab', 'cd', 'x"y', 'a b', 'a\tb', 'a\u000bb', '123', 'a-b', '{', '}', ']', '[', '\\', 'a.b', 'a$', '$', '^',
-  '.*', 'zzz', '/api/v12/x', '/api/vx', 'ABC', 'ac', 'abcc', 'x', 'a\u000c', '-', 'aa', 'b a'];
+  '.*', 'zzz', '/api/v12/x', '/api/vx', 'ABC', 'ac', 'abcc', 'x', 'a\u000c', '-', 'aa', 'b a', 'Ab', 'a:z', 'z', 'Aa1', ' ', 'a]', 'ba', 'a1b2'];
 
 let prefix: string;
 let nginx: execa.ExecaChildProcess | undefined;
