@@ -47,8 +47,9 @@ function randomAccepted(count: number): string[] {
 
 const patterns = [...curated, ...randomAccepted(300)];
 
+// Header values: nginx trims surrounding whitespace, so no subject starts or ends with a space.
 const subjects = ['a', 'b', 'ab', 'AB', 'aB', 'abc', 'aab', 'cd', 'x"y', 'a b', 'a\tb', 'a\u000bb', '123', 'a-b', '{', '}', ']', '[', '\\', 'a.b', 'a$', '$', '^',
-  '.*', 'zzz', '/api/v12/x', '/api/vx', 'ABC', 'ac', 'abcc', 'x', 'a\u000c', '-', 'aa', 'b a', 'Ab', 'a:z', 'z', 'Aa1', ' ', 'a]', 'ba', 'a1b2'];
+  '.*', 'zzz', '/api/v12/x', '/api/vx', 'ABC', 'ac', 'abcc', 'x', 'a\u000c', '-', 'aa', 'b a', 'Ab', 'a:z', 'z', 'Aa1', 'a]', 'ba', 'a1b2'];
 
 let prefix: string;
 let nginx: execa.ExecaChildProcess | undefined;
