@@ -48,7 +48,7 @@ export interface Forge {
   close(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = net.createServer();
     s.once('error', reject);
@@ -59,7 +59,7 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function freshPgDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+export async function freshPgDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   const admin = process.env.PG_TEST_URL as string;
   const name = `forge_${crypto.randomBytes(6).toString('hex')}`;
   const c = new Client({ connectionString: admin });
