@@ -1,7 +1,9 @@
 export type * from './types';
 export { DEFAULT_CONTROLLER_NAME } from './types';
 export { buildGraph } from './build';
-export { checkRegex, type RegexCheck } from './regex';
+export { checkRegex, regexVerdict, type RegexCheck, type RegexVerdict } from './regex';
+export { selectorMatches } from './selectors';
+export { SUPPORTED_PROTOCOLS } from './gateways';
 export { acceptedHostnames, hostnamesIntersect, moreSpecific } from './hostnames';
 export { routeOrder } from './isolation';
 export { computeStatuses, SUPPORTED_FEATURES, type StatusOptions } from './status';
