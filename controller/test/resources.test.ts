@@ -106,6 +106,11 @@ describe('resources: documents that are not resources', () => {
     expect(parsed.errors.map((e) => e.message)).toEqual(['HTTPRoute has no metadata.name', 'document is not an object']);
   });
 
+  test('policy documents are left to parsePolicyDocs: neither ignored nor errors', () => {
+    const parsed = parseManifests([{ source: 'p.yaml', doc: { apiVersion: 'gateway.portcullis.dev/v1alpha1', kind: 'RateLimitPolicy', metadata: { name: 'p' }, spec: {} } }]);
+    expect([parsed.ignored, parsed.errors, parsed.invalid]).toEqual([[], [], []]);
+  });
+
   test('an unsupported version of a known kind is invalid with the supported versions named', () => {
     const parsed = parseOne({ ...route('r', {}), apiVersion: 'gateway.networking.k8s.io/v1alpha2' });
     expect(parsed.invalid[0].message).toMatch(/^apiVersion: gateway.networking.k8s.io\/v1alpha2 is not supported for HTTPRoute/);

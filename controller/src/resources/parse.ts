@@ -9,6 +9,7 @@ import { referenceGrantSchema } from './referencegrant';
 import { serviceSchema } from './service';
 import type { InvalidResource, ManifestDoc, ParsedResources, ResourceSet } from './types';
 import { GATEWAY_API_GROUP } from './types';
+import { isPolicyGroup } from './policies';
 
 interface KindEntry {
   apiVersions: string[];
@@ -96,6 +97,8 @@ export function parseManifests(docs: ManifestDoc[]): ParsedResources {
     const knownGroup = entry?.apiVersions.some((v) => groupOf(v) === groupOf(apiVersion));
     const meta = isObject(doc.metadata) ? doc.metadata : {};
     const name = typeof meta.name === 'string' && meta.name !== '' ? meta.name : undefined;
+    // Our policy kinds are parsed by parsePolicyDocs (resources/policies): not "ignored".
+    if (!entry && isPolicyGroup(apiVersion)) return;
     if (!entry || !knownGroup) {
       result.ignored.push({ source, apiVersion, kind, name });
       return;
