@@ -191,7 +191,8 @@ async function changeToServing(routes: number, changes: number): Promise<{ sampl
   const controller = await startController({ manifestsDir, stateDir, logLevel: 'info' }, false);
   const samples: number[] = [];
   try {
-    await controller.waitForLog((l) => l.msg === 'reconciled' && l.programmed === true, 120000);
+    // The first apply of 1,000 routes may be refused by nginx's own readiness timeout and retried.
+    await controller.waitForLog((l) => l.msg === 'reconciled' && l.programmed === true, 240000);
     const probe = await httpRequest(port, '/r1/api', { host: 'app-1.example.test', headers: { 'X-Tenant': 't1' } });
     if (probe.status !== 200) throw new Error(`route not served before the changes: ${probe.status} ${probe.text.slice(0, 200)}`);
     for (let c = 0; c < changes; c++) {
@@ -272,7 +273,15 @@ async function main(): Promise<void> {
 
   if (changes > 0) {
     console.log(`\n2. change-to-serving, ${serveRoutes} routes, ${changes} changes (write manifest -> a request sees the new path; real CLI + nginx)`);
-    const { samples, reconcileMs, phases } = await changeToServing(serveRoutes, changes);
+    let result: Awaited<ReturnType<typeof changeToServing>>;
+    try {
+      result = await changeToServing(serveRoutes, changes);
+    } catch (err) {
+      console.log(`FAILED: ${(err as Error).message.slice(0, 1500)}`);
+      process.exitCode = 1;
+      return;
+    }
+    const { samples, reconcileMs, phases } = result;
     const p50 = percentile(samples, 50);
     console.log(`change-to-serving ms: p50 ${p50.toFixed(1)}, p90 ${percentile(samples, 90).toFixed(1)}, min ${Math.min(...samples).toFixed(1)}, max ${Math.max(...samples).toFixed(1)}`);
     console.log(`reconcile ms (controller log): p50 ${percentile(reconcileMs, 50)?.toFixed(1)}; phase medians: ${Object.entries(phases).map(([k, v]) => `${k} ${median(v).toFixed(1)}`).join(', ')}`);
