@@ -10,6 +10,7 @@ import './types/fastify';
 import { loadConfig, type ForgeConfigInput } from './config';
 import authPlugin, { AuthResolver } from './plugins/auth';
 import errorsPlugin from './plugins/errors';
+import formBody from './plugins/form-body';
 import swaggerPlugin from './plugins/swagger';
 import { SHARED_SCHEMAS } from './schemas';
 import { createPrisma, migrate, tunePrisma, type Prisma } from './services/database';
@@ -78,6 +79,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
   await app.register(
     async (api) => {
       await api.register(authPlugin);
+      await formBody(api);
       await api.register(versionRoutes);
       await api.register(settingsRoutes);
       await api.register(userRoutes);

@@ -65,6 +65,12 @@ describeForge('API conventions', (f) => {
     expect((await f().request('PATCH', '/admin/users/member0', { ...auth, body: { login_name: 'member0', max_repo_creation: 1e12 } })).status).toBe(422);
   });
 
+  test('form-encoded bodies bind like JSON (curl -d), as Gitea binds forms', async () => {
+    const res = await f().request('POST', '/user/repos', { basic: ['root', 'password1'], raw: 'name=from-form&private=true&description=via+form', contentType: 'application/x-www-form-urlencoded' });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ name: 'from-form', private: true, description: 'via form' });
+  });
+
   test('paging: default 30, capped by MAX_RESPONSE_ITEMS, Link and X-Total-Count as Gitea writes them', async () => {
     const auth = { basic: ['root', 'password1'] as [string, string] };
     // 8 users: root + member0..6

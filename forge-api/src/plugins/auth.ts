@@ -142,7 +142,8 @@ async function authPlugin(app: FastifyInstance) {
       const state = accountState(doer, app.config.rootUrl);
       if (state) throw new ApiError(403, state);
     }
-    if (auth.method === 'token' && typeof (request.query as Record<string, unknown>)?.token === 'string') {
+    const query = request.query as Record<string, unknown> | undefined;
+    if (auth.method === 'token' && !request.headers.authorization && (typeof query?.token === 'string' || typeof query?.access_token === 'string')) {
       reply.header('X-Gitea-Warning', 'token and access_token API authentication is deprecated and will be removed in gitea 1.23. Please use AuthorizationHeaderToken instead. Existing queries will continue to work but without authorization.');
     }
 
