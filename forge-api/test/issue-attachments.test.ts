@@ -25,6 +25,12 @@ describeForge(
       return { status: res.status, body: text ? JSON.parse(text) : undefined };
     }
 
+    /** fetch that always reads the body, so no connection stays busy when the server closes. */
+    async function get(url: string, headers: Record<string, string> = {}) {
+      const res = await fetch(url, { headers });
+      return { status: res.status, text: await res.text() };
+    }
+
     beforeAll(async () => {
       for (const u of ['alice', 'bob', 'carl']) await f().user(u);
       await f().request('POST', '/user/repos', { ...as('alice'), body: { name: 'files' } });
@@ -44,10 +50,10 @@ describeForge(
       expect(fs.readFileSync(path.join(f().dataDir, 'attachments', u[0], u[1], u), 'utf8')).toBe('hello attachment');
       const issue = await f().request('GET', `${r}/issues/1`);
       expect(issue.body.assets.map((a: { uuid: string }) => a.uuid)).toEqual([u]);
-      const dl = await fetch(res.body.browser_download_url);
+      const dl = await get(res.body.browser_download_url);
       expect(dl.status).toBe(200);
-      expect(await dl.text()).toBe('hello attachment');
-      await fetch(res.body.browser_download_url);
+      expect(dl.text).toBe('hello attachment');
+      await get(res.body.browser_download_url);
       const got = await f().request('GET', `${r}/issues/1/assets/${res.body.id}`);
       expect(got.body.download_count).toBe(2);
       expect((await f().request('GET', `${r}/issues/1/assets`)).body).toHaveLength(1);
@@ -67,7 +73,7 @@ describeForge(
       const u = res.body.uuid as string;
       expect(fs.existsSync(path.join(f().dataDir, 'attachments', u[0], u[1], u))).toBe(false);
       expect((await f().request('GET', `${r}/issues/1/assets/${res.body.id}`)).status).toBe(404);
-      expect((await fetch(`${f().url}/attachments/${u}`)).status).toBe(404);
+      expect((await get(`${f().url}/attachments/${u}`)).status).toBe(404);
     });
 
     test('too large: 413 with a message and nothing kept; bad type 422; missing field 422; anonymous 401; reader 403', async () => {
@@ -103,11 +109,11 @@ describeForge(
       const res = await upload('/repos/alice/vault/issues/1/assets', 'alice', 'secret.txt', 'classified');
       expect(res.status).toBe(201);
       expect((await f().request('GET', '/repos/alice/vault/issues/1/assets', as('carl'))).status).toBe(404);
-      expect((await fetch(res.body.browser_download_url)).status).toBe(404);
-      expect((await fetch(res.body.browser_download_url, { headers: { authorization: auth('carl') } })).status).toBe(404);
-      const own = await fetch(res.body.browser_download_url, { headers: { authorization: auth('alice') } });
+      expect((await get(res.body.browser_download_url)).status).toBe(404);
+      expect((await get(res.body.browser_download_url, { authorization: auth('carl') })).status).toBe(404);
+      const own = await get(res.body.browser_download_url, { authorization: auth('alice') });
       expect(own.status).toBe(200);
-      expect(await own.text()).toBe('classified');
+      expect(own.text).toBe('classified');
     });
   },
   { attachmentMaxSize: LIMIT },

@@ -176,6 +176,19 @@ describeForge('issues', (f) => {
     expect((await f().request('GET', `${r}/issues?since=notadate`)).status).toBe(422);
   });
 
+  test('delete: repository admins only (403 for writers), 204, counts follow, number not reused', async () => {
+    const created = await f().request('POST', `${aliceRepo}/issues`, { ...as('bob'), body: { title: 'doomed' } });
+    const n = created.body.number;
+    const before = (await f().request('GET', '/repos/alice/tracker')).body.open_issues_count;
+    expect((await f().request('DELETE', `${aliceRepo}/issues/${n}`, as('bob'))).status).toBe(403);
+    expect((await f().request('DELETE', `${aliceRepo}/issues/${n}`)).status).toBe(401);
+    expect((await f().request('DELETE', `${aliceRepo}/issues/${n}`, as('alice'))).status).toBe(204);
+    expect((await f().request('GET', `${aliceRepo}/issues/${n}`)).status).toBe(404);
+    expect((await f().request('GET', '/repos/alice/tracker')).body.open_issues_count).toBe(before - 1);
+    const next = await f().request('POST', `${aliceRepo}/issues`, { ...as('bob'), body: { title: 'after delete' } });
+    expect(next.body.number).toBe(n + 1);
+  });
+
   test('archived repository: changes answer 423', async () => {
     await f().request('POST', '/user/repos', { ...as('alice'), body: { name: 'old' } });
     await f().app.prisma.repository.updateMany({ where: { lowerName: 'old' }, data: { isArchived: true } });
@@ -197,5 +210,6 @@ describeForge('issues', (f) => {
     expect(repo.body.open_issues_count).toBe(200);
     const next = await f().request('POST', '/repos/bob/race/issues', { token, body: { title: 'after' } });
     expect(next.body.number).toBe(201);
-  });
+    // Generous: the machine may be shared; this test is about correctness, not speed.
+  }, 300000);
 });

@@ -112,6 +112,18 @@ export default async function issueRoutes(app: FastifyInstance) {
     },
   );
 
+  app.delete<{ Params: IndexParams }>(
+    '/repos/:owner/:repo/issues/:index',
+    { config: write, schema: { tags, operationId: 'issueDelete', summary: 'Delete an issue', params: ownerRepoIndexParams, response: { 204: { type: 'null' }, ...errors(401, 403, 404, 423) } } },
+    async (request, reply) => {
+      const rc = await changeCtx(app, request);
+      const issue = await issues.byIndex(rc.repo.id, pathNumber(request.params.index));
+      const files = await issues.delete(rc, issue);
+      await Promise.all(files.map((uuid) => app.services.tracker.attachments.removeFile(uuid)));
+      return reply.code(204).send();
+    },
+  );
+
   app.post<{ Params: IndexParams; Body: { due_date: string } }>(
     '/repos/:owner/:repo/issues/:index/deadline',
     {

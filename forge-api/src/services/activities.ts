@@ -70,8 +70,9 @@ export async function recordActivity(prisma: Prisma, permissions: PermissionServ
   const candidates = watchers.map((w) => w.userId).filter((id) => !receivers.has(id));
   if (candidates.length) {
     const users = await prisma.user.findMany({ where: { id: { in: candidates } } });
+    const open = !repo.isPrivate && owner.visibility === 0;
     for (const u of users) {
-      if ((await permissions.repoAccessMode(u, { ...repo, owner })) >= AccessMode.Read) receivers.add(u.id);
+      if ((open && !u.isRestricted) || (await permissions.repoAccessMode(u, { ...repo, owner })) >= AccessMode.Read) receivers.add(u.id);
     }
   }
   const base = {

@@ -207,14 +207,20 @@ export class IssueService {
         },
       });
     }, TX);
-    if (milestoneId) await this.recountMilestone(milestoneId);
+    const milestone = milestoneId ? await this.recountMilestone(milestoneId) : null;
     const mentioned = await this.mentionedUserIds(issue.body);
     await this.activities.record({ opType: ActionType.CreateIssue, actUserId: rc.doer.id, repo: rc.repo, content: `${issue.index}|${issue.title}` });
     await this.notifications.notifyIssue({ issue, repo: rc.repo, actorId: rc.doer.id, mentionedIds: mentioned });
     const others = assignees.filter((u) => u.id !== rc.doer.id).map((u) => u.id);
     if (others.length) await this.notifications.notifyIssue({ issue, repo: rc.repo, actorId: rc.doer.id, receiverIds: others });
-    if (input.closed) await this.setClosed(rc, issue, true);
-    return this.json(issue.id, rc.repo, rc.doer);
+    if (input.closed) {
+      await this.setClosed(rc, issue, true);
+      return this.json(issue.id, rc.repo, rc.doer);
+    }
+    // Everything the answer shows is at hand: no reload (this is the hot path of issue creation).
+    const full: IssueFull = { ...issue, labels: labels.map((label) => ({ label })), milestone, assignees: assignees.map((u) => ({ assigneeId: u.id })), attachments: [] };
+    const users = new Map<number, User>([[rc.doer.id, rc.doer], ...assignees.map((u): [number, User] => [u.id, u])]);
+    return this.convert.issue(full, rc.repo, users, rc.doer);
   }
 
   async list(rc: RepoCtx, q: ListIssuesQuery, skip: number, take: number) {
@@ -346,6 +352,20 @@ export class IssueService {
     await this.notifications.notifyIssue({ issue, repo: rc.repo, actorId: rc.doer.id, commentId: comment.id });
   }
 
+  /**
+   * DELETE /issues/{index}: repository admins only. Comments, reactions, dependencies and
+   * threads go with the row (cascades); files are removed after the commit. Numbers are not
+   * reused (the counter does not move back), as in Gitea.
+   */
+  async delete(rc: RepoCtx & { doer: User }, issue: Issue): Promise<string[]> {
+    if (!rc.isAdmin) throw new ApiError(403, 'user should be an owner or a collaborator with admin write of a repository');
+    const files = await this.prisma.attachment.findMany({ where: { issueId: issue.id }, select: { uuid: true } });
+    const counter = issue.isPull ? { numPulls: { decrement: 1 }, ...(issue.isClosed ? { numClosedPulls: { decrement: 1 } } : {}) } : { numIssues: { decrement: 1 }, ...(issue.isClosed ? { numClosedIssues: { decrement: 1 } } : {}) };
+    await this.prisma.$transaction([this.prisma.issue.delete({ where: { id: issue.id } }), this.prisma.repository.update({ where: { id: issue.repoId }, data: counter })]);
+    if (issue.milestoneId) await this.recountMilestone(issue.milestoneId);
+    return files.map((f) => f.uuid);
+  }
+
   /** POST /issues/{index}/deadline: writers only; the date snapped to 23:59:59 (server time, UTC). */
   async setDeadline(rc: RepoCtx & { doer: User }, issue: Issue, dueDate: string) {
     if (!rc.canWrite) throw new ApiError(403, 'Not repo writer');
@@ -354,11 +374,13 @@ export class IssueService {
     return deadline;
   }
 
-  async recountMilestone(id: number): Promise<void> {
+  /** Recomputes a milestone's issue counts; returns the updated row (null if it is gone). */
+  async recountMilestone(id: number) {
     const [all, closed] = await Promise.all([
       this.prisma.issue.count({ where: { milestoneId: id } }),
       this.prisma.issue.count({ where: { milestoneId: id, isClosed: true } }),
     ]);
     await this.prisma.milestone.updateMany({ where: { id }, data: { numIssues: all, numClosedIssues: closed } });
+    return this.prisma.milestone.findUnique({ where: { id } });
   }
 }

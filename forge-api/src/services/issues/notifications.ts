@@ -83,8 +83,10 @@ export class NotificationService {
     if (!ids.size) return [];
     const users = await this.prisma.user.findMany({ where: { id: { in: [...ids] }, type: 0, isActive: true } });
     const allowed: number[] = [];
+    // A public repository of a public owner is readable by every unrestricted user: no query.
+    const open = !input.repo.isPrivate && input.repo.owner.visibility === 0;
     for (const u of users) {
-      if ((await this.permissions.repoAccessMode(u, input.repo)) >= AccessMode.Read) allowed.push(u.id);
+      if ((open && !u.isRestricted) || (await this.permissions.repoAccessMode(u, input.repo)) >= AccessMode.Read) allowed.push(u.id);
     }
     return allowed;
   }
