@@ -20,6 +20,14 @@ export function covers(h: string, n: string): boolean {
   return n.endsWith(suffix) && n.length > suffix.length;
 }
 
+/** The hostname patterns that can cover server name `n`: itself and its `*.` suffixes. */
+export function coveringPatterns(n: string): string[] {
+  const out = [n];
+  const labels = n.split('.');
+  for (let i = 1; i < labels.length; i++) out.push('*.' + labels.slice(i).join('.'));
+  return out;
+}
+
 /** Precedence of a matching hostname: non-wildcard characters, then characters. */
 export type HostKey = [number, number];
 
@@ -93,9 +101,35 @@ export function planServers(gateways: GatewayNode[]): ServerPlan[] {
       if (l.hostname) names.add(l.hostname);
       for (const r of l.routes) r.hostnames.forEach((h) => names.add(h));
     }
+    // Per listener: its routes by hostname, so a server finds the routes covering its name by
+    // looking up the name and its wildcard suffixes instead of scanning every route.
+    const index = new Map<ListenerNode, Map<string, AttachedRoute[]>>();
+    for (const l of listeners) {
+      const byHost = new Map<string, AttachedRoute[]>();
+      for (const r of l.routes) {
+        for (const h of r.hostnames.length ? r.hostnames : ['']) {
+          const list = byHost.get(h);
+          if (list) list.push(r);
+          else byHost.set(h, [r]);
+        }
+      }
+      index.set(l, byHost);
+    }
     for (const name of [undefined, ...[...names].sort()]) {
       const group = bestListeners(listeners, name);
-      const routes = group.flatMap((l) => l.routes.map((r) => routeFor(r, name)).filter((r): r is HostRoute => !!r));
+      const keys = name === undefined ? [''] : ['', ...coveringPatterns(name)];
+      const routes: HostRoute[] = [];
+      for (const l of group) {
+        const seen = new Set<AttachedRoute>();
+        for (const k of keys) {
+          for (const r of index.get(l)!.get(k) ?? []) {
+            if (seen.has(r)) continue;
+            seen.add(r);
+            const hr = routeFor(r, name);
+            if (hr) routes.push(hr);
+          }
+        }
+      }
       plans.push({ port, name, gateways: uniqueGateways(name === undefined ? listeners : group), routes });
     }
   }

@@ -34,9 +34,12 @@ export function normalisePrefix(p: string): string {
   return trimmed === '' ? '/' : trimmed;
 }
 
-/** Does PathPrefix `p` (normalised) match request path `path`, segment by segment? */
-export function prefixMatches(p: string, path: string): boolean {
-  return p === '/' || path === p || path.startsWith(p + '/');
+/** "/", "/a", "/a/b" for "/a/b": the PathPrefixes that match it segment by segment. */
+export function segmentPrefixes(path: string): string[] {
+  const out = ['/'];
+  for (let i = path.indexOf('/', 1); i !== -1; i = path.indexOf('/', i + 1)) out.push(path.slice(0, i));
+  if (path !== '/') out.push(path);
+  return out;
 }
 
 const PATH_RANK = { Exact: 3, RegularExpression: 2, PathPrefix: 1 } as const;
@@ -55,7 +58,7 @@ export function compareCandidates(a: Candidate, b: Candidate): number {
     Number(!!b.match.method) - Number(!!a.match.method) ||
     countNames(b.match.headers, true) - countNames(a.match.headers, true) ||
     countNames(b.match.queryParams, false) - countNames(a.match.queryParams, false) ||
-    compareStrings(a.route.creationTimestamp, b.route.creationTimestamp) ||
+    compareTimes(a.route.creationTimestamp, b.route.creationTimestamp) ||
     compareStrings(`${a.route.namespace}/${a.route.name}`, `${b.route.namespace}/${b.route.name}`) ||
     a.rule.index - b.rule.index ||
     a.matchIndex - b.matchIndex
@@ -66,10 +69,26 @@ function countNames(items: { name: string }[], caseInsensitive: boolean): number
   return new Set(items.map((i) => (caseInsensitive ? i.name.toLowerCase() : i.name))).size;
 }
 
-function compareStrings(a: string, b: string): number {
-  const ta = Date.parse(a);
-  const tb = Date.parse(b);
+const parsedTimes = new Map<string, number>();
+function time(s: string): number {
+  let t = parsedTimes.get(s);
+  if (t === undefined) {
+    t = Date.parse(s);
+    if (parsedTimes.size > 100000) parsedTimes.clear();
+    parsedTimes.set(s, t);
+  }
+  return t;
+}
+
+/** Older first; ISO strings that do not parse fall back to text order. */
+function compareTimes(a: string, b: string): number {
+  const ta = time(a);
+  const tb = time(b);
   if (!Number.isNaN(ta) && !Number.isNaN(tb) && ta !== tb) return ta - tb;
+  return compareStrings(a, b);
+}
+
+function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
@@ -135,16 +154,31 @@ export function buildLocations(
     }
   }
 
+  // Indexes, so each location finds its candidates without scanning all of them.
+  const order = new Map<Candidate, number>(candidates.map((c, i) => [c, i]));
+  const exactByPath = new Map<string, Candidate[]>();
+  const prefixByPath = new Map<string, Candidate[]>();
+  const regexes: Candidate[] = [];
+  for (const c of candidates) {
+    if (c.match.path.type === 'RegularExpression') regexes.push(c);
+    else {
+      const index = c.match.path.type === 'Exact' ? exactByPath : prefixByPath;
+      const list = index.get(c.path);
+      if (list) list.push(c);
+      else index.set(c.path, [c]);
+    }
+  }
+
   const locations: Location[] = [];
   for (const key of [...keys].sort()) {
     const exact = key.startsWith('=');
     const path = exact ? key.slice(1) : key;
-    const applies = candidates.filter((c) => {
-      if (c.match.path.type === 'RegularExpression') return true;
-      if (c.match.path.type === 'Exact') return exact && c.path === path;
-      // Prefix location "/x/" is reached by /x/... URIs: prefixes /x and shorter segment-prefixes.
-      return exact ? prefixMatches(c.path, path) : prefixMatches(c.path, path.slice(0, -1) || '/') ;
-    });
+    // URIs reaching "= /x" are /x; those reaching prefix "/x/" are /x/...: both are matched by
+    // the PathPrefixes that are segment-prefixes of /x ("/", "/a", "/a/b" for "/a/b").
+    const base = exact ? path : path.slice(0, -1) || '/';
+    const applies: Candidate[] = [...regexes, ...(exact ? (exactByPath.get(path) ?? []) : [])];
+    for (const p of segmentPrefixes(base)) applies.push(...(prefixByPath.get(p) ?? []));
+    applies.sort((a, b) => order.get(a)! - order.get(b)!);
     locations.push({ match: exact ? 'exact' : 'prefix', path, action: locationAction(applies, ctx.decisions), settings: {} });
   }
   return { locations, ruleLocations: [...ruleLocations.values()] };

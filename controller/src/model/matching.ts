@@ -133,7 +133,7 @@ export class Decisions {
   }
 
   private link(link: Link, onMatch: string, otherwise: string): string {
-    const key = JSON.stringify([link.source, link.regex, onMatch, otherwise]);
+    const key = `${link.source}\u0000${link.regex}\u0000${onMatch}\u0000${otherwise}`;
     const found = this.byKey.get(key);
     if (found) return found;
     const variable = `$pd_${this.maps.length}`;

@@ -13,6 +13,11 @@ export type Template = (context: unknown) => string;
 
 let compiled: Record<string, Template> | undefined;
 
+function partialOptions() {
+  const helpers = ['q', 'kv', 'concat', 'int', 'onoff', 'comment', 'ident', 'hostport', 'isSet', 'locationModifier', 'percent', 'hasAny'];
+  return { noEscape: true, knownHelpers: Object.fromEntries(helpers.map((h) => [h, true])), knownHelpersOnly: true };
+}
+
 function read(name: string): string {
   return fs.readFileSync(path.join(TEMPLATES_DIR, name), 'utf8');
 }
@@ -29,14 +34,23 @@ export function templates(): Record<string, Template> {
   hb.registerHelper('ident', (v: string) => ident(v));
   hb.registerHelper('hostport', (a: string, p: number) => hostPort(a, p));
   hb.registerHelper('isSet', (v: unknown) => v !== undefined && v !== null);
+  hb.registerHelper('hasAny', (o: Record<string, unknown> | undefined) => !!o && Object.values(o).some((v) => v !== undefined));
   hb.registerHelper('locationModifier', (m: string) => (m === 'exact' ? '= ' : ''));
   hb.registerHelper('percent', (p: string) => {
     if (p === '*') return '*';
     if (!/^\d{1,3}(\.\d{1,2})?$/.test(p)) throw new Error(`bad split_clients percentage ${JSON.stringify(p)}`);
     return `${p}%`;
   });
-  for (const partial of ['settings', 'proxy']) hb.registerPartial(partial, read(`${partial}.hbs`));
-  const options = { noEscape: true, strict: false, preventIndent: false };
+  for (const partial of ['settings', 'proxy']) hb.registerPartial(partial, hb.compile(read(`${partial}.hbs`), partialOptions()));
+  // Known helpers are called directly by the compiled templates (no lookup per call).
+  const helpers = ['q', 'kv', 'concat', 'int', 'onoff', 'comment', 'ident', 'hostport', 'isSet', 'locationModifier', 'percent', 'hasAny'];
+  const options = {
+    noEscape: true,
+    strict: false,
+    preventIndent: false,
+    knownHelpers: Object.fromEntries(helpers.map((h) => [h, true])),
+    knownHelpersOnly: true,
+  };
   compiled = {};
   for (const name of ['nginx.conf', 'maps.conf', 'upstreams.conf', 'servers.conf', 'generation.conf']) {
     compiled[name] = hb.compile(read(`${name}.hbs`), options) as Template;
