@@ -67,7 +67,8 @@ beforeAll(async () => {
     .join('\n');
   const body = patterns.map((_, i) => `$m${i}`).join('');
   const endCheck = checkRegex('^/a$');
-  if (!endCheck.ok) throw new Error(endCheck.reason);
+  const dotCheck = checkRegex('^/d.b$');
+  if (!endCheck.ok || !dotCheck.ok) throw new Error('corpus');
   fs.mkdirSync(path.join(prefix, 'logs'));
   fs.writeFileSync(
     path.join(prefix, 'nginx.conf'),
@@ -78,7 +79,8 @@ http {
   map_hash_bucket_size 128;
   ${maps}
   map $uri $end { ${nginxString('~' + endCheck.pcre)} 1; default 0; }
-  server { listen 127.0.0.1:${port}; location / { return 200 "${body}"; } location /a { return 200 "$end"; } }
+  map $uri $dot { ${nginxString('~' + dotCheck.pcre)} 1; default 0; }
+  server { listen 127.0.0.1:${port}; location / { return 200 "${body}"; } location /a { return 200 "$end"; } location /d { return 200 "$dot"; } }
 }
 `,
   );
@@ -131,4 +133,10 @@ test('"$" means the end of the text as in RE2: a path ending in a newline (%0A) 
   expect(re2Search('^/a$', '/a\n')).toBe(false);
   expect(await ask('x', '/a')).toBe('1');
   expect(await ask('x', '/a%0A')).toBe('0');
+});
+
+test('"." matches a carriage return but not a newline, in nginx as in RE2', async () => {
+  expect([re2Search('^/d.b$', '/d\rb'), re2Search('^/d.b$', '/d\nb')]).toEqual([true, false]);
+  expect(await ask('x', '/d%0Db')).toBe('1');
+  expect(await ask('x', '/d%0Ab')).toBe('0');
 });
