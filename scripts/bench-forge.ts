@@ -5,6 +5,7 @@
  *   GET  /api/v1/repos/search?q=<term>&limit=50 (anonymous, name filter)
  *   GET  /api/v1/repos/{owner}/{repo}           (token-authenticated)
  *   POST /api/v1/user/repos                     (token-authenticated, creates row + bare repo)
+ * and the issue tracker's cases from scripts/bench-forge-issues.ts (50,000 issues).
  * The data is seeded through Prisma directly (createMany), the server runs in its own process
  * (bin/portcullis-forge.js serve) so autocannon does not share its event loop.
  * Env: BENCH_REPOS (10000), BENCH_DURATION seconds per case (10), BENCH_CONNECTIONS (10).
@@ -18,6 +19,7 @@ import { loadConfig } from '../forge-api/src/config';
 import { createPrisma, migrate } from '../forge-api/src/services/database';
 import { TokenService } from '../forge-api/src/services/tokens';
 import { UserService } from '../forge-api/src/services/users';
+import { issueCases, seedIssues } from './bench-forge-issues';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const autocannon = require('autocannon') as (opts: Record<string, unknown>) => Promise<AutocannonResult>;
@@ -105,6 +107,7 @@ async function main() {
   let server: ChildProcess | null = null;
   try {
     const { token, sample } = await seed(dataDir);
+    const issueData = await seedIssues(loadConfig({ dataDir }).databaseUrl);
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     server = spawn(process.execPath, [path.join(__dirname, '..', 'bin', 'portcullis-forge.js'), 'serve'], {
@@ -138,7 +141,10 @@ async function main() {
         ],
       }),
     );
+    results.push(...(await issueCases(base, issueData, run)));
     console.table(results);
+    // Figures from a shared machine are only comparable at similar load.
+    console.log(`load average (1/5/15 min): ${os.loadavg().map((l) => l.toFixed(2)).join(' / ')} on ${os.cpus().length} CPUs`);
   } finally {
     server?.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 300));

@@ -108,3 +108,15 @@ describeForge(
   },
   { maxResponseItems: 2 },
 );
+
+describeForge(
+  'ENABLE_SWAGGER=false',
+  (f) => {
+    test('neither the document nor the UI is served', async () => {
+      expect((await fetch(`${f().url}/swagger.v1.json`)).status).toBe(404);
+      expect((await fetch(`${f().url}/api/swagger/`)).status).toBe(404);
+      expect((await f().request('GET', '/version')).status).toBe(200);
+    });
+  },
+  { enableSwagger: false },
+);
