@@ -1,0 +1,109 @@
+/**
+ * The reconcile loop as a thin layer: one reconcile at a time, events during a reconcile
+ * coalesced into one more, an unchanged config not re-applied, a refused config retried.
+ * (The stages themselves are tested with real data elsewhere, and end to end in e2e/gateway.)
+ */
+import { Reconciler, standardPipeline, type Dataplane, type ResourceSource } from '../src/reconcile';
+import { silentLogger } from '../src/log';
+import type { StatusReport } from '../src/graph/types';
+
+const gatewayDocs = (port: number) => [
+  { source: 't', doc: { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GatewayClass', metadata: { name: 'c', generation: 1, creationTimestamp: '2026-01-01T00:00:00Z' }, spec: { controllerName: 'gateway.portcullis.dev/controller' } } },
+  { source: 't', doc: { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'Gateway', metadata: { name: 'gw', generation: 1, creationTimestamp: '2026-01-01T00:00:00Z' }, spec: { gatewayClassName: 'c', listeners: [{ name: 'http', port, protocol: 'HTTP' }] } } },
+];
+
+function setup(options: { applyOk?: () => boolean; applyDelayMs?: number } = {}) {
+  let port = 8080;
+  let scans = 0;
+  const written: StatusReport[][] = [];
+  const applies: string[] = [];
+  let running = 0;
+  let maxConcurrent = 0;
+  const source: ResourceSource = {
+    async scan() {
+      scans++;
+      return gatewayDocs(port) as any;
+    },
+    async writeStatuses(s) {
+      written.push(s);
+    },
+  };
+  const dataplane: Dataplane = {
+    start: (c) => dataplane.apply(c),
+    async apply(config) {
+      running++;
+      maxConcurrent = Math.max(maxConcurrent, running);
+      await new Promise((r) => setTimeout(r, options.applyDelayMs ?? 5));
+      running--;
+      applies.push(config.files['servers.conf'] ?? '');
+      return options.applyOk && !options.applyOk() ? { ok: false, message: 'bind() to 127.0.0.1:8080 failed (98: Address already in use)' } : { ok: true };
+    },
+    async stop() {},
+  };
+  let clock = 0;
+  const reconciler = new Reconciler({
+    pipeline: standardPipeline as any,
+    source,
+    dataplane,
+    log: silentLogger,
+    controllerName: 'gateway.portcullis.dev/controller',
+    listenAddress: '127.0.0.1',
+    prefix: '/tmp/portcullis-reconcile-test',
+    retryMs: 20,
+    now: () => new Date(Date.UTC(2026, 0, 1, 0, 0, ++clock)).toISOString(),
+  });
+  return {
+    reconciler,
+    written,
+    applies,
+    scans: () => scans,
+    maxConcurrent: () => maxConcurrent,
+    setPort: (p: number) => (port = p),
+  };
+}
+
+const gatewayCondition = (s: StatusReport[], type: string) =>
+  ((s.find((r) => r.kind === 'Gateway')!.status as any).conditions as any[]).find((c) => c.type === type);
+
+test('events arriving during a reconcile are coalesced into one more reconcile, never run concurrently', async () => {
+  const t = setup({ applyDelayMs: 30 });
+  const first = t.reconciler.trigger();
+  t.setPort(8081);
+  void t.reconciler.trigger();
+  void t.reconciler.trigger();
+  await t.reconciler.trigger();
+  await first;
+  expect(t.scans()).toBe(2);
+  expect(t.maxConcurrent()).toBe(1);
+  expect(t.applies[1]).toContain('8081');
+  await t.reconciler.stop();
+});
+
+test('an unchanged configuration is not applied again, but statuses are still written', async () => {
+  const t = setup();
+  await t.reconciler.trigger();
+  await t.reconciler.trigger();
+  expect(t.applies).toHaveLength(1);
+  expect(t.written).toHaveLength(2);
+  await t.reconciler.stop();
+});
+
+test('a refused configuration is reported as Programmed False with nginx\'s message and retried until nginx takes it', async () => {
+  let ok = false;
+  const t = setup({ applyOk: () => ok });
+  await t.reconciler.trigger();
+  const refused = gatewayCondition(t.written[0], 'Programmed');
+  expect(refused).toMatchObject({ status: 'False' });
+  expect(refused.message).toContain('Address already in use');
+  ok = true;
+  const deadline = Date.now() + 2000;
+  while (gatewayCondition(t.written[t.written.length - 1], 'Programmed').status !== 'True') {
+    if (Date.now() > deadline) throw new Error('not retried');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  // Accepted did not change, so its transition time is the first one.
+  const last = t.written[t.written.length - 1];
+  expect(gatewayCondition(last, 'Accepted').lastTransitionTime).toBe(gatewayCondition(t.written[0], 'Accepted').lastTransitionTime);
+  expect(gatewayCondition(last, 'Programmed').lastTransitionTime).not.toBe(refused.lastTransitionTime);
+  await t.reconciler.stop();
+});
