@@ -296,3 +296,11 @@ describe('per-rule body limits', () => {
     expect(() => sizeBytes('1x')).toThrow(/nginx size/);
   });
 });
+
+test('routes "a.b" and "a-b" get distinct named locations', () => {
+  const r1 = f.route('a.b', [f.rule(0, [f.prefix('/', { method: 'GET' })], [f.backend('x', 9000)])]);
+  const r2 = f.route('a-b', [f.rule(0, [f.prefix('/', { method: 'POST' })], [f.backend('y', 9001)])]);
+  const model = buildModel(f.graph([f.listener(80, [f.attach(r1), f.attach(r2)])]));
+  expect(simulate(model, 80, { path: '/' })).toBe('default/a.b#0');
+  expect(simulate(model, 80, { path: '/', method: 'POST' })).toBe('default/a-b#0');
+});

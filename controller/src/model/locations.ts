@@ -92,8 +92,12 @@ function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/**
+ * "@rule_<namespace>_<name>_<index>". Kubernetes names hold [a-z0-9.-] and namespaces no dots,
+ * so turning "." into "_" keeps names unique (a route "a.b" and a route "a-b" differ).
+ */
 export function ruleLocationName(route: HTTPRouteNode, rule: RouteRule): string {
-  const clean = (s: string) => s.replace(/[^A-Za-z0-9-]+/g, '-');
+  const clean = (s: string) => s.replace(/\./g, '_').replace(/[^A-Za-z0-9_-]/g, '-');
   return `@rule_${clean(route.namespace)}_${clean(route.name)}_${rule.index}`;
 }
 
