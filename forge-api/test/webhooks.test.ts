@@ -84,6 +84,15 @@ class Receiver {
   }
 }
 
+/** The JSON payload of a delivery, whatever its content type. */
+function payloadOf(d: Delivery): any {
+  const text = String(d.headers['content-type']).startsWith('application/x-www-form-urlencoded') ? new URLSearchParams(d.body).get('payload') ?? '' : d.body;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
 const sign = (secret: string, body: string) => crypto.createHmac('sha256', secret).update(body).digest('hex');
 const event = (name: string) => (d: Delivery) => d.headers['x-gitea-event-type'] === name;
 
@@ -178,7 +187,7 @@ describeForge(
       expect(res.status).toBe(201);
       const hookId = res.body.id;
       expect((await f().request('POST', '/orgs/hookorg/repos', { ...as('member'), body: { name: 'tracked' } })).status).toBe(201);
-      const created = await rx.waitFor((d) => event('repository')(d) && JSON.parse(d.body).repository.name === 'tracked');
+      const created = await rx.waitFor((d) => event('repository')(d) && payloadOf(d)?.repository?.name === 'tracked');
       expect(created.method).toBe('POST');
       expect(created.headers['content-type']).toBe('application/json');
       expect(created.headers['x-gitea-event']).toBe('repository');
@@ -196,7 +205,7 @@ describeForge(
 
       const issue = await f().request('POST', '/repos/hookorg/tracked/issues', { ...as('member'), body: { title: 'Broken build', body: 'fails' } });
       expect(issue.status).toBe(201);
-      const opened = await rx.waitFor((d) => event('issues')(d) && JSON.parse(d.body).action === 'opened');
+      const opened = await rx.waitFor((d) => event('issues')(d) && payloadOf(d)?.action === 'opened');
       const ip = JSON.parse(opened.body);
       expect(opened.headers['x-gitea-event']).toBe('issues');
       expect(ip).toMatchObject({ action: 'opened', number: issue.body.number, commit_id: '' });
@@ -216,7 +225,7 @@ describeForge(
       expect(cp.sender.login).toBe('owner');
 
       expect((await f().request('PATCH', `/repos/hookorg/tracked/issues/${issue.body.number}`, { ...as('owner'), body: { state: 'closed' } })).status).toBe(201);
-      const closed = await rx.waitFor((d) => event('issues')(d) && JSON.parse(d.body).action === 'closed');
+      const closed = await rx.waitFor((d) => event('issues')(d) && payloadOf(d)?.action === 'closed');
       expect(JSON.parse(closed.body).issue.state).toBe('closed');
 
       // An inactive hook gets nothing.
@@ -293,6 +302,19 @@ describeForge(
       expect(copied.body).toHaveLength(1);
       expect(copied.body[0]).toMatchObject({ type: 'gitea', active: true, events: ['push'], config: { url: rx.url } });
       expect((await f().request('DELETE', `/admin/hooks/${res.body.id}`, as('root'))).status).toBe(204);
+    });
+
+    test('test delivery of a repository hook; hooks of other types get no gitea payload', async () => {
+      const slack = await f().request('POST', '/repos/hookorg/plain/hooks', { ...as('owner'), body: { type: 'slack', active: true, events: ['push'], config: { url: rx.url, content_type: 'json', channel: '#dev' } } });
+      expect(slack.status).toBe(201);
+      expect(slack.body.config).toMatchObject({ channel: '#dev', url: rx.url, content_type: 'json' });
+      const hook = await f().request('POST', '/repos/hookorg/plain/hooks', { ...as('owner'), body: { type: 'gitea', active: true, config: { url: rx.url, content_type: 'json' } } });
+      expect((await f().request('POST', `/repos/hookorg/plain/hooks/${hook.body.id}/tests`, as('member'))).status).toBe(403);
+      expect((await f().request('POST', `/repos/hookorg/plain/hooks/${hook.body.id}/tests`, as('owner'))).status).toBe(204);
+      const got = await rx.waitFor((d) => event('push')(d) && payloadOf(d)?.repository?.full_name === 'hookorg/plain');
+      expect(JSON.parse(got.body)).toMatchObject({ ref: 'refs/heads/main', pusher: { login: 'owner' } });
+      expect(await f().app.prisma.hookTask.count({ where: { hookId: slack.body.id } })).toBe(0);
+      for (const h of [slack.body.id, hook.body.id]) expect((await f().request('DELETE', `/repos/hookorg/plain/hooks/${h}`, as('owner'))).status).toBe(204);
     });
 
     test('a receiver that blocks does not hold the API request', async () => {

@@ -45,6 +45,13 @@ const META_KEYS: Record<string, string[]> = {
   packagist: ['username', 'api_token', 'package_url'],
 };
 
+/**
+ * Types whose receivers take Gitea's own JSON payload. Other types (slack, discord, ...) need
+ * their service's message format, which is not built yet: they are stored and listed but never
+ * sent a payload their receiver could not read.
+ */
+const DELIVERED_TYPES = new Set(['gitea', 'gogs']);
+
 function validUrl(u: string): boolean {
   try {
     const parsed = new URL(u);
@@ -202,7 +209,9 @@ export class WebhookService {
       where: { active: true, OR: [{ repoId: repo.id }, { ownerId: repo.ownerId, repoId: null }, { repoId: null, ownerId: null, isSystem: true }] },
       orderBy: { id: 'asc' },
     });
-    return hooks.filter((h) => (JSON.parse(h.events) as string[]).includes(eventType) && (branch === undefined || branchMatches(h.branchFilter, branch)));
+    return hooks.filter(
+      (h) => DELIVERED_TYPES.has(h.type) && (JSON.parse(h.events) as string[]).includes(eventType) && (branch === undefined || branchMatches(h.branchFilter, branch)),
+    );
   }
 
   /**
