@@ -29,6 +29,8 @@ describe('status: what the conformance suite checks', () => {
     expect(summary(s.conditions)).toEqual(['Accepted=True/Accepted', 'SupportedVersion=True/SupportedVersion']);
     expect(s.conditions.every((c: { observedGeneration: number }) => c.observedGeneration === 1)).toBe(true);
     expect(s.supportedFeatures).toContainEqual({ name: 'HTTPRoute' });
+    const names = s.supportedFeatures.map((f: { name: string }) => f.name);
+    expect(names).toEqual([...names].sort());
   });
 
   test('Gateway: addresses typed IPAddress, Accepted + Programmed, listeners with kinds, attachedRoutes and four conditions', () => {

@@ -12,7 +12,15 @@ import { DEFAULT_CONTROLLER_NAME } from './types';
 const API_VERSION = `${GATEWAY_API_GROUP}/v1`;
 
 /** Features this controller implements (GatewayClass status.supportedFeatures, sorted by name). */
-export const SUPPORTED_FEATURES = ['Gateway', 'HTTPRoute', 'HTTPRouteMethodMatching', 'HTTPRouteQueryParamMatching'];
+export const SUPPORTED_FEATURES = [
+  'Gateway',
+  'GatewayHTTPListenerIsolation',
+  'HTTPRoute',
+  'HTTPRouteMethodMatching',
+  'HTTPRouteParentRefPort',
+  'HTTPRouteQueryParamMatching',
+  'ReferenceGrant',
+];
 
 export interface StatusOptions {
   /** Defaults to gateway.portcullis.dev/controller. */
