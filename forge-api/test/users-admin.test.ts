@@ -99,6 +99,9 @@ describeForge('users and admin', (f) => {
     const redirect = await f().request('GET', '/users/oldname');
     expect(redirect.status).toBe(307);
     expect(redirect.headers.get('location')).toBe('/api/v1/users/newname');
+    const old = await f().request('GET', '/repos/oldname/stuff');
+    expect(old.status).toBe(307);
+    expect(old.headers.get('location')).toBe('/api/v1/repos/newname/stuff');
     const repo = await f().request('GET', '/repos/newname/stuff');
     expect(repo.status).toBe(200);
     expect(repo.body.full_name).toBe('newname/stuff');

@@ -100,9 +100,18 @@ export default async function repoRoutes(app: FastifyInstance) {
       config: { scopes: ['repository'] },
       schema: { tags, operationId: 'repoGet', summary: 'Get a repository', params: ownerRepoParams, response: { 200: ref('Repository'), ...errors(404) } },
     },
-    async (request) => {
-      const { repo, mode } = await repos.getReadable(request.params.owner, request.params.repo, request.doer);
-      return convert.repo(repo, mode);
+    async (request, reply) => {
+      const { owner, repo: name } = request.params;
+      try {
+        const { repo, mode } = await repos.getReadable(owner, name, request.doer);
+        return convert.repo(repo, mode);
+      } catch (err) {
+        // A renamed owner keeps answering under its old name with a redirect (Gitea's 307).
+        const target = err instanceof ApiError && err.statusCode === 404 ? await app.services.users.redirectTarget(owner) : null;
+        if (!target) throw err;
+        await repos.getReadable(target.name, name, request.doer);
+        return reply.redirect(request.url.replace(`/repos/${owner}/`, `/repos/${encodeURIComponent(target.name)}/`), 307);
+      }
     },
   );
 
