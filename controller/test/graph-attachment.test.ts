@@ -287,6 +287,21 @@ describe('graph: rules', () => {
     expect(routeNode(g, 'r').rules[0].valid).toBe(true);
   });
 
+  const pathCases: [string, string, string | RegExp][] = [
+    ['plain value unchanged', '/api/v1', '/api/v1'],
+    ['percent-encoded space decoded (nginx matches the decoded $uri)', '/a%20b', '/a b'],
+    ['encoded UTF-8 decoded', '/caf%C3%A9', '/café'],
+    ['not UTF-8: dropped', '/a%FF', /does not percent-decode to UTF-8/],
+    ['decodes to a dot segment: dropped', '/a/%2E%2E/b', /normalizes away/],
+    ['decodes to a NUL: dropped', '/a%00', /normalizes away/],
+  ];
+  test.each(pathCases)('Exact/PathPrefix value: %s', (_name, value, expected) => {
+    const g = build(gatewayClass(), gateway('gw', [http('web')]), route('r', { parentRefs: [{ name: 'gw' }], rules: [{}, { matches: [{ path: { type: 'Exact', value } }] }] }));
+    const rule = routeNode(g, 'r').rules[1];
+    if (typeof expected === 'string') expect(rule.matches[0].path.value).toBe(expected);
+    else expect(rule).toMatchObject({ valid: false, invalidMessage: expect.stringMatching(expected) });
+  });
+
   test('rule timeouts reach the model in milliseconds', () => {
     const g = build(gatewayClass(), gateway('gw', [http('web')]), route('r', { parentRefs: [{ name: 'gw' }], rules: [{ timeouts: { request: '1m30s', backendRequest: '500ms' } }, {}] }));
     expect(routeNode(g, 'r').rules.map((r) => r.timeouts)).toEqual([{ requestMs: 90000, backendRequestMs: 500 }, undefined]);

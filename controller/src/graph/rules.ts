@@ -18,11 +18,31 @@ function regexValue(value: string, field: string): string {
   return check.pcre;
 }
 
+/**
+ * nginx compares locations with the decoded, normalized path ($uri), so Exact and PathPrefix
+ * values are handed to the model decoded: `/a%20b` matches a request for `/a%20b`. A value
+ * whose decoded form nginx could never see (not UTF-8, a NUL, a dot segment, `//`) drops the rule.
+ */
+function decodedPath(value: string, field: string): string {
+  if (!value.includes('%')) return value;
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(value);
+  } catch {
+    throw new RuleProblem(`${field}: "${value}" does not percent-decode to UTF-8, so nginx's decoded path can never equal it`);
+  }
+  const unreachable = decoded.includes('\0') || /\/\.{0,2}\//.test(decoded) || decoded.endsWith('/.') || decoded.endsWith('/..');
+  if (unreachable) {
+    throw new RuleProblem(`${field}: "${value}" decodes to ${JSON.stringify(decoded)}, which nginx normalizes away before matching`);
+  }
+  return decoded;
+}
+
 function normalizeMatch(m: HTTPRouteMatch, field: string): RouteMatch {
   const path =
     m.path.type === 'RegularExpression'
       ? { type: m.path.type, value: regexValue(m.path.value, `${field}.path.value`) }
-      : { type: m.path.type, value: m.path.value };
+      : { type: m.path.type, value: decodedPath(m.path.value, `${field}.path.value`) };
   // Header names are case-insensitive: only the first of equivalent names counts (Gateway API).
   const seen = new Set<string>();
   const headers: RouteMatch['headers'] = [];
