@@ -317,6 +317,15 @@ describeForge(
       for (const h of [slack.body.id, hook.body.id]) expect((await f().request('DELETE', `/repos/hookorg/plain/hooks/${h}`, as('owner'))).status).toBe(204);
     });
 
+    test('repository deleted: the org hook hears it, sent by the caller', async () => {
+      const hook = await f().request('POST', '/orgs/hookorg/hooks', { ...as('owner'), body: { type: 'gitea', active: true, events: ['repository'], config: { url: rx.url, content_type: 'json' } } });
+      expect((await f().request('POST', '/orgs/hookorg/repos', { ...as('owner'), body: { name: 'doomed' } })).status).toBe(201);
+      expect((await f().request('DELETE', '/repos/hookorg/doomed', as('root'))).status).toBe(204);
+      const got = await rx.waitFor((d) => payloadOf(d)?.action === 'deleted' && payloadOf(d)?.repository?.name === 'doomed');
+      expect(payloadOf(got)).toMatchObject({ sender: { login: 'root' }, organization: { login: 'hookorg' } });
+      await f().request('DELETE', `/orgs/hookorg/hooks/${hook.body.id}`, as('owner'));
+    });
+
     test('a receiver that blocks does not hold the API request', async () => {
       const hook = await f().request('POST', '/orgs/hookorg/hooks', { ...as('owner'), body: { type: 'gitea', active: true, events: ['repository'], config: { url: rx.url, content_type: 'json' } } });
       rx.block();
