@@ -4,6 +4,7 @@
  *   portcullis-controller --provider=file --manifests=DIR --state-dir=DIR
  *       [--listen-address=127.0.0.1] [--nginx=/usr/sbin/nginx] [--log-level=info]
  */
+import * as fs from 'fs';
 import * as path from 'path';
 import { createLogger, isLogLevel, LOG_LEVELS, Logger, LogLevel } from './log';
 import { FileProvider } from './providers/file';
@@ -101,8 +102,8 @@ export function parseArgs(argv: string[]): CliOptions {
   return options;
 }
 
+/** nginx from the PATH, else Debian's location (root's PATH may lack /usr/sbin). */
 function defaultNginx(): string {
-  const fs = require('fs') as typeof import('fs');
   for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
     if (dir && fs.existsSync(path.join(dir, 'nginx'))) return path.join(dir, 'nginx');
   }
@@ -115,7 +116,9 @@ export async function runFileProvider(options: CliOptions, log: Logger): Promise
   const prefix = path.join(stateDir, 'nginx');
   const provider = new FileProvider({ manifestsDir: options.manifests!, stateDir, log });
   const { previousStatuses } = await provider.open();
-  const nginx = new NginxProcess({ prefix, binary: options.nginx ?? defaultNginx(), log });
+  const binary = options.nginx ?? defaultNginx();
+  if (!fs.existsSync(binary)) throw new Error(`nginx binary ${binary} not found (install nginx or pass --nginx=PATH)`);
+  const nginx = new NginxProcess({ prefix, binary, log });
   const reconciler = new Reconciler({
     pipeline: standardPipeline,
     source: provider,

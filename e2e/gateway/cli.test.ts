@@ -36,3 +36,11 @@ test('a manifests folder that does not exist is reported, exit code 1', () => {
   expect(r.status).toBe(1);
   expect(r.stderr).toMatch(/not a directory/);
 });
+
+test('an nginx binary that does not exist is reported, exit code 1', () => {
+  const os = require('os') as typeof import('os');
+  const r = run('--provider=file', `--manifests=${path.join(REPO_ROOT, 'examples')}`, `--state-dir=${path.join(os.tmpdir(), 'pc-cli-y')}`, '--nginx=/nonexistent/nginx');
+  expect(r.status).toBe(1);
+  expect(r.stderr).toMatch(/nginx binary \/nonexistent\/nginx not found/);
+  require('fs').rmSync(path.join(os.tmpdir(), 'pc-cli-y'), { recursive: true, force: true });
+});
