@@ -182,6 +182,10 @@ export class RepoService {
       }
       throw err;
     }
+    // Gitea's [service] AUTO_WATCH_NEW_REPOS (default true): the creator watches the new
+    // repository (mode auto), so issue notifications and feeds reach them.
+    await this.prisma.watch.create({ data: { userId: doer.id, repoId: repo.id, mode: 3 } });
+    repo = await this.prisma.repository.update({ where: { id: repo.id }, data: { numWatches: 1 }, include: { owner: true } });
     if (input.auto_init) return this.afterPush(repo.id);
     return repo;
   }
