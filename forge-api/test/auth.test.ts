@@ -137,4 +137,18 @@ describeForge('token scopes', (f) => {
     expect((await f().request('GET', '/version', { token: tokens.readRepo })).status).toBe(200);
     expect((await f().request('POST', '/user/repos', { basic: ['erin', PASSWORD], body: { name: 'a3' } })).status).toBe(201);
   });
+
+  test('public-only tokens: private repositories and non-public orgs are 403, search drops private ones', async () => {
+    await f().request('POST', '/user/repos', { basic: ['erin', PASSWORD], body: { name: 'hush', private: true } });
+    await f().request('POST', '/orgs', { basic: ['erin', PASSWORD], body: { username: 'erin-closed', visibility: 'limited' } });
+    const t = await f().token('erin', ['public-only', 'read:repository', 'read:organization']);
+    const res = await f().request('GET', '/repos/erin/hush', { token: t });
+    expect(res.status).toBe(403);
+    expect(res.body.message).toBe('token scope is limited to public repos');
+    expect((await f().request('GET', '/repos/erin/a3', { token: t })).status).toBe(200);
+    const search = await f().request('GET', '/repos/search?q=hush', { token: t });
+    expect(search.body.data).toEqual([]);
+    expect((await f().request('GET', '/repos/search?q=hush', { token: tokens.all })).body.data).toHaveLength(1);
+    expect((await f().request('GET', '/orgs/erin-closed', { token: t })).status).toBe(403);
+  });
 });

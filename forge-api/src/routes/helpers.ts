@@ -19,6 +19,11 @@ export function errors(...codes: number[]) {
   return Object.fromEntries(codes.map((c) => [c, { $ref: 'APIError#' }]));
 }
 
+/** The request used a token with the `public-only` modifier (Gitea: private things are 403). */
+export function publicOnly(request: FastifyRequest): boolean {
+  return request.auth?.scopes?.publicOnly === true;
+}
+
 export function doerOf(request: FastifyRequest): User {
   if (!request.doer) throw new ApiError(401, 'token is required');
   return request.doer;

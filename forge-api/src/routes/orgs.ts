@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../plugins/errors';
 import { listOf, obj, orgParams, ref } from '../schemas';
 import { CreateOrgOptionSchema } from './admin';
-import { doerOf, errors, paging, pagingQuery, sendPage } from './helpers';
+import { doerOf, errors, paging, pagingQuery, publicOnly, sendPage } from './helpers';
 import type { CreateOrgInput } from '../services/orgs';
 import type { CreateRepoInput } from '../services/repos';
 
@@ -39,7 +39,11 @@ export default async function orgRoutes(app: FastifyInstance) {
   app.get<{ Params: { org: string } }>(
     '/orgs/:org',
     { config: { scopes: ['organization'] }, schema: { tags, operationId: 'orgGet', summary: 'Get an organization', params: orgParams, response: { 200: ref('Organization'), ...errors(404) } } },
-    async (request) => convert.org(await orgs.getVisible(request.params.org, request.doer)),
+    async (request) => {
+      const org = await orgs.getVisible(request.params.org, request.doer);
+      if (publicOnly(request) && org.visibility !== 0) throw new ApiError(403, 'token scope is limited to public orgs');
+      return convert.org(org);
+    },
   );
 
   app.get<{ Params: { org: string } }>(

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../plugins/errors';
 import { bool, int, obj, ownerRepoParams, ref, str } from '../schemas';
 import { RepoService } from '../services/repos';
-import { doerOf, errors, paging, pagingQuery } from './helpers';
+import { doerOf, errors, paging, pagingQuery, publicOnly } from './helpers';
 import { dbId, setPagingHeaders } from '../plugins/paging';
 
 interface SearchQuery {
@@ -75,7 +75,7 @@ export default async function repoRoutes(app: FastifyInstance) {
         uid: dbId(q.uid),
         priorityOwnerId: dbId(q.priority_owner_id),
         teamId: dbId(q.team_id),
-        includePrivate: doer !== null && q.private !== false,
+        includePrivate: doer !== null && q.private !== false && !publicOnly(request),
         isPrivate: q.is_private,
         template: q.template,
         archived: q.archived,
@@ -104,6 +104,7 @@ export default async function repoRoutes(app: FastifyInstance) {
       const { owner, repo: name } = request.params;
       try {
         const { repo, mode } = await repos.getReadable(owner, name, request.doer);
+        if (publicOnly(request) && repo.isPrivate) throw new ApiError(403, 'token scope is limited to public repos');
         return convert.repo(repo, mode);
       } catch (err) {
         // A renamed owner keeps answering under its old name with a redirect (Gitea's 307).
@@ -123,6 +124,7 @@ export default async function repoRoutes(app: FastifyInstance) {
     },
     async (request, reply) => {
       const { repo, mode } = await repos.getReadable(request.params.owner, request.params.repo, doerOf(request));
+      if (publicOnly(request) && repo.isPrivate) throw new ApiError(403, 'token scope is limited to public repos');
       await repos.delete(repo, mode);
       return reply.code(204).send();
     },
