@@ -3,7 +3,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import execa from 'execa';
-import { buildModel } from '../src/model';
+import { buildModel, finalizeModel } from '../src/model';
 import { ensurePrefixDirs } from '../src/apply/files';
 import { prefixLayout, renderConfig } from '../src/render';
 import { quote } from '../src/render/format';
@@ -92,7 +92,16 @@ describe('rendered directives', () => {
 });
 
 describe('policy fields render at their level', () => {
-  const model = buildModel(simpleGraph());
+  const dispatching = f.graph([
+    f.listener(8080, [
+      f.attach(
+        f.route('r', [f.rule(0, [f.prefix('/api', { headers: [{ name: 'X-A', type: 'Exact', value: '1' }] })], [f.backend('api', 9000)])], {
+          hostnames: ['a.test'],
+        }),
+      ),
+    ]),
+  ]);
+  const model = buildModel(dispatching);
   model.http.limitReqZones = [{ name: 'default_rl_p_rule0', key: '$binary_remote_addr', size: '10m', rate: '5r/s' }];
   model.http.settings = { proxyBuffering: false, proxyBufferSize: '8k' };
   const s = model.servers.find((x) => x.serverNames[0] === 'a.test')!;
@@ -106,6 +115,7 @@ describe('policy fields render at their level', () => {
     proxyBusyBuffersSize: '16k',
     clientMaxBodySize: '100',
   };
+  finalizeModel(model);
   const prefix = path.join(tmp, 'policies');
   const { files } = renderConfig(model, { listenAddress: '127.0.0.1', prefix });
 
@@ -125,6 +135,17 @@ describe('policy fields render at their level', () => {
     expect(named).toContain('proxy_buffers 8 "4k";');
     expect(named).toContain('proxy_busy_buffers_size "16k";');
     expect(named).toContain('client_max_body_size "100";');
+    expect(named).toMatch(/if \(\$pb_100\) \{\s+return 413;/);
+  });
+
+  test('a rule that every location proxies inline gets no named location; its settings go inline', () => {
+    const m = buildModel(simpleGraph());
+    const server = m.servers.find((x) => x.serverNames[0] === 'a.test')!;
+    server.ruleLocations[0].settings = { proxyBuffering: false };
+    finalizeModel(m);
+    const text = renderConfig(m, { listenAddress: '127.0.0.1', prefix }).files['servers.conf'];
+    expect(text).not.toContain('location @rule_default_r_0');
+    expect(text.split('location = "/api" {')[1].split('}')[0]).toContain('proxy_buffering off;');
   });
 
   test('passes nginx -t', async () => {

@@ -52,6 +52,8 @@ export function buildModel(graph: Graph): NginxModel {
  */
 export function finalizeModel(model: NginxModel): NginxModel {
   for (const server of model.servers) {
+    const targets = new Set(server.locations.flatMap((l) => (l.action.kind === 'dispatch' ? l.action.targets : [])));
+    for (const rule of server.ruleLocations) rule.referenced = targets.has(rule.name);
     for (const loc of server.locations) {
       if (loc.action.kind !== 'proxy') continue;
       const src = loc.action.source;

@@ -80,6 +80,11 @@ export interface RuleLocation {
    * Content-Length exceeds it (nginx does not check Content-Length in named locations).
    */
   bodyLimitVariable?: string;
+  /**
+   * Set by finalizeModel: some location dispatches here. A rule that every location proxies
+   * inline needs no named location in the config (each location costs nginx memory).
+   */
+  referenced?: boolean;
 }
 
 /** What a path location does with a request. */
