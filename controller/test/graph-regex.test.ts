@@ -41,6 +41,8 @@ describe('regex: accepted when RE2 accepts it and PCRE reads it the same', () =>
     ['non-ASCII literal', '/café', /non-ASCII character "é"/],
     ['control character', 'a\nb', /control character U\+000a/],
     ['literal brace PCRE versions disagree on', 'a{,3}', /literal "\{" must be written/],
+    ['POSIX syntax outside brackets', '[:alpha:]', /outside a bracket expression/],
+    ['POSIX syntax outside brackets with an escaped ]', '[:a\\]b:]', /outside a bracket expression/],
     ['\\S inside a class', '[\\S]', /\\S inside a character class/],
     ['PCRE start-of-pattern verb', '(*UTF)a', /invalid RE2 syntax/],
   ];

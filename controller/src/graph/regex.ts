@@ -359,9 +359,10 @@ class Parser {
       out += '^';
       j++;
     }
-    if (/^[:.=]/.test(p.slice(start + 1)) && /[:.=]\]/.test(p.slice(start + 2))) {
-      const close = p.indexOf(']', start);
-      if (close > 0 && p[close - 1] === p[start + 1]) pcreError(`${p.slice(start, close + 1)}: PCRE refuses POSIX class syntax outside a bracket expression; write [${p.slice(start, close + 1)}]`);
+    const posixEnd = pcrePosixSyntaxEnd(p, start + 1);
+    if (posixEnd >= 0) {
+      const text = p.slice(start, posixEnd + 2);
+      pcreError(`${text}: PCRE refuses POSIX class syntax outside a bracket expression; write [${text}]`);
     }
     let first = true;
     /** The previous item was a class (\d, [:alpha:]...) or a range: a following '-' is ambiguous in PCRE. */
@@ -429,6 +430,21 @@ class Parser {
     const c = p[at];
     return { code: c.charCodeAt(0), text: c === '[' ? '\\[' : c, end: at + 1 };
   }
+}
+
+/**
+ * PCRE2's check_posix_syntax: at p[at] one of ':', '.', '=' right after '['; returns the index
+ * of the closing terminator (the char before ']') when PCRE would read POSIX syntax, else -1.
+ */
+function pcrePosixSyntaxEnd(p: string, at: number): number {
+  const terminator = p[at];
+  if (terminator !== ':' && terminator !== '.' && terminator !== '=') return -1;
+  for (let i = at + 1; p.length - i >= 2; i++) {
+    if (p[i] === '\\' && (p[i + 1] === ']' || p[i + 1] === '\\')) i++;
+    else if ((p[i] === '[' && p[i + 1] === terminator) || p[i] === ']') return -1;
+    else if (p[i] === terminator && p[i + 1] === ']') return i;
+  }
+  return -1;
 }
 
 const cache = new Map<string, RegexVerdict>();
