@@ -58,7 +58,7 @@ function attachToGateway(
     if (l.allowedNamespaces === 'Selector') {
       // Without an API server every namespace exists; it carries the label Kubernetes gives
       // every namespace, plus the labels of a Namespace document if one is given.
-      const labels = { 'kubernetes.io/metadata.name': route.metadata.namespace, ...namespaceLabels.get(route.metadata.namespace) };
+      const labels = { ...namespaceLabels.get(route.metadata.namespace), 'kubernetes.io/metadata.name': route.metadata.namespace };
       if (!l.namespaceSelector || !selectorMatches(l.namespaceSelector, labels)) {
         refusals.push(`listener ${l.name} allows routes from namespaces matching its selector only`);
         continue;
