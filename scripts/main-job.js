@@ -142,6 +142,10 @@ async function main() {
     startChild('forge', [path.join(ROOT, 'bin', 'portcullis-forge.js'), 'serve'], {
       FORGE_PORT: String(FORGE_PORT),
       FORGE_DATA_DIR: process.env.FORGE_DATA_DIR || path.join(STATE_DIR, 'forge'),
+      // Behind the gateway: reachable on loopback only, and the URLs it writes into its JSON
+      // (html_url, clone_url) point at the gateway that fronts it.
+      FORGE_HOST: process.env.FORGE_HOST || '127.0.0.1',
+      ROOT_URL: process.env.ROOT_URL || `http://127.0.0.1:${GATEWAY_PORT}/`,
     });
   } else {
     say('forge-api/src/cli.ts is not there yet: the forge is not started (its routes answer 502)');
