@@ -87,8 +87,25 @@ async function seed(dataDir: string): Promise<{ token: string; sample: string[] 
   return { token: secret, sample: rows.filter((r) => !r.isPrivate).slice(0, 200).map((r) => `${r.ownerName}/${r.name}`) };
 }
 
+/** The server's pid, for its CPU time per request (load-independent, unlike req/s here). */
+let serverPid: number | undefined;
+
+/** utime+stime (+ reaped children: git) of a process, in ms, from /proc (Linux). */
+function cpuMs(pid: number | undefined): number | null {
+  if (!pid) return null;
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    // fields[11..14] = utime, stime, cutime, cstime in clock ticks (100 Hz on Linux)
+    return [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0) * 10;
+  } catch {
+    return null;
+  }
+}
+
 async function run(name: string, opts: Record<string, unknown>) {
+  const cpuBefore = cpuMs(serverPid);
   const res = await autocannon({ connections: CONNECTIONS, duration: DURATION, ...opts });
+  const cpuAfter = cpuMs(serverPid);
   const line = {
     case: name,
     'req/s': Math.round(res.requests.average),
@@ -97,6 +114,7 @@ async function run(name: string, opts: Record<string, unknown>) {
     requests: res.requests.total,
     non2xx: res.non2xx,
     errors: res.errors + res.timeouts,
+    'server cpu ms/req': cpuBefore !== null && cpuAfter !== null && res.requests.total > 0 ? +((cpuAfter - cpuBefore) / res.requests.total).toFixed(2) : null,
   };
   console.log(JSON.stringify(line));
   return line;
@@ -114,6 +132,7 @@ async function main() {
       env: { ...process.env, FORGE_DATA_DIR: dataDir, FORGE_PORT: String(port), FORGE_HOST: '127.0.0.1', ROOT_URL: `${base}/`, LOG_LEVEL: 'warn', ENABLE_SWAGGER: 'false' },
       stdio: ['ignore', 'inherit', 'inherit'],
     });
+    serverPid = server.pid;
     await waitFor(`${base}/api/v1/version`);
     const auth = { authorization: `token ${token}` };
     const results = [];
