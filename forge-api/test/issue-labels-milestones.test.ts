@@ -56,6 +56,28 @@ describeForge('labels and milestones', (f) => {
     expect(res.body.labels.map((l: { name: string }) => l.name).sort()).toEqual(['kind/bug', 'priority/low']);
   });
 
+  test('labels on an issue: add (exclusive scope replaces), replace, remove one, clear; writers only', async () => {
+    const a = (await f().request('POST', `${r}/labels`, { ...as('alice'), body: { name: 'area/api', color: '111', exclusive: true } })).body;
+    const b = (await f().request('POST', `${r}/labels`, { ...as('alice'), body: { name: 'area/ui', color: '222', exclusive: true } })).body;
+    const c = (await f().request('POST', `${r}/labels`, { ...as('alice'), body: { name: 'plain', color: '333' } })).body;
+    const n = (await f().request('POST', `${r}/issues`, { ...as('carl'), body: { title: 'labelled' } })).body.number;
+    let res = await f().request('POST', `${r}/issues/${n}/labels`, { ...as('alice'), body: { labels: [a.id, 'plain'] } });
+    expect(res.status).toBe(200);
+    expect(res.body.map((l: { name: string }) => l.name)).toEqual(['area/api', 'plain']);
+    res = await f().request('POST', `${r}/issues/${n}/labels`, { ...as('alice'), body: { labels: [b.id] } });
+    expect(res.body.map((l: { name: string }) => l.name)).toEqual(['area/ui', 'plain']);
+    expect((await f().request('POST', `${r}/issues/${n}/labels`, { ...as('carl'), body: { labels: [c.id] } })).status).toBe(403);
+    expect((await f().request('POST', `${r}/issues/${n}/labels`, { ...as('alice'), body: { labels: [987654] } })).status).toBe(422);
+    res = await f().request('PUT', `${r}/issues/${n}/labels`, { ...as('alice'), body: { labels: [a.id] } });
+    expect(res.body.map((l: { name: string }) => l.name)).toEqual(['area/api']);
+    expect((await f().request('GET', `${r}/issues/${n}/labels`)).body.map((l: { name: string }) => l.name)).toEqual(['area/api']);
+    expect((await f().request('DELETE', `${r}/issues/${n}/labels/${a.id}`, as('alice'))).status).toBe(204);
+    expect((await f().request('GET', `${r}/issues/${n}`)).body.labels).toEqual([]);
+    await f().request('PUT', `${r}/issues/${n}/labels`, { ...as('alice'), body: { labels: [a.id, c.id] } });
+    expect((await f().request('DELETE', `${r}/issues/${n}/labels`, as('alice'))).status).toBe(204);
+    expect((await f().request('GET', `${r}/issues/${n}/labels`)).body).toEqual([]);
+  });
+
   test('organization labels: owners create/edit/delete; members and others 403; usable on org repositories', async () => {
     let res = await f().request('POST', '/orgs/acme/labels', { ...as('alice'), body: { name: 'org-wide', color: '#123456' } });
     expect(res.status).toBe(201);

@@ -71,6 +71,68 @@ export default async function labelRoutes(app: FastifyInstance) {
     },
   );
 
+  // Labels on an issue: list, add, replace, remove one, clear (writers change them; Gitea answers 200 with the list).
+  const issueParams = obj({ owner: str, repo: str, index: str }, ['owner', 'repo', 'index']);
+  const IssueLabelsOption = obj({ labels: { type: 'array', items: { anyOf: [{ type: 'integer' }, { type: 'string' }] } } });
+  type IndexParams = OwnerRepo & { index: string };
+
+  app.get<{ Params: IndexParams }>(
+    '/repos/:owner/:repo/issues/:index/labels',
+    { config: read, schema: { tags, operationId: 'issueGetLabels', summary: "Get an issue's labels", params: issueParams, response: { 200: listOf('Label'), ...errors(404) } } },
+    async (request) => {
+      const rc = await readCtx(app, request);
+      const issue = await app.services.tracker.issues.byIndex(rc.repo.id, pathNumber(request.params.index));
+      return labels.ofIssue(rc.repo, issue.id);
+    },
+  );
+
+  for (const method of ['POST', 'PUT'] as const) {
+    app.route<{ Params: IndexParams; Body: { labels?: (number | string)[] } }>({
+      method,
+      url: '/repos/:owner/:repo/issues/:index/labels',
+      config: write,
+      schema: {
+        tags,
+        operationId: method === 'POST' ? 'issueAddLabel' : 'issueReplaceLabels',
+        summary: method === 'POST' ? 'Add a label to an issue' : "Replace an issue's labels",
+        params: issueParams,
+        body: IssueLabelsOption,
+        response: { 200: listOf('Label'), ...errors(401, 403, 404, 422, 423) },
+      },
+      handler: async (request) => {
+        const rc = await changeCtx(app, request);
+        const issue = await app.services.tracker.issues.byIndex(rc.repo.id, pathNumber(request.params.index));
+        writerOnly(rc);
+        const wanted = await labels.resolve(rc.repo, request.body?.labels ?? []);
+        return method === 'POST' ? labels.addToIssue(rc.repo, issue.id, wanted) : labels.replaceOnIssue(rc.repo, issue.id, wanted);
+      },
+    });
+  }
+
+  app.delete<{ Params: IndexParams & { id?: string } }>(
+    '/repos/:owner/:repo/issues/:index/labels/:id',
+    { config: write, schema: { tags, operationId: 'issueRemoveLabel', summary: 'Remove a label from an issue', params: obj({ owner: str, repo: str, index: str, id: str }, ['owner', 'repo', 'index', 'id']), response: { 204: { type: 'null' }, ...errors(401, 403, 404, 422, 423) } } },
+    async (request, reply) => {
+      const rc = await changeCtx(app, request);
+      const issue = await app.services.tracker.issues.byIndex(rc.repo.id, pathNumber(request.params.index));
+      writerOnly(rc);
+      await labels.removeFromIssue(rc.repo, issue.id, pathNumber(request.params.id ?? ''));
+      return reply.code(204).send();
+    },
+  );
+
+  app.delete<{ Params: IndexParams }>(
+    '/repos/:owner/:repo/issues/:index/labels',
+    { config: write, schema: { tags, operationId: 'issueClearLabels', summary: "Remove all labels from an issue", params: issueParams, response: { 204: { type: 'null' }, ...errors(401, 403, 404, 423) } } },
+    async (request, reply) => {
+      const rc = await changeCtx(app, request);
+      const issue = await app.services.tracker.issues.byIndex(rc.repo.id, pathNumber(request.params.index));
+      writerOnly(rc);
+      await labels.removeFromIssue(rc.repo, issue.id, null);
+      return reply.code(204).send();
+    },
+  );
+
   // Organization labels.
   const orgTags = ['organization'];
   async function orgOf(request: FastifyRequest<{ Params: { org: string } }>, owner: boolean): Promise<User> {

@@ -6,7 +6,8 @@
 import { ApiError } from '../../plugins/errors';
 import type { User } from '../records';
 import type { TrackerContext } from './context';
-import { normalizeColor, type IssueConverter, type RepoWithOwner } from './convert';
+import { labelScope, normalizeColor, type IssueConverter, type RepoWithOwner } from './convert';
+import { dropDuplicateExclusive } from './issues';
 import type { Label } from '../../../generated/prisma/client';
 
 export interface LabelInput {
@@ -90,5 +91,58 @@ export class LabelService {
   async delete(owner: LabelOwner, id: number): Promise<void> {
     const l = await this.find(owner, id);
     await this.prisma.label.delete({ where: { id: l.id } });
+  }
+
+  // ---- labels on an issue ----
+
+  /** The issue's labels, by name as Gitea lists them. */
+  async ofIssue(repo: RepoWithOwner, issueId: number) {
+    const rows = await this.prisma.issueLabel.findMany({ where: { issueId }, include: { label: true } });
+    return rows.map((r) => r.label).sort((a, b) => a.name.localeCompare(b.name) || a.id - b.id).map((l) => this.convert.label(l, repo));
+  }
+
+  /** Label ids or names -> labels of the repository or its organization (unknown ones: 422). */
+  async resolve(repo: RepoWithOwner, items: (number | string)[]): Promise<Label[]> {
+    const out: Label[] = [];
+    for (const item of items) {
+      const where = typeof item === 'number' || /^\d+$/.test(item) ? { id: Number(item) } : { name: item };
+      const l = await this.prisma.label.findFirst({ where: { ...where, OR: [{ repoId: repo.id }, { orgId: repo.ownerId }] } });
+      if (!l) throw new ApiError(422, `label does not exist [label_id: ${item}]`);
+      out.push(l);
+    }
+    return dropDuplicateExclusive(out);
+  }
+
+  /** Adds labels; an exclusive label replaces the issue's other labels of its scope. */
+  async addToIssue(repo: RepoWithOwner, issueId: number, labels: Label[]) {
+    const current = (await this.prisma.issueLabel.findMany({ where: { issueId }, include: { label: true } })).map((r) => r.label);
+    const scopes = new Set(labels.filter((l) => l.exclusive && labelScope(l.name)).map((l) => labelScope(l.name)));
+    const adding = new Set(labels.map((l) => l.id));
+    const drop = current.filter((l) => !adding.has(l.id) && l.exclusive && scopes.has(labelScope(l.name))).map((l) => l.id);
+    const have = new Set(current.map((l) => l.id));
+    await this.prisma.$transaction([
+      this.prisma.issueLabel.deleteMany({ where: { issueId, labelId: { in: drop } } }),
+      this.prisma.issueLabel.createMany({ data: labels.filter((l) => !have.has(l.id)).map((l) => ({ issueId, labelId: l.id })) }),
+      this.prisma.issue.update({ where: { id: issueId }, data: { updatedAt: new Date() } }),
+    ]);
+    return this.ofIssue(repo, issueId);
+  }
+
+  async replaceOnIssue(repo: RepoWithOwner, issueId: number, labels: Label[]) {
+    await this.prisma.$transaction([
+      this.prisma.issueLabel.deleteMany({ where: { issueId } }),
+      this.prisma.issueLabel.createMany({ data: labels.map((l) => ({ issueId, labelId: l.id })) }),
+      this.prisma.issue.update({ where: { id: issueId }, data: { updatedAt: new Date() } }),
+    ]);
+    return this.ofIssue(repo, issueId);
+  }
+
+  async removeFromIssue(repo: RepoWithOwner, issueId: number, labelId: number | null): Promise<void> {
+    if (labelId !== null) {
+      const l = await this.prisma.label.findFirst({ where: { id: labelId, OR: [{ repoId: repo.id }, { orgId: repo.ownerId }] } });
+      if (!l) throw new ApiError(422, `label does not exist [label_id: ${labelId}]`);
+    }
+    await this.prisma.issueLabel.deleteMany({ where: { issueId, ...(labelId !== null ? { labelId } : {}) } });
+    await this.prisma.issue.update({ where: { id: issueId }, data: { updatedAt: new Date() } });
   }
 }
