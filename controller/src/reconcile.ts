@@ -1,8 +1,9 @@
 /**
  * One reconcile: manifests in, nginx serving them and statuses written out.
  *
- *   provider.scan -> parseManifests -> buildGraph -> buildModel -> renderConfig
- *     -> nginx.apply -> computeStatuses -> carryTransitionTimes -> provider.writeStatuses
+ *   provider.scan -> parseManifests (+ parsePolicyDocs) -> buildGraph -> computePolicies
+ *     -> buildModel -> renderConfig -> nginx.apply -> computeStatuses (+ policy statuses,
+ *     `<Kind>Affected` on targets) -> carryTransitionTimes -> provider.writeStatuses
  *
  * The stages are passed in (a Pipeline) so the loop can be exercised without nginx, and so the
  * Kubernetes provider can reuse it later. Reconciles run one at a time; events that arrive
@@ -17,6 +18,8 @@ import { computeStatuses } from './graph/status';
 import { carryTransitionTimes } from './graph/transitions';
 import { buildModel, type NginxModel } from './model';
 import { renderConfig, type RenderedConfig } from './render';
+import { parsePolicyDocs, type ParsedPolicies } from './resources/policies';
+import { computePolicies, targetsFromGraph, withAffected, type EffectivePolicies, type PolicyInput, type PolicyResult } from './policies';
 
 /** render/ RenderedConfig: files relative to the nginx prefix. */
 export interface RenderedConfigLike {
@@ -35,7 +38,10 @@ export interface Dataplane<C extends RenderedConfigLike = RenderedConfigLike> {
 export interface Pipeline<M = unknown, C extends RenderedConfigLike = RenderedConfigLike> {
   parseManifests(docs: ManifestDoc[]): ParsedResources;
   buildGraph(set: ResourceSet, options: BuildGraphOptions): Graph;
-  buildModel(graph: Graph): M;
+  buildModel(graph: Graph, policies?: EffectivePolicies): M;
+  /** Policy documents (gateway.portcullis.dev); optional so a pipeline without policies works. */
+  parsePolicyDocs?(docs: ManifestDoc[]): ParsedPolicies;
+  computePolicies?(input: PolicyInput): PolicyResult;
   renderConfig(model: M, options: { listenAddress: string; prefix: string; errorLogLevel?: string }): C;
   computeStatuses(graph: Graph, parsed: ParsedResources, dataplane: DataplaneResult): StatusReport[];
   carryTransitionTimes(previous: StatusReport[], next: StatusReport[], now: string): StatusReport[];
@@ -46,6 +52,8 @@ export const standardPipeline: Pipeline<NginxModel, RenderedConfig> = {
   parseManifests,
   buildGraph,
   buildModel,
+  parsePolicyDocs,
+  computePolicies,
   renderConfig,
   computeStatuses,
   carryTransitionTimes,
@@ -99,6 +107,11 @@ export class Reconciler<M = unknown, C extends RenderedConfigLike = RenderedConf
   private started = false;
   private lastGoodFiles?: Record<string, string>;
   private lastAttemptOk = false;
+  /**
+   * The effective policies of the configuration nginx serves: computePolicies keeps a zone whose
+   * key changed, or a location whose merged buffers nginx would refuse, on these settings.
+   */
+  private lastAppliedPolicies?: EffectivePolicies;
   private running?: Promise<void>;
   private pending = false;
   private stopped = false;
@@ -170,8 +183,23 @@ export class Reconciler<M = unknown, C extends RenderedConfigLike = RenderedConf
     for (const r of parsed.invalid) {
       log.warn('resource invalid', { kind: r.kind, namespace: r.namespace, name: r.name, source: r.source, error: r.message });
     }
+    const parsedPolicies = pipeline.parsePolicyDocs?.(docs);
+    for (const e of parsedPolicies?.errors ?? []) log.error('policy document rejected', { source: e.source, error: e.message });
+    for (const r of parsedPolicies?.invalid ?? []) {
+      log.warn('policy invalid', { kind: r.kind, namespace: r.namespace, name: r.name, error: r.message });
+    }
     const graph = pipeline.buildGraph(parsed.set, { controllerName: this.o.controllerName });
-    const model = pipeline.buildModel(graph);
+    const policies =
+      parsedPolicies && pipeline.computePolicies
+        ? pipeline.computePolicies({
+            policies: parsedPolicies.policies,
+            invalid: parsedPolicies.invalid,
+            targets: targetsFromGraph(graph),
+            previous: this.lastAppliedPolicies,
+            controllerName: this.o.controllerName,
+          })
+        : undefined;
+    const model = pipeline.buildModel(graph, policies?.effective);
     const buildMs = lap();
     const config = pipeline.renderConfig(model, {
       listenAddress: this.o.listenAddress,
@@ -191,6 +219,7 @@ export class Reconciler<M = unknown, C extends RenderedConfigLike = RenderedConf
       }
       this.lastAttemptOk = outcome.ok;
     }
+    if (outcome.ok && policies) this.lastAppliedPolicies = policies.effective;
     if (!outcome.ok) {
       log.error(this.started ? 'nginx rejected the new configuration; the last good one keeps serving' : 'nginx did not start', {
         error: outcome.message,
@@ -201,7 +230,8 @@ export class Reconciler<M = unknown, C extends RenderedConfigLike = RenderedConf
     const dataplane: DataplaneResult = outcome.ok
       ? { programmed: true, addresses: [this.o.listenAddress] }
       : { programmed: false, message: outcome.message, addresses: [this.o.listenAddress] };
-    const statuses = pipeline.computeStatuses(graph, parsed, dataplane);
+    let statuses = pipeline.computeStatuses(graph, parsed, dataplane);
+    if (policies) statuses = [...withAffected(statuses, policies.affected), ...policies.statuses];
     const now = (this.o.now ?? (() => new Date().toISOString()))();
     this.previous = pipeline.carryTransitionTimes(this.previous, statuses, now);
     await this.o.source.writeStatuses(this.previous);

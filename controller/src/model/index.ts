@@ -3,6 +3,8 @@
  * model/locations.ts for the matching design.
  */
 import type { Graph } from '../graph/types';
+import type { EffectivePolicies } from '../policies/types';
+import { modelZones, ruleSettings } from '../policies/model-adapter';
 import { planServers } from './hosts';
 import { buildLocations } from './locations';
 import { Decisions, QueryValues } from './matching';
@@ -13,7 +15,12 @@ import { Upstreams } from './upstreams';
 export * from './types';
 export { NOT_FOUND_LOCATION } from './locations';
 
-export function buildModel(graph: Graph): NginxModel {
+/**
+ * `policies` (issue 3, from computePolicies().effective): zones go to the http level and each
+ * rule location gets its route's settings (its Gateway's when the route has none); nothing is
+ * set at server/http level, since dispatching and 404 locations `return` before limit_req runs.
+ */
+export function buildModel(graph: Graph, policies?: EffectivePolicies): NginxModel {
   const queryValues = new QueryValues();
   const decisions = new Decisions();
   const upstreams = new Upstreams();
@@ -34,9 +41,14 @@ export function buildModel(graph: Graph): NginxModel {
       settings: {},
     };
   });
+  if (policies) {
+    for (const server of servers) {
+      for (const rule of server.ruleLocations) rule.settings = ruleSettings(policies, server.gateways, rule.source);
+    }
+  }
 
   return finalizeModel({
-    http: { limitReqZones: [], settings: {} },
+    http: { limitReqZones: policies ? modelZones(policies) : [], settings: {} },
     maps: [...queryValues.maps, ...decisions.maps],
     splitClients: upstreams.splitClients,
     upstreams: upstreams.upstreams,

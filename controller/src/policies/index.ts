@@ -33,6 +33,7 @@ export { resolveConflicts, exclusiveFields } from './conflicts';
 export { resolveTargets, targetsFromGraph } from './targets';
 export { gatewayKey, routeKey, targetKey, zoneId } from './keys';
 export { contentLengthAbove } from './bodysize';
+export { withAffected } from './status';
 export { modelZones, toPolicySettings, ruleSettings, dispatchBodySize, DEFAULT_MAX_BODY_BYTES } from './model-adapter';
 
 const EMPTY: LocationPolicies = Object.freeze({}) as LocationPolicies;

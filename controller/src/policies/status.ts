@@ -1,6 +1,6 @@
 import { GATEWAY_API_GROUP } from '../resources/types';
 import { POLICY_API_VERSION, TARGET_KINDS, type PolicyKind, type TargetKind } from '../resources/policies';
-import type { PolicyAncestorStatus, PolicyReason, StatusCondition, StatusReport } from './types';
+import type { PolicyAncestorStatus, PolicyReason, StatusCondition, StatusReport, TargetAffected } from './types';
 
 export interface AncestorOutcome {
   kind: TargetKind;
@@ -66,4 +66,24 @@ export function looseTargetRefs(doc: unknown): { kind: TargetKind; name: string 
     if (out.length === 16) break; // Gateway API caps status.ancestors at 16
   }
   return out;
+}
+
+/**
+ * The target statuses with their `<Kind>Affected` conditions added: a Gateway's in
+ * status.conditions, a route's in each status.parents[].conditions. Targets no policy affects are
+ * returned as they are, so the condition disappears once the last policy goes. Pure: reports
+ * that change are copied.
+ */
+export function withAffected(reports: StatusReport[], affected: TargetAffected[]): StatusReport[] {
+  if (affected.length === 0) return reports;
+  const byKey = new Map(affected.map((a) => [`${a.kind}/${a.namespace}/${a.name}`, a.conditions]));
+  return reports.map((r) => {
+    const extra = byKey.get(`${r.kind}/${r.namespace ?? 'default'}/${r.name}`);
+    if (!extra) return r;
+    const status = r.status as { conditions?: StatusCondition[]; parents?: { conditions?: StatusCondition[] }[] };
+    const add = (conditions: StatusCondition[] | undefined) => [...(conditions ?? []).filter((c) => !extra.some((e) => e.type === c.type)), ...extra];
+    if (r.kind === 'Gateway') return { ...r, status: { ...status, conditions: add(status.conditions) } };
+    if (!Array.isArray(status.parents)) return r;
+    return { ...r, status: { ...status, parents: status.parents.map((p) => ({ ...p, conditions: add(p.conditions) })) } };
+  });
 }
