@@ -6,16 +6,17 @@ let counter = 0;
 /**
  * Replace a file so a reader sees either the old or the new content, never half of it:
  * write a sibling temp file, fsync it, rename it over the target (rename is atomic on POSIX
- * within one file system).
+ * within one file system). fsync makes the new content survive a power loss; a file that is
+ * rewritten on every reconcile anyway may skip it (readers still never see half a file).
  */
-export async function writeFileAtomic(file: string, content: string): Promise<void> {
+export async function writeFileAtomic(file: string, content: string, options: { fsync?: boolean } = {}): Promise<void> {
   const dir = path.dirname(file);
   await fs.mkdir(dir, { recursive: true });
   const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${++counter}.tmp`);
   const handle = await fs.open(tmp, 'w');
   try {
     await handle.writeFile(content, 'utf8');
-    await handle.sync();
+    if (options.fsync !== false) await handle.sync();
   } finally {
     await handle.close();
   }

@@ -66,7 +66,9 @@ export function renderStatusYaml(entries: StatusEntry[], lookup: MetadataLookup,
 }
 
 export async function writeStatusFile(stateDir: string, entries: StatusEntry[], lookup: MetadataLookup, cache?: StatusYamlCache): Promise<void> {
-  await writeFileAtomic(path.join(stateDir, STATUS_FILE), renderStatusYaml(entries, lookup, cache));
+  // No fsync: status.yaml is rewritten after every reconcile, including the first one after a
+  // restart; the rename alone keeps readers from seeing a partial file.
+  await writeFileAtomic(path.join(stateDir, STATUS_FILE), renderStatusYaml(entries, lookup, cache), { fsync: false });
 }
 
 /**
