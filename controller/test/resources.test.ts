@@ -121,6 +121,24 @@ describe('resources: documents that are not resources', () => {
     expect(parsed.set.httpRoutes).toHaveLength(1);
   });
 
+  test('parsing again after a change sees the change; unchanged documents give equal results', () => {
+    const doc = route('r', { hostnames: ['a.example.com'] });
+    const first = parseManifests([{ source: 'a.yaml', doc }]);
+    const again = parseManifests([{ source: 'a.yaml', doc: structuredClone(doc) }]);
+    expect(again.set.httpRoutes).toEqual(first.set.httpRoutes);
+    const changed = parseManifests([{ source: 'a.yaml', doc: { ...doc, spec: { hostnames: ['b.example.com'] } } }]);
+    expect(changed.set.httpRoutes[0].spec.hostnames).toEqual(['b.example.com']);
+    const broken = parseManifests([{ source: 'b.yaml', doc: { ...doc, spec: { hostnames: ['B'] } } }]);
+    const brokenAgain = parseManifests([{ source: 'c.yaml', doc: { ...doc, spec: { hostnames: ['B'] } } }]);
+    expect([broken.invalid[0].source, brokenAgain.invalid[0].source]).toEqual(['b.yaml', 'c.yaml']);
+  });
+
+  test('a self-referencing document is invalid, not a crash', () => {
+    const doc: Record<string, unknown> = route('r', {});
+    (doc.spec as Record<string, unknown>).self = doc;
+    expect(parseManifests([{ source: 'a.yaml', doc }]).invalid[0].message).toMatch(/cannot be read as JSON/);
+  });
+
   test('kind List is flattened', () => {
     const parsed = parseOne({ apiVersion: 'v1', kind: 'List', items: [route('a', {}), route('b', {})] });
     expect(parsed.set.httpRoutes.map((r) => r.metadata.name)).toEqual(['a', 'b']);

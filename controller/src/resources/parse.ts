@@ -62,6 +62,15 @@ function generationOf(meta: Record<string, unknown>): number {
   return typeof g === 'number' && Number.isInteger(g) && g >= 1 ? g : 1;
 }
 
+/**
+ * Schema outcomes of the previous call, by document text: a reconcile re-validates only the
+ * documents that changed (zod is most of the parse time). Bounded: only the documents of the
+ * last call are kept. Parsed resources are shared between calls, so later stages must treat
+ * them as read-only (they do: the graph builds its own nodes).
+ */
+type Outcome = { ok: true; data: unknown } | { ok: false; message: string };
+const memo = { previous: new Map<string, Outcome>(), current: new Map<string, Outcome>() };
+
 export function emptyResourceSet(): ResourceSet {
   return { gatewayClasses: [], gateways: [], httpRoutes: [], services: [], endpointSlices: [], referenceGrants: [], namespaces: [] };
 }
@@ -131,14 +140,28 @@ export function parseManifests(docs: ManifestDoc[]): ParsedResources {
       result.invalid.push(invalid(`apiVersion: ${apiVersion} is not supported for ${kind} (supported: ${entry.apiVersions.join(', ')})`));
       return;
     }
-    const parsed = entry.schema.safeParse(doc);
-    if (!parsed.success) {
-      result.invalid.push(invalid(formatIssues(parsed.error)));
+    let text: string;
+    try {
+      text = JSON.stringify(doc);
+    } catch (e) {
+      result.invalid.push(invalid(`document cannot be read as JSON: ${(e as Error).message}`));
       return;
     }
-    (result.set[entry.list] as unknown[]).push(parsed.data);
+    let outcome = memo.current.get(text) ?? memo.previous.get(text);
+    if (!outcome) {
+      const parsed = entry.schema.safeParse(doc);
+      outcome = parsed.success ? { ok: true, data: parsed.data } : { ok: false, message: formatIssues(parsed.error) };
+    }
+    memo.current.set(text, outcome);
+    if (!outcome.ok) {
+      result.invalid.push(invalid(outcome.message));
+      return;
+    }
+    (result.set[entry.list] as unknown[]).push(outcome.data);
   };
 
+  memo.previous = memo.current;
+  memo.current = new Map();
   docs.forEach((d, index) => visit(d.source, index, d.doc));
   return result;
 }
