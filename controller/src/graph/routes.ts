@@ -102,7 +102,7 @@ export function buildRoute(route: HTTPRoute, gateways: GatewayLookup, backends: 
     name: route.metadata.name,
     generation: route.metadata.generation,
     creationTimestamp: route.metadata.creationTimestamp,
-    hostnames: route.spec.hostnames,
+    hostnames: [...route.spec.hostnames],
     rules,
     parents: [],
   };
