@@ -44,7 +44,8 @@ export function simulate(model: NginxModel, port: number, req: SimRequest): stri
     const map = model.maps.find((m) => m.variable === name);
     if (!map) throw new Error(`unknown variable ${name}`);
     const src = expand(map.source);
-    for (const e of map.entries) {
+    // nginx tries a map's regexes only on a non-empty value.
+    for (const e of src === '' ? [] : map.entries) {
       const m = new RegExp(e.regex).exec(src);
       if (m) return expand(e.value.replace(/\$(\d)/g, (_, d) => m[Number(d)] ?? ''));
     }

@@ -196,7 +196,7 @@ function locationAction(applies: Candidate[], decisions: Decisions): Location['a
     return { kind: 'proxy', source: rl.source, target: rl.target, settings: rl.settings };
   }
   const variable = decisions.head(
-    applies.map((c) => ({ links: c.links, target: c.ruleLocation.name })),
+    applies.map((c) => ({ links: c.links, target: c.ruleLocation.name, shared: c.match.path.type === 'RegularExpression' })),
     NOT_FOUND_LOCATION,
   );
   return { kind: 'dispatch', variable, targets: [...new Set(applies.map((c) => c.ruleLocation.name))] };

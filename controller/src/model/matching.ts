@@ -99,10 +99,22 @@ export function elementLinks(match: RouteMatch, queryValues: QueryValues, warn: 
   return [{ source: sources.join('\n'), regex: exact }, ...links];
 }
 
+/**
+ * What a shared block yields when none of its candidates matched. Not empty: nginx never tries
+ * a map's regexes on an empty value (it goes straight to the default).
+ */
+const NO_MATCH = '-';
+
 export interface DecisionCandidate {
   links: Link[];
   /** The named location to go to. */
   target: string;
+  /**
+   * RegularExpression path elements apply to every location of a server, in the same order:
+   * a run of them is built once per server (falling back to NO_MATCH) and each location only adds a
+   * gate map ("" -> go on with my own candidates), instead of a copy per location.
+   */
+  shared?: boolean;
 }
 
 /**
@@ -115,30 +127,60 @@ export class Decisions {
 
   /** Returns what the location dispatches to: a chain variable, or a named location directly. */
   head(candidates: DecisionCandidate[], fallback: string): string {
-    let next = fallback;
     const firstUnconditional = candidates.findIndex((c) => c.links.length === 0);
     const reachable = firstUnconditional >= 0 ? candidates.slice(0, firstUnconditional + 1) : candidates;
-    for (let i = reachable.length - 1; i >= 0; i--) {
+    let next = fallback;
+    let i = reachable.length - 1;
+    while (i >= 0) {
       const c = reachable[i];
       if (c.links.length === 0) {
         next = c.target;
+        i--;
         continue;
       }
-      const otherwise = next;
+      if (c.shared) {
+        let start = i;
+        while (start > 0 && reachable[start - 1].shared && reachable[start - 1].links.length > 0) start--;
+        const block = this.chain(reachable.slice(start, i + 1), NO_MATCH);
+        next = this.gate(block, next);
+        i = start - 1;
+        continue;
+      }
+      next = this.chain([c], next);
+      i--;
+    }
+    return next;
+  }
+
+  /** Candidates in order, each a chain of links, falling back to `otherwise`. */
+  private chain(candidates: DecisionCandidate[], otherwise: string): string {
+    let next = otherwise;
+    for (let i = candidates.length - 1; i >= 0; i--) {
+      const c = candidates[i];
+      const fallback = next;
       let value = c.target;
-      for (let j = c.links.length - 1; j >= 0; j--) value = this.link(c.links[j], value, otherwise);
+      for (let j = c.links.length - 1; j >= 0; j--) value = this.link(c.links[j], value, fallback);
       next = value;
     }
     return next;
   }
 
+  /** NO_MATCH from a shared block means "none of them matched": go on with `next`. */
+  private gate(block: string, next: string): string {
+    return this.map(block, `^${NO_MATCH}$`, next, block);
+  }
+
   private link(link: Link, onMatch: string, otherwise: string): string {
-    const key = `${link.source}\u0000${link.regex}\u0000${onMatch}\u0000${otherwise}`;
+    return this.map(link.source, link.regex, onMatch, otherwise);
+  }
+
+  private map(source: string, regex: string, onMatch: string, otherwise: string): string {
+    const key = `${source}\u0000${regex}\u0000${onMatch}\u0000${otherwise}`;
     const found = this.byKey.get(key);
     if (found) return found;
     const variable = `$pd_${this.maps.length}`;
     this.byKey.set(key, variable);
-    this.maps.push({ source: link.source, variable, entries: [{ regex: link.regex, value: onMatch }], default: otherwise });
+    this.maps.push({ source, variable, entries: [{ regex, value: onMatch }], default: otherwise });
     return variable;
   }
 }
