@@ -11,7 +11,8 @@ import type { Prisma } from '../database';
 
 const CLAIM_MS = 60_000;
 const BATCH = 20;
-const CONCURRENCY = 4;
+/** Deliveries in flight at once (a slow receiver holds one lane per delivery). */
+const CONCURRENCY = 8;
 const MAX_BACKOFF_MS = 60 * 60_000;
 /** Longest sleep between scans, so a due retry is never missed for long. */
 const MAX_IDLE_MS = 30_000;

@@ -223,11 +223,10 @@ export class WebhookService {
     if (!hooks.length) return 0;
     // Gitea's payloads are indented JSON; the signature is over these exact bytes.
     const text = JSON.stringify(payload, null, 2);
-    for (const h of hooks) {
-      await this.prisma.hookTask.create({
-        data: { hookId: h.id, uuid: crypto.randomUUID(), event: headerEvent(eventType), eventType, payload: text },
-      });
-    }
+    // One insert for all hooks: this is the only webhook cost a request pays.
+    await this.prisma.hookTask.createMany({
+      data: hooks.map((h) => ({ hookId: h.id, uuid: crypto.randomUUID(), event: headerEvent(eventType), eventType, payload: text })),
+    });
     this.onQueued();
     return hooks.length;
   }
