@@ -11,17 +11,23 @@
  *    manifest file is rewritten with a new path and we poll that path until the echo backend
  *    answers; p50/p90 over the changes.
  *
+ * 3. Policies (issue 3): the same build + render for 1,000 routes each carrying route-level
+ *    policies (RateLimitPolicy, ProxySettingsPolicy, ClientSettingsPolicy) plus the three kinds
+ *    on the Gateway, vs. the same routes without policies (goal: within 1.5x, time and memory).
+ *
  * Goals (issue 2): 5,000 routes under 1 s and 300 MB; change-to-serving p50 under 150 ms
  * (NGINX Gateway Fabric 2.6 publishes a 160 ms average per change batch at 1,000 HTTPRoutes).
  *
  *   npm run bench:controller [-- --sizes=100,1000,5000 --changes=20 --serve-routes=1000
- *                               --regex-every=10 --serve-budget-s=300]
+ *                               --regex-every=10 --serve-budget-s=300
+ *                               --policy-routes=1000]
  */
 import { spawnSync } from 'child_process';
 import { promises as fs } from 'fs';
 import * as path from 'path';
 import { stringify } from 'yaml';
 import { standardPipeline } from '../controller/src/reconcile';
+import { targetsFromGraph, type EffectivePolicies } from '../controller/src/policies';
 import { DEFAULT_CONTROLLER_NAME } from '../controller/src/graph/types';
 import type { ManifestDoc } from '../controller/src/resources/types';
 import { startController } from '../e2e/support/controller';
@@ -107,6 +113,26 @@ function routeDoc(i: number, changedPath?: string): Record<string, unknown> {
   };
 }
 
+/** Policies for section 3: three kinds on the Gateway, three on every route. */
+function policyDocs(routes: number): Record<string, unknown>[] {
+  const api = 'gateway.portcullis.dev/v1alpha1';
+  const ref = (kind: string, name: string) => ({ group: 'gateway.networking.k8s.io', kind, name });
+  const docs: Record<string, unknown>[] = [
+    { apiVersion: api, kind: 'RateLimitPolicy', metadata: { name: 'gw-rl', namespace: 'default' }, spec: { targetRefs: [ref('Gateway', 'gw')], rateLimit: { local: { rules: [{ key: '$binary_remote_addr', rate: '100r/s', burst: 50 }] }, rejectCode: 429 } } },
+    { apiVersion: api, kind: 'ProxySettingsPolicy', metadata: { name: 'gw-ps', namespace: 'default' }, spec: { targetRefs: [ref('Gateway', 'gw')], buffering: { bufferSize: '8k', buffers: { number: 8, size: '8k' } } } },
+    { apiVersion: api, kind: 'ClientSettingsPolicy', metadata: { name: 'gw-cs', namespace: 'default' }, spec: { targetRef: ref('Gateway', 'gw'), body: { maxSize: '2m' } } },
+  ];
+  for (let i = 0; i < routes; i++) {
+    const r = ref('HTTPRoute', `route-${i}`);
+    docs.push(
+      { apiVersion: api, kind: 'RateLimitPolicy', metadata: { name: `rl-${i}`, namespace: 'default' }, spec: { targetRefs: [r], rateLimit: { local: { rules: [{ key: '$binary_remote_addr', rate: `${1 + (i % 20)}r/s`, burst: i % 5, zoneSize: '1m' }] } } } },
+      { apiVersion: api, kind: 'ProxySettingsPolicy', metadata: { name: `ps-${i}`, namespace: 'default' }, spec: { targetRefs: [r], buffering: i % 3 === 0 ? { disable: true } : { busyBuffersSize: '16k' } } },
+      { apiVersion: api, kind: 'ClientSettingsPolicy', metadata: { name: `cs-${i}`, namespace: 'default' }, spec: { targetRef: r, body: { maxSize: `${1 + (i % 10)}m` } } },
+    );
+  }
+  return docs;
+}
+
 // ---------------------------------------------------------------- 1. build + render per size
 
 interface SizeResult {
@@ -121,6 +147,8 @@ interface SizeResult {
   coldStages: { parse: number; graph: number; model: number };
   maxRssMB: number;
   baselineRssMB: number;
+  /** Policy documents in the input (section 3). */
+  policies?: number;
 }
 
 function median(xs: number[]): number {
@@ -133,25 +161,35 @@ function percentile(xs: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
 }
 
-function runSize(routes: number): SizeResult {
+function runSize(routes: number, withPolicies = false): SizeResult {
   const baselineRssMB = process.resourceUsage().maxRSS / 1024;
-  const docs: ManifestDoc[] = [...baseDocs(8080, 9000), ...Array.from({ length: routes }, (_, i) => routeDoc(i))].map((doc, i) => {
+  const policies = withPolicies ? policyDocs(routes) : [];
+  const docs: ManifestDoc[] = [...baseDocs(8080, 9000), ...Array.from({ length: routes }, (_, i) => routeDoc(i)), ...policies].map((doc, i) => {
     const d = doc as { metadata: Record<string, unknown> };
     d.metadata.generation = 1;
     d.metadata.creationTimestamp ??= '2026-01-01T00:00:00.000Z';
     return { source: `bench.yaml:${i}`, doc };
   });
   const prefix = '/tmp/portcullis-bench/nginx';
+  let previous: EffectivePolicies | undefined;
   const once = () => {
     const t0 = process.hrtime.bigint();
     const parsed = standardPipeline.parseManifests(docs);
+    const parsedPolicies = standardPipeline.parsePolicyDocs!(docs);
     const tp = process.hrtime.bigint();
     const graph = standardPipeline.buildGraph(parsed.set, { controllerName: DEFAULT_CONTROLLER_NAME });
+    // As reconcile does: policies against the graph, the previous run's settings as "applied".
+    const pol = standardPipeline.computePolicies!({ policies: parsedPolicies.policies, invalid: parsedPolicies.invalid, targets: targetsFromGraph(graph), previous });
+    previous = pol.effective;
     const tg = process.hrtime.bigint();
-    const model = standardPipeline.buildModel(graph);
+    const model = standardPipeline.buildModel(graph, pol.effective);
     const t1 = process.hrtime.bigint();
     const config = standardPipeline.renderConfig(model, { listenAddress: '127.0.0.1', prefix });
     const t2 = process.hrtime.bigint();
+    const refused = pol.statuses.filter((st) => JSON.stringify(st.status).includes('"False"'));
+    if (parsedPolicies.invalid.length || refused.length) {
+      throw new Error(`bench policies not all accepted: ${JSON.stringify([...parsedPolicies.invalid, ...refused].slice(0, 2))}`);
+    }
     if (parsed.invalid.length || parsed.errors.length) {
       throw new Error(`bench manifests invalid: ${JSON.stringify([...parsed.invalid, ...parsed.errors].slice(0, 3))}`);
     }
@@ -178,6 +216,7 @@ function runSize(routes: number): SizeResult {
     coldStages: cold.stages,
     maxRssMB: process.resourceUsage().maxRSS / 1024,
     baselineRssMB,
+    policies: policies.length,
   };
 }
 
@@ -249,11 +288,12 @@ async function changeToServing(routes: number, changes: number, budgetMs: number
 async function main(): Promise<void> {
   const child = process.argv.indexOf('--child');
   if (child >= 0) {
-    const result = runSize(Number(process.argv[child + 1]));
+    const result = runSize(Number(process.argv[child + 1]), process.argv.includes('--with-policies'));
     process.stdout.write(JSON.stringify(result) + '\n');
     return;
   }
   const sizes = arg('sizes', '100,1000,5000').split(',').map(Number);
+  const policyRoutes = Number(arg('policy-routes', '1000'));
   const changes = Number(arg('changes', '20'));
   const serveRoutes = Number(arg('serve-routes', '1000'));
   const fmt = (n: number) => n.toFixed(1).padStart(8);
@@ -264,18 +304,24 @@ async function main(): Promise<void> {
   console.log('\n1. build (parseManifests + buildGraph + buildModel) and render (renderConfig), one process per size');
   console.log('routes   build cold   render cold   total cold   build warm  render warm   config KB   peak RSS MB   nginx maps   cold build = parse + graph + model');
   const results: SizeResult[] = [];
-  for (const n of sizes) {
+  const runChild = (n: number, withPolicies: boolean): SizeResult | undefined => {
     const r = spawnSync(
       process.execPath,
-      [`--max-old-space-size=${CHILD_HEAP_MB}`, '-r', 'tsx/cjs', __filename, '--child', String(n), `--regex-every=${REGEX_EVERY}`],
+      [`--max-old-space-size=${CHILD_HEAP_MB}`, '-r', 'tsx/cjs', __filename, '--child', String(n), `--regex-every=${REGEX_EVERY}`, ...(withPolicies ? ['--with-policies'] : [])],
       { cwd: path.resolve(__dirname, '..'), encoding: 'utf8', maxBuffer: 1 << 24 },
     );
     if (r.status !== 0) {
       const oom = /heap out of memory/.test(r.stderr);
       console.log(`${String(n).padStart(6)}  FAILED: ${oom ? `out of memory (heap limit ${CHILD_HEAP_MB} MB)` : r.stderr.trim().split('\n').slice(-3).join(' | ')}`);
-      continue;
+      return undefined;
     }
-    const res = JSON.parse(r.stdout.trim().split('\n').pop()!) as SizeResult;
+    return JSON.parse(r.stdout.trim().split('\n').pop()!) as SizeResult;
+  };
+  const row = (res: SizeResult) =>
+    `${String(res.routes).padStart(6)} ${fmt(res.coldBuildMs)} ms ${fmt(res.coldRenderMs)} ms ${fmt(res.coldBuildMs + res.coldRenderMs)} ms ${fmt(res.warmBuildMs)} ms ${fmt(res.warmRenderMs)} ms ${fmt(res.configBytes / 1024)}     ${fmt(res.maxRssMB)}     ${String(res.maps).padStart(8)}   ${res.coldStages.parse.toFixed(0)} + ${res.coldStages.graph.toFixed(0)} + ${res.coldStages.model.toFixed(0)} ms`;
+  for (const n of sizes) {
+    const res = runChild(n, false);
+    if (!res) continue;
     results.push(res);
     console.log(
       `${String(n).padStart(6)} ${fmt(res.coldBuildMs)} ms ${fmt(res.coldRenderMs)} ms ${fmt(res.coldBuildMs + res.coldRenderMs)} ms ${fmt(res.warmBuildMs)} ms ${fmt(res.warmRenderMs)} ms ${fmt(res.configBytes / 1024)}     ${fmt(res.maxRssMB)}     ${String(res.maps).padStart(8)}   ${res.coldStages.parse.toFixed(0)} + ${res.coldStages.graph.toFixed(0)} + ${res.coldStages.model.toFixed(0)} ms`,
@@ -287,6 +333,23 @@ async function main(): Promise<void> {
     console.log(
       `goal 5,000 routes < 1000 ms and < 300 MB: ${total.toFixed(0)} ms cold (${(big.warmBuildMs + big.warmRenderMs).toFixed(0)} ms warm), ${big.maxRssMB.toFixed(0)} MB peak RSS -> ${total < 1000 && big.maxRssMB < 300 ? 'met' : 'NOT met'}`,
     );
+  }
+
+  if (policyRoutes > 0) {
+    console.log(`\n3. policies: ${policyRoutes} routes, each with a RateLimitPolicy + ProxySettingsPolicy + ClientSettingsPolicy, plus the three on the Gateway, vs. the same routes without policies`);
+    console.log('(build includes parsePolicyDocs + computePolicies; cold build = parse + graph/policies + model)');
+    console.log('routes   build cold   render cold   total cold   build warm  render warm   config KB   peak RSS MB   nginx maps   cold build = parse + graph + model');
+    const without = runChild(policyRoutes, false);
+    const withP = runChild(policyRoutes, true);
+    if (without && withP) {
+      console.log(`${row(without)}   without policies`);
+      console.log(`${row(withP)}   with ${withP.policies} policies`);
+      const ratio = (a: number, b: number) => (b > 0 ? a / b : NaN);
+      const cold = ratio(withP.coldBuildMs + withP.coldRenderMs, without.coldBuildMs + without.coldRenderMs);
+      const warm = ratio(withP.warmBuildMs + withP.warmRenderMs, without.warmBuildMs + without.warmRenderMs);
+      const mem = ratio(withP.maxRssMB, without.maxRssMB);
+      console.log(`ratio with/without: cold build+render ${cold.toFixed(2)}x, warm ${warm.toFixed(2)}x, peak RSS ${mem.toFixed(2)}x -> goal 1.5x ${cold <= 1.5 && warm <= 1.5 && mem <= 1.5 ? 'met' : 'NOT met'}`);
+    }
   }
 
   if (changes > 0) {

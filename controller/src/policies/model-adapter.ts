@@ -3,7 +3,7 @@
  * imported from the model, so the model can call these without a cycle at runtime.
  */
 import type { LimitReqZone, ObjectKey, PolicySettings, RuleSource } from '../model/types';
-import { sizeBytes } from '../resources/policies';
+import { DEFAULT_LOG_LEVEL, DEFAULT_REJECT_CODE, sizeBytes } from '../resources/policies';
 import { gatewayKey, routeKey } from './keys';
 import type { EffectivePolicies, LocationPolicies } from './types';
 
@@ -12,14 +12,30 @@ export function modelZones(effective: EffectivePolicies): LimitReqZone[] {
   return effective.zones.map((z) => ({ name: z.id, key: z.key, size: z.size, rate: z.rate }));
 }
 
+/**
+ * The model fields of one LocationPolicies object, made once: every rule of a route (and every
+ * route of a Gateway without policies of its own) shares it. Read-only for the model.
+ */
+const converted = new WeakMap<LocationPolicies, PolicySettings>();
+function sharedSettings(p: LocationPolicies): PolicySettings {
+  let s = converted.get(p);
+  if (!s) {
+    s = toPolicySettings(p);
+    converted.set(p, s);
+  }
+  return s;
+}
+
 /** One proxying location's settings as model fields (only what policies set). */
 export function toPolicySettings(p: LocationPolicies): PolicySettings {
   const s: PolicySettings = {};
   if (p.rateLimit) {
     s.limitReq = p.rateLimit.limits.map((l) => (l.burst !== undefined ? { zone: l.zone, burst: l.burst } : { zone: l.zone }));
-    s.limitReqDryRun = p.rateLimit.dryRun;
-    s.limitReqLogLevel = p.rateLimit.logLevel;
-    s.limitReqStatus = p.rateLimit.rejectCode;
+    // nginx's defaults (off, error, 503) are left out: policies never set these at server or
+    // http level, so a location without them gets the defaults (a third less config text).
+    if (p.rateLimit.dryRun) s.limitReqDryRun = true;
+    if (p.rateLimit.logLevel !== DEFAULT_LOG_LEVEL) s.limitReqLogLevel = p.rateLimit.logLevel;
+    if (p.rateLimit.rejectCode !== DEFAULT_REJECT_CODE) s.limitReqStatus = p.rateLimit.rejectCode;
   }
   if (p.proxy) {
     if (p.proxy.buffering !== undefined) s.proxyBuffering = p.proxy.buffering;
@@ -40,11 +56,11 @@ export function ruleSettings(effective: EffectivePolicies, gateways: ObjectKey[]
   const perGateway = effective.routes[routeKey(kind, source.namespace, source.name)];
   for (const gw of gateways) {
     const own = perGateway?.[gatewayKey(gw.namespace, gw.name)];
-    if (own) return toPolicySettings(own);
+    if (own) return sharedSettings(own);
   }
   for (const gw of gateways) {
     const shared = effective.gateways[gatewayKey(gw.namespace, gw.name)];
-    if (shared) return toPolicySettings(shared);
+    if (shared) return sharedSettings(shared);
   }
   return {};
 }

@@ -24,7 +24,6 @@ describe('EffectivePolicies as model fields', () => {
   it("a rule of a route with its own policies: Gateway + route limits, the route's body size, the Gateway's proxy fields", () => {
     expect(ruleSettings(result.effective, gws, { namespace: 'default', name: 'r', ruleIndex: 0 })).toEqual({
       limitReq: [{ zone: 'default_rl_gw-rl_rule0', burst: 5 }, { zone: 'default_rl_r-rl_rule0' }],
-      limitReqDryRun: false,
       limitReqLogLevel: 'warn',
       limitReqStatus: 429,
       proxyBuffering: false,
@@ -35,20 +34,28 @@ describe('EffectivePolicies as model fields', () => {
   it('a rule of a route without policies takes the Gateway settings; on a Gateway without policies the route keeps only its own', () => {
     expect(ruleSettings(result.effective, gws, { namespace: 'default', name: 'plain', ruleIndex: 2 })).toEqual({
       limitReq: [{ zone: 'default_rl_gw-rl_rule0', burst: 5 }],
-      limitReqDryRun: false,
-      limitReqLogLevel: 'error',
       limitReqStatus: 429,
       proxyBuffering: false,
       clientMaxBodySize: '10m',
     });
     expect(ruleSettings(result.effective, [{ namespace: 'default', name: 'other' }], { namespace: 'default', name: 'r', ruleIndex: 0 })).toEqual({
       limitReq: [{ zone: 'default_rl_r-rl_rule0' }],
-      limitReqDryRun: false,
       limitReqLogLevel: 'warn',
-      limitReqStatus: 503,
       clientMaxBodySize: '1024',
     });
     expect(ruleSettings(result.effective, [{ namespace: 'default', name: 'other' }], { namespace: 'default', name: 'plain', ruleIndex: 0 })).toEqual({});
+  });
+
+  it("nginx's defaults (dry run off, log level error, status 503) are left to nginx; others are set", () => {
+    const r = computePolicies({
+      policies: [rateLimit('dry', [routeRef('d')], { ...rules({ rate: '1r/s' }), dryRun: true, logLevel: 'info', rejectCode: 503 })],
+      targets: [gateway(), route('d')],
+    });
+    expect(ruleSettings(r.effective, gws, { namespace: 'default', name: 'd', ruleIndex: 0 })).toEqual({
+      limitReq: [{ zone: 'default_rl_dry_rule0' }],
+      limitReqDryRun: true,
+      limitReqLogLevel: 'info',
+    });
   });
 
   it('a dispatching location lets through the largest body a candidate rule accepts', () => {

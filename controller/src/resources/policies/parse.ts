@@ -5,7 +5,7 @@
  */
 import type { ManifestDoc } from '../types';
 import type { InvalidPolicy } from '../../policies/types';
-import { isPolicyGroup, isPolicyKind, parsePolicy, type Policy } from './index';
+import { isPolicyGroup, isPolicyKind, parsePolicy, type Policy, type PolicyParseResult } from './index';
 
 export interface ParsedPolicies {
   policies: Policy[];
@@ -16,7 +16,16 @@ export interface ParsedPolicies {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/**
+ * Schema outcomes of the previous call by document text: a reconcile re-validates only the
+ * policies that changed (zod is most of the cost at thousands of policies). Only the last
+ * call's documents are kept. Parsed policies are shared between calls: read-only downstream.
+ */
+const memo = { previous: new Map<string, PolicyParseResult>(), current: new Map<string, PolicyParseResult>() };
+
 export function parsePolicyDocs(docs: ManifestDoc[]): ParsedPolicies {
+  memo.previous = memo.current;
+  memo.current = new Map();
   const out: ParsedPolicies = { policies: [], invalid: [], errors: [] };
   const seen = new Map<string, string>();
   const visit = (source: string, doc: unknown): void => {
@@ -46,7 +55,9 @@ export function parsePolicyDocs(docs: ManifestDoc[]): ParsedPolicies {
       return;
     }
     seen.set(key, source);
-    const result = parsePolicy(doc);
+    const text = JSON.stringify(doc);
+    const result = memo.current.get(text) ?? memo.previous.get(text) ?? parsePolicy(doc);
+    memo.current.set(text, result);
     if (result.ok) {
       out.policies.push(result.policy);
       return;
