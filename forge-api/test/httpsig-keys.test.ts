@@ -26,6 +26,16 @@ keygen('-s', 'rogue', '-I', 'rogue', '-n', 'alice-principal', '-V', '-5m:+1h', '
 fs.renameSync(path.join(dir, 'certkey-cert.pub'), path.join(dir, 'rogue-cert.pub'));
 keygen('-s', 'ca', '-I', 'stranger', '-n', 'nobody-principal', '-V', '-5m:+1h', 'certkey.pub');
 fs.renameSync(path.join(dir, 'certkey-cert.pub'), path.join(dir, 'stranger-cert.pub'));
+// A certified ed25519 key whose public bytes start with 0x00 (1 key in 256): sshpk drops that
+// byte when it parses a certificate, which once made such certificates fail to verify.
+for (let i = 0; i < 5000; i++) {
+  keygen('-t', 'ed25519', '-N', '', '-f', 'zerokey');
+  const raw = Buffer.from(fs.readFileSync(path.join(dir, 'zerokey.pub'), 'utf8').split(' ')[1], 'base64');
+  if (raw[raw.length - 32] === 0) break;
+  fs.rmSync(path.join(dir, 'zerokey'));
+  fs.rmSync(path.join(dir, 'zerokey.pub'));
+}
+keygen('-s', 'ca', '-I', 'zero', '-n', 'alice-principal', '-V', '-5m:+1h', 'zerokey.pub');
 
 const read = (f: string) => fs.readFileSync(path.join(dir, f), 'utf8').trim();
 const fingerprintOf = (pub: string) => execFileSync('ssh-keygen', ['-l', '-E', 'sha256', '-f', path.join(dir, pub)]).toString().split(' ')[1];
@@ -34,7 +44,9 @@ function privateKey(f: string): crypto.KeyObject {
   const k = sshpk.parsePrivateKey(fs.readFileSync(path.join(dir, f)), 'ssh');
   if (k.type !== 'ed25519') return crypto.createPrivateKey(k.toString('pkcs8'));
   const part = k.part as unknown as Record<string, { data: Buffer }>;
-  const jwk = { kty: 'OKP', crv: 'Ed25519', d: part.k.data.subarray(0, 32).toString('base64url'), x: part.A.data.toString('base64url') };
+  // sshpk may drop leading zero bytes of the 32-byte values: pad them back.
+  const pad = (b: Buffer) => (b.length >= 32 ? b.subarray(0, 32) : Buffer.concat([Buffer.alloc(32 - b.length), b]));
+  const jwk = { kty: 'OKP', crv: 'Ed25519', d: pad(part.k.data).toString('base64url'), x: pad(part.A.data).toString('base64url') };
   return crypto.createPrivateKey({ key: jwk, format: 'jwk' });
 }
 
@@ -165,6 +177,8 @@ describeForge(
       let res = await f().request('GET', '/user', { headers: signedHeaders({ keyId: 'gitea', key: 'certkey', path: p, cert: 'valid-cert.pub' }) });
       expect(res.status).toBe(200);
       expect(res.body.login).toBe('alice');
+      res = await f().request('GET', '/user', { headers: signedHeaders({ keyId: 'gitea', key: 'zerokey', path: p, cert: 'zerokey-cert.pub' }) });
+      expect(res.status).toBe(200);
       // Principals are not listed as keys.
       expect((await f().request('GET', '/users/alice/keys')).body).toHaveLength(2);
       for (const cert of ['expired-cert.pub', 'rogue-cert.pub', 'stranger-cert.pub']) {

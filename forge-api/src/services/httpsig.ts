@@ -75,11 +75,25 @@ export function signingString(request: Pick<FastifyRequest, 'method' | 'url' | '
   return lines.join('\n');
 }
 
+/** Left-pads a raw key part (sshpk may drop leading zero bytes of fixed-size ed25519 values). */
+function pad(buf: Buffer, len: number): Buffer {
+  return buf.length >= len ? buf.subarray(buf.length - len) : Buffer.concat([Buffer.alloc(len - buf.length), buf]);
+}
+
+/** A Node public key for an SSH key: ed25519 from its raw 32 bytes, others through PKCS#8. */
+export function publicKeyObject(key: sshpk.Key): crypto.KeyObject {
+  if (key.type === 'ed25519') {
+    const a = (key.part as unknown as Record<string, { data: Buffer }>).A.data;
+    return crypto.createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: pad(a, 32).toString('base64url') }, format: 'jwk' });
+  }
+  return crypto.createPublicKey(key.toString('pkcs8'));
+}
+
 /** Verifies with the algorithms the key type allows (Gitea ignores the `algorithm` field). */
 export function verifyWithKey(key: sshpk.Key, data: string, signature: Buffer): boolean {
   let pub: crypto.KeyObject;
   try {
-    pub = crypto.createPublicKey(key.toString('pkcs8'));
+    pub = publicKeyObject(key);
   } catch {
     return false;
   }
