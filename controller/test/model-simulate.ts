@@ -1,6 +1,6 @@
 /**
  * Reads an NginxModel the way nginx would for one request (server by name, location by exact
- * then longest prefix, maps evaluated lazily), so unit tests can state routing outcomes
+ * then longest prefix, maps evaluated lazily, a dispatching location's `if`s in order), so unit tests can state routing outcomes
  * without starting nginx. The real-nginx tests (apply-routing) check that nginx agrees.
  */
 import type { Location, NginxModel, Server } from '../src/model/types';
@@ -59,7 +59,15 @@ export function simulate(model: NginxModel, port: number, req: SimRequest): stri
   if (act.kind === 'status') return act.code;
   if (act.kind === 'proxy') source = act.source;
   else {
-    const target = expand(act.variable);
+    // set $pc_k "<key>"; if ($pc_k ~ regex) / if ($var) in order; else the fallback.
+    const key = expand(act.key);
+    let target = act.fallback;
+    for (const step of act.steps) {
+      if (step.kind === 'match' ? new RegExp(step.regex).test(key) : !['', '0'].includes(value(step.variable))) {
+        target = step.kind === 'match' ? step.target : value(step.variable);
+        break;
+      }
+    }
     const rl = server.ruleLocations.find((r) => r.name === target);
     if (!rl) return target === '@portcullis_404' ? 404 : `unknown ${target}`;
     source = rl.source;

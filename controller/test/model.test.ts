@@ -117,6 +117,12 @@ describe('locations', () => {
   });
 });
 
+/** What the conditions read: map sources and dispatch composites. */
+function sources(model: NginxModel): string[] {
+  const keys = model.servers.flatMap((s) => s.locations.flatMap((l) => (l.action.kind === 'dispatch' ? [l.action.key] : [])));
+  return [...model.maps.map((m) => m.source), ...keys];
+}
+
 describe('conditions', () => {
   function onlyRule(match: ReturnType<typeof f.match>) {
     return buildModel(f.graph([f.listener(80, [f.attach(f.route('r', [f.rule(0, [match], [f.backend('a', 9000)])]))])]));
@@ -125,7 +131,8 @@ describe('conditions', () => {
 
   test('query names are matched case-sensitively on $args (not $arg_), values exactly, in any position', () => {
     const model = onlyRule(f.prefix('/', { queryParams: [H('Mode', 'a b'), H('x', '1')] }));
-    expect(model.maps.some((m) => m.source.includes('$arg_'))).toBe(false);
+    expect(sources(model).some((src) => src.includes('$arg_'))).toBe(false);
+    expect(sources(model)).toContain('$args');
     expect(simulate(model, 80, { path: '/?x=1&Mode=a+b' })).toBe(hit);
     expect(simulate(model, 80, { path: '/?Mode=a%20b&x=1' })).toBe(hit);
     expect(simulate(model, 80, { path: '/?mode=a+b&x=1' })).toBe(404);
@@ -136,16 +143,18 @@ describe('conditions', () => {
 
   test('header names are case-insensitive ($http_), values exact with regex characters escaped', () => {
     const model = onlyRule(f.prefix('/', { headers: [H('X-Env-Name', 'a.b"c$')] }));
-    expect(model.maps.some((m) => m.source.split('\n').includes('$http_x_env_name'))).toBe(true);
+    expect(sources(model).some((src) => src.split('\n').includes('$http_x_env_name'))).toBe(true);
     expect(simulate(model, 80, { path: '/', headers: { 'x-env-NAME': 'a.b"c$' } })).toBe(hit);
     expect(simulate(model, 80, { path: '/', headers: { 'X-Env-Name': 'aXb"c$' } })).toBe(404);
     expect(simulate(model, 80, { path: '/', headers: { 'X-Env-Name': 'A.b"c$' } })).toBe(404);
   });
 
-  test('exact conditions of one element are one regex over one "\\n"-joined source', () => {
+  test('exact conditions of one element are one regex over one "\\n"-joined source, with no map (no nginx variable per location)', () => {
     const model = onlyRule(f.prefix('/', { method: 'GET', headers: [H('X-A', '1')], queryParams: [H('q', '2')] }));
-    expect(model.maps).toHaveLength(1);
-    expect(model.maps[0].source).toBe('$request_method\n$http_x_a\n$args');
+    expect(model.maps).toHaveLength(0);
+    const action = location(server(model, 80), 'prefix', '/').action;
+    expect(action).toMatchObject({ kind: 'dispatch', key: '$request_method\n$http_x_a\n$args', fallback: '@portcullis_404' });
+    if (action.kind === 'dispatch') expect(action.steps).toHaveLength(1);
     expect(simulate(model, 80, { path: '/?q=2', headers: { 'X-A': '1' } })).toBe(hit);
     expect(simulate(model, 80, { path: '/?q=2', method: 'HEAD', headers: { 'X-A': '1' } })).toBe(404);
   });

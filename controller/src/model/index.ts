@@ -7,13 +7,14 @@ import type { EffectivePolicies } from '../policies/types';
 import { modelZones, ruleSettings } from '../policies/model-adapter';
 import { planServers } from './hosts';
 import { buildLocations } from './locations';
-import { Decisions, QueryValues } from './matching';
+import { ConditionMaps } from './matching';
 import { finalizeBodyLimits } from './bodylimit';
 import type { NginxModel, Server } from './types';
 import { Upstreams } from './upstreams';
 
 export * from './types';
 export { NOT_FOUND_LOCATION } from './locations';
+export { DISPATCH_KEY_VARIABLE } from './matching';
 
 /**
  * `policies` (issue 3, from computePolicies().effective): zones go to the http level and each
@@ -21,8 +22,7 @@ export { NOT_FOUND_LOCATION } from './locations';
  * set at server/http level, since dispatching and 404 locations `return` before limit_req runs.
  */
 export function buildModel(graph: Graph, policies?: EffectivePolicies): NginxModel {
-  const queryValues = new QueryValues();
-  const decisions = new Decisions();
+  const conditionMaps = new ConditionMaps();
   const upstreams = new Upstreams();
   const warnings: string[] = [];
   const warn = (m: string) => {
@@ -30,7 +30,7 @@ export function buildModel(graph: Graph, policies?: EffectivePolicies): NginxMod
   };
 
   const servers: Server[] = planServers(graph.gateways).map((plan) => {
-    const { locations, ruleLocations } = buildLocations(plan.routes, { queryValues, decisions, upstreams, warn });
+    const { locations, ruleLocations } = buildLocations(plan.routes, { maps: conditionMaps, upstreams, warn });
     return {
       port: plan.port,
       serverNames: plan.name === undefined ? [] : [plan.name],
@@ -49,7 +49,7 @@ export function buildModel(graph: Graph, policies?: EffectivePolicies): NginxMod
 
   return finalizeModel({
     http: { limitReqZones: policies ? modelZones(policies) : [], settings: {} },
-    maps: [...queryValues.maps, ...decisions.maps],
+    maps: conditionMaps.maps,
     splitClients: upstreams.splitClients,
     upstreams: upstreams.upstreams,
     servers,

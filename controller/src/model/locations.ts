@@ -5,13 +5,13 @@
  *   always            location /
  * Every location lists the match elements that can apply to the URIs reaching it (its own
  * path's elements, every shorter PathPrefix that segment-matches it, every RegularExpression
- * element), sorted by Gateway API precedence; a chain of maps (model/matching.ts) picks the
- * first whose conditions hold and the location jumps to that rule's named location.
+ * element), sorted by Gateway API precedence; the location tests them in that order
+ * (model/matching.ts) and jumps to the named location of the first whose conditions hold.
  */
 import type { HTTPRouteNode, RouteMatch, RouteRule } from '../graph/types';
 import type { HostKey, HostRoute } from './hosts';
-import { Decisions, elementLinks, QueryValues, type Link } from './matching';
-import type { Location, RuleLocation } from './types';
+import { composite, elementConditions, type Condition, type ConditionMaps } from './matching';
+import type { DispatchStep, Location, RuleLocation } from './types';
 import { Upstreams } from './upstreams';
 
 export const NOT_FOUND_LOCATION = '@portcullis_404';
@@ -24,7 +24,7 @@ interface Candidate {
   match: RouteMatch;
   /** Normalised PathPrefix ("/" or "/a/b", no trailing slash) or the Exact value. */
   path: string;
-  links: Link[];
+  conditions: Condition[];
   ruleLocation: RuleLocation;
 }
 
@@ -108,7 +108,7 @@ export interface ServerLocations {
 
 export function buildLocations(
   routes: HostRoute[],
-  ctx: { queryValues: QueryValues; decisions: Decisions; upstreams: Upstreams; warn: (m: string) => void },
+  ctx: { maps: ConditionMaps; upstreams: Upstreams; warn: (m: string) => void },
 ): ServerLocations {
   // A route reachable through several listeners of the group counts once, at its best hostname.
   const unique = new Map<string, HostRoute>();
@@ -137,12 +137,12 @@ export function buildLocations(
         ruleLocations.set(name, ruleLocation);
       }
       rule.matches.forEach((match, matchIndex) => {
-        const links = elementLinks(match, ctx.queryValues, (m) =>
+        const conditions = elementConditions(match, ctx.maps, (m) =>
           ctx.warn(`${route.namespace}/${route.name} rule ${rule.index} match ${matchIndex}: ${m}`),
         );
-        if (!links) return;
+        if (!conditions) return;
         const path = match.path.type === 'PathPrefix' ? normalisePrefix(match.path.value) : match.path.value;
-        candidates.push({ hostKey, route, rule, matchIndex, match, path, links, ruleLocation: ruleLocation! });
+        candidates.push({ hostKey, route, rule, matchIndex, match, path, conditions, ruleLocation: ruleLocation! });
       });
     }
   }
@@ -173,6 +173,20 @@ export function buildLocations(
     }
   }
 
+  // RegularExpression paths apply to every location, and sort together per hostname key:
+  // each such run becomes one per-server map, built on first use.
+  // (A run is contiguous in the global order: its first candidate and length identify it.)
+  const runs = new Map<string, string>();
+  const runVariable = (run: Candidate[]): string => {
+    const k = `${order.get(run[0])}:${run.length}`;
+    let v = runs.get(k);
+    if (!v) {
+      v = ctx.maps.run(run.map((c) => ({ conditions: c.conditions, target: c.ruleLocation.name })));
+      runs.set(k, v);
+    }
+    return v;
+  };
+
   const locations: Location[] = [];
   for (const key of [...keys].sort()) {
     const exact = key.startsWith('=');
@@ -183,21 +197,38 @@ export function buildLocations(
     const applies: Candidate[] = [...regexes, ...(exact ? (exactByPath.get(path) ?? []) : [])];
     for (const p of segmentPrefixes(base)) applies.push(...(prefixByPath.get(p) ?? []));
     applies.sort((a, b) => order.get(a)! - order.get(b)!);
-    locations.push({ match: exact ? 'exact' : 'prefix', path, action: locationAction(applies, ctx.decisions), settings: {} });
+    locations.push({ match: exact ? 'exact' : 'prefix', path, action: locationAction(applies, runVariable), settings: {} });
   }
   return { locations, ruleLocations: [...ruleLocations.values()] };
 }
 
-function locationAction(applies: Candidate[], decisions: Decisions): Location['action'] {
+function locationAction(applies: Candidate[], runVariable: (run: Candidate[]) => string): Location['action'] {
   if (applies.length === 0) return { kind: 'status', code: 404 };
   const first = applies[0];
-  if (first.links.length === 0) {
+  if (first.conditions.length === 0) {
     const rl = first.ruleLocation;
     return { kind: 'proxy', source: rl.source, target: rl.target, settings: rl.settings };
   }
-  const variable = decisions.head(
-    applies.map((c) => ({ links: c.links, target: c.ruleLocation.name, shared: c.match.path.type === 'RegularExpression' })),
-    NOT_FOUND_LOCATION,
-  );
-  return { kind: 'dispatch', variable, targets: [...new Set(applies.map((c) => c.ruleLocation.name))] };
+  const firstUnconditional = applies.findIndex((c) => c.conditions.length === 0);
+  const reachable = firstUnconditional >= 0 ? applies.slice(0, firstUnconditional) : applies;
+  const fallback = firstUnconditional >= 0 ? applies[firstUnconditional].ruleLocation.name : NOT_FOUND_LOCATION;
+  // Own candidates become regexes over one composite; runs of RegularExpression paths a variable.
+  const own = reachable.filter((c) => c.match.path.type !== 'RegularExpression');
+  const { key, regexes } = composite(own.map((c) => c.conditions));
+  const regexOf = new Map(own.map((c, i) => [c, regexes[i]]));
+  const steps: DispatchStep[] = [];
+  for (let i = 0; i < reachable.length; ) {
+    const c = reachable[i];
+    if (c.match.path.type === 'RegularExpression') {
+      let end = i;
+      while (end < reachable.length && reachable[end].match.path.type === 'RegularExpression') end++;
+      steps.push({ kind: 'variable', variable: runVariable(reachable.slice(i, end)) });
+      i = end;
+    } else {
+      steps.push({ kind: 'match', regex: regexOf.get(c)!, target: c.ruleLocation.name });
+      i++;
+    }
+  }
+  const targets = [...new Set([...reachable.map((c) => c.ruleLocation.name), ...(firstUnconditional >= 0 ? [fallback] : [])])];
+  return { kind: 'dispatch', key, steps, fallback, targets };
 }

@@ -1,26 +1,41 @@
 /**
- * Request conditions as chains of nginx `map`s (no njs, no per-request script).
+ * Request conditions without per-location nginx variables (no njs, no per-request script).
  *
- * A match element becomes a list of links; each link is one regex over one nginx value:
- *   - all its exact conditions together (method, Exact headers, Exact query params) as ONE
- *     regex over "$request_method\n$http_a\n$args" (the values cannot contain a newline, so
- *     "\n" separates them exactly; query params are lookaheads, in any order);
- *   - each RegularExpression condition (path on $uri, header, query value) as its own link.
- * A location's candidates, in precedence order, become a decision chain: the map of a link
- * yields the next link's variable when its regex matches, else the next candidate's first
- * link; the last link of a candidate yields its rule's named location. nginx evaluates map
- * variables lazily, so a request pays one regex per link it walks, and a request that matches
- * the first candidate with only exact conditions pays exactly one regex.
+ * nginx resolves variable names by a linear scan while loading the config, so a design with
+ * one `map` (one variable) per location made `nginx -t` and reloads grow with the square of
+ * the number of routes. Instead, a location that must look at conditions does:
+ *
+ *   set $pc_k "$request_method\n$http_x_a\n$args";   # one variable name for every location
+ *   if ($pc_k ~ "^(?=GET\n)(?=[^\n]*\n1\n)...") { error_page 418 = @rule_...; return 418; }
+ *   ...                                               # candidates in precedence order
+ *   error_page 418 = @rule_... | @portcullis_404; return 418;
+ *
+ * The composite holds only the fields this location's candidates read, "\n"-separated (header
+ * values and $args cannot hold a raw newline); each candidate is ONE regex of lookaheads that we
+ * generate (values regex-escaped), one per condition, each skipping to its field by position.
+ * User regexes (RegularExpression path, header and query value conditions) never go into a
+ * composite: each distinct one is a 0/1 `map` variable ($pc_r<N>), read as a field that must be
+ * "1". RegularExpression path candidates apply to every location of a server, in the same order:
+ * each run of them is one `map` per server ($pc_s<N>, entries in precedence order, value = the
+ * named location) and the locations test that variable instead of repeating the run.
  */
 import type { RouteMatch } from '../graph/types';
 import type { MapBlock } from './types';
 import { escapeRegex, queryValueRegex } from './regex';
 
-/** One regex over one nginx value (a variable or a "\n"-joined concatenation of variables). */
-export interface Link {
-  source: string;
-  regex: string;
-}
+/** The one variable every dispatching location sets to its composite. */
+export const DISPATCH_KEY_VARIABLE = '$pc_k';
+
+/** One condition on one field of a composite. */
+export type Condition =
+  /** The field's whole value equals (a regex-escaped fragment). */
+  | { field: string; test: 'equals'; fragment: string }
+  /** The field ($args) holds a parameter matching `fragment` ("name=value"), ended by & or the end. */
+  | { field: string; test: 'param'; fragment: string }
+  /** The field ($args) holds a parameter whose name matches `fragment` ("name="). */
+  | { field: string; test: 'present'; fragment: string }
+  /** The field is a 0/1 map variable that must be "1". */
+  | { field: string; test: 'flag' };
 
 /** The nginx variable for a request header, or undefined when nginx cannot read that name. */
 export function headerVariable(name: string): string | undefined {
@@ -28,22 +43,44 @@ export function headerVariable(name: string): string | undefined {
   return '$http_' + name.toLowerCase().replace(/-/g, '_');
 }
 
-/** A regex for "query parameter `name` is present with a raw value matching `value`", anchored where $args starts. */
-function queryLookahead(name: string, value: string): string {
-  return `(?=(?:[^\\n]*&)?${queryValueRegex(name)}=${queryValueRegex(value)}(?:&|$))`;
-}
-
-/** Maps that extract a query parameter's raw value ($1), for RegularExpression query matches. */
-export class QueryValues {
-  private readonly byName = new Map<string, string>();
+/** Maps shared by all servers: query values ($pq_N) and user-regex flags ($pc_rN). */
+export class ConditionMaps {
+  private readonly queryByName = new Map<string, string>();
+  private readonly flagByKey = new Map<string, string>();
+  private flags = 0;
+  private runs = 0;
   readonly maps: MapBlock[] = [];
 
-  variable(name: string): string {
-    let v = this.byName.get(name);
+  /** $pq_N: the raw value of query parameter `name` (empty when absent). */
+  queryValue(name: string): string {
+    let v = this.queryByName.get(name);
     if (!v) {
-      v = `$pq_${this.byName.size}`;
-      this.byName.set(name, v);
+      v = `$pq_${this.queryByName.size}`;
+      this.queryByName.set(name, v);
       this.maps.push({ source: '$args', variable: v, entries: [{ regex: `(?:^|&)${queryValueRegex(name)}=([^&]*)`, value: '$1' }], default: '' });
+    }
+    return v;
+  }
+
+  /**
+   * $pc_sN: the named location of the first of a server's RegularExpression-path candidates
+   * (a run, in precedence order) that matches, "" when none does.
+   */
+  run(candidates: { conditions: Condition[]; target: string }[]): string {
+    const { key, regexes } = composite(candidates.map((c) => c.conditions));
+    const v = `$pc_s${this.runs++}`;
+    this.maps.push({ source: key, variable: v, entries: regexes.map((regex, i) => ({ regex, value: candidates[i].target })), default: '' });
+    return v;
+  }
+
+  /** $pc_rN: "1" when `source` matches the (user) regex. nginx never tries it on an empty value. */
+  flag(source: string, regex: string): string {
+    const key = `${source}\u0000${regex}`;
+    let v = this.flagByKey.get(key);
+    if (!v) {
+      v = `$pc_r${this.flags++}`;
+      this.flagByKey.set(key, v);
+      this.maps.push({ source, variable: v, entries: [{ regex, value: '1' }], default: '0' });
     }
     return v;
   }
@@ -60,127 +97,70 @@ export function firstByName<T extends { name: string }>(items: T[], key: (name: 
 }
 
 /**
- * The links of one match element ([] = no condition beyond its path location); undefined when
- * a condition cannot be expressed (the element then never matches). Only the first entry per
+ * The conditions of one match element ([] = none beyond its path location); undefined when a
+ * condition cannot be expressed (the element then never matches). Only the first entry per
  * header name (case-insensitive) and per query name counts, as the Gateway API says.
  */
-export function elementLinks(match: RouteMatch, queryValues: QueryValues, warn: (msg: string) => void): Link[] | undefined {
-  const sources: string[] = [];
-  const parts: string[] = [];
-  const links: Link[] = [];
-  if (match.method) {
-    sources.push('$request_method');
-    parts.push(escapeRegex(match.method));
-  }
-  if (match.path.type === 'RegularExpression') links.push({ source: '$uri', regex: `^(?:${match.path.value})` });
+export function elementConditions(match: RouteMatch, maps: ConditionMaps, warn: (msg: string) => void): Condition[] | undefined {
+  const out: Condition[] = [];
+  if (match.path.type === 'RegularExpression') out.push({ field: maps.flag('$uri', `^(?:${match.path.value})`), test: 'flag' });
+  if (match.method) out.push({ field: '$request_method', test: 'equals', fragment: escapeRegex(match.method) });
   for (const h of firstByName(match.headers, (n) => n.toLowerCase())) {
     const variable = headerVariable(h.name);
     if (!variable) {
       warn(`header name ${JSON.stringify(h.name)} cannot be read by nginx; the match element never matches`);
       return undefined;
     }
-    if (h.type === 'Exact') {
-      sources.push(variable);
-      parts.push(escapeRegex(h.value));
-    } else links.push({ source: variable, regex: h.value });
+    if (h.type === 'Exact') out.push({ field: variable, test: 'equals', fragment: escapeRegex(h.value) });
+    else out.push({ field: maps.flag(variable, h.value), test: 'flag' });
   }
-  const lookaheads: string[] = [];
   for (const q of firstByName(match.queryParams, (n) => n)) {
-    if (q.type === 'Exact') lookaheads.push(queryLookahead(q.name, q.value));
+    const name = queryValueRegex(q.name);
+    if (q.type === 'Exact') out.push({ field: '$args', test: 'param', fragment: `${name}=${queryValueRegex(q.value)}` });
     else {
-      links.push({ source: '$args', regex: `(?:^|&)${queryValueRegex(q.name)}=` });
-      links.push({ source: queryValues.variable(q.name), regex: q.value });
+      out.push({ field: '$args', test: 'present', fragment: `${name}=` });
+      out.push({ field: maps.flag(maps.queryValue(q.name), q.value), test: 'flag' });
     }
   }
-  if (lookaheads.length) sources.push('$args');
-  if (sources.length === 0) return links;
-  // "^GET\nv2$" or "^GET\nv2\n(?=...)": each exact part ends at a separator or at the end.
-  const exact = '^' + parts.join('\\n') + (lookaheads.length ? (parts.length ? '\\n' : '') + lookaheads.join('') : '$');
-  return [{ source: sources.join('\n'), regex: exact }, ...links];
+  return out;
+}
+
+const SKIP = ['', '[^\\n]*\\n'];
+/** A regex fragment skipping the first `i` fields. */
+function skip(i: number): string {
+  if (SKIP[i] === undefined) SKIP[i] = `(?:[^\\n]*\\n){${i}}`;
+  return SKIP[i];
+}
+
+function lookahead(c: Condition, i: number, last: boolean): string {
+  const end = last ? '$' : '\\n';
+  switch (c.test) {
+    case 'equals':
+      return `(?=${skip(i)}${c.fragment}${end})`;
+    case 'flag':
+      return `(?=${skip(i)}1${end})`;
+    case 'param':
+      return `(?=${skip(i)}(?:[^\\n]*&)?${c.fragment}(?:&|${end}))`;
+    case 'present':
+      return `(?=${skip(i)}(?:[^\\n]*&)?${c.fragment})`;
+  }
 }
 
 /**
- * What a shared block yields when none of its candidates matched. Not empty: nginx never tries
- * a map's regexes on an empty value (it goes straight to the default).
+ * The composite for candidates (each a non-empty condition list, in order): the "\n"-joined
+ * fields they read and one regex per candidate.
  */
-const NO_MATCH = '-';
-
-export interface DecisionCandidate {
-  links: Link[];
-  /** The named location to go to. */
-  target: string;
-  /**
-   * RegularExpression path elements apply to every location of a server, in the same order:
-   * a run of them is built once per server (falling back to NO_MATCH) and each location only adds a
-   * gate map ("" -> go on with my own candidates), instead of a copy per location.
-   */
-  shared?: boolean;
-}
-
-/**
- * Decision chains, built from the last candidate backwards so locations whose candidate lists
- * end the same way share their maps.
- */
-export class Decisions {
-  private readonly byKey = new Map<string, string>();
-  readonly maps: MapBlock[] = [];
-
-  /** Returns what the location dispatches to: a chain variable, or a named location directly. */
-  head(candidates: DecisionCandidate[], fallback: string): string {
-    const firstUnconditional = candidates.findIndex((c) => c.links.length === 0);
-    const reachable = firstUnconditional >= 0 ? candidates.slice(0, firstUnconditional + 1) : candidates;
-    let next = fallback;
-    let i = reachable.length - 1;
-    while (i >= 0) {
-      const c = reachable[i];
-      if (c.links.length === 0) {
-        next = c.target;
-        i--;
-        continue;
-      }
-      if (c.shared) {
-        let start = i;
-        while (start > 0 && reachable[start - 1].shared && reachable[start - 1].links.length > 0) start--;
-        const block = this.chain(reachable.slice(start, i + 1), NO_MATCH);
-        next = this.gate(block, next);
-        i = start - 1;
-        continue;
-      }
-      next = this.chain([c], next);
-      i--;
+export function composite(candidates: Condition[][]): { key: string; regexes: string[] } {
+  const index = new Map<string, number>();
+  for (const conditions of candidates) for (const c of conditions) if (!index.has(c.field)) index.set(c.field, index.size);
+  const lastIndex = index.size - 1;
+  const regexes = candidates.map((conditions) => {
+    let r = '^';
+    for (const c of conditions) {
+      const i = index.get(c.field)!;
+      r += lookahead(c, i, i === lastIndex);
     }
-    return next;
-  }
-
-  /** Candidates in order, each a chain of links, falling back to `otherwise`. */
-  private chain(candidates: DecisionCandidate[], otherwise: string): string {
-    let next = otherwise;
-    for (let i = candidates.length - 1; i >= 0; i--) {
-      const c = candidates[i];
-      const fallback = next;
-      let value = c.target;
-      for (let j = c.links.length - 1; j >= 0; j--) value = this.link(c.links[j], value, fallback);
-      next = value;
-    }
-    return next;
-  }
-
-  /** NO_MATCH from a shared block means "none of them matched": go on with `next`. */
-  private gate(block: string, next: string): string {
-    return this.map(block, `^${NO_MATCH}$`, next, block);
-  }
-
-  private link(link: Link, onMatch: string, otherwise: string): string {
-    return this.map(link.source, link.regex, onMatch, otherwise);
-  }
-
-  private map(source: string, regex: string, onMatch: string, otherwise: string): string {
-    const key = `${source}\u0000${regex}\u0000${onMatch}\u0000${otherwise}`;
-    const found = this.byKey.get(key);
-    if (found) return found;
-    const variable = `$pd_${this.maps.length}`;
-    this.byKey.set(key, variable);
-    this.maps.push({ source, variable, entries: [{ regex, value: onMatch }], default: otherwise });
-    return variable;
-  }
+    return r;
+  });
+  return { key: [...index.keys()].join('\n'), regexes };
 }

@@ -89,12 +89,31 @@ export interface RuleLocation {
 
 /** What a path location does with a request. */
 export type LocationAction =
-  /** Candidates carry conditions: the decision map names the rule's named location. */
-  | { kind: 'dispatch'; variable: string; /** Named locations it may send to, best first. */ targets: string[] }
+  /**
+   * Candidates carry conditions (model/matching.ts): set the dispatch key variable to `key`,
+   * try the steps in order (the first that holds sends the request to its named location),
+   * else go to `fallback` (a rule's named location, or the 404 location).
+   */
+  | {
+      kind: 'dispatch';
+      /** "\n"-joined nginx variables; empty when no step reads it. */
+      key: string;
+      steps: DispatchStep[];
+      fallback: string;
+      /** Named locations it may send to, best first. */
+      targets: string[];
+    }
   /** The best candidate has no condition: proxy right here (no redirect). */
   | { kind: 'proxy'; source: RuleSource; target: ProxyTarget; settings: PolicySettings }
   /** Nothing can match here. */
   | { kind: 'status'; code: number };
+
+/** One test of a dispatching location, in precedence order. */
+export type DispatchStep =
+  /** `if ($pc_k ~ regex)`: go to `target`. */
+  | { kind: 'match'; regex: string; target: string }
+  /** `if (variable)`: a per-server map naming the location to go to ("" = none of its candidates). */
+  | { kind: 'variable'; variable: string };
 
 export interface Location {
   /** 'exact' renders `location = path`, 'prefix' renders `location path`. */

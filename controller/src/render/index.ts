@@ -5,6 +5,7 @@
  */
 import type { NginxModel } from '../model/types';
 import { NOT_FOUND_LOCATION } from '../model/locations';
+import { DISPATCH_KEY_VARIABLE } from '../model/matching';
 import { GENERATION_CONF, MAIN_CONF, MAX_UNIX_SOCKET_PATH, prefixLayout } from './layout';
 import { templates } from './templates';
 
@@ -60,6 +61,7 @@ export function renderConfig(model: NginxModel, options: RenderOptions): Rendere
     generationConf: GENERATION_CONF,
     generation: '0',
     notFoundLocation: NOT_FOUND_LOCATION,
+    dispatchKeyVariable: DISPATCH_KEY_VARIABLE,
   };
   const t = templates();
   return {
