@@ -20,7 +20,7 @@
  *
  *   npm run bench:controller [-- --sizes=100,1000,5000 --changes=20 --serve-routes=1000
  *                               --regex-every=10 --serve-budget-s=300
- *                               --policy-routes=1000]
+ *                               --policy-routes=1000 --policy-repeats=3]
  */
 import { spawnSync } from 'child_process';
 import { promises as fs } from 'fs';
@@ -339,8 +339,31 @@ async function main(): Promise<void> {
     console.log(`\n3. policies: ${policyRoutes} routes, each with a RateLimitPolicy + ProxySettingsPolicy + ClientSettingsPolicy, plus the three on the Gateway, vs. the same routes without policies`);
     console.log('(build includes parsePolicyDocs + computePolicies; cold build = parse + graph/policies + model)');
     console.log('routes   build cold   render cold   total cold   build warm  render warm   config KB   peak RSS MB   nginx maps   cold build = parse + graph + model');
-    const without = runChild(policyRoutes, false);
-    const withP = runChild(policyRoutes, true);
+    // Alternating runs, median per figure: on a loaded machine one run of each is mostly noise.
+    const repeats = Number(arg('policy-repeats', '3'));
+    const runs: { without: SizeResult[]; with: SizeResult[] } = { without: [], with: [] };
+    for (let k = 0; k < repeats; k++) {
+      const a = runChild(policyRoutes, false);
+      const b = runChild(policyRoutes, true);
+      if (a) runs.without.push(a);
+      if (b) runs.with.push(b);
+    }
+    const med = (rs: SizeResult[]): SizeResult | undefined => {
+      if (rs.length === 0) return undefined;
+      const m = (f: (r: SizeResult) => number) => median(rs.map(f));
+      return {
+        ...rs[0],
+        coldBuildMs: m((r) => r.coldBuildMs),
+        coldRenderMs: m((r) => r.coldRenderMs),
+        warmBuildMs: m((r) => r.warmBuildMs),
+        warmRenderMs: m((r) => r.warmRenderMs),
+        maxRssMB: m((r) => r.maxRssMB),
+        coldStages: { parse: m((r) => r.coldStages.parse), graph: m((r) => r.coldStages.graph), model: m((r) => r.coldStages.model) },
+      };
+    };
+    const without = med(runs.without);
+    const withP = med(runs.with);
+    console.log(`(median of ${repeats} alternating runs each)`);
     if (without && withP) {
       console.log(`${row(without)}   without policies`);
       console.log(`${row(withP)}   with ${withP.policies} policies`);
