@@ -200,6 +200,16 @@ export class Reconciler<M = unknown, C extends RenderedConfigLike = RenderedConf
           })
         : undefined;
     const model = pipeline.buildModel(graph, policies?.effective);
+    const schemaInvalid = new Set((parsedPolicies?.invalid ?? []).map((r) => `${r.kind}/${r.namespace}/${r.name}`));
+    for (const st of policies?.statuses ?? []) {
+      // Conflicted, TargetNotFound, settings nginx would refuse: say it where operators look
+      // (documents that fail their schema were logged above).
+      if (schemaInvalid.has(`${st.kind}/${st.namespace}/${st.name}`)) continue;
+      for (const anc of (st.status as { ancestors?: { ancestorRef: { kind: string; name: string }; conditions: { status: string; reason: string; message: string }[] }[] }).ancestors ?? []) {
+        const c = anc.conditions.find((x) => x.status === 'False');
+        if (c) log.warn('policy not applied', { kind: st.kind, namespace: st.namespace, name: st.name, target: `${anc.ancestorRef.kind}/${anc.ancestorRef.name}`, reason: c.reason, message: c.message });
+      }
+    }
     const buildMs = lap();
     const config = pipeline.renderConfig(model, {
       listenAddress: this.o.listenAddress,
