@@ -138,6 +138,7 @@ test('changing the key of a live zone never reaches nginx: the zone keeps its ke
   expect(c).toMatchObject({ status: 'False', reason: 'Invalid' });
   expect(c.message).toMatch(/key/);
   expect(c.message).toMatch(/zoneSize together with key|delete this policy and create it again/);
+  expect(gw.controller.logs.some((l) => l.msg === 'policy not applied' && l.name === 'rl-key' && l.level === 'warn')).toBe(true);
   expect(condition(routeConditions('keyed'), 'RateLimitPolicyAffected')).toMatchObject({ status: 'True' });
   // Still limited by client address (the new key would leave header-less requests unlimited).
   await new Promise((r) => setTimeout(r, 1100));
