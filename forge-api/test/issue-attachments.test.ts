@@ -40,6 +40,11 @@ describeForge(
       commentId = (await f().request('POST', `${r}/issues/1/comments`, { ...as('bob'), body: { body: 'see attached' } })).body.id;
     });
 
+    describe('uploads and downloads', () => {
+    // A rejected multipart upload can leave its socket mid-request; drop every connection so
+    // the server's close (the harness's afterAll, which runs after this one) does not wait.
+    afterAll(() => f().app.server.closeAllConnections());
+
     test('upload to an issue: 201, stored on disk, listed in assets, downloadable with a count', async () => {
       const res = await upload(`${r}/issues/1/assets`, 'bob', 'notes.txt', 'hello attachment');
       expect(res.status).toBe(201);
@@ -114,6 +119,7 @@ describeForge(
       const own = await get(res.body.browser_download_url, { authorization: auth('alice') });
       expect(own.status).toBe(200);
       expect(own.text).toBe('classified');
+    });
     });
   },
   { attachmentMaxSize: LIMIT },
