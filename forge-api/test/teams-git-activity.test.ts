@@ -71,6 +71,15 @@ describeForge('team access over git HTTP and team activity', (f) => {
     await git(cdir, 'commit', '-m', 'y');
     const pushed = await git(cdir, 'push', 'origin', 'HEAD');
     expect(pushed.exitCode).toBe(0);
+    // The push is in the team's feed (Gitea's commit_repo row with the commits as JSON).
+    const feed = await f().request('GET', `/teams/${teams.coders}/activities/feeds`, as('coder'));
+    const push = feed.body.find((a: { op_type: string }) => a.op_type === 'commit_repo');
+    expect(push).toMatchObject({ ref_name: 'refs/heads/main', act_user: { login: 'coder' }, repo: { full_name: 'gitorg/code' } });
+    const content = JSON.parse(push.content);
+    expect(content.Len).toBe(1);
+    expect(content.Commits[0]).toMatchObject({ Message: 'y\n', AuthorName: 'Dev' });
+    expect(content.CompareURL).toMatch(/^gitorg\/code\/compare\/[0-9a-f]{40}\.\.\.[0-9a-f]{40}$/);
+    expect(feed.body.some((a: { op_type: string }) => a.op_type === 'create_repo')).toBe(true);
   });
 
   test('team activity: the team repositories of the org feed, date filter, paging', async () => {

@@ -67,6 +67,8 @@ async function orgsRuntime(app: FastifyInstance) {
       await writeSnapshot(repos.diskPath(repo.owner.name, repo.name), await currentRefs(repos.diskPath(repo.owner.name, repo.name))).catch(() => undefined);
       await webhooks.copyDefaultHooks(repo.id);
       await webhooks.notifyRepository(doer, repo, 'created');
+      // Gitea's action notifier: a create_repo row in the feeds.
+      await s.activities.record({ opType: ActionType.CreateRepo, actUserId: doer.id, repo });
     } catch (err) {
       log(err, 'repository created: follow-up failed');
     }
@@ -107,6 +109,7 @@ async function orgsRuntime(app: FastifyInstance) {
       const refType = isTag ? 'tag' : 'branch';
       if (change.after === ZERO_SHA) {
         await webhooks.queue(repo, 'delete', { ref: short, ref_type: refType, pusher_type: 'user', repository: repoJson, sender }, branch);
+        await s.activities.record({ opType: isTag ? ActionType.DeleteTag : ActionType.DeleteBranch, actUserId: pusher.id, repo, refName: change.ref });
         continue;
       }
       if (change.before === ZERO_SHA) {
@@ -125,6 +128,30 @@ async function orgsRuntime(app: FastifyInstance) {
         removed: c.removed,
         modified: c.modified,
       }));
+      // Gitea's feed row for a push: commit_repo (or push_tag) with the PushCommits JSON.
+      const feedCommits = commits.slice(0, 5).map((c) => ({
+        Sha1: c.id,
+        Message: c.message,
+        AuthorEmail: c.author.email,
+        AuthorName: c.author.name,
+        CommitterEmail: c.committer.email,
+        CommitterName: c.committer.name,
+        Timestamp: c.timestamp,
+      }));
+      await s.activities.record({
+        opType: isTag ? ActionType.PushTag : ActionType.CommitRepo,
+        actUserId: pusher.id,
+        repo,
+        refName: change.ref,
+        content: isTag
+          ? ''
+          : JSON.stringify({
+              Commits: feedCommits,
+              HeadCommit: feedCommits[0] ?? null,
+              CompareURL: change.before !== ZERO_SHA ? `${repo.owner.name}/${repo.name}/compare/${change.before}...${change.after}` : '',
+              Len: total,
+            }),
+      });
       await webhooks.queue(
         repo,
         'push',
