@@ -167,6 +167,8 @@ describeForge('issues', (f) => {
     expect(res.body.map((i: { number: number }) => i.number)).toEqual([5, 1]);
     res = await f().request('GET', `${r}/issues?q=needle`);
     expect(res.body.map((i: { number: number }) => i.number)).toEqual([3]);
+    res = await f().request('GET', `${r}/issues?q=NEEDLE`);
+    expect(res.body.map((i: { number: number }) => i.number)).toEqual([3]);
     res = await f().request('GET', `${r}/issues?created_by=alice`);
     expect(res.body.map((i: { number: number }) => i.number)).toEqual([6, 4, 2]);
     res = await f().request('GET', `${r}/issues?state=all&assigned_by=dave`);

@@ -24,6 +24,8 @@ export class TrackerContext {
     readonly prisma: Prisma,
     private readonly repos: RepoService,
     readonly permissions: PermissionService,
+    /** The database provider: PostgreSQL needs `mode: 'insensitive'` where SQLite's LIKE already is. */
+    readonly provider: 'sqlite' | 'postgresql' = 'sqlite',
   ) {}
 
   /** The readable repository with its issues unit enabled, or 404. */

@@ -34,7 +34,7 @@ export function createTrackerServices(
   config: ForgeConfig,
   deps: { convert: Converter; permissions: PermissionService; repos: RepoService; activities: ActivityService },
 ): TrackerServices {
-  const context = new TrackerContext(prisma, deps.repos, deps.permissions);
+  const context = new TrackerContext(prisma, deps.repos, deps.permissions, config.provider);
   const convert = new IssueConverter(config, deps.convert);
   const notifications = new NotificationService(prisma, deps.permissions, deps.convert, convert);
   const issues = new IssueService(context, convert, notifications, deps.activities);

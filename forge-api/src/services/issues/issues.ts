@@ -248,7 +248,11 @@ export class IssueService {
       const ids = ms.filter((m) => items.some((it) => String(m.id) === it || m.name.toLowerCase() === it.toLowerCase())).map((m) => m.id);
       and.push({ milestoneId: { in: ids } });
     }
-    if (q.q) and.push({ OR: [{ title: { contains: q.q } }, { body: { contains: q.q } }] });
+    if (q.q) {
+      // Keyword search is case-insensitive, as Gitea's issue indexer is.
+      const mode = this.ctx.provider === 'postgresql' ? { mode: 'insensitive' as const } : {};
+      and.push({ OR: [{ title: { contains: q.q, ...mode } }, { body: { contains: q.q, ...mode } }] });
+    }
     const since = parseDate(q.since, 'Since');
     const before = parseDate(q.before, 'Before');
     if (since) and.push({ updatedAt: { gte: since } });
