@@ -59,15 +59,11 @@ export function simulate(model: NginxModel, port: number, req: SimRequest): stri
   if (act.kind === 'status') return act.code;
   if (act.kind === 'proxy') source = act.source;
   else {
-    // set $pc_k "<key>"; if ($pc_k ~ regex) / if ($var) in order; else the fallback.
-    const key = expand(act.key);
-    let target = act.fallback;
-    for (const step of act.steps) {
-      if (step.kind === 'match' ? new RegExp(step.regex).test(key) : !['', '0'].includes(value(step.variable))) {
-        target = step.kind === 'match' ? step.target : value(step.variable);
-        break;
-      }
-    }
+    // set $pc_k "<key>"; if ($pc_k ~ "^(?|A|B...)") -> $1; else the fallback. JavaScript has no
+    // branch reset "(?|": each alternative has its own group, and only the matching one is set.
+    if (!act.regex.startsWith('^(?|')) throw new Error(`unexpected dispatch regex ${act.regex}`);
+    const m = new RegExp('^(?:' + act.regex.slice(4)).exec(expand(act.key));
+    const target = m ? m.slice(1).find((g) => g !== undefined)! : act.fallback;
     const rl = server.ruleLocations.find((r) => r.name === target);
     if (!rl) return target === '@portcullis_404' ? 404 : `unknown ${target}`;
     source = rl.source;

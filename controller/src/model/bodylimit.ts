@@ -10,6 +10,7 @@
  *   - a rule location with a limit gets a map on $content_length that is "1" above the limit
  *     (a regex for "integer > N") and answers 413 itself.
  */
+import { dispatchTargets } from './matching';
 import type { MapBlock, NginxModel, PolicySettings } from './types';
 
 /** nginx's default client_max_body_size. */
@@ -55,6 +56,11 @@ export function finalizeBodyLimits(model: NginxModel): void {
     return m.variable;
   };
   for (const server of model.servers) {
+    if (!server.ruleLocations.some((r) => r.settings.clientMaxBodySize !== undefined)) {
+      for (const rl of server.ruleLocations) rl.bodyLimitVariable = undefined;
+      // No rule sets a limit: dispatching locations keep nginx's (or the server's) default.
+      continue;
+    }
     const byName = new Map(server.ruleLocations.map((r) => [r.name, r]));
     for (const rl of server.ruleLocations) {
       rl.bodyLimitVariable = undefined;
@@ -62,15 +68,20 @@ export function finalizeBodyLimits(model: NginxModel): void {
       const bytes = sizeBytes(rl.settings.clientMaxBodySize);
       if (bytes > 0) rl.bodyLimitVariable = overVariable(bytes);
     }
+    // Each rule's effective limit once, not once per location that may send to it.
+    const limitOf = new Map<string, { own: boolean; limit: string; bytes: number }>();
+    for (const [name, r] of byName) {
+      const limit = effective(r.settings, server.settings, model.http.settings);
+      limitOf.set(name, { own: r.settings.clientMaxBodySize !== undefined, limit, bytes: sizeBytes(limit) });
+    }
     for (const loc of server.locations) {
       if (loc.action.kind !== 'dispatch') continue;
-      const targets = loc.action.targets.map((t) => byName.get(t)).filter((r) => r !== undefined);
-      if (!targets.some((r) => r.settings.clientMaxBodySize !== undefined)) continue;
-      const limits = targets.map((r) => effective(r.settings, server.settings, model.http.settings));
-      const unlimited = limits.some((l) => sizeBytes(l) === 0);
+      const limits = dispatchTargets(loc.action).map((t) => limitOf.get(t)).filter((r) => r !== undefined);
+      if (!limits.some((l) => l.own)) continue;
+      const unlimited = limits.some((l) => l.bytes === 0);
       loc.settings = {
         ...loc.settings,
-        clientMaxBodySize: unlimited ? '0' : limits.reduce((a, b) => (sizeBytes(b) > sizeBytes(a) ? b : a)),
+        clientMaxBodySize: unlimited ? '0' : limits.reduce((a, b) => (b.bytes > a.bytes ? b : a)).limit,
       };
     }
   }

@@ -9,7 +9,7 @@ import { planServers } from './hosts';
 import { buildLocations } from './locations';
 import { ConditionMaps } from './matching';
 import { finalizeBodyLimits } from './bodylimit';
-import type { NginxModel, Server } from './types';
+import type { NginxModel, RuleSource, Server } from './types';
 import { Upstreams } from './upstreams';
 
 export * from './types';
@@ -63,16 +63,25 @@ export function buildModel(graph: Graph, policies?: EffectivePolicies): NginxMod
  * buildModel calls it; call it again after changing settings. Idempotent.
  */
 export function finalizeModel(model: NginxModel): NginxModel {
+  const sourceKey = (s: RuleSource) => `${s.namespace}/${s.name}#${s.ruleIndex}`;
   for (const server of model.servers) {
-    const targets = new Set(server.locations.flatMap((l) => (l.action.kind === 'dispatch' ? l.action.targets : [])));
+    const targets = new Set<string>();
+    const runs = new Set<string[]>();
+    for (const l of server.locations) {
+      if (l.action.kind !== 'dispatch') continue;
+      for (const t of l.action.targets) targets.add(t);
+      for (const run of l.action.runs) {
+        if (runs.has(run.targets)) continue;
+        runs.add(run.targets);
+        for (const t of run.targets) targets.add(t);
+      }
+    }
     for (const rule of server.ruleLocations) rule.referenced = targets.has(rule.name);
+    const bySource = new Map(server.ruleLocations.map((r) => [sourceKey(r.source), r]));
     for (const loc of server.locations) {
       if (loc.action.kind !== 'proxy') continue;
-      const src = loc.action.source;
-      const rule = server.ruleLocations.find(
-        (r) => r.source.namespace === src.namespace && r.source.name === src.name && r.source.ruleIndex === src.ruleIndex,
-      );
-      if (rule) loc.action = { ...loc.action, settings: rule.settings };
+      const rule = bySource.get(sourceKey(loc.action.source));
+      if (rule && loc.action.settings !== rule.settings) loc.action = { ...loc.action, settings: rule.settings };
     }
   }
   finalizeBodyLimits(model);

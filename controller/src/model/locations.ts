@@ -10,8 +10,8 @@
  */
 import type { HTTPRouteNode, RouteMatch, RouteRule } from '../graph/types';
 import type { HostKey, HostRoute } from './hosts';
-import { composite, elementConditions, type Condition, type ConditionMaps } from './matching';
-import type { DispatchStep, Location, RuleLocation } from './types';
+import { dispatchComposite, elementConditions, type Alternative, type Condition, type ConditionMaps } from './matching';
+import type { DispatchRun, Location, RuleLocation } from './types';
 import { Upstreams } from './upstreams';
 
 export const NOT_FOUND_LOCATION = '@portcullis_404';
@@ -173,20 +173,22 @@ export function buildLocations(
     }
   }
 
-  // RegularExpression paths apply to every location, and sort together per hostname key:
-  // each such run becomes one per-server map, built on first use.
-  // (A run is contiguous in the global order: its first candidate and length identify it.)
-  const runs = new Map<string, string>();
-  const runVariable = (run: Candidate[]): string => {
-    const k = `${order.get(run[0])}:${run.length}`;
-    let v = runs.get(k);
-    if (!v) {
-      v = ctx.maps.run(run.map((c) => ({ conditions: c.conditions, target: c.ruleLocation.name })));
-      runs.set(k, v);
-    }
-    return v;
+  // RegularExpression paths apply to every location and sort together per hostname key (between
+  // that key's Exact and PathPrefix candidates): each such run is one per-server map, built on
+  // first use, and a location only merges the runs into its own (few) candidates by order.
+  const runs: Run[] = [];
+  for (const c of regexes) {
+    const last = runs[runs.length - 1];
+    if (last && last.candidates[0].hostKey[0] === c.hostKey[0] && last.candidates[0].hostKey[1] === c.hostKey[1]) last.candidates.push(c);
+    else runs.push({ position: order.get(c)!, candidates: [c], targets: [] });
+  }
+  for (const run of runs) run.targets = [...new Set(run.candidates.map((c) => c.ruleLocation.name))];
+  const runOf = (run: Run): DispatchRun => {
+    run.variable ??= ctx.maps.run(run.candidates.map((c) => ({ conditions: c.conditions, target: c.ruleLocation.name })));
+    return { variable: run.variable, targets: run.targets };
   };
 
+  const byOrder = (a: Candidate, b: Candidate) => order.get(a)! - order.get(b)!;
   const locations: Location[] = [];
   for (const key of [...keys].sort()) {
     const exact = key.startsWith('=');
@@ -194,41 +196,56 @@ export function buildLocations(
     // URIs reaching "= /x" are /x; those reaching prefix "/x/" are /x/...: both are matched by
     // the PathPrefixes that are segment-prefixes of /x ("/", "/a", "/a/b" for "/a/b").
     const base = exact ? path : path.slice(0, -1) || '/';
-    const applies: Candidate[] = [...regexes, ...(exact ? (exactByPath.get(path) ?? []) : [])];
-    for (const p of segmentPrefixes(base)) applies.push(...(prefixByPath.get(p) ?? []));
-    applies.sort((a, b) => order.get(a)! - order.get(b)!);
-    locations.push({ match: exact ? 'exact' : 'prefix', path, action: locationAction(applies, runVariable), settings: {} });
+    const own: Candidate[] = exact ? [...(exactByPath.get(path) ?? [])] : [];
+    for (const p of segmentPrefixes(base)) {
+      const list = prefixByPath.get(p);
+      if (list) for (const c of list) own.push(c);
+    }
+    own.sort(byOrder);
+    locations.push({ match: exact ? 'exact' : 'prefix', path, action: locationAction(own, runs, order, runOf), settings: {} });
   }
   return { locations, ruleLocations: [...ruleLocations.values()] };
 }
 
-function locationAction(applies: Candidate[], runVariable: (run: Candidate[]) => string): Location['action'] {
-  if (applies.length === 0) return { kind: 'status', code: 404 };
-  const first = applies[0];
-  if (first.conditions.length === 0) {
-    const rl = first.ruleLocation;
-    return { kind: 'proxy', source: rl.source, target: rl.target, settings: rl.settings };
-  }
-  const firstUnconditional = applies.findIndex((c) => c.conditions.length === 0);
-  const reachable = firstUnconditional >= 0 ? applies.slice(0, firstUnconditional) : applies;
-  const fallback = firstUnconditional >= 0 ? applies[firstUnconditional].ruleLocation.name : NOT_FOUND_LOCATION;
-  // Own candidates become regexes over one composite; runs of RegularExpression paths a variable.
-  const own = reachable.filter((c) => c.match.path.type !== 'RegularExpression');
-  const { key, regexes } = composite(own.map((c) => c.conditions));
-  const regexOf = new Map(own.map((c, i) => [c, regexes[i]]));
-  const steps: DispatchStep[] = [];
-  for (let i = 0; i < reachable.length; ) {
-    const c = reachable[i];
-    if (c.match.path.type === 'RegularExpression') {
-      let end = i;
-      while (end < reachable.length && reachable[end].match.path.type === 'RegularExpression') end++;
-      steps.push({ kind: 'variable', variable: runVariable(reachable.slice(i, end)) });
-      i = end;
-    } else {
-      steps.push({ kind: 'match', regex: regexOf.get(c)!, target: c.ruleLocation.name });
-      i++;
+interface Run {
+  /** Order of its first candidate among all the server's candidates. */
+  position: number;
+  candidates: Candidate[];
+  targets: string[];
+  variable?: string;
+}
+
+function locationAction(own: Candidate[], runs: Run[], order: Map<Candidate, number>, runOf: (run: Run) => DispatchRun): Location['action'] {
+  const firstUnconditional = own.findIndex((c) => c.conditions.length === 0);
+  const end = firstUnconditional >= 0 ? order.get(own[firstUnconditional])! : Infinity;
+  const reachableRuns = runs.filter((r) => r.position < end);
+  if (reachableRuns.length === 0) {
+    if (own.length === 0) return { kind: 'status', code: 404 };
+    if (firstUnconditional === 0) {
+      const rl = own[0].ruleLocation;
+      return { kind: 'proxy', source: rl.source, target: rl.target, settings: rl.settings };
     }
   }
-  const targets = [...new Set([...reachable.map((c) => c.ruleLocation.name), ...(firstUnconditional >= 0 ? [fallback] : [])])];
-  return { kind: 'dispatch', key, steps, fallback, targets };
+  const reachable = firstUnconditional >= 0 ? own.slice(0, firstUnconditional) : own;
+  const fallback = firstUnconditional >= 0 ? own[firstUnconditional].ruleLocation.name : NOT_FOUND_LOCATION;
+  // Own candidates and runs of RegularExpression paths, merged in precedence order.
+  const alternatives: Alternative[] = [];
+  const used: DispatchRun[] = [];
+  const targets = new Set<string>();
+  let r = 0;
+  const addRun = (run: Run) => {
+    const d = runOf(run);
+    used.push(d);
+    alternatives.push({ run: d.variable });
+  };
+  for (const c of reachable) {
+    const at = order.get(c)!;
+    for (; r < reachableRuns.length && reachableRuns[r].position < at; r++) addRun(reachableRuns[r]);
+    alternatives.push({ conditions: c.conditions, target: c.ruleLocation.name });
+    targets.add(c.ruleLocation.name);
+  }
+  for (; r < reachableRuns.length; r++) addRun(reachableRuns[r]);
+  if (firstUnconditional >= 0) targets.add(fallback);
+  const { key, regex } = dispatchComposite(alternatives);
+  return { kind: 'dispatch', key, regex, fallback, targets: [...targets], runs: used };
 }

@@ -20,7 +20,7 @@
  * named location) and the locations test that variable instead of repeating the run.
  */
 import type { RouteMatch } from '../graph/types';
-import type { MapBlock } from './types';
+import type { LocationAction, MapBlock } from './types';
 import { escapeRegex, queryValueRegex } from './regex';
 
 /** The one variable every dispatching location sets to its composite. */
@@ -163,4 +163,48 @@ export function composite(candidates: Condition[][]): { key: string; regexes: st
     return r;
   });
   return { key: [...index.keys()].join('\n'), regexes };
+}
+
+/** One alternative of a location's dispatch, in precedence order. */
+export type Alternative = { conditions: Condition[]; target: string } | { run: string };
+
+/**
+ * A location's whole dispatch as ONE regex (one `if`: each `if` costs nginx a location config,
+ * ~15 KB): the composite holds the fields the alternatives read, then the names of the named
+ * locations they go to, one per field; the regex is a branch-reset alternation `^(?|A1|A2...)`
+ * (PCRE tries alternatives in order, so the first that holds wins) where each alternative checks
+ * its conditions (lookaheads) and captures its target's name from the composite as $1; a run's
+ * alternative captures its map's value when not empty.
+ */
+export function dispatchComposite(alternatives: Alternative[]): { key: string; regex: string } {
+  const index = new Map<string, number>();
+  const field = (f: string) => {
+    if (!index.has(f)) index.set(f, index.size);
+  };
+  for (const a of alternatives) {
+    if ('run' in a) field(a.run);
+    else for (const c of a.conditions) field(c.field);
+  }
+  const names = new Map<string, number>();
+  for (const a of alternatives) if (!('run' in a) && !names.has(a.target)) names.set(a.target, index.size + names.size);
+  const lastIndex = index.size + names.size - 1;
+  const branches = alternatives.map((a) => {
+    if ('run' in a) return `${skip(index.get(a.run)!)}([^\\n]+)`;
+    let r = '';
+    for (const c of a.conditions) {
+      const i = index.get(c.field)!;
+      r += lookahead(c, i, i === lastIndex);
+    }
+    return `${r}${skip(names.get(a.target)!)}([^\\n]*)`;
+  });
+  return { key: [...index.keys(), ...names.keys()].join('\n'), regex: `^(?|${branches.join('|')})` };
+}
+
+/** Every named location a location may send requests to (its own steps, fallback and runs). */
+export function dispatchTargets(action: LocationAction): string[] {
+  if (action.kind !== 'dispatch') return [];
+  if (action.runs.length === 0) return action.targets;
+  const out = new Set(action.targets);
+  for (const r of action.runs) for (const t of r.targets) out.add(t);
+  return [...out];
 }

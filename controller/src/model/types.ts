@@ -90,30 +90,32 @@ export interface RuleLocation {
 /** What a path location does with a request. */
 export type LocationAction =
   /**
-   * Candidates carry conditions (model/matching.ts): set the dispatch key variable to `key`,
-   * try the steps in order (the first that holds sends the request to its named location),
-   * else go to `fallback` (a rule's named location, or the 404 location).
+   * Candidates carry conditions (model/matching.ts): set the dispatch key variable to `key`;
+   * when it matches `regex` go to the named location captured as $1, else to `fallback` (a
+   * rule's named location, or the 404 location).
    */
   | {
       kind: 'dispatch';
-      /** "\n"-joined nginx variables; empty when no step reads it. */
+      /** "\n"-joined nginx variables and named-location names. */
       key: string;
-      steps: DispatchStep[];
+      regex: string;
       fallback: string;
-      /** Named locations it may send to, best first. */
+      /** Named locations the regex and fallback may send to, best first (see also `runs`). */
       targets: string[];
+      /** Per-server maps of RegularExpression-path candidates the regex reads. */
+      runs: DispatchRun[];
     }
   /** The best candidate has no condition: proxy right here (no redirect). */
   | { kind: 'proxy'; source: RuleSource; target: ProxyTarget; settings: PolicySettings }
   /** Nothing can match here. */
   | { kind: 'status'; code: number };
 
-/** One test of a dispatching location, in precedence order. */
-export type DispatchStep =
-  /** `if ($pc_k ~ regex)`: go to `target`. */
-  | { kind: 'match'; regex: string; target: string }
-  /** `if (variable)`: a per-server map naming the location to go to ("" = none of its candidates). */
-  | { kind: 'variable'; variable: string };
+/** A per-server map naming the location of the first matching RegularExpression-path candidate of a run ("" = none). */
+export interface DispatchRun {
+  variable: string;
+  /** Named locations it may name (the same array for every location reading it). */
+  targets: string[];
+}
 
 export interface Location {
   /** 'exact' renders `location = path`, 'prefix' renders `location path`. */

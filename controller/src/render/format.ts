@@ -5,19 +5,12 @@
  * value can never end its token and start a directive of its own.
  */
 
+const ESCAPES: Record<string, string> = { '\\': '\\\\', '"': '\\"', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
 export function quote(value: string | number): string {
   const s = String(value);
-  return (
-    '"' +
-    s
-      .replace(/\\/g, '\\\\')
-      .replace(/"/g, '\\"')
-      // nginx turns these escapes back into the control characters (the matching maps use "\n").
-      .replace(/\n/g, '\\n')
-      .replace(/\r/g, '\\r')
-      .replace(/\t/g, '\\t') +
-    '"'
-  );
+  // nginx turns \n, \r, \t back into the control characters (dispatch composites use "\n").
+  return '"' + (/[\\"\n\r\t]/.test(s) ? s.replace(/[\\"\n\r\t]/g, (c) => ESCAPES[c]) : s) + '"';
 }
 
 /** A comment line's text: printable characters only, so it cannot end the comment. */
