@@ -26,6 +26,10 @@ interface Candidate {
   path: string;
   conditions: Condition[];
   ruleLocation: RuleLocation;
+  /** Precedence keys, computed once (the sort compares each candidate many times). */
+  keys: { rank: number; method: number; headers: number; query: number; time: number; created: string; ref: string };
+  /** Index in the server's sorted candidates. */
+  position: number;
 }
 
 /** A PathPrefix's trailing "/" is ignored (Gateway API). */
@@ -50,19 +54,33 @@ const PATH_RANK = { Exact: 3, RegularExpression: 2, PathPrefix: 1 } as const;
  * headers, most query params, oldest route, namespace/name, rule order, match order.
  */
 export function compareCandidates(a: Candidate, b: Candidate): number {
+  const ka = a.keys;
+  const kb = b.keys;
   return (
     b.hostKey[0] - a.hostKey[0] ||
     b.hostKey[1] - a.hostKey[1] ||
-    PATH_RANK[b.match.path.type] - PATH_RANK[a.match.path.type] ||
+    kb.rank - ka.rank ||
     (a.match.path.type === 'PathPrefix' ? b.path.length - a.path.length : 0) ||
-    Number(!!b.match.method) - Number(!!a.match.method) ||
-    countNames(b.match.headers, true) - countNames(a.match.headers, true) ||
-    countNames(b.match.queryParams, false) - countNames(a.match.queryParams, false) ||
-    compareTimes(a.route.creationTimestamp, b.route.creationTimestamp) ||
-    compareStrings(`${a.route.namespace}/${a.route.name}`, `${b.route.namespace}/${b.route.name}`) ||
+    kb.method - ka.method ||
+    kb.headers - ka.headers ||
+    kb.query - ka.query ||
+    compareTimes(ka, kb) ||
+    compareStrings(ka.ref, kb.ref) ||
     a.rule.index - b.rule.index ||
     a.matchIndex - b.matchIndex
   );
+}
+
+function precedenceKeys(route: HTTPRouteNode, match: RouteMatch): Candidate['keys'] {
+  return {
+    rank: PATH_RANK[match.path.type],
+    method: Number(!!match.method),
+    headers: countNames(match.headers, true),
+    query: countNames(match.queryParams, false),
+    time: time(route.creationTimestamp),
+    created: route.creationTimestamp,
+    ref: `${route.namespace}/${route.name}`,
+  };
 }
 
 function countNames(items: { name: string }[], caseInsensitive: boolean): number {
@@ -81,11 +99,9 @@ function time(s: string): number {
 }
 
 /** Older first; ISO strings that do not parse fall back to text order. */
-function compareTimes(a: string, b: string): number {
-  const ta = time(a);
-  const tb = time(b);
-  if (!Number.isNaN(ta) && !Number.isNaN(tb) && ta !== tb) return ta - tb;
-  return compareStrings(a, b);
+function compareTimes(a: { time: number; created: string }, b: { time: number; created: string }): number {
+  if (!Number.isNaN(a.time) && !Number.isNaN(b.time) && a.time !== b.time) return a.time - b.time;
+  return compareStrings(a.created, b.created);
 }
 
 function compareStrings(a: string, b: string): number {
@@ -142,11 +158,13 @@ export function buildLocations(
         );
         if (!conditions) return;
         const path = match.path.type === 'PathPrefix' ? normalisePrefix(match.path.value) : match.path.value;
-        candidates.push({ hostKey, route, rule, matchIndex, match, path, conditions, ruleLocation: ruleLocation! });
+        const keys = precedenceKeys(route, match);
+        candidates.push({ hostKey, route, rule, matchIndex, match, path, conditions, ruleLocation: ruleLocation!, keys, position: 0 });
       });
     }
   }
   candidates.sort(compareCandidates);
+  candidates.forEach((c, i) => (c.position = i));
 
   // The path locations: key "=/x" (exact) or "/x/" (prefix).
   const keys = new Set<string>(['/']);
@@ -159,7 +177,6 @@ export function buildLocations(
   }
 
   // Indexes, so each location finds its candidates without scanning all of them.
-  const order = new Map<Candidate, number>(candidates.map((c, i) => [c, i]));
   const exactByPath = new Map<string, Candidate[]>();
   const prefixByPath = new Map<string, Candidate[]>();
   const regexes: Candidate[] = [];
@@ -180,7 +197,7 @@ export function buildLocations(
   for (const c of regexes) {
     const last = runs[runs.length - 1];
     if (last && last.candidates[0].hostKey[0] === c.hostKey[0] && last.candidates[0].hostKey[1] === c.hostKey[1]) last.candidates.push(c);
-    else runs.push({ position: order.get(c)!, candidates: [c], targets: [] });
+    else runs.push({ position: c.position, candidates: [c], targets: [] });
   }
   for (const run of runs) run.targets = [...new Set(run.candidates.map((c) => c.ruleLocation.name))];
   const runOf = (run: Run): DispatchRun => {
@@ -188,7 +205,7 @@ export function buildLocations(
     return { variable: run.variable, targets: run.targets };
   };
 
-  const byOrder = (a: Candidate, b: Candidate) => order.get(a)! - order.get(b)!;
+  const byOrder = (a: Candidate, b: Candidate) => a.position - b.position;
   const locations: Location[] = [];
   for (const key of [...keys].sort()) {
     const exact = key.startsWith('=');
@@ -202,7 +219,7 @@ export function buildLocations(
       if (list) for (const c of list) own.push(c);
     }
     own.sort(byOrder);
-    locations.push({ match: exact ? 'exact' : 'prefix', path, action: locationAction(own, runs, order, runOf), settings: {} });
+    locations.push({ match: exact ? 'exact' : 'prefix', path, action: locationAction(own, runs, runOf), settings: {} });
   }
   return { locations, ruleLocations: [...ruleLocations.values()] };
 }
@@ -215,9 +232,9 @@ interface Run {
   variable?: string;
 }
 
-function locationAction(own: Candidate[], runs: Run[], order: Map<Candidate, number>, runOf: (run: Run) => DispatchRun): Location['action'] {
+function locationAction(own: Candidate[], runs: Run[], runOf: (run: Run) => DispatchRun): Location['action'] {
   const firstUnconditional = own.findIndex((c) => c.conditions.length === 0);
-  const end = firstUnconditional >= 0 ? order.get(own[firstUnconditional])! : Infinity;
+  const end = firstUnconditional >= 0 ? own[firstUnconditional].position : Infinity;
   const reachableRuns = runs.filter((r) => r.position < end);
   if (reachableRuns.length === 0) {
     if (own.length === 0) return { kind: 'status', code: 404 };
@@ -239,7 +256,7 @@ function locationAction(own: Candidate[], runs: Run[], order: Map<Candidate, num
     alternatives.push({ run: d.variable });
   };
   for (const c of reachable) {
-    const at = order.get(c)!;
+    const at = c.position;
     for (; r < reachableRuns.length && reachableRuns[r].position < at; r++) addRun(reachableRuns[r]);
     alternatives.push({ conditions: c.conditions, target: c.ruleLocation.name });
     targets.add(c.ruleLocation.name);

@@ -10,7 +10,10 @@ const ESCAPES: Record<string, string> = { '\\': '\\\\', '"': '\\"', '\n': '\\n',
 export function quote(value: string | number): string {
   const s = String(value);
   // nginx turns \n, \r, \t back into the control characters (dispatch composites use "\n").
-  return '"' + (/[\\"\n\r\t]/.test(s) ? s.replace(/[\\"\n\r\t]/g, (c) => ESCAPES[c]) : s) + '"';
+  // JSON escapes exactly these five the same way; it differs only on other control characters
+  // and lone surrogates (\uXXXX, which nginx does not read), so it is the fast path without them.
+  if (!/[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff]/.test(s)) return JSON.stringify(s);
+  return '"' + s.replace(/[\\"\n\r\t]/g, (c) => ESCAPES[c]) + '"';
 }
 
 /** A comment line's text: printable characters only, so it cannot end the comment. */
