@@ -11,7 +11,7 @@ const BACKENDS = [
   'exact', 'prefix', 'deeper', 'regex', 're-exact', 're-prefix',
   'v2', 'fast', 'post', 'any', 'all', 'get', 're-header', 're-query',
   'old', 'new', 'old-h', 'new-hi', 'first', 'second',
-  'exact-host', 'wild-host', 'any-host', 'only',
+  'exact-host', 'wild-host', 'any-host', 'only', 'many-first', 'many-mid', 'many-last',
 ];
 
 let h: Harness;
@@ -76,8 +76,17 @@ beforeAll(async () => {
 
   const only = f.route('only', [f.rule(0, [f.prefix('/')], [be('only')])], { hostnames: ['only.test'] });
 
+  // More candidates on one path than one dispatch regex holds (MAX_ALTERNATIVES): several ifs.
+  const many = f.route(
+    'many',
+    Array.from({ length: 120 }, (_, i) =>
+      f.rule(i, [f.prefix('/m', { headers: [H('X-N', String(i))] })], [be(i === 0 ? 'many-first' : i === 119 ? 'many-last' : 'many-mid')]),
+    ),
+    { hostnames: ['many.test'] },
+  );
+
   const graph = f.graph([
-    f.listener(port, [paths, conds, old, newer, exactHost, wildHost, anyHost, broken].map((r) => f.attach(r))),
+    f.listener(port, [paths, conds, old, newer, exactHost, wildHost, anyHost, broken, many].map((r) => f.attach(r))),
     f.listener(port2, [f.attach(only)]),
   ]);
   const result = await h.nginx.start(h.render(graph));
@@ -211,6 +220,14 @@ describe('precedence across routes and rules', () => {
   test('same match in two rules of one route: the first rule wins', async () => {
     expect(await who('prec.test', '/r')).toBe('first');
   });
+});
+
+test('120 header candidates on one path: each reaches its rule, past the first dispatch regex too', async () => {
+  expect(await who('many.test', '/m/x', { headers: { 'X-N': '0' } })).toBe('many-first');
+  expect(await who('many.test', '/m', { headers: { 'X-N': '60' } })).toBe('many-mid');
+  expect(await who('many.test', '/m/x', { headers: { 'X-N': '119' } })).toBe('many-last');
+  expect(await who('many.test', '/m/x', { headers: { 'X-N': '120' } })).toBe(404);
+  expect(await who('many.test', '/m/x')).toBe(404);
 });
 
 describe('hostnames', () => {

@@ -61,9 +61,16 @@ export function simulate(model: NginxModel, port: number, req: SimRequest): stri
   else {
     // set $pc_k "<key>"; if ($pc_k ~ "^(?|A|B...)") -> $1; else the fallback. JavaScript has no
     // branch reset "(?|": each alternative has its own group, and only the matching one is set.
-    if (!act.regex.startsWith('^(?|')) throw new Error(`unexpected dispatch regex ${act.regex}`);
-    const m = new RegExp('^(?:' + act.regex.slice(4)).exec(expand(act.key));
-    const target = m ? m.slice(1).find((g) => g !== undefined)! : act.fallback;
+    const key = expand(act.key);
+    let target = act.fallback;
+    for (const regex of act.regexes) {
+      if (!regex.startsWith('^(?|')) throw new Error(`unexpected dispatch regex ${regex}`);
+      const m = new RegExp('^(?:' + regex.slice(4)).exec(key);
+      if (m) {
+        target = m.slice(1).find((g) => g !== undefined)!;
+        break;
+      }
+    }
     const rl = server.ruleLocations.find((r) => r.name === target);
     if (!rl) return target === '@portcullis_404' ? 404 : `unknown ${target}`;
     source = rl.source;

@@ -263,6 +263,6 @@ function locationAction(own: Candidate[], runs: Run[], runOf: (run: Run) => Disp
   }
   for (; r < reachableRuns.length; r++) addRun(reachableRuns[r]);
   if (firstUnconditional >= 0) targets.add(fallback);
-  const { key, regex } = dispatchComposite(alternatives);
-  return { kind: 'dispatch', key, regex, fallback, targets: [...targets], runs: used };
+  const { key, regexes } = dispatchComposite(alternatives);
+  return { kind: 'dispatch', key, regexes, fallback, targets: [...targets], runs: used };
 }

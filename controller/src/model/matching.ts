@@ -165,6 +165,9 @@ export function composite(candidates: Condition[][]): { key: string; regexes: st
   return { key: [...index.keys()].join('\n'), regexes };
 }
 
+/** Alternatives per dispatch regex (each ~100-300 bytes of compiled pattern). */
+export const MAX_ALTERNATIVES = 40;
+
 /** One alternative of a location's dispatch, in precedence order. */
 export type Alternative = { conditions: Condition[]; target: string } | { run: string };
 
@@ -176,7 +179,7 @@ export type Alternative = { conditions: Condition[]; target: string } | { run: s
  * its conditions (lookaheads) and captures its target's name from the composite as $1; a run's
  * alternative captures its map's value when not empty.
  */
-export function dispatchComposite(alternatives: Alternative[]): { key: string; regex: string } {
+export function dispatchComposite(alternatives: Alternative[]): { key: string; regexes: string[] } {
   const index = new Map<string, number>();
   const field = (f: string) => {
     if (!index.has(f)) index.set(f, index.size);
@@ -197,7 +200,11 @@ export function dispatchComposite(alternatives: Alternative[]): { key: string; r
     }
     return `${r}${skip(names.get(a.target)!)}([^\\n]*)`;
   });
-  return { key: [...index.keys(), ...names.keys()].join('\n'), regex: `^(?|${branches.join('|')})` };
+  // PCRE's compiled patterns are limited (64 KB with the default link size): at most
+  // MAX_ALTERNATIVES per regex, the next ones in a following `if` over the same composite.
+  const regexes: string[] = [];
+  for (let i = 0; i < branches.length; i += MAX_ALTERNATIVES) regexes.push(`^(?|${branches.slice(i, i + MAX_ALTERNATIVES).join('|')})`);
+  return { key: [...index.keys(), ...names.keys()].join('\n'), regexes };
 }
 
 /** Every named location a location may send requests to (its own steps, fallback and runs). */

@@ -91,14 +91,15 @@ export interface RuleLocation {
 export type LocationAction =
   /**
    * Candidates carry conditions (model/matching.ts): set the dispatch key variable to `key`;
-   * when it matches `regex` go to the named location captured as $1, else to `fallback` (a
-   * rule's named location, or the 404 location).
+   * at the first of `regexes` it matches, go to the named location captured as $1, else to
+   * `fallback` (a rule's named location, or the 404 location).
    */
   | {
       kind: 'dispatch';
       /** "\n"-joined nginx variables and named-location names. */
       key: string;
-      regex: string;
+      /** One `if` each, in order (one regex holds at most MAX_ALTERNATIVES candidates). */
+      regexes: string[];
       fallback: string;
       /** Named locations the regex and fallback may send to, best first (see also `runs`). */
       targets: string[];
