@@ -10,7 +10,6 @@
  *   - a rule location with a limit gets a map on $content_length that is "1" above the limit
  *     (a regex for "integer > N") and answers 413 itself.
  */
-import { dispatchTargets } from './matching';
 import type { MapBlock, NginxModel, PolicySettings } from './types';
 
 /** nginx's default client_max_body_size. */
@@ -74,15 +73,32 @@ export function finalizeBodyLimits(model: NginxModel): void {
       const limit = effective(r.settings, server.settings, model.http.settings);
       limitOf.set(name, { own: r.settings.clientMaxBodySize !== undefined, limit, bytes: sizeBytes(limit) });
     }
+    // The largest limit (0 = none) among some targets; a run's once, not once per location.
+    type Largest = { own: boolean; limit: string; bytes: number } | undefined;
+    const largest = (names: string[]): Largest => {
+      let best: Largest;
+      let own = false;
+      for (const n of names) {
+        const l = limitOf.get(n);
+        if (!l) continue;
+        own ||= l.own;
+        if (!best || (best.bytes !== 0 && (l.bytes === 0 || l.bytes > best.bytes))) best = l;
+      }
+      return best && { ...best, own };
+    };
+    const runLargest = new Map<string[], Largest>();
     for (const loc of server.locations) {
       if (loc.action.kind !== 'dispatch') continue;
-      const limits = dispatchTargets(loc.action).map((t) => limitOf.get(t)).filter((r) => r !== undefined);
-      if (!limits.some((l) => l.own)) continue;
-      const unlimited = limits.some((l) => l.bytes === 0);
-      loc.settings = {
-        ...loc.settings,
-        clientMaxBodySize: unlimited ? '0' : limits.reduce((a, b) => (b.bytes > a.bytes ? b : a)).limit,
-      };
+      let best = largest(loc.action.targets);
+      for (const run of loc.action.runs) {
+        if (!runLargest.has(run.targets)) runLargest.set(run.targets, largest(run.targets));
+        const r = runLargest.get(run.targets);
+        if (!r) continue;
+        if (!best) best = r;
+        else best = { ...(best.bytes !== 0 && (r.bytes === 0 || r.bytes > best.bytes) ? r : best), own: best.own || r.own };
+      }
+      if (!best?.own) continue;
+      loc.settings = { ...loc.settings, clientMaxBodySize: best.bytes === 0 ? '0' : best.limit };
     }
   }
 }
