@@ -20,5 +20,11 @@ if [ ${#need[@]} -gt 0 ]; then
   $SUDO systemctl stop nginx >/dev/null 2>&1 || $SUDO service nginx stop >/dev/null 2>&1 || true
 fi
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  npm ci --no-audit --no-fund
+  # npm 11 writes lock files without the other platforms' optional packages (e.g. jest's
+  # @unrs/resolver-binding-*) and then `npm ci` refuses that same lock as out of sync; `npm
+  # install` installs the same locked versions, so it is the fallback.
+  if ! npm ci --no-audit --no-fund; then
+    echo "npm ci refused the lock file; installing the locked versions with npm install"
+    npm install --no-audit --no-fund
+  fi
 fi
