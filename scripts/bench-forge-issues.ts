@@ -9,9 +9,9 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from '../e2e/support/ports';
 import { loadConfig } from '../forge-api/src/config';
 import { createPrisma, migrate } from '../forge-api/src/services/database';
 import { TokenService } from '../forge-api/src/services/tokens';
@@ -100,16 +100,6 @@ export async function issueCases(base: string, data: IssueBenchData, run: Run): 
 
 // ---- standalone run -------------------------------------------------------------------------
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function main() {
   // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -14,6 +14,7 @@ import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from '../e2e/support/ports';
 import { loadConfig } from '../forge-api/src/config';
 import { createPrisma, migrate } from '../forge-api/src/services/database';
 import { TokenService } from '../forge-api/src/services/tokens';
@@ -32,16 +33,6 @@ const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 1000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const HOOKS = 5;
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function waitUp(url: string): Promise<void> {
   for (let i = 0; i < 300; i++) {
