@@ -7,17 +7,9 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import execa from 'execa';
+import { git } from '../forge-api/test/support/git';
 import { describeForge, PASSWORD, type Forge } from '../forge-api/test/support/forge';
-import { gitEnv } from '../forge-api/src/services/git/run';
 
-const git = (cwd: string, ...args: string[]) =>
-  execa('git', args, {
-    cwd,
-    env: gitEnv({ GIT_AUTHOR_NAME: 'Dev', GIT_AUTHOR_EMAIL: 'dev@example.com', GIT_COMMITTER_NAME: 'Dev', GIT_COMMITTER_EMAIL: 'dev@example.com' }),
-    extendEnv: false,
-    reject: false,
-  });
 
 function cloneUrl(f: Forge, fullName: string, cred?: [string, string]): string {
   const u = new URL(`${f.url}/${fullName}.git`);

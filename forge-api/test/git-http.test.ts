@@ -6,11 +6,10 @@ import { promises as fs } from 'fs';
 import os from 'os';
 import path from 'path';
 import zlib from 'zlib';
-import execa from 'execa';
+import { git } from './support/git';
 import Fastify, { FastifyInstance, FastifyRequest } from 'fastify';
 import gitHttpRoutes, { GitHttpAuth, GitHttpDeps, GitHttpRepo, GitHttpUser } from '../src/routes/git-http';
 import { initRepository, repositoryPath, repoStats } from '../src/services/git';
-import { gitEnv } from '../src/services/git/run';
 
 interface Shim {
   users: Record<string, { user: GitHttpUser; password: string }>;
@@ -40,13 +39,6 @@ function authenticate(request: FastifyRequest): Promise<GitHttpAuth> {
   return Promise.resolve({ user: null, tokenScopes: null, error: 'invalid username, password or token' });
 }
 
-const git = (cwd: string, ...args: string[]) =>
-  execa('git', args, {
-    cwd,
-    env: gitEnv({ GIT_AUTHOR_NAME: 'Dev', GIT_AUTHOR_EMAIL: 'dev@example.com', GIT_COMMITTER_NAME: 'Dev', GIT_COMMITTER_EMAIL: 'dev@example.com' }),
-    extendEnv: false,
-    reject: false,
-  });
 
 const url = (cred: string | null, owner: string, repo: string) => {
   const u = new URL(`${base}/${owner}/${repo}.git`);

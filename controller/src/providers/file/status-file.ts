@@ -1,18 +1,12 @@
 import * as path from 'path';
 import { parseAllDocuments, stringify } from 'yaml';
+import type { StatusReport } from '../../graph/types';
 import { readIfExists, writeFileAtomic } from './atomic';
 
 export const STATUS_FILE = 'status.yaml';
 
-/** The shape of a status as the graph reports it (graph/status.ts StatusReport). */
-export interface StatusEntry {
-  apiVersion: string;
-  kind: string;
-  namespace?: string;
-  name: string;
-  generation: number;
-  status: Record<string, unknown>;
-}
+/** A status as the graph reports it. */
+export type StatusEntry = StatusReport;
 
 /** Looks up what the provider keeps about a resource (creationTimestamp) for the metadata. */
 export type MetadataLookup = (entry: StatusEntry) => { creationTimestamp?: string; uid?: string } | undefined;
