@@ -159,14 +159,17 @@ export class NginxProcess {
 
   private async doApply(config: RenderedConfig): Promise<ApplyResult> {
     if (this.lastFiles && sameFiles(this.lastFiles, config.files)) return { ok: true };
+    const t0 = Date.now();
     const previous = liveDir(this.layout);
     const staged = await this.stage(config);
+    const t1 = Date.now();
     if ('message' in staged) return { ok: false, message: staged.message };
     switchLive(this.layout, staged.dir);
     const oldWorkers = childPids(this.child!.pid!);
     const waiting = this.waitServing(staged.token);
     process.kill(this.child!.pid!, 'SIGHUP');
     const result = await waiting;
+    const t2 = Date.now();
     // Old workers stop accepting as soon as they start shutting down, a moment after the new
     // ones are up: wait for that so the very next request is answered by the new config.
     if (result.ok) {
@@ -181,6 +184,7 @@ export class NginxProcess {
     }
     this.lastFiles = config.files;
     pruneGenerations(this.layout, [staged.dir]);
+    this.log.debug('nginx reloaded', { component: 'nginx', checkMs: t1 - t0, reloadMs: t2 - t1, drainMs: Date.now() - t2 });
     return { ok: true };
   }
 
