@@ -85,5 +85,39 @@ export function finalizeModel(model: NginxModel): NginxModel {
     }
   }
   finalizeBodyLimits(model);
+  shareNamedLocations(model);
   return model;
+}
+
+/**
+ * Rules of a server whose named locations would render the same share one
+ * (RuleLocation.nginxName, the first of them by name). The model keeps each rule's own name
+ * everywhere (tests and policies reason per rule); the nginx* fields carry what the config says.
+ * A rule's settings may differ between servers (Gateway policies), so sharing is per server, as
+ * are the run maps a server's locations read.
+ */
+function shareNamedLocations(model: NginxModel): void {
+  const mapsByVariable = new Map(model.maps.map((m) => [m.variable, m]));
+  for (const server of model.servers) {
+    const bySignature = new Map<string, string>();
+    const alias = new Map<string, string>();
+    const rules = [...server.ruleLocations].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const rule of rules) {
+      const signature = JSON.stringify([rule.target, rule.settings, rule.bodyLimitVariable ?? null]);
+      const shared = rule.referenced ? bySignature.get(signature) : undefined;
+      if (rule.referenced && !shared) bySignature.set(signature, rule.name);
+      rule.nginxName = shared ?? rule.name;
+      rule.emit = !!rule.referenced && !shared;
+      alias.set(rule.name, rule.nginxName);
+    }
+    const name = (n: string) => alias.get(n) ?? n;
+    const runs = new Set<string>();
+    for (const loc of server.locations) {
+      if (loc.action.kind !== 'dispatch') continue;
+      loc.action.nginxKey = loc.action.key.split('\n').map((f) => (f.startsWith('@') ? name(f) : f)).join('\n');
+      loc.action.nginxFallback = name(loc.action.fallback);
+      for (const run of loc.action.runs) runs.add(run.variable);
+    }
+    for (const v of runs) for (const e of mapsByVariable.get(v)?.entries ?? []) e.nginxValue = name(e.value);
+  }
 }
