@@ -110,6 +110,10 @@ describe('path matching', () => {
     expect(await who('paths.test', '/prefix/')).toBe('prefix');
     expect(await who('paths.test', '/prefix/a/b')).toBe('prefix');
     expect(await who('paths.test', '/prefixes')).toBe(404);
+    // The segment test reads the decoded path: an encoded newline right after the prefix is not
+    // a segment boundary, one after the slash is.
+    expect(await who('paths.test', '/prefix%0A')).toBe(404);
+    expect(await who('paths.test', '/prefix/%0Ax')).toBe('prefix');
   });
 
   test('a trailing slash on a PathPrefix is ignored, and the longest prefix wins', async () => {

@@ -80,10 +80,21 @@ describe('locations', () => {
   );
   const s = server(model, 80);
 
-  test('PathPrefix /x/ -> "= /x" and "/x/"; Exact /y -> "= /y"; always "/"', () => {
-    expect(s.locations.map((l) => `${l.match} ${l.path}`).sort()).toEqual(
-      ['exact /x', 'prefix /x/', 'exact /y', 'prefix /', 'exact /x/deep', 'prefix /x/deep/'].sort(),
-    );
+  test('PathPrefix /x/ -> "= /x" and "/x/" when both proxy; one "/x/deep" when it must dispatch; Exact /y -> "= /y"; always "/"', () => {
+    expect(s.locations.map((l) => `${l.match} ${l.path}`).sort()).toEqual(['exact /x', 'prefix /x/', 'exact /y', 'prefix /', 'prefix /x/deep'].sort());
+  });
+
+  test('the folded "/x/deep" location tests the segment: /x/deeper goes to the shorter prefix', () => {
+    expect(simulate(model, 80, { path: '/x/deep', method: 'POST' })).toBe('default/r#2');
+    expect(simulate(model, 80, { path: '/x/deep/', method: 'POST' })).toBe('default/r#2');
+    expect(simulate(model, 80, { path: '/x/deeper', method: 'POST' })).toBe('default/r#0');
+    expect(simulate(model, 80, { path: '/x/deep%0A', method: 'POST' })).toBe('default/r#0');
+  });
+
+  test('a decoded newline in the path cannot pass the segment test', () => {
+    // simulate() takes the decoded $uri: "/x/deep\n/" is not /x/deep followed by "/".
+    expect(simulate(model, 80, { path: '/x/deep\n/', method: 'POST' })).toBe('default/r#0');
+    expect(simulate(model, 80, { path: '/x/deep/\n', method: 'POST' })).toBe('default/r#2');
   });
 
   test('a location whose best candidate has no condition proxies directly', () => {
@@ -92,7 +103,7 @@ describe('locations', () => {
   });
 
   test('a location with conditions dispatches, falling back to the shorter prefix', () => {
-    expect(location(s, 'prefix', '/x/deep/').action.kind).toBe('dispatch');
+    expect(location(s, 'prefix', '/x/deep').action.kind).toBe('dispatch');
     expect(simulate(model, 80, { path: '/x/deep/1', method: 'POST' })).toBe('default/r#2');
     expect(simulate(model, 80, { path: '/x/deep/1', method: 'GET' })).toBe('default/r#0');
   });
@@ -193,12 +204,12 @@ describe('nginx variables do not grow with routes', () => {
       ),
     );
 
-  test('exact conditions: no map at all, every dispatching location sets the one composite variable', () => {
+  test('exact conditions: one map ($uri for segment tests) whatever the routes, every dispatching location sets the one composite variable', () => {
     for (const n of [10, 100]) {
       const model = buildModel(f.graph([f.listener(80, routes(n))]));
-      expect(model.maps).toEqual([]);
+      expect(model.maps.map((m) => m.variable)).toEqual(['$pc_u']);
       const s = server(model, 80);
-      expect(location(s, 'prefix', '/r7/').action).toMatchObject({ kind: 'dispatch', key: '$http_x_t\n$args\n@rule_default_r7_0' });
+      expect(location(s, 'prefix', '/r7').action).toMatchObject({ kind: 'dispatch', key: '$http_x_t\n$pc_u\n$args\n@rule_default_r7_0' });
       expect(simulate(model, 80, { path: '/r7/x?q=7' })).toBe('default/r7#0');
       expect(simulate(model, 80, { path: '/r7/login', method: 'POST' })).toBe('default/r7#1');
       expect(simulate(model, 80, { path: '/r7/x?q=8' })).toBe(404);

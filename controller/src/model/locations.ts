@@ -1,7 +1,8 @@
 /**
  * One server's locations, following the matching design (no njs):
  *   Exact /x       -> location = /x
- *   PathPrefix /x  -> location = /x  and  location /x/   (segment semantics)
+ *   PathPrefix /x  -> location = /x  and  location /x/   (segment semantics) when both proxy
+ *                     directly, else one location /x whose own candidates test the segment
  *   always            location /
  * Every location lists the match elements that can apply to the URIs reaching it (its own
  * path's elements, every shorter PathPrefix that segment-matches it, every RegularExpression
@@ -11,6 +12,7 @@
 import type { HTTPRouteNode, RouteMatch, RouteRule } from '../graph/types';
 import type { HostKey, HostRoute } from './hosts';
 import { dispatchComposite, elementConditions, type Alternative, type Condition, type ConditionMaps } from './matching';
+import { escapeRegex } from './regex';
 import type { DispatchRun, Location, RuleLocation } from './types';
 import { Upstreams } from './upstreams';
 
@@ -166,16 +168,6 @@ export function buildLocations(
   candidates.sort(compareCandidates);
   candidates.forEach((c, i) => (c.position = i));
 
-  // The path locations: key "=/x" (exact) or "/x/" (prefix).
-  const keys = new Set<string>(['/']);
-  for (const c of candidates) {
-    if (c.match.path.type === 'Exact') keys.add('=' + c.path);
-    else if (c.match.path.type === 'PathPrefix' && c.path !== '/') {
-      keys.add('=' + c.path);
-      keys.add(c.path + '/');
-    }
-  }
-
   // Indexes, so each location finds its candidates without scanning all of them.
   const exactByPath = new Map<string, Candidate[]>();
   const prefixByPath = new Map<string, Candidate[]>();
@@ -206,21 +198,41 @@ export function buildLocations(
   };
 
   const byOrder = (a: Candidate, b: Candidate) => a.position - b.position;
-  const locations: Location[] = [];
-  for (const key of [...keys].sort()) {
-    const exact = key.startsWith('=');
-    const path = exact ? key.slice(1) : key;
-    // URIs reaching "= /x" are /x; those reaching prefix "/x/" are /x/...: both are matched by
-    // the PathPrefixes that are segment-prefixes of /x ("/", "/a", "/a/b" for "/a/b").
-    const base = exact ? path : path.slice(0, -1) || '/';
-    const own: Candidate[] = exact ? [...(exactByPath.get(path) ?? [])] : [];
+  /** The PathPrefix candidates of the segment-prefixes of `base` ("/", "/a", "/a/b" for "/a/b"). */
+  const prefixCandidates = (base: string, skipOwn = false): Candidate[] => {
+    const out: Candidate[] = [];
     for (const p of segmentPrefixes(base)) {
+      if (skipOwn && p === base) continue;
       const list = prefixByPath.get(p);
-      if (list) for (const c of list) own.push(c);
+      if (list) for (const c of list) out.push(c);
     }
+    return out;
+  };
+  const locations: Location[] = [];
+  const add = (match: Location['match'], path: string, own: Candidate[]) => {
     own.sort(byOrder);
-    locations.push({ match: exact ? 'exact' : 'prefix', path, action: locationAction(own, runs, runOf), settings: {} });
+    locations.push({ match, path, action: locationAction(own, runs, runOf), settings: {} });
+  };
+  // "/" sees every URI; an Exact path gets `location = /x`.
+  add('prefix', '/', prefixCandidates('/'));
+  for (const [path, exact] of exactByPath) add('exact', path, [...exact, ...prefixCandidates(path)]);
+  // A PathPrefix /x is two nginx locations, `= /x` and `/x/` (nginx prefixes ignore segments).
+  // When either must dispatch anyway, one `location /x` does instead: its own candidates also
+  // test that $uri continues with "/" or ends there (URIs like /xyz reach it too, and see only
+  // the shorter prefixes). Each location and each `if` costs nginx a location config.
+  for (const path of prefixByPath.keys()) {
+    if (path === '/') continue;
+    const plain = locationAction(prefixCandidates(path).sort(byOrder), runs, runOf);
+    if (plain.kind !== 'dispatch') {
+      if (!exactByPath.has(path)) locations.push({ match: 'exact', path, action: { ...plain }, settings: {} });
+      locations.push({ match: 'prefix', path: path + '/', action: plain, settings: {} });
+      continue;
+    }
+    const segment: Condition = { field: ctx.maps.uriField(), test: 'segment', fragment: escapeRegex(path) };
+    const own = prefixByPath.get(path)!.map((c) => ({ ...c, conditions: [...c.conditions, segment] }));
+    add('prefix', path, [...own, ...prefixCandidates(path, true)]);
   }
+  locations.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.match < b.match ? -1 : 1));
   return { locations, ruleLocations: [...ruleLocations.values()] };
 }
 

@@ -35,7 +35,12 @@ export type Condition =
   /** The field ($args) holds a parameter whose name matches `fragment` ("name="). */
   | { field: string; test: 'present'; fragment: string }
   /** The field is a 0/1 map variable that must be "1". */
-  | { field: string; test: 'flag' };
+  | { field: string; test: 'flag' }
+  /**
+   * The field (ConditionMaps.uriField) starts with `fragment` (a regex-escaped path) followed by
+   * "/" or its end: a PathPrefix's segment rule, in a location nginx also reaches for /xyz.
+   */
+  | { field: string; test: 'segment'; fragment: string };
 
 /** The nginx variable for a request header, or undefined when nginx cannot read that name. */
 export function headerVariable(name: string): string | undefined {
@@ -49,6 +54,7 @@ export class ConditionMaps {
   private readonly flagByKey = new Map<string, string>();
   private flags = 0;
   private runs = 0;
+  private uri?: string;
   readonly maps: MapBlock[] = [];
 
   /** $pq_N: the raw value of query parameter `name` (empty when absent). */
@@ -71,6 +77,19 @@ export class ConditionMaps {
     const v = `$pc_s${this.runs++}`;
     this.maps.push({ source: key, variable: v, entries: regexes.map((regex, i) => ({ regex, value: candidates[i].target })), default: '' });
     return v;
+  }
+
+  /**
+   * $pc_u: $uri for a composite. $uri is decoded and may hold a newline, which would shift the
+   * fields after it: from the first newline on, it reads "%0A" instead (a segment test only
+   * looks at the character after the prefix, so that one must not look like "/" or the end).
+   */
+  uriField(): string {
+    if (!this.uri) {
+      this.uri = '$pc_u';
+      this.maps.push({ source: '$uri', variable: this.uri, entries: [{ regex: '^([^\\n]*)\\n', value: '$1%0A' }], default: '$uri' });
+    }
+    return this.uri;
   }
 
   /** $pc_rN: "1" when `source` matches the (user) regex. nginx never tries it on an empty value. */
@@ -143,6 +162,8 @@ function lookahead(c: Condition, i: number, last: boolean): string {
       return `(?=${skip(i)}(?:[^\\n]*&)?${c.fragment}(?:&|${end}))`;
     case 'present':
       return `(?=${skip(i)}(?:[^\\n]*&)?${c.fragment})`;
+    case 'segment':
+      return `(?=${skip(i)}${c.fragment}(?:/|${end}))`;
   }
 }
 
