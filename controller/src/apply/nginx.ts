@@ -222,7 +222,7 @@ export class NginxProcess {
       const poll = async () => {
         while (!done && this.child === child) {
           if ((await this.generationServed()) === token) return finish({ ok: true });
-          await sleep(10);
+          await sleep(3);
         }
       };
       void poll();
@@ -231,7 +231,9 @@ export class NginxProcess {
 
   private generationServed(): Promise<string | undefined> {
     return new Promise((resolve) => {
-      const req = http.get({ socketPath: this.layout.statusSocket, path: '/generation', timeout: 1000 }, (res) => {
+      // A fresh connection each time: a kept-alive one stays with an old worker, which answers
+      // the old generation until nginx tells it to quit (100 ms after the new workers start).
+      const req = http.get({ socketPath: this.layout.statusSocket, path: '/generation', timeout: 1000, agent: false }, (res) => {
         let body = '';
         res.setEncoding('utf8');
         res.on('data', (c) => (body += c));
