@@ -12,6 +12,7 @@ const BACKENDS = [
   'v2', 'fast', 'post', 'any', 'all', 'get', 're-header', 're-query',
   'old', 'new', 'old-h', 'new-hi', 'first', 'second',
   'exact-host', 'wild-host', 'any-host', 'only', 'many-first', 'many-mid', 'many-last',
+  'f-root', 'f7', 'f70', 'f-login',
 ];
 
 let h: Harness;
@@ -85,8 +86,16 @@ beforeAll(async () => {
     { hostnames: ['many.test'] },
   );
 
+  // "/" dispatches here, so the other paths are folded into it (no locations of their own).
+  const folded = f.route('folded', [
+    f.rule(0, [f.prefix('/', { headers: [H('X-Root', '1')] })], [be('f-root')]),
+    f.rule(1, [f.prefix('/f7', { headers: [H('X-F', '1')] })], [be('f7')]),
+    f.rule(2, [f.prefix('/f70')], [be('f70')]),
+    f.rule(3, [f.exact('/f7/login', { method: 'POST' })], [be('f-login')]),
+  ], { hostnames: ['fold.test'] });
+
   const graph = f.graph([
-    f.listener(port, [paths, conds, old, newer, exactHost, wildHost, anyHost, broken, many].map((r) => f.attach(r))),
+    f.listener(port, [paths, conds, old, newer, exactHost, wildHost, anyHost, broken, many, folded].map((r) => f.attach(r))),
     f.listener(port2, [f.attach(only)]),
   ]);
   const result = await h.nginx.start(h.render(graph));
@@ -95,6 +104,25 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await h?.close();
+});
+
+describe('paths folded into the location that dispatches anyway', () => {
+  test('segments and exact paths hold as with locations of their own', async () => {
+    const F = { headers: { 'X-F': '1' } };
+    expect(await who('fold.test', '/f70')).toBe('f70');
+    expect(await who('fold.test', '/f70/x')).toBe('f70');
+    expect(await who('fold.test', '/f700')).toBe(404);
+    expect(await who('fold.test', '/f7', F)).toBe('f7');
+    expect(await who('fold.test', '/f7/x', F)).toBe('f7');
+    expect(await who('fold.test', '/f7x', F)).toBe(404);
+    expect(await who('fold.test', '/f70', F)).toBe('f70');
+    expect(await who('fold.test', '/f7/login', { method: 'POST' })).toBe('f-login');
+    expect(await who('fold.test', '/f7/login', F)).toBe('f7');
+    expect(await who('fold.test', '/f7/login/', { method: 'POST', ...F })).toBe('f7');
+    expect(await who('fold.test', '/f7/login/', { method: 'POST' })).toBe(404);
+    expect(await who('fold.test', '/anything', { headers: { 'X-Root': '1' } })).toBe('f-root');
+    expect(await who('fold.test', '/f7/login%0A', { method: 'POST' })).toBe(404);
+  });
 });
 
 describe('path matching', () => {

@@ -1,5 +1,6 @@
 /** buildModel with plain Graph data: servers, locations, conditions, precedence, upstreams. */
 import { buildModel } from '../src/model';
+import { MAX_LOCATION_CANDIDATES } from '../src/model/locations';
 import { splitBuckets } from '../src/model/upstreams';
 import { greaterThanRegex, sizeBytes } from '../src/model/bodylimit';
 import type { Location, NginxModel, Server } from '../src/model/types';
@@ -193,6 +194,45 @@ describe('conditions', () => {
   });
 });
 
+describe('folding paths into a location that dispatches anyway', () => {
+  const model = buildModel(
+    f.graph([
+      f.listener(80, [
+        f.attach(
+          f.route('folded', [
+            f.rule(0, [f.prefix('/', { headers: [H('X-Root', '1')] })], [f.backend('a', 9000)]),
+            f.rule(1, [f.prefix('/f7', { headers: [H('X-F', '1')] })], [f.backend('b', 9001)]),
+            f.rule(2, [f.prefix('/f70')], [f.backend('c', 9002)]),
+            f.rule(3, [f.exact('/f7/login', { method: 'POST' })], [f.backend('d', 9003)]),
+          ]),
+        ),
+      ]),
+    ]),
+  );
+  const s = server(model, 80);
+
+  test('one location holds them all', () => {
+    expect(s.locations.map((l) => `${l.match} ${l.path}`)).toEqual(['prefix /']);
+  });
+
+  test('segments and exact paths still decide', () => {
+    expect(simulate(model, 80, { path: '/f70/x' })).toBe('default/folded#2');
+    expect(simulate(model, 80, { path: '/f700' })).toBe(404);
+    expect(simulate(model, 80, { path: '/f7x', headers: { 'X-F': '1' } })).toBe(404);
+    expect(simulate(model, 80, { path: '/f7/login', method: 'POST' })).toBe('default/folded#3');
+    expect(simulate(model, 80, { path: '/f7/login/', method: 'POST' })).toBe(404);
+  });
+
+  test('a location takes at most MAX_LOCATION_CANDIDATES; the others get locations of their own', () => {
+    const rules = Array.from({ length: MAX_LOCATION_CANDIDATES + 3 }, (_, i) => f.rule(i + 1, [f.prefix(`/p${i}`)], [f.backend('b', 9001)]));
+    const m = buildModel(f.graph([f.listener(80, [f.attach(f.route('many', [f.rule(0, [f.prefix('/', { method: 'PUT' })], [f.backend('a', 9000)]), ...rules]))])]));
+    const root = location(server(m, 80), 'prefix', '/').action;
+    expect(root.kind === 'dispatch' && root.targets.length).toBe(MAX_LOCATION_CANDIDATES);
+    expect(server(m, 80).locations.length).toBeGreaterThan(1);
+    for (let i = 0; i < MAX_LOCATION_CANDIDATES + 3; i++) expect(simulate(m, 80, { path: `/p${i}/x` })).toBe(`default/many#${i + 1}`);
+  });
+});
+
 describe('nginx variables do not grow with routes', () => {
   const routes = (n: number) =>
     Array.from({ length: n }, (_, i) =>
@@ -209,7 +249,20 @@ describe('nginx variables do not grow with routes', () => {
       const model = buildModel(f.graph([f.listener(80, routes(n))]));
       expect(model.maps.map((m) => m.variable)).toEqual(['$pc_u']);
       const s = server(model, 80);
-      expect(location(s, 'prefix', '/r7').action).toMatchObject({ kind: 'dispatch', key: '$http_x_t\n$pc_u\n$args\n@rule_default_r7_0' });
+      // Exact /r7/login (POST) is folded into location /r7, which dispatches anyway (as may be
+      // /r70.../r79, for which /r7 is the longest location string prefix); the composites read
+      // the same few variables whatever the number of routes.
+      const r7 = location(s, 'prefix', '/r7').action;
+      expect(r7.kind).toBe('dispatch');
+      const fields = s.locations.flatMap((l) => (l.action.kind === 'dispatch' ? l.action.key.split('\n') : []));
+      expect([...new Set(fields.filter((x) => !x.startsWith('@')))].sort()).toEqual(['$args', '$http_x_t', '$pc_u', '$request_method']);
+      if (n === 10) {
+        expect(r7.kind === 'dispatch' && r7.key.split('\n')).toContain('@rule_default_r7_1');
+        expect(s.locations.some((l) => l.path === '/r7/login')).toBe(false);
+      } else {
+        // Full (MAX_LOCATION_CANDIDATES): the exact path gets its own location.
+        expect(location(s, 'exact', '/r7/login').action.kind).toBe('dispatch');
+      }
       expect(simulate(model, 80, { path: '/r7/x?q=7' })).toBe('default/r7#0');
       expect(simulate(model, 80, { path: '/r7/login', method: 'POST' })).toBe('default/r7#1');
       expect(simulate(model, 80, { path: '/r7/x?q=8' })).toBe(404);

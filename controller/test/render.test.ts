@@ -35,13 +35,15 @@ describe('nginx string escaping', () => {
     const evil = '"; return 200 "pwned"; #';
     const g = f.graph([
       f.listener(8080, [
+        // Alone on its host, the Exact path gets a location of its own (nothing dispatches there).
+        f.attach(f.route('evil-exact', [f.rule(0, [f.exact('/a' + evil)], [f.backend('a', 9000)])], { hostnames: ['exact.test'] })),
         f.attach(
           f.route('evil', [
             f.rule(0, [f.exact('/a' + evil)], [f.backend('a', 9000)]),
             f.rule(1, [f.prefix('/b', { headers: [{ name: 'X-E', type: 'Exact', value: evil + '} server {' }] })], [f.backend('a', 9000)]),
             f.rule(2, [f.regex('/c\\"[0-9]+\\\\')], [f.backend('a', 9000)]),
             f.rule(3, [f.prefix('/d', { queryParams: [{ name: 'q"', type: 'RegularExpression', value: '^"\\d+;$' }] })], [f.backend('a', 9000)]),
-          ]),
+          ], { hostnames: ['evil.test'] }),
         ),
       ]),
     ]);
