@@ -9,7 +9,7 @@ import { planServers } from './hosts';
 import { buildLocations } from './locations';
 import { ConditionMaps } from './matching';
 import { finalizeBodyLimits } from './bodylimit';
-import type { NginxModel, RuleSource, Server } from './types';
+import type { NginxModel, RuleLocation, RuleSource, Server } from './types';
 import { Upstreams } from './upstreams';
 
 export * from './types';
@@ -96,25 +96,49 @@ export function finalizeModel(model: NginxModel): NginxModel {
  * A rule's settings may differ between servers (Gateway policies), so sharing is per server, as
  * are the run maps a server's locations read.
  */
+function targetSignature(t: RuleLocation['target']): string {
+  switch (t.kind) {
+    case 'upstream':
+      return `u:${t.upstream}`;
+    case 'split':
+      return `s:${t.variable}:${t.invalidShare}:${t.noEndpointsShare}`;
+    case 'status':
+      return `c:${t.code}`;
+  }
+}
+
+function isEmpty(o: object): boolean {
+  for (const _ in o) return false;
+  return true;
+}
+
 function shareNamedLocations(model: NginxModel): void {
   const mapsByVariable = new Map(model.maps.map((m) => [m.variable, m]));
   for (const server of model.servers) {
-    const bySignature = new Map<string, string>();
-    const alias = new Map<string, string>();
-    const rules = [...server.ruleLocations].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    for (const rule of rules) {
-      const signature = JSON.stringify([rule.target, rule.settings, rule.bodyLimitVariable ?? null]);
-      const shared = rule.referenced ? bySignature.get(signature) : undefined;
-      if (rule.referenced && !shared) bySignature.set(signature, rule.name);
-      rule.nginxName = shared ?? rule.name;
-      rule.emit = !!rule.referenced && !shared;
-      alias.set(rule.name, rule.nginxName);
+    // The first by name of each signature names the shared location (stable across changes).
+    const bySignature = new Map<string, RuleLocation>();
+    const signatures: string[] = [];
+    for (const rule of server.ruleLocations) {
+      const signature = `${targetSignature(rule.target)}|${rule.bodyLimitVariable ?? ''}|${isEmpty(rule.settings) ? '' : JSON.stringify(rule.settings)}`;
+      signatures.push(signature);
+      if (!rule.referenced) continue;
+      const first = bySignature.get(signature);
+      if (!first || rule.name < first.name) bySignature.set(signature, rule);
     }
+    const alias = new Map<string, string>();
+    let shared = false;
+    server.ruleLocations.forEach((rule, i) => {
+      const first = rule.referenced ? bySignature.get(signatures[i])! : rule;
+      rule.nginxName = first.name;
+      rule.emit = !!rule.referenced && first === rule;
+      alias.set(rule.name, rule.nginxName);
+      shared ||= first !== rule;
+    });
     const name = (n: string) => alias.get(n) ?? n;
     const runs = new Set<string>();
     for (const loc of server.locations) {
       if (loc.action.kind !== 'dispatch') continue;
-      loc.action.nginxKey = loc.action.key.split('\n').map((f) => (f.startsWith('@') ? name(f) : f)).join('\n');
+      loc.action.nginxKey = shared ? loc.action.key.split('\n').map((f) => (f.charCodeAt(0) === 64 ? name(f) : f)).join('\n') : loc.action.key;
       loc.action.nginxFallback = name(loc.action.fallback);
       for (const run of loc.action.runs) runs.add(run.variable);
     }

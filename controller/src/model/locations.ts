@@ -24,7 +24,15 @@ export const NOT_FOUND_LOCATION = '@portcullis_404';
  */
 export const MAX_LOCATION_CANDIDATES = 12;
 
-interface Candidate {
+/** What a location needs of a candidate (a candidate, or one with an added path test). */
+interface Entry {
+  conditions: Condition[];
+  ruleLocation: RuleLocation;
+  /** Index in the server's sorted candidates. */
+  position: number;
+}
+
+interface Candidate extends Entry {
   hostKey: HostKey;
   route: HTTPRouteNode;
   rule: RouteRule;
@@ -32,16 +40,13 @@ interface Candidate {
   match: RouteMatch;
   /** Normalised PathPrefix ("/" or "/a/b", no trailing slash) or the Exact value. */
   path: string;
-  conditions: Condition[];
-  ruleLocation: RuleLocation;
   /** Precedence keys, computed once (the sort compares each candidate many times). */
   keys: { rank: number; method: number; headers: number; query: number; time: number; created: string; ref: string };
-  /** Index in the server's sorted candidates. */
-  position: number;
 }
 
 /** A PathPrefix's trailing "/" is ignored (Gateway API). */
 export function normalisePrefix(p: string): string {
+  if (p.length > 1 && p.charCodeAt(p.length - 1) !== 47) return p;
   const trimmed = p.replace(/\/+$/, '');
   return trimmed === '' ? '/' : trimmed;
 }
@@ -92,6 +97,7 @@ function precedenceKeys(route: HTTPRouteNode, match: RouteMatch): Candidate['key
 }
 
 function countNames(items: { name: string }[], caseInsensitive: boolean): number {
+  if (items.length < 2) return items.length;
   return new Set(items.map((i) => (caseInsensitive ? i.name.toLowerCase() : i.name))).size;
 }
 
@@ -121,9 +127,15 @@ function compareStrings(a: string, b: string): number {
  * so turning "." into "_" keeps names unique (a route "a.b" and a route "a-b" differ).
  */
 export function ruleLocationName(route: HTTPRouteNode, rule: RouteRule): string {
-  const clean = (s: string) => s.replace(/\./g, '_').replace(/[^A-Za-z0-9_-]/g, '-');
-  return `@rule_${clean(route.namespace)}_${clean(route.name)}_${rule.index}`;
+  let prefix = rulePrefixes.get(route);
+  if (prefix === undefined) {
+    const clean = (s: string) => s.replace(/\./g, '_').replace(/[^A-Za-z0-9_-]/g, '-');
+    prefix = `@rule_${clean(route.namespace)}_${clean(route.name)}_`;
+    rulePrefixes.set(route, prefix);
+  }
+  return prefix + rule.index;
 }
+const rulePrefixes = new WeakMap<HTTPRouteNode, string>();
 
 export interface ServerLocations {
   locations: Location[];
@@ -203,7 +215,7 @@ export function buildLocations(
     return { variable: run.variable, targets: run.targets };
   };
 
-  const byOrder = (a: Candidate, b: Candidate) => a.position - b.position;
+  const byOrder = (a: Entry, b: Entry) => a.position - b.position;
   /** The PathPrefix candidates of the segment-prefixes of `base` ("/", "/a", "/a/b" for "/a/b"). */
   const prefixCandidates = (base: string, skipOwn = false): Candidate[] => {
     const out: Candidate[] = [];
@@ -218,7 +230,7 @@ export function buildLocations(
   interface Plan {
     match: Location['match'];
     path: string;
-    candidates: Candidate[];
+    candidates: Entry[];
     /** Other paths' candidates can be folded in: the location dispatches anyway. */
     host: boolean;
     action?: Location['action'];
@@ -227,7 +239,8 @@ export function buildLocations(
   /** Prefix locations by their nginx path ("/", "/x" or "/x/"), to find a path's host. */
   const prefixPlans = new Map<string, Plan>();
   const uri = () => ctx.maps.uriField();
-  const guarded = (list: Candidate[], condition: Condition) => list.map((c) => ({ ...c, conditions: [...c.conditions, condition] }));
+  const guarded = (list: Candidate[], condition: Condition): Entry[] =>
+    list.map((c) => ({ conditions: [...c.conditions, condition], ruleLocation: c.ruleLocation, position: c.position }));
   /** The prefix location nginx picks for `path` when it has none of its own: the longest string prefix. */
   const hostOf = (path: string): Plan | undefined => {
     for (let i = path.length; i > 0; i--) {
@@ -236,7 +249,7 @@ export function buildLocations(
     }
     return prefixPlans.get('/');
   };
-  const fold = (path: string, list: Candidate[]): boolean => {
+  const fold = (path: string, list: Entry[]): boolean => {
     const host = hostOf(path);
     if (!host?.host || host.candidates.length + list.length > MAX_LOCATION_CANDIDATES) return false;
     host.candidates.push(...list);
@@ -298,7 +311,7 @@ interface Run {
   variable?: string;
 }
 
-function locationAction(own: Candidate[], runs: Run[], runOf: (run: Run) => DispatchRun): Location['action'] {
+function locationAction(own: Entry[], runs: Run[], runOf: (run: Run) => DispatchRun): Location['action'] {
   const firstUnconditional = own.findIndex((c) => c.conditions.length === 0);
   const end = firstUnconditional >= 0 ? own[firstUnconditional].position : Infinity;
   const reachableRuns = runs.filter((r) => r.position < end);

@@ -106,6 +106,7 @@ export class ConditionMaps {
 }
 
 export function firstByName<T extends { name: string }>(items: T[], key: (name: string) => string): T[] {
+  if (items.length < 2) return items;
   const seen = new Set<string>();
   return items.filter((item) => {
     const k = key(item.name);

@@ -14,6 +14,12 @@ function isAlnum(code: number): boolean {
 
 /** A regex matching exactly `value` (as bytes). */
 export function escapeRegex(value: string): string {
+  let plain = true;
+  for (let i = 0; i < value.length && plain; i++) {
+    const c = value.charCodeAt(i);
+    plain = c < 0x80 && isAlnum(c);
+  }
+  if (plain) return value;
   let out = '';
   for (const byte of Buffer.from(value, 'utf8')) {
     if (isAlnum(byte)) out += String.fromCharCode(byte);

@@ -33,10 +33,10 @@ export class Upstreams {
   }
 
   /** The upstream for a valid backend with endpoints. */
-  private upstream(b: BackendRef): string {
+  private upstream(b: BackendRef): Upstream {
     const backend = `${b.namespace}/${b.name}:${b.port ?? ''}`;
     const found = this.byKey.get(backend);
-    if (found) return found.name;
+    if (found) return found;
     let name = `b_${sanitize(b.namespace)}__${sanitize(b.name)}_${b.port ?? 0}`;
     for (let i = 2; this.names.has(name); i++) name = `${name}_${i}`;
     this.names.add(name);
@@ -48,18 +48,26 @@ export class Upstreams {
         return seen.has(k) ? false : (seen.add(k), true);
       })
       .map((e) => ({ address: e.address, port: e.port }));
-    this.byKey.set(backend, { name, backend, servers, keepalive: KEEPALIVE_CONNECTIONS });
-    return name;
+    const upstream: Upstream = { name, backend, servers, keepalive: KEEPALIVE_CONNECTIONS };
+    this.byKey.set(backend, upstream);
+    return upstream;
   }
 
   private value(b: BackendRef): string {
     if (!b.valid) return SPLIT_INVALID;
-    const name = this.upstream(b);
-    return this.byKey.get(`${b.namespace}/${b.name}:${b.port ?? ''}`)!.servers.length ? name : SPLIT_NO_ENDPOINTS;
+    const u = this.upstream(b);
+    return u.servers.length ? u.name : SPLIT_NO_ENDPOINTS;
   }
 
   /** Where a rule with these backendRefs sends its requests. */
   target(backends: BackendRef[]): ProxyTarget {
+    if (backends.length === 1) {
+      // The common case, without the arrays and sets of the general one.
+      const b = backends[0];
+      if (!(b.weight > 0) || !b.valid) return { kind: 'status', code: 500 };
+      const value = this.value(b);
+      return value === SPLIT_NO_ENDPOINTS ? { kind: 'status', code: 502 } : { kind: 'upstream', upstream: value };
+    }
     const weighted = backends.filter((b) => b.weight > 0);
     if (weighted.length === 0 || weighted.every((b) => !b.valid)) return { kind: 'status', code: 500 };
     const values = weighted.map((b) => this.value(b));
