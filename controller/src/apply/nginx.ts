@@ -165,10 +165,13 @@ export class NginxProcess {
     const t1 = Date.now();
     if ('message' in staged) return { ok: false, message: staged.message };
     switchLive(this.layout, staged.dir);
-    const oldWorkers = childPids(this.child!.pid!);
+    const master = this.child!.pid!;
+    const oldWorkers = childPids(master);
     const waiting = this.waitServing(staged.token);
-    process.kill(this.child!.pid!, 'SIGHUP');
+    process.kill(master, 'SIGHUP');
+    const handover = this.handOver(master, oldWorkers, waiting);
     const result = await waiting;
+    await handover;
     const t2 = Date.now();
     // Old workers stop accepting as soon as they start shutting down, a moment after the new
     // ones are up: wait for that so the very next request is answered by the new config.
@@ -186,6 +189,34 @@ export class NginxProcess {
     pruneGenerations(this.layout, [staged.dir]);
     this.log.debug('nginx reloaded', { component: 'nginx', checkMs: t1 - t0, reloadMs: t2 - t1, drainMs: Date.now() - t2 });
     return { ok: true };
+  }
+
+  /**
+   * After a reload, nginx's master starts the new workers and only 100 ms later tells the old
+   * ones to quit; meanwhile the old ones, first in the kernel's accept queue, keep taking the new
+   * connections with the old config. Once the new workers exist (the master parsed the config
+   * and forked them), send the old ones the same graceful quit ourselves: they stop accepting,
+   * finish their requests and exit, and the master (which marks them exiting when its 100 ms
+   * are up) does not respawn them. A refused reload starts no workers: nothing is signalled.
+   */
+  private async handOver(master: number, oldWorkers: number[], served: Promise<ApplyResult>): Promise<void> {
+    let done = false;
+    void served.then(() => (done = true));
+    const old = new Set(oldWorkers);
+    while (!done && oldWorkers.some(alive)) {
+      const fresh = childPids(master).filter((p) => !old.has(p));
+      if (fresh.length >= oldWorkers.length) {
+        for (const pid of oldWorkers) {
+          try {
+            process.kill(pid, 'SIGQUIT');
+          } catch {
+            /* already gone */
+          }
+        }
+        return;
+      }
+      await sleep(2);
+    }
   }
 
   /** Resolves once the status endpoint answers `token`; fails on a fatal log line or exit. */

@@ -25,8 +25,14 @@ export function childPids(parent: number): number[] {
 export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch {
     return false;
+  }
+  // An exited worker stays a zombie until its master reaps it (nginx's master may be busy).
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat[stat.lastIndexOf(')') + 2] !== 'Z';
+  } catch {
+    return true;
   }
 }
