@@ -1,4 +1,4 @@
-import { parseManifests } from '../src/resources';
+import { freezeDocument, parseManifests } from '../src/resources';
 import { GW_API, gateway, http, route, service, slice } from './graph-fixtures';
 
 const parseOne = (doc: object) => parseManifests([{ source: 'x.yaml', doc }]);
@@ -131,6 +131,19 @@ describe('resources: documents that are not resources', () => {
     const broken = parseManifests([{ source: 'b.yaml', doc: { ...doc, spec: { hostnames: ['B'] } } }]);
     const brokenAgain = parseManifests([{ source: 'c.yaml', doc: { ...doc, spec: { hostnames: ['B'] } } }]);
     expect([broken.invalid[0].source, brokenAgain.invalid[0].source]).toEqual(['b.yaml', 'c.yaml']);
+  });
+
+  test('read-only documents (as providers hand them out) parse as mutable ones do, again and after a change', () => {
+    const doc = freezeDocument(route('r', { hostnames: ['a.example.com'] }));
+    const first = parseManifests([{ source: 'a.yaml', doc }]);
+    expect(first.set.httpRoutes).toEqual(parseManifests([{ source: 'a.yaml', doc: structuredClone(doc) }]).set.httpRoutes);
+    expect(parseManifests([{ source: 'a.yaml', doc }]).set.httpRoutes).toEqual(first.set.httpRoutes);
+    const broken = freezeDocument({ ...doc, spec: { hostnames: ['B'] } });
+    expect(parseManifests([{ source: 'b.yaml', doc: broken }]).invalid[0].message).toMatch(/hostnames/);
+    expect(parseManifests([{ source: 'c.yaml', doc: broken }]).invalid.map((r) => r.source)).toEqual(['c.yaml']);
+    const list = freezeDocument({ apiVersion: 'v1', kind: 'List', items: [route('a', {}), route('b', {})] });
+    parseManifests([{ source: 'l.yaml', doc: list }]);
+    expect(parseManifests([{ source: 'l.yaml', doc: list }]).set.httpRoutes.map((r) => r.metadata.name)).toEqual(['a', 'b']);
   });
 
   test('a self-referencing document is invalid, not a crash', () => {

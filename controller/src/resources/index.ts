@@ -1,6 +1,7 @@
 export type * from './types';
 export { GATEWAY_API_GROUP, CORE_GROUP, SERVICE_NAME_LABEL } from './types';
 export { parseManifests, emptyResourceSet } from './parse';
+export { freezeDocument, isReadOnlyDocument } from './readonly';
 export { formatIssues, fieldPath } from './errors';
 export { UNKNOWN_CREATION_TIMESTAMP } from './metadata';
 export { gatewayClassSchema } from './gatewayclass';

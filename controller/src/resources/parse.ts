@@ -10,6 +10,7 @@ import { serviceSchema } from './service';
 import type { InvalidResource, ManifestDoc, ParsedResources, ResourceSet } from './types';
 import { GATEWAY_API_GROUP } from './types';
 import { isPolicyGroup } from './policies';
+import { isReadOnlyDocument } from './readonly';
 
 interface KindEntry {
   apiVersions: string[];
@@ -63,13 +64,24 @@ function generationOf(meta: Record<string, unknown>): number {
 }
 
 /**
- * Schema outcomes of the previous call, by document text: a reconcile re-validates only the
- * documents that changed (zod is most of the parse time). Bounded: only the documents of the
- * last call are kept. Parsed resources are shared between calls, so later stages must treat
- * them as read-only (they do: the graph builds its own nodes).
+ * Schema outcomes of read-only documents (see readonly.ts), by document object: a reconcile
+ * re-validates only the documents its provider handed out anew (zod is most of the parse time).
+ * Entries live as long as their documents. Parsed resources are shared between calls, so later
+ * stages must treat them as read-only (they do: the graph builds its own nodes).
  */
 type Outcome = { ok: true; data: unknown } | { ok: false; message: string };
-const memo = { previous: new Map<string, Outcome>(), current: new Map<string, Outcome>() };
+const outcomes = new WeakMap<object, Outcome>();
+
+function validate(schema: z.ZodType, doc: unknown): Outcome {
+  try {
+    // A cycle (YAML aliases can make one) or a value JSON cannot hold is no manifest.
+    JSON.stringify(doc);
+  } catch (e) {
+    return { ok: false, message: `document cannot be read as JSON: ${(e as Error).message}` };
+  }
+  const parsed = schema.safeParse(doc);
+  return parsed.success ? { ok: true, data: parsed.data } : { ok: false, message: formatIssues(parsed.error) };
+}
 
 export function emptyResourceSet(): ResourceSet {
   return { gatewayClasses: [], gateways: [], httpRoutes: [], services: [], endpointSlices: [], referenceGrants: [], namespaces: [] };
@@ -86,7 +98,7 @@ export function parseManifests(docs: ManifestDoc[]): ParsedResources {
   const result: ParsedResources = { set: emptyResourceSet(), invalid: [], errors: [], ignored: [] };
   const seen = new Map<string, string>();
 
-  const visit = (source: string, index: number, doc: unknown): void => {
+  const visit = (source: string, index: number, doc: unknown, readOnly = isReadOnlyDocument(doc)): void => {
     if (doc === null || doc === undefined) return; // empty YAML document
     if (!isObject(doc)) {
       result.errors.push({ source, index, message: 'document is not an object' });
@@ -95,7 +107,7 @@ export function parseManifests(docs: ManifestDoc[]): ParsedResources {
     const apiVersion = typeof doc.apiVersion === 'string' ? doc.apiVersion : '';
     const kind = typeof doc.kind === 'string' ? doc.kind : '';
     if (kind === 'List' && Array.isArray(doc.items)) {
-      for (const item of doc.items) visit(source, index, item);
+      for (const item of doc.items) visit(source, index, item, readOnly);
       return;
     }
     if (!kind || !apiVersion) {
@@ -140,19 +152,11 @@ export function parseManifests(docs: ManifestDoc[]): ParsedResources {
       result.invalid.push(invalid(`apiVersion: ${apiVersion} is not supported for ${kind} (supported: ${entry.apiVersions.join(', ')})`));
       return;
     }
-    let text: string;
-    try {
-      text = JSON.stringify(doc);
-    } catch (e) {
-      result.invalid.push(invalid(`document cannot be read as JSON: ${(e as Error).message}`));
-      return;
-    }
-    let outcome = memo.current.get(text) ?? memo.previous.get(text);
+    let outcome = readOnly ? outcomes.get(doc) : undefined;
     if (!outcome) {
-      const parsed = entry.schema.safeParse(doc);
-      outcome = parsed.success ? { ok: true, data: parsed.data } : { ok: false, message: formatIssues(parsed.error) };
+      outcome = validate(entry.schema, doc);
+      if (readOnly) outcomes.set(doc, outcome);
     }
-    memo.current.set(text, outcome);
     if (!outcome.ok) {
       result.invalid.push(invalid(outcome.message));
       return;
@@ -160,8 +164,6 @@ export function parseManifests(docs: ManifestDoc[]): ParsedResources {
     (result.set[entry.list] as unknown[]).push(outcome.data);
   };
 
-  memo.previous = memo.current;
-  memo.current = new Map();
   docs.forEach((d, index) => visit(d.source, index, d.doc));
   return result;
 }

@@ -4,6 +4,7 @@ import * as path from 'path';
 import { parse } from 'yaml';
 import { FileProvider, parseManifestText } from '../../src/providers/file';
 import type { Logger } from '../../src/log';
+import { parseManifests } from '../../src/resources';
 
 interface Logged {
   level: string;
@@ -175,6 +176,43 @@ describe('file provider', () => {
     } finally {
       p.close();
     }
+  });
+
+  test('after an edit, documents keep their own position and metadata; only the edited one changes', async () => {
+    const p = await open();
+    await fs.writeFile(path.join(manifests, 'a.yaml'), route('r1') + '---\n' + route('r2') + '---\n' + route('r3'));
+    const first = await p.scan();
+    const line = (docs: { source: string; doc: unknown }[], name: string) => docs.find((d) => (d.doc as any).metadata.name === name)!.source;
+    expect([line(first, 'r1'), line(first, 'r2'), line(first, 'r3')]).toEqual(['a.yaml:1', 'a.yaml:10', 'a.yaml:19']);
+    // r1 grows by one line and changes its path: r2 and r3 move down, with the same generation.
+    await fs.writeFile(path.join(manifests, 'a.yaml'), route('r1', '/b', '  labels: { team: x }\n') + '---\n' + route('r2') + '---\n' + route('r3'));
+    const second = await p.scan();
+    expect([line(second, 'r1'), line(second, 'r2'), line(second, 'r3')]).toEqual(['a.yaml:1', 'a.yaml:11', 'a.yaml:20']);
+    expect([meta(second, 'r1').generation, meta(second, 'r2').generation, meta(second, 'r3').generation]).toEqual([2, 1, 1]);
+    expect((second.find((d) => (d.doc as any).metadata.name === 'r1')!.doc as any).spec.rules[0].matches[0].path.value).toBe('/b');
+    // The same document twice in a file: the first one wins, as before the edit.
+    const log = memoryLogger();
+    const q = await open(log);
+    await fs.writeFile(path.join(manifests, 'a.yaml'), route('r1') + '---\n' + route('r1'));
+    expect((await q.scan()).filter((d) => (d.doc as any).metadata.name === 'r1').map((d) => d.source)).toEqual(['a.yaml:1']);
+    expect(log.lines.some((l) => l.msg === 'the same resource is defined twice; the first definition wins')).toBe(true);
+  });
+
+  test('documents handed out are read-only', async () => {
+    await fs.writeFile(path.join(manifests, 'a.yaml'), route('r1'));
+    const [doc] = await (await open()).scan();
+    expect(() => {
+      (doc.doc as any).spec.rules[0].matches[0].path.value = '/other';
+    }).toThrow(TypeError);
+  });
+
+  test('a document that contains itself (a YAML alias) is handed on for the parser to reject; the others are read', async () => {
+    await fs.writeFile(path.join(manifests, 'a.yaml'), 'apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: { name: loop }\nspec: &s\n  self: *s\n---\n' + route('r1'));
+    const docs = await (await open()).scan();
+    expect(docs.map((d) => d.source)).toEqual(['a.yaml:1', 'a.yaml:7']);
+    const parsed = parseManifests(docs);
+    expect(parsed.invalid.map((r) => [r.name, r.source, r.message])).toEqual([['loop', 'a.yaml:1', expect.stringMatching(/cannot be read as JSON/)]]);
+    expect(parsed.set.httpRoutes.map((r) => r.metadata.name)).toEqual(['r1']);
   });
 
   test('YAML syntax errors name the line', () => {

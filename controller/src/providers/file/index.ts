@@ -1,10 +1,11 @@
 import { promises as fs, watch, FSWatcher } from 'fs';
 import * as path from 'path';
 import type { Logger } from '../../log';
-import { FileParse, listManifestTree, parseManifestText, SourceDoc } from './manifests';
+import { ChunkMemo, FileParse, listManifestTree, parseManifestText, SourceDoc } from './manifests';
 import { groupOf, identify, keyOf } from './identity';
 import { ResourceRecord, ResourceState } from './state';
 import { readStatusFile, StatusEntry, StatusYamlCache, writeStatusFile } from './status-file';
+import { freezeDocument } from '../../resources/readonly';
 
 export { writeFileAtomic } from './atomic';
 export { parseManifestText } from './manifests';
@@ -29,6 +30,8 @@ export interface FileProviderOptions {
 interface FileEntry {
   text: string;
   parse: FileParse;
+  /** Its documents by text, so the next version of the file parses only the ones that changed. */
+  memo: ChunkMemo;
   /** The documents of the last version that parsed; kept while the file is broken. */
   good?: SourceDoc[];
   brokenSince?: string;
@@ -53,12 +56,13 @@ export class FileProvider {
   private timer?: NodeJS.Timeout;
   private lastRecords = new Map<string, ResourceRecord>();
   /**
-   * Stamped output per parsed document: a document object lives as long as its file's text is
-   * unchanged, so an unchanged file costs no hashing on the next scan (1,000 routes: one file
-   * edited -> only that file's documents are looked at again).
+   * Stamped output per parsed document object: a document object lives as long as its text is
+   * unchanged (manifests.ts reuses it across versions of its file), so an unchanged document
+   * costs no hashing on the next scan and is handed out as the same object, which the parse
+   * stages remember (1,000 routes: one route edited -> only that document is looked at again).
    */
   private readonly statusCache: StatusYamlCache = new Map();
-  private stampCache = new WeakMap<SourceDoc, { key: string; record: ResourceRecord; provided: ProvidedDoc }>();
+  private stampCache = new WeakMap<object, { key: string; record: ResourceRecord; provided: ProvidedDoc }>();
 
   constructor(options: FileProviderOptions) {
     this.manifestsDir = path.resolve(options.manifestsDir);
@@ -101,8 +105,8 @@ export class FileProvider {
       seen.add(name);
       const entry = this.files.get(name);
       if (entry && entry.text === text) continue;
-      const parse = parseManifestText(name, text);
-      const next: FileEntry = { text, parse, good: entry?.good };
+      const { memo, ...parse } = parseManifestText(name, text, entry?.memo);
+      const next: FileEntry = { text, parse, memo, good: entry?.good };
       if (parse.ok) {
         next.good = parse.docs;
         if (entry?.brokenSince) this.log.info('manifest file fixed', { file: name });
@@ -143,12 +147,13 @@ export class FileProvider {
       for (const source of docs) {
         const where = `${source.file}:${source.line}`;
         const id = identify(source.doc);
-        if (!id) {
-          // Not nameable: the resource parser reports it for the log; nothing to keep.
+        const cached = id ? this.stampCache.get(source.doc as object) : undefined;
+        if (!id || (!cached && !isJson(source.doc))) {
+          // Not nameable, or a cycle (a YAML alias inside itself) no spec hash can be taken
+          // of: the resource parser reports it; nothing to keep.
           out.push({ source: where, doc: source.doc });
           continue;
         }
-        const cached = this.stampCache.get(source);
         const key = cached?.key ?? keyOf({ ...id, namespace: id.namespace || 'default' });
         const first = keys.get(key);
         if (first) {
@@ -161,8 +166,10 @@ export class FileProvider {
         }
         keys.set(key, where);
         const current = this.state.getByKey(key);
-        if (cached && current && sameRecord(current, cached.record)) {
+        if (cached && current && sameRecord(current, cached.record) && current.source === name) {
           records.set(key, current);
+          // Lines above it changed: the same document (and parse outcome), a new position.
+          if (cached.provided.source !== where) cached.provided = { source: where, doc: cached.provided.doc };
           out.push(cached.provided);
           continue;
         }
@@ -171,8 +178,8 @@ export class FileProvider {
         if (changed && this.lastRecords.size) {
           this.log.debug('resource changed', { resource: key, generation: record.generation });
         }
-        const provided = { source: where, doc: withMetadata(source.doc, record) };
-        this.stampCache.set(source, { key, record, provided });
+        const provided = { source: where, doc: freezeDocument(withMetadata(source.doc, record)) };
+        this.stampCache.set(source.doc as object, { key, record, provided });
         out.push(provided);
       }
     }
@@ -276,6 +283,15 @@ function sameRecord(a: ResourceRecord, b: ResourceRecord): boolean {
     a.specHash === b.specHash &&
     a.source === b.source
   );
+}
+
+function isJson(doc: unknown): boolean {
+  try {
+    JSON.stringify(doc);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function withMetadata(doc: unknown, record: ResourceRecord): unknown {

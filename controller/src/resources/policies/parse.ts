@@ -4,6 +4,7 @@
  * are not ours and are skipped silently here (parseManifests reports them).
  */
 import type { ManifestDoc } from '../types';
+import { isReadOnlyDocument } from '../readonly';
 import type { InvalidPolicy } from '../../policies/types';
 import { isPolicyGroup, isPolicyKind, parsePolicy, type Policy, type PolicyParseResult } from './index';
 
@@ -17,21 +18,19 @@ export interface ParsedPolicies {
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
- * Schema outcomes of the previous call by document text: a reconcile re-validates only the
- * policies that changed (zod is most of the cost at thousands of policies). Only the last
- * call's documents are kept. Parsed policies are shared between calls: read-only downstream.
+ * Schema outcomes of read-only documents (resources/readonly.ts), by document object: a
+ * reconcile re-validates only the policies its provider handed out anew (zod is most of the cost
+ * at thousands of policies). Parsed policies are shared between calls: read-only downstream.
  */
-const memo = { previous: new Map<string, PolicyParseResult>(), current: new Map<string, PolicyParseResult>() };
+const outcomes = new WeakMap<object, PolicyParseResult>();
 
 export function parsePolicyDocs(docs: ManifestDoc[]): ParsedPolicies {
-  memo.previous = memo.current;
-  memo.current = new Map();
   const out: ParsedPolicies = { policies: [], invalid: [], errors: [] };
   const seen = new Map<string, string>();
-  const visit = (source: string, doc: unknown): void => {
+  const visit = (source: string, doc: unknown, readOnly = isReadOnlyDocument(doc)): void => {
     if (!isObject(doc)) return;
     if (doc.kind === 'List' && Array.isArray(doc.items)) {
-      for (const item of doc.items) visit(source, item);
+      for (const item of doc.items) visit(source, item, readOnly);
       return;
     }
     const apiVersion = typeof doc.apiVersion === 'string' ? doc.apiVersion : '';
@@ -55,9 +54,11 @@ export function parsePolicyDocs(docs: ManifestDoc[]): ParsedPolicies {
       return;
     }
     seen.set(key, source);
-    const text = JSON.stringify(doc);
-    const result = memo.current.get(text) ?? memo.previous.get(text) ?? parsePolicy(doc);
-    memo.current.set(text, result);
+    let result = readOnly ? outcomes.get(doc) : undefined;
+    if (!result) {
+      result = parsePolicy(doc);
+      if (readOnly) outcomes.set(doc, result);
+    }
     if (result.ok) {
       out.policies.push(result.policy);
       return;
