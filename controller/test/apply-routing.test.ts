@@ -184,6 +184,13 @@ describe('header, query and method matches', () => {
     expect(await who('conds.test', '/?mode=faster')).toBe(404);
   });
 
+  test('a repeated query parameter: the first occurrence decides (exact and regex values)', async () => {
+    expect(await who('conds.test', '/?mode=fast&mode=slow')).toBe('fast');
+    expect(await who('conds.test', '/?a=1&mode=slow&mode=fast')).toBe(404);
+    expect(await who('conds.test', '/re-q?v=12&v=x')).toBe('re-query');
+    expect(await who('conds.test', '/re-q?v=x&v=12')).toBe(404);
+  });
+
   test('method: POST matches a POST rule, PUT matches nothing', async () => {
     expect(await who('conds.test', '/', { method: 'POST', body: 'payload' })).toBe('post');
     expect(await who('conds.test', '/', { method: 'PUT' })).toBe(404);

@@ -150,6 +150,10 @@ describe('conditions', () => {
     expect(simulate(model, 80, { path: '/?mode=a+b&x=1' })).toBe(404);
     expect(simulate(model, 80, { path: '/?xMode=a+b&x=1' })).toBe(404);
     expect(simulate(model, 80, { path: '/?Mode=a+bc&x=1' })).toBe(404);
+    // The first occurrence of a name decides.
+    expect(simulate(model, 80, { path: '/?Mode=a+b&x=1&Mode=c' })).toBe(hit);
+    expect(simulate(model, 80, { path: '/?Mode=c&x=1&Mode=a+b' })).toBe(404);
+    expect(simulate(model, 80, { path: '/?x=2&Mode=a+b&x=1' })).toBe(404);
     expect(simulate(model, 80, { path: '/?Mode=a+b' })).toBe(404);
   });
 

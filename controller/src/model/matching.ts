@@ -31,7 +31,7 @@ export type Condition =
   /** The field's whole value equals (a regex-escaped fragment). */
   | { field: string; test: 'equals'; fragment: string }
   /** The field ($args) holds a parameter matching `fragment` ("name=value"), ended by & or the end. */
-  | { field: string; test: 'param'; fragment: string }
+  | { field: string; test: 'param'; fragment: string; name: string }
   /** The field ($args) holds a parameter whose name matches `fragment` ("name="). */
   | { field: string; test: 'present'; fragment: string }
   /** The field is a 0/1 map variable that must be "1". */
@@ -136,7 +136,7 @@ export function elementConditions(match: RouteMatch, maps: ConditionMaps, warn: 
   }
   for (const q of firstByName(match.queryParams, (n) => n)) {
     const name = queryValueRegex(q.name);
-    if (q.type === 'Exact') out.push({ field: '$args', test: 'param', fragment: `${name}=${queryValueRegex(q.value)}` });
+    if (q.type === 'Exact') out.push({ field: '$args', test: 'param', name, fragment: `${name}=${queryValueRegex(q.value)}` });
     else {
       out.push({ field: '$args', test: 'present', fragment: `${name}=` });
       out.push({ field: maps.flag(maps.queryValue(q.name), q.value), test: 'flag' });
@@ -160,7 +160,9 @@ function lookahead(c: Condition, i: number, last: boolean): string {
     case 'flag':
       return `(?=${skip(i)}1${end})`;
     case 'param':
-      return `(?=${skip(i)}(?:[^\\n]*&)?${c.fragment}(?:&|${end}))`;
+      // The first parameter of that name decides (the Gateway API's recommendation, and what
+      // the $pq_N maps of RegularExpression values read): skip only parameters of other names.
+      return `(?=${skip(i)}(?:(?!${c.name}=)[^&\\n]*&)*${c.fragment}(?:&|${end}))`;
     case 'present':
       return `(?=${skip(i)}(?:[^\\n]*&)?${c.fragment})`;
     case 'segment':
