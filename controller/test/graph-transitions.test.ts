@@ -83,3 +83,29 @@ describe('transitions: lastTransitionTime changes only when a condition\'s statu
     expect((next.status.conditions as object[])[0]).not.toHaveProperty('lastTransitionTime');
   });
 });
+
+describe('transitions over many reconciles', () => {
+  const T3 = '2026-01-01T00:10:00Z';
+  const T4 = '2026-01-01T00:15:00Z';
+
+  test('an unchanged report keeps its times run after run, and a later flip still gets the new time', () => {
+    const [a] = carryTransitionTimes([], [gw('True', [{ name: 'a', programmed: 'True' }])], T1);
+    const [b] = carryTransitionTimes([a], [gw('True', [{ name: 'a', programmed: 'True' }])], T2);
+    const [c] = carryTransitionTimes([b], [gw('True', [{ name: 'a', programmed: 'True' }])], T3);
+    expect(c).toEqual(a);
+    const [d] = carryTransitionTimes([c], [gw('True', [{ name: 'a', programmed: 'False' }])], T4);
+    expect(times(d, (s) => s.conditions)).toEqual([T1, T1]);
+    expect(times(d, (s) => s.listeners[0].conditions)).toEqual([T4]);
+  });
+
+  test('two listeners with one name: each run carries from the same previous element, as the first run did', () => {
+    const twice = (second: string) => gw('True', [{ name: 'a', programmed: 'True' }, { name: 'a', programmed: second }]);
+    const [a] = carryTransitionTimes([], [twice('True')], T1);
+    const [b] = carryTransitionTimes([a], [twice('False')], T2);
+    // Both listeners are matched to the last "a" of the previous run (Programmed True, T1).
+    expect([times(b, (s) => s.listeners[0].conditions), times(b, (s) => s.listeners[1].conditions)]).toEqual([[T1], [T2]]);
+    // The same input again: the first "a" now meets the second's False and takes a new time.
+    const [c] = carryTransitionTimes([b], [twice('False')], T3);
+    expect([times(c, (s) => s.listeners[0].conditions), times(c, (s) => s.listeners[1].conditions)]).toEqual([[T3], [T2]]);
+  });
+});

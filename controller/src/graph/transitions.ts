@@ -34,11 +34,16 @@ function elementKey(v: Json, index: number): string {
   return `index:${index}`;
 }
 
-/** Walk `next` alongside `prev` (matched by keys), stamping every condition list. */
-function carry(next: Json, prev: Json, now: string): Json {
+/**
+ * Walk `next` alongside `prev` (matched by keys), stamping every condition list. `walk.stable`
+ * turns false where carrying the same `next` over this output could give other times (two
+ * conditions of one type, two elements with one key): such an output is not remembered.
+ */
+function carry(next: Json, prev: Json, now: string, walk: { stable: boolean }): Json {
   if (Array.isArray(next)) {
     if (next.length > 0 && next.every(isCondition)) {
       const before = Array.isArray(prev) ? prev.filter(isCondition) : [];
+      if (walk.stable && new Set(next.map((c) => c.type)).size !== next.length) walk.stable = false;
       return next.map((c) => {
         const old = before.find((p) => p.type === c.type);
         const kept: unknown = old && old.status === c.status ? old.lastTransitionTime : undefined;
@@ -48,19 +53,37 @@ function carry(next: Json, prev: Json, now: string): Json {
     }
     const prevByKey = new Map<string, Json>();
     if (Array.isArray(prev)) prev.forEach((p, i) => prevByKey.set(elementKey(p, i), p));
-    return next.map((n, i) => carry(n, prevByKey.get(elementKey(n, i)), now));
+    const keys = next.map((n, i) => elementKey(n, i));
+    if (walk.stable && new Set(keys).size !== keys.length) walk.stable = false;
+    return next.map((n, i) => carry(n, prevByKey.get(keys[i]), now, walk));
   }
   if (typeof next === 'object' && next !== null) {
     const p = typeof prev === 'object' && prev !== null && !Array.isArray(prev) ? (prev as Record<string, Json>) : {};
     const out: Record<string, Json> = {};
-    for (const [k, v] of Object.entries(next)) out[k] = carry(v, p[k], now);
+    for (const [k, v] of Object.entries(next)) out[k] = carry(v, p[k], now, walk);
     return out;
   }
   return next;
 }
 
-/** `next` with lastTransitionTime on every condition. Pure: returns new reports. */
+/**
+ * Reports this module returned, with the JSON of the report they were carried from. When the
+ * same report comes again (most of them, on a reconcile after a one-route change), carrying it
+ * over that output would keep every time: the output itself is the answer, with no walk.
+ */
+const carriedFrom = new WeakMap<StatusReport, string>();
+
+/** `next` with lastTransitionTime on every condition. Pure: returns new reports (or, for a
+ * report equal to the one an earlier call was given, that call's unchanged output). */
 export function carryTransitionTimes(previous: StatusReport[], next: StatusReport[], now: string): StatusReport[] {
   const before = new Map(previous.map((r) => [reportKey(r), r]));
-  return next.map((r) => ({ ...r, status: carry(r.status, before.get(reportKey(r))?.status, now) as Record<string, unknown> }));
+  return next.map((r) => {
+    const prev = before.get(reportKey(r));
+    const json = JSON.stringify(r);
+    if (prev && carriedFrom.get(prev) === json) return prev;
+    const walk = { stable: true };
+    const out: StatusReport = { ...r, status: carry(r.status, prev?.status, now, walk) as Record<string, unknown> };
+    if (walk.stable) carriedFrom.set(out, json);
+    return out;
+  });
 }

@@ -11,47 +11,41 @@ export type StatusEntry = StatusReport;
 /** Looks up what the provider keeps about a resource (creationTimestamp) for the metadata. */
 export type MetadataLookup = (entry: StatusEntry) => { creationTimestamp?: string; uid?: string } | undefined;
 
-function order(a: StatusEntry, b: StatusEntry): number {
-  const ka = `${a.kind}/${a.namespace ?? ''}/${a.name}`;
-  const kb = `${b.kind}/${b.namespace ?? ''}/${b.name}`;
-  return ka < kb ? -1 : ka > kb ? 1 : 0;
-}
-
 /** Kinds in the order a reader expects them: class, gateways, routes, the rest by name. */
 const KIND_ORDER = ['GatewayClass', 'Gateway', 'HTTPRoute', 'GRPCRoute'];
 
 /**
  * Remembers each document's YAML: stringifying 1,000 route statuses takes longer than
- * everything else in a reconcile, and a change touches only a few of them.
+ * everything else in a reconcile, and a change touches only a few of them. A status that is the
+ * very object rendered last time (carryTransitionTimes hands unchanged reports back as they
+ * were) costs nothing; another one with the same content costs a JSON comparison.
  */
-export type StatusYamlCache = Map<string, { json: string; yaml: string }>;
+export type StatusYamlCache = Map<string, { entry: StatusEntry; creationTimestamp?: string; uid?: string; json: string; yaml: string }>;
 
 export function renderStatusYaml(entries: StatusEntry[], lookup: MetadataLookup, cache?: StatusYamlCache): string {
-  const sorted = [...entries].sort((a, b) => {
-    const ia = KIND_ORDER.indexOf(a.kind);
-    const ib = KIND_ORDER.indexOf(b.kind);
-    const ra = ia < 0 ? KIND_ORDER.length : ia;
-    const rb = ib < 0 ? KIND_ORDER.length : ib;
-    return ra !== rb ? ra - rb : order(a, b);
-  });
+  const sorted = entries
+    .map((entry) => {
+      const i = KIND_ORDER.indexOf(entry.kind);
+      return { entry, rank: i < 0 ? KIND_ORDER.length : i, key: `${entry.kind}/${entry.namespace ?? ''}/${entry.name}` };
+    })
+    .sort((a, b) => (a.rank !== b.rank ? a.rank - b.rank : a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   if (!sorted.length) return '';
   const seen = new Set<string>();
   const text = sorted
-    .map((entry) => {
+    .map(({ entry, key }) => {
       const known = lookup(entry);
+      seen.add(key);
+      const hit = cache?.get(key);
+      if (hit && hit.entry === entry && hit.creationTimestamp === known?.creationTimestamp && hit.uid === known?.uid) return hit.yaml;
       const metadata: Record<string, unknown> = { name: entry.name };
       if (entry.namespace !== undefined) metadata.namespace = entry.namespace;
       metadata.generation = entry.generation;
       if (known?.creationTimestamp) metadata.creationTimestamp = known.creationTimestamp;
       if (known?.uid) metadata.uid = known.uid;
       const doc = { apiVersion: entry.apiVersion, kind: entry.kind, metadata, status: entry.status };
-      const key = `${entry.kind}/${entry.namespace ?? ''}/${entry.name}`;
-      seen.add(key);
       const json = cache ? JSON.stringify(doc) : '';
-      const hit = cache?.get(key);
-      if (hit && hit.json === json) return hit.yaml;
-      const yaml = `---\n${stringify(doc, { lineWidth: 0, aliasDuplicateObjects: false })}`;
-      cache?.set(key, { json, yaml });
+      const yaml = hit && hit.json === json ? hit.yaml : `---\n${stringify(doc, { lineWidth: 0, aliasDuplicateObjects: false })}`;
+      cache?.set(key, { entry, creationTimestamp: known?.creationTimestamp, uid: known?.uid, json, yaml });
       return yaml;
     })
     .join('');
