@@ -73,6 +73,8 @@ interface SizeResult {
   baselineRssMB: number;
   /** Policy documents in the input (section 3). */
   policies?: number;
+  /** Freezing the documents first, as the file provider does in its scan (not in build). */
+  freezeMs?: number;
 }
 
 function median(xs: number[]): number {
@@ -88,12 +90,17 @@ function percentile(xs: number[], p: number): number {
 function runSize(routes: number, withPolicies = false): SizeResult {
   const baselineRssMB = process.resourceUsage().maxRSS / 1024;
   const policies = withPolicies ? policyDocs(routes) : [];
+  let freezeNs = 0n;
   const docs: ManifestDoc[] = [...baseDocs(8080, 9000), ...Array.from({ length: routes }, (_, i) => routeDoc(i)), ...policies].map((doc, i) => {
     const d = doc as { metadata: Record<string, unknown> };
     d.metadata.generation = 1;
     d.metadata.creationTimestamp ??= '2026-01-01T00:00:00.000Z';
     // Read-only, as the file provider hands documents out: a warm run re-validates nothing.
-    return { source: `bench.yaml:${i}`, doc: freezeDocument(doc) };
+    // The provider pays this in its scan; reported on its own (freezeMs), not in build.
+    const t = process.hrtime.bigint();
+    freezeDocument(doc);
+    freezeNs += process.hrtime.bigint() - t;
+    return { source: `bench.yaml:${i}`, doc };
   });
   const prefix = '/tmp/portcullis-bench/nginx';
   let previous: EffectivePolicies | undefined;
@@ -142,6 +149,7 @@ function runSize(routes: number, withPolicies = false): SizeResult {
     maxRssMB: process.resourceUsage().maxRSS / 1024,
     baselineRssMB,
     policies: policies.length,
+    freezeMs: Number(freezeNs) / 1e6,
   };
 }
 
@@ -377,7 +385,7 @@ async function main(): Promise<void> {
   if (big) {
     const total = big.coldBuildMs + big.coldRenderMs;
     console.log(
-      `goal 5,000 routes < 1000 ms and < 300 MB: ${total.toFixed(0)} ms cold (${(big.warmBuildMs + big.warmRenderMs).toFixed(0)} ms warm), ${big.maxRssMB.toFixed(0)} MB peak RSS -> ${total < 1000 && big.maxRssMB < 300 ? 'met' : 'NOT met'}`,
+      `goal 5,000 routes < 1000 ms and < 300 MB: ${total.toFixed(0)} ms cold (${(big.warmBuildMs + big.warmRenderMs).toFixed(0)} ms warm), ${big.maxRssMB.toFixed(0)} MB peak RSS -> ${total < 1000 && big.maxRssMB < 300 ? 'met' : 'NOT met'} (documents frozen beforehand as the file provider does: ${big.freezeMs?.toFixed(0)} ms, not counted)`,
     );
   }
 

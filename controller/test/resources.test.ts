@@ -144,6 +144,9 @@ describe('resources: documents that are not resources', () => {
     const list = freezeDocument({ apiVersion: 'v1', kind: 'List', items: [route('a', {}), route('b', {})] });
     parseManifests([{ source: 'l.yaml', doc: list }]);
     expect(parseManifests([{ source: 'l.yaml', doc: list }]).set.httpRoutes.map((r) => r.metadata.name)).toEqual(['a', 'b']);
+    const loop: Record<string, unknown> = route('loop', {});
+    (loop.spec as Record<string, unknown>).self = loop;
+    expect(parseManifests([{ source: 'x.yaml', doc: freezeDocument(loop) }]).invalid[0].message).toMatch(/cannot be read as JSON/);
   });
 
   test('a self-referencing document is invalid, not a crash', () => {

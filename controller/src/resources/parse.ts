@@ -10,7 +10,7 @@ import { serviceSchema } from './service';
 import type { InvalidResource, ManifestDoc, ParsedResources, ResourceSet } from './types';
 import { GATEWAY_API_GROUP } from './types';
 import { isPolicyGroup } from './policies';
-import { isReadOnlyDocument } from './readonly';
+import { isKnownAcyclic, isReadOnlyDocument } from './readonly';
 
 interface KindEntry {
   apiVersions: string[];
@@ -72,10 +72,10 @@ function generationOf(meta: Record<string, unknown>): number {
 type Outcome = { ok: true; data: unknown } | { ok: false; message: string };
 const outcomes = new WeakMap<object, Outcome>();
 
-function validate(schema: z.ZodType, doc: unknown): Outcome {
+function validate(schema: z.ZodType, doc: unknown, acyclic: boolean): Outcome {
   try {
     // A cycle (YAML aliases can make one) or a value JSON cannot hold is no manifest.
-    JSON.stringify(doc);
+    if (!acyclic) JSON.stringify(doc);
   } catch (e) {
     return { ok: false, message: `document cannot be read as JSON: ${(e as Error).message}` };
   }
@@ -98,7 +98,7 @@ export function parseManifests(docs: ManifestDoc[]): ParsedResources {
   const result: ParsedResources = { set: emptyResourceSet(), invalid: [], errors: [], ignored: [] };
   const seen = new Map<string, string>();
 
-  const visit = (source: string, index: number, doc: unknown, readOnly = isReadOnlyDocument(doc)): void => {
+  const visit = (source: string, index: number, doc: unknown, readOnly = isReadOnlyDocument(doc), acyclic = isKnownAcyclic(doc)): void => {
     if (doc === null || doc === undefined) return; // empty YAML document
     if (!isObject(doc)) {
       result.errors.push({ source, index, message: 'document is not an object' });
@@ -107,7 +107,7 @@ export function parseManifests(docs: ManifestDoc[]): ParsedResources {
     const apiVersion = typeof doc.apiVersion === 'string' ? doc.apiVersion : '';
     const kind = typeof doc.kind === 'string' ? doc.kind : '';
     if (kind === 'List' && Array.isArray(doc.items)) {
-      for (const item of doc.items) visit(source, index, item, readOnly);
+      for (const item of doc.items) visit(source, index, item, readOnly, acyclic);
       return;
     }
     if (!kind || !apiVersion) {
@@ -154,7 +154,7 @@ export function parseManifests(docs: ManifestDoc[]): ParsedResources {
     }
     let outcome = readOnly ? outcomes.get(doc) : undefined;
     if (!outcome) {
-      outcome = validate(entry.schema, doc);
+      outcome = validate(entry.schema, doc, acyclic);
       if (readOnly) outcomes.set(doc, outcome);
     }
     if (!outcome.ok) {

@@ -215,6 +215,27 @@ describe('file provider', () => {
     expect(parsed.set.httpRoutes.map((r) => r.metadata.name)).toEqual(['r1']);
   });
 
+  test('a YAML alias used twice in a document (no cycle) is read as two equal values', async () => {
+    const text = `apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: { name: twice }
+spec:
+  parentRefs: [{ name: gw }]
+  rules:
+    - matches: [{ path: { type: PathPrefix, value: /a } }]
+      backendRefs: &b [{ name: svc, port: 80 }]
+    - matches: [{ path: { type: PathPrefix, value: /b } }]
+      backendRefs: *b
+`;
+    await fs.writeFile(path.join(manifests, 'a.yaml'), text);
+    const p = await open();
+    for (let run = 0; run < 2; run++) {
+      const parsed = parseManifests(await p.scan());
+      expect(parsed.invalid).toEqual([]);
+      expect(parsed.set.httpRoutes[0].spec.rules.map((r) => r.backendRefs.map((b) => `${b.name}:${b.port}`))).toEqual([['svc:80'], ['svc:80']]);
+    }
+  });
+
   test('YAML syntax errors name the line', () => {
     const r = parseManifestText('x.yaml', 'a: 1\n---\nb: [\n c: d\n');
     expect(r.ok).toBe(false);

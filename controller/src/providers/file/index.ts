@@ -5,7 +5,7 @@ import { ChunkMemo, FileParse, listManifestTree, parseManifestText, SourceDoc } 
 import { groupOf, identify, keyOf } from './identity';
 import { ResourceRecord, ResourceState } from './state';
 import { readStatusFile, StatusEntry, StatusYamlCache, writeStatusFile } from './status-file';
-import { freezeDocument } from '../../resources/readonly';
+import { freezeDerivedDocument, isKnownAcyclic } from '../../resources/readonly';
 
 export { writeFileAtomic } from './atomic';
 export { parseManifestText } from './manifests';
@@ -148,7 +148,7 @@ export class FileProvider {
         const where = `${source.file}:${source.line}`;
         const id = identify(source.doc);
         const cached = id ? this.stampCache.get(source.doc as object) : undefined;
-        if (!id || (!cached && !isJson(source.doc))) {
+        if (!id || (!cached && !isKnownAcyclic(source.doc) && !isJson(source.doc))) {
           // Not nameable, or a cycle (a YAML alias inside itself) no spec hash can be taken
           // of: the resource parser reports it; nothing to keep.
           out.push({ source: where, doc: source.doc });
@@ -178,7 +178,7 @@ export class FileProvider {
         if (changed && this.lastRecords.size) {
           this.log.debug('resource changed', { resource: key, generation: record.generation });
         }
-        const provided = { source: where, doc: freezeDocument(withMetadata(source.doc, record)) };
+        const provided = { source: where, doc: freezeDerivedDocument(withMetadata(source.doc, record), source.doc) };
         this.stampCache.set(source.doc as object, { key, record, provided });
         out.push(provided);
       }
