@@ -73,23 +73,28 @@ export class BackendIndex {
   }
 }
 
+// Not a closure in resolveBackend: tsx (esbuild keepNames) names each closure it creates, a
+// defineProperty per backendRef.
+function failedBackend(base: BackendRef, path: string, invalidReason: string, message: string): BackendRef {
+  return { ...base, invalidReason, invalidMessage: `${path}: ${message}` };
+}
+
 /** Resolve one backendRef of a route in `routeNamespace`. */
 export function resolveBackend(ref: HTTPBackendRef, routeNamespace: string, index: BackendIndex, path: string): BackendRef {
   const namespace = ref.namespace ?? routeNamespace;
   const base: BackendRef = { namespace, name: ref.name, group: ref.group, kind: ref.kind, port: ref.port, weight: ref.weight, valid: false, endpoints: [] };
-  const fail = (invalidReason: string, message: string): BackendRef => ({ ...base, invalidReason, invalidMessage: `${path}: ${message}` });
 
   if (ref.group !== '' || ref.kind !== 'Service') {
-    return fail('InvalidKind', `kind ${ref.group ? `${ref.group}/` : ''}${ref.kind} is not supported; only core Service backends are`);
+    return failedBackend(base, path, 'InvalidKind', `kind ${ref.group ? `${ref.group}/` : ''}${ref.kind} is not supported; only core Service backends are`);
   }
   if (namespace !== routeNamespace && !index.serviceGranted(routeNamespace, namespace, ref.name)) {
-    return fail('RefNotPermitted', `Service ${namespace}/${ref.name} is in another namespace and no ReferenceGrant there allows HTTPRoutes from ${routeNamespace}`);
+    return failedBackend(base, path, 'RefNotPermitted', `Service ${namespace}/${ref.name} is in another namespace and no ReferenceGrant there allows HTTPRoutes from ${routeNamespace}`);
   }
   const service = index.service(namespace, ref.name);
-  if (!service) return fail('BackendNotFound', `Service ${namespace}/${ref.name} not found`);
-  if (service.spec.type === 'ExternalName') return fail('UnsupportedValue', `Service ${namespace}/${ref.name} is of type ExternalName, which is not supported`);
-  if (ref.port === undefined) return fail('UnsupportedValue', 'port is required for a Service backend');
+  if (!service) return failedBackend(base, path, 'BackendNotFound', `Service ${namespace}/${ref.name} not found`);
+  if (service.spec.type === 'ExternalName') return failedBackend(base, path, 'UnsupportedValue', `Service ${namespace}/${ref.name} is of type ExternalName, which is not supported`);
+  if (ref.port === undefined) return failedBackend(base, path, 'UnsupportedValue', 'port is required for a Service backend');
   const port = service.spec.ports.find((p) => p.port === ref.port);
-  if (!port) return fail('BackendNotFound', `Service ${namespace}/${ref.name} has no port ${ref.port}`);
+  if (!port) return failedBackend(base, path, 'BackendNotFound', `Service ${namespace}/${ref.name} has no port ${ref.port}`);
   return { ...base, valid: true, endpoints: index.endpoints(service, port) };
 }

@@ -12,7 +12,9 @@ export function quote(value: string | number): string {
   // nginx turns \n, \r, \t back into the control characters (dispatch composites use "\n").
   // JSON escapes exactly these five the same way; it differs only on other control characters
   // and lone surrogates (\uXXXX, which nginx does not read), so it is the fast path without them.
-  if (!/[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff]/.test(s)) return JSON.stringify(s);
+  // Most values need no escape at all: JSON with no backslash is the answer without the scan.
+  const json = JSON.stringify(s);
+  if (json.indexOf('\\') < 0 || !/[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff]/.test(s)) return json;
   return '"' + s.replace(/[\\"\n\r\t]/g, (c) => ESCAPES[c]) + '"';
 }
 

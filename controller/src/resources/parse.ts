@@ -83,6 +83,31 @@ function validate(schema: z.ZodType, doc: unknown, acyclic: boolean): Outcome {
   return parsed.success ? { ok: true, data: parsed.data } : { ok: false, message: formatIssues(parsed.error) };
 }
 
+// A plain function, not a closure per document: tsx (esbuild keepNames) names every closure it
+// creates, which costs a defineProperty per call.
+function invalidResource(
+  doc: Record<string, unknown>,
+  meta: Record<string, unknown>,
+  apiVersion: string,
+  kind: string,
+  namespace: string | undefined,
+  name: string,
+  source: string,
+  message: string,
+): InvalidResource {
+  return {
+    apiVersion,
+    kind,
+    namespace,
+    name,
+    generation: generationOf(meta),
+    creationTimestamp: typeof meta.creationTimestamp === 'string' ? meta.creationTimestamp : undefined,
+    message,
+    source,
+    ...(kind === 'HTTPRoute' ? { parentRefs: looseParentRefs(doc) } : {}),
+  };
+}
+
 export function emptyResourceSet(): ResourceSet {
   return { gatewayClasses: [], gateways: [], httpRoutes: [], services: [], endpointSlices: [], referenceGrants: [], namespaces: [] };
 }
@@ -137,19 +162,8 @@ export function parseManifests(docs: ManifestDoc[]): ParsedResources {
     }
     seen.set(key, source);
 
-    const invalid = (message: string): InvalidResource => ({
-      apiVersion,
-      kind,
-      namespace,
-      name,
-      generation: generationOf(meta),
-      creationTimestamp: typeof meta.creationTimestamp === 'string' ? meta.creationTimestamp : undefined,
-      message,
-      source,
-      ...(kind === 'HTTPRoute' ? { parentRefs: looseParentRefs(doc) } : {}),
-    });
     if (!entry.apiVersions.includes(apiVersion)) {
-      result.invalid.push(invalid(`apiVersion: ${apiVersion} is not supported for ${kind} (supported: ${entry.apiVersions.join(', ')})`));
+      result.invalid.push(invalidResource(doc, meta, apiVersion, kind, namespace, name, source, `apiVersion: ${apiVersion} is not supported for ${kind} (supported: ${entry.apiVersions.join(', ')})`));
       return;
     }
     let outcome = readOnly ? outcomes.get(doc) : undefined;
@@ -158,7 +172,7 @@ export function parseManifests(docs: ManifestDoc[]): ParsedResources {
       if (readOnly) outcomes.set(doc, outcome);
     }
     if (!outcome.ok) {
-      result.invalid.push(invalid(outcome.message));
+      result.invalid.push(invalidResource(doc, meta, apiVersion, kind, namespace, name, source, outcome.message));
       return;
     }
     (result.set[entry.list] as unknown[]).push(outcome.data);
