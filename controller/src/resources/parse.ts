@@ -4,6 +4,7 @@ import { endpointSliceSchema } from './endpointslice';
 import { gatewaySchema } from './gateway';
 import { gatewayClassSchema } from './gatewayclass';
 import { httpRouteSchema } from './httproute';
+import { parseHttpRouteFast } from './httproute-fast';
 import { namespaceSchema } from './namespace';
 import { referenceGrantSchema } from './referencegrant';
 import { serviceSchema } from './service';
@@ -17,13 +18,15 @@ interface KindEntry {
   namespaced: boolean;
   schema: z.ZodType;
   list: keyof ResourceSet;
+  /** What `schema` would return, computed without zod when that is surely the answer; else undefined. */
+  fast?: (doc: unknown) => unknown;
 }
 
 /** The kinds we read, the versions we accept for each, and where they go in the set. */
 const KINDS: Record<string, KindEntry> = {
   GatewayClass: { apiVersions: [`${GATEWAY_API_GROUP}/v1`, `${GATEWAY_API_GROUP}/v1beta1`], namespaced: false, schema: gatewayClassSchema, list: 'gatewayClasses' },
   Gateway: { apiVersions: [`${GATEWAY_API_GROUP}/v1`, `${GATEWAY_API_GROUP}/v1beta1`], namespaced: true, schema: gatewaySchema, list: 'gateways' },
-  HTTPRoute: { apiVersions: [`${GATEWAY_API_GROUP}/v1`, `${GATEWAY_API_GROUP}/v1beta1`], namespaced: true, schema: httpRouteSchema, list: 'httpRoutes' },
+  HTTPRoute: { apiVersions: [`${GATEWAY_API_GROUP}/v1`, `${GATEWAY_API_GROUP}/v1beta1`], namespaced: true, schema: httpRouteSchema, list: 'httpRoutes', fast: parseHttpRouteFast },
   Service: { apiVersions: ['v1'], namespaced: true, schema: serviceSchema, list: 'services' },
   EndpointSlice: { apiVersions: ['discovery.k8s.io/v1'], namespaced: true, schema: endpointSliceSchema, list: 'endpointSlices' },
   Namespace: { apiVersions: ['v1'], namespaced: false, schema: namespaceSchema, list: 'namespaces' },
@@ -72,14 +75,16 @@ function generationOf(meta: Record<string, unknown>): number {
 type Outcome = { ok: true; data: unknown } | { ok: false; message: string };
 const outcomes = new WeakMap<object, Outcome>();
 
-function validate(schema: z.ZodType, doc: unknown, acyclic: boolean): Outcome {
+function validate(entry: KindEntry, doc: unknown, acyclic: boolean): Outcome {
   try {
     // A cycle (YAML aliases can make one) or a value JSON cannot hold is no manifest.
     if (!acyclic) JSON.stringify(doc);
   } catch (e) {
     return { ok: false, message: `document cannot be read as JSON: ${(e as Error).message}` };
   }
-  const parsed = schema.safeParse(doc);
+  const fast = entry.fast?.(doc);
+  if (fast !== undefined) return { ok: true, data: fast };
+  const parsed = entry.schema.safeParse(doc);
   return parsed.success ? { ok: true, data: parsed.data } : { ok: false, message: formatIssues(parsed.error) };
 }
 
@@ -168,7 +173,7 @@ export function parseManifests(docs: ManifestDoc[]): ParsedResources {
     }
     let outcome = readOnly ? outcomes.get(doc) : undefined;
     if (!outcome) {
-      outcome = validate(entry.schema, doc, acyclic);
+      outcome = validate(entry, doc, acyclic);
       if (readOnly) outcomes.set(doc, outcome);
     }
     if (!outcome.ok) {
