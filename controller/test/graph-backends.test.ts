@@ -1,4 +1,5 @@
 import { buildGraph, DEFAULT_CONTROLLER_NAME, type Graph } from '../src/graph';
+import { freezeDocument, parseManifests } from '../src/resources';
 import { gateway, gatewayClass, http, parse, route, service, slice } from './graph-fixtures';
 
 const base = [gatewayClass(), gateway('gw', [http('web')])];
@@ -85,5 +86,42 @@ describe('graph: backend resolution', () => {
       }),
     );
     expect(resolvedRefs(g)).toMatchObject({ status: 'True' });
+  });
+});
+
+describe('graph: rebuilt with the same parsed routes (as on every reconcile)', () => {
+  const docs = [
+    ...base,
+    service('svc', [{ name: 'http', port: 80 }]),
+    slice('svc-a', 'svc', [{ addresses: ['127.0.0.2'] }], [{ name: 'http', port: 8080 }]),
+    withBackends([{ name: 'svc', port: 80 }]),
+  ];
+  const frozen = () => parseManifests(docs.map((doc, i) => ({ source: `doc-${i}.yaml`, doc: freezeDocument(structuredClone(doc)) })));
+
+  test('a changed Service, EndpointSlice or ReferenceGrant is seen by routes that did not change', () => {
+    const first = frozen();
+    const opts = { controllerName: DEFAULT_CONTROLLER_NAME };
+    expect(buildGraph(first.set, opts).routes[0].rules[0].backends[0].endpoints).toEqual([{ address: '127.0.0.2', port: 8080 }]);
+    expect(buildGraph(first.set, opts).routes[0].rules[0].backends[0].endpoints).toEqual([{ address: '127.0.0.2', port: 8080 }]);
+    // The same route object, a new slice: new endpoints.
+    const moved = { ...first.set, endpointSlices: parse(slice('svc-a', 'svc', [{ addresses: ['127.0.0.7'] }], [{ name: 'http', port: 9090 }])).set.endpointSlices };
+    expect(buildGraph(moved, opts).routes[0].rules[0].backends[0].endpoints).toEqual([{ address: '127.0.0.7', port: 9090 }]);
+    // The same route object, its Service gone: unresolved.
+    const gone = buildGraph({ ...first.set, services: [] }, opts);
+    expect(resolvedRefs(gone)).toMatchObject({ status: 'False', reason: 'BackendNotFound' });
+    // And back.
+    expect(resolvedRefs(buildGraph(first.set, opts))).toMatchObject({ status: 'True' });
+  });
+
+  test('a rule moved to another position or namespace is reported there', () => {
+    const parsed = frozen();
+    const opts = { controllerName: DEFAULT_CONTROLLER_NAME };
+    const [r] = parsed.set.httpRoutes;
+    const bad = parse(withBackends([{ name: 'missing', port: 80 }])).set.httpRoutes[0].spec.rules[0];
+    const at = (rules: typeof r.spec.rules, namespace = 'default') =>
+      buildGraph({ ...parsed.set, httpRoutes: [{ ...r, metadata: { ...r.metadata, namespace }, spec: { ...r.spec, rules } }] }, opts).routes[0].rules.map((x) => x.backends[0].invalidMessage);
+    expect(at([bad])).toEqual([expect.stringMatching(/^spec\.rules\[0\]\.backendRefs\[0\]: Service default\/missing not found/)]);
+    expect(at([r.spec.rules[0], bad])[1]).toMatch(/^spec\.rules\[1\]\.backendRefs\[0\]: Service default\/missing not found/);
+    expect(at([bad], 'other')[0]).toMatch(/Service other\/missing not found/);
   });
 });

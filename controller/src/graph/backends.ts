@@ -1,14 +1,33 @@
 import { GATEWAY_API_GROUP, SERVICE_NAME_LABEL, type EndpointSlice, type HTTPBackendRef, type ReferenceGrant, type ResourceSet, type Service, type ServicePort } from '../resources/types';
 import type { BackendEndpoint, BackendRef } from './types';
 
+/** The backend resources of the last index built, and that index's version. */
+let lastWorld: { services: Service[]; slices: EndpointSlice[]; grants: ReferenceGrant[]; version: number } | undefined;
+
+function sameObjects<T>(a: T[], b: T[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
 /** Services and their EndpointSlices, indexed once per graph build. */
 export class BackendIndex {
   private services = new Map<string, Service>();
   private slices = new Map<string, EndpointSlice[]>();
   private grants: ReferenceGrant[];
   private resolved = new Map<string, BackendEndpoint[]>();
+  /**
+   * Same number, same answers: the index was built from the very same Service, EndpointSlice and
+   * ReferenceGrant objects (parsed resources are reused while their documents are unchanged),
+   * so what it resolved for an earlier graph still holds (see rules.ts).
+   */
+  readonly version: number;
 
   constructor(set: ResourceSet) {
+    if (lastWorld && sameObjects(lastWorld.services, set.services) && sameObjects(lastWorld.slices, set.endpointSlices) && sameObjects(lastWorld.grants, set.referenceGrants)) {
+      this.version = lastWorld.version;
+    } else {
+      this.version = (lastWorld?.version ?? 0) + 1;
+      lastWorld = { services: [...set.services], slices: [...set.endpointSlices], grants: [...set.referenceGrants], version: this.version };
+    }
     this.grants = set.referenceGrants;
     for (const s of set.services) this.services.set(`${s.metadata.namespace}/${s.metadata.name}`, s);
     for (const slice of set.endpointSlices) {

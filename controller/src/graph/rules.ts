@@ -66,8 +66,24 @@ function normalizeMatch(m: HTTPRouteMatch, field: string): RouteMatch {
   return { path, headers, queryParams, ...(m.method ? { method: m.method } : {}) };
 }
 
+/**
+ * Rules built before, by parsed rule object: parsed resources are reused while their documents
+ * are unchanged, so on a reconcile after a one-route change nearly every rule is the same object
+ * as last time and, with the same backends index version, has the same outcome. The RouteRule
+ * is then shared between graphs: later stages must treat it as read-only (they build their own).
+ */
+const built = new WeakMap<HTTPRouteRule, { index: number; routeNamespace: string; version: number; out: RouteRule }>();
+
 /** Validate one rule: matches defaulted and checked, filters refused, backends resolved. */
 export function buildRule(rule: HTTPRouteRule, index: number, routeNamespace: string, backends: BackendIndex): RouteRule {
+  const hit = built.get(rule);
+  if (hit && hit.index === index && hit.routeNamespace === routeNamespace && hit.version === backends.version) return hit.out;
+  const out = buildRuleOnce(rule, index, routeNamespace, backends);
+  built.set(rule, { index, routeNamespace, version: backends.version, out });
+  return out;
+}
+
+function buildRuleOnce(rule: HTTPRouteRule, index: number, routeNamespace: string, backends: BackendIndex): RouteRule {
   const field = `spec.rules[${index}]`;
   const resolved = rule.backendRefs.map((b, i) => resolveBackend(b, routeNamespace, backends, `${field}.backendRefs[${i}]`));
   const out: RouteRule = { index, matches: [], backends: resolved, valid: true, ...(rule.name ? { name: rule.name } : {}) };
