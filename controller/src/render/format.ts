@@ -12,9 +12,11 @@ export function quote(value: string | number): string {
   // nginx turns \n, \r, \t back into the control characters (dispatch composites use "\n").
   // JSON escapes exactly these five the same way; it differs only on other control characters
   // and lone surrogates (\uXXXX, which nginx does not read), so it is the fast path without them.
-  // Most values need no escape at all: JSON with no backslash is the answer without the scan.
+  // JSON writes those other characters as \b, \f or \uXXXX: without these three sequences in
+  // its output (an escaped backslash before b, f or u only sends us to the exact check) the JSON
+  // is the answer, with no scan of the value.
   const json = JSON.stringify(s);
-  if (json.indexOf('\\') < 0 || !/[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff]/.test(s)) return json;
+  if ((json.indexOf('\\u') < 0 && json.indexOf('\\b') < 0 && json.indexOf('\\f') < 0) || !/[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff]/.test(s)) return json;
   return '"' + s.replace(/[\\"\n\r\t]/g, (c) => ESCAPES[c]) + '"';
 }
 
