@@ -40,8 +40,8 @@ interface Candidate extends Entry {
   match: RouteMatch;
   /** Normalised PathPrefix ("/" or "/a/b", no trailing slash) or the Exact value. */
   path: string;
-  /** Precedence keys, computed once (the sort compares each candidate many times). */
-  keys: { rank: number; method: number; headers: number; query: number; time: number; created: string; ref: string };
+  /** The precedence keys before the route-order ties, packed in one number (bigger = better). */
+  key: number;
 }
 
 /** A PathPrefix's trailing "/" is ignored (Gateway API). */
@@ -64,36 +64,32 @@ const PATH_RANK = { Exact: 3, RegularExpression: 2, PathPrefix: 1 } as const;
 /**
  * Gateway API precedence (notes A.1b): hostname specificity, Exact path, longest PathPrefix
  * (RegularExpression sits between the two, as NGINX Gateway Fabric does), method, most
- * headers, most query params, oldest route, namespace/name, rule order, match order.
+ * headers, most query params, then oldest route, namespace/name, rule order, match order.
+ * The keys up to the query count fit in one number (41 bits: the Gateway API bounds hostnames
+ * to 253 characters, paths to 1,024 and headers / query params to 16 per match); candidates are
+ * collected in route, rule and match order, and a stable sort on that number does the rest.
  */
-export function compareCandidates(a: Candidate, b: Candidate): number {
-  const ka = a.keys;
-  const kb = b.keys;
-  return (
-    b.hostKey[0] - a.hostKey[0] ||
-    b.hostKey[1] - a.hostKey[1] ||
-    kb.rank - ka.rank ||
-    (a.match.path.type === 'PathPrefix' ? b.path.length - a.path.length : 0) ||
-    kb.method - ka.method ||
-    kb.headers - ka.headers ||
-    kb.query - ka.query ||
-    compareTimes(ka, kb) ||
-    compareStrings(ka.ref, kb.ref) ||
-    a.rule.index - b.rule.index ||
-    a.matchIndex - b.matchIndex
-  );
+function precedenceKey(hostKey: HostKey, match: RouteMatch, path: string): number {
+  const len = match.path.type === 'PathPrefix' ? Math.min(path.length, 4095) : 0;
+  let k = Math.min(hostKey[0], 255);
+  k = k * 256 + Math.min(hostKey[1], 255);
+  k = k * 4 + PATH_RANK[match.path.type];
+  k = k * 4096 + len;
+  k = k * 2 + (match.method ? 1 : 0);
+  k = k * 32 + Math.min(countNames(match.headers, true), 31);
+  return k * 32 + Math.min(countNames(match.queryParams, false), 31);
 }
 
-function precedenceKeys(route: HTTPRouteNode, match: RouteMatch): Candidate['keys'] {
-  return {
-    rank: PATH_RANK[match.path.type],
-    method: Number(!!match.method),
-    headers: countNames(match.headers, true),
-    query: countNames(match.queryParams, false),
-    time: time(route.creationTimestamp),
-    created: route.creationTimestamp,
-    ref: `${route.namespace}/${route.name}`,
-  };
+/** Older routes first, then namespace/name (the route-level ties of the precedence). */
+export function compareRoutes(a: HTTPRouteNode, b: HTTPRouteNode): number {
+  const ta = time(a.creationTimestamp);
+  const tb = time(b.creationTimestamp);
+  if (!Number.isNaN(ta) && !Number.isNaN(tb) && ta !== tb) return ta - tb;
+  return (
+    compareStrings(a.creationTimestamp, b.creationTimestamp) ||
+    compareStrings(a.namespace, b.namespace) ||
+    compareStrings(a.name, b.name)
+  );
 }
 
 function countNames(items: { name: string }[], caseInsensitive: boolean): number {
@@ -110,12 +106,6 @@ function time(s: string): number {
     parsedTimes.set(s, t);
   }
   return t;
-}
-
-/** Older first; ISO strings that do not parse fall back to text order. */
-function compareTimes(a: { time: number; created: string }, b: { time: number; created: string }): number {
-  if (!Number.isNaN(a.time) && !Number.isNaN(b.time) && a.time !== b.time) return a.time - b.time;
-  return compareStrings(a.created, b.created);
 }
 
 function compareStrings(a: string, b: string): number {
@@ -147,43 +137,40 @@ export function buildLocations(
   ctx: { maps: ConditionMaps; upstreams: Upstreams; warn: (m: string) => void },
 ): ServerLocations {
   // A route reachable through several listeners of the group counts once, at its best hostname.
-  const unique = new Map<string, HostRoute>();
+  const unique = new Map<HTTPRouteNode, HostRoute>();
   for (const r of routes) {
-    const k = `${r.attached.route.namespace}/${r.attached.route.name}`;
-    const prev = unique.get(k);
+    const prev = unique.get(r.attached.route);
     if (!prev || r.hostKey[0] > prev.hostKey[0] || (r.hostKey[0] === prev.hostKey[0] && r.hostKey[1] > prev.hostKey[1]))
-      unique.set(k, r);
+      unique.set(r.attached.route, r);
   }
+  const ordered = [...unique.values()].sort((a, b) => compareRoutes(a.attached.route, b.attached.route));
 
-  const ruleLocations = new Map<string, RuleLocation>();
+  const ruleLocations: RuleLocation[] = [];
   const candidates: Candidate[] = [];
-  for (const { attached, hostKey } of unique.values()) {
+  for (const { attached, hostKey } of ordered) {
     const route = attached.route;
-    for (const rule of route.rules) {
+    const rules = [...route.rules].sort((a, b) => a.index - b.index);
+    for (const rule of rules) {
       if (!rule.valid) continue;
-      const name = ruleLocationName(route, rule);
-      let ruleLocation = ruleLocations.get(name);
-      if (!ruleLocation) {
-        ruleLocation = {
-          name,
-          source: { namespace: route.namespace, name: route.name, ruleIndex: rule.index },
-          target: ctx.upstreams.target(rule.backends),
-          settings: {},
-        };
-        ruleLocations.set(name, ruleLocation);
-      }
+      const ruleLocation: RuleLocation = {
+        name: ruleLocationName(route, rule),
+        source: { namespace: route.namespace, name: route.name, ruleIndex: rule.index },
+        target: ctx.upstreams.target(rule.backends),
+        settings: {},
+      };
+      ruleLocations.push(ruleLocation);
       rule.matches.forEach((match, matchIndex) => {
         const conditions = elementConditions(match, ctx.maps, (m) =>
           ctx.warn(`${route.namespace}/${route.name} rule ${rule.index} match ${matchIndex}: ${m}`),
         );
         if (!conditions) return;
         const path = match.path.type === 'PathPrefix' ? normalisePrefix(match.path.value) : match.path.value;
-        const keys = precedenceKeys(route, match);
-        candidates.push({ hostKey, route, rule, matchIndex, match, path, conditions, ruleLocation: ruleLocation!, keys, position: 0 });
+        candidates.push({ hostKey, route, rule, matchIndex, match, path, conditions, ruleLocation, key: precedenceKey(hostKey, match, path), position: 0 });
       });
     }
   }
-  candidates.sort(compareCandidates);
+  // Stable: equal keys keep the route, rule and match order they were collected in.
+  candidates.sort((a, b) => b.key - a.key);
   candidates.forEach((c, i) => (c.position = i));
 
   // Indexes, so each location finds its candidates without scanning all of them.
@@ -300,7 +287,7 @@ export function buildLocations(
     return { match: plan.match, path: plan.path, action: plan.action, settings: {} };
   });
   locations.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.match < b.match ? -1 : 1));
-  return { locations, ruleLocations: [...ruleLocations.values()] };
+  return { locations, ruleLocations };
 }
 
 interface Run {
@@ -328,19 +315,20 @@ function locationAction(own: Entry[], runs: Run[], runOf: (run: Run) => Dispatch
   const alternatives: Alternative[] = [];
   const used: DispatchRun[] = [];
   const targets = new Set<string>();
+  // (No closures here: this runs once per location, and tsx names every closure it creates.)
   let r = 0;
-  const addRun = (run: Run) => {
-    const d = runOf(run);
-    used.push(d);
-    alternatives.push({ run: d.variable });
-  };
-  for (const c of reachable) {
-    const at = c.position;
-    for (; r < reachableRuns.length && reachableRuns[r].position < at; r++) addRun(reachableRuns[r]);
+  for (let i = 0; i <= reachable.length; i++) {
+    const at = i < reachable.length ? reachable[i].position : Infinity;
+    for (; r < reachableRuns.length && reachableRuns[r].position < at; r++) {
+      const d = runOf(reachableRuns[r]);
+      used.push(d);
+      alternatives.push({ run: d.variable });
+    }
+    if (i === reachable.length) break;
+    const c = reachable[i];
     alternatives.push({ conditions: c.conditions, target: c.ruleLocation.name });
     targets.add(c.ruleLocation.name);
   }
-  for (; r < reachableRuns.length; r++) addRun(reachableRuns[r]);
   if (firstUnconditional >= 0) targets.add(fallback);
   const { key, regexes } = dispatchComposite(alternatives);
   return { kind: 'dispatch', key, regexes, fallback, targets: [...targets], runs: used };

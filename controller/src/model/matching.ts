@@ -205,12 +205,10 @@ export type Alternative = { conditions: Condition[]; target: string } | { run: s
  */
 export function dispatchComposite(alternatives: Alternative[]): { key: string; regexes: string[] } {
   const index = new Map<string, number>();
-  const field = (f: string) => {
-    if (!index.has(f)) index.set(f, index.size);
-  };
   for (const a of alternatives) {
-    if ('run' in a) field(a.run);
-    else for (const c of a.conditions) field(c.field);
+    if ('run' in a) {
+      if (!index.has(a.run)) index.set(a.run, index.size);
+    } else for (const c of a.conditions) if (!index.has(c.field)) index.set(c.field, index.size);
   }
   const names = new Map<string, number>();
   for (const a of alternatives) if (!('run' in a) && !names.has(a.target)) names.set(a.target, index.size + names.size);
