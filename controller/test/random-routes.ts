@@ -36,11 +36,14 @@ function randomPath(r: () => number, maxDepth = 3): string {
   return p || '/';
 }
 
+/** RE2 patterns that read the same in PCRE and JavaScript (the reference below uses RegExp). */
+const REGEXES = ['/a[b]?', '/b/.*a', '/ab?/a', '/[ab]+/b'];
+
 function randomMatch(r: () => number): RouteMatch {
   const kind = r();
   let path = randomPath(r);
   if (kind < 0.6 && r() < 0.2 && path !== '/') path += '/'; // trailing slash on a prefix: ignored
-  const m = kind < 0.6 ? f.prefix(path) : f.exact(path);
+  const m = kind < 0.6 ? f.prefix(path) : kind < 0.9 ? f.exact(path) : f.regex(REGEXES[Math.floor(r() * REGEXES.length)]);
   if (r() < 0.35) m.method = METHODS[Math.floor(r() * METHODS.length)];
   if (r() < 0.35) m.headers = [{ name: 'X-T', type: 'Exact', value: r() < 0.5 ? '1' : '2' }];
   if (r() < 0.25) m.queryParams = [{ name: 'q', type: 'Exact', value: r() < 0.5 ? '1' : '2' }];
@@ -67,6 +70,7 @@ export function expected(routes: HTTPRouteNode[], req: Request): string | number
       for (const m of rule.matches) {
         const v = m.path.value;
         if (m.path.type === 'Exact' && req.path !== v) continue;
+        if (m.path.type === 'RegularExpression' && !new RegExp(`^(?:${v})`).test(req.path)) continue;
         if (m.path.type === 'PathPrefix') {
           const p = v.replace(/\/+$/, '') || '/';
           if (!(p === '/' || req.path === p || req.path.startsWith(p + '/'))) continue;
@@ -75,7 +79,9 @@ export function expected(routes: HTTPRouteNode[], req: Request): string | number
         if (!m.headers.every((h) => req.headers[h.name] === h.value)) continue;
         if (!m.queryParams.every((q) => firstQuery(q.name) === q.value)) continue;
         const len = m.path.type === 'PathPrefix' ? (v.replace(/\/+$/, '') || '/').length : 0;
-        const keys = [m.path.type === 'Exact' ? 1 : 0, len, m.method ? 1 : 0, m.headers.length, m.queryParams.length];
+        // Exact > RegularExpression > PathPrefix (then the longest prefix), method, headers, query.
+        const rank = { Exact: 3, RegularExpression: 2, PathPrefix: 1 }[m.path.type];
+        const keys = [rank, len, m.method ? 1 : 0, m.headers.length, m.queryParams.length];
         const cand = { keys, created: route.creationTimestamp, ref: `${route.namespace}/${route.name}`, rule: rule.index, label: `${route.namespace}/${route.name}#${rule.index}` };
         if (!best || better(cand, best)) best = cand;
       }
