@@ -145,6 +145,8 @@ export async function runFileProvider(options: CliOptions, log: Logger): Promise
         log.info('stopping', { signal });
         provider.close();
         await reconciler.stop();
+        // resources.json of a scan whose reconcile failed before writing statuses.
+        await provider.flush().catch((err: Error) => log.error('saving resources.json failed', { error: err.message }));
         await nginx.stop();
         log.info('stopped');
         return 0;

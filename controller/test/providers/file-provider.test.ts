@@ -42,12 +42,26 @@ describe('file provider', () => {
     await fs.mkdir(manifests);
     clock = 0;
   });
-  afterEach(() => fs.rm(dir, { recursive: true, force: true }));
+  const opened: FileProvider[] = [];
+  afterEach(async () => {
+    // resources.json is saved in the background of a scan: let those writes end first.
+    for (const p of opened.splice(0)) await p.flush().catch(() => undefined);
+    await fs.rm(dir, { recursive: true, force: true });
+  });
 
   const open = async (log = memoryLogger()) => {
     const p = new FileProvider({ manifestsDir: manifests, stateDir: state, log, now });
+    opened.push(p);
     await p.open();
     return p;
+  };
+  /** One scan by a provider that then stops as the controller does (its state saved). */
+  const scanAndStop = async () => {
+    const p = await open();
+    const docs = await p.scan();
+    await p.flush();
+    p.close();
+    return docs;
   };
   const meta = (docs: { doc: unknown }[], name: string) =>
     (docs.find((d) => (d.doc as any).metadata?.name === name)?.doc as any)?.metadata;
@@ -79,12 +93,12 @@ describe('file provider', () => {
 
   test('creationTimestamp is the first-seen time, or the manifest\'s own, and survives a restart with the generation and uid', async () => {
     await fs.writeFile(path.join(manifests, 'a.yaml'), route('r1') + '---\n' + route('r2', '/x', '  creationTimestamp: "2020-05-01T10:00:00Z"\n'));
-    const first = await (await open()).scan();
+    const first = await scanAndStop();
     expect(meta(first, 'r1').creationTimestamp).toBe('2026-01-01T00:00:00.000Z');
     expect(meta(first, 'r2').creationTimestamp).toBe('2020-05-01T10:00:00.000Z');
     clock = 30;
     await fs.writeFile(path.join(manifests, 'a.yaml'), route('r1', '/changed') + '---\n' + route('r2', '/x', '  creationTimestamp: "2020-05-01T10:00:00Z"\n'));
-    const restarted = await (await open()).scan();
+    const restarted = await scanAndStop();
     expect(meta(restarted, 'r1')).toMatchObject({ generation: 2, creationTimestamp: '2026-01-01T00:00:00.000Z', uid: meta(first, 'r1').uid });
     expect(meta(restarted, 'r2').generation).toBe(1);
   });
@@ -120,9 +134,9 @@ describe('file provider', () => {
 
   test('a broken file seen first at start applies nothing but keeps its resources\' generation for when it is fixed', async () => {
     await fs.writeFile(path.join(manifests, 'a.yaml'), route('r1'));
-    await (await open()).scan();
+    await scanAndStop();
     await fs.writeFile(path.join(manifests, 'a.yaml'), route('r1', '/b'));
-    await (await open()).scan(); // generation 2
+    await scanAndStop(); // generation 2
     await fs.writeFile(path.join(manifests, 'a.yaml'), 'kind: [');
     const log = memoryLogger();
     const p = await open(log);

@@ -54,6 +54,7 @@ export class FileProvider {
   private readonly watchers = new Map<string, FSWatcher>();
   private onChange?: () => void;
   private timer?: NodeJS.Timeout;
+  private saving?: Promise<void>;
   private lastRecords = new Map<string, ResourceRecord>();
   /**
    * Stamped output per parsed document object: a document object lives as long as its text is
@@ -193,9 +194,26 @@ export class FileProvider {
     }
     const removed = this.state.prune(keep);
     for (const key of removed) this.log.info('resource deleted', { resource: key });
-    await this.state.save();
+    this.queueSave();
     this.lastRecords = records;
     return out;
+  }
+
+  /**
+   * resources.json is written (with fsync) while the pipeline builds and renders, not before
+   * scan() returns: that write is a third of a one-file-change scan. Saves run one after
+   * another; flush() (and writeStatuses, so status.yaml never runs ahead of it) waits for them.
+   */
+  private queueSave(): void {
+    // A failed save leaves the state dirty, so the next one writes it again.
+    const next = (this.saving ?? Promise.resolve()).catch(() => undefined).then(() => this.state.save());
+    next.catch(() => undefined); // reported by flush()
+    this.saving = next;
+  }
+
+  /** Resolves when resources.json holds the state of the last scan (rejects if that save failed). */
+  async flush(): Promise<void> {
+    await this.saving;
   }
 
   /** What the provider keeps about a resource, for status.yaml's metadata. */
@@ -208,6 +226,7 @@ export class FileProvider {
   }
 
   async writeStatuses(entries: StatusEntry[]): Promise<void> {
+    await this.flush();
     await writeStatusFile(this.stateDir, entries, (e) => {
       const record = this.recordFor(e.apiVersion, e.kind, e.namespace, e.name);
       return record ? { creationTimestamp: record.creationTimestamp } : undefined;
