@@ -49,6 +49,8 @@ export class NginxProcess {
   private child?: execa.ExecaChildProcess;
   private exited?: Promise<void>;
   private generation = 0;
+  /** Workers the live generation runs (from its start or last reload); 0 = unknown. */
+  private workers = 0;
   private lastFiles?: Record<string, string>;
   private readonly lineListeners = new Set<(line: NginxLogLine) => void>();
   private queue: Promise<unknown> = Promise.resolve();
@@ -153,6 +155,7 @@ export class NginxProcess {
     }
     this.lastFiles = config.files;
     pruneGenerations(this.layout, [staged.dir]);
+    this.workers = childPids(child.pid!).length;
     this.log.info('nginx started', { component: 'nginx', pid: child.pid, prefix: this.layout.prefix });
     return { ok: true };
   }
@@ -200,12 +203,18 @@ export class NginxProcess {
    * are up) does not respawn them. A refused reload starts no workers: nothing is signalled.
    */
   private async handOver(master: number, oldWorkers: number[], served: Promise<ApplyResult>): Promise<void> {
-    let done = false;
-    void served.then(() => (done = true));
+    // Until the reload is known to have failed (then no new workers come), or 2 s have passed.
+    let failed = false;
+    void served.then((r) => (failed = !r.ok));
+    const deadline = Date.now() + 2000;
     const old = new Set(oldWorkers);
-    while (!done && oldWorkers.some(alive)) {
+    // Workers of an earlier generation may still be finishing long requests: count only as many
+    // new workers as the live generation had.
+    const expected = this.workers || oldWorkers.length;
+    while (!failed && Date.now() < deadline && oldWorkers.some(alive)) {
       const fresh = childPids(master).filter((p) => !old.has(p));
-      if (fresh.length >= oldWorkers.length) {
+      if (fresh.length >= expected) {
+        this.workers = fresh.length;
         for (const pid of oldWorkers) {
           try {
             process.kill(pid, 'SIGQUIT');
