@@ -290,7 +290,8 @@ async function changeToServing(routes: number, changes: number, budgetMs: number
     Array.from({ length: Math.min(perFile, routes - f * perFile) }, (_, k) => f * perFile + k).map((i) => routeDoc(i, changed.get(i)));
   for (let f = 0; f * perFile < routes; f++) await writeFile(fileOf(f * perFile), fileDocs(f));
 
-  const controller = await startController({ manifestsDir, stateDir, logLevel: 'info' }, false);
+  // debug: the nginx apply logs its check / reload / drain times ("nginx reloaded").
+  const controller = await startController({ manifestsDir, stateDir, logLevel: 'debug' }, false);
   const samples: number[] = [];
   try {
     // The first apply of 1,000 routes may be refused by nginx's own readiness timeout and retried.
@@ -327,6 +328,10 @@ async function changeToServing(routes: number, changes: number, budgetMs: number
   const phases: Record<string, number[]> = {};
   for (const r of recs) {
     for (const [k, v] of Object.entries((r.phases as Record<string, number>) ?? {})) (phases[k] ??= []).push(v);
+  }
+  // Inside apply: nginx -t on the staged config, SIGHUP until the new workers answer, old workers gone.
+  for (const l of controller.logs.filter((x) => x.msg === 'nginx reloaded').slice(1)) {
+    for (const k of ['checkMs', 'reloadMs', 'drainMs']) (phases[`nginx.${k.replace('Ms', '')}`] ??= []).push(Number(l[k]));
   }
   return { samples, reconcileMs: recs.map((r) => Number(r.ms)), phases };
 }
