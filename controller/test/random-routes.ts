@@ -20,7 +20,7 @@ export function rng(seed: number): () => number {
 }
 
 const SEGMENTS = ['a', 'ab', 'b'];
-const METHODS = ['GET', 'POST'];
+const METHODS = ['GET', 'POST'] as const;
 
 export interface Request {
   path: string;
