@@ -12,7 +12,7 @@ const BACKENDS = [
   'v2', 'fast', 'post', 'any', 'all', 'get', 're-header', 're-query',
   'old', 'new', 'old-h', 'new-hi', 'first', 'second',
   'exact-host', 'wild-host', 'any-host', 'only', 'many-first', 'many-mid', 'many-last',
-  'f-root', 'f7', 'f70', 'f-login',
+  'f-root', 'f7', 'f70', 'f-login', 't-slow', 't-plain',
 ];
 
 let h: Harness;
@@ -94,8 +94,13 @@ beforeAll(async () => {
     f.rule(3, [f.exact('/f7/login', { method: 'POST' })], [be('f-login')]),
   ], { hostnames: ['fold.test'] });
 
+  const timeouts = f.route('timeouts', [
+    { ...f.rule(0, [f.prefix('/slow')], [be('t-slow')]), timeouts: { requestMs: 2000, backendRequestMs: 300 } },
+    f.rule(1, [f.prefix('/plain')], [be('t-plain')]),
+  ], { hostnames: ['timeout.test'] });
+
   const graph = f.graph([
-    f.listener(port, [paths, conds, old, newer, exactHost, wildHost, anyHost, broken, many, folded].map((r) => f.attach(r))),
+    f.listener(port, [paths, conds, old, newer, exactHost, wildHost, anyHost, broken, many, folded, timeouts].map((r) => f.attach(r))),
     f.listener(port2, [f.attach(only)]),
   ]);
   const result = await h.nginx.start(h.render(graph));
@@ -294,6 +299,16 @@ describe('hostnames', () => {
     expect(await who('unknown.test', '/', {}, port2)).toBe(404);
     expect(await who('only.test', '/', {}, port2)).toBe('only');
     expect(await who('only.test', '/')).toBe(404);
+  });
+});
+
+describe('rule timeouts', () => {
+  test('a backend that does not answer within the rule timeout gets 504; in time, or without one, 200', async () => {
+    const slow = { headers: { 'X-Request-Delay': '1s' } };
+    // Without the timeout the backend would answer 200 after its 1 s.
+    expect(await who('timeout.test', '/slow', slow)).toBe(504);
+    expect(await who('timeout.test', '/slow', { headers: { 'X-Request-Delay': '50ms' } })).toBe('t-slow');
+    expect(await who('timeout.test', '/plain', slow)).toBe('t-plain');
   });
 });
 

@@ -1,6 +1,7 @@
 /** buildModel with plain Graph data: servers, locations, conditions, precedence, upstreams. */
 import { buildModel } from '../src/model';
 import { MAX_LOCATION_CANDIDATES } from '../src/model/locations';
+import { DISABLED_TIMEOUT, proxyTimeout } from '../src/model/timeouts';
 import { splitBuckets } from '../src/model/upstreams';
 import { greaterThanRegex, sizeBytes } from '../src/model/bodylimit';
 import type { Location, NginxModel, Server } from '../src/model/types';
@@ -195,6 +196,32 @@ describe('conditions', () => {
     const model = onlyRule(f.prefix('/', { headers: [H('X.Dot', '1')] }));
     expect(model.warnings.join()).toMatch(/X\.Dot/);
     expect(location(server(model, 80), 'prefix', '/').action).toEqual({ kind: 'status', code: 404 });
+  });
+});
+
+describe('rule timeouts', () => {
+  test('backendRequest when given, else request; 0 disables (a day); none: nginx defaults', () => {
+    expect(proxyTimeout(undefined)).toBeUndefined();
+    expect(proxyTimeout({})).toBeUndefined();
+    expect(proxyTimeout({ requestMs: 10000 })).toBe('10000ms');
+    expect(proxyTimeout({ requestMs: 10000, backendRequestMs: 2500 })).toBe('2500ms');
+    expect(proxyTimeout({ requestMs: 0, backendRequestMs: 2500 })).toBe('2500ms');
+    expect(proxyTimeout({ requestMs: 3000, backendRequestMs: 0 })).toBe('3000ms');
+    expect(proxyTimeout({ requestMs: 0 })).toBe(DISABLED_TIMEOUT);
+  });
+
+  test('a rule with a timeout gets it where it proxies; rules that differ only in it do not share a location', () => {
+    const be = f.backend('a', 9000);
+    const model = buildModel(
+      f.graph([f.listener(80, [f.attach(f.route('t', [{ ...f.rule(0, [f.prefix('/x', { method: 'GET' })], [be]), timeouts: { requestMs: 1500 } }, f.rule(1, [f.prefix('/x')], [be])]))])]),
+    );
+    const s = server(model, 80);
+    expect(s.ruleLocations.map((r) => [r.name, r.timeout, r.emit])).toEqual([
+      ['@rule_default_t_0', '1500ms', true],
+      ['@rule_default_t_1', undefined, true],
+    ]);
+    const inline = buildModel(f.graph([f.listener(80, [f.attach(f.route('t', [{ ...f.rule(0, [f.prefix('/x')], [be]), timeouts: { backendRequestMs: 700 } }]))])]));
+    expect(location(server(inline, 80), 'prefix', '/x/').action).toMatchObject({ kind: 'proxy', timeout: '700ms' });
   });
 });
 

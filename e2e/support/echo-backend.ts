@@ -49,8 +49,15 @@ export async function startEchoBackend(name: string, options: { host?: string; p
     req.resume();
     req.on('end', () => {
       const body = JSON.stringify(reply);
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-echo-backend': name });
-      res.end(req.method === 'HEAD' ? undefined : body);
+      const send = () => {
+        if (res.destroyed) return;
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-echo-backend': name });
+        res.end(req.method === 'HEAD' ? undefined : body);
+      };
+      // As the Gateway API conformance echo server: X-Request-Delay ("500ms", "2s") delays the answer.
+      const delay = /^(\d+)(ms|s)$/.exec(headers['x-request-delay'] ?? '');
+      if (delay) setTimeout(send, Number(delay[1]) * (delay[2] === 's' ? 1000 : 1));
+      else send();
     });
   });
   server.keepAliveTimeout = 65000;

@@ -119,7 +119,7 @@ function shareNamedLocations(model: NginxModel): void {
     const bySignature = new Map<string, RuleLocation>();
     const signatures: string[] = [];
     for (const rule of server.ruleLocations) {
-      const signature = `${targetSignature(rule.target)}|${rule.bodyLimitVariable ?? ''}|${isEmpty(rule.settings) ? '' : JSON.stringify(rule.settings)}`;
+      const signature = `${targetSignature(rule.target)}|${rule.bodyLimitVariable ?? ''}|${rule.timeout ?? ''}|${isEmpty(rule.settings) ? '' : JSON.stringify(rule.settings)}`;
       signatures.push(signature);
       if (!rule.referenced) continue;
       const first = bySignature.get(signature);

@@ -13,6 +13,7 @@ import type { HTTPRouteNode, RouteMatch, RouteRule } from '../graph/types';
 import type { HostKey, HostRoute } from './hosts';
 import { dispatchComposite, elementConditions, type Alternative, type Condition, type ConditionMaps } from './matching';
 import { escapeRegex } from './regex';
+import { proxyTimeout } from './timeouts';
 import type { DispatchRun, Location, RuleLocation } from './types';
 import { Upstreams } from './upstreams';
 
@@ -158,6 +159,8 @@ export function buildLocations(
         target: ctx.upstreams.target(rule.backends),
         settings: {},
       };
+      const timeout = proxyTimeout(rule.timeouts);
+      if (timeout) ruleLocation.timeout = timeout;
       ruleLocations.push(ruleLocation);
       rule.matches.forEach((match, matchIndex) => {
         const conditions = elementConditions(match, ctx.maps, (m) =>
@@ -306,7 +309,7 @@ function locationAction(own: Entry[], runs: Run[], runOf: (run: Run) => Dispatch
     if (own.length === 0) return { kind: 'status', code: 404 };
     if (firstUnconditional === 0) {
       const rl = own[0].ruleLocation;
-      return { kind: 'proxy', source: rl.source, target: rl.target, settings: rl.settings };
+      return { kind: 'proxy', source: rl.source, target: rl.target, settings: rl.settings, ...(rl.timeout ? { timeout: rl.timeout } : {}) };
     }
   }
   const reachable = firstUnconditional >= 0 ? own.slice(0, firstUnconditional) : own;

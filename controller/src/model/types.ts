@@ -76,6 +76,11 @@ export interface RuleLocation {
   target: ProxyTarget;
   settings: PolicySettings;
   /**
+   * The rule's `timeouts` as an nginx time for proxy_connect/send/read_timeout (model/timeouts.ts);
+   * unset: nginx's defaults.
+   */
+  timeout?: string;
+  /**
    * Set by finalizeModel when settings.clientMaxBodySize is: a map variable that is "1" when
    * Content-Length exceeds it (nginx does not check Content-Length in named locations).
    */
@@ -118,7 +123,7 @@ export type LocationAction =
       nginxFallback?: string;
     }
   /** The best candidate has no condition: proxy right here (no redirect). */
-  | { kind: 'proxy'; source: RuleSource; target: ProxyTarget; settings: PolicySettings }
+  | { kind: 'proxy'; source: RuleSource; target: ProxyTarget; settings: PolicySettings; timeout?: string }
   /** Nothing can match here. */
   | { kind: 'status'; code: number };
 
