@@ -7,7 +7,7 @@ import type { NginxModel } from '../model/types';
 import { NOT_FOUND_LOCATION } from '../model/locations';
 import { DISPATCH_KEY_VARIABLE } from '../model/matching';
 import { GENERATION_CONF, MAIN_CONF, MAX_UNIX_SOCKET_PATH, prefixLayout } from './layout';
-import { templates } from './templates';
+import { serversRenderer, templates } from './templates';
 
 export { prefixLayout, MAIN_CONF, GENERATION_CONF, type PrefixLayout } from './layout';
 
@@ -36,6 +36,21 @@ function hashSize(n: number, minimum: number): number {
 }
 
 export function renderConfig(model: NginxModel, options: RenderOptions): RenderedConfig {
+  const context = renderContext(model, options);
+  const t = templates();
+  return {
+    files: {
+      [MAIN_CONF]: t['nginx.conf'](context),
+      'maps.conf': t['maps.conf'](context),
+      'upstreams.conf': t['upstreams.conf'](context),
+      'servers.conf': serversRenderer().render(context),
+      [GENERATION_CONF]: t['generation.conf'](context),
+    },
+  };
+}
+
+/** What the templates see: the model and the options, checked. */
+export function renderContext(model: NginxModel, options: RenderOptions) {
   const layout = prefixLayout(options.prefix);
   if (Buffer.byteLength(layout.statusSocket) > MAX_UNIX_SOCKET_PATH) {
     throw new Error(`nginx prefix ${layout.prefix} is too long for a unix socket path (${layout.statusSocket})`);
@@ -48,7 +63,7 @@ export function renderConfig(model: NginxModel, options: RenderOptions): Rendere
   if (workers !== 'auto' && !(Number.isInteger(workers) && workers > 0)) {
     throw new Error(`workerProcesses must be 'auto' or a positive integer, got ${JSON.stringify(workers)}`);
   }
-  const context = {
+  return {
     ...model,
     layout,
     listenAddress: options.listenAddress,
@@ -62,16 +77,6 @@ export function renderConfig(model: NginxModel, options: RenderOptions): Rendere
     generation: '0',
     notFoundLocation: NOT_FOUND_LOCATION,
     dispatchKeyVariable: DISPATCH_KEY_VARIABLE,
-  };
-  const t = templates();
-  return {
-    files: {
-      [MAIN_CONF]: t['nginx.conf'](context),
-      'maps.conf': t['maps.conf'](context),
-      'upstreams.conf': t['upstreams.conf'](context),
-      'servers.conf': t['servers.conf'](context),
-      [GENERATION_CONF]: t['generation.conf'](context),
-    },
   };
 }
 

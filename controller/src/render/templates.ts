@@ -6,12 +6,14 @@ import * as fs from 'fs';
 import * as path from 'path';
 import Handlebars from 'handlebars';
 import { comment, hostPort, ident, integer, onOff, quote } from './format';
+import { planServers, ServersRenderer } from './servers-cache';
 
 export const TEMPLATES_DIR = path.resolve(__dirname, '..', '..', '..', 'templates');
 
 export type Template = (context: unknown) => string;
 
 let compiled: Record<string, Template> | undefined;
+let servers: ServersRenderer | undefined;
 
 function partialOptions() {
   const helpers = ['q', 'kv', 'concat', 'int', 'onoff', 'comment', 'ident', 'hostport', 'isSet', 'locationModifier', 'percent', 'hasAny'];
@@ -56,4 +58,12 @@ export function templates(): Record<string, Template> {
     compiled[name] = hb.compile(read(`${name}.hbs`), options) as Template;
   }
   return compiled;
+}
+
+/** servers.conf, rendered per server with the text of unchanged servers reused (servers-cache.ts). */
+export function serversRenderer(): ServersRenderer {
+  if (servers) return servers;
+  const partials = Object.fromEntries(['settings', 'proxy'].map((p) => [p, read(`${p}.hbs`)]));
+  servers = new ServersRenderer(templates()['servers.conf'], planServers(read('servers.conf.hbs'), partials));
+  return servers;
 }
