@@ -13,6 +13,7 @@ export class BackendIndex {
   private services = new Map<string, Service>();
   private slices = new Map<string, EndpointSlice[]>();
   private grants: ReferenceGrant[];
+  private grantsByNamespace?: Map<string, ReferenceGrant[]>;
   private resolved = new Map<string, BackendEndpoint[]>();
   /**
    * Same number, same answers: the index was built from the very same Service, EndpointSlice and
@@ -42,9 +43,17 @@ export class BackendIndex {
 
   /** Does a ReferenceGrant in `namespace` let HTTPRoutes of `fromNamespace` refer to Service `name`? */
   serviceGranted(fromNamespace: string, namespace: string, name: string): boolean {
-    return this.grants.some(
+    if (!this.grantsByNamespace) {
+      // Indexed on first use: each cross-namespace backendRef looks at its namespace's grants only.
+      this.grantsByNamespace = new Map();
+      for (const g of this.grants) {
+        const list = this.grantsByNamespace.get(g.metadata.namespace);
+        if (list) list.push(g);
+        else this.grantsByNamespace.set(g.metadata.namespace, [g]);
+      }
+    }
+    return (this.grantsByNamespace.get(namespace) ?? []).some(
       (g) =>
-        g.metadata.namespace === namespace &&
         g.spec.from.some((f) => f.group === GATEWAY_API_GROUP && f.kind === 'HTTPRoute' && f.namespace === fromNamespace) &&
         g.spec.to.some((t) => t.group === '' && t.kind === 'Service' && (t.name === undefined || t.name === name)),
     );
