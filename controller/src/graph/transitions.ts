@@ -67,11 +67,33 @@ function carry(next: Json, prev: Json, now: string, walk: { stable: boolean }): 
 }
 
 /**
- * Reports this module returned, with the JSON of the report they were carried from. When the
- * same report comes again (most of them, on a reconcile after a one-route change), carrying it
- * over that output would keep every time: the output itself is the answer, with no walk.
+ * Reports this module returned, with the report they were carried from. When an equal report
+ * comes again (most of them, on a reconcile after a one-route change), carrying it over that
+ * output would keep every time: the output itself is the answer, with no walk.
  */
-const carriedFrom = new WeakMap<StatusReport, string>();
+const carriedFrom = new WeakMap<StatusReport, StatusReport>();
+
+const OBJECT_PROTO = Object.prototype;
+
+/** Equal as JSON text would be (same keys in the same order, same values), without writing it. */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+    return true;
+  }
+  // Plain objects only: anything else (a Date read back from YAML...) is simply not the same.
+  if (Array.isArray(b) || Object.getPrototypeOf(a) !== OBJECT_PROTO || Object.getPrototypeOf(b) !== OBJECT_PROTO) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  for (let i = 0; i < ka.length; i++) {
+    if (ka[i] !== kb[i] || !sameJson((a as Record<string, unknown>)[ka[i]], (b as Record<string, unknown>)[kb[i]])) return false;
+  }
+  return true;
+}
 
 /** `next` with lastTransitionTime on every condition. Pure: returns new reports (or, for a
  * report equal to the one an earlier call was given, that call's unchanged output). */
@@ -79,11 +101,11 @@ export function carryTransitionTimes(previous: StatusReport[], next: StatusRepor
   const before = new Map(previous.map((r) => [reportKey(r), r]));
   return next.map((r) => {
     const prev = before.get(reportKey(r));
-    const json = JSON.stringify(r);
-    if (prev && carriedFrom.get(prev) === json) return prev;
+    const from = prev && carriedFrom.get(prev);
+    if (from && sameJson(from, r)) return prev!;
     const walk = { stable: true };
     const out: StatusReport = { ...r, status: carry(r.status, prev?.status, now, walk) as Record<string, unknown> };
-    if (walk.stable) carriedFrom.set(out, json);
+    if (walk.stable) carriedFrom.set(out, r);
     return out;
   });
 }
