@@ -2,7 +2,7 @@ import { promises as fs } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { parse } from 'yaml';
-import { FileProvider, parseManifestText } from '../../src/providers/file';
+import { FileProvider, parseManifestText, writeFileAtomic } from '../../src/providers/file';
 import type { Logger } from '../../src/log';
 import { parseManifests } from '../../src/resources';
 
@@ -248,6 +248,14 @@ spec:
       expect(parsed.invalid).toEqual([]);
       expect(parsed.set.httpRoutes[0].spec.rules.map((r) => r.backendRefs.map((b) => `${b.name}:${b.port}`))).toEqual([['svc:80'], ['svc:80']]);
     }
+  });
+
+  test('writeFileAtomic creates a missing folder, replaces the file whole and leaves no temp file', async () => {
+    const file = path.join(dir, 'new', 'deeper', 'x.yaml');
+    await writeFileAtomic(file, 'one\n');
+    await writeFileAtomic(file, 'two\n', { fsync: false });
+    expect(await fs.readFile(file, 'utf8')).toBe('two\n');
+    expect(await fs.readdir(path.dirname(file))).toEqual(['x.yaml']);
   });
 
   test('YAML syntax errors name the line', () => {

@@ -11,9 +11,17 @@ let counter = 0;
  */
 export async function writeFileAtomic(file: string, content: string, options: { fsync?: boolean } = {}): Promise<void> {
   const dir = path.dirname(file);
-  await fs.mkdir(dir, { recursive: true });
   const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${++counter}.tmp`);
-  const handle = await fs.open(tmp, 'w');
+  let handle: fs.FileHandle;
+  try {
+    handle = await fs.open(tmp, 'w');
+  } catch (err) {
+    // The folder is nearly always there: create it only when it is not (a mkdir per write
+    // showed up in the status phase of every reconcile).
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    await fs.mkdir(dir, { recursive: true });
+    handle = await fs.open(tmp, 'w');
+  }
   try {
     await handle.writeFile(content, 'utf8');
     if (options.fsync !== false) await handle.sync();
