@@ -3,7 +3,7 @@ import type { BackendIndex } from './backends';
 import { routeConditions } from './conditions';
 import { acceptedHostnames } from './hostnames';
 import { selectorMatches } from './selectors';
-import { buildRule } from './rules';
+import { buildRules } from './rules';
 import type { GatewayNode, GraphCondition, HTTPRouteNode, ListenerNode, RouteParentNode, RouteRule } from './types';
 
 export interface GatewayLookup {
@@ -96,7 +96,7 @@ export function buildRoute(route: HTTPRoute, gateways: GatewayLookup, backends: 
     .filter(({ ref }) => gateways.ours.has(`${ref.namespace}/${ref.name}`) || !gateways.all.has(`${ref.namespace}/${ref.name}`));
   if (refs.length === 0) return undefined;
 
-  const rules = route.spec.rules.map((r, i) => buildRule(r, i, ns, backends));
+  const rules = buildRules(route, backends);
   const node: HTTPRouteNode = {
     namespace: ns,
     name: route.metadata.name,
