@@ -107,6 +107,18 @@ function targetSignature(t: RuleLocation['target']): string {
   }
 }
 
+/** Settings objects are shared per policy outcome (policies/model-adapter.ts): text them once. */
+const settingsText = new WeakMap<object, string>();
+function settingsSignature(settings: RuleLocation['settings']): string {
+  if (isEmpty(settings)) return '';
+  let text = settingsText.get(settings);
+  if (text === undefined) {
+    text = JSON.stringify(settings);
+    settingsText.set(settings, text);
+  }
+  return text;
+}
+
 function isEmpty(o: object): boolean {
   for (const _ in o) return false;
   return true;
@@ -119,7 +131,7 @@ function shareNamedLocations(model: NginxModel): void {
     const bySignature = new Map<string, RuleLocation>();
     const signatures: string[] = [];
     for (const rule of server.ruleLocations) {
-      const signature = `${targetSignature(rule.target)}|${rule.bodyLimitVariable ?? ''}|${rule.timeout ?? ''}|${isEmpty(rule.settings) ? '' : JSON.stringify(rule.settings)}`;
+      const signature = `${targetSignature(rule.target)}|${rule.bodyLimitVariable ?? ''}|${rule.timeout ?? ''}|${settingsSignature(rule.settings)}`;
       signatures.push(signature);
       if (!rule.referenced) continue;
       const first = bySignature.get(signature);
