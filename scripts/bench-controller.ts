@@ -250,6 +250,7 @@ async function warmOneFileChange(routes: number, changes: number): Promise<WarmR
     }
   } finally {
     await reconciler.stop();
+    await provider.flush().catch(() => undefined);
     await removeDir(dir);
   }
   const warm = summaries.slice(1);

@@ -145,8 +145,9 @@ export async function runFileProvider(options: CliOptions, log: Logger): Promise
         log.info('stopping', { signal });
         provider.close();
         await reconciler.stop();
-        // resources.json of a scan whose reconcile failed before writing statuses.
-        await provider.flush().catch((err: Error) => log.error('saving resources.json failed', { error: err.message }));
+        // resources.json is saved in the background of each reconcile: let the last save end
+        // (a failure is logged by the provider).
+        await provider.flush().catch(() => undefined);
         await nginx.stop();
         log.info('stopped');
         return 0;

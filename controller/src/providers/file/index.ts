@@ -200,14 +200,16 @@ export class FileProvider {
   }
 
   /**
-   * resources.json is written (with fsync) while the pipeline builds and renders, not before
-   * scan() returns: that write is a third of a one-file-change scan. Saves run one after
-   * another; flush() (and writeStatuses, so status.yaml never runs ahead of it) waits for them.
+   * resources.json is written (with fsync) in the background of the reconcile, not before
+   * scan() returns: that fsync was a third of a one-file-change scan (and 10-30 ms when the
+   * disk is busy). Saves run one after another; flush() waits for them (the CLI's stop does).
+   * A crash in between loses at most the last change's record: its generation is counted again
+   * from the saved spec, and only a resource created in that change gets a new creationTimestamp.
    */
   private queueSave(): void {
     // A failed save leaves the state dirty, so the next one writes it again.
     const next = (this.saving ?? Promise.resolve()).catch(() => undefined).then(() => this.state.save());
-    next.catch(() => undefined); // reported by flush()
+    next.catch((err: Error) => this.log.error('saving resources.json failed; retried on the next change', { error: err.message }));
     this.saving = next;
   }
 
@@ -226,7 +228,6 @@ export class FileProvider {
   }
 
   async writeStatuses(entries: StatusEntry[]): Promise<void> {
-    await this.flush();
     await writeStatusFile(this.stateDir, entries, (e) => {
       const record = this.recordFor(e.apiVersion, e.kind, e.namespace, e.name);
       return record ? { creationTimestamp: record.creationTimestamp } : undefined;
