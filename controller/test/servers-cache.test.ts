@@ -68,7 +68,7 @@ describe('servers.conf rendered per server', () => {
 
   test('a template that does not split is rendered whole every time', () => {
     const source = '{{#each servers}}{{@index}}:{{name}};{{/each}}';
-    const renderer = new ServersRenderer(Handlebars.compile(source), planServers(source, {}));
+    const renderer = new ServersRenderer(Handlebars.compile(source), () => planServers(source, {}));
     const context = { servers: [{ name: 'a' }, { name: 'b' }] };
     for (let k = 0; k < 3; k++) expect(renderer.render(context)).toBe('0:a;1:b;');
   });

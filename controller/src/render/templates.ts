@@ -63,7 +63,8 @@ export function templates(): Record<string, Template> {
 /** servers.conf, rendered per server with the text of unchanged servers reused (servers-cache.ts). */
 export function serversRenderer(): ServersRenderer {
   if (servers) return servers;
-  const partials = Object.fromEntries(['settings', 'proxy'].map((p) => [p, read(`${p}.hbs`)]));
-  servers = new ServersRenderer(templates()['servers.conf'], planServers(read('servers.conf.hbs'), partials));
+  servers = new ServersRenderer(templates()['servers.conf'], () =>
+    planServers(read('servers.conf.hbs'), Object.fromEntries(['settings', 'proxy'].map((p) => [p, read(`${p}.hbs`)]))),
+  );
   return servers;
 }
