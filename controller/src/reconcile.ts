@@ -43,7 +43,7 @@ export interface Pipeline<M = unknown, C extends RenderedConfigLike = RenderedCo
   parsePolicyDocs?(docs: ManifestDoc[]): ParsedPolicies;
   computePolicies?(input: PolicyInput): PolicyResult;
   renderConfig(model: M, options: { listenAddress: string; prefix: string; errorLogLevel?: string }): C;
-  computeStatuses(graph: Graph, parsed: ParsedResources, dataplane: DataplaneResult): StatusReport[];
+  computeStatuses(graph: Graph, parsed: ParsedResources, dataplane: DataplaneResult, options?: { controllerName?: string }): StatusReport[];
   carryTransitionTimes(previous: StatusReport[], next: StatusReport[], now: string): StatusReport[];
 }
 
@@ -240,7 +240,7 @@ export class Reconciler<M = unknown, C extends RenderedConfigLike = RenderedConf
     const dataplane: DataplaneResult = outcome.ok
       ? { programmed: true, addresses: [this.o.listenAddress] }
       : { programmed: false, message: outcome.message, addresses: [this.o.listenAddress] };
-    let statuses = pipeline.computeStatuses(graph, parsed, dataplane);
+    let statuses = pipeline.computeStatuses(graph, parsed, dataplane, { controllerName: this.o.controllerName });
     if (policies) statuses = [...withAffected(statuses, policies.affected), ...policies.statuses];
     const now = (this.o.now ?? (() => new Date().toISOString()))();
     this.previous = pipeline.carryTransitionTimes(this.previous, statuses, now);

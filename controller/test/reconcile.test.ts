@@ -107,3 +107,29 @@ test('a refused configuration is reported as Programmed False with nginx\'s mess
   expect(gatewayCondition(last, 'Programmed').lastTransitionTime).not.toBe(refused.lastTransitionTime);
   await t.reconciler.stop();
 });
+
+test('statuses carry the --controller-name the reconciler runs with, even where no GatewayClass names it', async () => {
+  const written: StatusReport[][] = [];
+  const route = {
+    source: 't',
+    doc: {
+      apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', metadata: { name: 'r', namespace: 'default', generation: 1, creationTimestamp: '2026-01-01T00:00:00Z' },
+      spec: { parentRefs: [{ name: 'missing' }], rules: [{ backendRefs: [{ name: 'svc', port: 80 }] }] },
+    },
+  };
+  const reconciler = new Reconciler({
+    pipeline: standardPipeline as any,
+    source: { scan: async () => [route] as any, writeStatuses: async (s) => void written.push(s) },
+    dataplane: { start: async () => ({ ok: true }), apply: async () => ({ ok: true }), stop: async () => {} },
+    log: silentLogger,
+    controllerName: 'example.com/other-controller',
+    listenAddress: '127.0.0.1',
+    prefix: '/tmp/portcullis-reconcile-test',
+    retryMs: 0,
+  });
+  await reconciler.trigger();
+  const parents = (written[0].find((r) => r.kind === 'HTTPRoute')?.status as any)?.parents ?? [];
+  expect(parents.length).toBeGreaterThan(0);
+  for (const p of parents) expect(p.controllerName).toBe('example.com/other-controller');
+  await reconciler.stop();
+});
