@@ -16,7 +16,7 @@ import { parseManifests } from './resources';
 import { buildGraph } from './graph';
 import { computeStatuses } from './graph/status';
 import { carryTransitionTimes } from './graph/transitions';
-import { buildModel, type NginxModel } from './model';
+import { buildModel, ModelMemo, type NginxModel } from './model';
 import { renderConfig, type RenderedConfig } from './render';
 import { parsePolicyDocs, type ParsedPolicies } from './resources/policies';
 import { computePolicies, targetsFromGraph, withAffected, type EffectivePolicies, type PolicyInput, type PolicyResult } from './policies';
@@ -38,7 +38,8 @@ export interface Dataplane<C extends RenderedConfigLike = RenderedConfigLike> {
 export interface Pipeline<M = unknown, C extends RenderedConfigLike = RenderedConfigLike> {
   parseManifests(docs: ManifestDoc[]): ParsedResources;
   buildGraph(set: ResourceSet, options: BuildGraphOptions): Graph;
-  buildModel(graph: Graph, policies?: EffectivePolicies): M;
+  /** `memo` (model/memo.ts) lets servers whose routes did not change reuse their locations. */
+  buildModel(graph: Graph, policies?: EffectivePolicies, memo?: ModelMemo): M;
   /** Policy documents (gateway.portcullis.dev); optional so a pipeline without policies works. */
   parsePolicyDocs?(docs: ManifestDoc[]): ParsedPolicies;
   computePolicies?(input: PolicyInput): PolicyResult;
@@ -113,6 +114,7 @@ export class Reconciler<M = unknown, C extends RenderedConfigLike = RenderedConf
    */
   private lastAppliedPolicies?: EffectivePolicies;
   private running?: Promise<void>;
+  private readonly modelMemo = new ModelMemo();
   private pending = false;
   private stopped = false;
   private retryTimer?: NodeJS.Timeout;
@@ -199,7 +201,7 @@ export class Reconciler<M = unknown, C extends RenderedConfigLike = RenderedConf
             controllerName: this.o.controllerName,
           })
         : undefined;
-    const model = pipeline.buildModel(graph, policies?.effective);
+    const model = pipeline.buildModel(graph, policies?.effective, this.modelMemo);
     const schemaInvalid = new Set((parsedPolicies?.invalid ?? []).map((r) => `${r.kind}/${r.namespace}/${r.name}`));
     for (const st of policies?.statuses ?? []) {
       // Conflicted, TargetNotFound, settings nginx would refuse: say it where operators look

@@ -11,17 +11,19 @@ import { ConditionMaps } from './matching';
 import { finalizeBodyLimits } from './bodylimit';
 import type { NginxModel, RuleLocation, RuleSource, Server } from './types';
 import { Upstreams } from './upstreams';
+import type { ModelMemo } from './memo';
 
 export * from './types';
 export { NOT_FOUND_LOCATION } from './locations';
 export { DISPATCH_KEY_VARIABLE } from './matching';
+export { ModelMemo } from './memo';
 
 /**
  * `policies` (issue 3, from computePolicies().effective): zones go to the http level and each
  * rule location gets its route's settings (its Gateway's when the route has none); nothing is
  * set at server/http level, since dispatching and 404 locations `return` before limit_req runs.
  */
-export function buildModel(graph: Graph, policies?: EffectivePolicies): NginxModel {
+export function buildModel(graph: Graph, policies?: EffectivePolicies, memo?: ModelMemo): NginxModel {
   const conditionMaps = new ConditionMaps();
   const upstreams = new Upstreams();
   const warnings: string[] = [];
@@ -29,8 +31,12 @@ export function buildModel(graph: Graph, policies?: EffectivePolicies): NginxMod
     if (!warnings.includes(m)) warnings.push(m);
   };
 
+  memo?.begin();
+  const ctx = { maps: conditionMaps, upstreams, warn };
   const servers: Server[] = planServers(graph.gateways).map((plan) => {
-    const { locations, ruleLocations } = buildLocations(plan.routes, { maps: conditionMaps, upstreams, warn });
+    const { locations, ruleLocations } = memo
+      ? memo.server(`${plan.port}|${plan.name ?? ''}`, plan.routes, ctx, (c) => buildLocations(plan.routes, c))
+      : buildLocations(plan.routes, ctx);
     return {
       port: plan.port,
       serverNames: plan.name === undefined ? [] : [plan.name],
@@ -41,6 +47,7 @@ export function buildModel(graph: Graph, policies?: EffectivePolicies): NginxMod
       settings: {},
     };
   });
+  memo?.end();
   if (policies) {
     for (const server of servers) {
       for (const rule of server.ruleLocations) rule.settings = ruleSettings(policies, server.gateways, rule.source);

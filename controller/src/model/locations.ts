@@ -11,7 +11,7 @@
  */
 import type { HTTPRouteNode, RouteMatch, RouteRule } from '../graph/types';
 import type { HostKey, HostRoute } from './hosts';
-import { dispatchComposite, elementConditions, type Alternative, type Condition, type ConditionMaps } from './matching';
+import { dispatchComposite, elementConditions, type Alternative, type Condition, type ConditionRegistry } from './matching';
 import { escapeRegex } from './regex';
 import { proxyTimeout } from './timeouts';
 import type { DispatchRun, Location, RuleLocation } from './types';
@@ -128,6 +128,13 @@ export function ruleLocationName(route: HTTPRouteNode, rule: RouteRule): string 
 }
 const rulePrefixes = new WeakMap<HTTPRouteNode, string>();
 
+/** The registries a server's locations use; model/memo.ts records what is asked of them. */
+export interface LocationContext {
+  maps: ConditionRegistry;
+  upstreams: Pick<Upstreams, 'target'>;
+  warn: (m: string) => void;
+}
+
 export interface ServerLocations {
   locations: Location[];
   ruleLocations: RuleLocation[];
@@ -135,7 +142,7 @@ export interface ServerLocations {
 
 export function buildLocations(
   routes: HostRoute[],
-  ctx: { maps: ConditionMaps; upstreams: Upstreams; warn: (m: string) => void },
+  ctx: LocationContext,
 ): ServerLocations {
   // A route reachable through several listeners of the group counts once, at its best hostname.
   const unique = new Map<HTTPRouteNode, HostRoute>();

@@ -48,6 +48,9 @@ export function headerVariable(name: string): string | undefined {
   return '$http_' + name.toLowerCase().replace(/-/g, '_');
 }
 
+/** What building a server's locations asks of the maps (model/memo.ts records these calls). */
+export type ConditionRegistry = Pick<ConditionMaps, 'queryValue' | 'run' | 'uriField' | 'flag'>;
+
 /** Maps shared by all servers: query values ($pq_N) and user-regex flags ($pc_rN). */
 export class ConditionMaps {
   private readonly queryByName = new Map<string, string>();
@@ -56,6 +59,19 @@ export class ConditionMaps {
   private runs = 0;
   private uri?: string;
   readonly maps: MapBlock[] = [];
+
+  /** The state to come back to if a replay (model/memo.ts) turns out not to fit. */
+  mark(): () => void {
+    const sizes = { maps: this.maps.length, query: this.queryByName.size, flag: this.flagByKey.size, flags: this.flags, runs: this.runs, uri: this.uri };
+    return () => {
+      this.maps.length = sizes.maps;
+      for (const k of [...this.queryByName.keys()].slice(sizes.query)) this.queryByName.delete(k);
+      for (const k of [...this.flagByKey.keys()].slice(sizes.flag)) this.flagByKey.delete(k);
+      this.flags = sizes.flags;
+      this.runs = sizes.runs;
+      this.uri = sizes.uri;
+    };
+  }
 
   /** $pq_N: the raw value of query parameter `name` (empty when absent). */
   queryValue(name: string): string {
@@ -121,7 +137,7 @@ export function firstByName<T extends { name: string }>(items: T[], key: (name: 
  * condition cannot be expressed (the element then never matches). Only the first entry per
  * header name (case-insensitive) and per query name counts, as the Gateway API says.
  */
-export function elementConditions(match: RouteMatch, maps: ConditionMaps, warn: (msg: string) => void): Condition[] | undefined {
+export function elementConditions(match: RouteMatch, maps: ConditionRegistry, warn: (msg: string) => void): Condition[] | undefined {
   const out: Condition[] = [];
   if (match.path.type === 'RegularExpression') out.push({ field: maps.flag('$uri', `^(?:${match.path.value})`), test: 'flag' });
   if (match.method) out.push({ field: '$request_method', test: 'equals', fragment: escapeRegex(match.method) });

@@ -23,6 +23,16 @@ export class Upstreams {
   private readonly names = new Set<string>();
   private readonly splits = new Map<string, SplitClients>();
 
+  /** The state to come back to if a replay (model/memo.ts) turns out not to fit. */
+  mark(): () => void {
+    const sizes = { byKey: this.byKey.size, names: this.names.size, splits: this.splits.size };
+    return () => {
+      for (const k of [...this.byKey.keys()].slice(sizes.byKey)) this.byKey.delete(k);
+      for (const k of [...this.names].slice(sizes.names)) this.names.delete(k);
+      for (const k of [...this.splits.keys()].slice(sizes.splits)) this.splits.delete(k);
+    };
+  }
+
   get upstreams(): Upstream[] {
     // An upstream block without servers is an nginx error; such backends answer 502 instead.
     return [...this.byKey.values()].filter((u) => u.servers.length > 0);
