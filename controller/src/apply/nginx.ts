@@ -2,11 +2,13 @@
  * NginxProcess: runs one nginx master (`nginx -p <prefix> -g 'daemon off;'`) and applies
  * rendered configs to it.
  *
- * apply(): write the files into a new generation dir, `nginx -t` it, switch the <prefix>/conf
- * symlink, SIGHUP the master, then wait until the private status endpoint answers with the new
- * generation's token (only new workers know it: the reload has taken effect). If `nginx -t`
- * fails, or nginx refuses the reload, the previous generation stays live and serving, and the
- * result carries nginx's message. nginx logs to stderr too; every line reaches the Logger.
+ * apply(): write the files into a new generation dir, `nginx -t` it (the server blocks that
+ * differ from the live generation's, with the whole http level: apply/check.ts), switch the
+ * <prefix>/conf symlink, SIGHUP the master, hand over from the old workers as soon as the new
+ * ones exist, then wait until the private status endpoint answers with the new generation's
+ * token (only new workers know it: the reload has taken effect). If `nginx -t` fails, or nginx
+ * refuses the reload, the previous generation stays live and serving, and the result carries
+ * nginx's message. nginx logs to stderr too; every line reaches the Logger.
  */
 import * as fs from 'fs';
 import * as http from 'http';
