@@ -1,18 +1,7 @@
 import { httpRouteSchema, parseManifests } from '../src/resources';
 import { parseHttpRouteFast } from '../src/resources/httproute-fast';
 import { routeDoc } from '../../scripts/bench-manifests';
-
-/** Small deterministic PRNG (mulberry32), so a failure can be replayed from its seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng as prng } from './random-routes';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
