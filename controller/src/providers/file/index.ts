@@ -1,7 +1,7 @@
 import { promises as fs, watch, FSWatcher } from 'fs';
 import * as path from 'path';
 import type { Logger } from '../../log';
-import { ChunkMemo, FileParse, listManifestTree, parseManifestText, SourceDoc } from './manifests';
+import { ChunkMemo, FileParse, isManifestName, listManifestTree, parseManifestText, SourceDoc } from './manifests';
 import { groupOf, identify, keyOf } from './identity';
 import { ResourceRecord, ResourceState } from './state';
 import { readStatusFile, StatusEntry, StatusYamlCache, writeStatusFile } from './status-file';
@@ -247,13 +247,16 @@ export class FileProvider {
     this.syncWatchers(['']);
   }
 
-  private fire(): void {
+  private fire(complete = false): void {
     if (!this.onChange) return;
     if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.onChange?.();
-    }, this.debounceMs);
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.onChange?.();
+      },
+      complete ? Math.min(1, this.debounceMs) : this.debounceMs,
+    );
   }
 
   private syncWatchers(dirs: string[]): void {
@@ -263,7 +266,12 @@ export class FileProvider {
     for (const rel of wanted) {
       if (this.watchers.has(rel)) continue;
       try {
-        const w = watch(path.join(this.manifestsDir, rel), { persistent: true }, () => this.fire());
+        // A manifest renamed into place (how tools write atomically) or deleted is complete:
+        // rescan at once. Writes in place ("change") get the settling time, as may a new file
+        // still being written (its rename event comes first).
+        const w = watch(path.join(this.manifestsDir, rel), { persistent: true }, (event, name) =>
+          this.fire(event === 'rename' && typeof name === 'string' && isManifestName(path.basename(name))),
+        );
         w.on('error', (err) => {
           // A watched subfolder that is removed ends its watch; the parent's event rescans.
           if (rel === '') this.log.error('watching the manifests folder failed', { dir: this.manifestsDir, error: err });

@@ -16,6 +16,11 @@ export type FileParse =
 
 const MANIFEST_EXTENSIONS = ['.yaml', '.yml'];
 
+/** A name the scan reads: a manifest extension, not hidden. */
+export function isManifestName(name: string): boolean {
+  return !name.startsWith('.') && MANIFEST_EXTENSIONS.some((ext) => name.endsWith(ext));
+}
+
 /** Manifest files directly in `dir` and in its subfolders (hidden entries skipped), sorted. */
 export async function listManifestFiles(dir: string): Promise<string[]> {
   return (await listManifestTree(dir)).files;
