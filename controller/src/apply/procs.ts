@@ -2,6 +2,13 @@
 import * as fs from 'fs';
 
 export function childPids(parent: number): number[] {
+  // One file when the kernel offers it (nginx's master is single-threaded), else scan /proc.
+  try {
+    const text = fs.readFileSync(`/proc/${parent}/task/${parent}/children`, 'utf8').trim();
+    return text ? text.split(' ').map(Number) : [];
+  } catch {
+    /* no CONFIG_PROC_CHILDREN: scan */
+  }
   const out: number[] = [];
   let entries: string[];
   try {
