@@ -11,7 +11,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from '../e2e/support/ports';
+import { freePort, waitForUrl } from '../e2e/support/ports';
 import { loadConfig } from '../forge-api/src/config';
 import { createPrisma, migrate } from '../forge-api/src/services/database';
 import { TokenService } from '../forge-api/src/services/tokens';
@@ -61,6 +61,26 @@ export async function seedIssues(databaseUrl: string): Promise<IssueBenchData> {
   }
 }
 
+/** The figures every forge benchmark prints for an autocannon result. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function summary(name: string, res: any): Record<string, unknown> {
+  return { case: name, 'req/s': Math.round(res.requests.average), 'p50 ms': res.latency.p50, 'p99 ms': res.latency.p99, requests: res.requests.total, non2xx: res.non2xx, errors: res.errors + res.timeouts };
+}
+
+/** An autocannon request list of JSON POSTs, each to the path and with the body `next` gives. */
+export function jsonPosts(headers: Record<string, string>, next: () => { path: string; body: unknown }): Record<string, unknown>[] {
+  return [
+    {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      setupRequest: (req: Record<string, unknown>) => {
+        const { path, body } = next();
+        return { ...req, path, body: JSON.stringify(body) };
+      },
+    },
+  ];
+}
+
 /** The three issue cases against a running forge at `base`. */
 export async function issueCases(base: string, data: IssueBenchData, run: Run): Promise<Record<string, unknown>[]> {
   const auth = { authorization: `token ${data.token}` };
@@ -72,13 +92,7 @@ export async function issueCases(base: string, data: IssueBenchData, run: Run): 
     await run('POST /repos/{o}/{r}/issues (token)', {
       url: base,
       maxOverallRequests: 5000,
-      requests: [
-        {
-          method: 'POST',
-          headers: { ...auth, 'content-type': 'application/json' },
-          setupRequest: (req: Record<string, unknown>) => ({ ...req, path: `/api/v1/repos/${data.repo}/issues`, body: JSON.stringify({ title: `bench issue ${n++}`, body: 'created by the benchmark' }) }),
-        },
-      ],
+      requests: jsonPosts(auth, () => ({ path: `/api/v1/repos/${data.repo}/issues`, body: { title: `bench issue ${n++}`, body: 'created by the benchmark' } })),
     }),
   );
   let c = 0;
@@ -86,13 +100,7 @@ export async function issueCases(base: string, data: IssueBenchData, run: Run): 
     await run('POST /repos/{o}/{r}/issues/{n}/comments (token)', {
       url: base,
       maxOverallRequests: 5000,
-      requests: [
-        {
-          method: 'POST',
-          headers: { ...auth, 'content-type': 'application/json' },
-          setupRequest: (req: Record<string, unknown>) => ({ ...req, path: `/api/v1/repos/${data.repo}/issues/${(c++ % 1000) + 1}/comments`, body: JSON.stringify({ body: `comment ${c}` }) }),
-        },
-      ],
+      requests: jsonPosts(auth, () => ({ path: `/api/v1/repos/${data.repo}/issues/${(c++ % 1000) + 1}/comments`, body: { body: `comment ${c}` } })),
     }),
   );
   return out;
@@ -108,7 +116,7 @@ async function main() {
   const connections = Number(process.env.BENCH_CONNECTIONS ?? 10);
   const run: Run = async (name, opts) => {
     const res = await autocannon({ connections, duration, ...opts });
-    const line = { case: name, 'req/s': Math.round(res.requests.average), 'p50 ms': res.latency.p50, 'p99 ms': res.latency.p99, requests: res.requests.total, non2xx: res.non2xx, errors: res.errors + res.timeouts };
+    const line = summary(name, res);
     console.log(JSON.stringify(line));
     return line;
   };
@@ -123,16 +131,7 @@ async function main() {
       env: { ...process.env, FORGE_DATA_DIR: dataDir, DATABASE_URL: databaseUrl, FORGE_PORT: String(port), FORGE_HOST: '127.0.0.1', ROOT_URL: `${base}/`, LOG_LEVEL: 'warn', ENABLE_SWAGGER: 'false' },
       stdio: ['ignore', 'inherit', 'inherit'],
     });
-    const end = Date.now() + 30000;
-    for (;;) {
-      try {
-        if ((await fetch(`${base}/api/v1/version`)).ok) break;
-      } catch {
-        /* not up yet */
-      }
-      if (Date.now() > end) throw new Error('server did not start');
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await waitForUrl(`${base}/api/v1/version`);
     console.table(await issueCases(base, data, run));
   } finally {
     server?.kill('SIGTERM');

@@ -14,7 +14,8 @@ import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from '../e2e/support/ports';
+import { freePort, waitForUrl } from '../e2e/support/ports';
+import { summary } from './bench-forge-issues';
 import { loadConfig } from '../forge-api/src/config';
 import { createPrisma, migrate } from '../forge-api/src/services/database';
 import { TokenService } from '../forge-api/src/services/tokens';
@@ -33,18 +34,6 @@ const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 1000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const HOOKS = 5;
 
-
-async function waitUp(url: string): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      /* not up yet */
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`server did not start: ${url}`);
-}
 
 async function main() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'forge-bench-hooks-'));
@@ -71,7 +60,7 @@ async function main() {
       env: { ...process.env, FORGE_DATA_DIR: dataDir, FORGE_PORT: String(port), FORGE_HOST: '127.0.0.1', ROOT_URL: `${base}/`, LOG_LEVEL: 'warn', ENABLE_SWAGGER: 'false', WEBHOOK_DELIVER_TIMEOUT_MS: '5000' },
       stdio: ['ignore', 'inherit', 'inherit'],
     });
-    await waitUp(`${base}/api/v1/version`);
+    await waitForUrl(`${base}/api/v1/version`);
     const auth = { authorization: `token ${secret}`, 'content-type': 'application/json' };
     const made = await fetch(`${base}/api/v1/user/repos`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 'bench' }) });
     if (made.status !== 201) throw new Error(`repo creation failed: ${made.status}`);
@@ -89,13 +78,7 @@ async function main() {
       const queued = (await prisma.hookTask.count()) - before;
       const pending = await prisma.hookTask.count({ where: { isDelivered: false } });
       const line = {
-        case: name,
-        'req/s': Math.round(res.requests.average),
-        'p50 ms': res.latency.p50,
-        'p99 ms': res.latency.p99,
-        requests: res.requests.total,
-        non2xx: res.non2xx,
-        errors: res.errors + res.timeouts,
+        ...summary(name, res),
         'deliveries queued': queued,
         'pending at end': pending,
       };

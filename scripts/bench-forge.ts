@@ -14,12 +14,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from '../e2e/support/ports';
+import { freePort, waitForUrl } from '../e2e/support/ports';
 import { loadConfig } from '../forge-api/src/config';
 import { createPrisma, migrate } from '../forge-api/src/services/database';
 import { TokenService } from '../forge-api/src/services/tokens';
 import { UserService } from '../forge-api/src/services/users';
-import { issueCases, seedIssues } from './bench-forge-issues';
+import { issueCases, jsonPosts, seedIssues, summary } from './bench-forge-issues';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const autocannon = require('autocannon') as (opts: Record<string, unknown>) => Promise<AutocannonResult>;
@@ -39,18 +39,6 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const OWNERS = 100;
 
 
-async function waitFor(url: string, ms = 30000): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      /* not up yet */
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`server did not start: ${url}`);
-}
 
 async function seed(dataDir: string): Promise<{ token: string; sample: string[] }> {
   const config = loadConfig({ dataDir });
@@ -97,13 +85,7 @@ async function run(name: string, opts: Record<string, unknown>) {
   const res = await autocannon({ connections: CONNECTIONS, duration: DURATION, ...opts });
   const cpuAfter = cpuMs(serverPid);
   const line = {
-    case: name,
-    'req/s': Math.round(res.requests.average),
-    'p50 ms': res.latency.p50,
-    'p99 ms': res.latency.p99,
-    requests: res.requests.total,
-    non2xx: res.non2xx,
-    errors: res.errors + res.timeouts,
+    ...summary(name, res),
     'server cpu ms/req': cpuBefore !== null && cpuAfter !== null && res.requests.total > 0 ? +((cpuAfter - cpuBefore) / res.requests.total).toFixed(2) : null,
   };
   console.log(JSON.stringify(line));
@@ -123,7 +105,7 @@ async function main() {
       stdio: ['ignore', 'inherit', 'inherit'],
     });
     serverPid = server.pid;
-    await waitFor(`${base}/api/v1/version`);
+    await waitForUrl(`${base}/api/v1/version`);
     const auth = { authorization: `token ${token}` };
     const results = [];
     results.push(await run('GET /repos/search?limit=50', { url: `${base}/api/v1/repos/search?limit=50` }));
@@ -141,13 +123,7 @@ async function main() {
       await run('POST /user/repos (token)', {
         url: base,
         maxOverallRequests: 2000,
-        requests: [
-          {
-            method: 'POST',
-            headers: { ...auth, 'content-type': 'application/json' },
-            setupRequest: (req: Record<string, unknown>) => ({ ...req, path: '/api/v1/user/repos', body: JSON.stringify({ name: `new-${process.pid}-${n++}`, description: 'bench' }) }),
-          },
-        ],
+        requests: jsonPosts(auth, () => ({ path: '/api/v1/user/repos', body: { name: `new-${process.pid}-${n++}`, description: 'bench' } })),
       }),
     );
     results.push(...(await issueCases(base, issueData, run)));

@@ -44,3 +44,17 @@ export async function waitForPort(port: number, host = '127.0.0.1', timeoutMs = 
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/** Resolves once a GET of `url` answers 2xx (a server that has finished starting). */
+export async function waitForUrl(url: string, timeoutMs = 30000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      /* not up yet */
+    }
+    if (Date.now() > deadline) throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

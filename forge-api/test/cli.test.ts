@@ -5,21 +5,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { freePort, freshPgDatabase, providers } from './support/forge';
+import { waitForUrl } from '../../e2e/support/ports';
 
 const BIN = path.join(__dirname, '..', '..', 'bin', 'portcullis-forge.js');
 const run = promisify(execFile);
-
-async function waitUp(url: string): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      /* starting */
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`not up: ${url}`);
-}
 
 for (const provider of providers()) {
   describe(`portcullis-forge CLI [${provider}]`, () => {
@@ -62,7 +51,7 @@ for (const provider of providers()) {
       const port = await freePort();
       const root = `http://127.0.0.1:${port}/`;
       server = spawn(process.execPath, [BIN, 'serve'], { env: { ...env, FORGE_PORT: String(port), FORGE_HOST: '127.0.0.1', ROOT_URL: root, LOG_LEVEL: 'warn' }, stdio: 'ignore' });
-      await waitUp(`${root}api/v1/version`);
+      await waitForUrl(`${root}api/v1/version`);
       const res = await fetch(`${root}api/v1/user`, { headers: { authorization: `Basic ${Buffer.from('root:first-secret').toString('base64')}` } });
       expect(res.status).toBe(200);
       const me = (await res.json()) as { login: string; is_admin: boolean; html_url: string };
