@@ -246,19 +246,18 @@ export function buildLocations(
     }
     return prefixPlans.get('/');
   };
-  const fold = (path: string, list: Entry[]): boolean => {
+  /** Folds `count` candidates (made by `make`, which registers $pc_u) into the host of `path`. */
+  const fold = (path: string, count: number, make: () => Entry[]): boolean => {
     const host = hostOf(path);
-    if (!host?.host || host.candidates.length + list.length > MAX_LOCATION_CANDIDATES) return false;
-    host.candidates.push(...list);
+    if (!host?.host || host.candidates.length + count > MAX_LOCATION_CANDIDATES) return false;
+    host.candidates.push(...make());
     return true;
   };
 
   // "/" sees every URI.
   const root: Plan = { match: 'prefix', path: '/', candidates: prefixCandidates('/'), host: false };
   root.candidates.sort(byOrder);
-  root.action = locationAction(root.candidates, runs, runOf);
-  root.host = root.action.kind === 'dispatch';
-  if (root.host) root.action = undefined;
+  root.host = dispatches(root.candidates, runs);
   plans.push(root);
   prefixPlans.set('/', root);
 
@@ -269,18 +268,19 @@ export function buildLocations(
   // Every location and every `if` costs nginx a location config when it loads (~10 KB, ~20 µs).
   for (const path of [...prefixByPath.keys()].sort((x, y) => x.length - y.length || (x < y ? -1 : 1))) {
     if (path === '/') continue;
-    const segment: Condition = { field: uri(), test: 'segment', fragment: escapeRegex(path) };
-    const own = guarded(prefixByPath.get(path)!, segment);
-    if (fold(path, own)) continue;
-    const plain = locationAction(prefixCandidates(path).sort(byOrder), runs, runOf);
-    if (plain.kind !== 'dispatch') {
+    const list = prefixByPath.get(path)!;
+    const own = () => guarded(list, { field: uri(), test: 'segment', fragment: escapeRegex(path) });
+    if (fold(path, list.length, own)) continue;
+    const below = prefixCandidates(path).sort(byOrder);
+    if (!dispatches(below, runs)) {
+      const plain = locationAction(below, runs, runOf);
       if (!exactByPath.has(path)) plans.push({ match: 'exact', path, candidates: [], host: false, action: { ...plain } });
       const slash: Plan = { match: 'prefix', path: path + '/', candidates: [], host: false, action: plain };
       plans.push(slash);
       prefixPlans.set(slash.path, slash);
       continue;
     }
-    const plan: Plan = { match: 'prefix', path, candidates: [...own, ...prefixCandidates(path, true)], host: true };
+    const plan: Plan = { match: 'prefix', path, candidates: [...own(), ...prefixCandidates(path, true)], host: true };
     plans.push(plan);
     prefixPlans.set(path, plan);
   }
@@ -288,7 +288,7 @@ export function buildLocations(
   // An Exact /x: folded likewise ($pc_u equals /x) unless a PathPrefix has the same path (its
   // `= /x` twin or folded candidates must see it), else `location = /x`.
   for (const [path, exact] of exactByPath) {
-    if (!prefixByPath.has(path) && fold(path, guarded(exact, { field: uri(), test: 'equals', fragment: escapeRegex(path) }))) continue;
+    if (!prefixByPath.has(path) && fold(path, exact.length, () => guarded(exact, { field: uri(), test: 'equals', fragment: escapeRegex(path) }))) continue;
     plans.push({ match: 'exact', path, candidates: [...exact, ...prefixCandidates(path)], host: false });
   }
 
@@ -306,6 +306,13 @@ interface Run {
   candidates: Candidate[];
   targets: string[];
   variable?: string;
+}
+
+/** Whether locationAction(own, runs) dispatches, without building the dispatch (own sorted). */
+function dispatches(own: Entry[], runs: Run[]): boolean {
+  if (own.length === 0) return runs.length > 0;
+  if (own[0].conditions.length > 0) return true;
+  return runs.some((r) => r.position < own[0].position);
 }
 
 function locationAction(own: Entry[], runs: Run[], runOf: (run: Run) => DispatchRun): Location['action'] {
