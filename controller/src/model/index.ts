@@ -10,7 +10,7 @@ import { buildLocations } from './locations';
 import { ConditionMaps } from './matching';
 import { finalizeBodyLimits } from './bodylimit';
 import type { NginxModel, RuleLocation, RuleSource, Server } from './types';
-import { Upstreams } from './upstreams';
+import { targetSignature, Upstreams } from './upstreams';
 import type { ModelMemo } from './memo';
 
 export * from './types';
@@ -96,24 +96,6 @@ export function finalizeModel(model: NginxModel): NginxModel {
   return model;
 }
 
-/**
- * Rules of a server whose named locations would render the same share one
- * (RuleLocation.nginxName, the first of them by name). The model keeps each rule's own name
- * everywhere (tests and policies reason per rule); the nginx* fields carry what the config says.
- * A rule's settings may differ between servers (Gateway policies), so sharing is per server, as
- * are the run maps a server's locations read.
- */
-function targetSignature(t: RuleLocation['target']): string {
-  switch (t.kind) {
-    case 'upstream':
-      return `u:${t.upstream}`;
-    case 'split':
-      return `s:${t.variable}:${t.invalidShare}:${t.noEndpointsShare}`;
-    case 'status':
-      return `c:${t.code}`;
-  }
-}
-
 /** Settings objects are shared per policy outcome (policies/model-adapter.ts): text them once. */
 const settingsText = new WeakMap<object, string>();
 function settingsSignature(settings: RuleLocation['settings']): string {
@@ -131,6 +113,13 @@ function isEmpty(o: object): boolean {
   return true;
 }
 
+/**
+ * Rules of a server whose named locations would render the same share one
+ * (RuleLocation.nginxName, the first of them by name). The model keeps each rule's own name
+ * everywhere (tests and policies reason per rule); the nginx* fields carry what the config says.
+ * A rule's settings may differ between servers (Gateway policies), so sharing is per server, as
+ * are the run maps a server's locations read.
+ */
 function shareNamedLocations(model: NginxModel): void {
   const mapsByVariable = new Map(model.maps.map((m) => [m.variable, m]));
   for (const server of model.servers) {

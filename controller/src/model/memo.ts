@@ -13,8 +13,8 @@ import type { RouteRule } from '../graph/types';
 import type { HostRoute } from './hosts';
 import type { LocationContext, ServerLocations } from './locations';
 import type { ConditionMaps } from './matching';
-import type { Location, ProxyTarget, RuleLocation } from './types';
-import type { Upstreams } from './upstreams';
+import type { Location, RuleLocation } from './types';
+import { targetSignature, type Upstreams } from './upstreams';
 
 type Call =
   | { kind: 'queryValue'; name: string; out: string }
@@ -48,7 +48,6 @@ function sameKey(a: unknown[], b: unknown[]): boolean {
   return true;
 }
 
-const targetText = (t: ProxyTarget) => JSON.stringify(t);
 
 /** Copies that finalizeModel may change without touching the memo. */
 function copyLocations(locations: Location[]): Location[] {
@@ -104,7 +103,7 @@ export class ModelMemo {
       upstreams: {
         target: (backends) => {
           const out = ctx.upstreams.target(backends);
-          calls.push({ kind: 'target', backends, out: targetText(out) });
+          calls.push({ kind: 'target', backends, out: targetSignature(out) });
           return out;
         },
       },
@@ -136,7 +135,7 @@ export class ModelMemo {
           if (ctx.maps.uriField() !== c.out) return false;
           break;
         case 'target':
-          if (targetText(ctx.upstreams.target(c.backends)) !== c.out) return false;
+          if (targetSignature(ctx.upstreams.target(c.backends)) !== c.out) return false;
           break;
         case 'warn':
           ctx.warn(c.message);

@@ -18,6 +18,18 @@ function sanitize(s: string): string {
   return s.toLowerCase().replace(/[^a-z0-9]+/g, '_');
 }
 
+/** A ProxyTarget as text: equal text, same target (named-location sharing, the model memo). */
+export function targetSignature(t: ProxyTarget): string {
+  switch (t.kind) {
+    case 'upstream':
+      return `u:${t.upstream}`;
+    case 'split':
+      return `s:${t.variable}:${t.invalidShare}:${t.noEndpointsShare}`;
+    case 'status':
+      return `c:${t.code}`;
+  }
+}
+
 export class Upstreams {
   private readonly byKey = new Map<string, Upstream>();
   private readonly names = new Set<string>();
