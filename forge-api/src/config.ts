@@ -25,7 +25,7 @@ export interface ForgeConfig {
   /** Site default for users whose max_repo_creation is -1; -1 = unlimited. */
   maxCreationLimit: number;
   disableQueryAuthToken: boolean;
-  /** Webhook deliveries (issue 6): per-request timeout, first retry delay (doubles), attempts. */
+  /** Webhook deliveries: per-request timeout, first retry delay (doubles), attempts. */
   webhookDeliverTimeoutMs: number;
   webhookRetryBaseMs: number;
   webhookMaxAttempts: number;

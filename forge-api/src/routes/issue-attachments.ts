@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ApiError } from '../plugins/errors';
+import { MalformedError, NotFoundError, PermissionDeniedError, ValidationError } from '../services/errors';
 import { int, listOf, obj, ref, str } from '../schemas';
 import { ALLOWED_TYPES, type AttachmentOwner } from '../services/issues/attachments';
 import type { RepoCtx } from '../services/issues/context';
@@ -73,17 +73,17 @@ export default async function issueAttachmentRoutes(app: FastifyInstance) {
       async (request: FastifyRequest<{ Params: Params; Querystring: { name?: string } }>, reply) => {
         const rc = await changeCtx(app, request);
         const t = await target(rc, request.params);
-        if (!t.canChange) throw new ApiError(403, t.denied);
-        if (!request.isMultipart()) throw new ApiError(422, '[Attachment]: Required');
+        if (!t.canChange) throw new PermissionDeniedError(t.denied);
+        if (!request.isMultipart()) throw new ValidationError('[Attachment]: Required');
         let file;
         try {
           file = await request.file();
         } catch (err) {
-          throw new ApiError(400, `invalid multipart body: ${(err as Error).message}`);
+          throw new MalformedError(`invalid multipart body: ${(err as Error).message}`);
         }
         if (!file || file.fieldname !== 'attachment') {
           file?.file.resume();
-          throw new ApiError(422, '[Attachment]: Required');
+          throw new ValidationError('[Attachment]: Required');
         }
         const name = request.query.name || file.filename;
         return reply.code(201).send(await attachments.upload(rc, t.owner, name, file.file));
@@ -109,7 +109,7 @@ export default async function issueAttachmentRoutes(app: FastifyInstance) {
       async (request, reply) => {
         const rc = await changeCtx(app, request);
         const t = await target(rc, request.params);
-        if (!t.canChange) throw new ApiError(403, t.denied);
+        if (!t.canChange) throw new PermissionDeniedError(t.denied);
         // Gitea answers a rename with 201.
         return reply.code(201).send(await attachments.rename(t.owner, pathNumber(request.params.attachment_id ?? ''), request.body?.name));
       },
@@ -121,7 +121,7 @@ export default async function issueAttachmentRoutes(app: FastifyInstance) {
       async (request, reply) => {
         const rc = await changeCtx(app, request);
         const t = await target(rc, request.params);
-        if (!t.canChange) throw new ApiError(403, t.denied);
+        if (!t.canChange) throw new PermissionDeniedError(t.denied);
         await attachments.delete(t.owner, pathNumber(request.params.attachment_id ?? ''));
         return reply.code(204).send();
       },
@@ -146,7 +146,7 @@ export async function attachmentDownloadRoutes(app: FastifyInstance) {
       stream.once('open', () => resolve());
       stream.once('error', reject);
     }).catch(() => {
-      throw new ApiError(404, 'not found', { errors: ['attachment file is missing'] });
+      throw new NotFoundError('not found', ['attachment file is missing']);
     });
     const ext = path.extname(attachment.name).toLowerCase();
     reply.header('Content-Type', MIME[ext] ?? 'application/octet-stream');

@@ -1,6 +1,6 @@
 /** Shared pieces of the issue tracker's routes: repository context, path numbers, schemas. */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ApiError } from '../plugins/errors';
+import { NotFoundError, PermissionDeniedError } from '../services/errors';
 import type { RepoCtx } from '../services/issues/context';
 import type { User } from '../services/records';
 
@@ -9,7 +9,7 @@ export type OwnerRepo = { owner: string; repo: string };
 /** Gitea's public-only token modifier: private repositories are off limits (403). */
 function checkPublicOnly(request: FastifyRequest, rc: RepoCtx): void {
   if (request.auth?.scopes?.publicOnly && (rc.repo.isPrivate || rc.repo.owner.visibility !== 0)) {
-    throw new ApiError(403, 'token scope is limited to public repos');
+    throw new PermissionDeniedError('token scope is limited to public repos');
   }
 }
 
@@ -30,12 +30,12 @@ export async function changeCtx(app: FastifyInstance, request: FastifyRequest<{ 
 /** A numeric path segment; anything else names nothing (404), as Gitea's ParamsInt64 gives 0. */
 export function pathNumber(value: string | number, what = 'not found'): number {
   const n = typeof value === 'number' ? value : /^\d{1,15}$/.test(value) ? Number(value) : NaN;
-  if (!Number.isSafeInteger(n) || n <= 0) throw new ApiError(404, 'not found', { errors: [what] });
+  if (!Number.isSafeInteger(n) || n <= 0) throw new NotFoundError('not found', [what]);
   return n;
 }
 
 export function writerOnly(rc: RepoCtx): void {
-  if (!rc.canWrite) throw new ApiError(403, 'user should have a permission to write to a repo');
+  if (!rc.canWrite) throw new PermissionDeniedError('user should have a permission to write to a repo');
 }
 
 /** Query values that may be repeated (?a=x&a=y) or comma-joined. */

@@ -3,7 +3,7 @@
  * reactions on issues, dependencies and blocks. Scope category `issue`.
  */
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../plugins/errors';
+import { PermissionDeniedError } from '../services/errors';
 import { bool, dateTime, int, listOf, obj, ownerRepoParams, ref, str, strList } from '../schemas';
 import type { CreateIssueInput, EditIssueInput, ListIssuesQuery } from '../services/issues/issues';
 import type { IssueMeta } from '../services/issues/dependencies';
@@ -141,7 +141,7 @@ export default async function issueRoutes(app: FastifyInstance) {
       const rc = await changeCtx(app, request);
       const issue = await issues.byIndex(rc.repo.id, pathNumber(request.params.index));
       if (request.body.due_date === null) {
-        if (!rc.canWrite) throw new ApiError(403, 'Not repo writer');
+        if (!rc.canWrite) throw new PermissionDeniedError('Not repo writer');
         await app.prisma.issue.update({ where: { id: issue.id }, data: { deadline: null, updatedAt: new Date() } });
         return reply.code(201).send({ due_date: null });
       }

@@ -1,6 +1,6 @@
 /** Labels of repositories (scope issue) and organizations (scope organization). */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ApiError } from '../plugins/errors';
+import { NotFoundError, PermissionDeniedError } from '../services/errors';
 import { bool, listOf, obj, orgParams, ownerRepoParams, ref, str } from '../schemas';
 import type { LabelInput } from '../services/issues/labels';
 import type { User } from '../services/records';
@@ -137,10 +137,10 @@ export default async function labelRoutes(app: FastifyInstance) {
   const orgTags = ['organization'];
   async function orgOf(request: FastifyRequest<{ Params: { org: string } }>, owner: boolean): Promise<User> {
     const org = await orgs.getVisible(request.params.org, request.doer);
-    if (org.type !== 1) throw new ApiError(404, 'not found', { errors: [`org does not exist [name: ${request.params.org}]`] });
+    if (org.type !== 1) throw new NotFoundError('not found', [`org does not exist [name: ${request.params.org}]`]);
     if (owner) {
       const doer = doerOf(request);
-      if (!doer.isAdmin && !(await permissions.isOrgOwner(doer.id, org.id))) throw new ApiError(403, 'Must be an organization owner');
+      if (!doer.isAdmin && !(await permissions.isOrgOwner(doer.id, org.id))) throw new PermissionDeniedError('Must be an organization owner');
     }
     return org;
   }

@@ -55,7 +55,7 @@ function defaultDeps(app: FastifyInstance): MiscDeps {
     version: a.config?.version ?? '1.25.0',
     openRegistrations: false,
     isSignedIn(request) {
-      // CORE's auth plugin resolves the caller into request.auth before handlers run.
+      // The auth plugin resolves the caller into request.auth before handlers run.
       if (!app.hasRequestDecorator('auth')) return true;
       const r = request as unknown as AnyRecord;
       return Boolean(r.doer ?? r.auth?.user);
