@@ -11,6 +11,7 @@ import authPlugin, { AuthResolver } from './plugins/auth';
 import backgroundPlugin from './plugins/background';
 import errorsPlugin from './plugins/errors';
 import formBody from './plugins/form-body';
+import nullFields from './plugins/null-fields';
 import swaggerPlugin from './plugins/swagger';
 import { SHARED_SCHEMAS } from './schemas';
 import { createPrisma, migrate, tunePrisma, type Prisma } from './services/database';
@@ -72,6 +73,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     async (api) => {
       await api.register(authPlugin);
       await formBody(api);
+      await api.register(nullFields);
       await api.register(versionRoutes);
       await api.register(settingsRoutes);
       await api.register(userRoutes);

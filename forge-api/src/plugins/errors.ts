@@ -107,8 +107,19 @@ async function errorsPlugin(app: FastifyInstance) {
     return reply.code(500).type('application/json').send(errorBody(rootUrl, isAdmin ? String(err.message) : ''));
   });
 
+  // A known path asked with a method it does not serve is 405 with an empty body, as Gitea's
+  // router answers; anything else is Gitea's 404 body.
+  const paths: { pattern: RegExp; methods: Set<string> }[] = [];
+  app.addHook('onRoute', (route) => {
+    const source = `^${route.url.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z_][\w-]*/g, '[^/]+').replace(/\*/g, '.*')}/?$`;
+    let entry = paths.find((p) => p.pattern.source === source);
+    if (!entry) paths.push((entry = { pattern: new RegExp(source), methods: new Set() }));
+    for (const m of [route.method].flat()) entry.methods.add(m);
+  });
   app.setNotFoundHandler((request, reply) => {
-    reply.code(404).type('application/json').send(errorBody(rootUrl, 'not found'));
+    const path = request.url.split('?')[0];
+    if (paths.some((p) => p.pattern.test(path) && !p.methods.has(request.method))) return reply.code(405).send();
+    return reply.code(404).type('application/json').send(errorBody(rootUrl, 'not found'));
   });
 }
 

@@ -115,8 +115,8 @@ export default async function userRoutes(app: FastifyInstance) {
     async (request, reply) => {
       const doer = doerOf(request);
       const p = paging(app, request);
-      // Gitea lists repositories the user owns or may access (collaborations, teams).
-      const { rows, total } = await repos.search(doer, { uid: doer.id, includePrivate: true, exclusive: false, skip: p.skip, take: p.take, sort: 'id' });
+      // Gitea lists repositories the user owns or is granted (collaborations, teams), by name.
+      const { rows, total } = await repos.search(doer, { uid: doer.id, includePrivate: true, exclusive: false, skip: p.skip, take: p.take });
       const modes = await repos.accessModes(doer, rows);
       return sendPage(app, request, reply, rows.map((r, i) => convert.repo(r, modes[i])), total, p);
     },

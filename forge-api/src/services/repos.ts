@@ -155,6 +155,7 @@ export class RepoService {
           objectFormatName: objectFormat,
           defaultBranch,
           isEmpty: true,
+          licenses: input.auto_init && input.license ? input.license : '',
           labels: labels.length
             ? { create: labels.map((l) => ({ name: l.name, color: `#${l.color.replace(/^#/, '')}`, description: l.description, exclusive: l.exclusive })) }
             : undefined,
@@ -223,6 +224,7 @@ export class RepoService {
       data: {
         size: stats.sizeKiB,
         isEmpty: stats.empty,
+        numBranches: stats.branchCount,
         ...(stats.defaultBranch ? { defaultBranch: stats.defaultBranch } : {}),
         updatedAt: new Date(),
       },
@@ -243,7 +245,7 @@ export class RepoService {
     const all = await this.prisma.repository.findMany({ include: { owner: true } });
     for (const r of all) {
       const stats = await git.repoStats(this.diskPath(r.owner.name, r.name)).catch(() => null);
-      if (stats) await this.prisma.repository.update({ where: { id: r.id }, data: { size: stats.sizeKiB, isEmpty: stats.empty } });
+      if (stats) await this.prisma.repository.update({ where: { id: r.id }, data: { size: stats.sizeKiB, isEmpty: stats.empty, numBranches: stats.branchCount } });
     }
   }
 
@@ -280,7 +282,7 @@ export class RepoService {
     }
     if (o.uid) {
       const owned = { ownerId: o.uid };
-      const collab = { collaborators: { some: { userId: o.uid } } };
+      const collab = { NOT: owned, OR: this.permissions.grantedRepoFilters(o.uid) };
       if (o.mode === 'collaborative') and.push({ NOT: owned }, collab);
       else and.push(o.exclusive ? owned : { OR: [owned, collab] });
     }

@@ -39,7 +39,7 @@ export class CommentService {
     const atts = await this.prisma.attachment.findMany({ where: { commentId: { in: comments.map((c) => c.id) } }, orderBy: { id: 'asc' } });
     const users = await this.ctx.users(comments.map((c) => c.posterId));
     return comments.map((c) =>
-      this.convert.comment({ ...c, attachments: atts.filter((a) => a.commentId === c.id) }, c.issue, rc.repo, users.get(c.posterId), rc.doer),
+      this.convert.comment({ ...c, attachments: atts.filter((a) => a.commentId === c.id) }, c.issue, rc.repo, users.get(c.posterId)),
     );
   }
 
