@@ -28,6 +28,14 @@ describeForge('Gitea 1.27 answers', (f) => {
     expect(missing.body.message).toBe('[Title]: Required');
   });
 
+  test('issues carry projects (null) and a content_version bumped by each change of the body', async () => {
+    const created = await f().request('POST', '/repos/alice/tracker/issues', { ...as('alice'), body: { title: 'versioned', body: 'one' } });
+    expect(created.body).toMatchObject({ projects: null, content_version: 0 });
+    const url = `/repos/alice/tracker/issues/${created.body.number}`;
+    expect((await f().request('PATCH', url, { ...as('alice'), body: { body: 'two' } })).body.content_version).toBe(1);
+    expect((await f().request('PATCH', url, { ...as('alice'), body: { title: 'renamed', body: 'two' } })).body.content_version).toBe(1);
+  });
+
   test('GET /user/repos lists the repositories teams grant, with the total and links counting them', async () => {
     expect((await f().request('POST', '/orgs', { ...as('carl'), body: { username: 'teamco' } })).status).toBe(201);
     for (const name of ['granted', 'hidden']) {
@@ -103,6 +111,7 @@ describeForge('Gitea 1.27 answers', (f) => {
     const wrong = await f().request('DELETE', '/version', as('alice'));
     expect(wrong.status).toBe(405);
     expect(wrong.text).toBe('');
+    expect(wrong.headers.get('allow')).toBe('GET');
     const wrongWithParams = await f().request('PUT', '/repos/alice/tracker/issues', as('alice'));
     expect(wrongWithParams.status).toBe(405);
   });

@@ -118,7 +118,8 @@ async function errorsPlugin(app: FastifyInstance) {
   });
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0];
-    if (paths.some((p) => p.pattern.test(path) && !p.methods.has(request.method))) return reply.code(405).send();
+    const known = paths.find((p) => p.pattern.test(path) && !p.methods.has(request.method));
+    if (known) return reply.code(405).header('Allow', [...known.methods].filter((m) => m !== 'HEAD').join(', ')).send();
     return reply.code(404).type('application/json').send(errorBody(rootUrl, 'not found'));
   });
 }

@@ -155,6 +155,9 @@ export class IssueConverter {
       pull_request: null,
       repository: { id: repo.id, name: repo.name, owner: repo.owner.name, full_name: `${repo.owner.name}/${repo.name}` },
       pin_order: i.pinOrder,
+      // Projects do not exist here yet: Gitea's empty list encodes as null.
+      projects: null,
+      content_version: i.contentVersion,
     };
   }
 

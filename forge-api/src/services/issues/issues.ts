@@ -283,7 +283,10 @@ export class IssueService {
       if (input.title.length > 255) throw new ValidationError('[Title]: MaxSize(255)');
       data.title = input.title.trim();
     }
-    if (input.body !== undefined) data.body = input.body;
+    if (input.body !== undefined && input.body !== issue.body) {
+      data.body = input.body;
+      data.contentVersion = { increment: 1 };
+    }
     if (input.ref !== undefined) data.ref = input.ref;
     let newState: boolean | undefined;
     if (input.state !== undefined) {

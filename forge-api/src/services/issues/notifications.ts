@@ -189,7 +189,12 @@ export class NotificationService {
     for (const r of rows) {
       const issue = issues.get(r.issueId);
       if (!issue) continue;
-      if (!repoJson.has(issue.repoId)) repoJson.set(issue.repoId, this.convert.repo(issue.repo, await this.permissions.repoAccessMode(viewer, issue.repo)));
+      if (!repoJson.has(issue.repoId)) {
+        // Gitea leaves permissions out of a thread's repository: they would describe the reader's
+        // access at conversion time, not at notification time.
+        const { permissions: _p, ...repo } = this.convert.repo(issue.repo, await this.permissions.repoAccessMode(viewer, issue.repo));
+        repoJson.set(issue.repoId, repo);
+      }
       out.push(this.issueConvert.thread(r as never, issue, issue.repo, repoJson.get(issue.repoId), r.commentId !== null ? comments.get(r.commentId) ?? null : null));
     }
     return out;
