@@ -12,6 +12,7 @@ import backgroundPlugin from './plugins/background';
 import errorsPlugin from './plugins/errors';
 import formBody from './plugins/form-body';
 import nullFields from './plugins/null-fields';
+import repoAssignment from './plugins/repo-assignment';
 import swaggerPlugin from './plugins/swagger';
 import { SHARED_SCHEMAS } from './schemas';
 import { createPrisma, migrate, tunePrisma, type Prisma } from './services/database';
@@ -72,6 +73,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
   await app.register(
     async (api) => {
       await api.register(authPlugin);
+      await api.register(repoAssignment);
       await formBody(api);
       await api.register(nullFields);
       await api.register(versionRoutes);

@@ -11,7 +11,8 @@ import { int, listOf, obj, ref, str } from '../schemas';
 import { ALLOWED_TYPES, type AttachmentOwner } from '../services/issues/attachments';
 import type { RepoCtx } from '../services/issues/context';
 import { errors } from './helpers';
-import { changeCtx, pathNumber, readCtx, type OwnerRepo } from './issue-helpers';
+import { pathNumber, type OwnerRepo } from './issue-helpers';
+import { changeCtx, ISSUES_CHANGE, ISSUES_READ } from '../plugins/repo-assignment';
 
 type Params = OwnerRepo & { index?: string; id?: string; attachment_id?: string };
 
@@ -25,8 +26,8 @@ export default async function issueAttachmentRoutes(app: FastifyInstance) {
   const { issues, comments, attachments } = app.services.tracker;
   await app.register(multipart, { limits: { fileSize: attachments.maxSize, files: 1, fields: 10 } });
   const tags = ['issue'];
-  const read = { scopes: ['issue' as const] };
-  const write = { auth: 'required' as const, scopes: ['issue' as const] };
+  const read = { scopes: ['issue' as const], repo: ISSUES_READ };
+  const write = { auth: 'required' as const, scopes: ['issue' as const], repo: ISSUES_CHANGE };
 
   /** The issue or comment of the path, and whether the caller may change its attachments. */
   async function target(rc: RepoCtx, params: Params): Promise<{ owner: AttachmentOwner; canChange: boolean; denied: string }> {
@@ -51,7 +52,7 @@ export default async function issueAttachmentRoutes(app: FastifyInstance) {
       base,
       { config: read, schema: { tags, operationId: `issueList${op}Attachments`, summary: `List ${what}'s attachments`, params, response: { 200: listOf('Attachment'), ...errors(404) } } },
       async (request) => {
-        const rc = await readCtx(app, request);
+        const rc = request.repoCtx;
         return attachments.list((await target(rc, request.params)).owner);
       },
     );
@@ -71,7 +72,7 @@ export default async function issueAttachmentRoutes(app: FastifyInstance) {
         },
       },
       async (request: FastifyRequest<{ Params: Params; Querystring: { name?: string } }>, reply) => {
-        const rc = await changeCtx(app, request);
+        const rc = changeCtx(request);
         const t = await target(rc, request.params);
         if (!t.canChange) throw new PermissionDeniedError(t.denied);
         if (!request.isMultipart()) throw new ValidationError('[Attachment]: Required');
@@ -94,7 +95,7 @@ export default async function issueAttachmentRoutes(app: FastifyInstance) {
       `${base}/:attachment_id`,
       { config: read, schema: { tags, operationId: `issueGet${op}Attachment`, summary: `Get ${what} attachment`, params: itemParams, response: { 200: ref('Attachment'), ...errors(404) } } },
       async (request) => {
-        const rc = await readCtx(app, request);
+        const rc = request.repoCtx;
         const t = await target(rc, request.params);
         return app.services.tracker.convert.attachment(await attachments.find(t.owner, pathNumber(request.params.attachment_id ?? '')));
       },
@@ -107,7 +108,7 @@ export default async function issueAttachmentRoutes(app: FastifyInstance) {
         schema: { tags, operationId: `issueEdit${op}Attachment`, summary: `Edit ${what} attachment`, params: itemParams, body: obj({ name: str }), response: { 201: ref('Attachment'), ...errors(401, 403, 404, 422, 423) } },
       },
       async (request, reply) => {
-        const rc = await changeCtx(app, request);
+        const rc = changeCtx(request);
         const t = await target(rc, request.params);
         if (!t.canChange) throw new PermissionDeniedError(t.denied);
         // Gitea answers a rename with 201.
@@ -119,7 +120,7 @@ export default async function issueAttachmentRoutes(app: FastifyInstance) {
       `${base}/:attachment_id`,
       { config: write, schema: { tags, operationId: `issueDelete${op}Attachment`, summary: `Delete ${what} attachment`, params: itemParams, response: { 204: { type: 'null' }, ...errors(401, 403, 404, 423) } } },
       async (request, reply) => {
-        const rc = await changeCtx(app, request);
+        const rc = changeCtx(request);
         const t = await target(rc, request.params);
         if (!t.canChange) throw new PermissionDeniedError(t.denied);
         await attachments.delete(t.owner, pathNumber(request.params.attachment_id ?? ''));

@@ -1,31 +1,8 @@
-/** Shared pieces of the issue tracker's routes: repository context, path numbers, schemas. */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+/** Shared pieces of the issue tracker's routes: path numbers, schemas. (The repository comes from plugins/repo-assignment.ts.) */
 import { NotFoundError, PermissionDeniedError } from '../services/errors';
 import type { RepoCtx } from '../services/issues/context';
-import type { User } from '../services/records';
 
 export type OwnerRepo = { owner: string; repo: string };
-
-/** Gitea's public-only token modifier: private repositories are off limits (403). */
-function checkPublicOnly(request: FastifyRequest, rc: RepoCtx): void {
-  if (request.auth?.scopes?.publicOnly && (rc.repo.isPrivate || rc.repo.owner.visibility !== 0)) {
-    throw new PermissionDeniedError('token scope is limited to public repos');
-  }
-}
-
-/** The readable repository of the path (404), for reading. */
-export async function readCtx(app: FastifyInstance, request: FastifyRequest<{ Params: OwnerRepo }>): Promise<RepoCtx> {
-  const rc = await app.services.tracker.context.repo(request.params.owner, request.params.repo, request.doer);
-  checkPublicOnly(request, rc);
-  return rc;
-}
-
-/** The repository of the path for a change: signed in (401), readable (404), not archived (423). */
-export async function changeCtx(app: FastifyInstance, request: FastifyRequest<{ Params: OwnerRepo }>): Promise<RepoCtx & { doer: User }> {
-  const rc = await app.services.tracker.context.repoForChange(request.params.owner, request.params.repo, request.doer);
-  checkPublicOnly(request, rc);
-  return rc;
-}
 
 /** A numeric path segment; anything else names nothing (404), as Gitea's ParamsInt64 gives 0. */
 export function pathNumber(value: string | number, what = 'not found'): number {

@@ -28,17 +28,17 @@ export class TrackerContext {
     readonly provider: 'sqlite' | 'postgresql' = 'sqlite',
   ) {}
 
-  /** The readable repository with its issues unit enabled, or 404. */
-  async repo(owner: string, name: string, doer: User | null): Promise<RepoCtx> {
+  /** The readable repository (and, with `unit`, that unit enabled), or 404. */
+  async repo(owner: string, name: string, doer: User | null, unit: 'issues' | null = 'issues'): Promise<RepoCtx> {
     const { repo, mode } = await this.repos.getReadable(owner, name, doer);
-    if (!repo.hasIssues) throw new NotFoundError('not found', ['repository has no issue tracker']);
+    if (unit === 'issues' && !repo.hasIssues) throw new NotFoundError('not found', ['repository has no issue tracker']);
     return { repo, mode, doer, canWrite: mode >= AccessMode.Write, isAdmin: mode >= AccessMode.Admin };
   }
 
   /** The repository for a change: signed in, not archived (423 as Gitea's mustNotBeArchived). */
-  async repoForChange(owner: string, name: string, doer: User | null): Promise<RepoCtx & { doer: User }> {
+  async repoForChange(owner: string, name: string, doer: User | null, unit: 'issues' | null = 'issues'): Promise<RepoCtx & { doer: User }> {
     if (!doer) throw new UnauthenticatedError('token is required');
-    const ctx = await this.repo(owner, name, doer);
+    const ctx = await this.repo(owner, name, doer, unit);
     if (ctx.repo.isArchived) throw new ArchivedError('repo is archived');
     return { ...ctx, doer };
   }
