@@ -1,5 +1,6 @@
 import type { ResourceSet } from '../resources/types';
 import { BackendIndex } from './backends';
+import { buildInferencePools } from './inferencepools';
 import { buildGatewayClasses } from './gatewayclasses';
 import { buildGateway } from './gateways';
 import { applyAttachments } from './isolation';
@@ -26,7 +27,7 @@ export function buildGraph(set: ResourceSet, options: BuildGraphOptions): Graph 
     (node.accepted ? gateways : rejectedGateways).push(node);
   }
 
-  const backends = new BackendIndex(set);
+  const backends = new BackendIndex(set, { inferenceExtension: options.inferenceExtension });
   const routes: HTTPRouteNode[] = [];
   const attachments: Attachment[] = [];
   for (const route of [...set.httpRoutes].sort((a, b) => byKey(a.metadata, b.metadata))) {
@@ -37,5 +38,7 @@ export function buildGraph(set: ResourceSet, options: BuildGraphOptions): Graph 
   }
   applyAttachments(attachments, gateways);
 
-  return { gatewayClasses, gateways, rejectedGateways, routes };
+  const graph: Graph = { gatewayClasses, gateways, rejectedGateways, routes };
+  if (backends.inference) graph.inferencePools = buildInferencePools(backends, routes);
+  return graph;
 }
