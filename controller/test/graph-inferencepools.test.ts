@@ -1,4 +1,5 @@
-import { buildGraph, computeStatuses, DEFAULT_CONTROLLER_NAME, type Graph } from '../src/graph';
+import { buildGraph, DEFAULT_CONTROLLER_NAME, type Graph } from '../src/graph';
+import { computeStatuses } from '../src/status';
 import { buildModel } from '../src/model';
 import { parseInferencePoolValue } from '../src/model/inference';
 import { gateway, gatewayClass, http, parse, route, service, slice } from './graph-fixtures';

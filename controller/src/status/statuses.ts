@@ -6,9 +6,9 @@
 import { isIP } from 'node:net';
 import { GATEWAY_API_GROUP, type InvalidResource, type ParsedResources } from '../resources/types';
 import { gatewayConditions, listenerConditions } from './conditions';
-import type { DataplaneResult, GatewayNode, Graph, GraphCondition, HTTPRouteNode, ListenerNode, StatusCondition, StatusReport } from './types';
-import { DEFAULT_CONTROLLER_NAME } from './types';
-import { inferencePoolStatuses } from './inferencepool-status';
+import type { DataplaneResult, GatewayNode, Graph, GraphCondition, HTTPRouteNode, ListenerNode, StatusCondition, StatusReport } from '../graph/types';
+import { DEFAULT_CONTROLLER_NAME } from '../graph/types';
+import { inferencePoolStatuses } from './inferencepools';
 
 const API_VERSION = `${GATEWAY_API_GROUP}/v1`;
 

@@ -4,7 +4,7 @@
  * reports no parents (the inference conformance suite expects the entry to go when the route does).
  */
 import { GATEWAY_API_GROUP, INFERENCE_API_GROUP } from '../resources/types';
-import type { Graph, GraphCondition, InferencePoolNode, StatusReport } from './types';
+import type { Graph, GraphCondition, InferencePoolNode, StatusReport } from '../graph/types';
 
 const cond = (type: string, status: 'True' | 'False', reason: string, message: string): GraphCondition => ({ type, status, reason, message });
 
