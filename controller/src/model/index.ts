@@ -9,7 +9,7 @@ import { planServers } from './hosts';
 import { buildLocations } from './locations';
 import { ConditionMaps } from './matching';
 import { finalizeBodyLimits } from './bodylimit';
-import type { NginxModel, RuleLocation, RuleSource, Server } from './types';
+import type { NginxModel, RuleLocation, RuleSource, Server, SplitClients } from './types';
 import { targetSignature, Upstreams } from './upstreams';
 import type { ModelMemo } from './memo';
 
@@ -35,8 +35,8 @@ export function buildModel(graph: Graph, policies?: EffectivePolicies, memo?: Mo
   const ctx = { maps: conditionMaps, upstreams, warn };
   const servers: Server[] = planServers(graph.gateways).map((plan) => {
     const { locations, ruleLocations } = memo
-      ? memo.server(`${plan.port}|${plan.name ?? ''}`, plan.routes, ctx, (c) => buildLocations(plan.routes, c))
-      : buildLocations(plan.routes, ctx);
+      ? memo.server(`${plan.port}|${plan.https ? 's' : ''}|${plan.name ?? ''}`, plan.routes, ctx, (c) => buildLocations(plan.routes, c, plan))
+      : buildLocations(plan.routes, ctx, plan);
     return {
       port: plan.port,
       serverNames: plan.name === undefined ? [] : [plan.name],
@@ -57,7 +57,7 @@ export function buildModel(graph: Graph, policies?: EffectivePolicies, memo?: Mo
   return finalizeModel({
     http: { limitReqZones: policies ? modelZones(policies) : [], settings: {} },
     maps: conditionMaps.maps,
-    splitClients: upstreams.splitClients,
+    splitClients: [...upstreams.splitClients, ...mirrorSamples(servers)],
     upstreams: upstreams.upstreams,
     servers,
     warnings,
@@ -96,6 +96,19 @@ export function finalizeModel(model: NginxModel): NginxModel {
   return model;
 }
 
+/**
+ * split_clients for the mirror shares the rules ask for (pc_sample_<hundredths of a percent>),
+ * keyed on the request id with a suffix so the draw is independent of the backend weights'.
+ */
+function mirrorSamples(servers: Server[]): SplitClients[] {
+  const wanted = new Set<string>();
+  for (const s of servers) for (const r of s.ruleLocations) for (const m of r.filters?.mirrors ?? []) if (m.sampleVariable) wanted.add(m.sampleVariable);
+  return [...wanted].sort().map((variable) => {
+    const hundredths = Number(variable.slice('pc_sample_'.length));
+    return { key: '${request_id}m', variable: `$${variable}`, buckets: [{ percent: (hundredths / 100).toFixed(2), value: '1' }, { percent: '*', value: '' }] };
+  });
+}
+
 /** Settings objects are shared per policy outcome (policies/model-adapter.ts): text them once. */
 const settingsText = new WeakMap<object, string>();
 function settingsSignature(settings: RuleLocation['settings']): string {
@@ -106,6 +119,11 @@ function settingsSignature(settings: RuleLocation['settings']): string {
     settingsText.set(settings, text);
   }
   return text;
+}
+
+/** Mirror locations are named per rule, so two rules' filters that differ only there still share. */
+function filtersSignature(filters: NonNullable<RuleLocation['filters']>): string {
+  return JSON.stringify({ ...filters, mirrors: filters.mirrors.map((m) => ({ ...m, uri: '' })) });
 }
 
 function isEmpty(o: object): boolean {
@@ -127,7 +145,7 @@ function shareNamedLocations(model: NginxModel): void {
     const bySignature = new Map<string, RuleLocation>();
     const signatures: string[] = [];
     for (const rule of server.ruleLocations) {
-      const signature = `${targetSignature(rule.target)}|${rule.bodyLimitVariable ?? ''}|${rule.timeout ?? ''}|${settingsSignature(rule.settings)}`;
+      const signature = `${targetSignature(rule.target)}|${rule.bodyLimitVariable ?? ''}|${rule.timeout ?? ''}|${settingsSignature(rule.settings)}|${rule.filters ? filtersSignature(rule.filters) : ''}`;
       signatures.push(signature);
       if (!rule.referenced) continue;
       const first = bySignature.get(signature);
