@@ -1,6 +1,6 @@
 import { GATEWAY_API_GROUP, type HTTPRoute } from '../resources/types';
 import type { BackendIndex } from './backends';
-import { routeConditions } from './conditions';
+import { routeConditions } from '../status/conditions';
 import { acceptedHostnames } from './hostnames';
 import { selectorMatches } from './selectors';
 import { buildRules } from './rules';

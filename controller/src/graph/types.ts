@@ -1,7 +1,7 @@
 /**
  * The Graph: resources after attachment and validation. Pure data: the model is built from it
  * (gateways -> listeners -> attached routes -> rules -> backends) and every status is computed
- * from it (conditions are already decided here; status.ts only adds observedGeneration,
+ * from it (conditions are already decided here; status/statuses.ts only adds observedGeneration,
  * the dataplane outcome and addresses).
  */
 import type { RuleFilters } from './filters';
@@ -9,7 +9,7 @@ import type { HTTPMethod, LabelSelector, ParentReference, PathMatchType, ValueMa
 
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
 
-/** A condition as the graph decides it; status.ts adds observedGeneration and lastTransitionTime. */
+/** A condition as the graph decides it; status/statuses.ts adds observedGeneration and lastTransitionTime. */
 export interface GraphCondition {
   type: string;
   status: ConditionStatus;
@@ -47,7 +47,7 @@ export interface GatewayNode {
   requestedAddresses: string[];
   /**
    * Gateway-level conditions the graph decides. Programmed appears here only when the graph
-   * already knows it is False; otherwise status.ts sets it from the dataplane result.
+   * already knows it is False; otherwise status/statuses.ts sets it from the dataplane result.
    */
   conditions: GraphCondition[];
 }
@@ -81,7 +81,7 @@ export interface ListenerNode {
   allowedNamespaces: 'All' | 'Same' | 'Selector';
   /** With allowedNamespaces Selector: the labels a route's Namespace must carry. */
   namespaceSelector?: LabelSelector;
-  /** Accepted, ResolvedRefs, Conflicted (+ Programmed False when invalid; else status.ts adds it). */
+  /** Accepted, ResolvedRefs, Conflicted (+ Programmed False when invalid; else status/statuses.ts adds it). */
   conditions: GraphCondition[];
 }
 

@@ -1,4 +1,5 @@
-import { buildGraph, computeStatuses, DEFAULT_CONTROLLER_NAME, type DataplaneResult, type StatusReport } from '../src/graph';
+import { buildGraph, DEFAULT_CONTROLLER_NAME, type DataplaneResult, type StatusReport } from '../src/graph';
+import { computeStatuses } from '../src/status';
 import { parseManifests } from '../src/resources';
 import { gateway, gatewayClass, http, route, service } from './graph-fixtures';
 

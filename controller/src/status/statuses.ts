@@ -6,8 +6,8 @@
 import { isIP } from 'node:net';
 import { GATEWAY_API_GROUP, type InvalidResource, type ParsedResources } from '../resources/types';
 import { gatewayConditions, listenerConditions } from './conditions';
-import type { DataplaneResult, GatewayNode, Graph, GraphCondition, HTTPRouteNode, ListenerNode, StatusCondition, StatusReport } from './types';
-import { DEFAULT_CONTROLLER_NAME } from './types';
+import type { DataplaneResult, GatewayNode, Graph, GraphCondition, HTTPRouteNode, ListenerNode, StatusCondition, StatusReport } from '../graph/types';
+import { DEFAULT_CONTROLLER_NAME } from '../graph/types';
 
 const API_VERSION = `${GATEWAY_API_GROUP}/v1`;
 
