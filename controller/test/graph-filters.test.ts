@@ -12,6 +12,7 @@ import { buildModel } from '../src/model';
 import { DEFAULT_PROXY_HEADERS } from '../src/model/filters';
 import { ensurePrefixDirs } from '../src/apply/files';
 import { prefixLayout, renderConfig } from '../src/render';
+import { defaultNginxBinary } from '../src/apply/nginx-binary';
 import { gateway, gatewayClass, http, parse, route, service, slice } from './graph-fixtures';
 
 const base = [gatewayClass(), gateway('gw', [http('web', 8080)]), service('svc', [{ port: 80 }]), slice('svc-1', 'svc', [{ addresses: ['10.0.0.1'] }], [{ port: 8080, protocol: 'TCP' }])];
@@ -153,7 +154,7 @@ describe('hostile filter values render a config nginx -t accepts', () => {
     fs.mkdirSync(conf, { recursive: true });
     ensurePrefixDirs(prefixLayout(prefix));
     for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(conf, name), text);
-    const res = await execa('nginx', ['-t', '-p', prefix + '/', '-e', 'stderr', '-c', path.join(conf, 'nginx.conf')], { reject: false, all: true });
+    const res = await execa(defaultNginxBinary(), ['-t', '-p', prefix + '/', '-e', 'stderr', '-c', path.join(conf, 'nginx.conf')], { reject: false, all: true });
     expect(res.all).toMatch(/test is successful/);
   });
 });
