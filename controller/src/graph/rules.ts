@@ -3,6 +3,7 @@ import { durationMs } from '../resources/validation';
 import { type BackendIndex, resolveBackend } from './backends';
 import { checkRegex } from './regex';
 import { buildFilters, FilterProblem, hasFilters, mergeFilters } from './filters';
+import { isInferencePoolRef } from './inferencepools';
 import type { RouteMatch, RouteRule } from './types';
 
 const DEFAULT_MATCH: RouteMatch = { path: { type: 'PathPrefix', value: '/' }, headers: [], queryParams: [] };
@@ -99,6 +100,9 @@ export function buildRule(rule: HTTPRouteRule, index: number, routeNamespace: st
     };
   }
   try {
+    if (new Set(rule.backendRefs.map((b) => isInferencePoolRef(b.group, b.kind))).size > 1) {
+      throw new RuleProblem(`${field}.backendRefs: a rule cannot mix InferencePool and Service backends (the picker chooses among one kind of endpoint)`);
+    }
     out.matches = rule.matches.length === 0 ? [structuredClone(DEFAULT_MATCH)] : rule.matches.map((m, i) => normalizeMatch(m, `${field}.matches[${i}]`));
     if (rule.filters.length > 0 || rule.backendRefs.some((b) => b.filters.length > 0)) {
       let filters = buildFilters(rule.filters, out.matches, `${field}.filters`, routeNamespace, backends);
