@@ -14,12 +14,11 @@ import type { ManifestDoc, ParsedResources, ResourceSet } from './resources/type
 import type { BuildGraphOptions, DataplaneResult, Graph, StatusReport } from './graph/types';
 import { parseManifests } from './resources';
 import { buildGraph } from './graph';
-import { computeStatuses } from './graph/status';
-import { carryTransitionTimes } from './graph/transitions';
+import { computeStatuses, carryTransitionTimes, withAffected } from './status';
 import { buildModel, ModelMemo, type NginxModel } from './model';
 import { renderConfig, type RenderedConfig } from './render';
 import { parsePolicyDocs, type ParsedPolicies } from './resources/policies';
-import { computePolicies, targetsFromGraph, withAffected, type EffectivePolicies, type PolicyInput, type PolicyResult } from './policies';
+import { computePolicies, targetsFromGraph, type EffectivePolicies, type PolicyInput, type PolicyResult } from './policies';
 
 /** render/ RenderedConfig: files relative to the nginx prefix. */
 export interface RenderedConfigLike {
@@ -43,7 +42,7 @@ export interface Pipeline<M = unknown, C extends RenderedConfigLike = RenderedCo
   /** Policy documents (gateway.portcullis.dev); optional so a pipeline without policies works. */
   parsePolicyDocs?(docs: ManifestDoc[]): ParsedPolicies;
   computePolicies?(input: PolicyInput): PolicyResult;
-  renderConfig(model: M, options: { listenAddress: string; prefix: string; errorLogLevel?: string }): C;
+  renderConfig(model: M, options: { listenAddress: string; prefix: string; errorLogLevel?: string; inferenceHop?: string }): C;
   computeStatuses(graph: Graph, parsed: ParsedResources, dataplane: DataplaneResult, options?: { controllerName?: string }): StatusReport[];
   carryTransitionTimes(previous: StatusReport[], next: StatusReport[], now: string): StatusReport[];
 }
@@ -72,6 +71,10 @@ export interface ReconcilerOptions<M, C extends RenderedConfigLike> {
   dataplane: Dataplane<C>;
   log: Logger;
   controllerName: string;
+  /** --gateway-api-inference-extension: InferencePool backends are served. */
+  inferenceExtension?: boolean;
+  /** Where nginx reaches the inference hop (host:port or unix:/path). */
+  inferenceHop?: string;
   listenAddress: string;
   /** nginx -p prefix (render options need it for paths inside the config). */
   prefix: string;
@@ -190,7 +193,7 @@ export class Reconciler<M = unknown, C extends RenderedConfigLike = RenderedConf
     for (const r of parsedPolicies?.invalid ?? []) {
       log.warn('policy invalid', { kind: r.kind, namespace: r.namespace, name: r.name, error: r.message });
     }
-    const graph = pipeline.buildGraph(parsed.set, { controllerName: this.o.controllerName });
+    const graph = pipeline.buildGraph(parsed.set, { controllerName: this.o.controllerName, inferenceExtension: this.o.inferenceExtension });
     const policies =
       parsedPolicies && pipeline.computePolicies
         ? pipeline.computePolicies({
@@ -217,6 +220,7 @@ export class Reconciler<M = unknown, C extends RenderedConfigLike = RenderedConf
       listenAddress: this.o.listenAddress,
       prefix: this.o.prefix,
       errorLogLevel: this.o.errorLogLevel,
+      ...(this.o.inferenceHop ? { inferenceHop: this.o.inferenceHop } : {}),
     });
     const renderMs = lap();
 

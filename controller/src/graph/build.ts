@@ -1,9 +1,11 @@
 import type { ResourceSet } from '../resources/types';
 import { BackendIndex } from './backends';
+import { buildInferencePools } from './inferencepools';
 import { buildGatewayClasses } from './gatewayclasses';
 import { buildGateway } from './gateways';
 import { applyAttachments } from './isolation';
 import { type Attachment, buildRoute, type GatewayLookup } from './routes';
+import { planH2cPorts, separateRouteKinds } from './routekinds';
 import type { BuildGraphOptions, GatewayNode, Graph, HTTPRouteNode } from './types';
 
 const byKey = (a: { namespace: string; name: string }, b: typeof a) =>
@@ -26,7 +28,7 @@ export function buildGraph(set: ResourceSet, options: BuildGraphOptions): Graph 
     (node.accepted ? gateways : rejectedGateways).push(node);
   }
 
-  const backends = new BackendIndex(set);
+  const backends = new BackendIndex(set, { inferenceExtension: options.inferenceExtension });
   const routes: HTTPRouteNode[] = [];
   const attachments: Attachment[] = [];
   for (const route of [...set.httpRoutes].sort((a, b) => byKey(a.metadata, b.metadata))) {
@@ -35,7 +37,17 @@ export function buildGraph(set: ResourceSet, options: BuildGraphOptions): Graph 
     routes.push(built.node);
     attachments.push(...built.attachments);
   }
-  applyAttachments(attachments, gateways);
+  const grpcRoutes = set.grpcRoutes ?? [];
+  for (const route of grpcRoutes.length > 1 ? [...grpcRoutes].sort((a, b) => byKey(a.metadata, b.metadata)) : grpcRoutes) {
+    const built = buildRoute(route, lookup, backends);
+    if (!built) continue;
+    routes.push(built.node);
+    attachments.push(...built.attachments);
+  }
+  applyAttachments(grpcRoutes.length > 0 ? separateRouteKinds(attachments) : attachments, gateways);
+  const nginx = planH2cPorts(gateways, options.nginx ?? { http2On: true });
 
-  return { gatewayClasses, gateways, rejectedGateways, routes };
+  const graph: Graph = { gatewayClasses, gateways, rejectedGateways, routes, nginx };
+  if (backends.inference) graph.inferencePools = buildInferencePools(backends, routes);
+  return graph;
 }

@@ -3,13 +3,16 @@ import { formatIssues } from './errors';
 import { endpointSliceSchema } from './endpointslice';
 import { gatewaySchema } from './gateway';
 import { gatewayClassSchema } from './gatewayclass';
+import { grpcRouteSchema } from './grpcroute';
 import { httpRouteSchema } from './httproute';
 import { parseHttpRouteFast } from './httproute-fast';
 import { namespaceSchema } from './namespace';
 import { referenceGrantSchema } from './referencegrant';
 import { serviceSchema } from './service';
+import { inferencePoolSchema } from './inferencepool';
+import { podSchema } from './pod';
 import type { InvalidResource, ManifestDoc, ParsedResources, ResourceSet } from './types';
-import { GATEWAY_API_GROUP } from './types';
+import { GATEWAY_API_GROUP, INFERENCE_API_GROUP } from './types';
 import { isPolicyGroup } from './policies';
 import { isKnownAcyclic, isReadOnlyDocument } from './readonly';
 
@@ -27,10 +30,13 @@ const KINDS: Record<string, KindEntry> = {
   GatewayClass: { apiVersions: [`${GATEWAY_API_GROUP}/v1`, `${GATEWAY_API_GROUP}/v1beta1`], namespaced: false, schema: gatewayClassSchema, list: 'gatewayClasses' },
   Gateway: { apiVersions: [`${GATEWAY_API_GROUP}/v1`, `${GATEWAY_API_GROUP}/v1beta1`], namespaced: true, schema: gatewaySchema, list: 'gateways' },
   HTTPRoute: { apiVersions: [`${GATEWAY_API_GROUP}/v1`, `${GATEWAY_API_GROUP}/v1beta1`], namespaced: true, schema: httpRouteSchema, list: 'httpRoutes', fast: parseHttpRouteFast },
+  GRPCRoute: { apiVersions: [`${GATEWAY_API_GROUP}/v1`], namespaced: true, schema: grpcRouteSchema, list: 'grpcRoutes' },
   Service: { apiVersions: ['v1'], namespaced: true, schema: serviceSchema, list: 'services' },
   EndpointSlice: { apiVersions: ['discovery.k8s.io/v1'], namespaced: true, schema: endpointSliceSchema, list: 'endpointSlices' },
   Namespace: { apiVersions: ['v1'], namespaced: false, schema: namespaceSchema, list: 'namespaces' },
   ReferenceGrant: { apiVersions: [`${GATEWAY_API_GROUP}/v1beta1`, `${GATEWAY_API_GROUP}/v1`], namespaced: true, schema: referenceGrantSchema, list: 'referenceGrants' },
+  InferencePool: { apiVersions: [`${INFERENCE_API_GROUP}/v1`], namespaced: true, schema: inferencePoolSchema, list: 'inferencePools' },
+  Pod: { apiVersions: ['v1'], namespaced: true, schema: podSchema, list: 'pods' },
 };
 
 function groupOf(apiVersion: string): string {
@@ -109,12 +115,12 @@ function invalidResource(
     creationTimestamp: typeof meta.creationTimestamp === 'string' ? meta.creationTimestamp : undefined,
     message,
     source,
-    ...(kind === 'HTTPRoute' ? { parentRefs: looseParentRefs(doc) } : {}),
+    ...(kind === 'HTTPRoute' || kind === 'GRPCRoute' ? { parentRefs: looseParentRefs(doc) } : {}),
   };
 }
 
 export function emptyResourceSet(): ResourceSet {
-  return { gatewayClasses: [], gateways: [], httpRoutes: [], services: [], endpointSlices: [], referenceGrants: [], namespaces: [] };
+  return { gatewayClasses: [], gateways: [], httpRoutes: [], grpcRoutes: [], services: [], endpointSlices: [], referenceGrants: [], namespaces: [], inferencePools: [], pods: [] };
 }
 
 /**
@@ -180,7 +186,7 @@ export function parseManifests(docs: ManifestDoc[]): ParsedResources {
       result.invalid.push(invalidResource(doc, meta, apiVersion, kind, namespace, name, source, outcome.message));
       return;
     }
-    (result.set[entry.list] as unknown[]).push(outcome.data);
+    ((result.set[entry.list] ??= []) as unknown[]).push(outcome.data);
   };
 
   docs.forEach((d, index) => visit(d.source, index, d.doc));

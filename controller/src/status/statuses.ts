@@ -6,13 +6,15 @@
 import { isIP } from 'node:net';
 import { GATEWAY_API_GROUP, type InvalidResource, type ParsedResources } from '../resources/types';
 import { gatewayConditions, listenerConditions } from './conditions';
-import type { DataplaneResult, GatewayNode, Graph, GraphCondition, HTTPRouteNode, ListenerNode, StatusCondition, StatusReport } from './types';
-import { DEFAULT_CONTROLLER_NAME } from './types';
+import type { DataplaneResult, GatewayNode, Graph, GraphCondition, HTTPRouteNode, ListenerNode, StatusCondition, StatusReport } from '../graph/types';
+import { DEFAULT_CONTROLLER_NAME } from '../graph/types';
+import { inferencePoolStatuses } from './inferencepools';
 
 const API_VERSION = `${GATEWAY_API_GROUP}/v1`;
 
 /** Features this controller implements (GatewayClass status.supportedFeatures, sorted by name). */
 export const SUPPORTED_FEATURES = [
+  'GRPCRoute',
   'Gateway',
   'GatewayHTTPListenerIsolation',
   'HTTPRoute',
@@ -77,7 +79,7 @@ function gatewayStatus(gw: GatewayNode, dataplane: DataplaneResult): StatusRepor
 function routeStatus(route: HTTPRouteNode, controllerName: string): StatusReport {
   return {
     apiVersion: API_VERSION,
-    kind: 'HTTPRoute',
+    kind: route.kind ?? 'HTTPRoute',
     namespace: route.namespace,
     name: route.name,
     generation: route.generation,
@@ -94,7 +96,7 @@ function routeStatus(route: HTTPRouteNode, controllerName: string): StatusReport
 function invalidStatus(r: InvalidResource, controllerName: string): StatusReport {
   const base = { apiVersion: r.apiVersion, kind: r.kind, ...(r.namespace !== undefined ? { namespace: r.namespace } : {}), name: r.name, generation: r.generation };
   const invalid: GraphCondition = { type: 'Accepted', status: 'False', reason: 'Invalid', message: r.message };
-  if (r.kind === 'HTTPRoute') {
+  if (r.kind === 'HTTPRoute' || r.kind === 'GRPCRoute') {
     const conditions = withGeneration(
       [
         { type: 'Accepted', status: 'False', reason: 'UnsupportedValue', message: r.message },
@@ -141,6 +143,8 @@ export function computeStatuses(graph: Graph, parsed: ParsedResources, dataplane
   }
   for (const gw of [...graph.gateways, ...graph.rejectedGateways]) reports.push(gatewayStatus(gw, dataplane));
   for (const route of graph.routes) reports.push(routeStatus(route, controllerName));
-  for (const r of parsed.invalid) reports.push(invalidStatus(r, controllerName));
+  // A Pod is read, never owned: its problems are logged, not written to its status.
+  for (const r of parsed.invalid) if (r.kind !== 'Pod') reports.push(invalidStatus(r, controllerName));
+  reports.push(...inferencePoolStatuses(graph, controllerName));
   return reports;
 }
