@@ -56,20 +56,35 @@ fi
 NODE=${NODE_BIN:-$(command -v node)}
 NODE=$(readlink -f "$NODE")
 
-bundle() { # bundle ENTRY.ts OUT.js
-  "$REPO/node_modules/.bin/tsx" "$REPO/images/bundle.ts" "$1" "$2"
-  chmod 0755 "$2"
+# command CONTEXT NAME ENTRY.ts: bundles ENTRY into /app/dist/NAME/bin/NAME.js with the files its
+# code reads next to its sources at run time, and puts NAME on the PATH. The bundles sit three
+# folders below /app, as the sources sit below the repository root, so the controller finds
+# /app/templates where it looks for <repository>/templates.
+command_into() {
+  local ctx=$1 name=$2 entry=$3
+  local dir=$ctx/overlay/app/dist/$name/bin
+  mkdir -p "$dir"
+  "$REPO/node_modules/.bin/tsx" "$REPO/images/bundle.ts" "$entry" "$dir/$name.js"
+  chmod 0755 "$dir/$name.js"
+  # proto-loader reads the ext_proc schema from the folder of the code that loads it.
+  if [ -f controller/src/inference/ext_proc.proto ]; then cp controller/src/inference/ext_proc.proto "$dir/"; fi
+  ln -sfn "/app/dist/$name/bin/$name.js" "$ctx/overlay/usr/local/bin/$name"
 }
 
 # Context: base.tar (hard link to the cache when on one filesystem) + overlay/ (copied over /).
-# The bundles sit three folders below /app, as the sources sit below the repository root, so
-# the controller finds /app/templates where it looks for <repository>/templates.
 context() { # context DIR
   local ctx=$1
   mkdir -p "$ctx/overlay/usr/local/bin" "$ctx/overlay/app" "$ctx/overlay/tmp"
   chmod 1777 "$ctx/overlay/tmp"
   ln "$BASE" "$ctx/base.tar" 2>/dev/null || cp "$BASE" "$ctx/base.tar"
   cp "$NODE" "$ctx/overlay/usr/local/bin/node"
+  # Users for the images' uids: without a passwd entry os.homedir() (Node, and libraries that
+  # look for ~/.kube) fails with ENOENT.
+  mkdir -p "$ctx/overlay/etc"
+  tar -xOf "$BASE" ./etc/passwd >"$ctx/overlay/etc/passwd"
+  tar -xOf "$BASE" ./etc/group >"$ctx/overlay/etc/group"
+  printf 'nginx:x:101:101:nginx:/nonexistent:/usr/sbin/nologin\nportcullis:x:65532:65532:portcullis:/nonexistent:/usr/sbin/nologin\n' >>"$ctx/overlay/etc/passwd"
+  printf 'nginx:x:101:\nportcullis:x:65532:\n' >>"$ctx/overlay/etc/group"
 }
 
 build() { # build NAME CONTAINERFILE CONTEXT
@@ -89,10 +104,8 @@ trap 'rm -rf "$work"' EXIT
 
 if [ "$what" = all ] || [ "$what" = controller ]; then
   ctx=$work/controller; context "$ctx"
-  mkdir -p "$ctx/overlay/app/dist/controller/bin"
-  bundle controller/src/cli.ts "$ctx/overlay/app/dist/controller/bin/portcullis-controller.js"
+  command_into "$ctx" portcullis-controller controller/src/cli.ts
   cp -r templates "$ctx/overlay/app/templates"
-  ln -s /app/dist/controller/bin/portcullis-controller.js "$ctx/overlay/usr/local/bin/portcullis-controller"
   build "portcullis/controller:$TAG" images/controller/Containerfile "$ctx"
 fi
 
@@ -101,14 +114,12 @@ if [ "$what" = all ] || [ "$what" = nginx ]; then
   nginx_bin=${NGINX_BIN:-$(bash scripts/build-nginx.sh | tail -1)}
   cp "$nginx_bin" "$ctx/overlay/usr/local/bin/nginx"
   # nginx runs as uid 101; its prefix, pid and temp files go where the agent points it (a
-  # writable emptyDir in the pod), everything else is read-only.
-  agent=$(ls controller/src/agent/cli.ts agent/src/cli.ts agent/cli.ts 2>/dev/null | head -1 || true)
-  if [ -n "$agent" ]; then
-    mkdir -p "$ctx/overlay/app/dist/agent/bin"
-    bundle "$agent" "$ctx/overlay/app/dist/agent/bin/portcullis-agent.js"
-    ln -s /app/dist/agent/bin/portcullis-agent.js "$ctx/overlay/usr/local/bin/portcullis-agent"
-  else
-    echo "no portcullis-agent sources yet: the nginx image's entry point is missing" >&2
+  # writable emptyDir in the pod), everything else is read-only. The agent applies configs to nginx; the inference hop runs beside it when a Gateway's
+  # routes use InferencePools.
+  command_into "$ctx" portcullis-agent controller/src/agent/cli.ts
+  if [ -f controller/src/inference/hop-cli.ts ]; then
+    command_into "$ctx" portcullis-inference-hop controller/src/inference/hop-cli.ts
   fi
+  cp -r templates "$ctx/overlay/app/templates"
   build "portcullis/nginx:$TAG" images/nginx/Containerfile "$ctx"
 fi

@@ -13,7 +13,7 @@
  * ~/.cache and take ~30 s, printed as "image build: N s".
  */
 import { spawnSync } from 'child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'fs';
+import { mkdirSync, writeFileSync } from 'fs';
 import * as path from 'path';
 import { standardPipeline } from '../../controller/src/reconcile';
 import { targetsFromGraph } from '../../controller/src/policies';
@@ -27,7 +27,6 @@ const REPO = path.resolve(__dirname, '../..');
 const TAG = require('../../package.json').version as string;
 const CONTROLLER = `portcullis/controller:${TAG}`;
 const NGINX = `portcullis/nginx:${TAG}`;
-const AGENT_SOURCES = ['controller/src/agent/cli.ts', 'agent/src/cli.ts', 'agent/cli.ts'].some((f) => existsSync(path.join(REPO, f)));
 
 /** Renders the controller's config for `routes` routes with policies into DIR/conf, prefix `prefix`. */
 function renderInto(dir: string, prefix: string, routes: number): void {
@@ -117,11 +116,38 @@ describe('nginx image', () => {
     expect(bad.stderr).toContain('unknown directive "bogus_directive"');
   });
 
-  (AGENT_SOURCES ? test : test.skip)('the portcullis-agent entry point answers --help', () => {
+  test('the portcullis-agent entry point answers --help; the inference hop is on the PATH', () => {
     const img = nginx!;
     expect(img.config.Entrypoint).toEqual(['/usr/local/bin/portcullis-agent']);
     const res = img.run(['--help']);
+    expect(res.stderr).toBe('');
     expect(res.status).toBe(0);
-    expect(res.stdout).toMatch(/portcullis-agent/);
+    expect(res.stdout).toMatch(/^Usage: portcullis-agent /);
+    const hop = img.run(['--help'], { entry: ['portcullis-inference-hop'] });
+    expect(hop.status).toBe(0);
+    expect(hop.stdout).toMatch(/^Usage: portcullis-inference-hop /);
+  });
+
+  test('the agent runs as uid 101 on a read-only root: health endpoints answer while it waits for the controller', () => {
+    // No controller to talk to (nothing listens on port 1): the agent keeps reconnecting with
+    // backoff, is alive (/healthz 200) and not ready (/readyz 503) until a config is applied.
+    const img = nginx!;
+    writeFileSync(path.join(work, 'token'), 'not-a-real-token\n');
+    spawnSync('chmod', ['-R', 'a+rwX', work]);
+    const get = (p: string) => `node -e "fetch('http://127.0.0.1:19113${p}').then(async (r) => console.log('${p}', r.status, await r.text()))"`;
+    const script = [
+      'portcullis-agent --server=https://127.0.0.1:1 --gateway=default/gw --token-file=/tmp/w/token --prefix=/tmp/prefix \\',
+      '  --listen-address=127.0.0.1 --health-address=127.0.0.1:19113 >/tmp/w/agent.log 2>&1 & pid=$!',
+      'sleep 3; grep ^Uid: /proc/$pid/status',
+      get('/healthz'),
+      get('/readyz'),
+      'kill $pid; wait $pid; echo "exit $?"; cat /tmp/w/agent.log',
+    ].join('\n');
+    const res = img.run(['-c', script], { entry: ['/bin/sh'], binds: { [work]: '/tmp/w' }, timeoutMs: 30000 });
+    expect(res.stdout).toMatch(/^Uid:\s+101\s+101/m);
+    expect(res.stdout).toMatch(/^\/healthz 200/m);
+    expect(res.stdout).toMatch(/^\/readyz 503 no configuration applied yet/m);
+    expect(res.stdout).toContain('"msg":"config channel failed; reconnecting"');
+    expect(res.stdout).toContain('exit 0');
   });
 });

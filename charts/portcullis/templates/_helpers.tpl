@@ -51,3 +51,7 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- $img := .Values.nginx.image -}}
 {{- printf "%s:%s" $img.repository (default .Chart.AppVersion $img.tag) -}}
 {{- end -}}
+
+{{- define "portcullis.agentTLSSecret" -}}
+{{- default (printf "%s-agent-tls" (include "portcullis.fullname" .)) .Values.portcullisGateway.agent.tls.secretName -}}
+{{- end -}}
