@@ -71,6 +71,8 @@ export interface ReconcilerOptions<M, C extends RenderedConfigLike> {
   dataplane: Dataplane<C>;
   log: Logger;
   controllerName: string;
+  /** What the serving nginx can do (apply/nginx-binary.ts); default: a modern nginx. */
+  nginx?: { http2On: boolean; version?: string };
   listenAddress: string;
   /** nginx -p prefix (render options need it for paths inside the config). */
   prefix: string;
@@ -189,7 +191,7 @@ export class Reconciler<M = unknown, C extends RenderedConfigLike = RenderedConf
     for (const r of parsedPolicies?.invalid ?? []) {
       log.warn('policy invalid', { kind: r.kind, namespace: r.namespace, name: r.name, error: r.message });
     }
-    const graph = pipeline.buildGraph(parsed.set, { controllerName: this.o.controllerName });
+    const graph = pipeline.buildGraph(parsed.set, { controllerName: this.o.controllerName, ...(this.o.nginx ? { nginx: this.o.nginx } : {}) });
     const policies =
       parsedPolicies && pipeline.computePolicies
         ? pipeline.computePolicies({
