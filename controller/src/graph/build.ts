@@ -1,5 +1,6 @@
 import type { ResourceSet } from '../resources/types';
 import { BackendIndex } from './backends';
+import { buildInferencePools } from './inferencepools';
 import { buildGatewayClasses } from './gatewayclasses';
 import { buildGateway } from './gateways';
 import { applyAttachments } from './isolation';
@@ -27,7 +28,7 @@ export function buildGraph(set: ResourceSet, options: BuildGraphOptions): Graph 
     (node.accepted ? gateways : rejectedGateways).push(node);
   }
 
-  const backends = new BackendIndex(set);
+  const backends = new BackendIndex(set, { inferenceExtension: options.inferenceExtension });
   const routes: HTTPRouteNode[] = [];
   const attachments: Attachment[] = [];
   for (const route of [...set.httpRoutes].sort((a, b) => byKey(a.metadata, b.metadata))) {
@@ -46,5 +47,7 @@ export function buildGraph(set: ResourceSet, options: BuildGraphOptions): Graph 
   applyAttachments(grpcRoutes.length > 0 ? separateRouteKinds(attachments) : attachments, gateways);
   const nginx = planH2cPorts(gateways, options.nginx ?? { http2On: true });
 
-  return { gatewayClasses, gateways, rejectedGateways, routes, nginx };
+  const graph: Graph = { gatewayClasses, gateways, rejectedGateways, routes, nginx };
+  if (backends.inference) graph.inferencePools = buildInferencePools(backends, routes);
+  return graph;
 }

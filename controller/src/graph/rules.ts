@@ -2,6 +2,7 @@ import type { HTTPRoute, HTTPRouteMatch, HTTPRouteRule } from '../resources/type
 import { durationMs } from '../resources/validation';
 import { type BackendIndex, resolveBackend } from './backends';
 import { checkRegex } from './regex';
+import { isInferencePoolRef } from './inferencepools';
 import type { RouteMatch, RouteRule } from './types';
 
 const DEFAULT_MATCH: RouteMatch = { path: { type: 'PathPrefix', value: '/' }, headers: [], queryParams: [] };
@@ -104,6 +105,9 @@ export function buildRule(rule: HTTPRouteRule, index: number, routeNamespace: st
     const withFilters = rule.backendRefs.findIndex((b) => b.filters.length > 0);
     if (withFilters >= 0) {
       throw new RuleProblem(`${field}.backendRefs[${withFilters}].filters[0].type: filter ${rule.backendRefs[withFilters].filters[0].type} is not supported yet`);
+    }
+    if (new Set(rule.backendRefs.map((b) => isInferencePoolRef(b.group, b.kind))).size > 1) {
+      throw new RuleProblem(`${field}.backendRefs: a rule cannot mix InferencePool and Service backends (the picker chooses among one kind of endpoint)`);
     }
     out.matches = rule.matches.length === 0 ? [structuredClone(DEFAULT_MATCH)] : rule.matches.map((m, i) => normalizeMatch(m, `${field}.matches[${i}]`));
   } catch (e) {

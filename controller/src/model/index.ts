@@ -59,6 +59,7 @@ export function buildModel(graph: Graph, policies?: EffectivePolicies, memo?: Mo
 
   return finalizeModel({
     http: { limitReqZones: policies ? modelZones(policies) : [], settings: {}, ...(graph.nginx?.http2On === false ? {} : { http2: true }) },
+    ...(upstreams.inferenceUsed || servers.some((s) => s.ruleLocations.some((r) => r.target.kind === 'inference')) ? { inferenceHop: true } : {}),
     maps: conditionMaps.maps,
     splitClients: upstreams.splitClients,
     upstreams: upstreams.upstreams,

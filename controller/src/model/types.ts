@@ -66,6 +66,13 @@ export type ProxyTarget =
    * without ready endpoints hold the value "!" (answered 502).
    */
   | { kind: 'split'; variable: string; invalidShare: boolean; noEndpointsShare: boolean }
+  /**
+   * InferencePool backends: the request goes to the inference hop next to nginx, which asks the
+   * pool's endpoint picker and proxies to the chosen pod. `pool` is the hop's pool description
+   * (model/inference.ts); with several weighted pools `poolVariable` names a split_clients
+   * variable holding one such description per share ("" for invalid shares, answered 500).
+   */
+  | { kind: 'inference'; hop: true; pool?: string; poolVariable?: string; poolInvalidShare: boolean }
   /** No backend can take the request. */
   | { kind: 'status'; code: number };
 
@@ -213,6 +220,8 @@ export interface HttpContext {
 
 export interface NginxModel {
   http: HttpContext;
+  /** Some rule proxies to InferencePools: the inference hop's upstream is rendered. */
+  inferenceHop?: boolean;
   maps: MapBlock[];
   splitClients: SplitClients[];
   upstreams: Upstream[];

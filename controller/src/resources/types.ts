@@ -242,6 +242,50 @@ export interface ReferenceGrant {
   };
 }
 
+// ---------------------------------------------------------------- InferencePool / Pod
+
+export const INFERENCE_API_GROUP = 'inference.networking.k8s.io';
+
+export type InferencePoolFailureMode = 'FailOpen' | 'FailClose';
+
+/** inference.networking.k8s.io/v1 InferencePool, CRD defaults applied. */
+export interface InferencePool {
+  apiVersion: string;
+  kind: 'InferencePool';
+  metadata: ObjectMeta;
+  spec: {
+    selector: { matchLabels: Record<string, string> };
+    /** 1..8 unique ports: every ready pod serves on each (one endpoint per pod and port). */
+    targetPorts: { number: number }[];
+    /** Default http (HTTP/1.1). */
+    appProtocol: 'http' | 'kubernetes.io/h2c';
+    /** Optional since v1.6.0; absent here means the built-in picker. */
+    endpointPickerRef?: {
+      /** Default "". */
+      group: string;
+      /** Default Service. */
+      kind: string;
+      name: string;
+      port?: { number: number };
+      /** Default FailClose. */
+      failureMode: InferencePoolFailureMode;
+    };
+  };
+}
+
+/** Core Pod: only what InferencePools need (labels, IP, readiness). */
+export interface Pod {
+  apiVersion: string;
+  kind: 'Pod';
+  metadata: ObjectMeta & { deletionTimestamp?: string };
+  status: {
+    phase?: string;
+    podIP?: string;
+    podIPs?: { ip: string }[];
+    conditions?: { type: string; status: string }[];
+  };
+}
+
 // ---------------------------------------------------------------- parse results
 
 export interface ResourceSet {
@@ -254,6 +298,10 @@ export interface ResourceSet {
   endpointSlices: EndpointSlice[];
   referenceGrants: ReferenceGrant[];
   namespaces: Namespace[];
+  /** Read only with the inference extension enabled (absent: none). */
+  inferencePools?: InferencePool[];
+  /** Candidates of InferencePools (absent: none). */
+  pods?: Pod[];
 }
 
 export interface ManifestDoc {
