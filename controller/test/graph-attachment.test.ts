@@ -315,8 +315,8 @@ describe('graph: rules', () => {
     expect(routeNode(g, 'r').rules[0].matches).toEqual([{ path: { type: 'PathPrefix', value: '/' }, headers: [], queryParams: [] }]);
   });
 
-  test('a rule with a filter is dropped (filters not supported yet)', () => {
-    const g = build(gatewayClass(), gateway('gw', [http('web')]), route('r', { parentRefs: [{ name: 'gw' }], rules: [{ filters: [{ type: 'RequestHeaderModifier', requestHeaderModifier: {} }] }, {}] }));
-    expect(routeNode(g, 'r').rules[0]).toMatchObject({ valid: false, invalidMessage: 'spec.rules[0].filters[0].type: filter RequestHeaderModifier is not supported yet' });
+  test('a rule with an unsupported filter is dropped', () => {
+    const g = build(gatewayClass(), gateway('gw', [http('web')]), route('r', { parentRefs: [{ name: 'gw' }], rules: [{ filters: [{ type: 'ExtensionRef', extensionRef: { group: 'x.io', kind: 'K', name: 'n' } }] }, {}] }));
+    expect(routeNode(g, 'r').rules[0]).toMatchObject({ valid: false, invalidMessage: 'spec.rules[0].filters[0].extensionRef: filter ExtensionRef x.io/K n is not supported' });
   });
 });

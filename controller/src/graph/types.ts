@@ -4,6 +4,7 @@
  * from it (conditions are already decided here; status/statuses.ts only adds observedGeneration,
  * the dataplane outcome and addresses).
  */
+import type { RuleFilters } from './filters';
 import type { HTTPMethod, LabelSelector, ParentReference, PathMatchType, ValueMatchType } from '../resources/types';
 
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
@@ -136,6 +137,10 @@ export interface RouteRule {
   valid: boolean;
   /** Why the rule was dropped (field path + reason). */
   invalidMessage?: string;
+  /** Accepted reason when every rule is dropped for this: UnsupportedValue (default) or IncompatibleFilters. */
+  invalidReason?: string;
+  /** Filters of the rule, with those of its single backendRef merged in (graph/filters.ts). */
+  filters?: RuleFilters;
   /** rules[].timeouts in milliseconds when given (0 = no timeout, as the Gateway API says). */
   timeouts?: { requestMs?: number; backendRequestMs?: number };
 }

@@ -43,6 +43,8 @@ export interface HostRoute {
 
 export interface ServerPlan {
   port: number;
+  /** The port's listeners are HTTPS (listeners of one port share a protocol, or conflict). */
+  https: boolean;
   /** undefined: the catch-all default server. */
   name?: string;
   gateways: ObjectKey[];
@@ -130,7 +132,7 @@ export function planServers(gateways: GatewayNode[]): ServerPlan[] {
           }
         }
       }
-      plans.push({ port, name, gateways: uniqueGateways(name === undefined ? listeners : group), routes });
+      plans.push({ port, https: listeners.some((l) => l.protocol === 'HTTPS'), name, gateways: uniqueGateways(name === undefined ? listeners : group), routes });
     }
   }
   return plans;

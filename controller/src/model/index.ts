@@ -9,7 +9,7 @@ import { planServers } from './hosts';
 import { buildLocations } from './locations';
 import { ConditionMaps } from './matching';
 import { finalizeBodyLimits } from './bodylimit';
-import type { NginxModel, RuleLocation, RuleSource, Server } from './types';
+import type { NginxModel, RuleLocation, RuleSource, Server, SplitClients } from './types';
 import { targetSignature, Upstreams } from './upstreams';
 import { grpcErrorPages } from './grpc';
 import type { ModelMemo } from './memo';
@@ -36,8 +36,8 @@ export function buildModel(graph: Graph, policies?: EffectivePolicies, memo?: Mo
   const ctx = { maps: conditionMaps, upstreams, warn };
   const servers: Server[] = planServers(graph.gateways).map((plan) => {
     const { locations, ruleLocations } = memo
-      ? memo.server(`${plan.port}|${plan.name ?? ''}`, plan.routes, ctx, (c) => buildLocations(plan.routes, c))
-      : buildLocations(plan.routes, ctx);
+      ? memo.server(`${plan.port}|${plan.https ? 's' : ''}|${plan.name ?? ''}`, plan.routes, ctx, (c) => buildLocations(plan.routes, c, plan))
+      : buildLocations(plan.routes, ctx, plan);
     return {
       port: plan.port,
       serverNames: plan.name === undefined ? [] : [plan.name],
@@ -61,7 +61,7 @@ export function buildModel(graph: Graph, policies?: EffectivePolicies, memo?: Mo
     http: { limitReqZones: policies ? modelZones(policies) : [], settings: {}, ...(graph.nginx?.http2On === false ? {} : { http2: true }) },
     ...(upstreams.inferenceUsed || servers.some((s) => s.ruleLocations.some((r) => r.target.kind === 'inference')) ? { inferenceHop: true } : {}),
     maps: conditionMaps.maps,
-    splitClients: upstreams.splitClients,
+    splitClients: [...upstreams.splitClients, ...mirrorSamples(servers)],
     upstreams: upstreams.upstreams,
     servers,
     warnings,
@@ -107,6 +107,19 @@ export function finalizeModel(model: NginxModel): NginxModel {
   return model;
 }
 
+/**
+ * split_clients for the mirror shares the rules ask for (pc_sample_<hundredths of a percent>),
+ * keyed on the request id with a suffix so the draw is independent of the backend weights'.
+ */
+function mirrorSamples(servers: Server[]): SplitClients[] {
+  const wanted = new Set<string>();
+  for (const s of servers) for (const r of s.ruleLocations) for (const m of r.filters?.mirrors ?? []) if (m.sampleVariable) wanted.add(m.sampleVariable);
+  return [...wanted].sort().map((variable) => {
+    const hundredths = Number(variable.slice('pc_sample_'.length));
+    return { key: '${request_id}m', variable: `$${variable}`, buckets: [{ percent: (hundredths / 100).toFixed(2), value: '1' }, { percent: '*', value: '' }] };
+  });
+}
+
 /** Settings objects are shared per policy outcome (policies/model-adapter.ts): text them once. */
 const settingsText = new WeakMap<object, string>();
 function settingsSignature(settings: RuleLocation['settings']): string {
@@ -117,6 +130,11 @@ function settingsSignature(settings: RuleLocation['settings']): string {
     settingsText.set(settings, text);
   }
   return text;
+}
+
+/** Mirror locations are named per rule, so two rules' filters that differ only there still share. */
+function filtersSignature(filters: NonNullable<RuleLocation['filters']>): string {
+  return JSON.stringify({ ...filters, mirrors: filters.mirrors.map((m) => ({ ...m, uri: '' })) });
 }
 
 function isEmpty(o: object): boolean {
@@ -138,7 +156,7 @@ function shareNamedLocations(model: NginxModel): void {
     const bySignature = new Map<string, RuleLocation>();
     const signatures: string[] = [];
     for (const rule of server.ruleLocations) {
-      const signature = `${targetSignature(rule.target)}|${rule.grpc ? 'g' : ''}|${rule.bodyLimitVariable ?? ''}|${rule.timeout ?? ''}|${settingsSignature(rule.settings)}`;
+      const signature = `${targetSignature(rule.target)}|${rule.grpc ? 'g' : ''}|${rule.bodyLimitVariable ?? ''}|${rule.timeout ?? ''}|${settingsSignature(rule.settings)}|${rule.filters ? filtersSignature(rule.filters) : ''}`;
       signatures.push(signature);
       if (!rule.referenced) continue;
       const first = bySignature.get(signature);

@@ -44,6 +44,8 @@ export interface LimitReqZone {
   rate: string;
 }
 
+import type { LocationFilters } from './filters';
+
 /** Which HTTPRoute rule a proxying location serves: lets policies find their places. */
 export interface RuleSource {
   namespace: string;
@@ -88,6 +90,8 @@ export interface RuleLocation {
    * unset: nginx's defaults.
    */
   timeout?: string;
+  /** The rule's filters (model/filters.ts): header changes, rewrite, redirect, mirrors, CORS. */
+  filters?: LocationFilters;
   /**
    * Set by finalizeModel when settings.clientMaxBodySize is: a map variable that is "1" when
    * Content-Length exceeds it (nginx does not check Content-Length in named locations).
@@ -133,7 +137,7 @@ export type LocationAction =
       nginxFallback?: string;
     }
   /** The best candidate has no condition: proxy right here (no redirect). */
-  | { kind: 'proxy'; source: RuleSource; target: ProxyTarget; settings: PolicySettings; timeout?: string; grpc?: boolean }
+  | { kind: 'proxy'; source: RuleSource; target: ProxyTarget; settings: PolicySettings; timeout?: string; grpc?: boolean; filters?: LocationFilters }
   /** Nothing can match here. */
   | { kind: 'status'; code: number };
 

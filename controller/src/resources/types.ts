@@ -130,11 +130,8 @@ export interface HTTPRouteMatch {
   method?: HTTPMethod;
 }
 
-/** Filters are kept as given; the graph reports the ones we do not support. */
-export interface HTTPRouteFilter {
-  type: string;
-  [field: string]: unknown;
-}
+export type { HTTPRouteFilter, HTTPHeaderFilter, HTTPHeader, HTTPPathModifier, HTTPRequestRedirectFilter, HTTPURLRewriteFilter, HTTPRequestMirrorFilter, HTTPCORSFilter, BackendObjectReference } from './filters';
+import type { HTTPRouteFilter } from './filters';
 
 export interface HTTPBackendRef {
   /** Default "" (core). */

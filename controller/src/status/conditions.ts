@@ -67,6 +67,7 @@ export const routeConditions = {
   notAllowedByListeners: (msg: string) => cond('Accepted', 'False', 'NotAllowedByListeners', msg),
   noMatchingListenerHostname: (msg: string) => cond('Accepted', 'False', 'NoMatchingListenerHostname', msg),
   unsupportedValue: (msg: string) => cond('Accepted', 'False', 'UnsupportedValue', msg),
+  incompatibleFilters: (msg: string) => cond('Accepted', 'False', 'IncompatibleFilters', msg),
   partiallyInvalid: (msg: string) => cond('PartiallyInvalid', 'True', 'UnsupportedValue', `Dropped Rule(s): ${msg}`),
   resolvedRefs: () => cond('ResolvedRefs', 'True', 'ResolvedRefs', 'All references are resolved'),
   unresolvedRefs: (reason: string, msg: string) => cond('ResolvedRefs', 'False', reason, msg),
