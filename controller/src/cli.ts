@@ -10,7 +10,7 @@ import { createLogger, isLogLevel, LOG_LEVELS, Logger, LogLevel } from './log';
 import { FileProvider } from './providers/file';
 import { Reconciler, standardPipeline } from './reconcile';
 import { NginxProcess } from './apply/nginx';
-import { defaultNginxBinary } from './apply/nginx-binary';
+import { defaultNginxBinary, hasHttp2Directive, nginxVersion } from './apply/nginx-binary';
 import { DEFAULT_CONTROLLER_NAME } from './graph/types';
 import { startInferenceHop } from './inference/hop-process';
 
@@ -131,6 +131,12 @@ export function parseArgs(argv: string[]): CliOptions {
   return options;
 }
 
+/** What the graph needs to know of the nginx binary (older ones cannot mix h1 and h2c on a port). */
+function nginxCapabilities(binary: string): { http2On: boolean; version?: string } {
+  const v = nginxVersion(binary);
+  return { http2On: hasHttp2Directive(v), ...(v ? { version: v.text } : {}) };
+}
+
 /** Runs the file provider until a signal; resolves with the exit code. */
 export async function runFileProvider(options: CliOptions, log: Logger): Promise<number> {
   const stateDir = path.resolve(options.stateDir!);
@@ -153,6 +159,7 @@ export async function runFileProvider(options: CliOptions, log: Logger): Promise
     prefix,
     errorLogLevel: options.logLevel === 'debug' ? 'info' : 'notice',
     previousStatuses,
+    nginx: nginxCapabilities(binary),
   });
   log.info('controller starting', {
     provider: 'file',

@@ -71,6 +71,8 @@ export interface ReconcilerOptions<M, C extends RenderedConfigLike> {
   dataplane: Dataplane<C>;
   log: Logger;
   controllerName: string;
+  /** What the serving nginx can do (apply/nginx-binary.ts); default: a modern nginx. */
+  nginx?: { http2On: boolean; version?: string };
   /** --gateway-api-inference-extension: InferencePool backends are served. */
   inferenceExtension?: boolean;
   /** Where nginx reaches the inference hop (host:port or unix:/path). */
@@ -193,7 +195,7 @@ export class Reconciler<M = unknown, C extends RenderedConfigLike = RenderedConf
     for (const r of parsedPolicies?.invalid ?? []) {
       log.warn('policy invalid', { kind: r.kind, namespace: r.namespace, name: r.name, error: r.message });
     }
-    const graph = pipeline.buildGraph(parsed.set, { controllerName: this.o.controllerName, inferenceExtension: this.o.inferenceExtension });
+    const graph = pipeline.buildGraph(parsed.set, { controllerName: this.o.controllerName, inferenceExtension: this.o.inferenceExtension, ...(this.o.nginx ? { nginx: this.o.nginx } : {}) });
     const policies =
       parsedPolicies && pipeline.computePolicies
         ? pipeline.computePolicies({
