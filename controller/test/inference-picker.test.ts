@@ -64,8 +64,8 @@ describe('built-in picker: choosing', () => {
 
 describe('the hop protocol', () => {
   test('a pool description survives the header round trip; junk is refused', () => {
-    const value = inferencePoolValue({ pool: 'ns/p', picker: { kind: 'service', service: 'ns/epp:9002', addresses: ['10.0.0.9:9002', '10.0.0.10:9002'] }, failureMode: 'FailOpen', endpoints: ['10.0.0.1:8000'] });
-    expect(parseInferencePoolValue(value)).toEqual({ pool: 'ns/p', failureMode: 'FailOpen', picker: ['10.0.0.9:9002', '10.0.0.10:9002'], endpoints: ['10.0.0.1:8000'] });
+    const value = inferencePoolValue({ pool: 'ns/p', picker: { kind: 'service', service: 'ns/epp:9002', addresses: ['10.0.0.9:9002', '10.0.0.10:9002'] }, failureMode: 'FailOpen', endpoints: ['10.0.0.1:8000'], appProtocol: 'kubernetes.io/h2c' });
+    expect(parseInferencePoolValue(value)).toEqual({ pool: 'ns/p', failureMode: 'FailOpen', picker: ['10.0.0.9:9002', '10.0.0.10:9002'], endpoints: ['10.0.0.1:8000'], h2c: true });
     expect(parseInferencePoolValue('pool=ns/p;mode=Maybe;picker=builtin')).toBeUndefined();
     expect(parseInferencePoolValue('garbage')).toBeUndefined();
   });
