@@ -5,6 +5,7 @@
  * the dataplane outcome and addresses).
  */
 import type { RuleFilters } from './filters';
+import type { ListenerCertificate } from './tls';
 import type { HTTPMethod, LabelSelector, ParentReference, PathMatchType, ValueMatchType } from '../resources/types';
 
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
@@ -83,6 +84,8 @@ export interface ListenerNode {
   namespaceSelector?: LabelSelector;
   /** Accepted, ResolvedRefs, Conflicted (+ Programmed False when invalid; else status/statuses.ts adds it). */
   conditions: GraphCondition[];
+  /** HTTPS: the certificates (with keys) of tls.certificateRefs, all resolved and valid. */
+  certificates?: ListenerCertificate[];
 }
 
 /** One route accepted on one listener. */
