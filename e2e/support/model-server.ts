@@ -60,12 +60,20 @@ export async function startModelServer(name: string, options: ModelServerOptions
         return;
       }
       const text = Buffer.concat(chunks).toString('utf8');
+      if (url === '/_control') {
+        // Another process (a benchmark) sets the load and delay, and reads what was served.
+        if (req.method === 'POST') Object.assign(model, JSON.parse(text || '{}'));
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ served: model.served, load: model.load, delayMs: model.delayMs }));
+        return;
+      }
       const answer = (status: number, body: unknown) => {
         const json = JSON.stringify(body);
         res.writeHead(status, { 'content-type': 'application/json', 'x-served-by': name, 'content-length': Buffer.byteLength(json) });
         res.end(json);
       };
-      if (url !== '/v1/completions' && url !== '/v1/chat/completions') {
+      // Any prefix before the OpenAI path (a route may keep its own prefix, as /pool/v1/completions).
+      if (!url.endsWith('/v1/completions') && !url.endsWith('/v1/chat/completions')) {
         answer(200, { pod: name, path: req.url, method: req.method, headers: req.headers });
         return;
       }
@@ -77,7 +85,7 @@ export async function startModelServer(name: string, options: ModelServerOptions
         answer(400, { error: { message: 'body is not JSON' } });
         return;
       }
-      const chat = url === '/v1/chat/completions';
+      const chat = url.endsWith('/v1/chat/completions');
       if (typeof body?.model !== 'string' || (chat ? !Array.isArray(body.messages) : typeof body.prompt !== 'string')) {
         answer(400, { error: { message: chat ? 'model and messages are required' : 'model and prompt are required' } });
         return;
@@ -138,7 +146,7 @@ export async function startModelServer(name: string, options: ModelServerOptions
 }
 
 /** A Pod manifest for a model server: labels for the pool's selector, its IP, Ready. */
-export function podFor(m: ModelServer, labels: Record<string, string>, namespace?: string, ready = true) {
+export function podFor(m: Pick<ModelServer, 'name' | 'address'>, labels: Record<string, string>, namespace?: string, ready = true) {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
