@@ -253,6 +253,12 @@ export interface BuildGraphOptions {
   inferenceExtension?: boolean;
   /** Default: a modern nginx (http2On true). */
   nginx?: { http2On: boolean; version?: string };
+  /**
+   * Each Gateway has its own nginx and address (Kubernetes provisioning): listeners of
+   * different Gateways never conflict. Default false: one nginx serves every Gateway on one
+   * address (standalone), so a newer Gateway's listener that cannot share a port is Conflicted.
+   */
+  dataplanePerGateway?: boolean;
 }
 
 export const DEFAULT_CONTROLLER_NAME = 'gateway.portcullis.dev/controller';
