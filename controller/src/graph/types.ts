@@ -201,6 +201,8 @@ export interface InferenceBackend {
   failureMode: 'FailOpen' | 'FailClose';
   /** Ready pods x targetPorts ("ip:port"), sorted: the candidates, and the fail-open choice. */
   endpoints: string[];
+  /** spec.appProtocol: how the pods are spoken to (kubernetes.io/h2c: HTTP/2 without TLS). */
+  appProtocol: 'http' | 'kubernetes.io/h2c';
 }
 
 export interface InferencePoolNode {
