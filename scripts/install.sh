@@ -14,6 +14,8 @@ command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need+=(nginx-light)
 command -v git >/dev/null || need+=(git)
 [ -x /usr/lib/postgresql/15/bin/postgres ] || ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || need+=(postgresql)
 command -v wrk >/dev/null || need+=(wrk)
+# e2e/gateway/https.test.ts makes its certificates with openssl.
+command -v openssl >/dev/null || need+=(openssl)
 # Container images (scripts/build-images.sh, e2e/images): buildah + a Debian root filesystem.
 command -v buildah >/dev/null || need+=(buildah)
 command -v mmdebstrap >/dev/null || need+=(mmdebstrap)

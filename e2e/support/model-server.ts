@@ -1,4 +1,5 @@
 import * as http from 'http';
+import * as http2 from 'http2';
 
 /**
  * A fake vLLM-style model server on loopback ("a pod"): OpenAI completions and chat completions
@@ -29,6 +30,8 @@ export interface ModelServerOptions {
   tokenGapMs?: number;
   /** The load counts the requests in progress as running (and those beyond `slots` as waiting). */
   slots?: number;
+  /** Speak HTTP/2 without TLS only (an `appProtocol: kubernetes.io/h2c` pod); HTTP/1.1 is refused. */
+  h2c?: boolean;
 }
 
 const TOKENS = ['Port', 'cul', 'lis', ' routes', ' tokens', '.'];
@@ -36,7 +39,9 @@ const TOKENS = ['Port', 'cul', 'lis', ' routes', ' tokens', '.'];
 export async function startModelServer(name: string, options: ModelServerOptions = {}): Promise<ModelServer> {
   const address = options.address ?? '127.0.0.1';
   let inProgress = 0;
-  const server = http.createServer((req, res) => {
+  const sessions = new Set<http2.ServerHttp2Session>();
+  // The compatibility API gives HTTP/2 requests the same (req, res) shape as HTTP/1.1.
+  const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -60,12 +65,20 @@ export async function startModelServer(name: string, options: ModelServerOptions
         return;
       }
       const text = Buffer.concat(chunks).toString('utf8');
+      if (url === '/_control') {
+        // Another process (a benchmark) sets the load and delay, and reads what was served.
+        if (req.method === 'POST') Object.assign(model, JSON.parse(text || '{}'));
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ served: model.served, load: model.load, delayMs: model.delayMs }));
+        return;
+      }
       const answer = (status: number, body: unknown) => {
         const json = JSON.stringify(body);
         res.writeHead(status, { 'content-type': 'application/json', 'x-served-by': name, 'content-length': Buffer.byteLength(json) });
         res.end(json);
       };
-      if (url !== '/v1/completions' && url !== '/v1/chat/completions') {
+      // Any prefix before the OpenAI path (a route may keep its own prefix, as /pool/v1/completions).
+      if (!url.endsWith('/v1/completions') && !url.endsWith('/v1/chat/completions')) {
         answer(200, { pod: name, path: req.url, method: req.method, headers: req.headers });
         return;
       }
@@ -77,7 +90,7 @@ export async function startModelServer(name: string, options: ModelServerOptions
         answer(400, { error: { message: 'body is not JSON' } });
         return;
       }
-      const chat = url === '/v1/chat/completions';
+      const chat = url.endsWith('/v1/chat/completions');
       if (typeof body?.model !== 'string' || (chat ? !Array.isArray(body.messages) : typeof body.prompt !== 'string')) {
         answer(400, { error: { message: chat ? 'model and messages are required' : 'model and prompt are required' } });
         return;
@@ -116,7 +129,9 @@ export async function startModelServer(name: string, options: ModelServerOptions
         next();
       }, model.delayMs);
     });
-  });
+  };
+  const server = options.h2c ? http2.createServer(handler as never) : http.createServer(handler);
+  if (options.h2c) server.on('session', (s: http2.ServerHttp2Session) => (sessions.add(s), s.on('close', () => sessions.delete(s))));
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(options.port ?? 0, address, () => resolve()));
   const port = (server.address() as { port: number }).port;
   const model: ModelServer = {
@@ -130,7 +145,9 @@ export async function startModelServer(name: string, options: ModelServerOptions
     bodies: [],
     close: () =>
       new Promise<void>((resolve) => {
-        server.closeAllConnections();
+        if (server instanceof http.Server) server.closeAllConnections();
+        // (an HTTP/2 server's connections are its sessions)
+        for (const s of sessions) s.destroy();
         server.close(() => resolve());
       }),
   };
@@ -138,7 +155,7 @@ export async function startModelServer(name: string, options: ModelServerOptions
 }
 
 /** A Pod manifest for a model server: labels for the pool's selector, its IP, Ready. */
-export function podFor(m: ModelServer, labels: Record<string, string>, namespace?: string, ready = true) {
+export function podFor(m: Pick<ModelServer, 'name' | 'address'>, labels: Record<string, string>, namespace?: string, ready = true) {
   return {
     apiVersion: 'v1',
     kind: 'Pod',

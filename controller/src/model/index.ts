@@ -5,7 +5,8 @@
 import type { Graph } from '../graph/types';
 import type { EffectivePolicies } from '../policies/types';
 import { modelZones, ruleSettings } from '../policies/model-adapter';
-import { planServers } from './hosts';
+import { planServers, type ServerPlan } from './hosts';
+import type { ListenerCertificate } from '../graph/tls';
 import { buildLocations } from './locations';
 import { ConditionMaps } from './matching';
 import { finalizeBodyLimits } from './bodylimit';
@@ -34,7 +35,8 @@ export function buildModel(graph: Graph, policies?: EffectivePolicies, memo?: Mo
 
   memo?.begin();
   const ctx = { maps: conditionMaps, upstreams, warn };
-  const servers: Server[] = planServers(graph.gateways).map((plan) => {
+  const planned = planServers(graph.gateways);
+  const servers: Server[] = planned.map((plan) => {
     const { locations, ruleLocations } = memo
       ? memo.server(`${plan.port}|${plan.https ? 's' : ''}|${plan.name ?? ''}`, plan.routes, ctx, (c) => buildLocations(plan.routes, c, plan))
       : buildLocations(plan.routes, ctx, plan);
@@ -47,6 +49,7 @@ export function buildModel(graph: Graph, policies?: EffectivePolicies, memo?: Mo
       ruleLocations,
       settings: {},
       ...(plan.routes.some((r) => r.attached.route.kind === 'GRPCRoute') ? { grpcErrors: [] } : {}),
+      ...(plan.https ? { tls: plan.certificates ? { certificates: plan.certificates.map(certificateFile) } : { rejectHandshake: true as const } } : {}),
       ...(graph.nginx && !graph.nginx.http2On && graph.nginx.h2cPorts.includes(plan.port) ? { http2Listen: true } : {}),
     };
   });
@@ -65,7 +68,20 @@ export function buildModel(graph: Graph, policies?: EffectivePolicies, memo?: Mo
     upstreams: upstreams.upstreams,
     servers,
     warnings,
+    ...(secretFiles(planned) ? { secretFiles: secretFiles(planned) } : {}),
   });
+}
+
+/** Where a listener certificate is written, relative to the config directory. */
+function certificateFile(c: ListenerCertificate): string {
+  return `secrets/${c.id}.pem`;
+}
+
+/** The PEM files (certificate and key) the HTTPS servers read; written 0600 by apply/. */
+function secretFiles(plans: ServerPlan[]): Record<string, string> | undefined {
+  let out: Record<string, string> | undefined;
+  for (const p of plans) for (const c of p.certificates ?? []) (out ??= {})[certificateFile(c)] = c.pem;
+  return out;
 }
 
 /**

@@ -158,6 +158,11 @@ export interface Location {
 
 export interface Server {
   port: number;
+  /**
+   * HTTPS: the PEM files (certificate + key, paths relative to the config directory) for this
+   * server name; a name no HTTPS listener holds a certificate for refuses the handshake.
+   */
+  tls?: { certificates: string[] } | { rejectHandshake: true };
   /** Exact or wildcard names (`*.example.com`); empty for the catch-all default server. */
   serverNames: string[];
   defaultServer: boolean;
@@ -223,6 +228,8 @@ export interface HttpContext {
 }
 
 export interface NginxModel {
+  /** Certificate files by path relative to the config directory (secret: never logged). */
+  secretFiles?: Record<string, string>;
   http: HttpContext;
   /** Some rule proxies to InferencePools: the inference hop's upstream is rendered. */
   inferenceHop?: boolean;

@@ -47,6 +47,7 @@ export function renderConfig(model: NginxModel, options: RenderOptions): Rendere
       'upstreams.conf': t['upstreams.conf'](context),
       'servers.conf': serversRenderer().render(context),
       [GENERATION_CONF]: t['generation.conf'](context),
+      ...model.secretFiles,
     },
   };
 }

@@ -8,6 +8,7 @@ import { httpRouteSchema } from './httproute';
 import { parseHttpRouteFast } from './httproute-fast';
 import { namespaceSchema } from './namespace';
 import { referenceGrantSchema } from './referencegrant';
+import { secretSchema } from './secret';
 import { serviceSchema } from './service';
 import { inferencePoolSchema } from './inferencepool';
 import { podSchema } from './pod';
@@ -37,6 +38,7 @@ const KINDS: Record<string, KindEntry> = {
   ReferenceGrant: { apiVersions: [`${GATEWAY_API_GROUP}/v1beta1`, `${GATEWAY_API_GROUP}/v1`], namespaced: true, schema: referenceGrantSchema, list: 'referenceGrants' },
   InferencePool: { apiVersions: [`${INFERENCE_API_GROUP}/v1`], namespaced: true, schema: inferencePoolSchema, list: 'inferencePools' },
   Pod: { apiVersions: ['v1'], namespaced: true, schema: podSchema, list: 'pods' },
+  Secret: { apiVersions: ['v1'], namespaced: true, schema: secretSchema, list: 'secrets' },
 };
 
 function groupOf(apiVersion: string): string {
@@ -120,7 +122,7 @@ function invalidResource(
 }
 
 export function emptyResourceSet(): ResourceSet {
-  return { gatewayClasses: [], gateways: [], httpRoutes: [], grpcRoutes: [], services: [], endpointSlices: [], referenceGrants: [], namespaces: [], inferencePools: [], pods: [] };
+  return { gatewayClasses: [], gateways: [], httpRoutes: [], grpcRoutes: [], services: [], endpointSlices: [], referenceGrants: [], namespaces: [], inferencePools: [], pods: [], secrets: [] };
 }
 
 /**

@@ -65,9 +65,24 @@ export interface Listener {
   port: number;
   /** Any string is accepted by the schema; unsupported protocols are reported per listener. */
   protocol: string;
-  /** Accepted by the schema, reported as unsupported (HTTP only for now). */
-  tls?: unknown;
+  /** HTTPS listeners: Terminate with certificates from Secrets (graph/tls.ts). */
+  tls?: ListenerTLS;
   allowedRoutes: AllowedRoutes;
+}
+
+export interface SecretObjectReference {
+  /** Default "" (core). */
+  group: string;
+  /** Default Secret. */
+  kind: string;
+  name: string;
+  namespace?: string;
+}
+
+export interface ListenerTLS {
+  mode: 'Terminate' | 'Passthrough';
+  certificateRefs: SecretObjectReference[];
+  options?: Record<string, string>;
 }
 
 export interface GatewaySpecAddress {
@@ -225,6 +240,19 @@ export interface Namespace {
   metadata: ClusterObjectMeta;
 }
 
+// ---------------------------------------------------------------- Secret
+
+/** A core Secret with its data decoded (text). Never logged. */
+export interface Secret {
+  apiVersion: string;
+  kind: 'Secret';
+  metadata: ObjectMeta;
+  /** e.g. kubernetes.io/tls; default Opaque. */
+  type: string;
+  /** data (base64-decoded) and stringData merged. */
+  data: Record<string, string>;
+}
+
 // ---------------------------------------------------------------- ReferenceGrant
 
 /** Lets resources in `from` namespaces refer to `to` objects in the grant's own namespace. */
@@ -299,6 +327,8 @@ export interface ResourceSet {
   inferencePools?: InferencePool[];
   /** Candidates of InferencePools (absent: none). */
   pods?: Pod[];
+  /** Certificates of HTTPS listeners (absent: none). */
+  secrets?: Secret[];
 }
 
 export interface ManifestDoc {

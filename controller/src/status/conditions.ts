@@ -49,6 +49,14 @@ export const listenerConditions = {
     cond('ResolvedRefs', 'False', 'InvalidRouteKinds', msg),
     cond('Programmed', 'False', 'Invalid', msg),
   ],
+  invalidCertificateRef: (msg: string): GraphCondition[] => [
+    cond('ResolvedRefs', 'False', 'InvalidCertificateRef', msg),
+    cond('Programmed', 'False', 'Invalid', msg),
+  ],
+  certificateRefNotPermitted: (msg: string): GraphCondition[] => [
+    cond('ResolvedRefs', 'False', 'RefNotPermitted', msg),
+    cond('Programmed', 'False', 'Invalid', msg),
+  ],
   protocolConflict: (msg: string): GraphCondition[] => [
     cond('Accepted', 'False', 'ProtocolConflict', msg),
     cond('Conflicted', 'True', 'ProtocolConflict', msg),

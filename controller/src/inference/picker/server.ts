@@ -5,6 +5,7 @@
  * dynamic metadata), or is an ImmediateResponse when no endpoint can take the request. Like the
  * upstream picker it answers only once the whole body is in (a picker may read the prompt).
  */
+import * as net from 'net';
 import * as grpc from '@grpc/grpc-js';
 import {
   DESTINATION_HEADER,
@@ -72,12 +73,27 @@ export interface PickerServerOptions {
   tls?: { key: Buffer; cert: Buffer };
 }
 
-/** Starts a gRPC server with the ExternalProcessor service; resolves with the bound port. */
-export async function startPickerServer(decide: Decide, options: PickerServerOptions): Promise<{ port: number; server: grpc.Server }> {
+/**
+ * Starts a gRPC server with the ExternalProcessor service; resolves with the bound port. The
+ * listening socket is ours (connections injected into grpc-js) so that every connection gets
+ * TCP_NODELAY: grpc-js writes a reply's HEADERS and DATA frames separately, and with Nagle the
+ * DATA waits for the gateway's delayed ACK (p50 16 ms per pick instead of about 1 ms).
+ */
+export async function startPickerServer(decide: Decide, options: PickerServerOptions): Promise<{ port: number; server: { tryShutdown(cb: () => void): void } }> {
   const server = new grpc.Server();
   server.addService(externalProcessorService(), pickerHandlers(decide));
   const creds = options.tls ? grpc.ServerCredentials.createSsl(null, [{ private_key: options.tls.key, cert_chain: options.tls.cert }], false) : grpc.ServerCredentials.createInsecure();
-  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
-  const port = await new Promise<number>((resolve, reject) => server.bindAsync(`${host}:${options.port}`, creds, (err, p) => (err ? reject(err) : resolve(p))));
-  return { port, server };
+  const injector = server.createConnectionInjector(creds);
+  const listener = net.createServer({ noDelay: true }, (socket) => injector.injectConnection(socket));
+  await new Promise<void>((resolve, reject) => listener.once('error', reject).listen(options.port, options.host, () => resolve()));
+  const port = (listener.address() as net.AddressInfo).port;
+  return {
+    port,
+    server: {
+      tryShutdown(cb) {
+        listener.close();
+        server.tryShutdown(() => cb());
+      },
+    },
+  };
 }
