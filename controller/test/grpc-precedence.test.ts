@@ -133,3 +133,27 @@ describe('HTTPRoutes and GRPCRoutes are not merged', () => {
     expect(m.http.http2).toBe(true);
   });
 });
+
+describe('Service appProtocol', () => {
+  const h2cService = (appProtocol: string) => [
+    service('app', [{ name: 'grpc', port: 80, protocol: 'TCP', appProtocol }]),
+    slice('app-1', 'app', [{ addresses: ['127.0.0.1'] }], [{ name: 'grpc', port: 9000, protocol: 'TCP', appProtocol }]),
+  ];
+  const resolved = (graph: ReturnType<typeof model>['graph'], name: string) => graph.routes.find((r) => r.name === name)!.parents[0].conditions.find((c) => c.type === 'ResolvedRefs')!;
+
+  test('kubernetes.io/h2c: a GRPCRoute reaches it (grpc_pass is h2c); an HTTPRoute cannot (UnsupportedProtocol)', () => {
+    const { graph } = model(
+      ...h2cService('kubernetes.io/h2c'),
+      grpcRoute('rpc', { hostnames: ['rpc.test'], rules: [{ backendRefs: [{ name: 'app', port: 80 }] }] }),
+      route('web', { parentRefs: [{ name: 'gw' }], hostnames: ['web.test'], rules: [{ backendRefs: [{ name: 'app', port: 80 }] }] }),
+    );
+    expect(resolved(graph, 'rpc')).toMatchObject({ status: 'True' });
+    expect(resolved(graph, 'web')).toMatchObject({ status: 'False', reason: 'UnsupportedProtocol' });
+  });
+
+  test('kubernetes.io/ws on a GRPCRoute backend: UnsupportedProtocol', () => {
+    const { graph } = model(...h2cService('kubernetes.io/ws'), grpcRoute('rpc', { hostnames: ['rpc.test'], rules: [{ backendRefs: [{ name: 'app', port: 80 }] }] }));
+    expect(resolved(graph, 'rpc')).toMatchObject({ status: 'False', reason: 'UnsupportedProtocol' });
+    expect(resolved(graph, 'rpc').message).toContain('kubernetes.io/ws');
+  });
+});
