@@ -9,7 +9,7 @@ import type { Prisma } from './database';
 import type { PermissionService } from './permissions';
 import { USER_TYPE_ORGANIZATION } from './permissions';
 import type { Repository, User } from './records';
-import { ghostUser, OP_TYPES, type IssueConverter } from './issues/convert';
+import { ghostUser, OP_TYPES, type IssueConverter } from './convert';
 
 /** Gitea's activities_model.ActionType values. */
 export const ActionType = {

@@ -11,7 +11,7 @@ import { registerCronTasks } from './cron-tasks';
 import type { Prisma } from './database';
 import { HttpSignatureService } from './httpsig';
 import { createTrackerServices, type TrackerServices } from './issues';
-import { IssueConverter } from './issues/convert';
+import { IssueConverter } from './convert';
 import { KeyService } from './keys';
 import { ActivityListener, NotificationListener, Notifier, WebhookListener, type NotifyErrorLog } from './notify';
 import { OrgService } from './orgs';

@@ -13,7 +13,7 @@ import type { ForgeConfig } from '../../config';
 import { AccessMode } from '../convert';
 import type { User } from '../records';
 import type { RepoCtx, TrackerContext } from './context';
-import type { IssueConverter } from './convert';
+import type { IssueConverter } from '../convert';
 import type { Attachment } from '../../../generated/prisma/client';
 
 /** Gitea's default [attachment] ALLOWED_TYPES. */

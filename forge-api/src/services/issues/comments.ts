@@ -7,7 +7,7 @@ import type { Notifier } from '../notify';
 import type { User } from '../records';
 import type { AttachmentService } from './attachments';
 import type { RepoCtx, TrackerContext } from './context';
-import type { IssueConverter } from './convert';
+import type { IssueConverter } from '../convert';
 import { CommentType, parseDate, type IssueService } from './issues';
 import type { Comment, Issue } from '../../../generated/prisma/client';
 

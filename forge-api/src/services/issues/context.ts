@@ -9,7 +9,7 @@ import type { Prisma } from '../database';
 import type { PermissionService } from '../permissions';
 import type { User } from '../records';
 import type { RepoService } from '../repos';
-import { ghostUser, type RepoWithOwner } from './convert';
+import { ghostUser, type RepoWithOwner } from '../convert';
 
 export interface RepoCtx {
   repo: RepoWithOwner;

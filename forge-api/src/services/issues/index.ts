@@ -9,7 +9,7 @@ import type { Notifier } from '../notify';
 import { AttachmentService } from './attachments';
 import { CommentService } from './comments';
 import { TrackerContext } from './context';
-import { IssueConverter } from './convert';
+import { IssueConverter } from '../convert';
 import { DependencyService } from './dependencies';
 import { IssueService } from './issues';
 import { LabelService } from './labels';

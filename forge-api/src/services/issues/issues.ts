@@ -7,7 +7,7 @@
 import { InvalidError, NotFoundError, PermissionDeniedError, PreconditionFailedError, ValidationError } from '../errors';
 import type { Notifier } from '../notify';
 import type { User } from '../records';
-import { ISSUE_INCLUDE, labelScope, type IssueConverter, type IssueFull, type RepoWithOwner } from './convert';
+import { ISSUE_INCLUDE, labelScope, type IssueConverter, type IssueFull, type RepoWithOwner } from '../convert';
 import type { RepoCtx, TrackerContext } from './context';
 import type { Issue, Label } from '../../../generated/prisma/client';
 

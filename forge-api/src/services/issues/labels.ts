@@ -6,7 +6,7 @@
 import { InvalidError, NotFoundError, ValidationError } from '../errors';
 import type { User } from '../records';
 import type { TrackerContext } from './context';
-import { labelScope, normalizeColor, type IssueConverter, type RepoWithOwner } from './convert';
+import { labelScope, normalizeColor, type IssueConverter, type RepoWithOwner } from '../convert';
 import { dropDuplicateExclusive } from './issues';
 import type { Label } from '../../../generated/prisma/client';
 

@@ -1,7 +1,7 @@
 /** Milestones of a repository, with open/closed issue counts kept by IssueService.recountMilestone. */
 import { NotFoundError, ValidationError } from '../errors';
 import type { RepoCtx, TrackerContext } from './context';
-import type { IssueConverter } from './convert';
+import type { IssueConverter } from '../convert';
 import { parseDate } from './issues';
 import type { Milestone } from '../../../generated/prisma/client';
 

@@ -10,7 +10,7 @@ import type { Prisma } from '../database';
 import type { PermissionService } from '../permissions';
 import type { User } from '../records';
 import { isUniqueViolation } from '../users';
-import type { IssueConverter, RepoWithOwner } from './convert';
+import type { IssueConverter, RepoWithOwner } from '../convert';
 
 export const NotificationStatus = { Unread: 1, Read: 2, Pinned: 3 } as const;
 export const NotificationSource = { Issue: 1, PullRequest: 2, Commit: 3, Repository: 4 } as const;

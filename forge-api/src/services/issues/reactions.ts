@@ -3,7 +3,7 @@ import { PermissionDeniedError, ValidationError } from '../errors';
 import type { User } from '../records';
 import { isUniqueViolation } from '../users';
 import type { RepoCtx, TrackerContext } from './context';
-import type { IssueConverter } from './convert';
+import type { IssueConverter } from '../convert';
 import type { Issue } from '../../../generated/prisma/client';
 
 /** [ui] REACTIONS default. */
