@@ -11,6 +11,7 @@ import { loadConfig, type ForgeConfigInput } from './config';
 import authPlugin, { AuthResolver } from './plugins/auth';
 import errorsPlugin from './plugins/errors';
 import formBody from './plugins/form-body';
+import { bodyInput, urlInput } from './plugins/input';
 import swaggerPlugin from './plugins/swagger';
 import { SHARED_SCHEMAS } from './schemas';
 import { createPrisma, migrate, tunePrisma, type Prisma } from './services/database';
@@ -73,12 +74,14 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
 
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   await app.register(errorsPlugin);
+  await app.register(urlInput);
   if (config.enableSwagger) await app.register(swaggerPlugin);
   await app.register(orgsRuntime);
 
   await app.register(
     async (api) => {
       await api.register(authPlugin);
+      await api.register(bodyInput);
       await formBody(api);
       await api.register(versionRoutes);
       await api.register(settingsRoutes);

@@ -132,7 +132,9 @@ async function authPlugin(app: FastifyInstance) {
   app.decorateRequest('auth', null as unknown as AuthResult);
   app.decorateRequest('doer', null);
 
-  app.addHook('preHandler', async (request, reply) => {
+  // preValidation, not preHandler: Gitea authenticates before it binds the body, so an anonymous
+  // request with a bad body is a 401 and a token without the scope a 403, never a 422.
+  app.addHook('preValidation', async (request, reply) => {
     const cfg = request.routeOptions.config ?? {};
     const routeAuth: RouteAuth = cfg.auth ?? 'optional';
     const auth = await app.auth.resolveUser(request);
@@ -147,6 +149,18 @@ async function authPlugin(app: FastifyInstance) {
       reply.header('X-Gitea-Warning', 'token and access_token API authentication is deprecated and will be removed in gitea 1.23. Please use AuthorizationHeaderToken instead. Existing queries will continue to work but without authorization.');
     }
 
+    // Sudo comes right after authentication, as in Gitea's middleware chain: only a signed-in
+    // admin may use it (anyone else, anonymous included, 403 with Gitea's bare body).
+    const sudo = (typeof query?.sudo === 'string' && query.sudo) || (typeof request.headers.sudo === 'string' && request.headers.sudo) || '';
+    if (sudo) {
+      if (!doer?.isAdmin) {
+        return reply.code(403).type('application/json').send({ message: 'Only administrators allowed to sudo.' });
+      }
+      const target = await app.services.users.findIndividual(sudo);
+      if (!target) throw new ApiError(404, 'not found', { errors: [`user redirect does not exist [name: ${sudo}]`] });
+      auth.actingAdmin = doer;
+      doer = target;
+    }
     // Scope: token requests need every category of the route at the method's level.
     const scopes = cfg.scopes ?? [];
     if (auth.scopes && scopes.length) {
@@ -160,15 +174,6 @@ async function authPlugin(app: FastifyInstance) {
       }
     }
 
-    const q = request.query as Record<string, unknown> | undefined;
-    const sudo = (typeof q?.sudo === 'string' && q.sudo) || (typeof request.headers.sudo === 'string' && request.headers.sudo) || '';
-    if (sudo && doer) {
-      if (!doer.isAdmin) throw Object.assign(new ApiError(403, 'Only administrators allowed to sudo.'), {});
-      const target = await app.services.users.findIndividual(sudo);
-      if (!target) throw new ApiError(404, 'not found', { errors: [`user redirect does not exist [name: ${sudo}]`] });
-      auth.actingAdmin = doer;
-      doer = target;
-    }
     request.doer = doer;
 
     if (routeAuth === 'basic' && !auth.basic) throw new ApiError(401, 'auth required');

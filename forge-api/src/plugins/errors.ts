@@ -5,6 +5,7 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { shared } from './shared';
+import { clientErrorOf } from '../services/db-errors';
 
 export class ApiError extends Error {
   constructor(
@@ -90,9 +91,12 @@ async function errorsPlugin(app: FastifyInstance) {
       const code = fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ? 422 : fe.statusCode;
       return reply.code(code).type('application/json').send(errorBody(rootUrl, fe.message));
     }
-    request.log.error({ err }, 'unhandled error');
-    const isAdmin = request.auth?.user?.isAdmin === true;
-    return reply.code(500).type('application/json').send(errorBody(rootUrl, isAdmin ? String(err.message) : ''));
+    const mapped = clientErrorOf(err);
+    if (mapped) return reply.code(mapped.statusCode).type('application/json').send(errorBody(rootUrl, mapped.message, mapped.extra));
+    // Gitea's generic 500: an empty message. The detail (a driver message can carry source
+    // paths, SQL and row values) goes to the log only, under the request id.
+    request.log.error({ err, reqId: request.id }, 'internal server error');
+    return reply.code(500).type('application/json').send(errorBody(rootUrl, ''));
   });
 
   app.setNotFoundHandler((request, reply) => {

@@ -46,9 +46,8 @@ export interface EditUserInput {
   website?: string;
 }
 
-export function isUniqueViolation(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && (err as { code?: string }).code === 'P2002';
-}
+import { isUniqueViolation } from './db-errors';
+export { isUniqueViolation };
 
 export class UserService {
   constructor(private readonly prisma: Prisma) {}

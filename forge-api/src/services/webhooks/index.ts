@@ -11,6 +11,7 @@ import type { Converter } from '../convert';
 import { AccessMode, fmtTime } from '../convert';
 import type { Prisma } from '../database';
 import type { Repository, User } from '../records';
+import { globError } from '../glob';
 import { branchMatches, CONTENT_TYPES, expandEvents, headerEvent, HOOK_TYPES, type HookEvent } from './events';
 
 export type WebhookRow = NonNullable<Awaited<ReturnType<Prisma['webhook']['findUnique']>>>;
@@ -63,6 +64,11 @@ function validUrl(u: string): boolean {
 
 function checkHeader(value: string | undefined): void {
   if (value !== undefined && /[\r\n]/.test(value)) throw new ApiError(422, 'Invalid authorization header');
+}
+
+/** Gitea binds branch_filter with its GlobPattern rule: a filter that does not compile is a 422. */
+function checkBranchFilter(filter: string | undefined): void {
+  if (filter && globError(filter)) throw new ApiError(422, '[BranchFilter]: GlobPattern');
 }
 
 export class WebhookService {
@@ -136,6 +142,7 @@ export class WebhookService {
     const method = (config.http_method ?? 'POST').toUpperCase();
     if (!['POST', 'GET', 'PUT'].includes(method)) throw new ApiError(422, 'Invalid http method');
     checkHeader(input.authorization_header);
+    checkBranchFilter(input.branch_filter);
     const meta = Object.fromEntries((META_KEYS[type] ?? []).filter((k) => config[k] !== undefined).map((k) => [k, config[k]]));
     return this.prisma.webhook.create({
       data: {
@@ -177,7 +184,10 @@ export class WebhookService {
       data.meta = JSON.stringify(meta);
     }
     data.events = JSON.stringify(expandEvents(input.events));
-    if (input.branch_filter !== undefined) data.branchFilter = input.branch_filter;
+    if (input.branch_filter !== undefined) {
+      checkBranchFilter(input.branch_filter);
+      data.branchFilter = input.branch_filter;
+    }
     if (input.authorization_header !== undefined) {
       checkHeader(input.authorization_header);
       data.authorizationHeader = input.authorization_header;
