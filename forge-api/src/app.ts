@@ -66,6 +66,8 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: true, useDefaults: true, allErrors: false } },
   });
   const services = createServices(prisma, config);
+  // A crash during repository creation leaves at most pending work that is undone here.
+  await services.repos.recoverInterruptedCreations();
   app.decorate('config', config);
   app.decorate('prisma', prisma);
   app.decorate('services', services);

@@ -15,6 +15,7 @@ import { shared } from './shared';
 import { verifyPassword } from '../services/passwords';
 import { verifyTotp } from '../services/totp';
 import type { User } from '../services/records';
+import { publicOnlyViewer } from '../services/permissions';
 import { hasScope, levelForMethod, scopeList, type ScopeCategory, type ScopeSet } from '../services/scopes';
 import type { TokenService } from '../services/tokens';
 import type { UserService } from '../services/users';
@@ -113,6 +114,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: RouteAuth;
     scopes?: ScopeCategory[];
+    /** Gitea's rejectPublicOnly(): the route is closed to public-only tokens (403). */
+    rejectPublicOnly?: boolean;
   }
   interface FastifyRequest {
     auth: AuthResult;
@@ -174,7 +177,9 @@ async function authPlugin(app: FastifyInstance) {
       }
     }
 
-    request.doer = doer;
+    // public-only tokens: the doer carries the restriction into every list query.
+    request.doer = doer && auth.scopes?.publicOnly ? publicOnlyViewer(doer) : doer;
+    if (auth.scopes?.publicOnly && cfg.rejectPublicOnly) throw new ApiError(403, 'this endpoint is not available for public-only tokens');
 
     if (routeAuth === 'basic' && !auth.basic) throw new ApiError(401, 'auth required');
     if (routeAuth !== 'optional' && !doer) throw new ApiError(401, 'token is required');

@@ -81,6 +81,9 @@ async function errorsPlugin(app: FastifyInstance) {
     }
     const fe = err as FastifyError & { validation?: AjvIssue[]; validationContext?: string };
     if (fe.validation) {
+      // A path segment that is not a valid value (an id that is not an int64) names nothing:
+      // Gitea's path parsing gives 0 there, and the look-up a 404.
+      if (fe.validationContext === 'params') return reply.code(404).type('application/json').send(errorBody(rootUrl, 'not found'));
       return reply.code(422).type('application/json').send(errorBody(rootUrl, validationMessage(fe.validation, fe.validationContext)));
     }
     if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {

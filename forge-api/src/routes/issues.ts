@@ -4,6 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../plugins/errors';
+import { INT64_LIMIT, INT64_MIN } from '../schemas/common';
 import { bool, dateTime, int, listOf, obj, ownerRepoParams, ref, str, strList } from '../schemas';
 import type { CreateIssueInput, EditIssueInput, ListIssuesQuery } from '../services/issues/issues';
 import type { IssueMeta } from '../services/issues/dependencies';
@@ -34,7 +35,7 @@ const EditIssueOption = obj({
   ref: str,
   assignee: str,
   assignees: strList,
-  milestone: { type: ['integer', 'null'] },
+  milestone: { type: ['integer', 'null'], minimum: INT64_MIN, exclusiveMaximum: INT64_LIMIT },
   state: str,
   due_date: { type: ['string', 'null'], format: 'date-time' },
   unset_due_date: bool,

@@ -1,5 +1,6 @@
 /** Organizations: create, get, list, members, public members, repositories. */
 import type { FastifyInstance } from 'fastify';
+import { visibleOwnerTypes } from '../services/permissions';
 import { ApiError } from '../plugins/errors';
 import { listOf, obj, orgParams, ref } from '../schemas';
 import { CreateOrgOptionSchema } from './admin';
@@ -17,7 +18,7 @@ export default async function orgRoutes(app: FastifyInstance) {
     async (request, reply) => {
       const p = paging(app, request);
       const doer = request.doer;
-      const vis = doer?.isAdmin ? [0, 1, 2] : doer && !doer.isRestricted ? [0, 1] : [0];
+      const vis = visibleOwnerTypes(doer);
       const { rows, total } = await orgs.listAll(p.skip, p.take, vis);
       return sendPage(app, request, reply, rows.map((o) => convert.org(o)), total, p);
     },

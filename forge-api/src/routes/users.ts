@@ -109,7 +109,7 @@ export default async function userRoutes(app: FastifyInstance) {
   app.get(
     '/user/repos',
     {
-      config: { auth: 'required', scopes: ['user', 'repository'] },
+      config: { auth: 'required', scopes: ['user', 'repository'], rejectPublicOnly: true },
       schema: { tags: ['user'], operationId: 'userCurrentListRepos', summary: 'List the repos that the authenticated user owns', querystring: obj(pagingQuery), response: repoList },
     },
     async (request, reply) => {

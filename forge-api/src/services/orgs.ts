@@ -9,6 +9,7 @@ import { checkUserName } from './names';
 import { USER_TYPE_ORGANIZATION, type PermissionService } from './permissions';
 import type { User } from './records';
 import { isUniqueViolation, type UserService } from './users';
+import { visibleOwnerTypes } from './permissions';
 
 export interface CreateOrgInput {
   username: string;
@@ -98,7 +99,7 @@ export class OrgService {
    */
   async listForUser(user: User, viewer: User | null, skip: number, take: number) {
     const all = viewer !== null && (viewer.isAdmin || viewer.id === user.id);
-    const visibilities = all ? [0, 1, 2] : viewer && !viewer.isRestricted ? [0, 1] : [0];
+    const visibilities = visibleOwnerTypes(viewer, all);
     const where = {
       type: USER_TYPE_ORGANIZATION,
       visibility: { in: visibilities },

@@ -3,6 +3,7 @@
  * Creation validates everything first, writes the row, then the disk; a disk failure removes
  * the row again so the two never disagree.
  */
+import path from 'node:path';
 import type { ForgeConfig } from '../config';
 import { ApiError } from '../plugins/errors';
 import { AccessMode } from './convert';
@@ -13,6 +14,7 @@ import { USER_TYPE_ORGANIZATION, type PermissionService } from './permissions';
 import type { Repository, User } from './records';
 import { labelTemplate } from './templates';
 import { isUniqueViolation } from './users';
+import { beginCreation, endCreation, markPending, recoverCreations } from './repo-creation';
 
 export type RepoWithOwner = Repository & { owner: User };
 
@@ -132,62 +134,87 @@ export class RepoService {
     const exists = await this.prisma.repository.count({ where: { ownerId: owner.id, lowerName } });
     if (exists) throw new ApiError(409, 'The repository with the same name already exists.');
     const trustModel = input.trust_model && TRUST_MODELS.has(input.trust_model) ? input.trust_model : 'default';
-    let repo: RepoWithOwner;
-    try {
-      repo = await this.prisma.repository.create({
-        data: {
-          ownerId: owner.id,
-          ownerName: owner.name,
-          name: input.name,
-          lowerName,
-          description: input.description ?? '',
-          isPrivate: input.private ?? false,
-          isTemplate: input.template ?? false,
-          trustModel,
-          objectFormatName: objectFormat,
-          defaultBranch,
-          isEmpty: true,
-          labels: labels.length
-            ? { create: labels.map((l) => ({ name: l.name, color: `#${l.color.replace(/^#/, '')}`, description: l.description, exclusive: l.exclusive })) }
-            : undefined,
-        },
-        include: { owner: true },
-      });
-    } catch (err) {
-      if (isUniqueViolation(err)) throw new ApiError(409, 'The repository with the same name already exists.');
-      throw err;
-    }
     const diskPath = this.diskPath(owner.name, input.name);
+    if (await git.repositoryExists(diskPath)) throw new ApiError(409, 'The repository with the same name already exists.');
+    // Built aside, moved into place, then committed: see repo-creation.ts for the crash cases.
+    const creation = await beginCreation(this.config.reposDir);
     try {
-      await git.initRepository(diskPath, {
-        defaultBranch,
-        autoInit: input.auto_init
-          ? {
-              readme: { name: input.name, description: input.description ?? '', template: input.readme || 'Default', cloneUrlHttps: `${this.config.rootUrl}${owner.name}/${input.name}.git`, owner: owner.name },
-              license: input.license || undefined,
-              gitignores: input.gitignores ? input.gitignores.split(',').map((s) => s.trim()).filter(Boolean) : undefined,
-              author: { name: doer.fullName || doer.name, email: doer.email || `${doer.lowerName}@noreply.localhost` },
-              owner: owner.name,
-              repoName: input.name,
-            }
-          : undefined,
-      });
-    } catch (err) {
-      await this.prisma.repository.delete({ where: { id: repo.id } }).catch(() => undefined);
-      if (err instanceof git.RepositoryExistsError) {
-        throw new ApiError(409, 'The repository with the same name already exists.');
+      try {
+        await git.initRepository(creation.staging, {
+          defaultBranch,
+          autoInit: input.auto_init
+            ? {
+                readme: { name: input.name, description: input.description ?? '', template: input.readme || 'Default', cloneUrlHttps: `${this.config.rootUrl}${owner.name}/${input.name}.git`, owner: owner.name },
+                license: input.license || undefined,
+                gitignores: input.gitignores ? input.gitignores.split(',').map((s) => s.trim()).filter(Boolean) : undefined,
+                author: { name: doer.fullName || doer.name, email: doer.email || `${doer.lowerName}@noreply.localhost` },
+                owner: owner.name,
+                repoName: input.name,
+              }
+            : undefined,
+        });
+      } catch (err) {
+        if (err instanceof git.UnknownTemplateError) {
+          throw new ApiError(err.kind === 'readme' ? 400 : 422, `${err.kind} template "${err.template}" does not exist`);
+        }
+        throw err;
       }
-      if (err instanceof git.UnknownTemplateError) {
-        throw new ApiError(err.kind === 'readme' ? 400 : 422, `${err.kind} template "${err.template}" does not exist`);
+      const stats = await git.repoStats(creation.staging);
+      await markPending(creation, diskPath);
+      try {
+        await git.renameRepository(creation.staging, diskPath);
+      } catch (err) {
+        if (err instanceof git.RepositoryExistsError) throw new ApiError(409, 'The repository with the same name already exists.');
+        throw err;
       }
-      throw err;
+      let repo: RepoWithOwner;
+      try {
+        repo = await this.prisma.$transaction(async (tx) => {
+          const created = await tx.repository.create({
+            data: {
+              ownerId: owner.id,
+              ownerName: owner.name,
+              name: input.name,
+              lowerName,
+              description: input.description ?? '',
+              isPrivate: input.private ?? false,
+              isTemplate: input.template ?? false,
+              trustModel,
+              objectFormatName: objectFormat,
+              defaultBranch: stats.defaultBranch || defaultBranch,
+              isEmpty: stats.empty,
+              size: stats.sizeKiB,
+              numWatches: 1,
+              labels: labels.length
+                ? { create: labels.map((l) => ({ name: l.name, color: `#${l.color.replace(/^#/, '')}`, description: l.description, exclusive: l.exclusive })) }
+                : undefined,
+            },
+            include: { owner: true },
+          });
+          // Gitea's [service] AUTO_WATCH_NEW_REPOS (default true): the creator watches the new
+          // repository (mode auto), so issue notifications and feeds reach them.
+          await tx.watch.create({ data: { userId: doer.id, repoId: created.id, mode: 3 } });
+          return created;
+        });
+      } catch (err) {
+        await git.deleteRepository(diskPath);
+        if (isUniqueViolation(err)) throw new ApiError(409, 'The repository with the same name already exists.');
+        throw err;
+      }
+      return repo;
+    } finally {
+      await endCreation(creation);
     }
-    // Gitea's [service] AUTO_WATCH_NEW_REPOS (default true): the creator watches the new
-    // repository (mode auto), so issue notifications and feeds reach them.
-    await this.prisma.watch.create({ data: { userId: doer.id, repoId: repo.id, mode: 3 } });
-    repo = await this.prisma.repository.update({ where: { id: repo.id }, data: { numWatches: 1 }, include: { owner: true } });
-    if (input.auto_init) return this.afterPush(repo.id);
-    return repo;
+  }
+
+  /** Start-up: finishes what a crash interrupted in create() (repo-creation.ts). */
+  async recoverInterruptedCreations(): Promise<string[]> {
+    return recoverCreations(this.config.reposDir, async (finalPath) => {
+      const rel = path.relative(this.config.reposDir, finalPath).split(path.sep);
+      if (rel.length !== 2 || !rel[1].endsWith('.git')) return true;
+      const n = await this.prisma.repository.count({ where: { owner: { lowerName: rel[0] }, lowerName: rel[1].slice(0, -4) } });
+      return n > 0;
+    });
   }
 
   /** Refreshes size, empty flag and default branch from disk (after a push or init). */

@@ -47,6 +47,7 @@ export interface EditUserInput {
 }
 
 import { isUniqueViolation } from './db-errors';
+import { visibleOwnerTypes } from './permissions';
 export { isUniqueViolation };
 
 export class UserService {
@@ -221,7 +222,8 @@ export class UserService {
   async search(viewer: User | null, q: string, uid: number | undefined, skip: number, take: number) {
     const where: Record<string, unknown> = { type: USER_TYPE_INDIVIDUAL, isActive: true };
     if (uid) where.id = uid;
-    if (!viewer?.isAdmin) where.visibility = { in: viewer && !viewer.isRestricted ? [0, 1] : [0] };
+    const visible = visibleOwnerTypes(viewer);
+    if (visible.length < 3) where.visibility = { in: visible };
     if (q) {
       const lower = q.toLowerCase();
       where.OR = [{ lowerName: { contains: lower } }, { fullName: { contains: q } }];
