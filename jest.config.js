@@ -3,7 +3,15 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/controller', '<rootDir>/forge-api', '<rootDir>/e2e'],
   testMatch: ['**/*.test.ts'],
-  transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { diagnostics: false }],
+    '/node_modules/.+\\.m?js$': '<rootDir>/scripts/jest-esm-transform.js',
+  },
+  // Only these packages are ES modules without a CommonJS build (@kubernetes/client-node 2.x
+  // and its dependencies); every other file under node_modules is loaded untouched.
+  transformIgnorePatterns: [
+    '/node_modules/(?!(@kubernetes/client-node|@jsep-plugin|agent-base|jose|jsep|jsonpath-plus|oauth4webapi|openid-client|rfc4648|socks-proxy-agent)/)',
+  ],
   testTimeout: 60000,
   // A throwaway PostgreSQL for the forge suites (PG_TEST_URL), unless one is given.
   globalSetup: '<rootDir>/scripts/jest-global-setup.js',

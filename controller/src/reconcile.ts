@@ -14,12 +14,11 @@ import type { ManifestDoc, ParsedResources, ResourceSet } from './resources/type
 import type { BuildGraphOptions, DataplaneResult, Graph, StatusReport } from './graph/types';
 import { parseManifests } from './resources';
 import { buildGraph } from './graph';
-import { computeStatuses } from './graph/status';
-import { carryTransitionTimes } from './graph/transitions';
+import { computeStatuses, carryTransitionTimes, withAffected } from './status';
 import { buildModel, ModelMemo, type NginxModel } from './model';
 import { renderConfig, type RenderedConfig } from './render';
 import { parsePolicyDocs, type ParsedPolicies } from './resources/policies';
-import { computePolicies, targetsFromGraph, withAffected, type EffectivePolicies, type PolicyInput, type PolicyResult } from './policies';
+import { computePolicies, targetsFromGraph, type EffectivePolicies, type PolicyInput, type PolicyResult } from './policies';
 
 /** render/ RenderedConfig: files relative to the nginx prefix. */
 export interface RenderedConfigLike {

@@ -1,11 +1,11 @@
 import { GATEWAY_API_GROUP, type Gateway, type Listener } from '../resources/types';
-import { gatewayConditions, listenerConditions, mergeConditions } from './conditions';
+import { gatewayConditions, listenerConditions, mergeConditions } from '../status/conditions';
 import type { GatewayNode, GraphCondition, ListenerNode, SupportedKind } from './types';
 
 /** Protocols whose listeners we can program today. */
 export const SUPPORTED_PROTOCOLS = ['HTTP'];
 /** Route kinds each supported protocol carries. */
-const KINDS_BY_PROTOCOL: Record<string, string[]> = { HTTP: ['HTTPRoute'] };
+const KINDS_BY_PROTOCOL: Record<string, string[]> = { HTTP: ['HTTPRoute', 'GRPCRoute'] };
 
 function supportedKindsOf(listener: Listener): { kinds: SupportedKind[]; invalid: string[] } {
   const allowed = KINDS_BY_PROTOCOL[listener.protocol] ?? [];

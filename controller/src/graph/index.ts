@@ -6,5 +6,3 @@ export { selectorMatches } from './selectors';
 export { SUPPORTED_PROTOCOLS } from './gateways';
 export { acceptedHostnames, hostnamesIntersect, moreSpecific } from './hostnames';
 export { routeOrder } from './isolation';
-export { computeStatuses, SUPPORTED_FEATURES, type StatusOptions } from './status';
-export { carryTransitionTimes } from './transitions';

@@ -12,7 +12,7 @@ import { checkProxySettings, DEFAULT_PAGE_SIZE, mergeProxy } from './buffers';
 import { resolveConflicts, type Conflict } from './conflicts';
 import { gatewayKey, policyKey, policyName, routeKey, targetKey } from './keys';
 import { checkZoneKeys, combineRateLimits, policyZones, rateLimitLevel, type RateLimitLevel } from './ratelimit';
-import { affectedCondition, looseTargetRefs, policyStatus, type AncestorOutcome } from './status';
+import { affectedCondition, looseTargetRefs, policyStatus, type AncestorOutcome } from '../status/policies';
 import { resolveTargets, type Attachment } from './targets';
 import type {
   EffectivePolicies,
@@ -33,7 +33,7 @@ export { resolveConflicts, exclusiveFields } from './conflicts';
 export { resolveTargets, targetsFromGraph } from './targets';
 export { gatewayKey, routeKey, targetKey, zoneId } from './keys';
 export { contentLengthAbove } from './bodysize';
-export { withAffected } from './status';
+export { withAffected } from '../status/policies';
 export { modelZones, toPolicySettings, ruleSettings, dispatchBodySize, DEFAULT_MAX_BODY_BYTES } from './model-adapter';
 
 const EMPTY: LocationPolicies = Object.freeze({}) as LocationPolicies;

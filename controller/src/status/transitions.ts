@@ -3,7 +3,7 @@
  * same place, same type) unless its `status` changed, as the Kubernetes condition convention
  * says; new conditions get `now`. Reason/message changes alone keep the time.
  */
-import type { StatusReport } from './types';
+import type { StatusReport } from '../graph/types';
 
 type Json = unknown;
 

@@ -1,4 +1,5 @@
-import { carryTransitionTimes, type StatusReport } from '../src/graph';
+import type { StatusReport } from '../src/graph';
+import { carryTransitionTimes } from '../src/status';
 
 const T1 = '2026-01-01T00:00:00Z';
 const T2 = '2026-01-01T00:05:00Z';

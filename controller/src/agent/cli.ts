@@ -1,0 +1,217 @@
+/**
+ * portcullis-agent: runs next to nginx in a Gateway's data-plane pod. It receives the
+ * Gateway's rendered config from the controller (configserver/), applies it to the nginx it
+ * runs (apply/), reports the outcome, and serves /healthz, /readyz and /metrics.
+ */
+import * as fs from 'fs';
+import * as http from 'http';
+import * as os from 'os';
+import * as path from 'path';
+import { createLogger, isLogLevel, LOG_LEVELS, type Logger, type LogLevel } from '../log';
+import { NginxProcess } from '../apply/nginx';
+import { defaultNginxBinary } from '../apply/nginx-binary';
+import { prefixLayout } from '../render';
+import { AgentChannel } from './channel';
+import { AgentLoop } from './agent';
+import { AgentMetrics } from './metrics';
+
+export const USAGE = `Usage: portcullis-agent --server=URL --gateway=NAMESPACE/NAME --token-file=FILE [options]
+
+Runs nginx for one Gateway: receives the Gateway's configuration from the Portcullis
+controller, applies it (nginx -t, reload; a refused config leaves the last good one serving)
+and reports the outcome, which becomes the Gateway's Programmed condition.
+
+Options:
+  --server=URL             the controller's config server (https://...)
+  --gateway=NS/NAME        the Gateway this data plane serves
+  --token-file=FILE        ServiceAccount token (audience portcullis-agent), re-read on
+                           every connect
+  --ca-file=FILE           CA bundle to verify the config server with (default: system roots)
+  --prefix=DIR             nginx prefix: config generations, logs, temp files, sockets
+                           (default /var/run/portcullis/nginx)
+  --listen-address=ADDR    address nginx listens on for the listener ports (default 0.0.0.0)
+  --health-address=H:P     /healthz, /readyz and /metrics (default 0.0.0.0:9113)
+  --pod-name=NAME          this replica's name in reports (default $POD_NAME, else the host name)
+  --nginx=PATH             nginx binary (default: see controller/src/apply/nginx-binary.ts:
+                           $PORTCULLIS_NGINX, the cached 1.26.3 build, PATH, /usr/sbin/nginx)
+  --log-level=LEVEL        ${LOG_LEVELS.join(', ')} (default info); JSON lines on stderr
+  -h, --help               show this help
+`;
+
+export interface AgentOptions {
+  server: string;
+  gateway: string;
+  tokenFile: string;
+  caFile?: string;
+  prefix: string;
+  listenAddress: string;
+  healthAddress: string;
+  podName: string;
+  nginx?: string;
+  logLevel: LogLevel;
+  help: boolean;
+}
+
+export class UsageError extends Error {}
+
+const KNOWN = ['server', 'gateway', 'token-file', 'ca-file', 'prefix', 'listen-address', 'health-address', 'pod-name', 'nginx', 'log-level', 'help'];
+
+export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): AgentOptions {
+  const values = new Map<string, string>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '-h' || arg === '--help') {
+      values.set('help', 'true');
+      continue;
+    }
+    if (!arg.startsWith('--')) throw new UsageError(`unexpected argument "${arg}"`);
+    const eq = arg.indexOf('=');
+    const name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
+    if (!KNOWN.includes(name)) throw new UsageError(`unknown option --${name}`);
+    let value: string;
+    if (eq >= 0) value = arg.slice(eq + 1);
+    else {
+      const next = argv[i + 1];
+      if (next === undefined || next.startsWith('--')) throw new UsageError(`--${name} needs a value`);
+      value = next;
+      i++;
+    }
+    values.set(name, value);
+  }
+  const logLevel = values.get('log-level') ?? 'info';
+  if (!isLogLevel(logLevel)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  const options: AgentOptions = {
+    server: values.get('server') ?? '',
+    gateway: values.get('gateway') ?? '',
+    tokenFile: values.get('token-file') ?? '',
+    caFile: values.get('ca-file'),
+    prefix: values.get('prefix') ?? '/var/run/portcullis/nginx',
+    listenAddress: values.get('listen-address') ?? '0.0.0.0',
+    healthAddress: values.get('health-address') ?? '0.0.0.0:9113',
+    podName: values.get('pod-name') ?? env.POD_NAME ?? os.hostname(),
+    nginx: values.get('nginx'),
+    logLevel,
+    help: values.has('help'),
+  };
+  if (options.help) return options;
+  if (!options.server) throw new UsageError('--server=URL is required');
+  try {
+    const u = new URL(options.server);
+    if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new Error();
+  } catch {
+    throw new UsageError(`--server must be an http(s) URL, got "${options.server}"`);
+  }
+  if (!/^[^/]+\/[^/]+$/.test(options.gateway)) throw new UsageError(`--gateway must be NAMESPACE/NAME, got "${options.gateway}"`);
+  if (!options.tokenFile) throw new UsageError('--token-file=FILE is required');
+  if (!path.isAbsolute(options.prefix)) options.prefix = path.resolve(options.prefix);
+  if (!/^(.*):(\d+)$/.test(options.healthAddress)) throw new UsageError(`--health-address must be HOST:PORT, got "${options.healthAddress}"`);
+  return options;
+}
+
+function alive(pid: number | undefined): boolean {
+  if (!pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export async function runAgent(options: AgentOptions, log: Logger): Promise<number> {
+  const binary = options.nginx ?? defaultNginxBinary();
+  if (!fs.existsSync(binary)) throw new Error(`nginx binary ${binary} not found (pass --nginx=PATH)`);
+  if (!fs.existsSync(options.tokenFile)) throw new Error(`token file ${options.tokenFile} not found`);
+  const nginx = new NginxProcess({ prefix: options.prefix, binary, log });
+  const layout = prefixLayout(options.prefix);
+  const metrics = new AgentMetrics(() => layout.statusSocket);
+  const channel = new AgentChannel({
+    server: options.server,
+    gateway: options.gateway,
+    pod: options.podName,
+    tokenFile: options.tokenFile,
+    caFile: options.caFile,
+    variant: { prefix: layout.prefix, listenAddress: options.listenAddress },
+    log,
+  });
+  channel.onConnection((c) => metrics.connected.set(c ? 1 : 0));
+  const loop = new AgentLoop(nginx, channel, log, metrics);
+
+  const healthServer = http.createServer((req, res) => {
+    const url = (req.url ?? '/').split('?')[0];
+    const nginxUp = alive(nginx.pid);
+    if (url === '/healthz') {
+      // Once nginx ran, a dead nginx is a dead data plane: let the kubelet restart the pod.
+      const ok = loop.live === undefined || nginxUp;
+      res.writeHead(ok ? 200 : 503, { 'content-type': 'text/plain' }).end(ok ? 'ok\n' : 'nginx is not running\n');
+    } else if (url === '/readyz') {
+      const ok = loop.live !== undefined && nginxUp;
+      res.writeHead(ok ? 200 : 503, { 'content-type': 'text/plain' }).end(ok ? `ok ${loop.live}\n` : 'no configuration applied yet\n');
+    } else if (url === '/metrics') {
+      metrics.registry.metrics().then(
+        (text) => res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text),
+        (err: Error) => res.writeHead(500).end(err.message),
+      );
+    } else res.writeHead(404).end();
+  });
+  const m = /^(.*):(\d+)$/.exec(options.healthAddress)!;
+  await new Promise<void>((resolve, reject) => {
+    healthServer.once('error', reject);
+    healthServer.listen(Number(m[2]), m[1].replace(/^\[|\]$/g, ''), () => resolve());
+  });
+  log.info('agent starting', { component: 'agent', gateway: options.gateway, server: options.server, pod: options.podName, prefix: layout.prefix, health: options.healthAddress });
+
+  let stopping: Promise<number> | undefined;
+  const stop = (signal: string): Promise<number> => {
+    stopping ??= (async () => {
+      log.info('stopping', { component: 'agent', signal });
+      channel.stop();
+      loop.stop();
+      await loop.idle();
+      await nginx.stop();
+      healthServer.close();
+      return 0;
+    })();
+    return stopping;
+  };
+  const done = new Promise<number>((resolve) => {
+    process.once('SIGTERM', () => void stop('SIGTERM').then(resolve));
+    process.once('SIGINT', () => void stop('SIGINT').then(resolve));
+  });
+  void channel.run(() => loop.live, (frame) => loop.frame(frame));
+  return done;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  let options: AgentOptions;
+  try {
+    options = parseArgs(argv);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`portcullis-agent: ${err.message}\n\n${USAGE}`);
+      return 64;
+    }
+    throw err;
+  }
+  if (options.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const log = createLogger({ level: options.logLevel, fields: { component: 'agent' } });
+  try {
+    return await runAgent(options, log);
+  } catch (err) {
+    log.error('agent failed', { error: (err as Error).message });
+    return 1;
+  }
+}
+
+if (require.main === module || require.main?.filename.endsWith('portcullis-agent.js')) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (err) => {
+      process.stderr.write(`portcullis-agent: ${(err as Error).stack ?? err}\n`);
+      process.exit(1);
+    },
+  );
+}

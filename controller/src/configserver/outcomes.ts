@@ -1,0 +1,35 @@
+/**
+ * What the agents of one Gateway reported, folded into its Programmed condition (pure).
+ *
+ * Each connected agent's latest report counts. Any failure makes the Gateway Programmed
+ * False (reason Invalid, nginx's message, naming the pod): that replica serves its last good
+ * config, not the current one. Otherwise one success is enough for True. While a new version
+ * is being applied the previous reports stand, so the condition does not flicker on every
+ * change. With no agent connected it is Pending, except in the first moments after this
+ * controller became the leader (agents are still reconnecting): then it is unknown, and the
+ * status stage keeps what the Gateway says.
+ */
+export interface AgentReport {
+  pod: string;
+  version: string;
+  ok: boolean;
+  message?: string;
+}
+
+export type DataplaneOutcome =
+  | { programmed: true }
+  | { programmed: false; reason: 'Invalid' | 'Pending'; message: string };
+
+export const PENDING_MESSAGE = 'Waiting for a data plane (portcullis-agent) to connect and apply the configuration';
+
+export function foldOutcome(reports: AgentReport[], agentsConnected: number, settling: boolean): DataplaneOutcome | undefined {
+  const failed = reports.filter((r) => !r.ok).sort((a, b) => a.pod.localeCompare(b.pod));
+  if (failed.length) {
+    const message = failed.map((r) => `${r.pod}: ${r.message ?? 'apply failed'}`).join('; ');
+    return { programmed: false, reason: 'Invalid', message: `The Gateway is not programmed: the data plane kept its last good configuration because nginx refused the new one (${message})` };
+  }
+  if (reports.some((r) => r.ok)) return { programmed: true };
+  if (settling) return undefined;
+  if (agentsConnected > 0) return { programmed: false, reason: 'Pending', message: 'Waiting for the data plane to apply the configuration' };
+  return { programmed: false, reason: 'Pending', message: PENDING_MESSAGE };
+}
