@@ -135,9 +135,10 @@ async function authPlugin(app: FastifyInstance) {
   app.decorateRequest('auth', null as unknown as AuthResult);
   app.decorateRequest('doer', null);
 
-  // preValidation, not preHandler: Gitea authenticates before it binds the body, so an anonymous
-  // request with a bad body is a 401 and a token without the scope a 403, never a 422.
-  app.addHook('preValidation', async (request, reply) => {
+  // onRequest, before the body is even parsed: Gitea authenticates before it binds the body,
+  // so an anonymous request with a bad (or malformed) body is a 401 and a token without the
+  // scope a 403, never a 422. Nothing here reads the body.
+  app.addHook('onRequest', async (request, reply) => {
     const cfg = request.routeOptions.config ?? {};
     const routeAuth: RouteAuth = cfg.auth ?? 'optional';
     const auth = await app.auth.resolveUser(request);

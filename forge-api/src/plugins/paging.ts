@@ -21,6 +21,16 @@ export function dbId(n: number | undefined): number | undefined {
   return Number.isSafeInteger(n) && n >= 0 && n <= MAX_DB_INT ? n : -1;
 }
 
+/**
+ * A decimal id written as text (`/milestones/{id-or-name}`, `?labels=3,bug`), or undefined
+ * when the text is not one; ids beyond the ones the forge hands out become -1 (no row),
+ * never a number the driver refuses.
+ */
+export function idFromText(text: string): number | undefined {
+  if (!/^\d+$/.test(text)) return undefined;
+  return dbId(Number(text));
+}
+
 export interface Paging {
   page: number;
   limit: number;

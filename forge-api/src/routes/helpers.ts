@@ -37,6 +37,8 @@ export async function contextUser(app: FastifyInstance, request: FastifyRequest,
   const user = await app.services.users.findByName(name);
   if (user) {
     if (!(await app.services.permissions.canSeeOwner(request.doer, user))) throw new ApiError(404, 'not found', { errors: [`user redirect does not exist [name: ${name}]`] });
+    // Gitea's checkTokenPublicOnly: a public-only token reaches public users and orgs only.
+    if (publicOnly(request) && user.visibility !== 0) throw new ApiError(403, user.type === 1 ? 'token scope is limited to public orgs' : 'token scope is limited to public users');
     return user;
   }
   const target = await app.services.users.redirectTarget(name);

@@ -109,7 +109,7 @@ export default async function userRoutes(app: FastifyInstance) {
   app.get(
     '/user/repos',
     {
-      config: { auth: 'required', scopes: ['user', 'repository'], rejectPublicOnly: true },
+      config: { auth: 'required', scopes: ['user', 'repository'] },
       schema: { tags: ['user'], operationId: 'userCurrentListRepos', summary: 'List the repos that the authenticated user owns', querystring: obj(pagingQuery), response: repoList },
     },
     async (request, reply) => {
@@ -141,7 +141,7 @@ export default async function userRoutes(app: FastifyInstance) {
   app.post<{ Body: CreateRepoInput }>(
     '/user/repos',
     {
-      config: { auth: 'required', scopes: ['user', 'repository'] },
+      config: { auth: 'required', scopes: ['user', 'repository'], rejectPublicOnly: true },
       schema: {
         tags: ['repository', 'user'],
         operationId: 'createCurrentUserRepo',

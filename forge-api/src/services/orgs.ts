@@ -9,7 +9,7 @@ import { checkUserName } from './names';
 import { USER_TYPE_ORGANIZATION, type PermissionService } from './permissions';
 import type { User } from './records';
 import { isUniqueViolation, type UserService } from './users';
-import { visibleOwnerTypes } from './permissions';
+import { visibleOwnerTypes, type Viewer } from './permissions';
 
 export interface CreateOrgInput {
   username: string;
@@ -43,6 +43,8 @@ export class OrgService {
   async getVisible(name: string, viewer: User | null): Promise<User> {
     const org = await this.findByName(name);
     if (!org || !(await this.permissions.canSeeOwner(viewer, org))) throw new ApiError(404, 'not found', { errors: [`org does not exist [name: ${name}]`] });
+    // A public-only token reaches public organizations only (Gitea's checkTokenPublicOnly).
+    if ((viewer as Viewer | null)?.publicOnly && org.visibility !== 0) throw new ApiError(403, 'token scope is limited to public orgs');
     return org;
   }
 
