@@ -91,6 +91,23 @@ export function normaliseBody(request: FastifyRequest): void {
   request.body = repairSurrogates(body);
 }
 
+/**
+ * Query integers Gitea cannot parse (beyond int64) are absent for Gitea (ctx.FormInt64 gives 0),
+ * not an error: such values are dropped before validation, so `?uid=99999999999999999999`
+ * lists as if no uid were given instead of failing.
+ */
+export function dropUnparsableQueryIntegers(request: FastifyRequest): void {
+  const schema = (request.routeOptions.schema as { querystring?: { properties?: Record<string, { type?: unknown }> } } | undefined)?.querystring;
+  const query = request.query as Record<string, unknown> | undefined;
+  if (!schema?.properties || !query) return;
+  for (const [name, prop] of Object.entries(schema.properties)) {
+    const types = Array.isArray(prop.type) ? prop.type : [prop.type];
+    if (!types.includes('integer') || typeof query[name] !== 'string') continue;
+    const text = (query[name] as string).trim();
+    if (/^[-+]?\d+$/.test(text) && (Number(text) >= 9223372036854775808 || Number(text) < -9223372036854775808)) delete query[name];
+  }
+}
+
 /** The URL check, at the root: it covers the API, the git routes and the package registry. */
 export const urlInput = shared(async function urlInput(app: FastifyInstance) {
   app.addHook('onRequest', async (request) => {
@@ -104,6 +121,7 @@ export const urlInput = shared(async function urlInput(app: FastifyInstance) {
  */
 export const bodyInput = shared(async function bodyInput(app: FastifyInstance) {
   app.addHook('preValidation', async (request) => {
+    dropUnparsableQueryIntegers(request);
     normaliseBody(request);
   });
 });
