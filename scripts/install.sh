@@ -15,6 +15,11 @@ command -v git >/dev/null || need+=(git)
 [ -x /usr/lib/postgresql/15/bin/postgres ] || ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || need+=(postgresql)
 command -v wrk >/dev/null || need+=(wrk)
 command -v python3 >/dev/null && python3 -m venv --help >/dev/null 2>&1 || need+=(python3 python3-venv)
+# e2e/gateway/https.test.ts makes its certificates with openssl.
+command -v openssl >/dev/null || need+=(openssl)
+# Container images (scripts/build-images.sh, e2e/images): buildah + a Debian root filesystem.
+command -v buildah >/dev/null || need+=(buildah)
+command -v mmdebstrap >/dev/null || need+=(mmdebstrap)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}"
   $SUDO apt-get update -qq
