@@ -66,9 +66,10 @@ function checkHeader(value: string | undefined): void {
   if (value !== undefined && /[\r\n]/.test(value)) throw new ApiError(422, 'Invalid authorization header');
 }
 
-/** Gitea binds branch_filter with its GlobPattern rule: a filter that does not compile is a 422. */
+/** Gitea binds branch_filter with its GlobPattern rule: a filter that does not compile is a 422 naming why. */
 function checkBranchFilter(filter: string | undefined): void {
-  if (filter && globError(filter)) throw new ApiError(422, '[BranchFilter]: GlobPattern');
+  const why = filter ? globError(filter) : null;
+  if (why) throw new ApiError(422, `[BranchFilter]: ${why}`);
 }
 
 export class WebhookService {
