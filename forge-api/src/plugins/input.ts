@@ -12,7 +12,7 @@
  *    is stored like Gitea stores it instead of failing in the driver.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ApiError } from './errors';
+import { MalformedError, ValidationError } from '../services/errors';
 import { shared } from './shared';
 
 // eslint-disable-next-line no-control-regex
@@ -75,7 +75,7 @@ function pascal(field: string): string {
 
 /** Path and query: a NUL names nothing a client may ask for (400, before authentication). */
 export function checkUrl(request: FastifyRequest): void {
-  if (decodedUrlHasNul(request.url)) throw new ApiError(400, 'invalid character in the request URL');
+  if (decodedUrlHasNul(request.url)) throw new MalformedError('invalid character in the request URL');
 }
 
 /**
@@ -87,7 +87,7 @@ export function normaliseBody(request: FastifyRequest): void {
   if (body === undefined || body === null || Buffer.isBuffer(body)) return;
   if (typeof body === 'object' && typeof (body as { pipe?: unknown }).pipe === 'function') return;
   const field = findNul(body);
-  if (field) throw new ApiError(422, `[${pascal(field)}]: Text`);
+  if (field) throw new ValidationError(`[${pascal(field)}]: Text`);
   request.body = repairSurrogates(body);
 }
 

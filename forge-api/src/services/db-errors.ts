@@ -7,7 +7,7 @@
  * that PostgreSQL cannot serialise (P2034). Services check first and answer Gitea's message
  * where they know it; whatever slips through a check-then-act window lands here.
  */
-import { ApiError } from '../plugins/errors';
+import { AlreadyExistsError, ConflictError, DomainError, NotFoundError } from './errors';
 
 interface DbError {
   code?: string;
@@ -33,17 +33,17 @@ export function isRecordNotFound(err: unknown): boolean {
 }
 
 /** The client error a database error stands for, or null when it is a real server fault. */
-export function clientErrorOf(err: unknown): ApiError | null {
+export function clientErrorOf(err: unknown): DomainError | null {
   switch (dbErrorCode(err)) {
     case 'P2025': // record to update/delete does not exist
     case 'P2003': // the row it refers to was deleted meanwhile
     case 'P2015': // a related record could not be found
     case 'P2018': // required connected records were not found
-      return new ApiError(404, 'not found');
+      return new NotFoundError('not found');
     case 'P2002':
-      return new ApiError(409, 'the record already exists');
+      return new AlreadyExistsError('the record already exists');
     case 'P2034': // write conflict or deadlock: the other request went first
-      return new ApiError(409, 'the request conflicted with a concurrent change, please retry');
+      return new ConflictError('the request conflicted with a concurrent change, please retry');
     default:
       return null;
   }
