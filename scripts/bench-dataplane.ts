@@ -11,7 +11,7 @@
  * bounds throughput when nginx is the bottleneck, and a ratio that other load barely moves.
  *
  * Env: BENCH_SECONDS (per run, default 5), BENCH_ROUNDS (default 3), BENCH_ROUTES (default 100),
- *      BENCH_CONNECTIONS (default 32), NGINX_BINARY.
+ *      BENCH_CONNECTIONS (default 32), PORTCULLIS_NGINX (see controller/src/apply/nginx-binary.ts).
  */
 import * as fs from 'fs';
 import * as net from 'net';
@@ -23,12 +23,13 @@ import type { BackendRef, Graph, HTTPRouteNode, RouteMatch } from '../controller
 import { silentLogger } from '../controller/src/log';
 import { buildModel } from '../controller/src/model';
 import { renderConfig } from '../controller/src/render';
+import { defaultNginxBinary } from '../controller/src/apply/nginx-binary';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const ROUTES = Number(process.env.BENCH_ROUTES ?? 100);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
-const NGINX = process.env.NGINX_BINARY ?? 'nginx';
+const NGINX = defaultNginxBinary();
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Installs what a fresh Debian machine lacks for Portcullis (idempotent): nginx, git,
-# PostgreSQL (tests run the forge suites on it too), wrk (benchmarks), then npm ci.
+# Installs what a fresh Debian machine lacks for Portcullis (idempotent): nginx 1.26.3 built
+# from Debian's source archive (scripts/build-nginx.sh, cached under ~/.cache/portcullis-nginx),
+# Debian's nginx 1.22 (tests of the older-nginx path), git, PostgreSQL (tests run the forge
+# suites on it too), wrk (benchmarks), then npm ci.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive
@@ -19,6 +21,9 @@ if [ ${#need[@]} -gt 0 ]; then
   # Debian starts a system nginx on :80 and a system PostgreSQL; Portcullis runs its own.
   $SUDO systemctl stop nginx >/dev/null 2>&1 || $SUDO service nginx stop >/dev/null 2>&1 || true
 fi
+# The nginx the controller, tests and benchmarks run (controller/src/apply/nginx-binary.ts
+# finds it): ~17 s to build on 2 cores the first time, nothing once cached.
+bash scripts/build-nginx.sh
 # An earlier machine setup left `nodedir=/usr` in ~/.npmrc, which npm 11 answers with an
 # "Unknown user config" warning on every npm/npx call; the variable above does its job.
 if [ -f "$HOME/.npmrc" ] && grep -q '^nodedir=' "$HOME/.npmrc"; then

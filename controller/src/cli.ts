@@ -2,7 +2,7 @@
  * portcullis-controller: the gateway controller's command line.
  *
  *   portcullis-controller --provider=file --manifests=DIR --state-dir=DIR
- *       [--listen-address=127.0.0.1] [--nginx=/usr/sbin/nginx] [--log-level=info]
+ *       [--listen-address=127.0.0.1] [--nginx=PATH] [--log-level=info]
  */
 import * as fs from 'fs';
 import * as path from 'path';
@@ -10,6 +10,7 @@ import { createLogger, isLogLevel, LOG_LEVELS, Logger, LogLevel } from './log';
 import { FileProvider } from './providers/file';
 import { Reconciler, standardPipeline } from './reconcile';
 import { NginxProcess } from './apply/nginx';
+import { defaultNginxBinary } from './apply/nginx-binary';
 import { DEFAULT_CONTROLLER_NAME } from './graph/types';
 
 export const USAGE = `Usage: portcullis-controller --provider=file --manifests=DIR --state-dir=DIR [options]
@@ -28,7 +29,8 @@ Options:
                            creationTimestamp are kept (created if missing)
   --listen-address=ADDR    address nginx listens on for every listener port, and the Gateway's
                            reported address (default 127.0.0.1)
-  --nginx=PATH             nginx binary (default: nginx on the PATH, else /usr/sbin/nginx)
+  --nginx=PATH             nginx binary (default: $PORTCULLIS_NGINX, else the build of
+                           scripts/build-nginx.sh, else nginx on the PATH, else /usr/sbin/nginx)
   --controller-name=NAME   GatewayClass controllerName to handle
                            (default ${DEFAULT_CONTROLLER_NAME})
   --log-level=LEVEL        ${LOG_LEVELS.join(', ')} (default info); JSON lines on stderr
@@ -102,21 +104,13 @@ export function parseArgs(argv: string[]): CliOptions {
   return options;
 }
 
-/** nginx from the PATH, else Debian's location (root's PATH may lack /usr/sbin). */
-function defaultNginx(): string {
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    if (dir && fs.existsSync(path.join(dir, 'nginx'))) return path.join(dir, 'nginx');
-  }
-  return '/usr/sbin/nginx';
-}
-
 /** Runs the file provider until a signal; resolves with the exit code. */
 export async function runFileProvider(options: CliOptions, log: Logger): Promise<number> {
   const stateDir = path.resolve(options.stateDir!);
   const prefix = path.join(stateDir, 'nginx');
   const provider = new FileProvider({ manifestsDir: options.manifests!, stateDir, log });
   const { previousStatuses } = await provider.open();
-  const binary = options.nginx ?? defaultNginx();
+  const binary = options.nginx ?? defaultNginxBinary();
   if (!fs.existsSync(binary)) throw new Error(`nginx binary ${binary} not found (install nginx or pass --nginx=PATH)`);
   const nginx = new NginxProcess({ prefix, binary, log });
   const reconciler = new Reconciler({

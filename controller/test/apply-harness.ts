@@ -9,6 +9,7 @@ import { renderConfig, type RenderOptions } from '../src/render';
 import type { Logger } from '../src/log';
 import { startEchoBackend, type EchoBackend } from '../../e2e/support/echo-backend';
 import { freePort } from '../../e2e/support/ports';
+import { defaultNginxBinary } from '../src/apply/nginx-binary';
 
 export interface LogRecord {
   level: string;
@@ -29,7 +30,7 @@ export class Harness {
   readonly backends = new Map<string, EchoBackend>();
   private constructor(prefix: string) {
     this.prefix = prefix;
-    this.nginx = new NginxProcess({ prefix, binary: process.env.NGINX_BINARY ?? 'nginx', log: this.log });
+    this.nginx = new NginxProcess({ prefix, binary: defaultNginxBinary(), log: this.log });
   }
 
   static async create(backendNames: string[] = []): Promise<Harness> {

@@ -65,14 +65,17 @@ describe('graph: listeners', () => {
     expect(listener(g, 'gw', 'tls').conditions.find((c) => c.type === 'Conflicted')).toMatchObject({ status: 'True', reason: 'ProtocolConflict' });
   });
 
-  test('a valid listener: Accepted, ResolvedRefs True, Conflicted False NoConflicts, supportedKinds HTTPRoute', () => {
+  test('a valid listener: Accepted, ResolvedRefs True, Conflicted False NoConflicts, supportedKinds HTTPRoute and GRPCRoute', () => {
     const l = listener(build(gatewayClass(), gateway('gw', [http('web')])), 'gw', 'web');
     expect(l.conditions.map((c) => [c.type, c.status, c.reason])).toEqual([
       ['Accepted', 'True', 'Accepted'],
       ['ResolvedRefs', 'True', 'ResolvedRefs'],
       ['Conflicted', 'False', 'NoConflicts'],
     ]);
-    expect(l.supportedKinds).toEqual([{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute' }]);
+    expect(l.supportedKinds).toEqual([
+      { group: 'gateway.networking.k8s.io', kind: 'HTTPRoute' },
+      { group: 'gateway.networking.k8s.io', kind: 'GRPCRoute' },
+    ]);
   });
 
   test('allowedRoutes.kinds with an unknown kind: ResolvedRefs False InvalidRouteKinds, supportedKinds lists only valid kinds', () => {

@@ -11,6 +11,7 @@ import execa from 'execa';
 import { WrappedRE2 } from 're2-wasm/build/wasm/re2';
 import { checkRegex } from '../src/graph';
 import { freePort } from '../../e2e/support/ports';
+import { defaultNginxBinary } from '../src/apply/nginx-binary';
 
 function re2Search(pattern: string, subject: string): boolean {
   const re = new WrappedRE2(pattern.replace(/\(\?<(?![=!])/g, '(?P<'), false, false, false);
@@ -84,7 +85,7 @@ http {
 }
 `,
   );
-  nginx = execa('nginx', ['-p', prefix + '/', '-c', path.join(prefix, 'nginx.conf'), '-g', 'daemon off;'], { reject: false });
+  nginx = execa(defaultNginxBinary(), ['-p', prefix + '/', '-c', path.join(prefix, 'nginx.conf'), '-g', 'daemon off;'], { reject: false });
   for (let i = 0; i < 100; i++) {
     if (await canConnect(port)) return;
     await new Promise((r) => setTimeout(r, 50));

@@ -8,6 +8,7 @@ import { ensurePrefixDirs } from '../src/apply/files';
 import { prefixLayout, renderConfig } from '../src/render';
 import { quote } from '../src/render/format';
 import * as f from './model-fixtures';
+import { defaultNginxBinary } from '../src/apply/nginx-binary';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-render-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -22,7 +23,7 @@ async function nginxTest(files: Record<string, string>, prefix: string) {
   fs.mkdirSync(conf, { recursive: true });
   ensurePrefixDirs(prefixLayout(prefix));
   for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(conf, name), text);
-  return execa('nginx', ['-t', '-p', prefix + '/', '-e', 'stderr', '-c', path.join(conf, 'nginx.conf')], { reject: false, all: true });
+  return execa(defaultNginxBinary(), ['-t', '-p', prefix + '/', '-e', 'stderr', '-c', path.join(conf, 'nginx.conf')], { reject: false, all: true });
 }
 
 describe('nginx string escaping', () => {

@@ -41,7 +41,14 @@ describe('status: what the conformance suite checks', () => {
     expect(s.addresses).toEqual([{ type: 'IPAddress', value: '127.0.0.1' }]);
     expect(summary(s.conditions)).toEqual(['Accepted=True/Accepted', 'Programmed=True/Programmed']);
     expect(s.listeners).toHaveLength(1);
-    expect(s.listeners[0]).toMatchObject({ name: 'web', attachedRoutes: 1, supportedKinds: [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute' }] });
+    expect(s.listeners[0]).toMatchObject({
+      name: 'web',
+      attachedRoutes: 1,
+      supportedKinds: [
+        { group: 'gateway.networking.k8s.io', kind: 'HTTPRoute' },
+        { group: 'gateway.networking.k8s.io', kind: 'GRPCRoute' },
+      ],
+    });
     expect(summary(s.listeners[0].conditions).sort()).toEqual(['Accepted=True/Accepted', 'Conflicted=False/NoConflicts', 'Programmed=True/Programmed', 'ResolvedRefs=True/ResolvedRefs']);
     for (const c of [...s.conditions, ...s.listeners[0].conditions]) expect(c.observedGeneration).toBe(2);
   });

@@ -9,6 +9,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { createLogger, isLogLevel, LOG_LEVELS, type Logger, type LogLevel } from '../log';
 import { NginxProcess } from '../apply/nginx';
+import { defaultNginxBinary } from '../apply/nginx-binary';
 import { prefixLayout } from '../render';
 import { AgentChannel } from './channel';
 import { AgentLoop } from './agent';
@@ -31,7 +32,8 @@ Options:
   --listen-address=ADDR    address nginx listens on for the listener ports (default 0.0.0.0)
   --health-address=H:P     /healthz, /readyz and /metrics (default 0.0.0.0:9113)
   --pod-name=NAME          this replica's name in reports (default $POD_NAME, else the host name)
-  --nginx=PATH             nginx binary (default: nginx on the PATH, else /usr/sbin/nginx)
+  --nginx=PATH             nginx binary (default: see controller/src/apply/nginx-binary.ts:
+                           $PORTCULLIS_NGINX, the cached 1.26.3 build, PATH, /usr/sbin/nginx)
   --log-level=LEVEL        ${LOG_LEVELS.join(', ')} (default info); JSON lines on stderr
   -h, --help               show this help
 `;
@@ -106,13 +108,6 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env):
   return options;
 }
 
-function defaultNginx(): string {
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    if (dir && fs.existsSync(path.join(dir, 'nginx'))) return path.join(dir, 'nginx');
-  }
-  return '/usr/sbin/nginx';
-}
-
 function alive(pid: number | undefined): boolean {
   if (!pid) return false;
   try {
@@ -124,7 +119,7 @@ function alive(pid: number | undefined): boolean {
 }
 
 export async function runAgent(options: AgentOptions, log: Logger): Promise<number> {
-  const binary = options.nginx ?? defaultNginx();
+  const binary = options.nginx ?? defaultNginxBinary();
   if (!fs.existsSync(binary)) throw new Error(`nginx binary ${binary} not found (pass --nginx=PATH)`);
   if (!fs.existsSync(options.tokenFile)) throw new Error(`token file ${options.tokenFile} not found`);
   const nginx = new NginxProcess({ prefix: options.prefix, binary, log });

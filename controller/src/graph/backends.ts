@@ -41,8 +41,8 @@ export class BackendIndex {
     }
   }
 
-  /** Does a ReferenceGrant in `namespace` let HTTPRoutes of `fromNamespace` refer to Service `name`? */
-  serviceGranted(fromNamespace: string, namespace: string, name: string): boolean {
+  /** Does a ReferenceGrant in `namespace` let routes of `fromKind` in `fromNamespace` refer to Service `name`? */
+  serviceGranted(fromNamespace: string, namespace: string, name: string, fromKind = 'HTTPRoute'): boolean {
     if (!this.grantsByNamespace) {
       // Indexed on first use: each cross-namespace backendRef looks at its namespace's grants only.
       this.grantsByNamespace = new Map();
@@ -54,7 +54,7 @@ export class BackendIndex {
     }
     return (this.grantsByNamespace.get(namespace) ?? []).some(
       (g) =>
-        g.spec.from.some((f) => f.group === GATEWAY_API_GROUP && f.kind === 'HTTPRoute' && f.namespace === fromNamespace) &&
+        g.spec.from.some((f) => f.group === GATEWAY_API_GROUP && f.kind === fromKind && f.namespace === fromNamespace) &&
         g.spec.to.some((t) => t.group === '' && t.kind === 'Service' && (t.name === undefined || t.name === name)),
     );
   }
@@ -107,16 +107,25 @@ function failedBackend(base: BackendRef, path: string, invalidReason: string, me
   return { ...base, invalidReason, invalidMessage: `${path}: ${message}` };
 }
 
-/** Resolve one backendRef of a route in `routeNamespace`. */
-export function resolveBackend(ref: HTTPBackendRef, routeNamespace: string, index: BackendIndex, path: string): BackendRef {
+/**
+ * appProtocols a route kind can speak to (Service port appProtocol, KEP-3726): nginx proxies
+ * HTTPRoutes over HTTP/1.1 and GRPCRoutes over h2c (grpc_pass); anything else is reported.
+ */
+const APP_PROTOCOLS: Record<string, string[]> = {
+  HTTPRoute: ['http', 'kubernetes.io/ws'],
+  GRPCRoute: ['kubernetes.io/h2c', 'grpc', 'h2c'],
+};
+
+/** Resolve one backendRef of a route (of kind `routeKind`) in `routeNamespace`. */
+export function resolveBackend(ref: HTTPBackendRef, routeNamespace: string, index: BackendIndex, path: string, routeKind = 'HTTPRoute'): BackendRef {
   const namespace = ref.namespace ?? routeNamespace;
   const base: BackendRef = { namespace, name: ref.name, group: ref.group, kind: ref.kind, port: ref.port, weight: ref.weight, valid: false, endpoints: [] };
 
   if (ref.group !== '' || ref.kind !== 'Service') {
     return failedBackend(base, path, 'InvalidKind', `kind ${ref.group ? `${ref.group}/` : ''}${ref.kind} is not supported; only core Service backends are`);
   }
-  if (namespace !== routeNamespace && !index.serviceGranted(routeNamespace, namespace, ref.name)) {
-    return failedBackend(base, path, 'RefNotPermitted', `Service ${namespace}/${ref.name} is in another namespace and no ReferenceGrant there allows HTTPRoutes from ${routeNamespace}`);
+  if (namespace !== routeNamespace && !index.serviceGranted(routeNamespace, namespace, ref.name, routeKind)) {
+    return failedBackend(base, path, 'RefNotPermitted', `Service ${namespace}/${ref.name} is in another namespace and no ReferenceGrant there allows ${routeKind}s from ${routeNamespace}`);
   }
   const service = index.service(namespace, ref.name);
   if (!service) return failedBackend(base, path, 'BackendNotFound', `Service ${namespace}/${ref.name} not found`);
@@ -124,5 +133,8 @@ export function resolveBackend(ref: HTTPBackendRef, routeNamespace: string, inde
   if (ref.port === undefined) return failedBackend(base, path, 'UnsupportedValue', 'port is required for a Service backend');
   const port = service.spec.ports.find((p) => p.port === ref.port);
   if (!port) return failedBackend(base, path, 'BackendNotFound', `Service ${namespace}/${ref.name} has no port ${ref.port}`);
+  if (port.appProtocol !== undefined && !(APP_PROTOCOLS[routeKind] ?? []).includes(port.appProtocol)) {
+    return failedBackend(base, path, 'UnsupportedProtocol', `Service ${namespace}/${ref.name} port ${ref.port} has appProtocol ${port.appProtocol}, which a ${routeKind} cannot use (supported: ${(APP_PROTOCOLS[routeKind] ?? []).join(', ')})`);
+  }
   return { ...base, valid: true, endpoints: index.endpoints(service, port) };
 }

@@ -4,6 +4,7 @@ import { buildGatewayClasses } from './gatewayclasses';
 import { buildGateway } from './gateways';
 import { applyAttachments } from './isolation';
 import { type Attachment, buildRoute, type GatewayLookup } from './routes';
+import { planH2cPorts, separateRouteKinds } from './routekinds';
 import type { BuildGraphOptions, GatewayNode, Graph, HTTPRouteNode } from './types';
 
 const byKey = (a: { namespace: string; name: string }, b: typeof a) =>
@@ -35,7 +36,15 @@ export function buildGraph(set: ResourceSet, options: BuildGraphOptions): Graph 
     routes.push(built.node);
     attachments.push(...built.attachments);
   }
-  applyAttachments(attachments, gateways);
+  const grpcRoutes = set.grpcRoutes ?? [];
+  for (const route of grpcRoutes.length > 1 ? [...grpcRoutes].sort((a, b) => byKey(a.metadata, b.metadata)) : grpcRoutes) {
+    const built = buildRoute(route, lookup, backends);
+    if (!built) continue;
+    routes.push(built.node);
+    attachments.push(...built.attachments);
+  }
+  applyAttachments(grpcRoutes.length > 0 ? separateRouteKinds(attachments) : attachments, gateways);
+  const nginx = planH2cPorts(gateways, options.nginx ?? { http2On: true });
 
-  return { gatewayClasses, gateways, rejectedGateways, routes };
+  return { gatewayClasses, gateways, rejectedGateways, routes, nginx };
 }

@@ -5,7 +5,7 @@ import type { GatewayNode, GraphCondition, ListenerNode, SupportedKind } from '.
 /** Protocols whose listeners we can program today. */
 export const SUPPORTED_PROTOCOLS = ['HTTP'];
 /** Route kinds each supported protocol carries. */
-const KINDS_BY_PROTOCOL: Record<string, string[]> = { HTTP: ['HTTPRoute'] };
+const KINDS_BY_PROTOCOL: Record<string, string[]> = { HTTP: ['HTTPRoute', 'GRPCRoute'] };
 
 function supportedKindsOf(listener: Listener): { kinds: SupportedKind[]; invalid: string[] } {
   const allowed = KINDS_BY_PROTOCOL[listener.protocol] ?? [];

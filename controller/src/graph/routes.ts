@@ -1,4 +1,5 @@
-import { GATEWAY_API_GROUP, type HTTPRoute } from '../resources/types';
+import { GATEWAY_API_GROUP, type GRPCRoute, type HTTPRoute } from '../resources/types';
+import { buildGrpcRules } from './grpcroute';
 import type { BackendIndex } from './backends';
 import { routeConditions } from '../status/conditions';
 import { acceptedHostnames } from './hostnames';
@@ -20,6 +21,8 @@ export interface Attachment {
   listener: ListenerNode;
   route: HTTPRouteNode;
   hostnames: string[];
+  /** Set when a route of the other kind took the listener's hostnames (routekinds.ts). */
+  conflict?: string;
 }
 
 function resolvedRefsCondition(rules: RouteRule[]): GraphCondition {
@@ -30,7 +33,7 @@ function resolvedRefsCondition(rules: RouteRule[]): GraphCondition {
 
 /** Which listeners of `gateway` accept the route through this parentRef, or why none do. */
 function attachToGateway(
-  route: HTTPRoute,
+  route: HTTPRoute | GRPCRoute,
   ref: RouteParentNode['ref'],
   gateway: GatewayNode,
   namespaceLabels: GatewayLookup['namespaceLabels'],
@@ -64,8 +67,8 @@ function attachToGateway(
         continue;
       }
     }
-    if (!l.supportedKinds.some((k) => k.group === GATEWAY_API_GROUP && k.kind === 'HTTPRoute')) {
-      refusals.push(`listener ${l.name} does not allow HTTPRoute`);
+    if (!l.supportedKinds.some((k) => k.group === GATEWAY_API_GROUP && k.kind === route.kind)) {
+      refusals.push(`listener ${l.name} does not allow ${route.kind}`);
       continue;
     }
     allowedSomewhere = true;
@@ -87,7 +90,7 @@ function attachToGateway(
  * concerns us (all point at Gateways of other controllers or at other kinds).
  * Attachments are returned for the caller to apply to listeners.
  */
-export function buildRoute(route: HTTPRoute, gateways: GatewayLookup, backends: BackendIndex): { node: HTTPRouteNode; attachments: Attachment[] } | undefined {
+export function buildRoute(route: HTTPRoute | GRPCRoute, gateways: GatewayLookup, backends: BackendIndex): { node: HTTPRouteNode; attachments: Attachment[] } | undefined {
   const ns = route.metadata.namespace;
   const refs = route.spec.parentRefs
     .map((r, index) => ({ index, ref: { group: r.group, kind: r.kind, namespace: r.namespace ?? ns, name: r.name, ...(r.sectionName !== undefined ? { sectionName: r.sectionName } : {}), ...(r.port !== undefined ? { port: r.port } : {}) } }))
@@ -96,8 +99,9 @@ export function buildRoute(route: HTTPRoute, gateways: GatewayLookup, backends: 
     .filter(({ ref }) => gateways.ours.has(`${ref.namespace}/${ref.name}`) || !gateways.all.has(`${ref.namespace}/${ref.name}`));
   if (refs.length === 0) return undefined;
 
-  const rules = buildRules(route, backends);
+  const rules = route.kind === 'GRPCRoute' ? buildGrpcRules(route, backends) : buildRules(route, backends);
   const node: HTTPRouteNode = {
+    ...(route.kind === 'GRPCRoute' ? { kind: 'GRPCRoute' as const } : {}),
     namespace: ns,
     name: route.metadata.name,
     generation: route.metadata.generation,

@@ -94,6 +94,8 @@ export interface AttachedRoute {
 // ---------------------------------------------------------------- HTTPRoute
 
 export interface HTTPRouteNode {
+  /** Absent: HTTPRoute. A GRPCRoute's rules are expressed as HTTP matches (graph/grpcroute.ts). */
+  kind?: 'HTTPRoute' | 'GRPCRoute';
   namespace: string;
   name: string;
   generation: number;
@@ -143,6 +145,11 @@ export interface RouteMatch {
   headers: { name: string; type: ValueMatchType; value: string }[];
   queryParams: { name: string; type: ValueMatchType; value: string }[];
   method?: HTTPMethod;
+  /**
+   * GRPCRoute matches only: the path holds the method match (/service/method), and precedence
+   * counts the characters of the service and method values (GRPCRoute spec), not path types.
+   */
+  grpc?: { serviceChars: number; methodChars: number };
 }
 
 export interface BackendEndpoint {
@@ -176,12 +183,28 @@ export interface Graph {
   gateways: GatewayNode[];
   /** Gateways whose class is ours but that are not accepted (status only). */
   rejectedGateways: GatewayNode[];
-  /** Every HTTPRoute that references one of our Gateways (accepted or not). */
+  /** Every HTTPRoute and GRPCRoute that references one of our Gateways (accepted or not). */
   routes: HTTPRouteNode[];
+  /** What the nginx that will serve the config can do (graph/routekinds.ts); absent: a modern nginx. */
+  nginx?: NginxCapabilities;
+}
+
+export interface NginxCapabilities {
+  /**
+   * nginx >= 1.25.1: `http2 on` serves HTTP/1.1 and h2c on one port. Older: a port is either
+   * HTTP/1.1 or (`listen ... http2`) h2c only.
+   */
+  http2On: boolean;
+  /** The version text, for messages ("1.22.1"). */
+  version?: string;
+  /** Old nginx only: ports that carry GRPCRoutes alone and so listen with `http2`. */
+  h2cPorts: number[];
 }
 
 export interface BuildGraphOptions {
   controllerName: string;
+  /** Default: a modern nginx (http2On true). */
+  nginx?: { http2On: boolean; version?: string };
 }
 
 export const DEFAULT_CONTROLLER_NAME = 'gateway.portcullis.dev/controller';

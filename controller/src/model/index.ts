@@ -11,6 +11,7 @@ import { ConditionMaps } from './matching';
 import { finalizeBodyLimits } from './bodylimit';
 import type { NginxModel, RuleLocation, RuleSource, Server } from './types';
 import { targetSignature, Upstreams } from './upstreams';
+import { grpcErrorPages } from './grpc';
 import type { ModelMemo } from './memo';
 
 export * from './types';
@@ -45,17 +46,19 @@ export function buildModel(graph: Graph, policies?: EffectivePolicies, memo?: Mo
       locations,
       ruleLocations,
       settings: {},
+      ...(plan.routes.some((r) => r.attached.route.kind === 'GRPCRoute') ? { grpcErrors: [] } : {}),
+      ...(graph.nginx && !graph.nginx.http2On && graph.nginx.h2cPorts.includes(plan.port) ? { http2Listen: true } : {}),
     };
   });
   memo?.end();
   if (policies) {
     for (const server of servers) {
-      for (const rule of server.ruleLocations) rule.settings = ruleSettings(policies, server.gateways, rule.source);
+      for (const rule of server.ruleLocations) rule.settings = ruleSettings(policies, server.gateways, rule.source, rule.grpc ? 'GRPCRoute' : 'HTTPRoute');
     }
   }
 
   return finalizeModel({
-    http: { limitReqZones: policies ? modelZones(policies) : [], settings: {} },
+    http: { limitReqZones: policies ? modelZones(policies) : [], settings: {}, ...(graph.nginx?.http2On === false ? {} : { http2: true }) },
     maps: conditionMaps.maps,
     splitClients: upstreams.splitClients,
     upstreams: upstreams.upstreams,
@@ -93,6 +96,13 @@ export function finalizeModel(model: NginxModel): NginxModel {
   }
   finalizeBodyLimits(model);
   shareNamedLocations(model);
+  for (const server of model.servers) {
+    if (!server.grpcErrors) continue;
+    // Reject codes the server's policies set get an answer too.
+    const codes: number[] = [];
+    for (const r of server.ruleLocations) if (r.settings.limitReqStatus !== undefined) codes.push(r.settings.limitReqStatus);
+    server.grpcErrors = grpcErrorPages(codes);
+  }
   return model;
 }
 
@@ -127,7 +137,7 @@ function shareNamedLocations(model: NginxModel): void {
     const bySignature = new Map<string, RuleLocation>();
     const signatures: string[] = [];
     for (const rule of server.ruleLocations) {
-      const signature = `${targetSignature(rule.target)}|${rule.bodyLimitVariable ?? ''}|${rule.timeout ?? ''}|${settingsSignature(rule.settings)}`;
+      const signature = `${targetSignature(rule.target)}|${rule.grpc ? 'g' : ''}|${rule.bodyLimitVariable ?? ''}|${rule.timeout ?? ''}|${settingsSignature(rule.settings)}`;
       signatures.push(signature);
       if (!rule.referenced) continue;
       const first = bySignature.get(signature);

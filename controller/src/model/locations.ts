@@ -13,6 +13,7 @@ import type { HTTPRouteNode, RouteMatch, RouteRule } from '../graph/types';
 import type { HostKey, HostRoute } from './hosts';
 import { dispatchComposite, elementConditions, type Alternative, type Condition, type ConditionRegistry } from './matching';
 import { escapeRegex } from './regex';
+import { grpcPrecedenceKey } from './grpc';
 import { proxyTimeout } from './timeouts';
 import type { DispatchRun, Location, RuleLocation } from './types';
 import { Upstreams } from './upstreams';
@@ -71,6 +72,8 @@ const PATH_RANK = { Exact: 3, RegularExpression: 2, PathPrefix: 1 } as const;
  * collected in route, rule and match order, and a stable sort on that number does the rest.
  */
 function precedenceKey(hostKey: HostKey, match: RouteMatch, path: string): number {
+  // A server holds routes of one kind only (graph/routekinds.ts): keys never mix.
+  if (match.grpc) return grpcPrecedenceKey(hostKey, match);
   const len = match.path.type === 'PathPrefix' ? Math.min(path.length, 4095) : 0;
   let k = Math.min(hostKey[0], 255);
   k = k * 256 + Math.min(hostKey[1], 255);
@@ -165,6 +168,7 @@ export function buildLocations(
         source: { namespace: route.namespace, name: route.name, ruleIndex: rule.index },
         target: ctx.upstreams.target(rule.backends),
         settings: {},
+        ...(route.kind === 'GRPCRoute' ? { grpc: true } : {}),
       };
       const timeout = proxyTimeout(rule.timeouts);
       if (timeout) ruleLocation.timeout = timeout;
@@ -203,7 +207,10 @@ export function buildLocations(
   const runs: Run[] = [];
   for (const c of regexes) {
     const last = runs[runs.length - 1];
-    if (last && last.candidates[0].hostKey[0] === c.hostKey[0] && last.candidates[0].hostKey[1] === c.hostKey[1]) last.candidates.push(c);
+    // A run is contiguous in precedence (true of HTTPRoute keys by construction; GRPCRoute keys
+    // may put an Exact or PathPrefix candidate between two RegularExpression ones).
+    const prev = last?.candidates[last.candidates.length - 1];
+    if (last && prev!.position === c.position - 1 && last.candidates[0].hostKey[0] === c.hostKey[0] && last.candidates[0].hostKey[1] === c.hostKey[1]) last.candidates.push(c);
     else runs.push({ position: c.position, candidates: [c], targets: [] });
   }
   for (const run of runs) run.targets = [...new Set(run.candidates.map((c) => c.ruleLocation.name))];
@@ -323,7 +330,7 @@ function locationAction(own: Entry[], runs: Run[], runOf: (run: Run) => Dispatch
     if (own.length === 0) return { kind: 'status', code: 404 };
     if (firstUnconditional === 0) {
       const rl = own[0].ruleLocation;
-      return { kind: 'proxy', source: rl.source, target: rl.target, settings: rl.settings, ...(rl.timeout ? { timeout: rl.timeout } : {}) };
+      return { kind: 'proxy', source: rl.source, target: rl.target, settings: rl.settings, ...(rl.timeout ? { timeout: rl.timeout } : {}), ...(rl.grpc ? { grpc: true } : {}) };
     }
   }
   const reachable = firstUnconditional >= 0 ? own.slice(0, firstUnconditional) : own;

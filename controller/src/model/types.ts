@@ -3,6 +3,7 @@
  * config text without taking any decision; policies (issue 3) set the `settings` fields at the
  * level they apply (http, server, location, per-rule named location).
  */
+import type { GrpcErrorPage } from './grpc';
 
 /** Directives a policy may set. Every field is optional: unset means "nginx's default / inherited". */
 export interface PolicySettings {
@@ -98,6 +99,8 @@ export interface RuleLocation {
   nginxName?: string;
   /** Set by finalizeModel: this rule's server renders the shared named location here. */
   emit?: boolean;
+  /** A GRPCRoute rule: grpc_pass (h2c) instead of proxy_pass. */
+  grpc?: boolean;
 }
 
 /** What a path location does with a request. */
@@ -123,7 +126,7 @@ export type LocationAction =
       nginxFallback?: string;
     }
   /** The best candidate has no condition: proxy right here (no redirect). */
-  | { kind: 'proxy'; source: RuleSource; target: ProxyTarget; settings: PolicySettings; timeout?: string }
+  | { kind: 'proxy'; source: RuleSource; target: ProxyTarget; settings: PolicySettings; timeout?: string; grpc?: boolean }
   /** Nothing can match here. */
   | { kind: 'status'; code: number };
 
@@ -152,6 +155,13 @@ export interface Server {
   locations: Location[];
   ruleLocations: RuleLocation[];
   settings: PolicySettings;
+  /**
+   * Set when the server's routes are GRPCRoutes: nginx's error statuses are answered as gRPC
+   * statuses (model/grpc.ts), error_page applying again after the dispatch's own redirect.
+   */
+  grpcErrors?: GrpcErrorPage[];
+  /** nginx < 1.25.1 only: `listen ... http2` (the port carries GRPCRoutes alone). */
+  http2Listen?: boolean;
 }
 
 export interface UpstreamServer {
@@ -197,6 +207,8 @@ export interface SplitClients {
 export interface HttpContext {
   limitReqZones: LimitReqZone[];
   settings: PolicySettings;
+  /** `http2 on`: HTTP/1.1 and h2c (gRPC) on every port (nginx >= 1.25.1). */
+  http2?: boolean;
 }
 
 export interface NginxModel {

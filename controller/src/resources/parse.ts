@@ -3,6 +3,7 @@ import { formatIssues } from './errors';
 import { endpointSliceSchema } from './endpointslice';
 import { gatewaySchema } from './gateway';
 import { gatewayClassSchema } from './gatewayclass';
+import { grpcRouteSchema } from './grpcroute';
 import { httpRouteSchema } from './httproute';
 import { parseHttpRouteFast } from './httproute-fast';
 import { namespaceSchema } from './namespace';
@@ -27,6 +28,7 @@ const KINDS: Record<string, KindEntry> = {
   GatewayClass: { apiVersions: [`${GATEWAY_API_GROUP}/v1`, `${GATEWAY_API_GROUP}/v1beta1`], namespaced: false, schema: gatewayClassSchema, list: 'gatewayClasses' },
   Gateway: { apiVersions: [`${GATEWAY_API_GROUP}/v1`, `${GATEWAY_API_GROUP}/v1beta1`], namespaced: true, schema: gatewaySchema, list: 'gateways' },
   HTTPRoute: { apiVersions: [`${GATEWAY_API_GROUP}/v1`, `${GATEWAY_API_GROUP}/v1beta1`], namespaced: true, schema: httpRouteSchema, list: 'httpRoutes', fast: parseHttpRouteFast },
+  GRPCRoute: { apiVersions: [`${GATEWAY_API_GROUP}/v1`], namespaced: true, schema: grpcRouteSchema, list: 'grpcRoutes' },
   Service: { apiVersions: ['v1'], namespaced: true, schema: serviceSchema, list: 'services' },
   EndpointSlice: { apiVersions: ['discovery.k8s.io/v1'], namespaced: true, schema: endpointSliceSchema, list: 'endpointSlices' },
   Namespace: { apiVersions: ['v1'], namespaced: false, schema: namespaceSchema, list: 'namespaces' },
@@ -109,12 +111,12 @@ function invalidResource(
     creationTimestamp: typeof meta.creationTimestamp === 'string' ? meta.creationTimestamp : undefined,
     message,
     source,
-    ...(kind === 'HTTPRoute' ? { parentRefs: looseParentRefs(doc) } : {}),
+    ...(kind === 'HTTPRoute' || kind === 'GRPCRoute' ? { parentRefs: looseParentRefs(doc) } : {}),
   };
 }
 
 export function emptyResourceSet(): ResourceSet {
-  return { gatewayClasses: [], gateways: [], httpRoutes: [], services: [], endpointSlices: [], referenceGrants: [], namespaces: [] };
+  return { gatewayClasses: [], gateways: [], httpRoutes: [], grpcRoutes: [], services: [], endpointSlices: [], referenceGrants: [], namespaces: [] };
 }
 
 /**

@@ -3,6 +3,9 @@
  * is already applied, so later stages never re-default.
  */
 
+import type { GRPCRoute } from './grpcroute';
+export type { GRPCRoute } from './grpcroute';
+
 export const GATEWAY_API_GROUP = 'gateway.networking.k8s.io';
 export const CORE_GROUP = '';
 
@@ -245,6 +248,8 @@ export interface ResourceSet {
   gatewayClasses: GatewayClass[];
   gateways: Gateway[];
   httpRoutes: HTTPRoute[];
+  /** Optional so callers that build a set by hand need not name it. */
+  grpcRoutes?: GRPCRoute[];
   services: Service[];
   endpointSlices: EndpointSlice[];
   referenceGrants: ReferenceGrant[];

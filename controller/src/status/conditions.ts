@@ -4,7 +4,7 @@
  */
 import type { GraphCondition } from '../graph/types';
 
-const cond = (type: string, status: 'True' | 'False', reason: string, message: string): GraphCondition => ({ type, status, reason, message });
+export const cond = (type: string, status: 'True' | 'False', reason: string, message: string): GraphCondition => ({ type, status, reason, message });
 
 export const gatewayClassConditions = {
   accepted: () => cond('Accepted', 'True', 'Accepted', 'The GatewayClass is accepted'),

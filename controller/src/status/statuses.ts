@@ -13,6 +13,7 @@ const API_VERSION = `${GATEWAY_API_GROUP}/v1`;
 
 /** Features this controller implements (GatewayClass status.supportedFeatures, sorted by name). */
 export const SUPPORTED_FEATURES = [
+  'GRPCRoute',
   'Gateway',
   'GatewayHTTPListenerIsolation',
   'HTTPRoute',
@@ -77,7 +78,7 @@ function gatewayStatus(gw: GatewayNode, dataplane: DataplaneResult): StatusRepor
 function routeStatus(route: HTTPRouteNode, controllerName: string): StatusReport {
   return {
     apiVersion: API_VERSION,
-    kind: 'HTTPRoute',
+    kind: route.kind ?? 'HTTPRoute',
     namespace: route.namespace,
     name: route.name,
     generation: route.generation,
@@ -94,7 +95,7 @@ function routeStatus(route: HTTPRouteNode, controllerName: string): StatusReport
 function invalidStatus(r: InvalidResource, controllerName: string): StatusReport {
   const base = { apiVersion: r.apiVersion, kind: r.kind, ...(r.namespace !== undefined ? { namespace: r.namespace } : {}), name: r.name, generation: r.generation };
   const invalid: GraphCondition = { type: 'Accepted', status: 'False', reason: 'Invalid', message: r.message };
-  if (r.kind === 'HTTPRoute') {
+  if (r.kind === 'HTTPRoute' || r.kind === 'GRPCRoute') {
     const conditions = withGeneration(
       [
         { type: 'Accepted', status: 'False', reason: 'UnsupportedValue', message: r.message },

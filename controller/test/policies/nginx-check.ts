@@ -2,8 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { defaultNginxBinary } from '../../src/apply/nginx-binary';
 
-const NGINX = process.env.NGINX_BINARY ?? 'nginx';
+const NGINX = defaultNginxBinary();
 
 /** `nginx -t` on a minimal config: `http` lines at http level, `location` lines in `location /`. */
 export function nginxTest(http: string, location: string): { ok: boolean; output: string } {

@@ -3,8 +3,9 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isKnownKeyVariable, KEY_VARIABLES } from '../../src/resources/policies/nginx-variables';
+import { defaultNginxBinary } from '../../src/apply/nginx-binary';
 
-const NGINX = process.env.NGINX_BINARY ?? 'nginx';
+const NGINX = defaultNginxBinary();
 
 /** `nginx -t` on a config whose limit_req_zone keys use the given variables. */
 function nginxAccepts(keys: string[]): { ok: boolean; output: string } {

@@ -11,8 +11,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { contentLengthAbove } from '../../src/policies';
+import { defaultNginxBinary } from '../../src/apply/nginx-binary';
 
-const NGINX = process.env.NGINX_BINARY ?? 'nginx';
+const NGINX = defaultNginxBinary();
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

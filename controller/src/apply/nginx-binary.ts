@@ -1,0 +1,66 @@
+/**
+ * Which nginx the controller, the tests and the benchmarks run: decided here only.
+ *
+ *   1. $PORTCULLIS_NGINX (a path), else $NGINX_BINARY (the older name, still honoured);
+ *   2. the build scripts/build-nginx.sh caches (~/.cache/portcullis-nginx/current/sbin/nginx,
+ *      or under $PORTCULLIS_CACHE): nginx 1.26.3, the version the project ships and tests;
+ *   3. nginx on the PATH, else /usr/sbin/nginx (Debian's; root's PATH may lack /usr/sbin).
+ */
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+
+/** Where scripts/build-nginx.sh links its latest build. */
+export function cachedNginxPath(env: NodeJS.ProcessEnv = process.env): string {
+  const cache = env.PORTCULLIS_CACHE ?? path.join(os.homedir(), '.cache');
+  return path.join(cache, 'portcullis-nginx', 'current', 'sbin', 'nginx');
+}
+
+export function defaultNginxBinary(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.PORTCULLIS_NGINX) return env.PORTCULLIS_NGINX;
+  if (env.NGINX_BINARY) return env.NGINX_BINARY;
+  const cached = cachedNginxPath(env);
+  if (fs.existsSync(cached)) return cached;
+  for (const dir of (env.PATH ?? '').split(path.delimiter)) {
+    if (dir && fs.existsSync(path.join(dir, 'nginx'))) return path.join(dir, 'nginx');
+  }
+  return '/usr/sbin/nginx';
+}
+
+export interface NginxVersion {
+  major: number;
+  minor: number;
+  patch: number;
+  text: string;
+}
+
+/** "nginx version: nginx/1.26.3" -> 1.26.3; undefined when the text holds no version. */
+export function parseNginxVersion(output: string): NginxVersion | undefined {
+  const m = /nginx\/(\d+)\.(\d+)\.(\d+)/.exec(output);
+  if (!m) return undefined;
+  return { major: Number(m[1]), minor: Number(m[2]), patch: Number(m[3]), text: `${m[1]}.${m[2]}.${m[3]}` };
+}
+
+const versions = new Map<string, NginxVersion | undefined>();
+
+/** The version `binary -v` prints (cached per binary); undefined when it cannot be run. */
+export function nginxVersion(binary: string): NginxVersion | undefined {
+  if (versions.has(binary)) return versions.get(binary);
+  // nginx -v writes to stderr.
+  const r = spawnSync(binary, ['-v'], { encoding: 'utf8' });
+  const v = r.error ? undefined : parseNginxVersion(`${r.stderr ?? ''}${r.stdout ?? ''}`);
+  versions.set(binary, v);
+  return v;
+}
+
+/**
+ * `http2 on` (nginx >= 1.25.1) serves HTTP/1.1 and HTTP/2 with prior knowledge (h2c, what gRPC
+ * clients speak in plaintext) on one port. Older nginx only has `listen ... http2`, which
+ * answers HTTP/1.1 requests with HTTP/2 frames.
+ */
+export function hasHttp2Directive(v: Pick<NginxVersion, 'major' | 'minor' | 'patch'> | undefined): boolean {
+  if (!v) return true;
+  if (v.major !== 1) return v.major > 1;
+  return v.minor > 25 || (v.minor === 25 && v.patch >= 1);
+}

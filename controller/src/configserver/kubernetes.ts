@@ -1,0 +1,228 @@
+/**
+ * KubernetesDataplane: the data-plane side of the controller in Kubernetes mode. Each Gateway
+ * of ours gets its own nginx pods (provisioning/), which run portcullis-agent and fetch their
+ * Gateway's config from this process (ConfigServer). For the Reconciler it is the per-Gateway
+ * dataplane: publish() after every build, resultFor() for each Gateway's Programmed and
+ * addresses, onOutcome() when either changed (an agent reported, a Service got its address).
+ *
+ * The leader (setLeader) provisions and serves the agents; followers keep their sources up to
+ * date so that taking over is immediate.
+ */
+import * as fs from 'fs';
+import * as k8s from '@kubernetes/client-node';
+import type { Logger } from '../log';
+import type { DataplaneResult, Graph, ObjectRef } from '../graph/types';
+import type { EffectivePolicies } from '../policies';
+import type { ManifestDoc } from '../resources/types';
+import { gatewayAddresses, type ServiceForAddresses } from '../provisioning/addresses';
+import { Provisioner, type ObjectClient } from '../provisioning/applier';
+import { baseName, MANAGED_BY } from '../provisioning/names';
+import { AGENT_TOKEN_AUDIENCE } from '../provisioning/objects';
+import { planProvisioning } from '../provisioning/plan';
+import type { ConfigMapObject, GatewayClassObject, GatewayObject, KubeObject, ParametersProblem, ProvisioningDefaults } from '../provisioning/types';
+import { TokenAuthenticator } from './auth';
+import { ConfigServer } from './server';
+import { GatewaySources } from './sources';
+import { apiTokenReviewer } from './tokenreview';
+
+export interface KubernetesDataplaneOptions {
+  kubeConfig: k8s.KubeConfig;
+  log: Logger;
+  controllerName: string;
+  defaults: ProvisioningDefaults;
+  /** Where the config server listens, e.g. { host: '0.0.0.0', port: 8443 }. */
+  listen: { host?: string; port: number };
+  /** PEM files of the config server's certificate; without them it speaks plain HTTP. */
+  tls?: { certFile: string; keyFile: string };
+  errorLogLevel?: string;
+}
+
+const SELECTOR = `app.kubernetes.io/managed-by=${MANAGED_BY}`;
+
+/** DataplaneResult with the reason of a False Programmed (Pending: no agent applied it yet). */
+export type GatewayDataplaneResult = DataplaneResult & { reason?: 'Invalid' | 'Pending' };
+
+export class KubernetesDataplane {
+  readonly perGateway = true as const;
+  readonly server: ConfigServer;
+  readonly provisioner: Provisioner;
+  private readonly sources: GatewaySources;
+  private readonly core: k8s.CoreV1Api;
+  private readonly informers: k8s.Informer<k8s.KubernetesObject>[] = [];
+  private services?: k8s.ObjectCache<k8s.V1Service>;
+  /** "ns/name" -> the Service name provisioned for it. */
+  private serviceNames = new Map<string, string>();
+  private gatewayProblems = new Map<string, ParametersProblem>();
+  private classProblems = new Map<string, ParametersProblem>();
+  private leader = false;
+  private lastDocs?: ManifestDoc[];
+  private readonly listeners: (() => void)[] = [];
+  private stopped = false;
+
+  constructor(private readonly o: KubernetesDataplaneOptions) {
+    const kc = o.kubeConfig;
+    const tls = o.tls ? { cert: fs.readFileSync(o.tls.certFile, 'utf8'), key: fs.readFileSync(o.tls.keyFile, 'utf8') } : undefined;
+    if (!tls) o.log.warn('the agent config server speaks plain HTTP (no --agent-tls-cert/--agent-tls-key): tokens cross the network unencrypted', { component: 'configserver' });
+    this.server = new ConfigServer({
+      log: o.log,
+      auth: new TokenAuthenticator(apiTokenReviewer(kc.makeApiClient(k8s.AuthenticationV1Api)), [AGENT_TOKEN_AUDIENCE]),
+      tls,
+    });
+    this.server.onOutcome(() => this.changed());
+    this.sources = new GatewaySources({ errorLogLevel: o.errorLogLevel });
+    this.core = kc.makeApiClient(k8s.CoreV1Api);
+    this.provisioner = new Provisioner({ client: k8s.KubernetesObjectApi.makeApiClient(kc) as unknown as ObjectClient, log: o.log });
+  }
+
+  /** Called when a Gateway's outcome or addresses changed: statuses should be computed again. */
+  onOutcome(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+
+  private changed(): void {
+    for (const l of this.listeners) l();
+  }
+
+  async start(): Promise<void> {
+    const addr = await this.server.listen(this.o.listen.port, this.o.listen.host);
+    this.o.log.info('agent config server listening', { component: 'configserver', address: `${addr.address}:${addr.port}`, tls: !!this.o.tls });
+    const kc = this.o.kubeConfig;
+    const apps = kc.makeApiClient(k8s.AppsV1Api);
+    const services = this.watch<k8s.V1Service>('/api/v1/services', () => this.core.listServiceForAllNamespaces({ labelSelector: SELECTOR }), 'Service');
+    this.services = services;
+    this.watch<k8s.V1Deployment>('/apis/apps/v1/deployments', () => apps.listDeploymentForAllNamespaces({ labelSelector: SELECTOR }), 'Deployment');
+    this.watch<k8s.V1ServiceAccount>('/api/v1/serviceaccounts', () => this.core.listServiceAccountForAllNamespaces({ labelSelector: SELECTOR }), 'ServiceAccount');
+    this.watch<k8s.V1ConfigMap>('/api/v1/configmaps', () => this.core.listConfigMapForAllNamespaces({ labelSelector: SELECTOR }), 'ConfigMap');
+  }
+
+  /**
+   * An informer on our own (labelled) objects: a Service's address feeds the Gateway status; a
+   * deletion of anything we provisioned (by a person, or GC racing a re-created Gateway) makes
+   * the leader apply it again.
+   */
+  private watch<T extends k8s.KubernetesObject>(path: string, list: () => Promise<k8s.KubernetesListObject<T>>, kind: string): k8s.Informer<T> & k8s.ObjectCache<T> {
+    const informer = k8s.makeInformer<T>(this.o.kubeConfig, path, list, SELECTOR);
+    const onDelete = (obj: T) => {
+      this.provisioner.forget(kind, obj.metadata?.namespace ?? '', obj.metadata?.name ?? '');
+      if (kind === 'Service') this.changed();
+      if (this.leader && this.lastDocs) void this.provision(this.lastDocs);
+    };
+    informer.on('delete', onDelete);
+    if (kind === 'Service') {
+      informer.on('add', () => this.changed());
+      informer.on('update', () => this.changed());
+    }
+    let delay = 500;
+    informer.on('connect', () => (delay = 500));
+    informer.on('error', (err) => {
+      if (this.stopped) return;
+      this.o.log.warn('watch of provisioned objects failed; restarting', { component: 'provisioner', kind, error: (err as Error)?.message, retryMs: delay });
+      setTimeout(() => void informer.start().catch(() => undefined), delay).unref();
+      delay = Math.min(delay * 2, 30000);
+    });
+    void informer.start().catch((err: Error) => this.o.log.warn('watch of provisioned objects failed', { component: 'provisioner', kind, error: err.message }));
+    this.informers.push(informer as unknown as k8s.Informer<k8s.KubernetesObject>);
+    return informer;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.provisioner.stop();
+    await Promise.all(this.informers.map((i) => i.stop().catch(() => undefined)));
+    await this.server.close();
+  }
+
+  setLeader(leader: boolean): void {
+    this.leader = leader;
+    this.server.setServing(leader);
+    if (!leader) this.provisioner.reset();
+    else if (this.lastDocs) void this.provision(this.lastDocs);
+    this.changed();
+  }
+
+  /** After every build: each Gateway's model becomes what its agents are served. */
+  publish(graph: Graph, policies?: EffectivePolicies): void {
+    const names = new Map<string, string>();
+    for (const gw of [...graph.gateways, ...graph.rejectedGateways]) names.set(`${gw.namespace}/${gw.name}`, baseName(gw.name, gw.className));
+    this.serviceNames = names;
+    this.server.setSources(this.sources.build(graph, policies));
+  }
+
+  /** Programmed and addresses of one Gateway. */
+  resultFor(gw: ObjectRef): GatewayDataplaneResult {
+    const key = `${gw.namespace}/${gw.name}`;
+    const name = this.serviceNames.get(key);
+    const service = name ? (this.services?.get(name, gw.namespace) as ServiceForAddresses | undefined) : undefined;
+    const addresses = gatewayAddresses(service).map((a) => a.value);
+    const outcome = this.server.outcome(key);
+    if (outcome?.programmed) return { programmed: true, addresses };
+    if (outcome) return { programmed: false, reason: outcome.reason, message: outcome.message, addresses };
+    // Not the leader, or agents still reconnecting to a new leader.
+    return { programmed: false, reason: 'Pending', message: 'Waiting for the data plane to report (agents are connecting to the controller)', addresses };
+  }
+
+  /** Why a Gateway's (or GatewayClass's) parametersRef could not be used, for its status. */
+  parametersProblem(gateway: ObjectRef): ParametersProblem | undefined {
+    return this.gatewayProblems.get(`${gateway.namespace}/${gateway.name}`);
+  }
+
+  classParametersProblem(className: string): ParametersProblem | undefined {
+    return this.classProblems.get(className);
+  }
+
+  /**
+   * Provisions every Gateway of ours from the raw API objects (uid, spec.infrastructure and the
+   * parametersRef are not in the graph). Leader only; call after each reconcile.
+   */
+  async provision(docs: ManifestDoc[]): Promise<void> {
+    this.lastDocs = docs;
+    if (!this.leader || this.stopped) return;
+    const gateways: GatewayObject[] = [];
+    const classes: GatewayClassObject[] = [];
+    for (const d of docs) {
+      const o = d.doc as { kind?: string; apiVersion?: string };
+      if (o?.kind === 'Gateway' && o.apiVersion?.startsWith('gateway.networking.k8s.io/')) gateways.push(o as unknown as GatewayObject);
+      else if (o?.kind === 'GatewayClass' && o.apiVersion?.startsWith('gateway.networking.k8s.io/')) classes.push(o as unknown as GatewayClassObject);
+    }
+    const configMaps = await this.parameterConfigMaps(gateways, classes);
+    const plan = planProvisioning({
+      gateways,
+      gatewayClasses: classes,
+      controllerName: this.o.controllerName,
+      defaults: this.o.defaults,
+      configMap: (ns, name) => configMaps.get(`${ns}/${name}`),
+    });
+    this.gatewayProblems = new Map(plan.gateways.filter((g) => g.problem).map((g) => [g.key, g.problem!]));
+    this.classProblems = plan.classProblems;
+    await this.provisioner.reconcile(plan);
+  }
+
+  /**
+   * The parameters ConfigMaps referenced by our Gateways and classes, read when provisioning
+   * runs (a Gateway or class changed, leadership, a provisioned object deleted): a cluster-wide
+   * ConfigMap watch would hold every ConfigMap of the cluster in memory for a few of them.
+   */
+  private async parameterConfigMaps(gateways: GatewayObject[], classes: GatewayClassObject[]): Promise<Map<string, ConfigMapObject>> {
+    const refs = new Set<string>();
+    for (const c of classes) {
+      const r = c.spec.parametersRef;
+      if (c.spec.controllerName === this.o.controllerName && r && (r.group ?? '') === '' && r.kind === 'ConfigMap' && r.namespace) refs.add(`${r.namespace}/${r.name}`);
+    }
+    for (const g of gateways) {
+      const r = g.spec.infrastructure?.parametersRef;
+      if (r && (r.group ?? '') === '' && r.kind === 'ConfigMap') refs.add(`${g.metadata.namespace}/${r.name}`);
+    }
+    const out = new Map<string, ConfigMapObject>();
+    for (const ref of refs) {
+      const [namespace, name] = ref.split('/');
+      try {
+        out.set(ref, (await this.core.readNamespacedConfigMap({ namespace, name })) as ConfigMapObject);
+      } catch (err) {
+        if ((err as { code?: number }).code !== 404) this.o.log.warn('reading a parameters ConfigMap failed', { component: 'provisioner', configMap: ref, error: (err as Error).message });
+      }
+    }
+    return out;
+  }
+}
+
+export type { KubeObject };

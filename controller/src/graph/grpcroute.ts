@@ -1,0 +1,106 @@
+/**
+ * GRPCRoute rules as the graph's RouteRules. A gRPC call is an HTTP/2 POST to
+ * `/<package.Service>/<Method>`, so each method match becomes a path match:
+ *
+ *   service + method, Exact   -> Exact path `/S/M`
+ *   service only, Exact       -> PathPrefix `/S` (every method of S)
+ *   method only, Exact        -> RegularExpression `/[^/]+/M$`
+ *   RegularExpression         -> RegularExpression `/(?:S)/(?:M)$` (a missing side: `[^/]+`)
+ *   no method match           -> PathPrefix `/`
+ *
+ * and carries `grpc` (service and method characters) so that the model orders candidates the
+ * way the GRPCRoute spec does: hostname, service characters, method characters, header
+ * matches, then oldest route, namespace/name, rule order. Header matches are HTTP header
+ * matches (gRPC metadata are HTTP/2 headers).
+ */
+import type { GRPCRoute, GRPCRouteMatch, GRPCRouteRule } from '../resources/grpcroute';
+import { type BackendIndex, resolveBackend } from './backends';
+import { checkRegex } from './regex';
+import type { RouteMatch, RouteRule } from './types';
+
+class RuleProblem extends Error {}
+
+const NGINX_HEADER_NAME = /^[A-Za-z0-9-]+$/;
+
+function pcre(value: string, field: string): string {
+  const check = checkRegex(value);
+  if (!check.ok) throw new RuleProblem(`${field}: invalid regular expression "${value}": ${check.reason}`);
+  return check.pcre;
+}
+
+const escapeRe2 = (s: string) => s.replace(/[\\.+*?()|[\]{}^$]/g, '\\$&');
+
+/** The RouteMatch a GRPCRoute match stands for. */
+export function grpcMatch(m: GRPCRouteMatch, field: string): RouteMatch {
+  const headers: RouteMatch['headers'] = [];
+  const seen = new Set<string>();
+  m.headers.forEach((h, i) => {
+    if (!NGINX_HEADER_NAME.test(h.name)) {
+      throw new RuleProblem(`${field}.headers[${i}].name: header name "${h.name}" cannot be matched by nginx (letters, digits and "-" only)`);
+    }
+    const key = h.name.toLowerCase();
+    if (seen.has(key)) return;
+    seen.add(key);
+    headers.push({ name: h.name, type: h.type, value: h.type === 'RegularExpression' ? pcre(h.value, `${field}.headers[${i}].value`) : h.value });
+  });
+  const method = m.method;
+  const grpc = { serviceChars: method?.service?.length ?? 0, methodChars: method?.method?.length ?? 0 };
+  let path: RouteMatch['path'];
+  if (!method) path = { type: 'PathPrefix', value: '/' };
+  else if (method.type === 'Exact') {
+    if (method.service !== undefined && method.method !== undefined) path = { type: 'Exact', value: `/${method.service}/${method.method}` };
+    else if (method.service !== undefined) path = { type: 'PathPrefix', value: `/${method.service}` };
+    else path = { type: 'RegularExpression', value: pcre(`/[^/]+/${escapeRe2(method.method!)}$`, `${field}.method.method`) };
+  } else {
+    // Each side is checked alone first, so an error names the field that holds it.
+    const service = method.service === undefined ? '[^/]+' : `(?:${method.service})`;
+    const name = method.method === undefined ? '[^/]+' : `(?:${method.method})`;
+    if (method.service !== undefined) pcre(method.service, `${field}.method.service`);
+    if (method.method !== undefined) pcre(method.method, `${field}.method.method`);
+    path = { type: 'RegularExpression', value: pcre(`/${service}/${name}$`, `${field}.method`) };
+  }
+  return { path, headers, queryParams: [], grpc };
+}
+
+const built = new WeakMap<GRPCRoute, { version: number; rules: RouteRule[] }>();
+
+/** The route's rules, validated; reused while route and backends are unchanged (as rules.ts). */
+export function buildGrpcRules(route: GRPCRoute, backends: BackendIndex): RouteRule[] {
+  const hit = built.get(route);
+  if (hit && hit.version === backends.version) return hit.rules;
+  const ns = route.metadata.namespace;
+  // A GRPCRoute without rules still routes nothing; the spec's default is an empty list.
+  const rules = route.spec.rules.map((r, i) => buildGrpcRule(r, i, ns, backends));
+  built.set(route, { version: backends.version, rules });
+  return rules;
+}
+
+/**
+ * Hook for filters: a rule's filters are refused here until they are implemented; an
+ * implementation replaces the check with its own validation and fills the RouteRule.
+ */
+export function grpcRuleFilterProblem(rule: GRPCRouteRule, field: string): string | undefined {
+  if (rule.filters.length > 0) return `${field}.filters[0].type: filter ${rule.filters[0].type} is not supported yet`;
+  const withFilters = rule.backendRefs.findIndex((b) => b.filters.length > 0);
+  if (withFilters >= 0) return `${field}.backendRefs[${withFilters}].filters[0].type: filter ${rule.backendRefs[withFilters].filters[0].type} is not supported yet`;
+  return undefined;
+}
+
+export function buildGrpcRule(rule: GRPCRouteRule, index: number, routeNamespace: string, backends: BackendIndex): RouteRule {
+  const field = `spec.rules[${index}]`;
+  const resolved = rule.backendRefs.map((b, i) => resolveBackend(b, routeNamespace, backends, `${field}.backendRefs[${i}]`, 'GRPCRoute'));
+  const out: RouteRule = { index, matches: [], backends: resolved, valid: true, ...(rule.name ? { name: rule.name } : {}) };
+  try {
+    const filterProblem = grpcRuleFilterProblem(rule, field);
+    if (filterProblem) throw new RuleProblem(filterProblem);
+    out.matches =
+      rule.matches.length === 0
+        ? [{ path: { type: 'PathPrefix', value: '/' }, headers: [], queryParams: [], grpc: { serviceChars: 0, methodChars: 0 } }]
+        : rule.matches.map((m, i) => grpcMatch(m, `${field}.matches[${i}]`));
+  } catch (e) {
+    if (!(e instanceof RuleProblem)) throw e;
+    out.valid = false;
+    out.invalidMessage = e.message;
+  }
+  return out;
+}

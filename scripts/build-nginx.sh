@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Builds the nginx Portcullis ships and tests with (1.26.3: `http2 on` serves HTTP/1.1 and h2c
+# prior knowledge on one plaintext port, which Debian 12's 1.22 cannot) from Debian's own
+# source archive (the trixie source package), and caches it under
+# ~/.cache/portcullis-nginx/<version>-<hash of the configure flags>. Idempotent: a cached build
+# returns at once. Prints the binary's path on its last line.
+# Usage: scripts/build-nginx.sh   (env: PORTCULLIS_NGINX_VERSION, PORTCULLIS_CACHE)
+set -euo pipefail
+VERSION="${PORTCULLIS_NGINX_VERSION:-1.26.3}"
+CACHE="${PORTCULLIS_CACHE:-$HOME/.cache}/portcullis-nginx"
+FLAGS=(--with-http_v2_module --with-http_ssl_module --with-http_stub_status_module
+  --with-http_realip_module --with-pcre-jit --with-threads)
+KEY="$VERSION-$(printf '%s\n' "${FLAGS[@]}" | sha256sum | cut -c1-12)"
+PREFIX="$CACHE/$KEY"
+if [ -x "$PREFIX/sbin/nginx" ] && [ -f "$PREFIX/.complete" ]; then
+  echo "$PREFIX/sbin/nginx"; exit 0
+fi
+SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
+export DEBIAN_FRONTEND=noninteractive
+need=()
+for pkg in build-essential libpcre2-dev libssl-dev zlib1g-dev dpkg-dev; do
+  dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
+done
+SRC="$CACHE/src"
+mkdir -p "$SRC"
+TARBALL="$SRC/nginx_$VERSION.orig.tar.gz"
+if [ ! -s "$TARBALL" ]; then
+  # A deb-src entry for trixie, on the same mirror and keyring as the configured Debian
+  # sources; only the source index is added (no binary packages from trixie are installed).
+  LIST=/etc/apt/sources.list.d/portcullis-trixie-src.sources
+  if [ ! -f "$LIST" ]; then
+    uri=http://deb.debian.org/debian; keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+    if [ -f /etc/apt/sources.list.d/debian.sources ]; then
+      u=$(awk '/^URIs:/{print $2; exit}' /etc/apt/sources.list.d/debian.sources); [ -n "$u" ] && uri=$u
+      k=$(awk '/^Signed-By:/{print $2; exit}' /etc/apt/sources.list.d/debian.sources); [ -n "$k" ] && keyring=$k
+    fi
+    printf 'Types: deb-src\nURIs: %s\nSuites: trixie\nComponents: main\nSigned-By: %s\n' "$uri" "$keyring" \
+      | $SUDO tee "$LIST" >/dev/null
+  fi
+  $SUDO apt-get -o DPkg::Lock::Timeout=600 update -qq
+  if [ ${#need[@]} -gt 0 ]; then $SUDO apt-get -o DPkg::Lock::Timeout=600 install -y -qq "${need[@]}" >/dev/null; need=(); fi
+  work=$(mktemp -d)
+  # The .dsc may be missing on the mirror; the upstream tarball is all a plain build needs.
+  (cd "$work" && apt-get source --download-only "nginx=$VERSION*" >/dev/null 2>&1 || true)
+  if [ ! -s "$work/nginx_$VERSION.orig.tar.gz" ]; then
+    (cd "$work" && apt-get source --download-only nginx >/dev/null 2>&1 || true)
+  fi
+  [ -s "$work/nginx_$VERSION.orig.tar.gz" ] || { echo "nginx_$VERSION.orig.tar.gz not found in Debian's source archive" >&2; ls "$work" >&2; exit 1; }
+  mv "$work/nginx_$VERSION.orig.tar.gz" "$TARBALL"; rm -rf "$work"
+fi
+if [ ${#need[@]} -gt 0 ]; then
+  $SUDO apt-get -o DPkg::Lock::Timeout=600 update -qq; $SUDO apt-get -o DPkg::Lock::Timeout=600 install -y -qq "${need[@]}" >/dev/null
+fi
+build=$(mktemp -d)
+trap 'rm -rf "$build"' EXIT
+tar -xzf "$TARBALL" -C "$build"
+cd "$build/nginx-$VERSION"
+rm -rf "$PREFIX"
+./configure --prefix="$PREFIX" "${FLAGS[@]}" >/dev/null
+make -j"$(nproc)" >/dev/null
+make install >/dev/null
+touch "$PREFIX/.complete"
+ln -sfn "$KEY" "$CACHE/current"
+echo "$PREFIX/sbin/nginx"
