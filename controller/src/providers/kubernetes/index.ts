@@ -34,6 +34,7 @@ export interface KubernetesProviderOptions {
   /** Quiet time after an event before the pipeline runs (a burst of events makes one run). */
   debounceMs?: number;
   statusConcurrency?: number;
+  onStatusWrite?: () => void;
 }
 
 export class KubernetesProvider {
@@ -64,6 +65,7 @@ export class KubernetesProvider {
       controllerName: options.controllerName,
       log: options.log,
       concurrency: options.statusConcurrency,
+      onWrite: options.onStatusWrite,
     });
     options.leadership.onChange((leader) => (leader ? this.writer.enable() : this.writer.disable()));
     if (options.leadership.isLeader()) this.writer.enable();

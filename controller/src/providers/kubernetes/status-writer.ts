@@ -29,6 +29,8 @@ export interface StatusWriterOptions {
   /** Status updates in flight at once. */
   concurrency?: number;
   maxConflictRetries?: number;
+  /** Called for every status update sent (metrics). */
+  onWrite?: () => void;
 }
 
 const reportKey = (kind: string, namespace: string | undefined, name: string) => `${kind}|${namespace ?? ''}|${name}`;
@@ -56,6 +58,8 @@ export class StatusWriter {
   /** What the last write or comparison settled per object: skip while both are unchanged. */
   private readonly settled = new Map<string, { report: StatusReport | undefined; status: unknown }>();
   private enabled = false;
+  /** No reports yet (no reconcile ran): nothing may be written, not even removals. */
+  private haveDesired = false;
   private running?: Promise<void>;
   private again = false;
   private retryTimer?: NodeJS.Timeout;
@@ -74,6 +78,7 @@ export class StatusWriter {
     const next = new Map<string, StatusReport>();
     for (const r of reports) next.set(reportKey(r.kind, r.namespace, r.name), r);
     this.desired = next;
+    this.haveDesired = true;
     if (this.enabled) this.kick();
   }
 
@@ -101,6 +106,7 @@ export class StatusWriter {
   }
 
   private kick(): void {
+    if (!this.haveDesired) return;
     if (this.running) {
       this.again = true;
       return;
@@ -210,6 +216,7 @@ export class StatusWriter {
         status,
       };
       this.writes++;
+      this.o.onWrite?.();
       try {
         const updated = await this.o.client.request<Json>('update', 'PUT', objectPath(informer.kind, namespace, name, 'status'), body);
         informer.observe(updated);
