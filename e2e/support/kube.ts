@@ -73,6 +73,10 @@ export interface Cluster {
   getJson<T = any>(kind: string, name: string, namespace?: string): Promise<T>;
   /** The API server's own count of requests (apiserver_request_total), by verb/resource/subresource. */
   requestCounts(): Promise<Map<string, number>>;
+  /** Stops etcd and the API server, keeping their data (the connection is lost). */
+  down(): Promise<void>;
+  /** Starts them again on the same API server port with the same data. */
+  up(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -104,13 +108,15 @@ export async function startCluster(options: { crds?: boolean } = {}): Promise<Cl
   if (!tools) throw new Error('../shared/tools/k8s not found');
   const dir = await makeTempDir('portcullis-k8s-');
   const baseEnv: NodeJS.ProcessEnv = { ...process.env, K8S_TOOLS, KCM: '0', WITH_KCM: '0' };
-  const started = await new Promise<{ code: number; out: string }>((resolve) => {
-    const child = spawn('bash', [path.join(tools, 'start.sh'), dir], { env: baseEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
-    child.on('exit', (code) => resolve({ code: code ?? 1, out }));
-  });
+  const startTools = (env: NodeJS.ProcessEnv) =>
+    new Promise<{ code: number; out: string }>((resolve) => {
+      const child = spawn('bash', [path.join(tools, 'start.sh'), dir], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+      child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+      child.on('exit', (code) => resolve({ code: code ?? 1, out }));
+    });
+  const started = await startTools(baseEnv);
   const stopTools = async () => {
     await run('bash', [path.join(tools, 'stop.sh'), dir], baseEnv);
   };
@@ -160,6 +166,14 @@ export async function startCluster(options: { crds?: boolean } = {}): Promise<Cl
         counts.set(key, (counts.get(key) ?? 0) + value);
       }
       return counts;
+    },
+    async down() {
+      await stopTools();
+    },
+    async up() {
+      const port = new URL(vars.K8S_API_SERVER).port;
+      const r = await startTools({ ...baseEnv, APISERVER_PORT: port });
+      if (r.code !== 0) throw new Error(`start.sh (again) failed (${r.code}): ${r.out.slice(-3000)}`);
     },
     async stop() {
       await stopTools();

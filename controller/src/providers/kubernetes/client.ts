@@ -216,6 +216,9 @@ export class KubeClient {
         // server sends bookmarks about every minute, so two minutes of silence means dead.
         r.req.setTimeout(120_000, () => r.destroy(new ConnectionError(`watch ${path}: no data for 120 s`)));
         const lines = createInterface({ input: r, crlfDelay: Infinity });
+        // readline re-emits the stream's errors: without a listener a cut connection would
+        // throw out of the process.
+        lines.on('error', (err) => end(aborted ? undefined : new ConnectionError(`watch ${path}: ${err.message}`)));
         lines.on('line', (line) => {
           if (ended || !line) return;
           let e: WatchEvent;
