@@ -118,6 +118,7 @@ export async function startKubeGatewayFixture(options: GatewayFixtureOptions = {
       await settle(before);
     };
     const port = ports[listeners[0].name];
+    const listenAddress = options.controller?.listenAddress ?? '127.0.0.1';
     const fixture: KubeGatewayFixture = {
       dir,
       manifestsDir: dir,
@@ -140,8 +141,8 @@ export async function startKubeGatewayFixture(options: GatewayFixtureOptions = {
         await settle(before);
       },
       settle,
-      request: (p, o, pt) => httpRequest(pt ?? port, p, o),
-      backend: (p, o, pt) => backendOf(pt ?? port, p, o),
+      request: (p, o, pt) => httpRequest(pt ?? port, p, o, listenAddress),
+      backend: (p, o, pt) => backendOf(pt ?? port, p, o, listenAddress),
       async close() {
         await current().stop('SIGTERM');
         await netns!.close();
