@@ -15,6 +15,10 @@
  *    policies (RateLimitPolicy, ProxySettingsPolicy, ClientSettingsPolicy) plus the three kinds
  *    on the Gateway, vs. the same routes without policies (goal: within 1.5x, time and memory).
  *
+ * 4. One host (issue 10): 1,000 routes of 3 rules with no hostnames, all on one hostless
+ *    listener, so nginx has one big server block; each change adds one route (a new file renamed
+ *    into place) and we poll its path until the echo backend answers (goal p50 < 150 ms).
+ *
  * Goals (issue 2): 5,000 routes under 1 s and 300 MB; change-to-serving p50 under 150 ms
  * (NGINX Gateway Fabric 2.6 publishes a 160 ms average per change batch at 1,000 HTTPRoutes).
  *
@@ -25,7 +29,8 @@
  *   npm run bench:controller [-- --sizes=100,1000,5000 --changes=20 --serve-routes=1000
  *                               --warm-routes=1000 --warm-changes=20
  *                               --regex-every=10 --serve-budget-s=300
- *                               --policy-routes=1000 --policy-repeats=3]
+ *                               --policy-routes=1000 --policy-repeats=3
+ *                               --one-host-routes=1000 --one-host-changes=20]
  */
 import { spawnSync } from 'child_process';
 import { promises as fs } from 'fs';
@@ -174,7 +179,12 @@ interface WarmResult {
  * dataplane that accepts every config at once, so "apply" is ~0 and the other phases are what
  * the controller process pays per change. Files of 100 routes, as in section 2.
  */
-async function warmOneFileChange(routes: number, changes: number): Promise<WarmResult> {
+async function warmOneFileChange(routes: number, changes: number, oneHost = false): Promise<WarmResult> {
+  const routeDoc = (i: number, changedPath?: string) => {
+    const doc = routeDocWith(i, changedPath, REGEX_EVERY) as { spec: Record<string, unknown> };
+    if (oneHost) delete doc.spec.hostnames;
+    return doc as Record<string, unknown>;
+  };
   const dir = await makeTempDir('portcullis-bench-warm-');
   const manifestsDir = path.join(dir, 'manifests');
   const stateDir = path.join(dir, 'state');
@@ -242,9 +252,13 @@ async function warmOneFileChange(routes: number, changes: number): Promise<WarmR
     await reconciler.trigger();
     if (!summaries[0]?.programmed || summaries[0].routes !== routes) throw new Error(`first reconcile: ${JSON.stringify(summaries[0])}`);
     for (let c = 0; c < changes; c++) {
-      const i = (c * 37 + 11) % routes;
-      changed.set(i, `/changed-${c}-${i}`);
-      await writeFile(fileOf(i), fileDocs(Math.floor(i / perFile)));
+      if (oneHost) {
+        await writeFile(`added-${String(c).padStart(3, '0')}.yaml`, [routeDoc(routes + c)]);
+      } else {
+        const i = (c * 37 + 11) % routes;
+        changed.set(i, `/changed-${c}-${i}`);
+        await writeFile(fileOf(i), fileDocs(Math.floor(i / perFile)));
+      }
       await reconciler.trigger();
       if (!summaries[c + 1].applied) throw new Error(`change ${c} did not change the config`);
     }
@@ -271,7 +285,16 @@ async function warmOneFileChange(routes: number, changes: number): Promise<WarmR
 
 // ---------------------------------------------------------------- 2. change-to-serving
 
-async function changeToServing(routes: number, changes: number, budgetMs: number): Promise<{ samples: number[]; reconcileMs: number[]; phases: Record<string, number[]> }> {
+/**
+ * `oneHost`: routes without hostnames (one server block on the hostless listener), and each
+ * change adds a route in a file of its own instead of changing a path in a file of 100 routes.
+ */
+async function changeToServing(routes: number, changes: number, budgetMs: number, oneHost = false): Promise<{ samples: number[]; reconcileMs: number[]; phases: Record<string, number[]> }> {
+  const routeDoc = (i: number, changedPath?: string) => {
+    const doc = routeDocWith(i, changedPath, REGEX_EVERY) as { spec: Record<string, unknown> };
+    if (oneHost) delete doc.spec.hostnames;
+    return doc as Record<string, unknown>;
+  };
   const dir = await makeTempDir('portcullis-bench-');
   const manifestsDir = path.join(dir, 'manifests');
   const stateDir = path.join(dir, 'state');
@@ -297,22 +320,23 @@ async function changeToServing(routes: number, changes: number, budgetMs: number
   try {
     // The first apply of 1,000 routes may be refused by nginx's own readiness timeout and retried.
     await controller.waitForLog((l) => l.msg === 'reconciled' && l.programmed === true, 240000);
-    const probe = await httpRequest(port, '/r1/api', { host: 'app-1.example.test', headers: { 'X-Tenant': 't1' } });
+    const probe = await httpRequest(port, '/r1/api', { host: oneHost ? 'any.example.test' : 'app-1.example.test', headers: { 'X-Tenant': 't1' } });
     if (probe.status !== 200) throw new Error(`route not served before the changes: ${probe.status} ${probe.text.slice(0, 200)}`);
     const started = Date.now();
     for (let c = 0; c < changes; c++) {
       // Bounded in time: a slow dataplane yields fewer samples, not an endless run.
       if (c >= 3 && Date.now() - started > budgetMs) break;
-      const i = (c * 37 + 11) % routes;
-      const newPath = `/changed-${c}-${i}`;
-      changed.set(i, newPath);
-      const host = `app-${i % HOSTS}.example.test`;
+      const i = oneHost ? routes + c : (c * 37 + 11) % routes;
+      const newPath = oneHost ? `/r${i}/api` : `/changed-${c}-${i}`;
+      if (!oneHost) changed.set(i, newPath);
+      const host = oneHost ? 'any.example.test' : `app-${i % HOSTS}.example.test`;
       const before = controller.reconciles();
       // The clock starts when the new file is in place (written aside, renamed over the old one),
       // not while this script serialises it.
-      const file = fileOf(i);
+      const file = oneHost ? `added-${String(c).padStart(3, '0')}.yaml` : fileOf(i);
       const tmp = path.join(manifestsDir, `.${file}.tmp`);
-      await fs.writeFile(tmp, fileDocs(Math.floor(i / perFile)).map((d) => `---\n${stringify(d, { lineWidth: 0 })}`).join(''));
+      const docs = oneHost ? [routeDoc(i)] : fileDocs(Math.floor(i / perFile));
+      await fs.writeFile(tmp, docs.map((d) => `---\n${stringify(d, { lineWidth: 0 })}`).join(''));
       const t0 = process.hrtime.bigint();
       await fs.rename(tmp, path.join(manifestsDir, file));
       for (;;) {
@@ -356,7 +380,7 @@ async function main(): Promise<void> {
   }
   const warmChild = process.argv.indexOf('--child-warm');
   if (warmChild >= 0) {
-    const result = await warmOneFileChange(Number(process.argv[warmChild + 1]), Number(arg('warm-changes', '20')));
+    const result = await warmOneFileChange(Number(process.argv[warmChild + 1]), Number(arg('warm-changes', '20')), process.argv.includes('--one-host'));
     process.stdout.write(JSON.stringify(result) + '\n');
     return;
   }
@@ -475,6 +499,40 @@ async function main(): Promise<void> {
     const { samples, reconcileMs, phases } = result;
     const p50 = percentile(samples, 50);
     if (samples.length < changes) console.log(`(time budget reached after ${samples.length} of ${changes} changes; --serve-budget-s to raise it)`);
+    console.log(`change-to-serving ms: p50 ${p50.toFixed(1)}, p90 ${percentile(samples, 90).toFixed(1)}, min ${Math.min(...samples).toFixed(1)}, max ${Math.max(...samples).toFixed(1)}`);
+    console.log(`reconcile ms (controller log): p50 ${percentile(reconcileMs, 50)?.toFixed(1)}; phase medians: ${Object.entries(phases).map(([k, v]) => `${k} ${median(v).toFixed(1)}`).join(', ')}`);
+    console.log(`goal p50 < 150 ms: ${p50 < 150 ? 'met' : 'NOT met'}`);
+  }
+
+  const oneHostRoutes = Number(arg('one-host-routes', '1000'));
+  const oneHostChanges = Number(arg('one-host-changes', '20'));
+  if (oneHostRoutes > 0 && oneHostChanges > 0) {
+    console.log(`\n4. one host: ${oneHostRoutes} routes without hostnames on one hostless listener (one nginx server block)`);
+    const r = spawnSync(
+      process.execPath,
+      [`--max-old-space-size=${CHILD_HEAP_MB}`, '-r', 'tsx/cjs', __filename, '--child-warm', String(oneHostRoutes), `--warm-changes=${oneHostChanges}`, `--regex-every=${REGEX_EVERY}`, '--one-host'],
+      { cwd: path.resolve(__dirname, '..'), encoding: 'utf8', maxBuffer: 1 << 24 },
+    );
+    if (r.status !== 0) {
+      console.log(`warm one-route add FAILED: ${r.stderr.trim().split('\n').slice(-3).join(' | ')}`);
+    } else {
+      const w = JSON.parse(r.stdout.trim().split('\n').pop()!) as WarmResult;
+      console.log(`controller share of adding one route (real FileProvider + Reconciler, a dataplane that accepts at once): scan + build + render + status ${w.controllerMs.toFixed(1)} ms`);
+      console.log(`  phase medians ms: ${Object.entries(w.phases).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')}`);
+      console.log(`  stage medians ms: ${Object.entries(w.stages).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')}`);
+    }
+    console.log(`change-to-serving: ${oneHostRoutes} routes without hostnames on one hostless listener ${oneHostChanges} changes each adding a route in a new file renamed into place (real CLI + nginx)`);
+    let result: Awaited<ReturnType<typeof changeToServing>>;
+    try {
+      result = await changeToServing(oneHostRoutes, oneHostChanges, Number(arg('serve-budget-s', '300')) * 1000, true);
+    } catch (err) {
+      console.log(`FAILED: ${(err as Error).message.slice(0, 1500)}`);
+      process.exitCode = 1;
+      return;
+    }
+    const { samples, reconcileMs, phases } = result;
+    const p50 = percentile(samples, 50);
+    if (samples.length < oneHostChanges) console.log(`(time budget reached after ${samples.length} of ${oneHostChanges} changes; --serve-budget-s to raise it)`);
     console.log(`change-to-serving ms: p50 ${p50.toFixed(1)}, p90 ${percentile(samples, 90).toFixed(1)}, min ${Math.min(...samples).toFixed(1)}, max ${Math.max(...samples).toFixed(1)}`);
     console.log(`reconcile ms (controller log): p50 ${percentile(reconcileMs, 50)?.toFixed(1)}; phase medians: ${Object.entries(phases).map(([k, v]) => `${k} ${median(v).toFixed(1)}`).join(', ')}`);
     console.log(`goal p50 < 150 ms: ${p50 < 150 ? 'met' : 'NOT met'}`);

@@ -11,7 +11,8 @@
  * bounds throughput when nginx is the bottleneck, and a ratio that other load barely moves.
  *
  * Env: BENCH_SECONDS (per run, default 5), BENCH_ROUNDS (default 3), BENCH_ROUTES (default 100),
- *      BENCH_CONNECTIONS (default 32), PORTCULLIS_NGINX (see controller/src/apply/nginx-binary.ts).
+ *      BENCH_CONNECTIONS (default 32), PORTCULLIS_NGINX (see controller/src/apply/nginx-binary.ts),
+ *      BENCH_HTTP=0 skips the HTTP rounds, BENCH_GRPC=0 the gRPC part (scripts/bench-grpc.ts: unary calls/s gateway vs direct).
  */
 import * as fs from 'fs';
 import * as net from 'net';
@@ -24,6 +25,7 @@ import { silentLogger } from '../controller/src/log';
 import { buildModel } from '../controller/src/model';
 import { renderConfig } from '../controller/src/render';
 import { defaultNginxBinary } from '../controller/src/apply/nginx-binary';
+import { benchGrpc } from './bench-grpc';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -164,7 +166,7 @@ async function main(): Promise<void> {
     console.log(`  matched: PathPrefix + header + query + GET GET ${target} (X-Tenant header)`);
     const first = await nginx.start(configs.plain);
     if (!first.ok) throw new Error(first.message);
-    for (let round = 1; round <= ROUNDS; round++) {
+    for (let round = 1; round <= (process.env.BENCH_HTTP === '0' ? 0 : ROUNDS); round++) {
       for (const kind of ['plain', 'matched'] as const) {
         const applied = await nginx.apply(configs[kind]);
         if (!applied.ok) throw new Error(applied.message);
@@ -183,19 +185,24 @@ async function main(): Promise<void> {
     await backend.catch(() => undefined);
     fs.rmSync(dir, { recursive: true, force: true });
   }
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  const plain = median(results.plain);
-  const matched = median(results.matched);
-  console.log(`plain   median ${plain.toFixed(0)} req/s`);
-  console.log(`matched median ${matched.toFixed(0)} req/s`);
-  const cpuPlain = median(cpu.plain);
-  const cpuMatched = median(cpu.matched);
-  const best = (xs: number[]) => Math.min(...xs);
-  console.log(`ratio matched/plain ${(matched / plain).toFixed(3)} req/s (goal >= 0.95)`);
-  console.log(`nginx CPU per request: plain ${cpuPlain.toFixed(1)} us, matched ${cpuMatched.toFixed(1)} us; ` +
-    `capacity ratio plain/matched CPU ${(cpuPlain / cpuMatched).toFixed(3)} (goal >= 0.95)`);
-  console.log(`least-disturbed rounds: plain ${best(cpu.plain).toFixed(1)} us, matched ${best(cpu.matched).toFixed(1)} us; ` +
-    `ratio ${(best(cpu.plain) / best(cpu.matched)).toFixed(3)}; best req/s ratio ${(Math.max(...results.matched) / Math.max(...results.plain)).toFixed(3)}`);
+  if (results.plain.length > 0) {
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    const plain = median(results.plain);
+    const matched = median(results.matched);
+    console.log(`plain   median ${plain.toFixed(0)} req/s`);
+    console.log(`matched median ${matched.toFixed(0)} req/s`);
+    const cpuPlain = median(cpu.plain);
+    const cpuMatched = median(cpu.matched);
+    const best = (xs: number[]) => Math.min(...xs);
+    console.log(`ratio matched/plain ${(matched / plain).toFixed(3)} req/s (goal >= 0.95)`);
+    console.log(`nginx CPU per request: plain ${cpuPlain.toFixed(1)} us, matched ${cpuMatched.toFixed(1)} us; ` +
+      `capacity ratio plain/matched CPU ${(cpuPlain / cpuMatched).toFixed(3)} (goal >= 0.95)`);
+    console.log(`least-disturbed rounds: plain ${best(cpu.plain).toFixed(1)} us, matched ${best(cpu.matched).toFixed(1)} us; ` +
+      `ratio ${(best(cpu.plain) / best(cpu.matched)).toFixed(3)}; best req/s ratio ${(Math.max(...results.matched) / Math.max(...results.plain)).toFixed(3)}`);
+  }
+  if (process.env.BENCH_GRPC !== '0') {
+    await benchGrpc({ nginx: NGINX, seconds: SECONDS, rounds: ROUNDS, freePort, workerTicks, tickUs: TICK_US });
+  }
   console.log(`load average during the run: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')} (other work on the machine skews req/s)`);
 }
 

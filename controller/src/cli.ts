@@ -11,9 +11,10 @@ import { createLogger, isLogLevel, LOG_LEVELS, Logger, LogLevel } from './log';
 import { FileProvider } from './providers/file';
 import { Reconciler, standardPipeline } from './reconcile';
 import { NginxProcess } from './apply/nginx';
-import { defaultNginxBinary } from './apply/nginx-binary';
+import { defaultNginxBinary, hasHttp2Directive, nginxVersion } from './apply/nginx-binary';
 import { DEFAULT_CONTROLLER_NAME } from './graph/types';
 import { runKubernetes } from './run-kubernetes';
+import { startInferenceHop } from './inference/hop-process';
 
 export const USAGE = `Usage: portcullis-controller --provider=file --manifests=DIR --state-dir=DIR [options]
        portcullis-controller --provider=kubernetes [--kubeconfig=FILE] [options]
@@ -40,6 +41,16 @@ Options:
   --log-level=LEVEL        ${LOG_LEVELS.join(', ')} (default info); JSON lines on stderr
   --health-address=H:P     /healthz and /readyz (kubernetes default 0.0.0.0:8081; file: off)
   --metrics-address=H:P    Prometheus /metrics (kubernetes default 0.0.0.0:9113; file: off)
+  --gateway-api-inference-extension
+                           serve InferencePool backends (alpha): HTTPRoutes may send model
+                           requests to a pool, whose endpoint picker chooses the pod; without
+                           it InferencePool backendRefs are InvalidKind
+  --endpoint-picker-disable-tls
+                           talk to endpoint pickers in plaintext (default: TLS)
+  --endpoint-picker-tls-verify
+                           verify endpoint pickers' certificates (default: not verified)
+  --endpoint-picker-ca-file=FILE
+                           PEM roots for --endpoint-picker-tls-verify
   -h, --help               show this help
 
 Kubernetes provider:
@@ -76,6 +87,8 @@ export interface CliOptions {
   leaderElectionLockName: string;
   leaderElectionNamespace?: string;
   dataplane?: string;
+  inferenceExtension: boolean;
+  endpointPicker: { disableTls: boolean; verify: boolean; caFile?: string };
 }
 
 export class UsageError extends Error {}
@@ -89,6 +102,7 @@ const KNOWN = [
   'log-level',
   'controller-name',
   'help',
+  'endpoint-picker-ca-file',
   'health-address',
   'metrics-address',
   'kubeconfig',
@@ -98,6 +112,8 @@ const KNOWN = [
   'leader-election-namespace',
   'dataplane',
 ];
+/** Switches: present (or =true / =false). */
+const BOOLEAN = ['gateway-api-inference-extension', 'endpoint-picker-disable-tls', 'endpoint-picker-tls-verify'];
 
 export function parseArgs(argv: string[]): CliOptions {
   const values = new Map<string, string>();
@@ -110,6 +126,12 @@ export function parseArgs(argv: string[]): CliOptions {
     if (!arg.startsWith('--')) throw new UsageError(`unexpected argument "${arg}"`);
     const eq = arg.indexOf('=');
     const name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
+    if (BOOLEAN.includes(name)) {
+      const v = eq < 0 ? 'true' : arg.slice(eq + 1);
+      if (v !== 'true' && v !== 'false') throw new UsageError(`--${name} takes true or false, got "${v}"`);
+      values.set(name, v);
+      continue;
+    }
     if (!KNOWN.includes(name)) throw new UsageError(`unknown option --${name}`);
     let value: string;
     if (eq >= 0) value = arg.slice(eq + 1);
@@ -142,6 +164,12 @@ export function parseArgs(argv: string[]): CliOptions {
     leaderElectionLockName: values.get('leader-election-lock-name') ?? 'portcullis-leader',
     leaderElectionNamespace: values.get('leader-election-namespace'),
     dataplane: values.get('dataplane'),
+    inferenceExtension: values.get('gateway-api-inference-extension') === 'true',
+    endpointPicker: {
+      disableTls: values.get('endpoint-picker-disable-tls') === 'true',
+      verify: values.get('endpoint-picker-tls-verify') === 'true',
+      ...(values.has('endpoint-picker-ca-file') ? { caFile: values.get('endpoint-picker-ca-file') } : {}),
+    },
   };
   if (help) return options;
   const le = values.get('leader-election');
@@ -164,6 +192,12 @@ export function parseArgs(argv: string[]): CliOptions {
   return options;
 }
 
+/** What the graph needs to know of the nginx binary (older ones cannot mix h1 and h2c on a port). */
+function nginxCapabilities(binary: string): { http2On: boolean; version?: string } {
+  const v = nginxVersion(binary);
+  return { http2On: hasHttp2Directive(v), ...(v ? { version: v.text } : {}) };
+}
+
 /** Runs the file provider until a signal; resolves with the exit code. */
 export async function runFileProvider(options: CliOptions, log: Logger): Promise<number> {
   const stateDir = path.resolve(options.stateDir!);
@@ -173,16 +207,20 @@ export async function runFileProvider(options: CliOptions, log: Logger): Promise
   const binary = options.nginx ?? defaultNginxBinary();
   if (!fs.existsSync(binary)) throw new Error(`nginx binary ${binary} not found (install nginx or pass --nginx=PATH)`);
   const nginx = new NginxProcess({ prefix, binary, log });
+  const hop = options.inferenceExtension ? await startInferenceHop(options, log) : undefined;
   const reconciler = new Reconciler({
     pipeline: standardPipeline,
     source: provider,
     dataplane: nginx,
     log,
     controllerName: options.controllerName,
+    inferenceExtension: options.inferenceExtension,
+    ...(hop ? { inferenceHop: hop.address } : {}),
     listenAddress: options.listenAddress,
     prefix,
     errorLogLevel: options.logLevel === 'debug' ? 'info' : 'notice',
     previousStatuses,
+    nginx: nginxCapabilities(binary),
   });
   log.info('controller starting', {
     provider: 'file',
@@ -203,6 +241,7 @@ export async function runFileProvider(options: CliOptions, log: Logger): Promise
         // (a failure is logged by the provider).
         await provider.flush().catch(() => undefined);
         await nginx.stop();
+        await hop?.stop();
         log.info('stopped');
         return 0;
       })();

@@ -57,7 +57,7 @@ export interface Pipeline<M = unknown, C extends RenderedConfigLike = RenderedCo
   /** Policy documents (gateway.portcullis.dev); optional so a pipeline without policies works. */
   parsePolicyDocs?(docs: ManifestDoc[]): ParsedPolicies;
   computePolicies?(input: PolicyInput): PolicyResult;
-  renderConfig(model: M, options: { listenAddress: string; prefix: string; errorLogLevel?: string }): C;
+  renderConfig(model: M, options: { listenAddress: string; prefix: string; errorLogLevel?: string; inferenceHop?: string }): C;
   computeStatuses(
     graph: Graph,
     parsed: ParsedResources,
@@ -92,6 +92,12 @@ export interface ReconcilerOptions<M, C extends RenderedConfigLike> {
   dataplane: Dataplane<C> | GatewayDataplane;
   log: Logger;
   controllerName: string;
+  /** What the serving nginx can do (apply/nginx-binary.ts); default: a modern nginx. */
+  nginx?: { http2On: boolean; version?: string };
+  /** --gateway-api-inference-extension: InferencePool backends are served. */
+  inferenceExtension?: boolean;
+  /** Where nginx reaches the inference hop (host:port or unix:/path). */
+  inferenceHop?: string;
   listenAddress: string;
   /** nginx -p prefix (render options need it for paths inside the config). */
   prefix: string;
@@ -212,7 +218,7 @@ export class Reconciler<M = unknown, C extends RenderedConfigLike = RenderedConf
     for (const r of parsedPolicies?.invalid ?? []) {
       log.warn('policy invalid', { kind: r.kind, namespace: r.namespace, name: r.name, error: r.message });
     }
-    const graph = pipeline.buildGraph(parsed.set, { controllerName: this.o.controllerName });
+    const graph = pipeline.buildGraph(parsed.set, { controllerName: this.o.controllerName, inferenceExtension: this.o.inferenceExtension, ...(this.o.nginx ? { nginx: this.o.nginx } : {}) });
     const policies =
       parsedPolicies && pipeline.computePolicies
         ? pipeline.computePolicies({
@@ -257,6 +263,7 @@ export class Reconciler<M = unknown, C extends RenderedConfigLike = RenderedConf
         listenAddress: this.o.listenAddress,
         prefix: this.o.prefix,
         errorLogLevel: this.o.errorLogLevel,
+        ...(this.o.inferenceHop ? { inferenceHop: this.o.inferenceHop } : {}),
       });
       renderMs = lap();
       configBytes = 0;

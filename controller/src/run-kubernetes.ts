@@ -11,7 +11,8 @@ import * as path from 'node:path';
 import type { CliOptions } from './cli';
 import type { Logger } from './log';
 import { NginxProcess } from './apply/nginx';
-import { defaultNginxBinary } from './apply/nginx-binary';
+import { defaultNginxBinary, hasHttp2Directive, nginxVersion } from './apply/nginx-binary';
+import { startInferenceHop } from './inference/hop-process';
 import { Reconciler, standardPipeline } from './reconcile';
 import { AlwaysLeader, KubeClient, KubernetesProvider, LeaderElector, type Leadership } from './providers/kubernetes';
 import { ControllerMetrics } from './observability/metrics';
@@ -55,6 +56,8 @@ export async function runKubernetes(options: CliOptions, log: Logger): Promise<n
   const binary = options.nginx ?? defaultNginxBinary();
   if (!fs.existsSync(binary)) throw new Error(`nginx binary ${binary} not found (install nginx or pass --nginx=PATH)`);
   const nginx = new NginxProcess({ prefix, binary, log });
+  const version = nginxVersion(binary);
+  const hop = options.inferenceExtension ? await startInferenceHop(options, log) : undefined;
 
   const reconciler = new Reconciler({
     pipeline: standardPipeline,
@@ -62,9 +65,12 @@ export async function runKubernetes(options: CliOptions, log: Logger): Promise<n
     dataplane: nginx,
     log,
     controllerName: options.controllerName,
+    inferenceExtension: options.inferenceExtension,
+    ...(hop ? { inferenceHop: hop.address } : {}),
     listenAddress: options.listenAddress,
     prefix,
     errorLogLevel: options.logLevel === 'debug' ? 'info' : 'notice',
+    nginx: { http2On: hasHttp2Directive(version), ...(version ? { version: version.text } : {}) },
   });
   let reconciled = false;
   reconciler.onReconciled((summary) => {
@@ -102,6 +108,7 @@ export async function runKubernetes(options: CliOptions, log: Logger): Promise<n
         provider.stop();
         await reconciler.stop();
         await nginx.stop();
+        await hop?.stop();
         await endpoints.close();
         client.close();
         log.info('stopped');

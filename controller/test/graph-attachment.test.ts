@@ -32,7 +32,7 @@ describe('graph: GatewayClass and Gateway acceptance', () => {
   });
 
   test('a Gateway with some invalid listeners is accepted with reason ListenersNotValid', () => {
-    const g = build(gatewayClass(), gateway('gw', [http('web'), { name: 'tls', port: 443, protocol: 'HTTPS' }]));
+    const g = build(gatewayClass(), gateway('gw', [http('web'), { name: 'tls', port: 443, protocol: 'TLS' }]));
     expect(g.gateways[0].conditions).toEqual([expect.objectContaining({ type: 'Accepted', status: 'True', reason: 'ListenersNotValid' })]);
     expect(listener(g, 'gw', 'web').valid).toBe(true);
     expect(listener(g, 'gw', 'tls').valid).toBe(false);
@@ -58,7 +58,7 @@ describe('graph: listeners', () => {
   });
 
   test('different protocols on one port: both ProtocolConflict (Conflicted True)', () => {
-    const g = build(gatewayClass(), gateway('gw', [http('web', 8080), { name: 'tls', port: 8080, protocol: 'HTTPS', hostname: 'a.example.com' }]));
+    const g = build(gatewayClass(), gateway('gw', [http('web', 8080), { name: 'tls', port: 8080, protocol: 'TLS', hostname: 'a.example.com' }]));
     const web = listener(g, 'gw', 'web');
     expect(web.valid).toBe(false);
     expect(web.conditions.find((c) => c.type === 'Conflicted')).toMatchObject({ status: 'True', reason: 'ProtocolConflict' });
@@ -172,14 +172,14 @@ describe('graph: route attachment', () => {
   });
 
   test('a route on a listener of an unsupported protocol is not allowed', () => {
-    const g = build(gatewayClass(), gateway('gw', [http('web'), { name: 'tls', port: 443, protocol: 'HTTPS' }]), route('r', { parentRefs: [{ name: 'gw', sectionName: 'tls' }] }));
+    const g = build(gatewayClass(), gateway('gw', [http('web'), { name: 'tls', port: 443, protocol: 'TLS' }]), route('r', { parentRefs: [{ name: 'gw', sectionName: 'tls' }] }));
     expect(accepted(g, 'r')).toMatchObject({ status: 'False', reason: 'NotAllowedByListeners' });
   });
 
   test('a route on a conflicted listener is accepted and counted, the listener is not rendered', () => {
     const g = build(
       gatewayClass(),
-      gateway('gw', [http('other', 9090), http('web', 8080), { name: 'tls', port: 8080, protocol: 'HTTPS', hostname: 'a.example.com' }]),
+      gateway('gw', [http('other', 9090), http('web', 8080), { name: 'tls', port: 8080, protocol: 'TLS', hostname: 'a.example.com' }]),
       route('r', { parentRefs: [{ name: 'gw', sectionName: 'web' }] }),
     );
     expect(accepted(g, 'r')).toMatchObject({ status: 'True' });
@@ -315,8 +315,8 @@ describe('graph: rules', () => {
     expect(routeNode(g, 'r').rules[0].matches).toEqual([{ path: { type: 'PathPrefix', value: '/' }, headers: [], queryParams: [] }]);
   });
 
-  test('a rule with a filter is dropped (filters not supported yet)', () => {
-    const g = build(gatewayClass(), gateway('gw', [http('web')]), route('r', { parentRefs: [{ name: 'gw' }], rules: [{ filters: [{ type: 'RequestHeaderModifier', requestHeaderModifier: {} }] }, {}] }));
-    expect(routeNode(g, 'r').rules[0]).toMatchObject({ valid: false, invalidMessage: 'spec.rules[0].filters[0].type: filter RequestHeaderModifier is not supported yet' });
+  test('a rule with an unsupported filter is dropped', () => {
+    const g = build(gatewayClass(), gateway('gw', [http('web')]), route('r', { parentRefs: [{ name: 'gw' }], rules: [{ filters: [{ type: 'ExtensionRef', extensionRef: { group: 'x.io', kind: 'K', name: 'n' } }] }, {}] }));
+    expect(routeNode(g, 'r').rules[0]).toMatchObject({ valid: false, invalidMessage: 'spec.rules[0].filters[0].extensionRef: filter ExtensionRef x.io/K n is not supported' });
   });
 });

@@ -375,7 +375,7 @@ describe('backends', () => {
     const b = f.backend('svc', 9000, { endpoints: [{ address: '127.0.0.1', port: 9000 }, { address: '::1', port: 9000 }, { address: '127.0.0.1', port: 9000 }] });
     const model = buildModel(f.graph([f.listener(80, [f.attach(f.route('r', [f.rule(0, [f.prefix('/')], [b])]))])]));
     expect(model.upstreams).toEqual([
-      { name: 'b_default__svc_80', backend: 'default/svc:80', servers: [{ address: '127.0.0.1', port: 9000 }, { address: '::1', port: 9000 }], keepalive: 16 },
+      { name: 'b_default__svc_80', backend: 'default/svc:80', servers: [{ address: '127.0.0.1', port: 9000 }, { address: '::1', port: 9000 }], keepalive: 64 },
     ]);
   });
 

@@ -92,7 +92,7 @@ describe('status: what the conformance suite checks', () => {
   });
 
   test('an invalid listener keeps its own Programmed False; attachedRoutes still reported', () => {
-    const s = find(statuses([gatewayClass(), gateway('gw', [http('web'), { name: 'tls', port: 443, protocol: 'HTTPS' }])]), 'Gateway', 'gw');
+    const s = find(statuses([gatewayClass(), gateway('gw', [http('web'), { name: 'tls', port: 443, protocol: 'TLS' }])]), 'Gateway', 'gw');
     const tls = s.listeners.find((l: { name: string }) => l.name === 'tls');
     expect(tls).toMatchObject({ attachedRoutes: 0, supportedKinds: [] });
     expect(summary(tls.conditions)).toContain('Programmed=False/Invalid');

@@ -12,6 +12,7 @@ import { httpRequest } from '../support/http';
 import { gateway, GATEWAY_API, httpRoute, type Manifest, serviceFor } from '../support/manifests';
 import { freePort } from '../support/ports';
 import { condition, findStatus, readStatus } from '../support/status';
+import { clientSettingsPolicy, rateLimitPolicy, target } from '../gateway-policies/support';
 
 const UNIMPLEMENTED = 12;
 
@@ -26,6 +27,8 @@ function grpcRoute(name: string, spec: { hostnames?: string[]; rules: Manifest[]
 const to = (name: string, weight?: number) => ({ name, port: 80, ...(weight !== undefined ? { weight } : {}) });
 const exact = (method: string) => ({ method: { service: ECHO_SERVICE, method } });
 const hdr = (pairs: Record<string, string>) => ({ headers: Object.entries(pairs).map(([name, value]) => ({ name, value })) });
+
+const grpcTarget = (name: string) => target(name, 'GRPCRoute');
 
 let gw: GatewayFixture;
 let hostsPort: number;
@@ -89,6 +92,9 @@ beforeAll(async () => {
         }),
         // grpcroute-weight
         grpcRoute('weighted-backends', { hostnames: ['weight.grpc'], rules: [{ backendRefs: [to('grpc-v1', 70), to('grpc-v2', 30), to('grpc-v3', 0)] }] }),
+        grpcRoute('limited-429', { hostnames: ['limited.grpc'], rules: [{ backendRefs: [to('grpc-v1')] }] }),
+        grpcRoute('limited-503', { hostnames: ['limited503.grpc'], rules: [{ backendRefs: [to('grpc-v1')] }] }),
+        grpcRoute('small-body', { hostnames: ['small.grpc'], rules: [{ backendRefs: [to('grpc-v1')] }] }),
         grpcRoute('dead-backend', { hostnames: ['dead.grpc'], rules: [{ backendRefs: [to('grpc-dead')] }] }),
         grpcRoute('missing-backend', { hostnames: ['missing.grpc'], rules: [{ backendRefs: [to('grpc-nowhere')] }] }),
         // HTTPRoute (older) and GRPCRoute on the same hostname: only the older one is accepted.
@@ -97,6 +103,11 @@ beforeAll(async () => {
         grpcRoute('backend-v1', { parentRefs: [{ name: 'hosts', sectionName: 'listener-1' }], rules: [{ backendRefs: [to('grpc-v1')] }] }),
         grpcRoute('backend-v2', { parentRefs: [{ name: 'hosts', sectionName: 'listener-2' }], rules: [{ backendRefs: [to('grpc-v2')] }] }),
         grpcRoute('backend-v3', { parentRefs: [{ name: 'hosts', sectionName: 'listener-3' }, { name: 'hosts', sectionName: 'listener-4' }], rules: [{ backendRefs: [to('grpc-v3')] }] }),
+      ],
+      '25-policies.yaml': [
+        rateLimitPolicy('rl-grpc-429', [grpcTarget('limited-429')], [{ rate: '1r/m' }], { rejectCode: 429 }),
+        rateLimitPolicy('rl-grpc-503', [grpcTarget('limited-503')], [{ rate: '1r/m' }]),
+        clientSettingsPolicy('cs-grpc', grpcTarget('small-body'), '100'),
       ],
       '30-http.yaml': [
         gateway('hosts', hostListeners),
@@ -223,6 +234,34 @@ describe('nginx errors as gRPC statuses', () => {
   });
 });
 
+describe('policies on GRPCRoutes', () => {
+  test('RateLimitPolicy rejections reach the client as RESOURCE_EXHAUSTED (429) / UNAVAILABLE (503)', async () => {
+    expect(await who('limited.grpc')).toBe('grpc-infra-backend-v1');
+    const r429 = await grpcCall(client('limited.grpc'), echoPath());
+    expect(r429).toMatchObject({ code: 8, details: 'rate limit exceeded' });
+    expect(await who('limited503.grpc')).toBe('grpc-infra-backend-v1');
+    expect((await grpcCall(client('limited503.grpc'), echoPath())).code).toBe(14);
+  });
+
+  test('ClientSettingsPolicy body.maxSize: a larger message is RESOURCE_EXHAUSTED (413)', async () => {
+    expect((await grpcCall(client('small.grpc'), echoPath(), {}, { pad: 'x'.repeat(10) })).code).toBe(0);
+    const big = await grpcCall(client('small.grpc'), echoPath(), {}, { pad: 'x'.repeat(500) });
+    expect(big).toMatchObject({ code: 8, details: 'request body too large' });
+  });
+
+  test('the policies are Accepted on their GRPCRoute targets, which report <Kind>Affected', async () => {
+    const docs = await readStatus(gw.stateDir);
+    for (const [kind, name] of [['RateLimitPolicy', 'rl-grpc-429'], ['ClientSettingsPolicy', 'cs-grpc']]) {
+      const ancestor = findStatus(docs, kind, name)!.status.ancestors[0];
+      expect(ancestor.ancestorRef).toMatchObject({ kind: 'GRPCRoute' });
+      expect(condition(ancestor.conditions, 'Accepted')).toMatchObject({ status: 'True', reason: 'Accepted' });
+    }
+    const parent = findStatus(docs, 'GRPCRoute', 'limited-429')!.status.parents[0];
+    expect(condition(parent.conditions, 'RateLimitPolicyAffected')).toMatchObject({ status: 'True', reason: 'PolicyAffected' });
+    expect(condition(findStatus(docs, 'GRPCRoute', 'small-body')!.status.parents[0].conditions, 'ClientSettingsPolicyAffected')?.status).toBe('True');
+  });
+});
+
 describe('HTTPRoute and GRPCRoute are not merged', () => {
   test('the older HTTPRoute keeps clash.example; the GRPCRoute is not accepted', async () => {
     const res = await httpRequest(gw.port, '/', { headers: { host: 'clash.example' } });
@@ -244,8 +283,8 @@ describe('statuses', () => {
     expect(condition(missing.conditions, 'ResolvedRefs')).toMatchObject({ status: 'False', reason: 'BackendNotFound' });
     const listener = findStatus(docs, 'Gateway', 'gw')!.status.listeners[0];
     expect(listener.supportedKinds).toEqual(expect.arrayContaining([{ group: 'gateway.networking.k8s.io', kind: 'GRPCRoute' }, { group: 'gateway.networking.k8s.io', kind: 'HTTPRoute' }]));
-    // 6 GRPCRoutes on gw (clash-grpc lost its hostname to clash-http) + 2 HTTPRoutes.
-    expect(listener.attachedRoutes).toBe(8);
+    // 9 GRPCRoutes on gw (clash-grpc lost its hostname to clash-http) + 2 HTTPRoutes.
+    expect(listener.attachedRoutes).toBe(11);
     const features = findStatus(docs, 'GatewayClass', 'portcullis')!.status.supportedFeatures.map((f: { name: string }) => f.name);
     expect(features).toContain('GRPCRoute');
   });

@@ -51,6 +51,11 @@ export async function startEchoBackend(name: string, options: { host?: string; p
       const body = JSON.stringify(reply);
       const send = () => {
         if (res.destroyed) return;
+        // As the conformance echo server: X-Echo-Set-Header "Name:value,Name2:value2" sets response headers.
+        for (const pair of (headers['x-echo-set-header'] ?? '').split(',')) {
+          const colon = pair.indexOf(':');
+          if (colon > 0) res.setHeader(pair.slice(0, colon).trim(), pair.slice(colon + 1).trim());
+        }
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-echo-backend': name });
         res.end(req.method === 'HEAD' ? undefined : body);
       };

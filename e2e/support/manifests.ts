@@ -22,6 +22,7 @@ export interface ListenerSpec {
   protocol?: string;
   hostname?: string;
   allowedRoutes?: unknown;
+  tls?: unknown;
 }
 
 export function gateway(name: string, listeners: ListenerSpec[], className = 'portcullis', namespace?: string): Manifest {

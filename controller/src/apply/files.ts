@@ -49,6 +49,11 @@ export function blockedAncestor(layout: PrefixLayout): string | undefined {
   }
 }
 
+/** Files holding private keys: written 0600, never logged. */
+export function isSecretFile(rel: string): boolean {
+  return rel.startsWith('secrets/');
+}
+
 /** Writes the files of one generation into a new directory and returns its path. */
 export function writeGeneration(layout: PrefixLayout, id: string, files: Record<string, string>): string {
   const dir = path.join(layout.prefix, `conf.d-${id}`);
@@ -58,7 +63,8 @@ export function writeGeneration(layout: PrefixLayout, id: string, files: Record<
     const target = path.resolve(dir, rel);
     if (!target.startsWith(dir + path.sep)) throw new Error(`config file path escapes the config dir: ${rel}`);
     fs.mkdirSync(path.dirname(target), { recursive: true });
-    fs.writeFileSync(target, content);
+    // Certificates and their keys (secrets/, see model secretFiles) are readable by us alone.
+    fs.writeFileSync(target, content, { mode: isSecretFile(rel) ? 0o600 : 0o644 });
   }
   return dir;
 }

@@ -101,7 +101,7 @@ export class NginxProcess {
     const partial = this.child ? partialCheck(this.lastFiles, config.files) : undefined;
     const files = { ...config.files, [GENERATION_CONF]: renderGeneration(token), ...(partial?.files ?? {}) };
     const dir = writeGeneration(this.layout, String(this.generation), files);
-    if (partial) this.log.debug('nginx -t reads the changed server blocks only', { component: 'nginx', changed: partial.changed, servers: partial.total });
+    if (partial) this.log.debug('nginx -t reads the changed server blocks only', { component: 'nginx', changed: partial.changed, servers: partial.total, newLocations: partial.newLocations });
     const res = await execa(this.binary, ['-t', '-q', '-p', this.layout.prefix + '/', '-e', 'stderr', '-c', path.join(dir, partial ? CHECK_CONF : MAIN_CONF)], {
       reject: false,
       all: true,

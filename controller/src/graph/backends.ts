@@ -1,8 +1,9 @@
 import { GATEWAY_API_GROUP, SERVICE_NAME_LABEL, type EndpointSlice, type HTTPBackendRef, type ReferenceGrant, type ResourceSet, type Service, type ServicePort } from '../resources/types';
 import type { BackendEndpoint, BackendRef } from './types';
+import { InferencePoolIndex, isInferencePoolRef, resolveInferencePool } from './inferencepools';
 
 /** The backend resources of the last index built, and that index's version. */
-let lastWorld: { services: Service[]; slices: EndpointSlice[]; grants: ReferenceGrant[]; version: number } | undefined;
+let lastWorld: { services: Service[]; slices: EndpointSlice[]; grants: ReferenceGrant[]; pools: unknown[]; pods: unknown[]; inference: boolean; version: number } | undefined;
 
 function sameObjects<T>(a: T[], b: T[]): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
@@ -21,14 +22,27 @@ export class BackendIndex {
    * so what it resolved for an earlier graph still holds (see rules.ts).
    */
   readonly version: number;
+  /** Set when the inference extension is enabled: InferencePools and their Pods. */
+  readonly inference?: InferencePoolIndex;
 
-  constructor(set: ResourceSet) {
-    if (lastWorld && sameObjects(lastWorld.services, set.services) && sameObjects(lastWorld.slices, set.endpointSlices) && sameObjects(lastWorld.grants, set.referenceGrants)) {
+  constructor(set: ResourceSet, options: { inferenceExtension?: boolean } = {}) {
+    const pools = set.inferencePools ?? [];
+    const pods = set.pods ?? [];
+    const inference = options.inferenceExtension === true;
+    if (
+      lastWorld &&
+      sameObjects(lastWorld.services, set.services) &&
+      sameObjects(lastWorld.slices, set.endpointSlices) &&
+      sameObjects(lastWorld.grants, set.referenceGrants) &&
+      lastWorld.inference === inference &&
+      (!inference || (sameObjects(lastWorld.pools, pools) && sameObjects(lastWorld.pods, pods)))
+    ) {
       this.version = lastWorld.version;
     } else {
       this.version = (lastWorld?.version ?? 0) + 1;
-      lastWorld = { services: [...set.services], slices: [...set.endpointSlices], grants: [...set.referenceGrants], version: this.version };
+      lastWorld = { services: [...set.services], slices: [...set.endpointSlices], grants: [...set.referenceGrants], pools: [...pools], pods: [...pods], inference, version: this.version };
     }
+    if (inference) this.inference = new InferencePoolIndex(set, this);
     this.grants = set.referenceGrants;
     for (const s of set.services) this.services.set(`${s.metadata.namespace}/${s.metadata.name}`, s);
     for (const slice of set.endpointSlices) {
@@ -43,6 +57,11 @@ export class BackendIndex {
 
   /** Does a ReferenceGrant in `namespace` let routes of `fromKind` in `fromNamespace` refer to Service `name`? */
   serviceGranted(fromNamespace: string, namespace: string, name: string, fromKind = 'HTTPRoute'): boolean {
+    return this.granted(fromNamespace, namespace, '', 'Service', name, fromKind);
+  }
+
+  /** Does a ReferenceGrant in `namespace` let routes of `fromKind` in `fromNamespace` refer to `group`/`kind` `name`? */
+  granted(fromNamespace: string, namespace: string, group: string, kind: string, name: string, fromKind = 'HTTPRoute'): boolean {
     if (!this.grantsByNamespace) {
       // Indexed on first use: each cross-namespace backendRef looks at its namespace's grants only.
       this.grantsByNamespace = new Map();
@@ -55,12 +74,17 @@ export class BackendIndex {
     return (this.grantsByNamespace.get(namespace) ?? []).some(
       (g) =>
         g.spec.from.some((f) => f.group === GATEWAY_API_GROUP && f.kind === fromKind && f.namespace === fromNamespace) &&
-        g.spec.to.some((t) => t.group === '' && t.kind === 'Service' && (t.name === undefined || t.name === name)),
+        g.spec.to.some((t) => t.group === group && t.kind === kind && (t.name === undefined || t.name === name)),
     );
   }
 
   service(namespace: string, name: string): Service | undefined {
     return this.services.get(`${namespace}/${name}`);
+  }
+
+  /** Whether any EndpointSlice names this Service (none: a hand-written Service without slices). */
+  hasSlices(service: Service): boolean {
+    return this.slices.has(`${service.metadata.namespace}/${service.metadata.name}`);
   }
 
   /**
@@ -121,6 +145,7 @@ export function resolveBackend(ref: HTTPBackendRef, routeNamespace: string, inde
   const namespace = ref.namespace ?? routeNamespace;
   const base: BackendRef = { namespace, name: ref.name, group: ref.group, kind: ref.kind, port: ref.port, weight: ref.weight, valid: false, endpoints: [] };
 
+  if (isInferencePoolRef(ref.group, ref.kind)) return resolveInferencePool(base, routeNamespace, index, path);
   if (ref.group !== '' || ref.kind !== 'Service') {
     return failedBackend(base, path, 'InvalidKind', `kind ${ref.group ? `${ref.group}/` : ''}${ref.kind} is not supported; only core Service backends are`);
   }

@@ -1,7 +1,9 @@
 import type { ResourceSet } from '../resources/types';
 import { BackendIndex } from './backends';
+import { buildInferencePools } from './inferencepools';
 import { buildGatewayClasses } from './gatewayclasses';
 import { buildGateway } from './gateways';
+import { CertificateIndex } from './tls';
 import { applyAttachments } from './isolation';
 import { type Attachment, buildRoute, type GatewayLookup } from './routes';
 import { planH2cPorts, separateRouteKinds } from './routekinds';
@@ -18,16 +20,17 @@ export function buildGraph(set: ResourceSet, options: BuildGraphOptions): Graph 
   const lookup: GatewayLookup = { ours: new Map(), all: new Set(), namespaceLabels: new Map(set.namespaces.map((n) => [n.metadata.name, n.metadata.labels])) };
   const gateways: GatewayNode[] = [];
   const rejectedGateways: GatewayNode[] = [];
+  const certificates = new CertificateIndex(set);
   for (const gw of [...set.gateways].sort((a, b) => byKey(a.metadata, b.metadata))) {
     const key = `${gw.metadata.namespace}/${gw.metadata.name}`;
     lookup.all.add(key);
     if (!ourClasses.has(gw.spec.gatewayClassName)) continue;
-    const node = buildGateway(gw);
+    const node = buildGateway(gw, certificates);
     lookup.ours.set(key, node);
     (node.accepted ? gateways : rejectedGateways).push(node);
   }
 
-  const backends = new BackendIndex(set);
+  const backends = new BackendIndex(set, { inferenceExtension: options.inferenceExtension });
   const routes: HTTPRouteNode[] = [];
   const attachments: Attachment[] = [];
   for (const route of [...set.httpRoutes].sort((a, b) => byKey(a.metadata, b.metadata))) {
@@ -46,5 +49,7 @@ export function buildGraph(set: ResourceSet, options: BuildGraphOptions): Graph 
   applyAttachments(grpcRoutes.length > 0 ? separateRouteKinds(attachments) : attachments, gateways);
   const nginx = planH2cPorts(gateways, options.nginx ?? { http2On: true });
 
-  return { gatewayClasses, gateways, rejectedGateways, routes, nginx };
+  const graph: Graph = { gatewayClasses, gateways, rejectedGateways, routes, nginx };
+  if (backends.inference) graph.inferencePools = buildInferencePools(backends, routes);
+  return graph;
 }

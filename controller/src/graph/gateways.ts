@@ -1,11 +1,12 @@
+import { CertificateIndex, type ListenerCertificate } from './tls';
 import { GATEWAY_API_GROUP, type Gateway, type Listener } from '../resources/types';
 import { gatewayConditions, listenerConditions, mergeConditions } from '../status/conditions';
 import type { GatewayNode, GraphCondition, ListenerNode, SupportedKind } from './types';
 
 /** Protocols whose listeners we can program today. */
-export const SUPPORTED_PROTOCOLS = ['HTTP'];
+export const SUPPORTED_PROTOCOLS = ['HTTP', 'HTTPS'];
 /** Route kinds each supported protocol carries. */
-const KINDS_BY_PROTOCOL: Record<string, string[]> = { HTTP: ['HTTPRoute', 'GRPCRoute'] };
+const KINDS_BY_PROTOCOL: Record<string, string[]> = { HTTP: ['HTTPRoute', 'GRPCRoute'], HTTPS: ['HTTPRoute', 'GRPCRoute'] };
 
 function supportedKindsOf(listener: Listener): { kinds: SupportedKind[]; invalid: string[] } {
   const allowed = KINDS_BY_PROTOCOL[listener.protocol] ?? [];
@@ -50,9 +51,15 @@ function conflictConditions(listeners: Listener[]): Map<string, GraphCondition[]
   return out;
 }
 
-function buildListener(gateway: Gateway, listener: Listener, conflicts: Map<string, GraphCondition[]>): ListenerNode {
+function buildListener(gateway: Gateway, listener: Listener, conflicts: Map<string, GraphCondition[]>, certificates?: CertificateIndex): ListenerNode {
   const { kinds, invalid } = supportedKindsOf(listener);
-  const own = ownConditions(listener, invalid);
+  let own = ownConditions(listener, invalid);
+  let tls: ListenerCertificate[] | undefined;
+  if (own.length === 0 && listener.protocol === 'HTTPS') {
+    const resolved = (certificates ?? new CertificateIndex({ referenceGrants: [] })).resolve(gateway, listener);
+    if ('problem' in resolved) own = resolved.problem;
+    else tls = resolved.certificates;
+  }
   const conflict = conflicts.get(listener.name) ?? [];
   const problems = own.length > 0 ? own : conflict;
   const conditions = mergeConditions(
@@ -74,13 +81,14 @@ function buildListener(gateway: Gateway, listener: Listener, conflicts: Map<stri
     ...(listener.allowedRoutes.namespaces.selector ? { namespaceSelector: listener.allowedRoutes.namespaces.selector } : {}),
     attachable: SUPPORTED_PROTOCOLS.includes(listener.protocol) && kinds.length > 0,
     conditions,
+    ...(tls ? { certificates: tls } : {}),
   };
 }
 
 /** A Gateway of one of our classes, with its listeners validated. */
-export function buildGateway(gateway: Gateway): GatewayNode {
+export function buildGateway(gateway: Gateway, certificates?: CertificateIndex): GatewayNode {
   const conflicts = conflictConditions(gateway.spec.listeners);
-  const listeners = gateway.spec.listeners.map((l) => buildListener(gateway, l, conflicts));
+  const listeners = gateway.spec.listeners.map((l) => buildListener(gateway, l, conflicts, certificates));
   const node: GatewayNode = {
     namespace: gateway.metadata.namespace,
     name: gateway.metadata.name,

@@ -26,7 +26,7 @@ export interface Attachment {
 }
 
 function resolvedRefsCondition(rules: RouteRule[]): GraphCondition {
-  const bad = rules.filter((r) => r.valid).flatMap((r) => r.backends.filter((b) => !b.valid));
+  const bad = rules.filter((r) => r.valid).flatMap((r) => [...r.backends, ...(r.filters?.mirrors.map((m) => m.backend) ?? [])].filter((b) => !b.valid));
   if (bad.length === 0) return routeConditions.resolvedRefs();
   return routeConditions.unresolvedRefs(bad[0].invalidReason ?? 'BackendNotFound', bad.map((b) => b.invalidMessage).join('; '));
 }
@@ -124,7 +124,10 @@ export function buildRoute(route: HTTPRoute | GRPCRoute, gateways: GatewayLookup
     else {
       parent.gateway = { namespace: gateway.namespace, name: gateway.name };
       if (!gateway.accepted) accepted = routeConditions.noMatchingParent(`Gateway ${key} is not accepted`);
-      else if (allDropped) accepted = routeConditions.unsupportedValue(`All rules are invalid: ${dropped.map((r) => r.invalidMessage).join('; ')}`);
+      else if (allDropped) {
+        const message = `All rules are invalid: ${dropped.map((r) => r.invalidMessage).join('; ')}`;
+        accepted = dropped.every((r) => r.invalidReason === 'IncompatibleFilters') ? routeConditions.incompatibleFilters(message) : routeConditions.unsupportedValue(message);
+      }
       else {
         const result = attachToGateway(route, ref, gateway, gateways.namespaceLabels);
         if (result.failure) accepted = result.failure;

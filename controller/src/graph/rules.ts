@@ -2,6 +2,8 @@ import type { HTTPRoute, HTTPRouteMatch, HTTPRouteRule } from '../resources/type
 import { durationMs } from '../resources/validation';
 import { type BackendIndex, resolveBackend } from './backends';
 import { checkRegex } from './regex';
+import { buildFilters, FilterProblem, hasFilters, mergeFilters } from './filters';
+import { isInferencePoolRef } from './inferencepools';
 import type { RouteMatch, RouteRule } from './types';
 
 const DEFAULT_MATCH: RouteMatch = { path: { type: 'PathPrefix', value: '/' }, headers: [], queryParams: [] };
@@ -98,18 +100,27 @@ export function buildRule(rule: HTTPRouteRule, index: number, routeNamespace: st
     };
   }
   try {
-    if (rule.filters.length > 0) {
-      throw new RuleProblem(`${field}.filters[0].type: filter ${rule.filters[0].type} is not supported yet`);
-    }
-    const withFilters = rule.backendRefs.findIndex((b) => b.filters.length > 0);
-    if (withFilters >= 0) {
-      throw new RuleProblem(`${field}.backendRefs[${withFilters}].filters[0].type: filter ${rule.backendRefs[withFilters].filters[0].type} is not supported yet`);
+    if (new Set(rule.backendRefs.map((b) => isInferencePoolRef(b.group, b.kind))).size > 1) {
+      throw new RuleProblem(`${field}.backendRefs: a rule cannot mix InferencePool and Service backends (the picker chooses among one kind of endpoint)`);
     }
     out.matches = rule.matches.length === 0 ? [structuredClone(DEFAULT_MATCH)] : rule.matches.map((m, i) => normalizeMatch(m, `${field}.matches[${i}]`));
+    if (rule.filters.length > 0 || rule.backendRefs.some((b) => b.filters.length > 0)) {
+      let filters = buildFilters(rule.filters, out.matches, `${field}.filters`, routeNamespace, backends);
+      const withFilters = rule.backendRefs.findIndex((b) => b.filters.length > 0);
+      if (withFilters >= 0) {
+        if (rule.backendRefs.length > 1) {
+          throw new FilterProblem(`${field}.backendRefs[${withFilters}].filters: filters on a backendRef are supported when the rule has only that backendRef`);
+        }
+        const at = `${field}.backendRefs[${withFilters}].filters`;
+        filters = mergeFilters(filters, buildFilters(rule.backendRefs[withFilters].filters, out.matches, at, routeNamespace, backends), at);
+      }
+      if (hasFilters(filters)) out.filters = filters;
+    }
   } catch (e) {
-    if (!(e instanceof RuleProblem)) throw e;
+    if (!(e instanceof RuleProblem) && !(e instanceof FilterProblem)) throw e;
     out.valid = false;
     out.invalidMessage = e.message;
+    if (e instanceof FilterProblem && e.reason !== 'UnsupportedValue') out.invalidReason = e.reason;
   }
   return out;
 }

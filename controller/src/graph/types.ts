@@ -4,6 +4,8 @@
  * from it (conditions are already decided here; status/statuses.ts only adds observedGeneration,
  * the dataplane outcome and addresses).
  */
+import type { RuleFilters } from './filters';
+import type { ListenerCertificate } from './tls';
 import type { HTTPMethod, LabelSelector, ParentReference, PathMatchType, ValueMatchType } from '../resources/types';
 
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
@@ -82,6 +84,8 @@ export interface ListenerNode {
   namespaceSelector?: LabelSelector;
   /** Accepted, ResolvedRefs, Conflicted (+ Programmed False when invalid; else status/statuses.ts adds it). */
   conditions: GraphCondition[];
+  /** HTTPS: the certificates (with keys) of tls.certificateRefs, all resolved and valid. */
+  certificates?: ListenerCertificate[];
 }
 
 /** One route accepted on one listener. */
@@ -136,6 +140,10 @@ export interface RouteRule {
   valid: boolean;
   /** Why the rule was dropped (field path + reason). */
   invalidMessage?: string;
+  /** Accepted reason when every rule is dropped for this: UnsupportedValue (default) or IncompatibleFilters. */
+  invalidReason?: string;
+  /** Filters of the rule, with those of its single backendRef merged in (graph/filters.ts). */
+  filters?: RuleFilters;
   /** rules[].timeouts in milliseconds when given (0 = no timeout, as the Gateway API says). */
   timeouts?: { requestMs?: number; backendRequestMs?: number };
 }
@@ -172,6 +180,40 @@ export interface BackendRef {
   invalidMessage?: string;
   /** Ready endpoints resolved through the Service's EndpointSlices ([] when none are ready). */
   endpoints: BackendEndpoint[];
+  /** Set for a valid InferencePool backend: requests go through the endpoint picker. */
+  inference?: InferenceBackend;
+}
+
+// ---------------------------------------------------------------- InferencePool
+
+/** Where the picker of a pool is reached. */
+export type PickerTarget =
+  /** endpointPickerRef omitted: the gateway's built-in picker (least loaded by /metrics). */
+  | { kind: 'builtin' }
+  /** An external EPP (ext_proc over gRPC): the ready addresses of its Service port ([] = down). */
+  | { kind: 'service'; service: string; addresses: string[] };
+
+/** What the data plane needs to send a request to a pool. */
+export interface InferenceBackend {
+  /** "namespace/name" of the InferencePool. */
+  pool: string;
+  picker: PickerTarget;
+  failureMode: 'FailOpen' | 'FailClose';
+  /** Ready pods x targetPorts ("ip:port"), sorted: the candidates, and the fail-open choice. */
+  endpoints: string[];
+}
+
+export interface InferencePoolNode {
+  namespace: string;
+  name: string;
+  generation: number;
+  /** Resolved picker, or why the reference is invalid (ResolvedRefs False, InvalidExtensionRef). */
+  picker?: PickerTarget;
+  pickerProblem?: string;
+  failureMode: 'FailOpen' | 'FailClose';
+  endpoints: string[];
+  /** Gateways of ours with a route referencing this pool, and whether such a route is accepted there. */
+  parents: { gateway: ObjectRef; routeAccepted: boolean }[];
 }
 
 // ---------------------------------------------------------------- the Graph
@@ -185,6 +227,8 @@ export interface Graph {
   rejectedGateways: GatewayNode[];
   /** Every HTTPRoute and GRPCRoute that references one of our Gateways (accepted or not). */
   routes: HTTPRouteNode[];
+  /** With the inference extension enabled: every InferencePool (status.parents). */
+  inferencePools?: InferencePoolNode[];
   /** What the nginx that will serve the config can do (graph/routekinds.ts); absent: a modern nginx. */
   nginx?: NginxCapabilities;
 }
@@ -203,6 +247,8 @@ export interface NginxCapabilities {
 
 export interface BuildGraphOptions {
   controllerName: string;
+  /** --gateway-api-inference-extension: InferencePool backends are resolved (else InvalidKind). */
+  inferenceExtension?: boolean;
   /** Default: a modern nginx (http2On true). */
   nginx?: { http2On: boolean; version?: string };
 }

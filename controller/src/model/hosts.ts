@@ -11,6 +11,7 @@
  */
 import type { AttachedRoute, GatewayNode, ListenerNode } from '../graph/types';
 import type { ObjectKey } from './types';
+import type { ListenerCertificate } from '../graph/tls';
 
 /** Does hostname pattern `h` (exact or `*.` wildcard) cover server name `n` (exact or wildcard)? */
 export function covers(h: string, n: string): boolean {
@@ -43,6 +44,10 @@ export interface HostRoute {
 
 export interface ServerPlan {
   port: number;
+  /** The port's listeners are HTTPS (listeners of one port share a protocol, or conflict). */
+  https: boolean;
+  /** HTTPS: the certificates of the listener that serves this name (none: no such listener). */
+  certificates?: ListenerCertificate[];
   /** undefined: the catch-all default server. */
   name?: string;
   gateways: ObjectKey[];
@@ -130,7 +135,9 @@ export function planServers(gateways: GatewayNode[]): ServerPlan[] {
           }
         }
       }
-      plans.push({ port, name, gateways: uniqueGateways(name === undefined ? listeners : group), routes });
+      const https = listeners.some((l) => l.protocol === 'HTTPS');
+      const certificates = https ? group.find((l) => l.certificates)?.certificates : undefined;
+      plans.push({ port, https, ...(certificates ? { certificates } : {}), name, gateways: uniqueGateways(name === undefined ? listeners : group), routes });
     }
   }
   return plans;

@@ -5,11 +5,12 @@
 import type { Graph } from '../graph/types';
 import type { EffectivePolicies } from '../policies/types';
 import { modelZones, ruleSettings } from '../policies/model-adapter';
-import { planServers } from './hosts';
+import { planServers, type ServerPlan } from './hosts';
+import type { ListenerCertificate } from '../graph/tls';
 import { buildLocations } from './locations';
 import { ConditionMaps } from './matching';
 import { finalizeBodyLimits } from './bodylimit';
-import type { NginxModel, RuleLocation, RuleSource, Server } from './types';
+import type { NginxModel, RuleLocation, RuleSource, Server, SplitClients } from './types';
 import { targetSignature, Upstreams } from './upstreams';
 import { grpcErrorPages } from './grpc';
 import type { ModelMemo } from './memo';
@@ -34,10 +35,11 @@ export function buildModel(graph: Graph, policies?: EffectivePolicies, memo?: Mo
 
   memo?.begin();
   const ctx = { maps: conditionMaps, upstreams, warn };
-  const servers: Server[] = planServers(graph.gateways).map((plan) => {
+  const planned = planServers(graph.gateways);
+  const servers: Server[] = planned.map((plan) => {
     const { locations, ruleLocations } = memo
-      ? memo.server(`${plan.port}|${plan.name ?? ''}`, plan.routes, ctx, (c) => buildLocations(plan.routes, c))
-      : buildLocations(plan.routes, ctx);
+      ? memo.server(`${plan.port}|${plan.https ? 's' : ''}|${plan.name ?? ''}`, plan.routes, ctx, (c) => buildLocations(plan.routes, c, plan))
+      : buildLocations(plan.routes, ctx, plan);
     return {
       port: plan.port,
       serverNames: plan.name === undefined ? [] : [plan.name],
@@ -47,6 +49,7 @@ export function buildModel(graph: Graph, policies?: EffectivePolicies, memo?: Mo
       ruleLocations,
       settings: {},
       ...(plan.routes.some((r) => r.attached.route.kind === 'GRPCRoute') ? { grpcErrors: [] } : {}),
+      ...(plan.https ? { tls: plan.certificates ? { certificates: plan.certificates.map(certificateFile) } : { rejectHandshake: true as const } } : {}),
       ...(graph.nginx && !graph.nginx.http2On && graph.nginx.h2cPorts.includes(plan.port) ? { http2Listen: true } : {}),
     };
   });
@@ -59,12 +62,26 @@ export function buildModel(graph: Graph, policies?: EffectivePolicies, memo?: Mo
 
   return finalizeModel({
     http: { limitReqZones: policies ? modelZones(policies) : [], settings: {}, ...(graph.nginx?.http2On === false ? {} : { http2: true }) },
+    ...(upstreams.inferenceUsed || servers.some((s) => s.ruleLocations.some((r) => r.target.kind === 'inference')) ? { inferenceHop: true } : {}),
     maps: conditionMaps.maps,
-    splitClients: upstreams.splitClients,
+    splitClients: [...upstreams.splitClients, ...mirrorSamples(servers)],
     upstreams: upstreams.upstreams,
     servers,
     warnings,
+    ...(secretFiles(planned) ? { secretFiles: secretFiles(planned) } : {}),
   });
+}
+
+/** Where a listener certificate is written, relative to the config directory. */
+function certificateFile(c: ListenerCertificate): string {
+  return `secrets/${c.id}.pem`;
+}
+
+/** The PEM files (certificate and key) the HTTPS servers read; written 0600 by apply/. */
+function secretFiles(plans: ServerPlan[]): Record<string, string> | undefined {
+  let out: Record<string, string> | undefined;
+  for (const p of plans) for (const c of p.certificates ?? []) (out ??= {})[certificateFile(c)] = c.pem;
+  return out;
 }
 
 /**
@@ -106,6 +123,19 @@ export function finalizeModel(model: NginxModel): NginxModel {
   return model;
 }
 
+/**
+ * split_clients for the mirror shares the rules ask for (pc_sample_<hundredths of a percent>),
+ * keyed on the request id with a suffix so the draw is independent of the backend weights'.
+ */
+function mirrorSamples(servers: Server[]): SplitClients[] {
+  const wanted = new Set<string>();
+  for (const s of servers) for (const r of s.ruleLocations) for (const m of r.filters?.mirrors ?? []) if (m.sampleVariable) wanted.add(m.sampleVariable);
+  return [...wanted].sort().map((variable) => {
+    const hundredths = Number(variable.slice('pc_sample_'.length));
+    return { key: '${request_id}m', variable: `$${variable}`, buckets: [{ percent: (hundredths / 100).toFixed(2), value: '1' }, { percent: '*', value: '' }] };
+  });
+}
+
 /** Settings objects are shared per policy outcome (policies/model-adapter.ts): text them once. */
 const settingsText = new WeakMap<object, string>();
 function settingsSignature(settings: RuleLocation['settings']): string {
@@ -116,6 +146,11 @@ function settingsSignature(settings: RuleLocation['settings']): string {
     settingsText.set(settings, text);
   }
   return text;
+}
+
+/** Mirror locations are named per rule, so two rules' filters that differ only there still share. */
+function filtersSignature(filters: NonNullable<RuleLocation['filters']>): string {
+  return JSON.stringify({ ...filters, mirrors: filters.mirrors.map((m) => ({ ...m, uri: '' })) });
 }
 
 function isEmpty(o: object): boolean {
@@ -137,7 +172,7 @@ function shareNamedLocations(model: NginxModel): void {
     const bySignature = new Map<string, RuleLocation>();
     const signatures: string[] = [];
     for (const rule of server.ruleLocations) {
-      const signature = `${targetSignature(rule.target)}|${rule.grpc ? 'g' : ''}|${rule.bodyLimitVariable ?? ''}|${rule.timeout ?? ''}|${settingsSignature(rule.settings)}`;
+      const signature = `${targetSignature(rule.target)}|${rule.grpc ? 'g' : ''}|${rule.bodyLimitVariable ?? ''}|${rule.timeout ?? ''}|${settingsSignature(rule.settings)}|${rule.filters ? filtersSignature(rule.filters) : ''}`;
       signatures.push(signature);
       if (!rule.referenced) continue;
       const first = bySignature.get(signature);

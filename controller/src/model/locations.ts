@@ -15,6 +15,7 @@ import { dispatchComposite, elementConditions, type Alternative, type Condition,
 import { escapeRegex } from './regex';
 import { grpcPrecedenceKey } from './grpc';
 import { proxyTimeout } from './timeouts';
+import { locationFilters, sampleHundredths, type ServerInfo } from './filters';
 import type { DispatchRun, Location, RuleLocation } from './types';
 import { Upstreams } from './upstreams';
 
@@ -143,9 +144,12 @@ export interface ServerLocations {
   ruleLocations: RuleLocation[];
 }
 
+const PLAIN_HTTP: ServerInfo = { port: 80, https: false };
+
 export function buildLocations(
   routes: HostRoute[],
   ctx: LocationContext,
+  server: ServerInfo = PLAIN_HTTP,
 ): ServerLocations {
   // A route reachable through several listeners of the group counts once, at its best hostname.
   const unique = new Map<HTTPRouteNode, HostRoute>();
@@ -172,6 +176,13 @@ export function buildLocations(
       };
       const timeout = proxyTimeout(rule.timeouts);
       if (timeout) ruleLocation.timeout = timeout;
+      if (rule.filters) {
+        const filters = locationFilters(rule.filters, server, ruleLocation.name, {
+          target: (b) => ctx.upstreams.target([b]),
+          sample: (percent) => `pc_sample_${sampleHundredths(percent)}`,
+        });
+        if (filters) ruleLocation.filters = filters;
+      }
       ruleLocations.push(ruleLocation);
       rule.matches.forEach((match, matchIndex) => {
         const conditions = elementConditions(match, ctx.maps, (m) =>
@@ -330,7 +341,7 @@ function locationAction(own: Entry[], runs: Run[], runOf: (run: Run) => Dispatch
     if (own.length === 0) return { kind: 'status', code: 404 };
     if (firstUnconditional === 0) {
       const rl = own[0].ruleLocation;
-      return { kind: 'proxy', source: rl.source, target: rl.target, settings: rl.settings, ...(rl.timeout ? { timeout: rl.timeout } : {}), ...(rl.grpc ? { grpc: true } : {}) };
+      return { kind: 'proxy', source: rl.source, target: rl.target, settings: rl.settings, ...(rl.timeout ? { timeout: rl.timeout } : {}), ...(rl.grpc ? { grpc: true } : {}), ...(rl.filters ? { filters: rl.filters } : {}) };
     }
   }
   const reachable = firstUnconditional >= 0 ? own.slice(0, firstUnconditional) : own;

@@ -55,7 +55,7 @@ function copyLocations(locations: Location[]): Location[] {
 }
 
 function copyRules(rules: RuleLocation[]): RuleLocation[] {
-  return rules.map((r) => ({ name: r.name, source: r.source, target: r.target, settings: {}, ...(r.timeout ? { timeout: r.timeout } : {}), ...(r.grpc ? { grpc: true } : {}) }));
+  return rules.map((r) => ({ name: r.name, source: r.source, target: r.target, settings: {}, ...(r.timeout ? { timeout: r.timeout } : {}), ...(r.grpc ? { grpc: true } : {}), ...(r.filters ? { filters: r.filters } : {}) }));
 }
 
 export class ModelMemo {

@@ -44,6 +44,8 @@ export interface LimitReqZone {
   rate: string;
 }
 
+import type { LocationFilters } from './filters';
+
 /** Which HTTPRoute rule a proxying location serves: lets policies find their places. */
 export interface RuleSource {
   namespace: string;
@@ -66,6 +68,13 @@ export type ProxyTarget =
    * without ready endpoints hold the value "!" (answered 502).
    */
   | { kind: 'split'; variable: string; invalidShare: boolean; noEndpointsShare: boolean }
+  /**
+   * InferencePool backends: the request goes to the inference hop next to nginx, which asks the
+   * pool's endpoint picker and proxies to the chosen pod. `pool` is the hop's pool description
+   * (model/inference.ts); with several weighted pools `poolVariable` names a split_clients
+   * variable holding one such description per share ("" for invalid shares, answered 500).
+   */
+  | { kind: 'inference'; hop: true; pool?: string; poolVariable?: string; poolInvalidShare: boolean }
   /** No backend can take the request. */
   | { kind: 'status'; code: number };
 
@@ -81,6 +90,8 @@ export interface RuleLocation {
    * unset: nginx's defaults.
    */
   timeout?: string;
+  /** The rule's filters (model/filters.ts): header changes, rewrite, redirect, mirrors, CORS. */
+  filters?: LocationFilters;
   /**
    * Set by finalizeModel when settings.clientMaxBodySize is: a map variable that is "1" when
    * Content-Length exceeds it (nginx does not check Content-Length in named locations).
@@ -126,7 +137,7 @@ export type LocationAction =
       nginxFallback?: string;
     }
   /** The best candidate has no condition: proxy right here (no redirect). */
-  | { kind: 'proxy'; source: RuleSource; target: ProxyTarget; settings: PolicySettings; timeout?: string; grpc?: boolean }
+  | { kind: 'proxy'; source: RuleSource; target: ProxyTarget; settings: PolicySettings; timeout?: string; grpc?: boolean; filters?: LocationFilters }
   /** Nothing can match here. */
   | { kind: 'status'; code: number };
 
@@ -147,6 +158,11 @@ export interface Location {
 
 export interface Server {
   port: number;
+  /**
+   * HTTPS: the PEM files (certificate + key, paths relative to the config directory) for this
+   * server name; a name no HTTPS listener holds a certificate for refuses the handshake.
+   */
+  tls?: { certificates: string[] } | { rejectHandshake: true };
   /** Exact or wildcard names (`*.example.com`); empty for the catch-all default server. */
   serverNames: string[];
   defaultServer: boolean;
@@ -212,7 +228,11 @@ export interface HttpContext {
 }
 
 export interface NginxModel {
+  /** Certificate files by path relative to the config directory (secret: never logged). */
+  secretFiles?: Record<string, string>;
   http: HttpContext;
+  /** Some rule proxies to InferencePools: the inference hop's upstream is rendered. */
+  inferenceHop?: boolean;
   maps: MapBlock[];
   splitClients: SplitClients[];
   upstreams: Upstream[];

@@ -46,7 +46,7 @@ export function targetsFromGraph(graph: Graph): PolicyTarget[] {
       const key = `${parent.gateway.namespace}/${parent.gateway.name}`;
       if (rendered.has(key)) gateways.set(key, parent.gateway);
     }
-    targets.push({ kind: 'HTTPRoute', namespace: route.namespace, name: route.name, generation: route.generation, gateways: [...gateways.values()] });
+    targets.push({ kind: route.kind ?? 'HTTPRoute', namespace: route.namespace, name: route.name, generation: route.generation, gateways: [...gateways.values()] });
   }
   return targets;
 }

@@ -42,6 +42,30 @@ export function onOff(value: unknown): string {
   return value ? 'on' : 'off';
 }
 
+/**
+ * A value nginx evaluates (proxy_set_header, add_header, set, return, rewrite replacement):
+ * literal parts from manifests with every `$` written as ${pc_dollar} (a geo variable holding
+ * "$", nginx.conf), variables as ${name} (so a following literal cannot extend the name), regex captures as $1..$9
+ * (nginx reads one digit), quoted.
+ */
+export function complexValue(parts: unknown): string {
+  if (!Array.isArray(parts)) throw new Error(`expected value parts in the nginx model, got ${JSON.stringify(parts)}`);
+  let text = '';
+  for (const p of parts) {
+    if (typeof p === 'string') text += p.replace(/\$/g, '${pc_dollar}');
+    else if (p && typeof p === 'object' && typeof (p as { v: unknown }).v === 'string' && /^[1-9]$/.test((p as { v: string }).v)) text += '$' + (p as { v: string }).v;
+    else if (p && typeof p === 'object' && typeof (p as { v: unknown }).v === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test((p as { v: string }).v)) text += '${' + (p as { v: string }).v + '}';
+    else throw new Error(`bad value part in the nginx model: ${JSON.stringify(p)}`);
+  }
+  return quote(text);
+}
+
+const IF_OPERATORS = new Set(['=', '!=', '~', '~*']);
+export function ifOperator(op: string): string {
+  if (!IF_OPERATORS.has(op)) throw new Error(`not an nginx if operator: ${JSON.stringify(op)}`);
+  return op;
+}
+
 /** nginx identifiers we generate ourselves (upstream names, $variables, @locations). */
 export function ident(value: string): string {
   if (!/^[@$]?[A-Za-z0-9_-]+$/.test(value)) throw new Error(`not an nginx identifier: ${JSON.stringify(value)}`);

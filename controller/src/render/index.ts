@@ -21,6 +21,8 @@ export interface RenderOptions {
   workerProcesses?: number | 'auto';
   /** Write an access log into <prefix>/logs/access.log; default true. */
   accessLog?: boolean;
+  /** Where the inference hop listens: host:port or unix:/path (default unix:<prefix>/run/inference-hop.sock). */
+  inferenceHop?: string;
 }
 
 export interface RenderedConfig {
@@ -45,6 +47,7 @@ export function renderConfig(model: NginxModel, options: RenderOptions): Rendere
       'upstreams.conf': t['upstreams.conf'](context),
       'servers.conf': serversRenderer().render(context),
       [GENERATION_CONF]: t['generation.conf'](context),
+      ...model.secretFiles,
     },
   };
 }
@@ -67,6 +70,7 @@ export function renderContext(model: NginxModel, options: RenderOptions) {
     ...model,
     layout,
     listenAddress: options.listenAddress,
+    inferenceHop: options.inferenceHop ?? `unix:${layout.inferenceHopSocket}`,
     errorLogLevel,
     workerProcesses: String(workers),
     workerConnections: 4096,

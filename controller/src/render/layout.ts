@@ -22,6 +22,8 @@ export interface PrefixLayout {
   runDir: string;
   pidFile: string;
   statusSocket: string;
+  /** Where the inference hop listens (InferencePool backends). */
+  inferenceHopSocket: string;
   tempDir: string;
   temp: { clientBody: string; proxy: string; fastcgi: string; uwsgi: string; scgi: string };
 }
@@ -39,6 +41,7 @@ export function prefixLayout(prefix: string): PrefixLayout {
     runDir: path.join(p, 'run'),
     pidFile: path.join(p, 'run', 'nginx.pid'),
     statusSocket: path.join(p, 'run', 'status.sock'),
+    inferenceHopSocket: path.join(p, 'run', 'inference-hop.sock'),
     tempDir: temp,
     temp: {
       clientBody: path.join(temp, 'client_body'),

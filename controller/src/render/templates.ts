@@ -5,7 +5,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import Handlebars from 'handlebars';
-import { comment, hostPort, ident, integer, onOff, quote } from './format';
+import { comment, complexValue, hostPort, ident, ifOperator, integer, onOff, quote } from './format';
 import { planServers, ServersRenderer } from './servers-cache';
 
 export const TEMPLATES_DIR = path.resolve(__dirname, '..', '..', '..', 'templates');
@@ -16,7 +16,7 @@ let compiled: Record<string, Template> | undefined;
 let servers: ServersRenderer | undefined;
 
 function partialOptions() {
-  const helpers = ['q', 'kv', 'concat', 'int', 'onoff', 'comment', 'ident', 'hostport', 'isSet', 'locationModifier', 'percent', 'hasAny'];
+  const helpers = ['q', 'kv', 'concat', 'int', 'onoff', 'comment', 'ident', 'hostport', 'isSet', 'locationModifier', 'percent', 'hasAny', 'cv', 'ifop'];
   return { noEscape: true, knownHelpers: Object.fromEntries(helpers.map((h) => [h, true])), knownHelpersOnly: true };
 }
 
@@ -43,9 +43,11 @@ export function templates(): Record<string, Template> {
     if (!/^\d{1,3}(\.\d{1,2})?$/.test(p)) throw new Error(`bad split_clients percentage ${JSON.stringify(p)}`);
     return `${p}%`;
   });
-  for (const partial of ['settings', 'proxy']) hb.registerPartial(partial, hb.compile(read(`${partial}.hbs`), partialOptions()));
+  hb.registerHelper('cv', (parts: unknown) => complexValue(parts));
+  hb.registerHelper('ifop', (op: string) => ifOperator(op));
+  for (const partial of ['settings', 'proxy', 'filters']) hb.registerPartial(partial, hb.compile(read(`${partial}.hbs`), partialOptions()));
   // Known helpers are called directly by the compiled templates (no lookup per call).
-  const helpers = ['q', 'kv', 'concat', 'int', 'onoff', 'comment', 'ident', 'hostport', 'isSet', 'locationModifier', 'percent', 'hasAny'];
+  const helpers = ['q', 'kv', 'concat', 'int', 'onoff', 'comment', 'ident', 'hostport', 'isSet', 'locationModifier', 'percent', 'hasAny', 'cv', 'ifop'];
   const options = {
     noEscape: true,
     strict: false,
@@ -64,7 +66,7 @@ export function templates(): Record<string, Template> {
 export function serversRenderer(): ServersRenderer {
   if (servers) return servers;
   servers = new ServersRenderer(templates()['servers.conf'], () =>
-    planServers(read('servers.conf.hbs'), Object.fromEntries(['settings', 'proxy'].map((p) => [p, read(`${p}.hbs`)]))),
+    planServers(read('servers.conf.hbs'), Object.fromEntries(['settings', 'proxy', 'filters'].map((p) => [p, read(`${p}.hbs`)]))),
   );
   return servers;
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { GATEWAY_API_GROUP, type Gateway } from './types';
 import { objectMetaSchema } from './metadata';
-import { group, hostname, kind, labels, objectName, portNumber, PROTOCOL_RE, sectionName } from './validation';
+import { group, hostname, kind, labels, namespaceName, objectName, portNumber, PROTOCOL_RE, sectionName } from './validation';
 
 const labelSelectorSchema = z.object({
   matchLabels: labels().optional(),
@@ -35,7 +35,16 @@ const listenerSchema = z
     hostname: hostname().optional(),
     port: portNumber(),
     protocol: z.string().min(1).max(255).regex(PROTOCOL_RE, { message: 'must be a protocol name such as HTTP' }),
-    tls: z.unknown().optional(),
+    tls: z
+      .object({
+        mode: z.enum(['Terminate', 'Passthrough']).default('Terminate'),
+        certificateRefs: z
+          .array(z.object({ group: group().default(''), kind: kind().default('Secret'), name: objectName(), namespace: namespaceName().optional() }))
+          .max(64)
+          .default([]),
+        options: z.record(z.string(), z.string()).optional(),
+      })
+      .optional(),
     allowedRoutes: allowedRoutesSchema.prefault({}),
   })
   .superRefine((listener, ctx) => {
@@ -44,6 +53,15 @@ const listenerSchema = z
     }
     if (listener.tls !== undefined && ['HTTP', 'TCP', 'UDP'].includes(listener.protocol)) {
       ctx.addIssue({ code: 'custom', path: ['tls'], message: "tls must not be specified for protocols ['HTTP', 'TCP', 'UDP']" });
+    }
+    if (listener.protocol === 'HTTPS' && listener.tls === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['tls'], message: "tls must be specified for protocols ['HTTPS', 'TLS']" });
+    }
+    if (listener.protocol === 'HTTPS' && listener.tls?.mode === 'Passthrough') {
+      ctx.addIssue({ code: 'custom', path: ['tls', 'mode'], message: "tls mode must be Terminate for protocol HTTPS" });
+    }
+    if (listener.tls?.mode === 'Terminate' && listener.tls.certificateRefs.length === 0 && !listener.tls.options) {
+      ctx.addIssue({ code: 'custom', path: ['tls', 'certificateRefs'], message: 'certificateRefs or options must be specified when mode is Terminate' });
     }
     if (listener.allowedRoutes.namespaces.from === 'Selector' && !listener.allowedRoutes.namespaces.selector) {
       ctx.addIssue({ code: 'custom', path: ['allowedRoutes', 'namespaces', 'selector'], message: 'selector must be specified when from is Selector' });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { GATEWAY_API_GROUP, type HTTPRoute } from './types';
+import { GATEWAY_API_GROUP, type HTTPRoute, type HTTPRouteFilter } from './types';
 import { objectMetaSchema } from './metadata';
+import { checkFilterList, filterSchema } from './filters';
 import { duration, durationMs, group, headerName, hostname, kind, namespaceName, objectName, pathValueProblem, portNumber, sectionName } from './validation';
 
 export const parentReferenceSchema = z.object({
@@ -51,9 +52,6 @@ const routeMatchSchema = z.object({
   method: z.enum(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE', 'PATCH']).optional(),
 });
 
-const FILTER_TYPES = ['RequestHeaderModifier', 'ResponseHeaderModifier', 'RequestMirror', 'RequestRedirect', 'URLRewrite', 'ExtensionRef', 'CORS', 'ExternalAuth'] as const;
-
-const filterSchema = z.looseObject({ type: z.enum(FILTER_TYPES) });
 
 const backendRefSchema = z
   .object({
@@ -63,7 +61,7 @@ const backendRefSchema = z
     namespace: namespaceName().optional(),
     port: portNumber().optional(),
     weight: z.number().int().min(0).max(1000000).default(1),
-    filters: z.array(filterSchema).max(16).default([]),
+    filters: z.array(filterSchema).max(16).default([]).superRefine(checkFilterList),
   })
   .superRefine((ref, ctx) => {
     if (ref.group === '' && ref.kind === 'Service' && ref.port === undefined) {
@@ -71,22 +69,14 @@ const backendRefSchema = z
     }
   });
 
-const ruleSchema = z.object({
+const usesPrefixReplacement = (filters: HTTPRouteFilter[], type: 'requestRedirect' | 'urlRewrite') =>
+  filters.some((f) => f[type]?.path?.type === 'ReplacePrefixMatch');
+
+const ruleSchema = z
+  .object({
   name: sectionName().optional(),
   matches: z.array(routeMatchSchema).max(64).prefault([{}]),
-  filters: z
-    .array(filterSchema)
-    .max(16)
-    .default([])
-    .superRefine((filters, ctx) => {
-      const types = filters.map((f) => f.type);
-      if (types.includes('RequestRedirect') && types.includes('URLRewrite')) {
-        ctx.addIssue({ code: 'custom', message: 'May specify either httpRouteFilterRequestRedirect or httpRouteFilterRequestRewrite, but not both' });
-      }
-      for (const once of ['RequestHeaderModifier', 'ResponseHeaderModifier', 'RequestRedirect', 'URLRewrite']) {
-        if (types.filter((t) => t === once).length > 1) ctx.addIssue({ code: 'custom', message: `${once} filter cannot be repeated` });
-      }
-    }),
+  filters: z.array(filterSchema).max(16).default([]).superRefine(checkFilterList),
   backendRefs: z.array(backendRefSchema).max(16).default([]),
   timeouts: z
     .object({ request: duration().optional(), backendRequest: duration().optional() })
@@ -96,7 +86,23 @@ const ruleSchema = z.object({
       }
     })
     .optional(),
-});
+  })
+  .superRefine((rule, ctx) => {
+    if (rule.backendRefs.length > 0 && rule.filters.some((f) => f.type === 'RequestRedirect')) {
+      ctx.addIssue({ code: 'custom', path: ['filters'], message: 'RequestRedirect filter must not be used together with backendRefs' });
+    }
+    const onePrefix = rule.matches.length === 1 && rule.matches[0].path.type === 'PathPrefix';
+    if (onePrefix) return;
+    for (const type of ['requestRedirect', 'urlRewrite'] as const) {
+      const name = type === 'requestRedirect' ? 'RequestRedirect' : 'URLRewrite';
+      if (usesPrefixReplacement(rule.filters, type)) {
+        ctx.addIssue({ code: 'custom', path: ['filters'], message: `When using ${name} filter with path.replacePrefixMatch, exactly one PathPrefix match must be specified` });
+      }
+      if (rule.backendRefs.some((b) => usesPrefixReplacement(b.filters, type))) {
+        ctx.addIssue({ code: 'custom', path: ['backendRefs'], message: `Within backendRefs, when using ${name} filter with path.replacePrefixMatch, exactly one PathPrefix match must be specified` });
+      }
+    }
+  });
 
 function sameParent(a: z.infer<typeof parentReferenceSchema>, b: z.infer<typeof parentReferenceSchema>): boolean {
   return a.group === b.group && a.kind === b.kind && a.name === b.name && (a.namespace ?? '') === (b.namespace ?? '');

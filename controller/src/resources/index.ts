@@ -1,5 +1,5 @@
 export type * from './types';
-export { GATEWAY_API_GROUP, CORE_GROUP, SERVICE_NAME_LABEL } from './types';
+export { GATEWAY_API_GROUP, CORE_GROUP, SERVICE_NAME_LABEL, INFERENCE_API_GROUP } from './types';
 export { parseManifests, emptyResourceSet } from './parse';
 export { freezeDocument, isReadOnlyDocument } from './readonly';
 export { formatIssues, fieldPath } from './errors';
@@ -10,5 +10,7 @@ export { httpRouteSchema, parentReferenceSchema } from './httproute';
 export { serviceSchema } from './service';
 export { endpointSliceSchema } from './endpointslice';
 export { referenceGrantSchema } from './referencegrant';
+export { inferencePoolSchema } from './inferencepool';
+export { podSchema } from './pod';
 export { namespaceSchema } from './namespace';
 export * as formats from './validation';

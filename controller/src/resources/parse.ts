@@ -8,9 +8,12 @@ import { httpRouteSchema } from './httproute';
 import { parseHttpRouteFast } from './httproute-fast';
 import { namespaceSchema } from './namespace';
 import { referenceGrantSchema } from './referencegrant';
+import { secretSchema } from './secret';
 import { serviceSchema } from './service';
+import { inferencePoolSchema } from './inferencepool';
+import { podSchema } from './pod';
 import type { InvalidResource, ManifestDoc, ParsedResources, ResourceSet } from './types';
-import { GATEWAY_API_GROUP } from './types';
+import { GATEWAY_API_GROUP, INFERENCE_API_GROUP } from './types';
 import { isPolicyGroup } from './policies';
 import { isKnownAcyclic, isReadOnlyDocument } from './readonly';
 
@@ -33,6 +36,9 @@ const KINDS: Record<string, KindEntry> = {
   EndpointSlice: { apiVersions: ['discovery.k8s.io/v1'], namespaced: true, schema: endpointSliceSchema, list: 'endpointSlices' },
   Namespace: { apiVersions: ['v1'], namespaced: false, schema: namespaceSchema, list: 'namespaces' },
   ReferenceGrant: { apiVersions: [`${GATEWAY_API_GROUP}/v1beta1`, `${GATEWAY_API_GROUP}/v1`], namespaced: true, schema: referenceGrantSchema, list: 'referenceGrants' },
+  InferencePool: { apiVersions: [`${INFERENCE_API_GROUP}/v1`], namespaced: true, schema: inferencePoolSchema, list: 'inferencePools' },
+  Pod: { apiVersions: ['v1'], namespaced: true, schema: podSchema, list: 'pods' },
+  Secret: { apiVersions: ['v1'], namespaced: true, schema: secretSchema, list: 'secrets' },
 };
 
 function groupOf(apiVersion: string): string {
@@ -116,7 +122,7 @@ function invalidResource(
 }
 
 export function emptyResourceSet(): ResourceSet {
-  return { gatewayClasses: [], gateways: [], httpRoutes: [], grpcRoutes: [], services: [], endpointSlices: [], referenceGrants: [], namespaces: [] };
+  return { gatewayClasses: [], gateways: [], httpRoutes: [], grpcRoutes: [], services: [], endpointSlices: [], referenceGrants: [], namespaces: [], inferencePools: [], pods: [], secrets: [] };
 }
 
 /**
@@ -182,7 +188,7 @@ export function parseManifests(docs: ManifestDoc[]): ParsedResources {
       result.invalid.push(invalidResource(doc, meta, apiVersion, kind, namespace, name, source, outcome.message));
       return;
     }
-    (result.set[entry.list] as unknown[]).push(outcome.data);
+    ((result.set[entry.list] ??= []) as unknown[]).push(outcome.data);
   };
 
   docs.forEach((d, index) => visit(d.source, index, d.doc));

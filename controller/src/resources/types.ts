@@ -65,9 +65,24 @@ export interface Listener {
   port: number;
   /** Any string is accepted by the schema; unsupported protocols are reported per listener. */
   protocol: string;
-  /** Accepted by the schema, reported as unsupported (HTTP only for now). */
-  tls?: unknown;
+  /** HTTPS listeners: Terminate with certificates from Secrets (graph/tls.ts). */
+  tls?: ListenerTLS;
   allowedRoutes: AllowedRoutes;
+}
+
+export interface SecretObjectReference {
+  /** Default "" (core). */
+  group: string;
+  /** Default Secret. */
+  kind: string;
+  name: string;
+  namespace?: string;
+}
+
+export interface ListenerTLS {
+  mode: 'Terminate' | 'Passthrough';
+  certificateRefs: SecretObjectReference[];
+  options?: Record<string, string>;
 }
 
 export interface GatewaySpecAddress {
@@ -130,11 +145,8 @@ export interface HTTPRouteMatch {
   method?: HTTPMethod;
 }
 
-/** Filters are kept as given; the graph reports the ones we do not support. */
-export interface HTTPRouteFilter {
-  type: string;
-  [field: string]: unknown;
-}
+export type { HTTPRouteFilter, HTTPHeaderFilter, HTTPHeader, HTTPPathModifier, HTTPRequestRedirectFilter, HTTPURLRewriteFilter, HTTPRequestMirrorFilter, HTTPCORSFilter, BackendObjectReference } from './filters';
+import type { HTTPRouteFilter } from './filters';
 
 export interface HTTPBackendRef {
   /** Default "" (core). */
@@ -228,6 +240,19 @@ export interface Namespace {
   metadata: ClusterObjectMeta;
 }
 
+// ---------------------------------------------------------------- Secret
+
+/** A core Secret with its data decoded (text). Never logged. */
+export interface Secret {
+  apiVersion: string;
+  kind: 'Secret';
+  metadata: ObjectMeta;
+  /** e.g. kubernetes.io/tls; default Opaque. */
+  type: string;
+  /** data (base64-decoded) and stringData merged. */
+  data: Record<string, string>;
+}
+
 // ---------------------------------------------------------------- ReferenceGrant
 
 /** Lets resources in `from` namespaces refer to `to` objects in the grant's own namespace. */
@@ -239,6 +264,50 @@ export interface ReferenceGrant {
     from: { group: string; kind: string; namespace: string }[];
     /** name absent: every object of that group/kind in the namespace. */
     to: { group: string; kind: string; name?: string }[];
+  };
+}
+
+// ---------------------------------------------------------------- InferencePool / Pod
+
+export const INFERENCE_API_GROUP = 'inference.networking.k8s.io';
+
+export type InferencePoolFailureMode = 'FailOpen' | 'FailClose';
+
+/** inference.networking.k8s.io/v1 InferencePool, CRD defaults applied. */
+export interface InferencePool {
+  apiVersion: string;
+  kind: 'InferencePool';
+  metadata: ObjectMeta;
+  spec: {
+    selector: { matchLabels: Record<string, string> };
+    /** 1..8 unique ports: every ready pod serves on each (one endpoint per pod and port). */
+    targetPorts: { number: number }[];
+    /** Default http (HTTP/1.1). */
+    appProtocol: 'http' | 'kubernetes.io/h2c';
+    /** Optional since v1.6.0; absent here means the built-in picker. */
+    endpointPickerRef?: {
+      /** Default "". */
+      group: string;
+      /** Default Service. */
+      kind: string;
+      name: string;
+      port?: { number: number };
+      /** Default FailClose. */
+      failureMode: InferencePoolFailureMode;
+    };
+  };
+}
+
+/** Core Pod: only what InferencePools need (labels, IP, readiness). */
+export interface Pod {
+  apiVersion: string;
+  kind: 'Pod';
+  metadata: ObjectMeta & { deletionTimestamp?: string };
+  status: {
+    phase?: string;
+    podIP?: string;
+    podIPs?: { ip: string }[];
+    conditions?: { type: string; status: string }[];
   };
 }
 
@@ -254,6 +323,12 @@ export interface ResourceSet {
   endpointSlices: EndpointSlice[];
   referenceGrants: ReferenceGrant[];
   namespaces: Namespace[];
+  /** Read only with the inference extension enabled (absent: none). */
+  inferencePools?: InferencePool[];
+  /** Candidates of InferencePools (absent: none). */
+  pods?: Pod[];
+  /** Certificates of HTTPS listeners (absent: none). */
+  secrets?: Secret[];
 }
 
 export interface ManifestDoc {

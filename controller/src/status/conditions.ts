@@ -49,6 +49,14 @@ export const listenerConditions = {
     cond('ResolvedRefs', 'False', 'InvalidRouteKinds', msg),
     cond('Programmed', 'False', 'Invalid', msg),
   ],
+  invalidCertificateRef: (msg: string): GraphCondition[] => [
+    cond('ResolvedRefs', 'False', 'InvalidCertificateRef', msg),
+    cond('Programmed', 'False', 'Invalid', msg),
+  ],
+  certificateRefNotPermitted: (msg: string): GraphCondition[] => [
+    cond('ResolvedRefs', 'False', 'RefNotPermitted', msg),
+    cond('Programmed', 'False', 'Invalid', msg),
+  ],
   protocolConflict: (msg: string): GraphCondition[] => [
     cond('Accepted', 'False', 'ProtocolConflict', msg),
     cond('Conflicted', 'True', 'ProtocolConflict', msg),
@@ -67,6 +75,7 @@ export const routeConditions = {
   notAllowedByListeners: (msg: string) => cond('Accepted', 'False', 'NotAllowedByListeners', msg),
   noMatchingListenerHostname: (msg: string) => cond('Accepted', 'False', 'NoMatchingListenerHostname', msg),
   unsupportedValue: (msg: string) => cond('Accepted', 'False', 'UnsupportedValue', msg),
+  incompatibleFilters: (msg: string) => cond('Accepted', 'False', 'IncompatibleFilters', msg),
   partiallyInvalid: (msg: string) => cond('PartiallyInvalid', 'True', 'UnsupportedValue', `Dropped Rule(s): ${msg}`),
   resolvedRefs: () => cond('ResolvedRefs', 'True', 'ResolvedRefs', 'All references are resolved'),
   unresolvedRefs: (reason: string, msg: string) => cond('ResolvedRefs', 'False', reason, msg),

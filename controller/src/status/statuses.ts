@@ -8,6 +8,7 @@ import { GATEWAY_API_GROUP, type InvalidResource, type ParsedResources } from '.
 import { gatewayConditions, listenerConditions } from './conditions';
 import type { DataplaneResult, GatewayNode, Graph, GraphCondition, HTTPRouteNode, ListenerNode, StatusCondition, StatusReport } from '../graph/types';
 import { DEFAULT_CONTROLLER_NAME } from '../graph/types';
+import { inferencePoolStatuses } from './inferencepools';
 
 const API_VERSION = `${GATEWAY_API_GROUP}/v1`;
 
@@ -148,6 +149,8 @@ export function computeStatuses(
   // One data plane for all Gateways (standalone), or one per Gateway (Kubernetes with agents).
   for (const gw of [...graph.gateways, ...graph.rejectedGateways]) reports.push(gatewayStatus(gw, typeof dataplane === 'function' ? dataplane(gw) : dataplane));
   for (const route of graph.routes) reports.push(routeStatus(route, controllerName));
-  for (const r of parsed.invalid) reports.push(invalidStatus(r, controllerName));
+  // A Pod is read, never owned: its problems are logged, not written to its status.
+  for (const r of parsed.invalid) if (r.kind !== 'Pod') reports.push(invalidStatus(r, controllerName));
+  reports.push(...inferencePoolStatuses(graph, controllerName));
   return reports;
 }

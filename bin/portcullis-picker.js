@@ -1,0 +1,4 @@
+#!/usr/bin/env node
+// Runs the TypeScript sources directly (tsx), like portcullis-controller.
+require('tsx/cjs');
+require('../controller/src/inference/picker/cli.ts');

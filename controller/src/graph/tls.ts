@@ -1,0 +1,87 @@
+/**
+ * Certificates of HTTPS listeners (tls.mode Terminate): each certificateRef must name a core
+ * Secret of type kubernetes.io/tls whose tls.crt is a PEM certificate (chain) and tls.key the
+ * PEM private key of that certificate; a Secret in another namespace needs a ReferenceGrant
+ * there from Gateways of the listener's namespace. What fails is reported on the listener
+ * (ResolvedRefs False: InvalidCertificateRef or RefNotPermitted) and the listener is not served.
+ * Messages name Secrets, never their content.
+ */
+import { createPrivateKey, X509Certificate } from 'crypto';
+import { GATEWAY_API_GROUP, type Gateway, type Listener, type ReferenceGrant, type ResourceSet, type Secret } from '../resources/types';
+import type { GraphCondition } from './types';
+import { listenerConditions } from '../status/conditions';
+
+export const TLS_SECRET_TYPE = 'kubernetes.io/tls';
+
+/** One certificate and its key, as nginx reads them (one PEM file holds both). */
+export interface ListenerCertificate {
+  /** File-safe and unique per Secret: "<namespace>_<name>". */
+  id: string;
+  pem: string;
+}
+
+/** Validation of a Secret's data, by Secret object (parsed Secrets are reused while unchanged). */
+const checked = new WeakMap<Secret, { ok: true; pem: string } | { ok: false; reason: string }>();
+
+function checkTlsSecret(secret: Secret): { ok: true; pem: string } | { ok: false; reason: string } {
+  const hit = checked.get(secret);
+  if (hit) return hit;
+  let out: { ok: true; pem: string } | { ok: false; reason: string };
+  const crt = secret.data['tls.crt'];
+  const key = secret.data['tls.key'];
+  if (secret.type !== TLS_SECRET_TYPE) out = { ok: false, reason: `is of type "${secret.type}", not ${TLS_SECRET_TYPE}` };
+  else if (!crt || !key) out = { ok: false, reason: 'has no tls.crt or no tls.key' };
+  else {
+    try {
+      const cert = new X509Certificate(crt);
+      const privateKey = createPrivateKey(key);
+      if (!cert.checkPrivateKey(privateKey)) out = { ok: false, reason: 'holds a tls.key that does not belong to its tls.crt' };
+      else out = { ok: true, pem: `${crt.trim()}\n${key.trim()}\n` };
+    } catch {
+      out = { ok: false, reason: 'holds a tls.crt or tls.key that is not a valid PEM certificate / private key' };
+    }
+  }
+  checked.set(secret, out);
+  return out;
+}
+
+export class CertificateIndex {
+  private secrets = new Map<string, Secret>();
+  constructor(private readonly set: Pick<ResourceSet, 'secrets' | 'referenceGrants'>) {
+    for (const s of set.secrets ?? []) this.secrets.set(`${s.metadata.namespace}/${s.metadata.name}`, s);
+  }
+
+  private granted(fromNamespace: string, namespace: string, name: string): boolean {
+    return this.set.referenceGrants.some(
+      (g: ReferenceGrant) =>
+        g.metadata.namespace === namespace &&
+        g.spec.from.some((f) => f.group === GATEWAY_API_GROUP && f.kind === 'Gateway' && f.namespace === fromNamespace) &&
+        g.spec.to.some((t) => t.group === '' && t.kind === 'Secret' && (t.name === undefined || t.name === name)),
+    );
+  }
+
+  /** The listener's certificates, or the conditions saying why it has none. */
+  resolve(gateway: Gateway, listener: Listener): { certificates: ListenerCertificate[] } | { problem: GraphCondition[] } {
+    const tls = listener.tls;
+    if (!tls || tls.certificateRefs.length === 0) {
+      return { problem: listenerConditions.invalidCertificateRef(`Listener ${listener.name}: tls.certificateRefs is empty (tls.options alone cannot provide a certificate)`) };
+    }
+    const certificates: ListenerCertificate[] = [];
+    for (const [i, ref] of tls.certificateRefs.entries()) {
+      const field = `tls.certificateRefs[${i}]`;
+      const namespace = ref.namespace ?? gateway.metadata.namespace;
+      if (ref.group !== '' || ref.kind !== 'Secret') {
+        return { problem: listenerConditions.invalidCertificateRef(`${field}: ${ref.group ? `${ref.group}/` : ''}${ref.kind} is not supported, only core Secrets`) };
+      }
+      if (namespace !== gateway.metadata.namespace && !this.granted(gateway.metadata.namespace, namespace, ref.name)) {
+        return { problem: listenerConditions.certificateRefNotPermitted(`${field}: Secret ${namespace}/${ref.name} is in another namespace and no ReferenceGrant there allows Gateways from ${gateway.metadata.namespace}`) };
+      }
+      const secret = this.secrets.get(`${namespace}/${ref.name}`);
+      if (!secret) return { problem: listenerConditions.invalidCertificateRef(`${field}: Secret ${namespace}/${ref.name} not found`) };
+      const check = checkTlsSecret(secret);
+      if (!check.ok) return { problem: listenerConditions.invalidCertificateRef(`${field}: Secret ${namespace}/${ref.name} ${check.reason}`) };
+      certificates.push({ id: `${namespace}_${ref.name}`, pem: check.pem });
+    }
+    return { certificates };
+  }
+}

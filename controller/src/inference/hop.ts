@@ -1,0 +1,210 @@
+/**
+ * The inference hop: a small HTTP server next to nginx (on a unix socket) for rules whose
+ * backends are InferencePools. nginx has already matched the route, applied rate limits, read
+ * the whole body (413 over the body limit) when it hands the request over with the pool's
+ * description (X-Portcullis-Inference, model/inference.ts). The hop then
+ *   1. asks the pool's picker: an external EPP over ext_proc (picker-client.ts), or the
+ *      built-in one in-process (picker/builtin.ts);
+ *   2. answers an ImmediateResponse as is; on a picker failure answers 503 (FailClose) or
+ *      picks any ready endpoint of the pool (FailOpen);
+ *   3. proxies the original request, body intact, with the headers the picker set, to the
+ *      first destination that accepts a connection (the rest of the list are fallbacks), and
+ *      streams the response back chunk by chunk (server-sent events stay token by token).
+ */
+import * as http from 'http';
+import { randomUUID } from 'crypto';
+import { promises as fs } from 'fs';
+import type { Logger } from '../log';
+import { INFERENCE_HEADER, parseInferencePoolValue, type InferencePoolSpec } from '../model/inference';
+import { BuiltinPicker } from './picker/builtin';
+import { PickerClients, PickerError, type PickerAnswer, type PickerClientOptions } from './picker-client';
+
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authenticate', 'proxy-authorization']);
+const POOL_HEADER = INFERENCE_HEADER.toLowerCase();
+
+export interface HopOptions {
+  /** Unix socket path (what nginx's upstream names), or a TCP port on loopback for tests. */
+  socket?: string;
+  port?: number;
+  picker?: PickerClientOptions;
+  log: Logger;
+  /** Built-in picker scrape interval (default 50 ms). */
+  scrapeIntervalMs?: number;
+}
+
+function shuffled<T>(list: T[]): T[] {
+  const out = [...list];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+}
+
+function splitHostPort(endpoint: string): { host: string; port: number } | undefined {
+  const colon = endpoint.lastIndexOf(':');
+  if (colon <= 0) return undefined;
+  const port = Number(endpoint.slice(colon + 1));
+  if (!Number.isInteger(port) || port < 1 || port > 65535) return undefined;
+  return { host: endpoint.slice(0, colon).replace(/^\[|\]$/g, ''), port };
+}
+
+function readBody(req: http.IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+export class InferenceHop {
+  private server?: http.Server;
+  private readonly pickers: PickerClients;
+  readonly builtin: BuiltinPicker;
+  /** Connections to model servers are kept and reused. */
+  private readonly agent = new http.Agent({ keepAlive: true, maxSockets: Infinity, maxFreeSockets: 256 });
+
+  constructor(private readonly options: HopOptions) {
+    this.pickers = new PickerClients(options.picker);
+    this.builtin = new BuiltinPicker({ intervalMs: options.scrapeIntervalMs });
+  }
+
+  async listen(): Promise<string> {
+    const server = http.createServer({ maxHeaderSize: 1 << 20, keepAliveTimeout: 75_000 }, (req, res) => void this.handle(req, res));
+    this.server = server;
+    if (this.options.socket) {
+      await fs.rm(this.options.socket, { force: true });
+      await new Promise<void>((resolve, reject) => server.once('error', reject).listen(this.options.socket, () => resolve()));
+      // nginx's workers may run as another user than the hop.
+      await fs.chmod(this.options.socket, 0o666);
+      return this.options.socket;
+    }
+    await new Promise<void>((resolve, reject) => server.once('error', reject).listen(this.options.port ?? 0, '127.0.0.1', () => resolve()));
+    return `127.0.0.1:${(server.address() as { port: number }).port}`;
+  }
+
+  async close(): Promise<void> {
+    this.builtin.close();
+    this.pickers.close();
+    this.agent.destroy();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+    this.server?.closeAllConnections?.();
+  }
+
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const value = req.headers[POOL_HEADER];
+    const spec = typeof value === 'string' ? parseInferencePoolValue(value) : undefined;
+    if (!spec) {
+      this.reply(res, 500, 'request reached the inference hop without a pool description');
+      return;
+    }
+    let body: Buffer;
+    try {
+      body = await readBody(req);
+    } catch {
+      return; // client went away
+    }
+    // The original request's headers, in order and with repeats (rawHeaders), minus hop-by-hop ones.
+    const headers: [string, string][] = [];
+    for (let i = 0; i < req.rawHeaders.length; i += 2) {
+      const name = req.rawHeaders[i].toLowerCase();
+      if (HOP_BY_HOP.has(name) || name === POOL_HEADER || name === 'content-length') continue;
+      headers.push([name, req.rawHeaders[i + 1]]);
+    }
+    if (!headers.some(([k]) => k === 'x-request-id')) headers.push(['x-request-id', randomUUID()]);
+
+    const answer = await this.ask(spec, req, headers, body);
+    if (answer.kind === 'immediate') {
+      const h: Record<string, string> = {};
+      for (const [k, v] of answer.headers) if (!HOP_BY_HOP.has(k) && !k.startsWith(':') && k !== 'content-length') h[k] = v;
+      h['content-length'] = String(answer.body.length);
+      res.writeHead(answer.status, h);
+      res.end(answer.body);
+      return;
+    }
+    const remove = new Set(answer.removeHeaders);
+    const setNames = new Set(answer.setHeaders.map(([k]) => k));
+    const out: [string, string][] = headers.filter(([k]) => !remove.has(k) && !setNames.has(k));
+    for (const [k, v] of answer.setHeaders) if (!k.startsWith(':') && k !== 'content-length' && !HOP_BY_HOP.has(k)) out.push([k, v]);
+    if (body.length > 0 || req.method === 'POST' || req.method === 'PUT' || req.method === 'PATCH') out.push(['content-length', String(body.length)]);
+    this.forward(req, res, answer.endpoints, out, body, 0);
+  }
+
+  /** The picker's answer, or what the failure mode makes of its failure. */
+  private async ask(spec: InferencePoolSpec, req: http.IncomingMessage, headers: [string, string][], body: Buffer): Promise<PickerAnswer> {
+    try {
+      if (spec.picker === 'builtin') {
+        const lower: Record<string, string> = {};
+        for (const [k, v] of headers) lower[k] = v;
+        const d = this.builtin.pick(spec.pool, spec.endpoints, lower);
+        if (d.kind === 'reject') return { kind: 'immediate', status: d.status, headers: [['content-type', 'text/plain']], body: Buffer.from(`${d.message}\n`) };
+        return { kind: 'route', endpoints: d.endpoints, setHeaders: [['x-gateway-destination-endpoint', d.endpoints.join(',')]], removeHeaders: [] };
+      }
+      const pseudo: [string, string][] = [
+        [':method', req.method ?? 'GET'],
+        [':path', req.url ?? '/'],
+        [':authority', req.headers.host ?? ''],
+        [':scheme', (req.headers['x-forwarded-proto'] as string | undefined) ?? 'http'],
+      ];
+      return await this.pickers.ask(spec.picker, [...pseudo, ...headers, ['content-length', String(body.length)]], body);
+    } catch (e) {
+      const message = e instanceof PickerError ? e.message : `endpoint picker: ${(e as Error).message}`;
+      if (spec.failureMode === 'FailOpen' && spec.endpoints.length > 0) {
+        this.options.log.warn('endpoint picker failed; FailOpen sends the request to a ready endpoint of the pool', { pool: spec.pool, error: message });
+        return { kind: 'route', endpoints: shuffled(spec.endpoints).slice(0, 3), setHeaders: [], removeHeaders: [] };
+      }
+      this.options.log.warn('endpoint picker failed; FailClose answers 503', { pool: spec.pool, error: message });
+      return { kind: 'immediate', status: 503, headers: [['content-type', 'text/plain']], body: Buffer.from(`${message}\n`) };
+    }
+  }
+
+  /** Proxy to endpoints[i]; a connection failure before any response moves on to the next one. */
+  private forward(req: http.IncomingMessage, res: http.ServerResponse, endpoints: string[], headers: [string, string][], body: Buffer, i: number): void {
+    const target = endpoints[i] !== undefined ? splitHostPort(endpoints[i]) : undefined;
+    if (!target) {
+      this.reply(res, 502, i === 0 ? `the endpoint picker chose no usable endpoint (${endpoints.join(',') || 'none'})` : `no chosen endpoint accepted the connection (${endpoints.join(',')})`);
+      return;
+    }
+    const flat: string[] = [];
+    for (const [k, v] of headers) flat.push(k, v);
+    const up = http.request({ host: target.host, port: target.port, method: req.method, path: req.url, headers: flat, agent: this.agent });
+    let responded = false;
+    up.on('socket', (s) => s.setNoDelay(true));
+    up.on('response', (r) => {
+      responded = true;
+      const h: string[] = [];
+      for (let j = 0; j < r.rawHeaders.length; j += 2) {
+        const name = r.rawHeaders[j].toLowerCase();
+        if (name === 'connection' || name === 'keep-alive' || name === 'transfer-encoding') continue;
+        h.push(r.rawHeaders[j], r.rawHeaders[j + 1]);
+      }
+      res.writeHead(r.statusCode ?? 502, r.statusMessage, h);
+      res.flushHeaders();
+      r.on('data', (c: Buffer) => res.write(c));
+      r.on('end', () => res.end());
+      r.on('error', () => res.destroy());
+    });
+    up.on('error', (e: NodeJS.ErrnoException) => {
+      if (responded) {
+        res.destroy();
+        return;
+      }
+      this.options.log.debug('endpoint refused the request; trying the next one', { endpoint: endpoints[i], error: e.message });
+      this.forward(req, res, endpoints, headers, body, i + 1);
+    });
+    res.on('close', () => {
+      if (!res.writableFinished) up.destroy();
+    });
+    up.end(body);
+  }
+
+  private reply(res: http.ServerResponse, status: number, message: string): void {
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    res.writeHead(status, { 'content-type': 'text/plain', 'content-length': Buffer.byteLength(message) + 1 });
+    res.end(`${message}\n`);
+  }
+}

@@ -1,0 +1,224 @@
+/**
+ * Route filters -> what the location that serves the rule does (plain data; proxy.hbs writes it).
+ *
+ * - Request headers: proxy_set_header. A location that sets any loses every proxy_set_header
+ *   of the http level, so it gets the whole list: the defaults with the filter's changes.
+ *   `add` appends to what the client sent ("a,b"), through a variable set when the header exists.
+ * - Response headers: proxy_hide_header + add_header ... always (set), add_header (add),
+ *   proxy_hide_header (remove).
+ * - URLRewrite: rewrite ... break on nginx's decoded URI (nginx re-encodes it towards the
+ *   backend); the hostname replaces the Host header.
+ * - RequestRedirect: return <code> with the Location built from the filter, the listener's
+ *   scheme and port, and the request (Gateway API port rules: a scheme given means its
+ *   well-known port; none means the listener's; 80 for http and 443 for https are not written).
+ * - RequestMirror: `mirror` to an internal location per mirror that proxies to the mirror's
+ *   backend; a share below 100 % is drawn per request by split_clients.
+ * - CORS: the origin is checked by a regex; preflight requests are answered here with 204.
+ * Values from manifests are ValueParts: literal text that the renderer escapes (a `$` can never
+ * start a variable), never spliced into config text here.
+ */
+import type { HeaderChanges, PathChange, RedirectFilter, RuleFilters } from '../graph/filters';
+import type { HTTPCORSFilter } from '../resources/types';
+import { escapeRegex } from './regex';
+import type { ProxyTarget } from './types';
+
+/** Literal text, or `{ v: name }` for the nginx variable $name. */
+export type ValuePart = string | { v: string };
+
+export interface ScriptStep {
+  /** `if (<variable> <op> "<operand>")` around the step; absent: unconditional. */
+  test?: { variable: string; op: '=' | '!=' | '~' | '~*'; operand: string };
+  sets: { variable: string; value: ValuePart[] }[];
+  rewrite?: { regex: string; replacement: ValuePart[] };
+  return?: { code: number; text?: ValuePart[] };
+}
+
+export interface MirrorLocation {
+  /** Exact internal location the `mirror` directive names. */
+  uri: string;
+  /** Where the copy goes; a status target (no usable backend) answers the copy at once. */
+  target: ProxyTarget;
+  /** split_clients variable that is "1" for the sampled share; absent: every request. */
+  sampleVariable?: string;
+}
+
+export interface LocationFilters {
+  /** Rewrite-module steps in order (they run before access checks and proxying). */
+  script: ScriptStep[];
+  /** Complete proxy_set_header list for the location, or undefined to inherit the defaults. */
+  proxySetHeaders?: { name: string; value: ValuePart[] }[];
+  hideHeaders: string[];
+  /** add_header <name> <value> always (an empty value adds nothing). */
+  addHeaders: { name: string; value: ValuePart[] }[];
+  mirrors: MirrorLocation[];
+}
+
+/** The http-level proxy_set_header list (nginx.conf): also the base of a filtered location's list. */
+export const DEFAULT_PROXY_HEADERS: { name: string; value: ValuePart[] }[] = [
+  { name: 'Host', value: [{ v: 'portcullis_host' }] },
+  { name: 'Connection', value: [{ v: 'portcullis_connection' }] },
+  { name: 'Upgrade', value: [{ v: 'http_upgrade' }] },
+  { name: 'X-Real-IP', value: [{ v: 'remote_addr' }] },
+  { name: 'X-Forwarded-For', value: [{ v: 'proxy_add_x_forwarded_for' }] },
+  { name: 'X-Forwarded-Proto', value: [{ v: 'scheme' }] },
+  { name: 'X-Forwarded-Host', value: [{ v: 'host' }] },
+  { name: 'X-Forwarded-Port', value: [{ v: 'server_port' }] },
+];
+
+/** The listener side of a server: redirects default to its scheme and port. */
+export interface ServerInfo {
+  port: number;
+  https: boolean;
+}
+
+export interface FilterContext {
+  /** A rule's backends -> where they go (upstreams registry). */
+  target: (backend: import('../graph/types').BackendRef) => ProxyTarget;
+  /** "pc_sample_<hundredths>": a split_clients variable that is "1" for that share. */
+  sample: (percent: number) => string;
+}
+
+/** The $http_<name> variable nginx gives a request header. */
+function requestHeaderVariable(name: string): string {
+  return 'http_' + name.toLowerCase().replace(/-/g, '_');
+}
+
+function requestHeaders(changes: HeaderChanges | undefined, hostname: string | undefined, script: ScriptStep[]): LocationFilters['proxySetHeaders'] {
+  if (!changes && hostname === undefined) return undefined;
+  const list = DEFAULT_PROXY_HEADERS.map((h) => ({ name: h.name, value: [...h.value] }));
+  const put = (name: string, value: ValuePart[]) => {
+    const i = list.findIndex((h) => h.name.toLowerCase() === name.toLowerCase());
+    if (i >= 0) list[i] = { name, value };
+    else list.push({ name, value });
+  };
+  if (hostname !== undefined) put('Host', [hostname]);
+  if (changes) {
+    for (const h of changes.set) put(h.name, [h.value]);
+    changes.add.forEach((h, i) => {
+      const variable = `pc_hadd_${i}`;
+      const current = requestHeaderVariable(h.name);
+      script.push({ sets: [{ variable, value: [h.value] }] });
+      script.push({ test: { variable: `$${current}`, op: '!=', operand: '' }, sets: [{ variable, value: [{ v: current }, ',', h.value] }] });
+      put(h.name, [{ v: variable }]);
+    });
+    // An empty value: nginx does not pass the header at all.
+    for (const name of changes.remove) put(name, []);
+  }
+  return list;
+}
+
+function responseHeaders(changes: HeaderChanges | undefined, out: LocationFilters): void {
+  if (!changes) return;
+  for (const h of changes.set) {
+    out.hideHeaders.push(h.name);
+    out.addHeaders.push({ name: h.name, value: [h.value] });
+  }
+  for (const h of changes.add) out.addHeaders.push({ name: h.name, value: [h.value] });
+  for (const name of changes.remove) out.hideHeaders.push(name);
+}
+
+/** ^<prefix>(/.*)$ and ^<prefix>$ on nginx's $uri (prefix "" is the root: every path). */
+function prefixRegexes(prefix: string): { rest: string; exact: string } {
+  const p = escapeRegex(prefix);
+  return { rest: `^${p}(/.*)$`, exact: `^${p}$` };
+}
+
+function rewriteSteps(path: PathChange): ScriptStep[] {
+  if (path.type === 'ReplaceFullPath') return [{ sets: [], rewrite: { regex: '^', replacement: [path.value] } }];
+  const { rest, exact } = prefixRegexes(path.prefix);
+  return [
+    { sets: [], rewrite: { regex: rest, replacement: [path.value, { v: '1' }] } },
+    { sets: [], rewrite: { regex: exact, replacement: [path.value || '/'] } },
+  ];
+}
+
+function redirectSteps(r: RedirectFilter, server: ServerInfo): ScriptStep[] {
+  const scheme = r.scheme ?? (server.https ? 'https' : 'http');
+  const port = r.port ?? (r.scheme ? (r.scheme === 'https' ? 443 : 80) : server.port);
+  const wellKnown = (scheme === 'http' && port === 80) || (scheme === 'https' && port === 443);
+  const origin: ValuePart[] = [`${scheme}://`, r.hostname ?? { v: 'host' }, ...(wellKnown ? [] : [`:${port}`])];
+  const args: ValuePart[] = [{ v: 'is_args' }, { v: 'args' }];
+  if (!r.path) return [{ sets: [], return: { code: r.statusCode, text: [...origin, { v: 'request_uri' }] } }];
+  if (r.path.type === 'ReplaceFullPath') return [{ sets: [], return: { code: r.statusCode, text: [...origin, r.path.value, ...args] } }];
+  const { rest } = prefixRegexes(r.path.prefix);
+  return [
+    { test: { variable: '$uri', op: '~', operand: rest }, sets: [], return: { code: r.statusCode, text: [...origin, r.path.value, { v: '1' }, ...args] } },
+    { sets: [], return: { code: r.statusCode, text: [...origin, r.path.value || '/', ...args] } },
+  ];
+}
+
+/** A CORS origin (`*`, `https://a.com`, `https://*.a.com:8443`) as a regex on the Origin header. */
+export function originRegex(origin: string): string {
+  if (origin === '*') return '.+';
+  const m = /^(https?):\/\/(.+?)(?::(\d+))?$/.exec(origin)!;
+  const [, scheme, host, port] = m;
+  const defaultPort = scheme === 'https' ? '443' : '80';
+  // `*` matches any number of labels to its left; a bare `*` host matches any host.
+  const hostRe = host === '*' ? '[^/:]+' : host.startsWith('*.') ? `[^/:]+${escapeRegex(host.slice(1))}` : escapeRegex(host);
+  const portRe = port === undefined || port === defaultPort ? `(:${defaultPort})?` : `:${port}`;
+  return `${escapeRegex(scheme)}://${hostRe}${portRe}`;
+}
+
+function corsSteps(c: HTTPCORSFilter, out: LocationFilters): void {
+  const credentials = c.allowCredentials === true;
+  const wildcard = (list: string[]) => list.length === 1 && list[0] === '*';
+  const names = ['pc_cors_origin', 'pc_cors_credentials', 'pc_cors_expose', 'pc_cors_methods', 'pc_cors_headers', 'pc_cors_max_age'];
+  out.script.push({ sets: names.map((variable) => ({ variable, value: [] })) });
+  // An allowed Origin is echoed (with credentials the Gateway API forbids "*").
+  const allowed: ScriptStep['sets'] = [{ variable: 'pc_cors_origin', value: [{ v: 'http_origin' }] }];
+  if (credentials) allowed.push({ variable: 'pc_cors_credentials', value: ['true'] });
+  if (c.exposeHeaders.length > 0 && !(wildcard(c.exposeHeaders) && credentials)) allowed.push({ variable: 'pc_cors_expose', value: [c.exposeHeaders.join(', ')] });
+  if (c.allowOrigins.length > 0) out.script.push({ test: { variable: '$http_origin', op: '~*', operand: `^(${c.allowOrigins.map(originRegex).join('|')})$` }, sets: allowed });
+  // A preflight (OPTIONS with Origin and Access-Control-Request-Method) is answered here: from an
+  // allowed origin with the preflight headers, from any other without CORS headers.
+  const preflight = '^OPTIONS\n.+\n.+$';
+  const key = (origin: string): ValuePart[] => [{ v: 'request_method' }, '\n', { v: origin }, '\n', { v: 'http_access_control_request_method' }];
+  const answers: ScriptStep['sets'] = [];
+  if (c.allowMethods.length > 0) {
+    answers.push({ variable: 'pc_cors_methods', value: wildcard(c.allowMethods) ? (credentials ? [{ v: 'http_access_control_request_method' }] : ['*']) : [c.allowMethods.join(', ')] });
+  }
+  if (c.allowHeaders.length > 0) {
+    answers.push({ variable: 'pc_cors_headers', value: wildcard(c.allowHeaders) ? (credentials ? [{ v: 'http_access_control_request_headers' }] : ['*']) : [c.allowHeaders.join(', ')] });
+  }
+  answers.push({ variable: 'pc_cors_max_age', value: [String(c.maxAge)] });
+  out.script.push({ sets: [{ variable: 'pc_cors_preflight', value: key('pc_cors_origin') }] });
+  out.script.push({ test: { variable: '$pc_cors_preflight', op: '~', operand: preflight }, sets: answers, return: { code: 204 } });
+  out.script.push({ sets: [{ variable: 'pc_cors_preflight', value: key('http_origin') }] });
+  out.script.push({ test: { variable: '$pc_cors_preflight', op: '~', operand: preflight }, sets: [], return: { code: 204 } });
+  for (const [name, variable] of [
+    ['Access-Control-Allow-Origin', 'pc_cors_origin'],
+    ['Access-Control-Allow-Credentials', 'pc_cors_credentials'],
+    ['Access-Control-Expose-Headers', 'pc_cors_expose'],
+    ['Access-Control-Allow-Methods', 'pc_cors_methods'],
+    ['Access-Control-Allow-Headers', 'pc_cors_headers'],
+    ['Access-Control-Max-Age', 'pc_cors_max_age'],
+  ]) {
+    out.addHeaders.push({ name, value: [{ v: variable }] });
+  }
+  out.addHeaders.push({ name: 'Vary', value: ['Origin'] });
+}
+
+/** Hundredths of a percent nginx's split_clients can express (0.01 % steps). */
+export function sampleHundredths(percent: number): number {
+  return Math.max(0, Math.min(10000, Math.round(percent * 100)));
+}
+
+export function locationFilters(filters: RuleFilters | undefined, server: ServerInfo, ruleName: string, ctx: FilterContext): LocationFilters | undefined {
+  if (!filters) return undefined;
+  const out: LocationFilters = { script: [], hideHeaders: [], addHeaders: [], mirrors: [] };
+  if (filters.cors) corsSteps(filters.cors, out);
+  if (filters.redirect) out.script.push(...redirectSteps(filters.redirect, server));
+  out.proxySetHeaders = requestHeaders(filters.requestHeaders, filters.rewrite?.hostname, out.script);
+  if (filters.rewrite?.path) out.script.push(...rewriteSteps(filters.rewrite.path));
+  responseHeaders(filters.responseHeaders, out);
+  filters.mirrors.forEach((m, i) => {
+    const hundredths = sampleHundredths(m.percent);
+    if (hundredths === 0) return;
+    out.mirrors.push({
+      uri: `/_portcullis_mirror/${ruleName.replace(/^@/, '')}/${i}`,
+      target: m.backend.valid ? ctx.target(m.backend) : { kind: 'status', code: 204 },
+      ...(hundredths < 10000 ? { sampleVariable: ctx.sample(m.percent) } : {}),
+    });
+  });
+  return out;
+}

@@ -1,0 +1,101 @@
+import * as grpc from '@grpc/grpc-js';
+import execa from 'execa';
+import { promises as fs } from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { externalProcessorService, headerText, type ProcessingRequest, type ProcessingResponse } from '../../controller/src/inference/ext-proc';
+
+/**
+ * An endpoint picker written for the tests, on the real gRPC stack: it records what each
+ * request brought (headers, body, the client connection) and answers what the test says.
+ */
+export interface SeenRequest {
+  headers: Record<string, string>;
+  body: string;
+  peer: string;
+}
+
+export type PickerReply =
+  | { endpoints: string; setHeaders?: Record<string, string> }
+  | { immediate: number; body: string; headers?: Record<string, string> }
+  | { fail: true };
+
+export interface TestPicker {
+  port: number;
+  seen: SeenRequest[];
+  reply: (seen: SeenRequest) => PickerReply;
+  close(): Promise<void>;
+}
+
+export async function selfSignedCert(): Promise<{ key: Buffer; cert: Buffer }> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'pc-cert-'));
+  await execa('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2', '-subj', '/CN=test-picker',
+    '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', path.join(dir, 'k'), '-out', path.join(dir, 'c')]);
+  const out = { key: await fs.readFile(path.join(dir, 'k')), cert: await fs.readFile(path.join(dir, 'c')) };
+  await fs.rm(dir, { recursive: true, force: true });
+  return out;
+}
+
+const option = (key: string, value: string) => ({ header: { key, raw_value: Buffer.from(value) }, append_action: 2 });
+
+export async function startTestPicker(tls: { key: Buffer; cert: Buffer } | undefined, reply: TestPicker['reply'], port = 0): Promise<TestPicker> {
+  const picker: TestPicker = { port: 0, seen: [], reply, close: async () => undefined };
+  const server = new grpc.Server();
+  server.addService(externalProcessorService(), {
+    Process(call: grpc.ServerDuplexStream<ProcessingRequest, ProcessingResponse>) {
+      const headers: Record<string, string> = {};
+      const body: Buffer[] = [];
+      const decide = () => {
+        const seen = { headers, body: Buffer.concat(body).toString(), peer: call.getPeer() };
+        picker.seen.push(seen);
+        const r = picker.reply(seen);
+        if ('fail' in r) {
+          call.emit('error', { code: grpc.status.INTERNAL, details: 'picker failure' });
+          return;
+        }
+        if ('immediate' in r) {
+          call.write({ immediate_response: { status: { code: r.immediate }, body: Buffer.from(r.body), headers: { set_headers: Object.entries(r.headers ?? {}).map(([k, v]) => option(k, v)) } } });
+          return;
+        }
+        call.write({
+          request_headers: {
+            response: { header_mutation: { set_headers: [option('x-gateway-destination-endpoint', r.endpoints), ...Object.entries(r.setHeaders ?? {}).map(([k, v]) => option(k, v))] } },
+          },
+        });
+      };
+      call.on('data', (m: ProcessingRequest) => {
+        if (m.request_headers) {
+          for (const h of m.request_headers.headers?.headers ?? []) headers[h.key] = headerText(h);
+          if (m.request_headers.end_of_stream) decide();
+        } else if (m.request_body) {
+          if (m.request_body.body) body.push(Buffer.from(m.request_body.body));
+          if (m.request_body.end_of_stream) {
+            decide();
+            call.write({ request_body: { response: {} } });
+          }
+        }
+      });
+      call.on('end', () => call.end());
+      call.on('error', () => undefined);
+    },
+  });
+  const creds = tls ? grpc.ServerCredentials.createSsl(null, [{ private_key: tls.key, cert_chain: tls.cert }], false) : grpc.ServerCredentials.createInsecure();
+  picker.port = await new Promise<number>((resolve, reject) => server.bindAsync(`127.0.0.1:${port}`, creds, (e, p) => (e ? reject(e) : resolve(p))));
+  picker.close = () => new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
+  return picker;
+}
+
+/** The picker as a Service + EndpointSlice, the way a pool's endpointPickerRef finds it. */
+export function pickerService(name: string, port: number) {
+  return [
+    { apiVersion: 'v1', kind: 'Service', metadata: { name }, spec: { ports: [{ name: 'grpc', port: 9002, targetPort: port, protocol: 'TCP' }] } },
+    {
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: { name: `${name}-1`, labels: { 'kubernetes.io/service-name': name } },
+      addressType: 'IPv4',
+      ports: [{ name: 'grpc', port, protocol: 'TCP' }],
+      endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }],
+    },
+  ];
+}
