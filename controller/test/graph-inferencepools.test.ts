@@ -98,8 +98,8 @@ describe('graph: InferencePool backends', () => {
     const split = model.splitClients[0];
     expect(split.buckets.map((b) => b.percent)).toEqual(['70.00', '*']);
     expect(split.buckets.map((b) => parseInferencePoolValue(b.value))).toEqual([
-      { pool: 'default/a', failureMode: 'FailClose', picker: 'builtin', endpoints: ['10.0.0.1:8000'] },
-      { pool: 'default/b', failureMode: 'FailClose', picker: 'builtin', endpoints: ['10.0.0.2:8000'] },
+      { pool: 'default/a', failureMode: 'FailClose', picker: 'builtin', endpoints: ['10.0.0.1:8000'], h2c: false },
+      { pool: 'default/b', failureMode: 'FailClose', picker: 'builtin', endpoints: ['10.0.0.2:8000'], h2c: false },
     ]);
   });
 });

@@ -148,6 +148,21 @@ describe('config agents', () => {
     await eventually(async () => server.outcome('default/gw'), (o) => o?.programmed === true, 10000);
   });
 
+  it('exposes health, readiness and Prometheus metrics (apply duration, nginx stub_status)', async () => {
+    const health = (p: string) => httpRequest(a.options.healthPort, p);
+    expect((await health('/healthz')).status).toBe(200);
+    expect((await health('/readyz')).status).toBe(200);
+    const metrics = (await health('/metrics')).text;
+    const value = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(metrics)?.[1]);
+    expect(value('portcullis_agent_config_apply_duration_seconds_count')).toBeGreaterThanOrEqual(1);
+    expect(value('portcullis_agent_controller_connected')).toBe(1);
+    expect(value('portcullis_agent_last_apply_success')).toBe(1);
+    // Requests the test sent through this agent's nginx, counted by stub_status.
+    expect(value('nginx_http_requests_total')).toBeGreaterThanOrEqual(1);
+    expect(value('nginx_connections_accepted_total')).toBeGreaterThanOrEqual(1);
+    expect(value('nginx_connections_active')).toBeGreaterThanOrEqual(0);
+  });
+
   it("refuses a token of another Gateway's ServiceAccount", async () => {
     const intruder = await agent('pod-x', '127.0.0.3', 'sa:default:other-gateway');
     const line = await intruder.waitForLog((l) => l.msg === 'config channel failed; reconnecting');

@@ -180,7 +180,7 @@ export function buildLocations(
         const filters = locationFilters(rule.filters, server, ruleLocation.name, {
           target: (b) => ctx.upstreams.target([b]),
           sample: (percent) => `pc_sample_${sampleHundredths(percent)}`,
-        });
+        }, ruleLocation.grpc === true);
         if (filters) ruleLocation.filters = filters;
       }
       ruleLocations.push(ruleLocation);
