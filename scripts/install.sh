@@ -14,7 +14,8 @@ command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need+=(nginx-light)
 command -v git >/dev/null || need+=(git)
 [ -x /usr/lib/postgresql/15/bin/postgres ] || ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || need+=(postgresql)
 command -v wrk >/dev/null || need+=(wrk)
-command -v python3 >/dev/null && python3 -m venv --help >/dev/null 2>&1 || need+=(python3 python3-venv)
+# schemathesis runs in a virtualenv: python3 with ensurepip (Debian's python3-venv).
+command -v python3 >/dev/null && python3 -c 'import ensurepip' 2>/dev/null || need+=(python3 python3-venv)
 # e2e/gateway/https.test.ts makes its certificates with openssl.
 command -v openssl >/dev/null || need+=(openssl)
 # Container images (scripts/build-images.sh, e2e/images): buildah + a Debian root filesystem.
