@@ -4,7 +4,7 @@
  * count. Threads of repositories the caller cannot read are never shown.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ApiError } from '../plugins/errors';
+import { MalformedError, NotFoundError, PermissionDeniedError, ValidationError } from '../services/errors';
 import { setTotalCount } from '../plugins/paging';
 import { int, listOf, obj, ownerRepoParams, ref, str, strList } from '../schemas';
 import { parseStatuses, parseSubjects, parseTargetStatus, type ThreadFilter } from '../services/issues/notifications';
@@ -29,10 +29,11 @@ interface MarkQuery {
 const listQuery = obj({ all: str, 'status-types': strList, 'subject-type': strList, since: str, before: str, ...pagingQuery });
 const markQuery = obj({ all: str, last_read_at: str, 'status-types': strList, 'to-status': str });
 
-function time(value: string | undefined, field: string, code = 422): Date | undefined {
+/** A time from the query: unparsable is a binding error (422), or malformed (400) where Gitea parses it itself. */
+function time(value: string | undefined, field: string, parsedByHandler = false): Date | undefined {
   if (value === undefined || value === '') return undefined;
   const d = new Date(value);
-  if (Number.isNaN(d.getTime())) throw new ApiError(code, code === 400 ? `invalid ${field}: ${value}` : `[${field}]: DateTime`);
+  if (Number.isNaN(d.getTime())) throw parsedByHandler ? new MalformedError(`invalid ${field}: ${value}`) : new ValidationError(`[${field}]: DateTime`);
   return d;
 }
 
@@ -53,7 +54,7 @@ export default async function notificationRoutes(app: FastifyInstance) {
 
   async function repoId(request: FastifyRequest<{ Params: OwnerRepo }>): Promise<number> {
     const { repo } = await app.services.repos.getReadable(request.params.owner, request.params.repo, request.doer);
-    if (request.auth?.scopes?.publicOnly && repo.isPrivate) throw new ApiError(403, 'token scope is limited to public repos');
+    if (request.auth?.scopes?.publicOnly && repo.isPrivate) throw new PermissionDeniedError('token scope is limited to public repos');
     return repo.id;
   }
 
@@ -68,7 +69,7 @@ export default async function notificationRoutes(app: FastifyInstance) {
   async function mark(request: FastifyRequest<{ Querystring: MarkQuery }>, reply: import('fastify').FastifyReply, repo?: number) {
     const doer = doerOf(request);
     const q = request.query;
-    const lastReadAt = time(q.last_read_at, 'last_read_at', 400);
+    const lastReadAt = time(q.last_read_at, 'last_read_at', true);
     const all = q.all === 'true';
     const data = await notifications.markAll(
       doer,
@@ -98,7 +99,7 @@ export default async function notificationRoutes(app: FastifyInstance) {
 
   const threadParams = obj({ id: str }, ['id']);
   const threadId = (id: string) => {
-    if (!/^\d{1,15}$/.test(id)) throw new ApiError(404, 'not found', { errors: [`notification does not exist [id: ${id}]`] });
+    if (!/^\d{1,15}$/.test(id)) throw new NotFoundError('not found', [`notification does not exist [id: ${id}]`]);
     return Number(id);
   };
 

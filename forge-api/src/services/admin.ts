@@ -18,8 +18,8 @@ export class AdminService {
   ) {}
 
   /**
-   * The scheduled jobs this server runs. Issue 6 brings the scheduler; until then the list is
-   * the rows of CronTask (empty on a fresh install) — nothing is listed that does not run.
+   * The scheduled jobs this server runs: the rows of CronTask the scheduler keeps (a task
+   * appears once the scheduler has registered it).
    */
   async cronTasks(): Promise<CronTaskInfo[]> {
     const rows = await this.prisma.cronTask.findMany({ orderBy: { name: 'asc' } });

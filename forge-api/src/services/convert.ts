@@ -87,6 +87,14 @@ export class Converter {
     return this.user(u, doer !== null, doer !== null && (doer.isAdmin || doer.id === u.id));
   }
 
+  /**
+   * convert.ToUser(ctx, user, nil): how Gitea embeds users in records whatever the viewer
+   * (comment posters, assignees): the placeholder e-mail and no private details.
+   */
+  userPublic(u: User) {
+    return this.user(u, false, false);
+  }
+
   org(o: User) {
     return {
       id: o.id,
@@ -132,6 +140,7 @@ export class Converter {
       stars_count: r.numStars,
       forks_count: r.numForks,
       watchers_count: r.numWatches,
+      branch_count: r.numBranches,
       open_issues_count: r.numIssues - r.numClosedIssues,
       open_pr_counter: r.numPulls - r.numClosedPulls,
       release_counter: r.numReleases,
@@ -141,6 +150,8 @@ export class Converter {
       updated_at: fmtTime(r.updatedAt),
       archived_at: fmtTime(r.archivedAt),
       permissions: { admin: mode >= AccessMode.Admin, push: mode >= AccessMode.Write, pull: mode >= AccessMode.Read },
+      // The code unit cannot be turned off here yet.
+      has_code: true,
       has_issues: r.hasIssues,
       ...(r.hasIssues
         ? { internal_tracker: { enable_time_tracker: true, allow_only_contributors_to_track_time: true, enable_issue_dependencies: r.enableDependencies } }
@@ -158,19 +169,23 @@ export class Converter {
       allow_rebase_explicit: pulls,
       allow_squash_merge: pulls,
       allow_fast_forward_only_merge: pulls,
+      allow_merge_update: pulls,
       allow_rebase_update: pulls,
-      allow_manual_merge: false,
+      // Without a pull request unit Gitea reports its defaults: manual merge allowed, merge style.
+      allow_manual_merge: !pulls,
       autodetect_manual_merge: false,
       default_delete_branch_after_merge: false,
-      default_merge_style: pulls ? 'merge' : '',
-      default_allow_maintainer_edit: false,
+      default_merge_style: 'merge',
+      default_update_style: 'merge',
+      default_allow_maintainer_edit: pulls,
       avatar_url: '',
       internal: !r.isPrivate && r.owner.visibility === 2,
       mirror_interval: '',
       object_format_name: r.objectFormatName,
       mirror_updated: GO_ZERO_TIME,
+      mirror_last_sync_at: GO_ZERO_TIME,
       topics: [] as string[],
-      licenses: [] as string[],
+      licenses: r.licenses ? r.licenses.split(',') : [],
     };
   }
 
@@ -190,7 +205,12 @@ export class Converter {
     return { email: e.email, verified: e.isActivated, primary: e.isPrimary, user_id: user.id, username: user.name };
   }
 
+  /**
+   * convert.ToPublicKey; the owner and the key type are private information, shown (with the
+   * owner's own view of themselves) only to the owner and site admins, as Gitea does.
+   */
   publicKey(k: PublicKey, owner: User, doer: User | null) {
+    const privileged = doer !== null && (doer.isAdmin || doer.id === owner.id);
     return {
       id: k.id,
       key: k.content,
@@ -199,9 +219,9 @@ export class Converter {
       fingerprint: k.fingerprint,
       created_at: fmtTime(k.createdAt),
       last_used_at: fmtTime(k.updatedAt),
-      user: this.userFor(owner, doer),
+      ...(privileged ? { user: this.user(owner, true, true) } : {}),
       read_only: k.mode === AccessMode.Read,
-      key_type: k.keyType,
+      ...(privileged ? { key_type: k.keyType } : {}),
     };
   }
 }

@@ -2,7 +2,7 @@
  * Organizations are users of type 1 (as in Gitea). Creating one makes the creator a member of
  * its "Owners" team (owner access to everything, may create repositories).
  */
-import { ApiError } from '../plugins/errors';
+import { AlreadyExistsError, NotFoundError, PermissionDeniedError, ValidationError } from './errors';
 import { AccessMode, visibilityValue } from './convert';
 import type { Prisma } from './database';
 import { checkUserName } from './names';
@@ -41,18 +41,18 @@ export class OrgService {
   /** The org if `viewer` may see it, else 404 (Gitea hides invisible orgs). */
   async getVisible(name: string, viewer: User | null): Promise<User> {
     const org = await this.findByName(name);
-    if (!org || !(await this.permissions.canSeeOwner(viewer, org))) throw new ApiError(404, 'not found', { errors: [`org does not exist [name: ${name}]`] });
+    if (!org || !(await this.permissions.canSeeOwner(viewer, org))) throw new NotFoundError('not found', [`org does not exist [name: ${name}]`]);
     return org;
   }
 
   async create(owner: User, input: CreateOrgInput, doer: User): Promise<User> {
     if (!doer.isAdmin && (!owner.allowCreateOrganization || owner.isRestricted)) {
-      throw new ApiError(403, 'Given user is not allowed to create organization.');
+      throw new PermissionDeniedError('Given user is not allowed to create organization.');
     }
     checkUserName(input.username);
     const visibility = visibilityValue(input.visibility);
-    if (input.visibility && visibility === undefined) throw new ApiError(422, '[Visibility]: In');
-    if (await this.users.nameTaken(input.username)) throw new ApiError(422, `user already exists [name: ${input.username}]`);
+    if (input.visibility && visibility === undefined) throw new ValidationError('[Visibility]: In');
+    if (await this.users.nameTaken(input.username)) throw new AlreadyExistsError(`user already exists [name: ${input.username}]`);
     try {
       return await this.prisma.$transaction(async (tx) => {
         const org = await tx.user.create({
@@ -87,7 +87,7 @@ export class OrgService {
         return org;
       });
     } catch (err) {
-      if (isUniqueViolation(err)) throw new ApiError(422, `user already exists [name: ${input.username}]`);
+      if (isUniqueViolation(err)) throw new AlreadyExistsError(`user already exists [name: ${input.username}]`);
       throw err;
     }
   }

@@ -130,6 +130,21 @@ export class PermissionService {
   }
 
   /**
+   * Gitea's "collaborative" repositories of a user (SearchRepositoryCondition with OwnerID):
+   * those a collaboration or a team grants them, and the public repositories of the private
+   * organizations they belong to. Alternatives for an OR.
+   */
+  grantedRepoFilters(userId: number): Record<string, unknown>[] {
+    const memberOf = { members: { some: { userId } } };
+    return [
+      { collaborators: { some: { userId } } },
+      { teams: { some: { team: memberOf } } },
+      { owner: { teams: { some: { ...memberOf, OR: [{ authorize: { gte: AccessMode.Owner } }, { includesAllRepositories: true }] } } } },
+      { isPrivate: false, owner: { type: USER_TYPE_ORGANIZATION, visibility: 2, orgMembers: { some: { userId } } } },
+    ];
+  }
+
+  /**
    * Prisma filter for the repositories a viewer may read (used by search and lists), the same
    * rules as repoAccessMode expressed as one query.
    */

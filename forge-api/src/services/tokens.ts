@@ -5,7 +5,7 @@
  * a PBKDF2 per request; deleting a token drops it from the cache.
  */
 import crypto from 'node:crypto';
-import { ApiError } from '../plugins/errors';
+import { AlreadyExistsError, InvalidError, NotFoundError } from './errors';
 import type { Prisma } from './database';
 import type { AccessToken, User } from './records';
 import { eventsOf } from './events';
@@ -49,13 +49,13 @@ export class TokenService {
     try {
       set = parseScopes(scopes);
     } catch (err) {
-      if (err instanceof InvalidScopeError) throw new ApiError(400, `invalid access token scope provided: ${err.message}`);
+      if (err instanceof InvalidScopeError) throw new InvalidError(`invalid access token scope provided: ${err.message}`);
       throw err;
     }
     const scope = scopeList(set).join(',');
-    if (!scope) throw new ApiError(400, 'access token must have a scope');
+    if (!scope) throw new InvalidError('access token must have a scope');
     const exists = await this.prisma.accessToken.count({ where: { userId: user.id, name } });
-    if (exists) throw new ApiError(400, 'access token name has been used already');
+    if (exists) throw new AlreadyExistsError('access token name has been used already');
     const secret = crypto.randomBytes(20).toString('hex');
     const salt = randomSalt();
     const row = await this.prisma.accessToken.create({
@@ -81,10 +81,10 @@ export class TokenService {
     }
     if (id === null) {
       const rows = await this.prisma.accessToken.findMany({ where: { userId, name: idOrName } });
-      if (rows.length > 1) throw new ApiError(422, `multiple matches for token name '${idOrName}'`);
+      if (rows.length > 1) throw new InvalidError(`multiple matches for token name '${idOrName}'`);
       id = rows[0]?.id ?? null;
     }
-    if (id === null) throw new ApiError(404, 'not found', { errors: [`access token does not exist [id: 0, name: ${idOrName}]`] });
+    if (id === null) throw new NotFoundError('not found', [`access token does not exist [id: 0, name: ${idOrName}]`]);
     await this.prisma.accessToken.delete({ where: { id } });
     for (const [k, v] of this.cache) if (v === id) this.cache.delete(k);
     for (const [k, v] of this.hot) if (v.value.token.id === id) this.hot.delete(k);

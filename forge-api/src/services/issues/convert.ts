@@ -72,6 +72,11 @@ export class IssueConverter {
     return this.base.userFor(u ?? ghostUser(), doer);
   }
 
+  /** A user embedded without regard to the viewer (Gitea converts these with a nil doer). */
+  userPublic(u: User | undefined) {
+    return this.base.userPublic(u ?? ghostUser());
+  }
+
   label(l: Label, repo: RepoWithOwner | null, orgName?: string) {
     const url = l.repoId && repo ? `${this.repoApi(repo)}/labels/${l.id}` : `${this.root}api/v1/orgs/${orgName ?? repo?.owner.name ?? ''}/labels/${l.id}`;
     return {
@@ -122,7 +127,7 @@ export class IssueConverter {
 
   /** convert.ToAPIIssue. `users` must hold the poster and assignees (missing ones are ghosts). */
   issue(i: IssueFull, repo: RepoWithOwner, users: Map<number, User>, doer: User | null) {
-    const assignees = i.assignees.map((a) => this.user(users.get(a.assigneeId), doer));
+    const assignees = i.assignees.map((a) => this.userPublic(users.get(a.assigneeId)));
     return {
       id: i.id,
       url: this.issueApi(repo, i),
@@ -150,18 +155,21 @@ export class IssueConverter {
       pull_request: null,
       repository: { id: repo.id, name: repo.name, owner: repo.owner.name, full_name: `${repo.owner.name}/${repo.name}` },
       pin_order: i.pinOrder,
+      // Projects do not exist here yet: Gitea's empty list encodes as null.
+      projects: null,
+      content_version: i.contentVersion,
     };
   }
 
   /** convert.ToAPIComment */
-  comment(c: Comment & { attachments: Attachment[] }, issue: Pick<Issue, 'index' | 'isPull'>, repo: RepoWithOwner, poster: User | undefined, doer: User | null) {
+  comment(c: Comment & { attachments: Attachment[] }, issue: Pick<Issue, 'index' | 'isPull'>, repo: RepoWithOwner, poster: User | undefined) {
     const issueHtml = this.issueHtml(repo, issue);
     return {
       id: c.id,
       html_url: `${issueHtml}#issuecomment-${c.id}`,
       pull_request_url: issue.isPull ? issueHtml : '',
       issue_url: issue.isPull ? '' : issueHtml,
-      user: this.user(poster, doer),
+      user: this.userPublic(poster),
       original_author: c.originalAuthor,
       original_author_id: c.originalAuthorId,
       body: c.content,
