@@ -14,7 +14,7 @@ import { NginxProcess } from './apply/nginx';
 import { defaultNginxBinary, hasHttp2Directive, nginxVersion } from './apply/nginx-binary';
 import { startInferenceHop } from './inference/hop-process';
 import { Reconciler, standardPipeline } from './reconcile';
-import { AlwaysLeader, KubeClient, KubernetesProvider, LeaderElector, WATCHED_KINDS, type Leadership } from './providers/kubernetes';
+import { AlwaysLeader, KubeClient, KubernetesProvider, LeaderElector, watchedKinds, type Leadership } from './providers/kubernetes';
 import { ControllerMetrics } from './observability/metrics';
 import { startEndpoints } from './observability/server';
 
@@ -47,10 +47,8 @@ export async function runKubernetes(options: CliOptions, log: Logger): Promise<n
     controllerName: options.controllerName,
     leadership,
     gatewayClassName: options.gatewayClassName,
+    kinds: watchedKinds({ inferenceExtension: options.inferenceExtension }),
     onStatusWrite: () => metrics.statusWrites.inc(),
-    // InferencePools only with the extension: the chart grants them only then, and a list the
-    // API server refuses (403) would hold back every reconcile.
-    kinds: options.inferenceExtension ? WATCHED_KINDS : WATCHED_KINDS.filter((k) => k.kind !== 'InferencePool'),
   });
 
   const stateDir = path.resolve(options.stateDir!);
