@@ -19,7 +19,7 @@ import { StatusWriter } from './status-writer';
 
 export { KubeClient, loadKubeConfig, ApiError, ConnectionError } from './client';
 export { LeaderElector, AlwaysLeader, type Leadership } from './leader';
-export { WATCHED_KINDS, type WatchedKind } from './kinds';
+export { WATCHED_KINDS, watchedKinds, type WatchedKind } from './kinds';
 export { StatusWriter } from './status-writer';
 export { Informer } from './informer';
 
