@@ -47,6 +47,7 @@ export async function runKubernetes(options: CliOptions, log: Logger): Promise<n
     controllerName: options.controllerName,
     leadership,
     gatewayClassName: options.gatewayClassName,
+    inferenceExtension: options.inferenceExtension,
     onStatusWrite: () => metrics.statusWrites.inc(),
   });
 

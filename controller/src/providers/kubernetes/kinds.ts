@@ -19,6 +19,8 @@ export interface WatchedKind {
    * metadata) are not handed to the pipeline, so our own status writes do not re-trigger it.
    */
   statusWritten: boolean;
+  /** Watched only with --gateway-api-inference-extension (the chart grants its RBAC only then). */
+  inference?: boolean;
 }
 
 const gw = (kind: string, plural: string, namespaced: boolean, version = 'v1'): WatchedKind => ({ group: GATEWAY_API_GROUP, version, kind, plural, namespaced, statusWritten: true });
@@ -34,12 +36,18 @@ export const WATCHED_KINDS: readonly WatchedKind[] = [
   policy('ClientSettingsPolicy', 'clientsettingspolicies'),
   policy('ProxySettingsPolicy', 'proxysettingspolicies'),
   policy('RateLimitPolicy', 'ratelimitpolicies'),
-  { group: 'inference.networking.k8s.io', version: 'v1', kind: 'InferencePool', plural: 'inferencepools', namespaced: true, statusWritten: true },
+  { group: 'inference.networking.k8s.io', version: 'v1', kind: 'InferencePool', plural: 'inferencepools', namespaced: true, statusWritten: true, inference: true },
+  { ...core('', 'v1', 'Pod', 'pods', true), inference: true },
   core('', 'v1', 'Service', 'services', true),
   core('discovery.k8s.io', 'v1', 'EndpointSlice', 'endpointslices', true),
   core('', 'v1', 'Secret', 'secrets', true),
   core('', 'v1', 'Namespace', 'namespaces', false),
 ];
+
+/** The kinds to watch: the inference ones only when the inference extension is on. */
+export function watchedKinds(options: { inferenceExtension?: boolean }): WatchedKind[] {
+  return WATCHED_KINDS.filter((k) => !k.inference || options.inferenceExtension);
+}
 
 export function apiVersionOf(k: { group: string; version: string }): string {
   return k.group ? `${k.group}/${k.version}` : k.version;
