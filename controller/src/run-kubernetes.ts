@@ -14,7 +14,7 @@ import { NginxProcess } from './apply/nginx';
 import { defaultNginxBinary, hasHttp2Directive, nginxVersion } from './apply/nginx-binary';
 import { startInferenceHop } from './inference/hop-process';
 import { Reconciler, standardPipeline } from './reconcile';
-import { AlwaysLeader, KubeClient, KubernetesProvider, LeaderElector, type Leadership } from './providers/kubernetes';
+import { AlwaysLeader, KubeClient, KubernetesProvider, LeaderElector, watchedKinds, type Leadership } from './providers/kubernetes';
 import { ControllerMetrics } from './observability/metrics';
 import { startEndpoints } from './observability/server';
 
@@ -47,7 +47,7 @@ export async function runKubernetes(options: CliOptions, log: Logger): Promise<n
     controllerName: options.controllerName,
     leadership,
     gatewayClassName: options.gatewayClassName,
-    inferenceExtension: options.inferenceExtension,
+    kinds: watchedKinds({ inferenceExtension: options.inferenceExtension }),
     onStatusWrite: () => metrics.statusWrites.inc(),
   });
 

@@ -19,8 +19,6 @@ export interface WatchedKind {
    * metadata) are not handed to the pipeline, so our own status writes do not re-trigger it.
    */
   statusWritten: boolean;
-  /** Watched only with --gateway-api-inference-extension (the chart grants its RBAC only then). */
-  inference?: boolean;
 }
 
 const gw = (kind: string, plural: string, namespaced: boolean, version = 'v1'): WatchedKind => ({ group: GATEWAY_API_GROUP, version, kind, plural, namespaced, statusWritten: true });
@@ -36,17 +34,20 @@ export const WATCHED_KINDS: readonly WatchedKind[] = [
   policy('ClientSettingsPolicy', 'clientsettingspolicies'),
   policy('ProxySettingsPolicy', 'proxysettingspolicies'),
   policy('RateLimitPolicy', 'ratelimitpolicies'),
-  { group: 'inference.networking.k8s.io', version: 'v1', kind: 'InferencePool', plural: 'inferencepools', namespaced: true, statusWritten: true, inference: true },
-  { ...core('', 'v1', 'Pod', 'pods', true), inference: true },
+  { group: 'inference.networking.k8s.io', version: 'v1', kind: 'InferencePool', plural: 'inferencepools', namespaced: true, statusWritten: true },
   core('', 'v1', 'Service', 'services', true),
   core('discovery.k8s.io', 'v1', 'EndpointSlice', 'endpointslices', true),
   core('', 'v1', 'Secret', 'secrets', true),
   core('', 'v1', 'Namespace', 'namespaces', false),
+  core('', 'v1', 'Pod', 'pods', true),
 ];
 
-/** The kinds to watch: the inference ones only when the inference extension is on. */
+/** Read only with --gateway-api-inference-extension: InferencePools and the Pods they select. */
+const INFERENCE_KINDS = new Set(['InferencePool', 'Pod']);
+
+/** The kinds to watch: without the inference extension, nothing of it is listed or watched. */
 export function watchedKinds(options: { inferenceExtension?: boolean }): WatchedKind[] {
-  return WATCHED_KINDS.filter((k) => !k.inference || options.inferenceExtension);
+  return WATCHED_KINDS.filter((k) => options.inferenceExtension || !INFERENCE_KINDS.has(k.kind));
 }
 
 export function apiVersionOf(k: { group: string; version: string }): string {
