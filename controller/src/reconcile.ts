@@ -308,7 +308,8 @@ export class Reconciler<M = unknown, C extends RenderedConfigLike = RenderedConf
     };
     summary.ms = Math.round((Number(process.hrtime.bigint() - t0) / 1e6) * 10) / 10;
     log.info('reconciled', { ...summary });
-    this.scheduleRetry(outcome.ok);
+    // Per-Gateway data planes report later (a Pending Gateway is not a failed apply to retry).
+    this.scheduleRetry(outcome.ok || isGatewayDataplane(dp));
     for (const l of this.listeners) l(summary);
   }
 
