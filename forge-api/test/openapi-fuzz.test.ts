@@ -51,7 +51,8 @@ else describeForge('OpenAPI fuzzing finds no 5xx', (f) => {
           '--report', 'junit',
           '--report-dir', report,
         ],
-        { reject: false, all: true, env: { SCHEMATHESIS_HOOKS: '', NO_COLOR: '1' } },
+        // Run in the temporary folder: schemathesis keeps a cache (.schemathesis/) in its working directory.
+        { reject: false, all: true, cwd: report, env: { SCHEMATHESIS_HOOKS: '', NO_COLOR: '1' } },
       );
       const out = run.all ?? '';
       // The verdict is the check's: a server error is a JUnit <failure>. Operations whose
