@@ -2,7 +2,7 @@
 # Installs what a fresh Debian machine lacks for Portcullis (idempotent): nginx 1.26.3 built
 # from Debian's source archive (scripts/build-nginx.sh, cached under ~/.cache/portcullis-nginx),
 # Debian's nginx 1.22 (tests of the older-nginx path), git, PostgreSQL (tests run the forge
-# suites on it too), wrk (benchmarks), then npm ci.
+# suites on it too), wrk (benchmarks), the Kubernetes test tools, then npm ci.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive
@@ -14,6 +14,8 @@ command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need+=(nginx-light)
 command -v git >/dev/null || need+=(git)
 [ -x /usr/lib/postgresql/15/bin/postgres ] || ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || need+=(postgresql)
 command -v wrk >/dev/null || need+=(wrk)
+# schemathesis runs in a virtualenv: python3 with ensurepip (Debian's python3-venv).
+command -v python3 >/dev/null && python3 -c 'import ensurepip' 2>/dev/null || need+=(python3 python3-venv)
 # e2e/gateway/https.test.ts makes its certificates with openssl.
 command -v openssl >/dev/null || need+=(openssl)
 # Container images (scripts/build-images.sh, e2e/images): buildah + a Debian root filesystem.
@@ -34,6 +36,25 @@ bash scripts/build-nginx.sh
 if [ -f "$HOME/.npmrc" ] && grep -q '^nodedir=' "$HOME/.npmrc"; then
   sed -i '/^nodedir=/d' "$HOME/.npmrc"
 fi
+# A real Kubernetes API server for e2e/k8s (etcd, kube-apiserver, kube-controller-manager,
+# kubectl, helm, the Gateway API CRDs), built from the Go module proxy by the shared tools and
+# cached under ~/.cache/portcullis-k8s: 15-20 min on a fresh machine, 0.3 s once cached. A
+# failed build does not stop the install: the e2e/k8s suites then fail on CI saying what is missing.
+if [ -f ../shared/tools/k8s/build.sh ]; then
+  bash ../shared/tools/k8s/build.sh || echo "!!! the Kubernetes tools did not build (../shared/tools/k8s/build.sh); e2e/k8s will fail"
+else
+  echo "!!! ../shared/tools/k8s/build.sh not found beside the repository; e2e/k8s will fail on CI"
+fi
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund
+fi
+# schemathesis (PyPI, pinned): the OpenAPI fuzzer of forge-api/test/openapi-fuzz.test.ts, in its
+# own virtualenv under ~/.cache so it touches neither the system Python nor the repository.
+SCHEMATHESIS_VERSION=4.32.5
+SCHEMATHESIS_HOME=${SCHEMATHESIS_HOME:-$HOME/.cache/portcullis-schemathesis}
+if [ "$("$SCHEMATHESIS_HOME/venv/bin/schemathesis" --version 2>/dev/null)" != "schemathesis, version $SCHEMATHESIS_VERSION" ]; then
+  rm -rf "$SCHEMATHESIS_HOME/venv"
+  mkdir -p "$SCHEMATHESIS_HOME"
+  python3 -m venv "$SCHEMATHESIS_HOME/venv"
+  "$SCHEMATHESIS_HOME/venv/bin/pip" install -q "schemathesis==$SCHEMATHESIS_VERSION"
 fi

@@ -98,6 +98,8 @@ beforeAll(async () => {
         grpcRoute('limited-503', { hostnames: ['limited503.grpc'], rules: [{ backendRefs: [to('grpc-v1')] }] }),
         grpcRoute('buffered', { hostnames: ['buffered.grpc'], rules: [{ backendRefs: [to('grpc-v2')] }] }),
         grpcRoute('small-body', { hostnames: ['small.grpc'], rules: [{ backendRefs: [to('grpc-v1')] }] }),
+        // grpcroute-all-backends-weight-zero
+        grpcRoute('all-backends-weight-zero', { hostnames: ['zero.grpc'], rules: [{ backendRefs: [to('grpc-v1', 0), to('grpc-v2', 0)] }] }),
         grpcRoute('dead-backend', { hostnames: ['dead.grpc'], rules: [{ backendRefs: [to('grpc-dead')] }] }),
         grpcRoute('missing-backend', { hostnames: ['missing.grpc'], rules: [{ backendRefs: [to('grpc-nowhere')] }] }),
         // HTTPRoute (older) and GRPCRoute on the same hostname: only the older one is accepted.
@@ -192,6 +194,12 @@ describe('conformance: GRPCRouteWeight', () => {
     expect((counts['grpc-infra-backend-v1'] ?? 0) + (counts['grpc-infra-backend-v2'] ?? 0)).toBe(200);
     expect(counts['grpc-infra-backend-v1'] / 200).toBeGreaterThan(0.58);
     expect(counts['grpc-infra-backend-v1'] / 200).toBeLessThan(0.82);
+  });
+});
+
+describe('conformance: GRPCRouteAllBackendsWeightZero', () => {
+  test('all backend weights 0: UNAVAILABLE', async () => {
+    expect(await who('zero.grpc')).toBe(14);
   });
 });
 
@@ -296,8 +304,8 @@ describe('statuses', () => {
     expect(condition(missing.conditions, 'ResolvedRefs')).toMatchObject({ status: 'False', reason: 'BackendNotFound' });
     const listener = findStatus(docs, 'Gateway', 'gw')!.status.listeners[0];
     expect(listener.supportedKinds).toEqual(expect.arrayContaining([{ group: 'gateway.networking.k8s.io', kind: 'GRPCRoute' }, { group: 'gateway.networking.k8s.io', kind: 'HTTPRoute' }]));
-    // 10 GRPCRoutes on gw (clash-grpc lost its hostname to clash-http) + 2 HTTPRoutes.
-    expect(listener.attachedRoutes).toBe(12);
+    // 11 GRPCRoutes on gw (clash-grpc lost its hostname to clash-http) + 2 HTTPRoutes.
+    expect(listener.attachedRoutes).toBe(13);
     const features = findStatus(docs, 'GatewayClass', 'portcullis')!.status.supportedFeatures.map((f: { name: string }) => f.name);
     expect(features).toContain('GRPCRoute');
   });

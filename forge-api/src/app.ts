@@ -11,6 +11,7 @@ import authPlugin, { AuthResolver } from './plugins/auth';
 import backgroundPlugin from './plugins/background';
 import errorsPlugin from './plugins/errors';
 import formBody from './plugins/form-body';
+import { bodyInput, urlInput } from './plugins/input';
 import nullFields from './plugins/null-fields';
 import repoAssignment from './plugins/repo-assignment';
 import swaggerPlugin from './plugins/swagger';
@@ -59,6 +60,8 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: true, useDefaults: true, allErrors: false } },
   });
   const services = createServices(prisma, config, { logError: (err, event) => app.log.error({ err }, `notify ${event} failed`) });
+  // A crash during repository creation leaves at most pending work that is undone here.
+  await services.repos.recoverInterruptedCreations();
   app.decorate('config', config);
   app.decorate('prisma', prisma);
   app.decorate('services', services);
@@ -67,12 +70,14 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
 
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   await app.register(errorsPlugin);
+  await app.register(urlInput);
   if (config.enableSwagger) await app.register(swaggerPlugin);
   await app.register(backgroundPlugin);
 
   await app.register(
     async (api) => {
       await api.register(authPlugin);
+      await api.register(bodyInput);
       await api.register(repoAssignment);
       await formBody(api);
       await api.register(nullFields);

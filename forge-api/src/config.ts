@@ -35,6 +35,11 @@ export interface ForgeConfig {
   webhookDeliverTimeoutMs: number;
   webhookRetryBaseMs: number;
   webhookMaxAttempts: number;
+  /**
+   * Servers webhooks may call (Gitea's [security] ALLOWED_HOST_LIST, [webhook] before 1.27):
+   * `external` (default), `private`, `loopback`, `*`, CIDRs and host globs, comma-separated.
+   */
+  webhookAllowedHostList: string;
   /** CA public keys (authorized_keys lines) trusted to sign SSH certificates for HTTP signatures. */
   sshTrustedUserCaKeys: string[];
   /** Where package files are stored (<dataDir>/packages). */
@@ -86,6 +91,8 @@ export function loadConfig(overrides: ForgeConfigInput = {}, env: NodeJS.Process
     webhookDeliverTimeoutMs: overrides.webhookDeliverTimeoutMs ?? int(env.WEBHOOK_DELIVER_TIMEOUT_MS, 5000),
     webhookRetryBaseMs: overrides.webhookRetryBaseMs ?? int(env.WEBHOOK_RETRY_BASE_MS, 10000),
     webhookMaxAttempts: overrides.webhookMaxAttempts ?? int(env.WEBHOOK_MAX_ATTEMPTS, 8),
+    // The [webhook] key wins over the [security] one, as Gitea reads the deprecated key first.
+    webhookAllowedHostList: overrides.webhookAllowedHostList ?? env.WEBHOOK_ALLOWED_HOST_LIST ?? env.ALLOWED_HOST_LIST ?? 'external',
     sshTrustedUserCaKeys:
       overrides.sshTrustedUserCaKeys ?? (env.SSH_TRUSTED_USER_CA_KEYS ?? '').split(/[\n,]/).map((s) => s.trim()).filter(Boolean),
     packagesDir: overrides.packagesDir ?? path.join(dataDir, 'packages'),

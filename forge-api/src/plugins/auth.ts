@@ -15,6 +15,7 @@ import { shared } from './shared';
 import { verifyPassword } from '../services/passwords';
 import { verifyTotp } from '../services/totp';
 import type { User } from '../services/records';
+import { publicOnlyViewer } from '../services/permissions';
 import { hasScope, levelForMethod, scopeList, type ScopeCategory, type ScopeSet } from '../services/scopes';
 import type { TokenService } from '../services/tokens';
 import type { UserService } from '../services/users';
@@ -110,6 +111,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: RouteAuth;
     scopes?: ScopeCategory[];
+    /** Gitea's rejectPublicOnly(): the route is closed to public-only tokens (403). */
+    rejectPublicOnly?: boolean;
   }
   interface FastifyRequest {
     auth: AuthResult;
@@ -129,7 +132,10 @@ async function authPlugin(app: FastifyInstance) {
   app.decorateRequest('auth', null as unknown as AuthResult);
   app.decorateRequest('doer', null);
 
-  app.addHook('preHandler', async (request, reply) => {
+  // onRequest, before the body is even parsed: Gitea authenticates before it binds the body,
+  // so an anonymous request with a bad (or malformed) body is a 401 and a token without the
+  // scope a 403, never a 422. Nothing here reads the body.
+  app.addHook('onRequest', async (request, reply) => {
     const cfg = request.routeOptions.config ?? {};
     const routeAuth: RouteAuth = cfg.auth ?? 'optional';
     const auth = await app.auth.resolveUser(request);
@@ -144,6 +150,18 @@ async function authPlugin(app: FastifyInstance) {
       reply.header('X-Gitea-Warning', 'token and access_token API authentication is deprecated and will be removed in gitea 1.23. Please use AuthorizationHeaderToken instead. Existing queries will continue to work but without authorization.');
     }
 
+    // Sudo comes right after authentication, as in Gitea's middleware chain: only a signed-in
+    // admin may use it (anyone else, anonymous included, 403 with Gitea's bare body).
+    const sudo = (typeof query?.sudo === 'string' && query.sudo) || (typeof request.headers.sudo === 'string' && request.headers.sudo) || '';
+    if (sudo) {
+      if (!doer?.isAdmin) {
+        return reply.code(403).type('application/json').send({ message: 'Only administrators allowed to sudo.' });
+      }
+      const target = await app.services.users.findIndividual(sudo);
+      if (!target) throw new NotFoundError('not found', [`user redirect does not exist [name: ${sudo}]`]);
+      auth.actingAdmin = doer;
+      doer = target;
+    }
     // Scope: token requests need every category of the route at the method's level.
     const scopes = cfg.scopes ?? [];
     if (auth.scopes && scopes.length) {
@@ -155,16 +173,9 @@ async function authPlugin(app: FastifyInstance) {
       }
     }
 
-    const q = request.query as Record<string, unknown> | undefined;
-    const sudo = (typeof q?.sudo === 'string' && q.sudo) || (typeof request.headers.sudo === 'string' && request.headers.sudo) || '';
-    if (sudo && doer) {
-      if (!doer.isAdmin) throw Object.assign(new PermissionDeniedError('Only administrators allowed to sudo.'), {});
-      const target = await app.services.users.findIndividual(sudo);
-      if (!target) throw new NotFoundError('not found', [`user redirect does not exist [name: ${sudo}]`]);
-      auth.actingAdmin = doer;
-      doer = target;
-    }
-    request.doer = doer;
+    // public-only tokens: the doer carries the restriction into every list query.
+    request.doer = doer && auth.scopes?.publicOnly ? publicOnlyViewer(doer) : doer;
+    if (auth.scopes?.publicOnly && cfg.rejectPublicOnly) throw new PermissionDeniedError('this endpoint is not available for public-only tokens');
 
     if (routeAuth === 'basic' && !auth.basic) throw new UnauthenticatedError('auth required');
     if (routeAuth !== 'optional' && !doer) throw new UnauthenticatedError('token is required');

@@ -7,6 +7,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, type ErrorKind } from '../services/errors';
 import { shared } from './shared';
+import { clientErrorOf } from '../services/db-errors';
 
 /** The status each domain error kind answers with, unless the route overrides it. */
 export const STATUS_OF_KIND: Record<ErrorKind, number> = {
@@ -21,6 +22,7 @@ export const STATUS_OF_KIND: Record<ErrorKind, number> = {
   PreconditionFailed: 412,
   TooLarge: 413,
   Archived: 423,
+  Conflict: 409,
 };
 
 /** Per-route statuses where Gitea answers a kind differently (route config `errorStatus`). */
@@ -92,6 +94,9 @@ async function errorsPlugin(app: FastifyInstance) {
     }
     const fe = err as FastifyError & { validation?: AjvIssue[]; validationContext?: string };
     if (fe.validation) {
+      // A path segment that is not a valid value (an id that is not an int64) names nothing:
+      // Gitea's path parsing gives 0 there, and the look-up a 404.
+      if (fe.validationContext === 'params') return reply.code(404).type('application/json').send(errorBody(rootUrl, 'not found'));
       return reply.code(422).type('application/json').send(errorBody(rootUrl, validationMessage(fe.validation, fe.validationContext)));
     }
     if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
@@ -102,9 +107,12 @@ async function errorsPlugin(app: FastifyInstance) {
       const code = fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ? 422 : fe.statusCode;
       return reply.code(code).type('application/json').send(errorBody(rootUrl, fe.message));
     }
-    request.log.error({ err }, 'unhandled error');
-    const isAdmin = request.auth?.user?.isAdmin === true;
-    return reply.code(500).type('application/json').send(errorBody(rootUrl, isAdmin ? String(err.message) : ''));
+    const mapped = clientErrorOf(err);
+    if (mapped) return reply.code(statusOf(mapped, request.routeOptions.config?.errorStatus)).type('application/json').send(errorBody(rootUrl, mapped.message));
+    // Gitea's generic 500: an empty message. The detail (a driver message can carry source
+    // paths, SQL and row values) goes to the log only, under the request id.
+    request.log.error({ err, reqId: request.id }, 'internal server error');
+    return reply.code(500).type('application/json').send(errorBody(rootUrl, ''));
   });
 
   // A known path asked with a method it does not serve is 405 with an empty body, as Gitea's

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { NotFoundError, UnauthenticatedError } from '../services/errors';
+import { NotFoundError, PermissionDeniedError, UnauthenticatedError } from '../services/errors';
 import { pagingQuery, parsePaging, setPagingHeaders, type Paging } from '../plugins/paging';
 import type { User } from '../services/records';
 
@@ -40,6 +40,8 @@ export async function contextUser(app: FastifyInstance, request: FastifyRequest,
   const user = await app.services.users.findByName(name);
   if (user) {
     if (!(await app.services.permissions.canSeeOwner(request.doer, user))) throw new NotFoundError('not found', [`user redirect does not exist [name: ${name}]`]);
+    // Gitea's checkTokenPublicOnly: a public-only token reaches public users and orgs only.
+    if (publicOnly(request) && user.visibility !== 0) throw new PermissionDeniedError(user.type === 1 ? 'token scope is limited to public orgs' : 'token scope is limited to public users');
     return user;
   }
   const target = await app.services.users.redirectTarget(name);

@@ -2,6 +2,7 @@
  * Issues (Gitea's /repos/{owner}/{repo}/issues...): list, create, get, edit, deadline,
  * reactions on issues, dependencies and blocks. Scope category `issue`.
  */
+import { INT64_LIMIT, INT64_MIN } from '../schemas/common';
 import type { FastifyInstance } from 'fastify';
 import { PermissionDeniedError } from '../services/errors';
 import { bool, dateTime, int, listOf, obj, ownerRepoParams, ref, str, strList } from '../schemas';
@@ -35,7 +36,7 @@ const EditIssueOption = obj({
   ref: str,
   assignee: str,
   assignees: strList,
-  milestone: { type: ['integer', 'null'] },
+  milestone: { type: ['integer', 'null'], minimum: INT64_MIN, exclusiveMaximum: INT64_LIMIT },
   state: str,
   due_date: { type: ['string', 'null'], format: 'date-time' },
   unset_due_date: bool,

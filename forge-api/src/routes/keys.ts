@@ -15,7 +15,7 @@ const idParams = obj({ id: int }, ['id']);
 export default async function keyRoutes(app: FastifyInstance) {
   const { convert, users, keys } = app.services;
   const tags = ['user'];
-  const cfg = { auth: 'required' as const, scopes: ['user' as const] };
+  const cfg = { auth: 'required' as const, scopes: ['user' as const], rejectPublicOnly: true };
 
   app.get<{ Querystring: { fingerprint?: string } }>(
     '/user/keys',

@@ -1,7 +1,7 @@
 /** Labels of repositories (scope issue) and organizations (scope organization). */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { NotFoundError, PermissionDeniedError } from '../services/errors';
-import { bool, listOf, obj, orgParams, ownerRepoParams, ref, str } from '../schemas';
+import { bool, int, listOf, obj, orgParams, ownerRepoParams, ref, str } from '../schemas';
 import type { LabelInput } from '../services/issues/labels';
 import type { User } from '../services/records';
 import { doerOf, errors, paging, pagingQuery } from './helpers';
@@ -74,7 +74,7 @@ export default async function labelRoutes(app: FastifyInstance) {
 
   // Labels on an issue: list, add, replace, remove one, clear (writers change them; Gitea answers 200 with the list).
   const issueParams = obj({ owner: str, repo: str, index: str }, ['owner', 'repo', 'index']);
-  const IssueLabelsOption = obj({ labels: { type: 'array', items: { anyOf: [{ type: 'integer' }, { type: 'string' }] } } });
+  const IssueLabelsOption = obj({ labels: { type: 'array', items: { anyOf: [int, { type: 'string' }] } } });
   type IndexParams = OwnerRepo & { index: string };
 
   app.get<{ Params: IndexParams }>(

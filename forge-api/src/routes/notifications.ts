@@ -51,6 +51,9 @@ export default async function notificationRoutes(app: FastifyInstance) {
   const { notifications } = app.services.tracker;
   const tags = ['notification'];
   const config = { auth: 'required' as const, scopes: ['notification' as const] };
+  // Gitea 1.27 closes the user's mailbox to public-only tokens (it mixes public and private
+  // repositories); a repository's notifications stay open for public repositories.
+  const mailbox = { ...config, rejectPublicOnly: true };
 
   async function repoId(request: FastifyRequest<{ Params: OwnerRepo }>): Promise<number> {
     const { repo } = await app.services.repos.getReadable(request.params.owner, request.params.repo, request.doer);
@@ -81,19 +84,19 @@ export default async function notificationRoutes(app: FastifyInstance) {
 
   app.get<{ Querystring: ListQuery }>(
     '/notifications',
-    { config, schema: { tags, operationId: 'notifyGetList', summary: 'List users\'s notification threads', querystring: listQuery, response: { 200: listOf('NotificationThread'), ...errors(401, 403, 422) } } },
+    { config: mailbox, schema: { tags, operationId: 'notifyGetList', summary: 'List users\'s notification threads', querystring: listQuery, response: { 200: listOf('NotificationThread'), ...errors(401, 403, 422) } } },
     (request, reply) => list(request, reply),
   );
 
   app.put<{ Querystring: MarkQuery }>(
     '/notifications',
-    { config, schema: { tags, operationId: 'notifyReadList', summary: 'Mark notification threads as read, pinned or unread', querystring: markQuery, response: { 205: listOf('NotificationThread'), ...errors(400, 401, 403) } } },
+    { config: mailbox, schema: { tags, operationId: 'notifyReadList', summary: 'Mark notification threads as read, pinned or unread', querystring: markQuery, response: { 205: listOf('NotificationThread'), ...errors(400, 401, 403) } } },
     (request, reply) => mark(request, reply),
   );
 
   app.get(
     '/notifications/new',
-    { config, schema: { tags, operationId: 'notifyNewAvailable', summary: 'Check if unread notifications exist', response: { 200: obj({ new: int }), ...errors(401, 403) } } },
+    { config: mailbox, schema: { tags, operationId: 'notifyNewAvailable', summary: 'Check if unread notifications exist', response: { 200: obj({ new: int }), ...errors(401, 403) } } },
     async (request) => ({ new: await notifications.newCount(doerOf(request)) }),
   );
 
@@ -105,14 +108,14 @@ export default async function notificationRoutes(app: FastifyInstance) {
 
   app.get<{ Params: { id: string } }>(
     '/notifications/threads/:id',
-    { config, schema: { tags, operationId: 'notifyGetThread', summary: 'Get notification thread by ID', params: threadParams, response: { 200: ref('NotificationThread'), ...errors(401, 403, 404) } } },
+    { config: mailbox, schema: { tags, operationId: 'notifyGetThread', summary: 'Get notification thread by ID', params: threadParams, response: { 200: ref('NotificationThread'), ...errors(401, 403, 404) } } },
     async (request) => notifications.threadJson(doerOf(request), threadId(request.params.id)),
   );
 
   app.patch<{ Params: { id: string }; Querystring: { 'to-status'?: string } }>(
     '/notifications/threads/:id',
     {
-      config,
+      config: mailbox,
       schema: { tags, operationId: 'notifyReadThread', summary: 'Mark notification thread as read by ID', params: threadParams, querystring: obj({ 'to-status': str }), response: { 205: ref('NotificationThread'), ...errors(401, 403, 404) } },
     },
     async (request, reply) => reply.code(205).send(await notifications.markThread(doerOf(request), threadId(request.params.id), parseTargetStatus(request.query['to-status']))),

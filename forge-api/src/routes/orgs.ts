@@ -1,4 +1,5 @@
 /** Organizations: create, get, list, members, public members, repositories. */
+import { visibleOwnerTypes } from '../services/permissions';
 import type { FastifyInstance } from 'fastify';
 import { NotFoundError, PermissionDeniedError } from '../services/errors';
 import { listOf, obj, orgParams, ref } from '../schemas';
@@ -17,7 +18,7 @@ export default async function orgRoutes(app: FastifyInstance) {
     async (request, reply) => {
       const p = paging(app, request);
       const doer = request.doer;
-      const vis = doer?.isAdmin ? [0, 1, 2] : doer && !doer.isRestricted ? [0, 1] : [0];
+      const vis = visibleOwnerTypes(doer);
       const { rows, total } = await orgs.listAll(p.skip, p.take, vis);
       return sendPage(app, request, reply, rows.map((o) => convert.org(o)), total, p);
     },

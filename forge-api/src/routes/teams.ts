@@ -168,7 +168,7 @@ export default async function teamRoutes(app: FastifyInstance) {
   app.get(
     '/user/teams',
     {
-      config: { auth: 'required', scopes: ['user', 'organization'] },
+      config: { auth: 'required', scopes: ['user', 'organization'], rejectPublicOnly: true },
       schema: { tags: ['user'], operationId: 'userListTeams', summary: 'List all the teams a user belongs to', querystring: obj(pagingQuery), response: { 200: listOf('Team'), ...errors(401, 403) } },
     },
     async (request, reply) => {
@@ -249,7 +249,7 @@ export default async function teamRoutes(app: FastifyInstance) {
     async (request, reply) => {
       const team = await teamFor(request);
       const p = paging(app, request);
-      const { rows, total } = await teams.repos(team, p.skip, p.take);
+      const { rows, total } = await teams.repos(team, request.doer, p.skip, p.take);
       const modes = await repos.accessModes(request.doer, rows);
       setTotalCount(reply, total);
       return rows.map((r, i) => convert.repo(r, modes[i]));

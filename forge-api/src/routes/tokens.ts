@@ -56,7 +56,9 @@ export default async function tokenRoutes(app: FastifyInstance) {
     },
     async (request, reply) => {
       const user = await target(request);
-      const created = await tokens.create(user, request.body.name, request.body.scopes ?? []);
+      const parent = request.auth.method === 'token' ? request.auth.scopes : null;
+      if (request.auth.method === 'token' && !parent) throw new PermissionDeniedError('the authenticating token has no scope');
+      const created = await tokens.create(user, request.body.name, request.body.scopes ?? [], parent);
       return reply.code(201).send(convert.token(created.row, created.scopes, created.secret));
     },
   );

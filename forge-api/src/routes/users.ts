@@ -141,7 +141,7 @@ export default async function userRoutes(app: FastifyInstance) {
   app.post<{ Body: CreateRepoInput }>(
     '/user/repos',
     {
-      config: { auth: 'required', scopes: ['user', 'repository'], errorStatus: REPO_CREATE_STATUS },
+      config: { auth: 'required', scopes: ['user', 'repository'], errorStatus: REPO_CREATE_STATUS, rejectPublicOnly: true },
       schema: {
         tags: ['repository', 'user'],
         operationId: 'createCurrentUserRepo',

@@ -30,7 +30,9 @@ export type ErrorKind =
   /** An upload exceeds the configured size (413). */
   | 'TooLarge'
   /** The repository is archived and cannot change (423). */
-  | 'Archived';
+  | 'Archived'
+  /** The request lost a race with a concurrent change the database refused to serialise (409). */
+  | 'Conflict';
 
 export type ErrorDetails = string[] | null;
 
@@ -108,6 +110,12 @@ export class TooLargeError extends DomainError {
 export class ArchivedError extends DomainError {
   constructor(message = 'repo is archived') {
     super('Archived', message);
+  }
+}
+
+export class ConflictError extends DomainError {
+  constructor(message: string) {
+    super('Conflict', message);
   }
 }
 

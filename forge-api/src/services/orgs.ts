@@ -6,7 +6,7 @@ import { AlreadyExistsError, NotFoundError, PermissionDeniedError, ValidationErr
 import { AccessMode, visibilityValue } from './convert';
 import type { Prisma } from './database';
 import { checkUserName } from './names';
-import { USER_TYPE_ORGANIZATION, type PermissionService } from './permissions';
+import { USER_TYPE_ORGANIZATION, visibleOwnerTypes, type PermissionService, type Viewer } from './permissions';
 import type { User } from './records';
 import { isUniqueViolation, type UserService } from './users';
 
@@ -42,6 +42,8 @@ export class OrgService {
   async getVisible(name: string, viewer: User | null): Promise<User> {
     const org = await this.findByName(name);
     if (!org || !(await this.permissions.canSeeOwner(viewer, org))) throw new NotFoundError('not found', [`org does not exist [name: ${name}]`]);
+    // A public-only token reaches public organizations only (Gitea's checkTokenPublicOnly).
+    if ((viewer as Viewer | null)?.publicOnly && org.visibility !== 0) throw new PermissionDeniedError('token scope is limited to public orgs');
     return org;
   }
 
@@ -98,7 +100,7 @@ export class OrgService {
    */
   async listForUser(user: User, viewer: User | null, skip: number, take: number) {
     const all = viewer !== null && (viewer.isAdmin || viewer.id === user.id);
-    const visibilities = all ? [0, 1, 2] : viewer && !viewer.isRestricted ? [0, 1] : [0];
+    const visibilities = visibleOwnerTypes(viewer, all);
     const where = {
       type: USER_TYPE_ORGANIZATION,
       visibility: { in: visibilities },

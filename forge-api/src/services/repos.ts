@@ -4,6 +4,8 @@
  * the row again so the two never disagree. Creation, deletion and pushes are announced to the
  * notifier (feeds, webhooks).
  */
+import path from 'node:path';
+import { beginCreation, endCreation, markPending, recoverCreations } from './repo-creation';
 import type { ForgeConfig } from '../config';
 import { AlreadyExistsError, InvalidError, NotFoundError, PermissionDeniedError, ValidationError } from './errors';
 import { AccessMode } from './convert';
@@ -140,61 +142,74 @@ export class RepoService {
     const exists = await this.prisma.repository.count({ where: { ownerId: owner.id, lowerName } });
     if (exists) throw new AlreadyExistsError('The repository with the same name already exists.');
     const trustModel = input.trust_model && TRUST_MODELS.has(input.trust_model) ? input.trust_model : 'default';
+    const diskPath = this.diskPath(owner.name, input.name);
+    if (await git.repositoryExists(diskPath)) throw new AlreadyExistsError('The repository with the same name already exists.');
+    // Built aside, moved into place, then committed with its row: see repo-creation.ts for
+    // what a crash at each step leaves and how start-up undoes it.
+    const creation = await beginCreation(this.config.reposDir);
     let repo: RepoWithOwner;
     try {
-      repo = await this.prisma.repository.create({
-        data: {
-          ownerId: owner.id,
-          ownerName: owner.name,
-          name: input.name,
-          lowerName,
-          description: input.description ?? '',
-          isPrivate: input.private ?? false,
-          isTemplate: input.template ?? false,
-          trustModel,
-          objectFormatName: objectFormat,
+      try {
+        await git.initRepository(creation.staging, {
           defaultBranch,
-          isEmpty: true,
-          licenses: input.auto_init && input.license ? input.license : '',
-          labels: labels.length
-            ? { create: labels.map((l) => ({ name: l.name, color: `#${l.color.replace(/^#/, '')}`, description: l.description, exclusive: l.exclusive })) }
+          autoInit: input.auto_init
+            ? {
+                readme: { name: input.name, description: input.description ?? '', template: input.readme || 'Default', cloneUrlHttps: `${this.config.rootUrl}${owner.name}/${input.name}.git`, owner: owner.name },
+                license: input.license || undefined,
+                gitignores: input.gitignores ? input.gitignores.split(',').map((s) => s.trim()).filter(Boolean) : undefined,
+                author: { name: doer.fullName || doer.name, email: doer.email || `${doer.lowerName}@noreply.localhost` },
+                owner: owner.name,
+                repoName: input.name,
+              }
             : undefined,
-        },
-        include: { owner: true },
-      });
-    } catch (err) {
-      if (isUniqueViolation(err)) throw new AlreadyExistsError('The repository with the same name already exists.');
-      throw err;
-    }
-    const diskPath = this.diskPath(owner.name, input.name);
-    try {
-      await git.initRepository(diskPath, {
-        defaultBranch,
-        autoInit: input.auto_init
-          ? {
-              readme: { name: input.name, description: input.description ?? '', template: input.readme || 'Default', cloneUrlHttps: `${this.config.rootUrl}${owner.name}/${input.name}.git`, owner: owner.name },
-              license: input.license || undefined,
-              gitignores: input.gitignores ? input.gitignores.split(',').map((s) => s.trim()).filter(Boolean) : undefined,
-              author: { name: doer.fullName || doer.name, email: doer.email || `${doer.lowerName}@noreply.localhost` },
-              owner: owner.name,
-              repoName: input.name,
-            }
-          : undefined,
-      });
-    } catch (err) {
-      await this.prisma.repository.delete({ where: { id: repo.id } }).catch(() => undefined);
-      if (err instanceof git.RepositoryExistsError) {
-        throw new AlreadyExistsError('The repository with the same name already exists.');
+        });
+      } catch (err) {
+        if (err instanceof git.UnknownTemplateError) throw new InvalidError(`${err.kind} template "${err.template}" does not exist`);
+        throw err;
       }
-      if (err instanceof git.UnknownTemplateError) {
-        throw new InvalidError(`${err.kind} template "${err.template}" does not exist`);
+      await markPending(creation, diskPath);
+      try {
+        await git.renameRepository(creation.staging, diskPath);
+      } catch (err) {
+        if (err instanceof git.RepositoryExistsError) throw new AlreadyExistsError('The repository with the same name already exists.');
+        throw err;
       }
-      throw err;
+      try {
+        repo = await this.prisma.$transaction(async (tx) => {
+          const created = await tx.repository.create({
+            data: {
+              ownerId: owner.id,
+              ownerName: owner.name,
+              name: input.name,
+              lowerName,
+              description: input.description ?? '',
+              isPrivate: input.private ?? false,
+              isTemplate: input.template ?? false,
+              trustModel,
+              objectFormatName: objectFormat,
+              defaultBranch,
+              isEmpty: true,
+              numWatches: 1,
+              licenses: input.auto_init && input.license ? input.license : '',
+              labels: labels.length
+                ? { create: labels.map((l) => ({ name: l.name, color: `#${l.color.replace(/^#/, '')}`, description: l.description, exclusive: l.exclusive })) }
+                : undefined,
+            },
+            include: { owner: true },
+          });
+          // Gitea's [service] AUTO_WATCH_NEW_REPOS (default true): the creator watches the new
+          // repository (mode auto), so issue notifications and feeds reach them.
+          await tx.watch.create({ data: { userId: doer.id, repoId: created.id, mode: 3 } });
+          return created;
+        });
+      } catch (err) {
+        await git.deleteRepository(diskPath);
+        if (isUniqueViolation(err)) throw new AlreadyExistsError('The repository with the same name already exists.');
+        throw err;
+      }
+    } finally {
+      await endCreation(creation);
     }
-    // Gitea's [service] AUTO_WATCH_NEW_REPOS (default true): the creator watches the new
-    // repository (mode auto), so issue notifications and feeds reach them.
-    await this.prisma.watch.create({ data: { userId: doer.id, repoId: repo.id, mode: 3 } });
-    repo = await this.prisma.repository.update({ where: { id: repo.id }, data: { numWatches: 1 }, include: { owner: true } });
     // Gitea: a creator without admin access through a team becomes an admin collaborator of
     // the organization's new repository, so they can manage what they created.
     if (owner.type === USER_TYPE_ORGANIZATION && !doer.isAdmin && (await this.permissions.repoAccessMode(doer, repo)) < AccessMode.Admin) {
@@ -208,6 +223,15 @@ export class RepoService {
     else await recordRefs(diskPath).catch(() => undefined);
     await this.notifier.repositoryCreated(doer, repo);
     return repo;
+  }
+
+  /** Start-up: undoes what a crash interrupted in create() (repo-creation.ts). */
+  async recoverInterruptedCreations(): Promise<string[]> {
+    return recoverCreations(this.config.reposDir, async (finalPath) => {
+      const rel = path.relative(this.config.reposDir, finalPath).split(path.sep);
+      if (rel.length !== 2 || !rel[1].endsWith('.git')) return true;
+      return (await this.prisma.repository.count({ where: { owner: { lowerName: rel[0] }, lowerName: rel[1].slice(0, -4) } })) > 0;
+    });
   }
 
   /**

@@ -7,6 +7,7 @@
 import { AlreadyExistsError, InvalidError } from './errors';
 import { AccessMode } from './convert';
 import type { Prisma } from './database';
+import { readableRepoFilter } from './permissions';
 import { ALL_UNITS, OWNER_TEAM } from './orgs';
 import type { Repository, Team, User } from './records';
 
@@ -222,8 +223,9 @@ export class TeamService {
   }
 
   /** Repositories the team covers: every org repository for includes-all teams. */
-  async repos(team: Team, skip: number, take: number) {
-    const where = team.includesAllRepositories ? { ownerId: team.orgId } : { teams: { some: { teamId: team.id } } };
+  async repos(team: Team, viewer: User | null, skip: number, take: number) {
+    const covered = team.includesAllRepositories ? { ownerId: team.orgId } : { teams: { some: { teamId: team.id } } };
+    const where = { AND: [covered, readableRepoFilter(viewer)] };
     const [rows, total] = await Promise.all([
       this.prisma.repository.findMany({ where, include: { owner: true }, orderBy: { lowerName: 'asc' }, skip, take }),
       this.prisma.repository.count({ where }),

@@ -46,9 +46,9 @@ export interface EditUserInput {
   website?: string;
 }
 
-export function isUniqueViolation(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && (err as { code?: string }).code === 'P2002';
-}
+import { isUniqueViolation } from './db-errors';
+import { visibleOwnerTypes } from './permissions';
+export { isUniqueViolation };
 
 export class UserService {
   constructor(private readonly prisma: Prisma) {}
@@ -222,7 +222,8 @@ export class UserService {
   async search(viewer: User | null, q: string, uid: number | undefined, skip: number, take: number) {
     const where: Record<string, unknown> = { type: USER_TYPE_INDIVIDUAL, isActive: true };
     if (uid) where.id = uid;
-    if (!viewer?.isAdmin) where.visibility = { in: viewer && !viewer.isRestricted ? [0, 1] : [0] };
+    const visible = visibleOwnerTypes(viewer);
+    if (visible.length < 3) where.visibility = { in: visible };
     if (q) {
       const lower = q.toLowerCase();
       where.OR = [{ lowerName: { contains: lower } }, { fullName: { contains: q } }];

@@ -4,6 +4,7 @@
  * Repository.nextIssueIndex in the same transaction, so PostgreSQL's row lock (and SQLite's
  * single writer) serialize concurrent creations and a failed insert gives its number back.
  */
+import { idFromText } from '../../plugins/paging';
 import { InvalidError, NotFoundError, PermissionDeniedError, PreconditionFailedError, ValidationError } from '../errors';
 import type { Notifier } from '../notify';
 import type { User } from '../records';
@@ -230,7 +231,7 @@ export class IssueService {
     let empty = false;
     if (q.labels) {
       for (const item of q.labels.split(',').map((s) => s.trim()).filter(Boolean)) {
-        const id = /^\d+$/.test(item) ? Number(item) : undefined;
+        const id = idFromText(item);
         const found = await this.prisma.label.findMany({
           where: { OR: [{ repoId: rc.repo.id }, { orgId: rc.repo.ownerId }], ...(id ? { id } : { name: item }) },
           select: { id: true },

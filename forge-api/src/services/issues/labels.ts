@@ -3,6 +3,7 @@
  * "#rrggbb", shown without '#'), exclusive scoped labels "scope/name". Duplicate names are
  * allowed, as in Gitea.
  */
+import { dbId, idFromText } from '../../plugins/paging';
 import { InvalidError, NotFoundError, ValidationError } from '../errors';
 import type { User } from '../records';
 import type { TrackerContext } from './context';
@@ -105,7 +106,8 @@ export class LabelService {
   async resolve(repo: RepoWithOwner, items: (number | string)[]): Promise<Label[]> {
     const out: Label[] = [];
     for (const item of items) {
-      const where = typeof item === 'number' || /^\d+$/.test(item) ? { id: Number(item) } : { name: item };
+      const id = typeof item === 'number' ? dbId(item) : idFromText(item);
+      const where = id !== undefined ? { id } : { name: item as string };
       const l = await this.prisma.label.findFirst({ where: { ...where, OR: [{ repoId: repo.id }, { orgId: repo.ownerId }] } });
       if (!l) throw new InvalidError(`label does not exist [label_id: ${item}]`);
       out.push(l);

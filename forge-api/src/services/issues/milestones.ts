@@ -1,4 +1,5 @@
 /** Milestones of a repository, with open/closed issue counts kept by IssueService.recountMilestone. */
+import { idFromText } from '../../plugins/paging';
 import { NotFoundError, ValidationError } from '../errors';
 import type { RepoCtx, TrackerContext } from './context';
 import type { IssueConverter } from '../convert';
@@ -34,8 +35,9 @@ export class MilestoneService {
 
   /** By id, or by name when the path segment is not a number. */
   async find(rc: RepoCtx, idOrName: string): Promise<Milestone> {
-    const m = /^\d+$/.test(idOrName)
-      ? await this.prisma.milestone.findFirst({ where: { id: Number(idOrName), repoId: rc.repo.id } })
+    const id = idFromText(idOrName);
+    const m = id !== undefined
+      ? await this.prisma.milestone.findFirst({ where: { id, repoId: rc.repo.id } })
       : (await this.prisma.milestone.findMany({ where: { repoId: rc.repo.id } })).find((x) => x.name.toLowerCase() === idOrName.toLowerCase()) ?? null;
     if (!m) throw new NotFoundError('not found', [`milestone does not exist [id: 0, repo_id: ${rc.repo.id}, name: ${idOrName}]`]);
     return m;

@@ -6,11 +6,12 @@
  * for an insert.
  */
 import crypto from 'node:crypto';
-import { InvalidError, NotFoundError } from '../errors';
+import { InvalidError, NotFoundError, ValidationError } from '../errors';
 import type { Converter } from '../convert';
 import { AccessMode, fmtTime } from '../convert';
 import type { Prisma } from '../database';
 import type { Repository, User } from '../records';
+import { globError } from '../glob';
 import { branchMatches, CONTENT_TYPES, expandEvents, headerEvent, HOOK_TYPES, type HookEvent } from './events';
 
 export type WebhookRow = NonNullable<Awaited<ReturnType<Prisma['webhook']['findUnique']>>>;
@@ -63,6 +64,12 @@ function validUrl(u: string): boolean {
 
 function checkHeader(value: string | undefined): void {
   if (value !== undefined && /[\r\n]/.test(value)) throw new InvalidError('Invalid authorization header');
+}
+
+/** Gitea binds branch_filter with its GlobPattern rule: a filter that does not compile is a 422 naming why. */
+function checkBranchFilter(filter: string | undefined): void {
+  const why = filter ? globError(filter) : null;
+  if (why) throw new ValidationError(`[BranchFilter]: ${why}`);
 }
 
 export class WebhookService {
@@ -136,6 +143,7 @@ export class WebhookService {
     const method = (config.http_method ?? 'POST').toUpperCase();
     if (!['POST', 'GET', 'PUT'].includes(method)) throw new InvalidError('Invalid http method');
     checkHeader(input.authorization_header);
+    checkBranchFilter(input.branch_filter);
     const meta = Object.fromEntries((META_KEYS[type] ?? []).filter((k) => config[k] !== undefined).map((k) => [k, config[k]]));
     return this.prisma.webhook.create({
       data: {
@@ -177,7 +185,10 @@ export class WebhookService {
       data.meta = JSON.stringify(meta);
     }
     data.events = JSON.stringify(expandEvents(input.events));
-    if (input.branch_filter !== undefined) data.branchFilter = input.branch_filter;
+    if (input.branch_filter !== undefined) {
+      checkBranchFilter(input.branch_filter);
+      data.branchFilter = input.branch_filter;
+    }
     if (input.authorization_header !== undefined) {
       checkHeader(input.authorization_header);
       data.authorizationHeader = input.authorization_header;
