@@ -10,6 +10,7 @@
  * credential helper); a signed-in caller who may not read (or, for a push, write) gets 404; a
  * token must hold read:repository (pull) or write:repository (push), else 403.
  */
+import { hasScope, InvalidScopeError, parseScopes, type ScopeLevel } from '../services/scopes';
 import { spawn } from 'child_process';
 import { PassThrough, Readable } from 'stream';
 import zlib from 'zlib';
@@ -81,11 +82,14 @@ function pktLine(s: string): string {
   return (s.length + 4).toString(16).padStart(4, '0') + s;
 }
 
-function hasScope(scopes: string[], level: 'read' | 'write'): boolean {
-  const list = scopes.flatMap((s) => s.split(',')).map((s) => s.trim());
-  if (list.includes('all')) return true;
-  if (list.includes('write:repository')) return true;
-  return level === 'read' && list.includes('read:repository');
+/** Does a token with these scopes reach repository code at this level? (services/scopes rules) */
+function allowsRepository(scopes: string[], level: ScopeLevel): boolean {
+  try {
+    return hasScope(parseScopes(scopes), 'repository', level);
+  } catch (err) {
+    if (err instanceof InvalidScopeError) return false;
+    throw err;
+  }
 }
 
 /* ---------- default dependencies: the app's decorations ---------- */
@@ -218,7 +222,7 @@ export default async function gitHttpRoutes(app: FastifyInstance, opts: GitHttpO
 
     if (!isPublicPull) {
       if (!auth.user) return unauthorized();
-      if (auth.tokenScopes && !hasScope(auth.tokenScopes, isPull ? 'read' : 'write')) {
+      if (auth.tokenScopes && !allowsRepository(auth.tokenScopes, isPull ? 'read' : 'write')) {
         await plain(reply, 403, 'User permission denied');
         return null;
       }

@@ -142,13 +142,8 @@ export default async function issueRoutes(app: FastifyInstance) {
     async (request, reply) => {
       const rc = changeCtx(request);
       const issue = await issues.byIndex(rc.repo.id, pathNumber(request.params.index));
-      if (request.body.due_date === null) {
-        if (!rc.canWrite) throw new PermissionDeniedError('Not repo writer');
-        await app.prisma.issue.update({ where: { id: issue.id }, data: { deadline: null, updatedAt: new Date() } });
-        return reply.code(201).send({ due_date: null });
-      }
       const deadline = await issues.setDeadline(rc, issue, request.body.due_date);
-      return reply.code(201).send({ due_date: deadline.toISOString().replace(/\.\d{3}Z$/, 'Z') });
+      return reply.code(201).send({ due_date: deadline ? deadline.toISOString().replace(/\.\d{3}Z$/, 'Z') : null });
     },
   );
 

@@ -44,7 +44,8 @@ export default async function keyRoutes(app: FastifyInstance) {
     async (request) => {
       const doer = doerOf(request);
       const key = await keys.getOwn(doer, request.params.id);
-      const owner = key.ownerId === doer.id ? doer : await app.prisma.user.findUniqueOrThrow({ where: { id: key.ownerId } });
+      const owner = key.ownerId === doer.id ? doer : await app.services.users.findById(key.ownerId);
+      if (!owner) throw new NotFoundError('not found', [`public key does not exist [id: ${key.id}]`]);
       return convert.publicKey(key, owner, doer);
     },
   );

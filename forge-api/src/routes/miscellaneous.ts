@@ -38,19 +38,8 @@ export interface MiscOptions {
 
 type AnyRecord = Record<string, any>;
 
-const DAY = 24 * 3600 * 1000;
-
-async function safeCount(fn: () => Promise<number> | undefined): Promise<number> {
-  try {
-    return (await fn()) ?? 0;
-  } catch {
-    return 0;
-  }
-}
-
 function defaultDeps(app: FastifyInstance): MiscDeps {
   const a = app as unknown as AnyRecord;
-  const prisma = a.prisma as AnyRecord | undefined;
   return {
     rootUrl: a.config?.rootUrl ?? 'http://localhost:3000/',
     version: a.config?.version ?? GITEA_API_VERSION,
@@ -61,27 +50,8 @@ function defaultDeps(app: FastifyInstance): MiscDeps {
       const r = request as unknown as AnyRecord;
       return Boolean(r.doer ?? r.auth?.user);
     },
-    async mentionable(names) {
-      if (!prisma?.user) return [];
-      const rows: Array<{ name: string }> = await prisma.user.findMany({
-        where: { lowerName: { in: names.map((n) => n.toLowerCase()) } },
-        select: { name: true },
-      });
-      return rows.map((r) => r.name);
-    },
-    async usage() {
-      const now = Date.now();
-      const users = (where: AnyRecord) => safeCount(() => prisma?.user?.count({ where: { type: 0, ...where } }));
-      return {
-        users: {
-          total: await users({}),
-          activeMonth: await users({ lastLoginAt: { gte: new Date(now - 30 * DAY) } }),
-          activeHalfyear: await users({ lastLoginAt: { gte: new Date(now - 182 * DAY) } }),
-        },
-        localPosts: await safeCount(() => prisma?.issue?.count()),
-        localComments: await safeCount(() => prisma?.comment?.count()),
-      };
-    },
+    mentionable: (names) => app.services.users.existingNames(names),
+    usage: () => app.services.admin.usage(),
   };
 }
 

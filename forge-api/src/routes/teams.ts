@@ -59,7 +59,7 @@ export default async function teamRoutes(app: FastifyInstance) {
   app.addSchema(TeamSchema);
 
   const teamJson = async (t: TeamWithUnits, withOrg: boolean) => {
-    const org = withOrg ? await app.prisma.user.findUnique({ where: { id: t.orgId } }) : null;
+    const org = withOrg ? await users.findById(t.orgId) : null;
     return {
       id: t.id,
       name: t.name,
@@ -106,7 +106,7 @@ export default async function teamRoutes(app: FastifyInstance) {
 
   /** getRepositoryByParams: the repository is looked up in the team's org ({org} is not used). */
   async function teamRepo(team: TeamWithUnits, name: string) {
-    const repo = await app.prisma.repository.findUnique({ where: { ownerId_lowerName: { ownerId: team.orgId, lowerName: name.toLowerCase() } }, include: { owner: true } });
+    const repo = await repos.findInOwner(team.orgId, name);
     if (!repo) throw new NotFoundError('not found', [`repository does not exist [name: ${name}]`]);
     return repo;
   }

@@ -26,8 +26,8 @@ export default async function watchRoutes(app: FastifyInstance) {
     async (request) => {
       const doer = doerOf(request);
       const { repo } = await app.services.repos.getReadable(request.params.owner, request.params.repo, doer);
-      const w = await app.prisma.watch.findUnique({ where: { userId_repoId: { userId: doer.id, repoId: repo.id } } });
-      if (!w || (w.mode !== 1 && w.mode !== 3)) throw new NotFoundError('not found', ['not watching']);
+      const w = await app.services.watches.find(doer.id, repo.id);
+      if (!w) throw new NotFoundError('not found', ['not watching']);
       return info(repo, w.createdAt);
     },
   );
@@ -38,8 +38,7 @@ export default async function watchRoutes(app: FastifyInstance) {
     async (request) => {
       const doer = doerOf(request);
       const { repo } = await app.services.repos.getReadable(request.params.owner, request.params.repo, doer);
-      const w = await app.prisma.watch.upsert({ where: { userId_repoId: { userId: doer.id, repoId: repo.id } }, create: { userId: doer.id, repoId: repo.id, mode: 1 }, update: { mode: 1 } });
-      await app.prisma.repository.update({ where: { id: repo.id }, data: { numWatches: await app.prisma.watch.count({ where: { repoId: repo.id, mode: { in: [1, 3] } } }) } });
+      const w = await app.services.watches.watch(doer.id, repo.id);
       return info(repo, w.createdAt);
     },
   );
@@ -50,8 +49,7 @@ export default async function watchRoutes(app: FastifyInstance) {
     async (request, reply) => {
       const doer = doerOf(request);
       const { repo } = await app.services.repos.getReadable(request.params.owner, request.params.repo, doer);
-      await app.prisma.watch.deleteMany({ where: { userId: doer.id, repoId: repo.id } });
-      await app.prisma.repository.update({ where: { id: repo.id }, data: { numWatches: await app.prisma.watch.count({ where: { repoId: repo.id, mode: { in: [1, 3] } } }) } });
+      await app.services.watches.unwatch(doer.id, repo.id);
       return reply.code(204).send();
     },
   );

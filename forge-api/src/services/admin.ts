@@ -12,11 +12,24 @@ export interface CronTaskInfo {
   exec_times: number;
 }
 
+const DAY_MS = 24 * 3600 * 1000;
+
 export class AdminService {
   constructor(
     private readonly prisma: Prisma,
     private readonly config: ForgeConfig,
   ) {}
+
+  /** NodeInfo's usage: individual users (all, active in the last month and half year), issues, comments. */
+  async usage() {
+    const now = Date.now();
+    const users = (lastLoginAfter?: Date) => this.prisma.user.count({ where: { type: 0, ...(lastLoginAfter ? { lastLoginAt: { gte: lastLoginAfter } } : {}) } });
+    return {
+      users: { total: await users(), activeMonth: await users(new Date(now - 30 * DAY_MS)), activeHalfyear: await users(new Date(now - 182 * DAY_MS)) },
+      localPosts: await this.prisma.issue.count(),
+      localComments: await this.prisma.comment.count(),
+    };
+  }
 
   /**
    * The scheduled jobs this server runs: the rows of CronTask the scheduler keeps (a task

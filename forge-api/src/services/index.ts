@@ -21,6 +21,7 @@ import { RepoService } from './repos';
 import { TeamService } from './teams';
 import { TokenService } from './tokens';
 import { UserService } from './users';
+import { WatchService } from './watches';
 import { WebhookService } from './webhooks';
 import { DeliveryWorker } from './webhooks/deliver';
 
@@ -45,6 +46,7 @@ export interface Services {
   packages: PackageService;
   cron: CronService;
   httpsig: HttpSignatureService;
+  watches: WatchService;
   notifier: Notifier;
 }
 
@@ -95,6 +97,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     packages: new PackageService(prisma, config, permissions, convert),
     cron: new CronService(prisma),
     httpsig: new HttpSignatureService(prisma, () => config.sshTrustedUserCaKeys),
+    watches: new WatchService(prisma),
     notifier,
   };
   registerCronTasks(services);

@@ -76,6 +76,10 @@ export class RepoService {
     private readonly notifier: Notifier,
   ) {}
 
+  async findInOwner(ownerId: number, name: string): Promise<RepoWithOwner | null> {
+    return this.prisma.repository.findUnique({ where: { ownerId_lowerName: { ownerId, lowerName: name.toLowerCase() } }, include: { owner: true } });
+  }
+
   async byId(id: number): Promise<RepoWithOwner | null> {
     return this.prisma.repository.findUnique({ where: { id }, include: { owner: true } });
   }

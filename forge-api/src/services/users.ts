@@ -58,6 +58,16 @@ export class UserService {
     return this.prisma.user.findUnique({ where: { lowerName: name.toLowerCase() } });
   }
 
+  /** Of these names, those of existing users and organizations, as spelled there (markup @mentions). */
+  async existingNames(names: string[]): Promise<string[]> {
+    const rows = await this.prisma.user.findMany({ where: { lowerName: { in: names.map((n) => n.toLowerCase()) } }, select: { name: true } });
+    return rows.map((r) => r.name);
+  }
+
+  async findById(id: number): Promise<User | null> {
+    return this.prisma.user.findUnique({ where: { id } });
+  }
+
   async findIndividual(name: string): Promise<User | null> {
     const u = await this.findByName(name);
     return u && u.type === USER_TYPE_INDIVIDUAL ? u : null;

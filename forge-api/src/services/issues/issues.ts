@@ -365,10 +365,10 @@ export class IssueService {
     return files.map((f) => f.uuid);
   }
 
-  /** POST /issues/{index}/deadline: writers only; the date snapped to 23:59:59 (server time, UTC). */
-  async setDeadline(rc: RepoCtx & { doer: User }, issue: Issue, dueDate: string) {
+  /** POST /issues/{index}/deadline: writers only; the date snapped to 23:59:59 (server time, UTC), or none. */
+  async setDeadline(rc: RepoCtx & { doer: User }, issue: Issue, dueDate: string | null): Promise<Date | null> {
     if (!rc.canWrite) throw new PermissionDeniedError('Not repo writer');
-    const deadline = endOfDay(dueDate, true);
+    const deadline = dueDate === null ? null : endOfDay(dueDate, true);
     await this.prisma.issue.update({ where: { id: issue.id }, data: { deadline, updatedAt: new Date() } });
     return deadline;
   }
