@@ -2,7 +2,7 @@
 # Installs what a fresh Debian machine lacks for Portcullis (idempotent): nginx 1.26.3 built
 # from Debian's source archive (scripts/build-nginx.sh, cached under ~/.cache/portcullis-nginx),
 # Debian's nginx 1.22 (tests of the older-nginx path), git, PostgreSQL (tests run the forge
-# suites on it too), wrk (benchmarks), then npm ci.
+# suites on it too), wrk (benchmarks), the Kubernetes test tools, then npm ci.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive
@@ -33,6 +33,15 @@ bash scripts/build-nginx.sh
 # "Unknown user config" warning on every npm/npx call; the variable above does its job.
 if [ -f "$HOME/.npmrc" ] && grep -q '^nodedir=' "$HOME/.npmrc"; then
   sed -i '/^nodedir=/d' "$HOME/.npmrc"
+fi
+# A real Kubernetes API server for e2e/k8s (etcd, kube-apiserver, kube-controller-manager,
+# kubectl, helm, the Gateway API CRDs), built from the Go module proxy by the shared tools and
+# cached under ~/.cache/portcullis-k8s: 15-20 min on a fresh machine, 0.3 s once cached. A
+# failed build does not stop the install: the e2e/k8s suites then fail on CI saying what is missing.
+if [ -f ../shared/tools/k8s/build.sh ]; then
+  bash ../shared/tools/k8s/build.sh || echo "!!! the Kubernetes tools did not build (../shared/tools/k8s/build.sh); e2e/k8s will fail"
+else
+  echo "!!! ../shared/tools/k8s/build.sh not found beside the repository; e2e/k8s will fail on CI"
 fi
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund

@@ -3,6 +3,7 @@
  *
  *   portcullis-controller --provider=file --manifests=DIR --state-dir=DIR
  *       [--listen-address=127.0.0.1] [--nginx=PATH] [--log-level=info]
+ *   portcullis-controller --provider=kubernetes [--kubeconfig=FILE] [--leader-election=true] ...
  */
 import * as fs from 'fs';
 import * as path from 'path';
@@ -12,16 +13,19 @@ import { Reconciler, standardPipeline } from './reconcile';
 import { NginxProcess } from './apply/nginx';
 import { defaultNginxBinary, hasHttp2Directive, nginxVersion } from './apply/nginx-binary';
 import { DEFAULT_CONTROLLER_NAME } from './graph/types';
+import { runKubernetes } from './run-kubernetes';
 import { startInferenceHop } from './inference/hop-process';
 
 export const USAGE = `Usage: portcullis-controller --provider=file --manifests=DIR --state-dir=DIR [options]
+       portcullis-controller --provider=kubernetes [--kubeconfig=FILE] [options]
 
 Runs the Portcullis gateway controller: reads Gateway API resources, renders nginx
 configuration, runs and reloads its own nginx, and writes the resources' statuses.
 
 Providers:
   --provider=file          standalone mode: resources come from YAML files
-  --provider=kubernetes    (not implemented yet)
+  --provider=kubernetes    resources come from the Kubernetes API (list + watch); statuses are
+                           written back through the status subresource by the leader
 
 Options:
   --manifests=DIR          folder of multi-document YAML manifests (*.yaml, *.yml), watched
@@ -35,6 +39,8 @@ Options:
   --controller-name=NAME   GatewayClass controllerName to handle
                            (default ${DEFAULT_CONTROLLER_NAME})
   --log-level=LEVEL        ${LOG_LEVELS.join(', ')} (default info); JSON lines on stderr
+  --health-address=H:P     /healthz and /readyz (kubernetes default 0.0.0.0:8081; file: off)
+  --metrics-address=H:P    Prometheus /metrics (kubernetes default 0.0.0.0:9113; file: off)
   --gateway-api-inference-extension
                            serve InferencePool backends (alpha): HTTPRoutes may send model
                            requests to a pool, whose endpoint picker chooses the pod; without
@@ -46,6 +52,19 @@ Options:
   --endpoint-picker-ca-file=FILE
                            PEM roots for --endpoint-picker-tls-verify
   -h, --help               show this help
+
+Kubernetes provider:
+  --kubeconfig=FILE        kubeconfig to use (default: $KUBECONFIG, ~/.kube/config, else the
+                           pod's service account)
+  --gateway-class-name=N   only this GatewayClass is read (default: every class whose
+                           controllerName is ours)
+  --leader-election=BOOL   true (default): replicas elect a leader with a Lease; only the
+                           leader writes statuses (and provisions); false: this one writes
+  --leader-election-lock-name=NAME   the Lease's name (default portcullis-leader)
+  --leader-election-namespace=NS     the Lease's namespace (default $POD_NAMESPACE, else
+                           the service account's namespace, else default)
+  --dataplane=local        nginx runs in this process's machine, as in standalone mode
+                           (needs --state-dir; --listen-address, --nginx apply)
 
 Status is written to DIR/status.yaml after every reconcile (one YAML document per resource).
 SIGTERM or SIGINT stops nginx and exits with code 0.
@@ -60,13 +79,39 @@ export interface CliOptions {
   controllerName: string;
   logLevel: LogLevel;
   help: boolean;
+  healthAddress?: string;
+  metricsAddress?: string;
+  kubeconfig?: string;
+  gatewayClassName?: string;
+  leaderElection: boolean;
+  leaderElectionLockName: string;
+  leaderElectionNamespace?: string;
+  dataplane?: string;
   inferenceExtension: boolean;
   endpointPicker: { disableTls: boolean; verify: boolean; caFile?: string };
 }
 
 export class UsageError extends Error {}
 
-const KNOWN = ['provider', 'manifests', 'state-dir', 'listen-address', 'nginx', 'log-level', 'controller-name', 'help', 'endpoint-picker-ca-file'];
+const KNOWN = [
+  'provider',
+  'manifests',
+  'state-dir',
+  'listen-address',
+  'nginx',
+  'log-level',
+  'controller-name',
+  'help',
+  'endpoint-picker-ca-file',
+  'health-address',
+  'metrics-address',
+  'kubeconfig',
+  'gateway-class-name',
+  'leader-election',
+  'leader-election-lock-name',
+  'leader-election-namespace',
+  'dataplane',
+];
 /** Switches: present (or =true / =false). */
 const BOOLEAN = ['gateway-api-inference-extension', 'endpoint-picker-disable-tls', 'endpoint-picker-tls-verify'];
 
@@ -111,6 +156,14 @@ export function parseArgs(argv: string[]): CliOptions {
     controllerName: values.get('controller-name') ?? DEFAULT_CONTROLLER_NAME,
     logLevel,
     help,
+    healthAddress: values.get('health-address') ?? (provider === 'kubernetes' ? '0.0.0.0:8081' : undefined),
+    metricsAddress: values.get('metrics-address') ?? (provider === 'kubernetes' ? '0.0.0.0:9113' : undefined),
+    kubeconfig: values.get('kubeconfig'),
+    gatewayClassName: values.get('gateway-class-name'),
+    leaderElection: (values.get('leader-election') ?? 'true') !== 'false',
+    leaderElectionLockName: values.get('leader-election-lock-name') ?? 'portcullis-leader',
+    leaderElectionNamespace: values.get('leader-election-namespace'),
+    dataplane: values.get('dataplane'),
     inferenceExtension: values.get('gateway-api-inference-extension') === 'true',
     endpointPicker: {
       disableTls: values.get('endpoint-picker-disable-tls') === 'true',
@@ -119,6 +172,8 @@ export function parseArgs(argv: string[]): CliOptions {
     },
   };
   if (help) return options;
+  const le = values.get('leader-election');
+  if (le !== undefined && le !== 'true' && le !== 'false') throw new UsageError(`--leader-election must be true or false, got "${le}"`);
   if (provider === undefined) throw new UsageError('--provider is required (file or kubernetes)');
   if (provider !== 'file' && provider !== 'kubernetes') {
     throw new UsageError(`--provider must be file or kubernetes, got "${provider}"`);
@@ -126,6 +181,12 @@ export function parseArgs(argv: string[]): CliOptions {
   if (provider === 'file') {
     if (!options.manifests) throw new UsageError('--manifests=DIR is required with --provider=file');
     if (!options.stateDir) throw new UsageError('--state-dir=DIR is required with --provider=file');
+  }
+  if (provider === 'kubernetes') {
+    const dataplane = options.dataplane ?? 'local';
+    if (dataplane !== 'local') throw new UsageError(`--dataplane must be local, got "${dataplane}"`);
+    options.dataplane = dataplane;
+    if (dataplane === 'local' && !options.stateDir) throw new UsageError('--state-dir=DIR is required with --dataplane=local');
   }
   if (!options.listenAddress) throw new UsageError('--listen-address must not be empty');
   return options;
@@ -212,12 +273,9 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
-  if (options.provider === 'kubernetes') {
-    process.stderr.write('portcullis-controller: --provider=kubernetes is not implemented yet; use --provider=file\n');
-    return 2;
-  }
   const log = createLogger({ level: options.logLevel, fields: { component: 'controller' } });
   try {
+    if (options.provider === 'kubernetes') return await runKubernetes(options, log);
     return await runFileProvider(options, log);
   } catch (err) {
     log.error('controller failed', { error: (err as Error).message });

@@ -11,7 +11,7 @@
  */
 import type { Logger } from './log';
 import type { ManifestDoc, ParsedResources, ResourceSet } from './resources/types';
-import type { BuildGraphOptions, DataplaneResult, Graph, StatusReport } from './graph/types';
+import type { BuildGraphOptions, DataplaneResult, GatewayNode, Graph, StatusReport } from './graph/types';
 import { parseManifests } from './resources';
 import { buildGraph } from './graph';
 import { computeStatuses, carryTransitionTimes, withAffected } from './status';
@@ -19,6 +19,21 @@ import { buildModel, ModelMemo, type NginxModel } from './model';
 import { renderConfig, type RenderedConfig } from './render';
 import { parsePolicyDocs, type ParsedPolicies } from './resources/policies';
 import { computePolicies, targetsFromGraph, type EffectivePolicies, type PolicyInput, type PolicyResult } from './policies';
+
+/**
+ * A data plane per Gateway (Kubernetes with agents): the loop hands it the graph and the
+ * effective policies, it renders and delivers each Gateway's config itself, and the outcomes
+ * come later (the caller triggers a reconcile when one changes). It says per Gateway what the
+ * Programmed condition and addresses are.
+ */
+export interface GatewayDataplane {
+  publish(graph: Graph, policies: EffectivePolicies | undefined): void;
+  resultFor(gateway: Pick<GatewayNode, 'namespace' | 'name'>): DataplaneResult;
+}
+
+export function isGatewayDataplane(d: Dataplane<RenderedConfigLike> | GatewayDataplane): d is GatewayDataplane {
+  return typeof (d as GatewayDataplane).publish === 'function';
+}
 
 /** render/ RenderedConfig: files relative to the nginx prefix. */
 export interface RenderedConfigLike {
@@ -43,7 +58,12 @@ export interface Pipeline<M = unknown, C extends RenderedConfigLike = RenderedCo
   parsePolicyDocs?(docs: ManifestDoc[]): ParsedPolicies;
   computePolicies?(input: PolicyInput): PolicyResult;
   renderConfig(model: M, options: { listenAddress: string; prefix: string; errorLogLevel?: string; inferenceHop?: string }): C;
-  computeStatuses(graph: Graph, parsed: ParsedResources, dataplane: DataplaneResult, options?: { controllerName?: string }): StatusReport[];
+  computeStatuses(
+    graph: Graph,
+    parsed: ParsedResources,
+    dataplane: DataplaneResult | ((gateway: GatewayNode) => DataplaneResult),
+    options?: { controllerName?: string },
+  ): StatusReport[];
   carryTransitionTimes(previous: StatusReport[], next: StatusReport[], now: string): StatusReport[];
 }
 
@@ -68,7 +88,8 @@ export interface ResourceSource {
 export interface ReconcilerOptions<M, C extends RenderedConfigLike> {
   pipeline: Pipeline<M, C>;
   source: ResourceSource;
-  dataplane: Dataplane<C>;
+  /** One local nginx for every Gateway (standalone), or one data plane per Gateway. */
+  dataplane: Dataplane<C> | GatewayDataplane;
   log: Logger;
   controllerName: string;
   /** What the serving nginx can do (apply/nginx-binary.ts); default: a modern nginx. */
@@ -95,6 +116,8 @@ export interface ReconcileSummary {
   programmed: boolean;
   applied: boolean; // false when the config was unchanged and nginx already served it
   message?: string;
+  /** Characters of the rendered configuration (local data plane). */
+  configBytes?: number;
   /** Wall time of the whole reconcile and of its phases, in milliseconds. */
   ms: number;
   phases: { scan: number; build: number; render: number; apply: number; status: number };
@@ -206,7 +229,6 @@ export class Reconciler<M = unknown, C extends RenderedConfigLike = RenderedConf
             controllerName: this.o.controllerName,
           })
         : undefined;
-    const model = pipeline.buildModel(graph, policies?.effective, this.modelMemo);
     const schemaInvalid = new Set((parsedPolicies?.invalid ?? []).map((r) => `${r.kind}/${r.namespace}/${r.name}`));
     for (const st of policies?.statuses ?? []) {
       // Conflicted, TargetNotFound, settings nginx would refuse: say it where operators look
@@ -217,37 +239,56 @@ export class Reconciler<M = unknown, C extends RenderedConfigLike = RenderedConf
         if (c) log.warn('policy not applied', { kind: st.kind, namespace: st.namespace, name: st.name, target: `${anc.ancestorRef.kind}/${anc.ancestorRef.name}`, reason: c.reason, message: c.message });
       }
     }
-    const buildMs = lap();
-    const config = pipeline.renderConfig(model, {
-      listenAddress: this.o.listenAddress,
-      prefix: this.o.prefix,
-      errorLogLevel: this.o.errorLogLevel,
-      ...(this.o.inferenceHop ? { inferenceHop: this.o.inferenceHop } : {}),
-    });
-    const renderMs = lap();
 
+    const dp = this.o.dataplane;
     let outcome: ApplyOutcome = { ok: true };
     let applied = false;
-    if (!(this.started && this.lastAttemptOk && sameFiles(this.lastGoodFiles, config.files))) {
-      applied = true;
-      outcome = this.started ? await this.o.dataplane.apply(config) : await this.o.dataplane.start(config);
-      if (outcome.ok) {
-        this.started = true;
-        this.lastGoodFiles = config.files;
-      }
-      this.lastAttemptOk = outcome.ok;
-    }
-    if (outcome.ok && policies) this.lastAppliedPolicies = policies.effective;
-    if (!outcome.ok) {
-      log.error(this.started ? 'nginx rejected the new configuration; the last good one keeps serving' : 'nginx did not start', {
-        error: outcome.message,
+    let configBytes: number | undefined;
+    let buildMs: number;
+    let renderMs: number;
+    let dataplane: DataplaneResult | ((gateway: GatewayNode) => DataplaneResult);
+    if (isGatewayDataplane(dp)) {
+      // Each Gateway's data plane builds, renders and applies its own part.
+      buildMs = lap();
+      dp.publish(graph, policies?.effective);
+      renderMs = lap();
+      if (policies) this.lastAppliedPolicies = policies.effective;
+      dataplane = (gw) => dp.resultFor(gw);
+      const failed = graph.gateways.map((gw) => dp.resultFor(gw)).find((r) => !r.programmed);
+      if (failed) outcome = { ok: false, message: failed.message ?? 'not programmed' };
+    } else {
+      const model = pipeline.buildModel(graph, policies?.effective, this.modelMemo);
+      buildMs = lap();
+      const config = pipeline.renderConfig(model, {
+        listenAddress: this.o.listenAddress,
+        prefix: this.o.prefix,
+        errorLogLevel: this.o.errorLogLevel,
+        ...(this.o.inferenceHop ? { inferenceHop: this.o.inferenceHop } : {}),
       });
+      renderMs = lap();
+      configBytes = 0;
+      for (const text of Object.values(config.files)) configBytes += text.length;
+      if (!(this.started && this.lastAttemptOk && sameFiles(this.lastGoodFiles, config.files))) {
+        applied = true;
+        outcome = this.started ? await dp.apply(config) : await dp.start(config);
+        if (outcome.ok) {
+          this.started = true;
+          this.lastGoodFiles = config.files;
+        }
+        this.lastAttemptOk = outcome.ok;
+      }
+      if (outcome.ok && policies) this.lastAppliedPolicies = policies.effective;
+      if (!outcome.ok) {
+        log.error(this.started ? 'nginx rejected the new configuration; the last good one keeps serving' : 'nginx did not start', {
+          error: outcome.message,
+        });
+      }
+      dataplane = outcome.ok
+        ? { programmed: true, addresses: [this.o.listenAddress] }
+        : { programmed: false, message: outcome.message, addresses: [this.o.listenAddress] };
     }
 
     const applyMs = lap();
-    const dataplane: DataplaneResult = outcome.ok
-      ? { programmed: true, addresses: [this.o.listenAddress] }
-      : { programmed: false, message: outcome.message, addresses: [this.o.listenAddress] };
     let statuses = pipeline.computeStatuses(graph, parsed, dataplane, { controllerName: this.o.controllerName });
     if (policies) statuses = [...withAffected(statuses, policies.affected), ...policies.statuses];
     const now = (this.o.now ?? (() => new Date().toISOString()))();
@@ -261,6 +302,7 @@ export class Reconciler<M = unknown, C extends RenderedConfigLike = RenderedConf
       programmed: outcome.ok,
       applied,
       message: outcome.ok ? undefined : outcome.message,
+      ...(configBytes !== undefined ? { configBytes } : {}),
       ms: 0,
       phases: { scan: scanMs, build: buildMs, render: renderMs, apply: applyMs, status: lap() },
     };

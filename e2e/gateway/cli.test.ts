@@ -1,4 +1,4 @@
-/** The command line itself: help, usage errors, the provider not implemented yet. */
+/** The command line itself: help, usage errors, start-up failures reported with an exit code. */
 import { spawnSync } from 'child_process';
 import * as path from 'path';
 import { REPO_ROOT } from '../support/controller';
@@ -25,10 +25,18 @@ test('an unknown option is a usage error', () => {
   expect(r.stderr).toMatch(/unknown option --manifest/);
 });
 
-test('--provider=kubernetes answers "not implemented yet" with exit code 2', () => {
-  const r = run('--provider=kubernetes');
-  expect(r.status).toBe(2);
-  expect(r.stderr).toMatch(/not implemented yet/);
+test('--provider=kubernetes with the local data plane needs --state-dir (usage error)', () => {
+  const r = run('--provider=kubernetes', '--dataplane=local');
+  expect(r.status).toBe(64);
+  expect(r.stderr).toMatch(/--state-dir=DIR is required with --dataplane=local/);
+});
+
+test('--provider=kubernetes with a kubeconfig that does not exist is reported, exit code 1', () => {
+  const os = require('os') as typeof import('os');
+  const r = run('--provider=kubernetes', '--kubeconfig=/nonexistent/kubeconfig', `--state-dir=${path.join(os.tmpdir(), 'pc-cli-k')}`, '--health-address=127.0.0.1:0', '--metrics-address=127.0.0.1:0');
+  expect(r.status).toBe(1);
+  expect(r.stderr).toMatch(/controller failed/);
+  expect(r.stderr).toMatch(/nonexistent\/kubeconfig/);
 });
 
 test('a manifests folder that does not exist is reported, exit code 1', () => {

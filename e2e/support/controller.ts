@@ -13,7 +13,10 @@ export interface LogLine {
 }
 
 export interface ControllerOptions {
+  /** Standalone mode's folder; unused with `kubeconfig`. */
   manifestsDir: string;
+  /** Run with --provider=kubernetes against this kubeconfig (nginx still local: --dataplane=local). */
+  kubeconfig?: string;
   stateDir: string;
   listenAddress?: string;
   logLevel?: string;
@@ -72,8 +75,9 @@ export function isAlive(pid: number): boolean {
 export async function startController(options: ControllerOptions, waitFirstReconcile = true): Promise<ControllerProcess> {
   const args = [
     BIN,
-    '--provider=file',
-    `--manifests=${options.manifestsDir}`,
+    ...(options.kubeconfig
+      ? ['--provider=kubernetes', `--kubeconfig=${options.kubeconfig}`, '--dataplane=local']
+      : ['--provider=file', `--manifests=${options.manifestsDir}`]),
     `--state-dir=${options.stateDir}`,
     `--listen-address=${options.listenAddress ?? '127.0.0.1'}`,
     `--log-level=${options.logLevel ?? 'debug'}`,

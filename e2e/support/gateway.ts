@@ -41,6 +41,9 @@ export interface GatewayFixtureOptions {
   controller?: Partial<ControllerOptions>;
 }
 
+/** How a test file gets its gateway: standalone (startGatewayFixture) or through Kubernetes. */
+export type StartGatewayFixture = (options?: GatewayFixtureOptions) => Promise<GatewayFixture>;
+
 export async function startGatewayFixture(options: GatewayFixtureOptions = {}): Promise<GatewayFixture> {
   const dir = await makeTempDir('portcullis-gw-');
   const manifestsDir = path.join(dir, 'manifests');

@@ -51,8 +51,8 @@ export function httpRequest(port: number, path: string, options: HttpRequestOpti
 }
 
 /** Which echo backend answered (undefined when the answer did not come from one). */
-export async function backendOf(port: number, path: string, options: HttpRequestOptions = {}): Promise<string | number> {
-  const res = await httpRequest(port, path, options);
+export async function backendOf(port: number, path: string, options: HttpRequestOptions = {}, address = '127.0.0.1'): Promise<string | number> {
+  const res = await httpRequest(port, path, options, address);
   if (res.status === 200 && res.json && typeof res.json.backend === 'string') return res.json.backend;
   return res.status;
 }

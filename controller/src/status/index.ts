@@ -4,6 +4,6 @@
  * on targets). Both providers write what this stage returns; none of it does I/O.
  */
 export { computeStatuses, SUPPORTED_FEATURES, type StatusOptions } from './statuses';
-export { carryTransitionTimes } from './transitions';
+export { adoptTransitionTimes, carryTransitionTimes } from './transitions';
 export { acceptedCondition, affectedCondition, looseTargetRefs, policyStatus, withAffected, type AncestorOutcome } from './policies';
 export { gatewayClassConditions, gatewayConditions, listenerConditions, mergeConditions, routeConditions } from './conditions';

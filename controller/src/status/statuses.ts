@@ -126,7 +126,12 @@ function invalidStatus(r: InvalidResource, controllerName: string): StatusReport
 }
 
 /** Every status this controller reports, from the graph, the invalid documents and the dataplane outcome. */
-export function computeStatuses(graph: Graph, parsed: ParsedResources, dataplane: DataplaneResult, options: StatusOptions = {}): StatusReport[] {
+export function computeStatuses(
+  graph: Graph,
+  parsed: ParsedResources,
+  dataplane: DataplaneResult | ((gateway: GatewayNode) => DataplaneResult),
+  options: StatusOptions = {},
+): StatusReport[] {
   const controllerName = options.controllerName ?? graph.gatewayClasses[0]?.controllerName ?? DEFAULT_CONTROLLER_NAME;
   const reports: StatusReport[] = [];
   for (const gc of graph.gatewayClasses) {
@@ -141,7 +146,8 @@ export function computeStatuses(graph: Graph, parsed: ParsedResources, dataplane
       },
     });
   }
-  for (const gw of [...graph.gateways, ...graph.rejectedGateways]) reports.push(gatewayStatus(gw, dataplane));
+  // One data plane for all Gateways (standalone), or one per Gateway (Kubernetes with agents).
+  for (const gw of [...graph.gateways, ...graph.rejectedGateways]) reports.push(gatewayStatus(gw, typeof dataplane === 'function' ? dataplane(gw) : dataplane));
   for (const route of graph.routes) reports.push(routeStatus(route, controllerName));
   // A Pod is read, never owned: its problems are logged, not written to its status.
   for (const r of parsed.invalid) if (r.kind !== 'Pod') reports.push(invalidStatus(r, controllerName));

@@ -39,7 +39,7 @@ function elementKey(v: Json, index: number): string {
  * turns false where carrying the same `next` over this output could give other times (two
  * conditions of one type, two elements with one key): such an output is not remembered.
  */
-function carry(next: Json, prev: Json, now: string, walk: { stable: boolean }): Json {
+function carry(next: Json, prev: Json, now: string | undefined, walk: { stable: boolean }): Json {
   if (Array.isArray(next)) {
     if (next.length > 0 && next.every(isCondition)) {
       const before = Array.isArray(prev) ? prev.filter(isCondition) : [];
@@ -47,7 +47,7 @@ function carry(next: Json, prev: Json, now: string, walk: { stable: boolean }): 
       return next.map((c) => {
         const old = before.find((p) => p.type === c.type);
         const kept: unknown = old && old.status === c.status ? old.lastTransitionTime : undefined;
-        const time = kept instanceof Date ? kept.toISOString() : typeof kept === 'string' && kept !== '' ? kept : now;
+        const time = kept instanceof Date ? kept.toISOString() : typeof kept === 'string' && kept !== '' ? kept : (now ?? c.lastTransitionTime);
         return { ...c, lastTransitionTime: time };
       });
     }
@@ -108,4 +108,14 @@ export function carryTransitionTimes(previous: StatusReport[], next: StatusRepor
     if (walk.stable) carriedFrom.set(out, r);
     return out;
   });
+}
+
+/**
+ * `next` (a status with its times already stamped) with the lastTransitionTime of `live` (the
+ * status an API server holds) wherever the same condition has the same status there: the times
+ * another replica (or an earlier run) wrote stay, so a new leader does not rewrite every object
+ * only to move its times. Conditions new or changed against `live` keep their own time.
+ */
+export function adoptTransitionTimes(live: Record<string, unknown>, next: Record<string, unknown>): Record<string, unknown> {
+  return carry(next, live, undefined, { stable: true }) as Record<string, unknown>;
 }
