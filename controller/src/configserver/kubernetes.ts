@@ -39,8 +39,7 @@ export interface KubernetesDataplaneOptions {
 
 const SELECTOR = `app.kubernetes.io/managed-by=${MANAGED_BY}`;
 
-/** DataplaneResult with the reason of a False Programmed (Pending: no agent applied it yet). */
-export type GatewayDataplaneResult = DataplaneResult & { reason?: 'Invalid' | 'Pending' };
+export type GatewayDataplaneResult = DataplaneResult;
 
 export class KubernetesDataplane {
   readonly perGateway = true as const;
