@@ -143,6 +143,7 @@ async function main(): Promise<void> {
             },
           );
           req.on('error', reject);
+          req.setTimeout(10000, () => req.destroy(new Error('create: no answer from the API server in 10 s')));
           req.end(body);
         });
       const apiTimes: number[] = [];
@@ -150,6 +151,7 @@ async function main(): Promise<void> {
         const i = ROUTES + k;
         const start = Date.now();
         await create(route(i));
+        if (process.env.BENCH_DEBUG) process.stderr.write(`created route ${i} after ${Date.now() - start} ms\n`);
         apiTimes.push(await waitServed(i, start));
         await sleep(300);
       }
@@ -158,9 +160,10 @@ async function main(): Promise<void> {
         const i = ROUTES + CHANGES + k;
         const start = Date.now();
         const child = spawn(path.join(K8S_TOOLS, 'bin', 'kubectl'), ['apply', '-f', '-'], { env, stdio: ['pipe', 'ignore', 'inherit'] });
+        const exited = new Promise((r) => child.once('exit', r));
         child.stdin.end(toYaml([route(i)]));
         kubectlTimes.push(await waitServed(i, start));
-        await new Promise((r) => child.once('exit', r));
+        await exited;
         await sleep(300);
       }
       const applies = agent.logs.filter((l) => l.msg === 'configuration applied').slice(-(CHANGES + KUBECTL_CHANGES)).map((l) => Number(l.ms));
@@ -183,8 +186,9 @@ async function main(): Promise<void> {
   }
 }
 
+// Exit once stdout is flushed (a pipe is written asynchronously).
 main().then(
-  () => process.exit(0),
+  () => process.stdout.write('', () => process.exit(0)),
   (err) => {
     process.stderr.write(`bench:agent failed: ${(err as Error).stack ?? err}\n`);
     process.exit(1);
