@@ -12,7 +12,8 @@
  *
  * Env: BENCH_SECONDS (per run, default 5), BENCH_ROUNDS (default 3), BENCH_ROUTES (default 100),
  *      BENCH_CONNECTIONS (default 32), PORTCULLIS_NGINX (see controller/src/apply/nginx-binary.ts),
- *      BENCH_HTTP=0 skips the HTTP rounds, BENCH_GRPC=0 the gRPC part (scripts/bench-grpc.ts: unary calls/s gateway vs direct).
+ *      BENCH_HTTP=0 skips the HTTP rounds, BENCH_FILTERS=0 / BENCH_TLS=0 the filters / TLS parts
+ *      (scripts/bench-filters.ts: filtered/plain req/s, HTTPS vs HTTP keep-alive and handshakes/s), BENCH_GRPC=0 the gRPC part (scripts/bench-grpc.ts: unary calls/s gateway vs direct).
  */
 import * as fs from 'fs';
 import * as net from 'net';
@@ -26,6 +27,7 @@ import { buildModel } from '../controller/src/model';
 import { renderConfig } from '../controller/src/render';
 import { defaultNginxBinary } from '../controller/src/apply/nginx-binary';
 import { benchGrpc } from './bench-grpc';
+import { benchFilters } from './bench-filters';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -178,6 +180,9 @@ async function main(): Promise<void> {
         cpu[kind].push(usPerRequest);
         console.log(`  round ${round} ${kind.padEnd(7)} ${run.rps.toFixed(0).padStart(8)} req/s  ${usPerRequest.toFixed(1).padStart(6)} us nginx CPU/request`);
       }
+    }
+    if (process.env.BENCH_FILTERS !== '0' || process.env.BENCH_TLS !== '0') {
+      await benchFilters({ nginx: NGINX, seconds: SECONDS, rounds: ROUNDS, routes: ROUTES, connections: CONNECTIONS, freePort, workerTicks, tickUs: TICK_US, graphOf, backendPort });
     }
   } finally {
     await nginx.stop();

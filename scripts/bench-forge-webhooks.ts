@@ -57,7 +57,7 @@ async function main() {
   let server: ChildProcess | null = null;
   try {
     server = spawn(process.execPath, [path.join(__dirname, '..', 'bin', 'portcullis-forge.js'), 'serve'], {
-      env: { ...process.env, FORGE_DATA_DIR: dataDir, FORGE_PORT: String(port), FORGE_HOST: '127.0.0.1', ROOT_URL: `${base}/`, LOG_LEVEL: 'warn', ENABLE_SWAGGER: 'false', WEBHOOK_DELIVER_TIMEOUT_MS: '5000' },
+      env: { ...process.env, FORGE_DATA_DIR: dataDir, FORGE_PORT: String(port), FORGE_HOST: '127.0.0.1', ROOT_URL: `${base}/`, LOG_LEVEL: 'warn', ENABLE_SWAGGER: 'false', WEBHOOK_DELIVER_TIMEOUT_MS: '5000', ALLOWED_HOST_LIST: 'loopback' },
       stdio: ['ignore', 'inherit', 'inherit'],
     });
     await waitForUrl(`${base}/api/v1/version`);

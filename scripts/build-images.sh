@@ -123,3 +123,7 @@ if [ "$what" = all ] || [ "$what" = nginx ]; then
   cp -r templates "$ctx/overlay/app/templates"
   build "portcullis/nginx:$TAG" images/nginx/Containerfile "$ctx"
 fi
+
+# A rebuild moves the tag: drop the untagged images it leaves behind (vfs keeps every layer as
+# a full copy, ~240 MB per image).
+"${BUILDAH[@]}" rmi --prune >/dev/null 2>&1 || true

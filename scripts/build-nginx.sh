@@ -9,7 +9,7 @@ set -euo pipefail
 VERSION="${PORTCULLIS_NGINX_VERSION:-1.26.3}"
 CACHE="${PORTCULLIS_CACHE:-$HOME/.cache}/portcullis-nginx"
 FLAGS=(--with-http_v2_module --with-http_ssl_module --with-http_stub_status_module
-  --with-http_realip_module --with-pcre-jit --with-threads)
+  --with-http_realip_module --with-pcre-jit --with-threads --with-cc-opt=-O2)
 KEY="$VERSION-$(printf '%s\n' "${FLAGS[@]}" | sha256sum | cut -c1-12)"
 PREFIX="$CACHE/$KEY"
 if [ -x "$PREFIX/sbin/nginx" ] && [ -f "$PREFIX/.complete" ]; then

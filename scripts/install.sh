@@ -14,6 +14,8 @@ command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need+=(nginx-light)
 command -v git >/dev/null || need+=(git)
 [ -x /usr/lib/postgresql/15/bin/postgres ] || ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || need+=(postgresql)
 command -v wrk >/dev/null || need+=(wrk)
+# schemathesis runs in a virtualenv: python3 with ensurepip (Debian's python3-venv).
+command -v python3 >/dev/null && python3 -c 'import ensurepip' 2>/dev/null || need+=(python3 python3-venv)
 # e2e/gateway/https.test.ts makes its certificates with openssl.
 command -v openssl >/dev/null || need+=(openssl)
 # Container images (scripts/build-images.sh, e2e/images): buildah + a Debian root filesystem.
@@ -45,4 +47,14 @@ else
 fi
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund
+fi
+# schemathesis (PyPI, pinned): the OpenAPI fuzzer of forge-api/test/openapi-fuzz.test.ts, in its
+# own virtualenv under ~/.cache so it touches neither the system Python nor the repository.
+SCHEMATHESIS_VERSION=4.32.5
+SCHEMATHESIS_HOME=${SCHEMATHESIS_HOME:-$HOME/.cache/portcullis-schemathesis}
+if [ "$("$SCHEMATHESIS_HOME/venv/bin/schemathesis" --version 2>/dev/null)" != "schemathesis, version $SCHEMATHESIS_VERSION" ]; then
+  rm -rf "$SCHEMATHESIS_HOME/venv"
+  mkdir -p "$SCHEMATHESIS_HOME"
+  python3 -m venv "$SCHEMATHESIS_HOME/venv"
+  "$SCHEMATHESIS_HOME/venv/bin/pip" install -q "schemathesis==$SCHEMATHESIS_VERSION"
 fi

@@ -72,7 +72,8 @@ Kubernetes provider:
   --agent-server-url=URL   where agents reach it (required), e.g.
                            https://portcullis.portcullis-system.svc:8443
   --agent-tls-cert=FILE, --agent-tls-key=FILE
-                           the config server's certificate (without: plain HTTP)
+                           the config server's certificate (required: configs carry private
+                           keys; --agent-allow-plaintext=true only for tests or a mesh)
   --agent-ca-file=FILE     CA the agents verify it with (put in each Gateway's ConfigMap)
   --dataplane-image=IMAGE  nginx + portcullis-agent image (default portcullis/nginx:latest)
   --dataplane-service-type=T   LoadBalancer (default), ClusterIP or NodePort
@@ -105,6 +106,7 @@ export interface CliOptions {
     agentTlsCert?: string;
     agentTlsKey?: string;
     agentCaFile?: string;
+    agentAllowPlaintext: boolean;
     dataplaneImage: string;
     dataplaneServiceType: 'LoadBalancer' | 'ClusterIP' | 'NodePort';
     dataplaneReplicas: number;
@@ -138,6 +140,7 @@ const KNOWN = [
   'agent-tls-cert',
   'agent-tls-key',
   'agent-ca-file',
+  'agent-allow-plaintext',
   'dataplane-image',
   'dataplane-service-type',
   'dataplane-replicas',
@@ -232,6 +235,7 @@ export function parseArgs(argv: string[]): CliOptions {
         agentTlsCert: values.get('agent-tls-cert'),
         agentTlsKey: values.get('agent-tls-key'),
         agentCaFile: values.get('agent-ca-file'),
+        agentAllowPlaintext: values.get('agent-allow-plaintext') === 'true',
         dataplaneImage: values.get('dataplane-image') ?? 'portcullis/nginx:latest',
         dataplaneServiceType: serviceType,
         dataplaneReplicas: Number(replicas),

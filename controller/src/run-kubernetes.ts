@@ -15,7 +15,7 @@ import { startAgentDataplane } from './configserver/options';
 import { defaultNginxBinary, hasHttp2Directive, nginxVersion } from './apply/nginx-binary';
 import { startInferenceHop } from './inference/hop-process';
 import { Reconciler, standardPipeline } from './reconcile';
-import { AlwaysLeader, KubeClient, KubernetesProvider, LeaderElector, type Leadership } from './providers/kubernetes';
+import { AlwaysLeader, KubeClient, KubernetesProvider, LeaderElector, watchedKinds, type Leadership } from './providers/kubernetes';
 import { loadKubeConfig } from './providers/kubernetes/client';
 import { ControllerMetrics } from './observability/metrics';
 import { startEndpoints } from './observability/server';
@@ -49,6 +49,7 @@ export async function runKubernetes(options: CliOptions, log: Logger): Promise<n
     controllerName: options.controllerName,
     leadership,
     gatewayClassName: options.gatewayClassName,
+    kinds: watchedKinds({ inferenceExtension: options.inferenceExtension }),
     onStatusWrite: () => metrics.statusWrites.inc(),
   });
 

@@ -98,8 +98,21 @@ describe('graph: InferencePool backends', () => {
     const split = model.splitClients[0];
     expect(split.buckets.map((b) => b.percent)).toEqual(['70.00', '*']);
     expect(split.buckets.map((b) => parseInferencePoolValue(b.value))).toEqual([
-      { pool: 'default/a', failureMode: 'FailClose', picker: 'builtin', endpoints: ['10.0.0.1:8000'] },
-      { pool: 'default/b', failureMode: 'FailClose', picker: 'builtin', endpoints: ['10.0.0.2:8000'] },
+      { pool: 'default/a', failureMode: 'FailClose', picker: 'builtin', endpoints: ['10.0.0.1:8000'], h2c: false },
+      { pool: 'default/b', failureMode: 'FailClose', picker: 'builtin', endpoints: ['10.0.0.2:8000'], h2c: false },
     ]);
+  });
+});
+
+describe('Kubernetes provider: what it watches for the inference extension', () => {
+  // Imported here, not at the top: the provider's module graph loads @kubernetes/client-node.
+  const { watchedKinds } = jest.requireActual('../src/providers/kubernetes/kinds') as typeof import('../src/providers/kubernetes/kinds');
+  test('InferencePools and Pods are listed and watched only with --gateway-api-inference-extension', () => {
+    const off = watchedKinds({}).map((k) => k.kind);
+    const on = watchedKinds({ inferenceExtension: true }).map((k) => k.kind);
+    expect(off).not.toContain('InferencePool');
+    expect(off).not.toContain('Pod');
+    expect(on).toEqual(expect.arrayContaining(['InferencePool', 'Pod', 'Service', 'HTTPRoute']));
+    expect(on.filter((k) => !off.includes(k)).sort()).toEqual(['InferencePool', 'Pod']);
   });
 });

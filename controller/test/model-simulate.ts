@@ -32,6 +32,11 @@ function pickLocation(server: Server, uri: string): Location | undefined {
 }
 
 /** Which rule answers (as "namespace/name#rule"), or the status nginx returns. */
+/** PCRE's `\z` (end of subject) is JS's `$` without the m flag. */
+function jsRegex(pcre: string): RegExp {
+  return new RegExp(pcre.replace(/(^|[^\\])\\z/g, '$1$'));
+}
+
 export function simulate(model: NginxModel, port: number, req: SimRequest): string | number {
   const server = pickServer(model, port, req.host);
   if (!server) return 'no server';
@@ -46,7 +51,7 @@ export function simulate(model: NginxModel, port: number, req: SimRequest): stri
     const src = expand(map.source);
     // nginx tries a map's regexes only on a non-empty value.
     for (const e of src === '' ? [] : map.entries) {
-      const m = new RegExp(e.regex).exec(src);
+      const m = jsRegex(e.regex).exec(src);
       if (m) return expand(e.value.replace(/\$(\d)/g, (_, d) => m[Number(d)] ?? ''));
     }
     return expand(map.default);

@@ -12,7 +12,9 @@ import { httpRequest } from '../support/http';
 import { gateway, GATEWAY_API, httpRoute, type Manifest, serviceFor } from '../support/manifests';
 import { freePort } from '../support/ports';
 import { condition, findStatus, readStatus } from '../support/status';
-import { clientSettingsPolicy, rateLimitPolicy, target } from '../gateway-policies/support';
+import { clientSettingsPolicy, proxySettingsPolicy, rateLimitPolicy, target } from '../gateway-policies/support';
+import { promises as fs } from 'fs';
+import * as path from 'path';
 
 const UNIMPLEMENTED = 12;
 
@@ -94,7 +96,10 @@ beforeAll(async () => {
         grpcRoute('weighted-backends', { hostnames: ['weight.grpc'], rules: [{ backendRefs: [to('grpc-v1', 70), to('grpc-v2', 30), to('grpc-v3', 0)] }] }),
         grpcRoute('limited-429', { hostnames: ['limited.grpc'], rules: [{ backendRefs: [to('grpc-v1')] }] }),
         grpcRoute('limited-503', { hostnames: ['limited503.grpc'], rules: [{ backendRefs: [to('grpc-v1')] }] }),
+        grpcRoute('buffered', { hostnames: ['buffered.grpc'], rules: [{ backendRefs: [to('grpc-v2')] }] }),
         grpcRoute('small-body', { hostnames: ['small.grpc'], rules: [{ backendRefs: [to('grpc-v1')] }] }),
+        // grpcroute-all-backends-weight-zero
+        grpcRoute('all-backends-weight-zero', { hostnames: ['zero.grpc'], rules: [{ backendRefs: [to('grpc-v1', 0), to('grpc-v2', 0)] }] }),
         grpcRoute('dead-backend', { hostnames: ['dead.grpc'], rules: [{ backendRefs: [to('grpc-dead')] }] }),
         grpcRoute('missing-backend', { hostnames: ['missing.grpc'], rules: [{ backendRefs: [to('grpc-nowhere')] }] }),
         // HTTPRoute (older) and GRPCRoute on the same hostname: only the older one is accepted.
@@ -108,6 +113,7 @@ beforeAll(async () => {
         rateLimitPolicy('rl-grpc-429', [grpcTarget('limited-429')], [{ rate: '1r/m' }], { rejectCode: 429 }),
         rateLimitPolicy('rl-grpc-503', [grpcTarget('limited-503')], [{ rate: '1r/m' }]),
         clientSettingsPolicy('cs-grpc', grpcTarget('small-body'), '100'),
+        proxySettingsPolicy('ps-grpc', [grpcTarget('buffered')], { bufferSize: '8k' }),
       ],
       '30-http.yaml': [
         gateway('hosts', hostListeners),
@@ -191,6 +197,12 @@ describe('conformance: GRPCRouteWeight', () => {
   });
 });
 
+describe('conformance: GRPCRouteAllBackendsWeightZero', () => {
+  test('all backend weights 0: UNAVAILABLE', async () => {
+    expect(await who('zero.grpc')).toBe(14);
+  });
+});
+
 describe('conformance: GRPCRouteListenerHostnameMatching', () => {
   const cases: [string, string | number][] = [
     ['bar.com', 'grpc-infra-backend-v1'],
@@ -256,10 +268,19 @@ describe('policies on GRPCRoutes', () => {
       expect(ancestor.ancestorRef).toMatchObject({ kind: 'GRPCRoute' });
       expect(condition(ancestor.conditions, 'Accepted')).toMatchObject({ status: 'True', reason: 'Accepted' });
     }
+    const ps = findStatus(docs, 'ProxySettingsPolicy', 'ps-grpc')!.status.ancestors[0];
+    expect(condition(ps.conditions, 'Accepted')?.status).toBe('True');
+    expect(condition(findStatus(docs, 'GRPCRoute', 'buffered')!.status.parents[0].conditions, 'ProxySettingsPolicyAffected')?.status).toBe('True');
     const parent = findStatus(docs, 'GRPCRoute', 'limited-429')!.status.parents[0];
     expect(condition(parent.conditions, 'RateLimitPolicyAffected')).toMatchObject({ status: 'True', reason: 'PolicyAffected' });
     expect(condition(findStatus(docs, 'GRPCRoute', 'small-body')!.status.parents[0].conditions, 'ClientSettingsPolicyAffected')?.status).toBe('True');
   });
+});
+
+test('ProxySettingsPolicy bufferSize on a GRPCRoute becomes its grpc_buffer_size; calls pass', async () => {
+  expect(await who('buffered.grpc')).toBe('grpc-infra-backend-v2');
+  const servers = await fs.readFile(path.join(gw.stateDir, 'nginx', 'conf', 'servers.conf'), 'utf8');
+  expect(servers).toMatch(/grpc_buffer_size "8k";\n\s*grpc_pass/);
 });
 
 describe('HTTPRoute and GRPCRoute are not merged', () => {
@@ -283,8 +304,8 @@ describe('statuses', () => {
     expect(condition(missing.conditions, 'ResolvedRefs')).toMatchObject({ status: 'False', reason: 'BackendNotFound' });
     const listener = findStatus(docs, 'Gateway', 'gw')!.status.listeners[0];
     expect(listener.supportedKinds).toEqual(expect.arrayContaining([{ group: 'gateway.networking.k8s.io', kind: 'GRPCRoute' }, { group: 'gateway.networking.k8s.io', kind: 'HTTPRoute' }]));
-    // 9 GRPCRoutes on gw (clash-grpc lost its hostname to clash-http) + 2 HTTPRoutes.
-    expect(listener.attachedRoutes).toBe(11);
+    // 11 GRPCRoutes on gw (clash-grpc lost its hostname to clash-http) + 2 HTTPRoutes.
+    expect(listener.attachedRoutes).toBe(13);
     const features = findStatus(docs, 'GatewayClass', 'portcullis')!.status.supportedFeatures.map((f: { name: string }) => f.name);
     expect(features).toContain('GRPCRoute');
   });

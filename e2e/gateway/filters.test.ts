@@ -360,7 +360,13 @@ describe('RequestMirror', () => {
     const tag = `half-${Date.now()}`;
     for (let i = 0; i < 200; i++) await echoed(`/half-mirror?tag=${tag}&i=${i}`);
     for (let i = 0; i < 20; i++) await echoed(`/no-mirror?tag=${tag}&i=${i}`);
-    await new Promise((r) => setTimeout(r, 300));
+    // Copies may still be on their way after the answers: wait until no new one arrives for 500 ms.
+    for (let seen = -1; ; ) {
+      const now = gw.backends.mirror.requests.filter((r) => r.url.includes(tag)).length;
+      if (now === seen) break;
+      seen = now;
+      await new Promise((r) => setTimeout(r, 500));
+    }
     const copies = gw.backends.mirror.requests.filter((r) => r.url.includes(tag));
     expect(copies.filter((r) => r.path === '/no-mirror')).toHaveLength(0);
     const half = copies.filter((r) => r.path === '/half-mirror').length;

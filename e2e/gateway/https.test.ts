@@ -141,6 +141,12 @@ test('each listener hostname is served with its own certificate, chosen by SNI',
   expect(await httpsGet(ports.https, 'b.example')).toMatchObject({ cn: 'b.example', status: 200 });
 });
 
+test('a Host that selects another listener than the SNI did: 421 Misdirected Request', async () => {
+  expect((await httpsGet(ports.https, 'a.example', '/', 'b.example')).status).toBe(421);
+  expect((await httpsGet(ports.https, 'b.example', '/', 'a.example')).status).toBe(421);
+  expect((await httpsGet(ports.https, 'a.example', '/', 'a.example:443')).status).toBe(200);
+});
+
 test('a name no listener on the port holds a certificate for: the handshake is refused', async () => {
   await expect(httpsGet(ports.https, 'c.example')).rejects.toThrow();
 });

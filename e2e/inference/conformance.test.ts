@@ -11,7 +11,8 @@ import { eventually } from '../support/http';
 import { gateway, httpRoute, type Manifest } from '../support/manifests';
 import { freePort, waitForPort } from '../support/ports';
 import { condition, findStatus, readStatus, routeParent } from '../support/status';
-import { inferencePool, podFor, type ModelServer } from '../support/model-server';
+import { inferencePool, podFor, startModelServer, type ModelServer } from '../support/model-server';
+import { httpRequest } from '../support/http';
 import { COMPLETION, podPort, startInferenceGateway, startPods, type InferenceGateway } from './support';
 import { pickerService } from './test-picker';
 
@@ -22,6 +23,7 @@ let secondPort: number;
 let primary: ModelServer[];
 let secondary: ModelServer[];
 let dp: ModelServer[][];
+let h2c: ModelServer;
 const pickers: ChildProcess[] = [];
 
 async function startPicker(endpoints: string[]): Promise<number> {
@@ -48,6 +50,7 @@ beforeAll(async () => {
     startPicker(secondary.map((p) => p.endpoint)),
     startPicker(dp.flat().map((p) => p.endpoint)),
   ]);
+  h2c = await startModelServer('h2c-0', { address: '127.0.0.76', port: await podPort(), h2c: true });
   secondPort = await freePort();
   base = [
     gateway('secondary', [{ name: 'http', port: secondPort }]),
@@ -62,6 +65,9 @@ beforeAll(async () => {
     inferencePool('dp', { labels: { app: 'dp' }, ports: dpPorts, picker: { name: 'dp-epp', port: 9002 } }),
     inferencePool('invalid-epp', { labels: { app: 'primary' }, ports: [port], picker: { name: 'no-such-service', port: 9002 } }),
     inferencePool('no-epp-ref', { labels: { app: 'primary' }, ports: [port] }),
+    podFor(h2c, { app: 'h2c' }),
+    { ...inferencePool('appprotocol', { labels: { app: 'h2c' }, ports: [h2c.port] }), spec: { ...inferencePool('appprotocol', { labels: { app: 'h2c' }, ports: [h2c.port] }).spec, appProtocol: 'kubernetes.io/h2c' } },
+    route('appprotocol', '/appprotocol-test', [{ ...POOL, name: 'appprotocol' }]),
     route('primary', '/primary-gateway-test', [{ ...POOL, name: 'primary' }]),
     route('fail-open', '/failopen-pool-test', [{ ...POOL, name: 'secondary' }]),
     route('dp', '/dp-test', [{ ...POOL, name: 'dp' }]),
@@ -80,7 +86,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await gw?.close();
   for (const p of pickers) p.kill('SIGTERM');
-  await Promise.all([...(primary ?? []), ...(secondary ?? []), ...(dp ?? []).flat()].map((p) => p.close()));
+  await Promise.all([...(primary ?? []), ...(secondary ?? []), ...(dp ?? []).flat(), ...(h2c ? [h2c] : [])].map((p) => p.close()));
 });
 
 const poolParent = async (pool: string, gateway: string) => {
@@ -168,6 +174,15 @@ test('InferencePoolHTTPRoutePortValidation: backendRef port unset, 3000 or 8888 
     expect(res.status).toBe(200);
     expect(res.json.pod).toMatch(/^primary-/);
   }
+});
+
+test('InferencePoolAppProtocol: a kubernetes.io/h2c pool is spoken to over HTTP/2 (its pod refuses HTTP/1.1)', async () => {
+  const direct = await httpRequest(h2c.port, '/v1/completions', { method: 'POST', body: '{}' }, h2c.address).catch((e: Error) => e);
+  expect(direct instanceof Error || direct.status !== 200).toBe(true);
+  const res = await gw.complete(COMPLETION, { path: '/appprotocol-test/v1/completions' });
+  expect(res.status).toBe(200);
+  expect(res.json.pod).toBe('h2c-0');
+  expect(res.json.choices[0].text).toBe('Portcullis routes tokens.');
 });
 
 test('InferencePoolResolvedRefsCondition: a pool behind routes on two Gateways has two parents; removing the route removes them', async () => {

@@ -1,4 +1,5 @@
 import * as http from 'http';
+import * as http2 from 'http2';
 
 /**
  * A fake vLLM-style model server on loopback ("a pod"): OpenAI completions and chat completions
@@ -29,6 +30,8 @@ export interface ModelServerOptions {
   tokenGapMs?: number;
   /** The load counts the requests in progress as running (and those beyond `slots` as waiting). */
   slots?: number;
+  /** Speak HTTP/2 without TLS only (an `appProtocol: kubernetes.io/h2c` pod); HTTP/1.1 is refused. */
+  h2c?: boolean;
 }
 
 const TOKENS = ['Port', 'cul', 'lis', ' routes', ' tokens', '.'];
@@ -36,7 +39,9 @@ const TOKENS = ['Port', 'cul', 'lis', ' routes', ' tokens', '.'];
 export async function startModelServer(name: string, options: ModelServerOptions = {}): Promise<ModelServer> {
   const address = options.address ?? '127.0.0.1';
   let inProgress = 0;
-  const server = http.createServer((req, res) => {
+  const sessions = new Set<http2.ServerHttp2Session>();
+  // The compatibility API gives HTTP/2 requests the same (req, res) shape as HTTP/1.1.
+  const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -124,7 +129,9 @@ export async function startModelServer(name: string, options: ModelServerOptions
         next();
       }, model.delayMs);
     });
-  });
+  };
+  const server = options.h2c ? http2.createServer(handler as never) : http.createServer(handler);
+  if (options.h2c) server.on('session', (s: http2.ServerHttp2Session) => (sessions.add(s), s.on('close', () => sessions.delete(s))));
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(options.port ?? 0, address, () => resolve()));
   const port = (server.address() as { port: number }).port;
   const model: ModelServer = {
@@ -138,7 +145,9 @@ export async function startModelServer(name: string, options: ModelServerOptions
     bodies: [],
     close: () =>
       new Promise<void>((resolve) => {
-        server.closeAllConnections();
+        if (server instanceof http.Server) server.closeAllConnections();
+        // (an HTTP/2 server's connections are its sessions)
+        for (const s of sessions) s.destroy();
         server.close(() => resolve());
       }),
   };

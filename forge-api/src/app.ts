@@ -4,13 +4,16 @@
  * routes) and registers the API under /api/v1 and git smart HTTP at the root.
  */
 import fs from 'node:fs';
-import path from 'node:path';
-import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import './types/fastify';
 import { loadConfig, type ForgeConfigInput } from './config';
 import authPlugin, { AuthResolver } from './plugins/auth';
+import backgroundPlugin from './plugins/background';
 import errorsPlugin from './plugins/errors';
 import formBody from './plugins/form-body';
+import { bodyInput, urlInput } from './plugins/input';
+import nullFields from './plugins/null-fields';
+import repoAssignment from './plugins/repo-assignment';
 import swaggerPlugin from './plugins/swagger';
 import { SHARED_SCHEMAS } from './schemas';
 import { createPrisma, migrate, tunePrisma, type Prisma } from './services/database';
@@ -22,7 +25,6 @@ import tokenRoutes from './routes/tokens';
 import adminRoutes from './routes/admin';
 import orgRoutes from './routes/orgs';
 import repoRoutes from './routes/repos';
-import orgsRuntime from './plugins/orgs-runtime';
 import teamRoutes from './routes/teams';
 import hookRoutes from './routes/hooks';
 import keyRoutes from './routes/keys';
@@ -30,6 +32,8 @@ import packageRoutes from './routes/packages';
 import packageRegistryRoutes from './routes/package-registry';
 import cronRoutes from './routes/cron';
 import trackerRoutes, { attachmentDownloadRoutes } from './routes/tracker';
+import miscellaneousRoutes from './routes/miscellaneous';
+import gitHttpRoutes from './routes/git-http';
 
 export interface BuildAppOptions {
   /** Overrides of the environment-derived configuration. */
@@ -40,15 +44,6 @@ export interface BuildAppOptions {
   prisma?: Prisma;
   /** Skip applying migrations (the caller did). */
   skipMigrations?: boolean;
-}
-
-/** GIT's route plugins, loaded when their files exist (the two parts land independently). */
-function optionalPlugin(name: string): FastifyPluginAsync | null {
-  const base = path.join(__dirname, 'routes', name);
-  if (!['.ts', '.js'].some((ext) => fs.existsSync(base + ext))) return null;
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const mod = require(base) as { default?: FastifyPluginAsync };
-  return mod.default ?? null;
 }
 
 export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyInstance> {
@@ -64,22 +59,28 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: true, useDefaults: true, allErrors: false } },
   });
-  const services = createServices(prisma, config);
+  const services = createServices(prisma, config, { logError: (err, event) => app.log.error({ err }, `notify ${event} failed`) });
+  // A crash during repository creation leaves at most pending work that is undone here.
+  await services.repos.recoverInterruptedCreations();
   app.decorate('config', config);
   app.decorate('prisma', prisma);
   app.decorate('services', services);
-  app.decorate('auth', new AuthResolver(prisma, services.users, services.tokens, { disableQueryAuthToken: config.disableQueryAuthToken }));
+  app.decorate('auth', new AuthResolver(services.users, services.tokens, services.httpsig, { disableQueryAuthToken: config.disableQueryAuthToken }));
   if (!options.prisma) app.addHook('onClose', async () => prisma.$disconnect());
 
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   await app.register(errorsPlugin);
+  await app.register(urlInput);
   if (config.enableSwagger) await app.register(swaggerPlugin);
-  await app.register(orgsRuntime);
+  await app.register(backgroundPlugin);
 
   await app.register(
     async (api) => {
       await api.register(authPlugin);
+      await api.register(bodyInput);
+      await api.register(repoAssignment);
       await formBody(api);
+      await api.register(nullFields);
       await api.register(versionRoutes);
       await api.register(settingsRoutes);
       await api.register(userRoutes);
@@ -93,15 +94,13 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
       await api.register(packageRoutes);
       await api.register(cronRoutes);
       await api.register(trackerRoutes);
-      const misc = optionalPlugin('miscellaneous');
-      if (misc) await api.register(misc);
+      await api.register(miscellaneousRoutes);
     },
     { prefix: '/api/v1' },
   );
 
   await app.register(attachmentDownloadRoutes);
   await app.register(packageRegistryRoutes, { prefix: '/api/packages' });
-  const gitHttp = optionalPlugin('git-http');
-  if (gitHttp) await app.register(gitHttp);
+  await app.register(gitHttpRoutes);
   return app;
 }

@@ -9,7 +9,7 @@
 import { loadConfig } from './config';
 import { createPrisma, migrate } from './services/database';
 import { UserService } from './services/users';
-import { ApiError } from './plugins/errors';
+import { DomainError } from './services/errors';
 import { startServer } from './server';
 
 const USAGE = `Usage:
@@ -65,7 +65,7 @@ async function adminUserCreate(flags: Record<string, string | boolean>): Promise
     console.log(`New user '${user.name}' has been successfully created!`);
     return 0;
   } catch (err) {
-    if (err instanceof ApiError) {
+    if (err instanceof DomainError) {
       console.error(`Command error: ${err.message}`);
       return 1;
     }

@@ -1,5 +1,11 @@
 import path from 'node:path';
 
+/**
+ * The Gitea release whose API v1 the forge implements (paths, JSON shapes, statuses); answered
+ * by GET /api/v1/version because clients (tea, gitea-js, SDKs) decide what to call from it.
+ */
+export const GITEA_API_VERSION = '1.27.3';
+
 /** Everything the forge reads from its environment, resolved once. */
 export interface ForgeConfig {
   port: number;
@@ -19,16 +25,21 @@ export interface ForgeConfig {
   /** Alias of rootUrl for code that follows the contract's name. */
   appUrl: string;
   appName: string;
-  /** Version answered by GET /api/v1/version (plain semver: clients gate features on it). */
+  /** Version answered by GET /api/v1/version (plain semver: clients gate features on it); GITEA_API_VERSION unless overridden. */
   version: string;
   defaultBranch: string;
   /** Site default for users whose max_repo_creation is -1; -1 = unlimited. */
   maxCreationLimit: number;
   disableQueryAuthToken: boolean;
-  /** Webhook deliveries (issue 6): per-request timeout, first retry delay (doubles), attempts. */
+  /** Webhook deliveries: per-request timeout, first retry delay (doubles), attempts. */
   webhookDeliverTimeoutMs: number;
   webhookRetryBaseMs: number;
   webhookMaxAttempts: number;
+  /**
+   * Servers webhooks may call (Gitea's [security] ALLOWED_HOST_LIST, [webhook] before 1.27):
+   * `external` (default), `private`, `loopback`, `*`, CIDRs and host globs, comma-separated.
+   */
+  webhookAllowedHostList: string;
   /** CA public keys (authorized_keys lines) trusted to sign SSH certificates for HTTP signatures. */
   sshTrustedUserCaKeys: string[];
   /** Where package files are stored (<dataDir>/packages). */
@@ -73,13 +84,15 @@ export function loadConfig(overrides: ForgeConfigInput = {}, env: NodeJS.Process
     rootUrl,
     appUrl: rootUrl,
     appName: overrides.appName ?? env.APP_NAME ?? 'Portcullis Forge',
-    version: overrides.version ?? '1.25.0',
+    version: overrides.version ?? GITEA_API_VERSION,
     defaultBranch: overrides.defaultBranch ?? env.DEFAULT_BRANCH ?? 'main',
     maxCreationLimit: overrides.maxCreationLimit ?? -1,
     disableQueryAuthToken: overrides.disableQueryAuthToken ?? bool(env.DISABLE_QUERY_AUTH_TOKEN, false),
     webhookDeliverTimeoutMs: overrides.webhookDeliverTimeoutMs ?? int(env.WEBHOOK_DELIVER_TIMEOUT_MS, 5000),
     webhookRetryBaseMs: overrides.webhookRetryBaseMs ?? int(env.WEBHOOK_RETRY_BASE_MS, 10000),
     webhookMaxAttempts: overrides.webhookMaxAttempts ?? int(env.WEBHOOK_MAX_ATTEMPTS, 8),
+    // The [webhook] key wins over the [security] one, as Gitea reads the deprecated key first.
+    webhookAllowedHostList: overrides.webhookAllowedHostList ?? env.WEBHOOK_ALLOWED_HOST_LIST ?? env.ALLOWED_HOST_LIST ?? 'external',
     sshTrustedUserCaKeys:
       overrides.sshTrustedUserCaKeys ?? (env.SSH_TRUSTED_USER_CA_KEYS ?? '').split(/[\n,]/).map((s) => s.trim()).filter(Boolean),
     packagesDir: overrides.packagesDir ?? path.join(dataDir, 'packages'),

@@ -17,7 +17,7 @@ import execa from 'execa';
 import type { Logger } from '../log';
 import { GENERATION_CONF, MAIN_CONF, prefixLayout, renderGeneration, type PrefixLayout, type RenderedConfig } from '../render';
 import { FATAL_LEVELS, forward, lineSplitter, testMessage, type NginxLogLine } from './errorlog';
-import { alive, childPids } from './procs';
+import { accepting, alive, childPids } from './procs';
 import { blockedAncestor, ensurePrefixDirs, liveDir, pruneGenerations, switchLive, writeGeneration } from './files';
 import { CHECK_CONF, partialCheck } from './check';
 
@@ -183,10 +183,13 @@ export class NginxProcess {
     await handover;
     const t2 = Date.now();
     // Old workers stop accepting as soon as they start shutting down, a moment after the new
-    // ones are up: wait for that so the very next request is answered by the new config.
+    // ones are up: wait for that so the very next request is answered by the new config (not
+    // for them to exit: one carrying a long-lived stream lives on until the stream ends).
     if (result.ok) {
       const deadline = Date.now() + 500;
-      while (Date.now() < deadline && oldWorkers.some(alive)) await sleep(5);
+      while (Date.now() < deadline && oldWorkers.some(accepting)) await sleep(5);
+      // nginx retitles a worker just before it closes its listening sockets.
+      if (oldWorkers.some(alive)) await sleep(2);
     }
     if (!result.ok) {
       // nginx kept its old workers: point the live config back at what they run.

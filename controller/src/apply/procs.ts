@@ -43,3 +43,17 @@ export function alive(pid: number): boolean {
     return true;
   }
 }
+
+/**
+ * A worker still taking new connections: alive and not yet "shutting down" (nginx retitles a
+ * worker that got the graceful quit; it closes its listening sockets first, then finishes what
+ * it carries, which for a WebSocket or a gRPC stream may take hours).
+ */
+export function accepting(pid: number): boolean {
+  if (!alive(pid)) return false;
+  try {
+    return !fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('shutting down');
+  } catch {
+    return false;
+  }
+}

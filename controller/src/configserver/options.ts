@@ -17,6 +17,7 @@ export interface AgentDataplaneOptions {
   agentTlsKey?: string;
   /** CA agents verify the config server with (copied into each Gateway's agent ConfigMap). */
   agentCaFile?: string;
+  agentAllowPlaintext?: boolean;
   dataplaneImage: string;
   dataplaneServiceType: ServiceType;
   dataplaneReplicas: number;
@@ -34,6 +35,7 @@ export async function startAgentDataplane(kubeConfig: KubeConfig, o: AgentDatapl
     controllerName: o.controllerName,
     listen: { host: m[1].replace(/^\[|\]$/g, '') || undefined, port: Number(m[2]) },
     ...(o.agentTlsCert && o.agentTlsKey ? { tls: { certFile: o.agentTlsCert, keyFile: o.agentTlsKey } } : {}),
+    allowPlaintext: o.agentAllowPlaintext,
     errorLogLevel: o.logLevel === 'debug' ? 'info' : 'notice',
     defaults: {
       image: o.dataplaneImage,

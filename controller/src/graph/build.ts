@@ -4,6 +4,7 @@ import { buildInferencePools } from './inferencepools';
 import { buildGatewayClasses } from './gatewayclasses';
 import { buildGateway } from './gateways';
 import { CertificateIndex } from './tls';
+import { type DatedGateway, resolveGatewayConflicts } from './gateway-conflicts';
 import { applyAttachments } from './isolation';
 import { type Attachment, buildRoute, type GatewayLookup } from './routes';
 import { planH2cPorts, separateRouteKinds } from './routekinds';
@@ -21,14 +22,17 @@ export function buildGraph(set: ResourceSet, options: BuildGraphOptions): Graph 
   const gateways: GatewayNode[] = [];
   const rejectedGateways: GatewayNode[] = [];
   const certificates = new CertificateIndex(set);
+  const ours: DatedGateway[] = [];
   for (const gw of [...set.gateways].sort((a, b) => byKey(a.metadata, b.metadata))) {
     const key = `${gw.metadata.namespace}/${gw.metadata.name}`;
     lookup.all.add(key);
     if (!ourClasses.has(gw.spec.gatewayClassName)) continue;
     const node = buildGateway(gw, certificates);
     lookup.ours.set(key, node);
-    (node.accepted ? gateways : rejectedGateways).push(node);
+    ours.push({ node, creationTimestamp: gw.metadata.creationTimestamp });
   }
+  if (!options.dataplanePerGateway) resolveGatewayConflicts(ours);
+  for (const { node } of ours) (node.accepted ? gateways : rejectedGateways).push(node);
 
   const backends = new BackendIndex(set, { inferenceExtension: options.inferenceExtension });
   const routes: HTTPRouteNode[] = [];

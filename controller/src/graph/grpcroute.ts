@@ -13,6 +13,7 @@
  * matches, then oldest route, namespace/name, rule order. Header matches are HTTP header
  * matches (gRPC metadata are HTTP/2 headers).
  */
+import { buildFilters, FilterProblem, hasFilters, mergeFilters, type RuleFilters } from './filters';
 import type { GRPCRoute, GRPCRouteMatch, GRPCRouteRule } from '../resources/grpcroute';
 import { type BackendIndex, resolveBackend } from './backends';
 import { checkRegex } from './regex';
@@ -75,15 +76,17 @@ export function buildGrpcRules(route: GRPCRoute, backends: BackendIndex): RouteR
   return rules;
 }
 
-/**
- * Hook for filters: a rule's filters are refused here until they are implemented; an
- * implementation replaces the check with its own validation and fills the RouteRule.
- */
-export function grpcRuleFilterProblem(rule: GRPCRouteRule, field: string): string | undefined {
-  if (rule.filters.length > 0) return `${field}.filters[0].type: filter ${rule.filters[0].type} is not supported yet`;
+/** A GRPCRoute rule's filters (header modifiers, mirrors), validated as an HTTPRoute's are (graph/filters.ts). */
+function grpcRuleFilters(rule: GRPCRouteRule, field: string, routeNamespace: string, backends: BackendIndex): RuleFilters | undefined {
+  if (rule.filters.length === 0 && !rule.backendRefs.some((b) => b.filters.length > 0)) return undefined;
+  let filters = buildFilters(rule.filters, [], `${field}.filters`, routeNamespace, backends);
   const withFilters = rule.backendRefs.findIndex((b) => b.filters.length > 0);
-  if (withFilters >= 0) return `${field}.backendRefs[${withFilters}].filters[0].type: filter ${rule.backendRefs[withFilters].filters[0].type} is not supported yet`;
-  return undefined;
+  if (withFilters >= 0) {
+    if (rule.backendRefs.length > 1) throw new FilterProblem(`${field}.backendRefs[${withFilters}].filters: filters on a backendRef are supported when the rule has only that backendRef`);
+    const at = `${field}.backendRefs[${withFilters}].filters`;
+    filters = mergeFilters(filters, buildFilters(rule.backendRefs[withFilters].filters, [], at, routeNamespace, backends), at);
+  }
+  return hasFilters(filters) ? filters : undefined;
 }
 
 export function buildGrpcRule(rule: GRPCRouteRule, index: number, routeNamespace: string, backends: BackendIndex): RouteRule {
@@ -91,16 +94,17 @@ export function buildGrpcRule(rule: GRPCRouteRule, index: number, routeNamespace
   const resolved = rule.backendRefs.map((b, i) => resolveBackend(b, routeNamespace, backends, `${field}.backendRefs[${i}]`, 'GRPCRoute'));
   const out: RouteRule = { index, matches: [], backends: resolved, valid: true, ...(rule.name ? { name: rule.name } : {}) };
   try {
-    const filterProblem = grpcRuleFilterProblem(rule, field);
-    if (filterProblem) throw new RuleProblem(filterProblem);
+    const filters = grpcRuleFilters(rule, field, routeNamespace, backends);
+    if (filters) out.filters = filters;
     out.matches =
       rule.matches.length === 0
         ? [{ path: { type: 'PathPrefix', value: '/' }, headers: [], queryParams: [], grpc: { serviceChars: 0, methodChars: 0 } }]
         : rule.matches.map((m, i) => grpcMatch(m, `${field}.matches[${i}]`));
   } catch (e) {
-    if (!(e instanceof RuleProblem)) throw e;
+    if (!(e instanceof RuleProblem) && !(e instanceof FilterProblem)) throw e;
     out.valid = false;
     out.invalidMessage = e.message;
+    if (e instanceof FilterProblem && e.reason !== 'UnsupportedValue') out.invalidReason = e.reason;
   }
   return out;
 }

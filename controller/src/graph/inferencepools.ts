@@ -112,6 +112,7 @@ export function resolveInferencePool(base: BackendRef, routeNamespace: string, b
       picker: r.picker,
       failureMode: pool.spec.endpointPickerRef?.failureMode ?? 'FailClose',
       endpoints: r.endpoints,
+      appProtocol: pool.spec.appProtocol,
     },
   };
 }

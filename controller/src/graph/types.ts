@@ -201,6 +201,8 @@ export interface InferenceBackend {
   failureMode: 'FailOpen' | 'FailClose';
   /** Ready pods x targetPorts ("ip:port"), sorted: the candidates, and the fail-open choice. */
   endpoints: string[];
+  /** spec.appProtocol: how the pods are spoken to (kubernetes.io/h2c: HTTP/2 without TLS). */
+  appProtocol: 'http' | 'kubernetes.io/h2c';
 }
 
 export interface InferencePoolNode {
@@ -251,6 +253,12 @@ export interface BuildGraphOptions {
   inferenceExtension?: boolean;
   /** Default: a modern nginx (http2On true). */
   nginx?: { http2On: boolean; version?: string };
+  /**
+   * Each Gateway has its own nginx and address (Kubernetes provisioning): listeners of
+   * different Gateways never conflict. Default false: one nginx serves every Gateway on one
+   * address (standalone), so a newer Gateway's listener that cannot share a port is Conflicted.
+   */
+  dataplanePerGateway?: boolean;
 }
 
 export const DEFAULT_CONTROLLER_NAME = 'gateway.portcullis.dev/controller';

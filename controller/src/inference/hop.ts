@@ -12,6 +12,7 @@
  *      streams the response back chunk by chunk (server-sent events stay token by token).
  */
 import * as http from 'http';
+import * as http2 from 'http2';
 import { randomUUID } from 'crypto';
 import { promises as fs } from 'fs';
 import type { Logger } from '../log';
@@ -87,6 +88,7 @@ export class InferenceHop {
   async close(): Promise<void> {
     this.builtin.close();
     this.pickers.close();
+    for (const s of this.sessions.values()) s.close();
     this.agent.destroy();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
     this.server?.closeAllConnections?.();
@@ -128,7 +130,68 @@ export class InferenceHop {
     const out: [string, string][] = headers.filter(([k]) => !remove.has(k) && !setNames.has(k));
     for (const [k, v] of answer.setHeaders) if (!k.startsWith(':') && k !== 'content-length' && !HOP_BY_HOP.has(k)) out.push([k, v]);
     if (body.length > 0 || req.method === 'POST' || req.method === 'PUT' || req.method === 'PATCH') out.push(['content-length', String(body.length)]);
-    this.forward(req, res, answer.endpoints, out, body, 0);
+    if (spec.h2c) this.forwardH2c(req, res, answer.endpoints, out, body, 0);
+    else this.forward(req, res, answer.endpoints, out, body, 0);
+  }
+
+  /** HTTP/2 sessions to h2c pods (appProtocol kubernetes.io/h2c), one per endpoint, reused. */
+  private readonly sessions = new Map<string, http2.ClientHttp2Session>();
+
+  private session(endpoint: string, target: { host: string; port: number }): http2.ClientHttp2Session {
+    let s = this.sessions.get(endpoint);
+    if (!s || s.closed || s.destroyed) {
+      const host = target.host.includes(':') ? `[${target.host}]` : target.host;
+      s = http2.connect(`http://${host}:${target.port}`);
+      const created = s;
+      const drop = () => {
+        if (this.sessions.get(endpoint) === created) this.sessions.delete(endpoint);
+      };
+      s.on('close', drop);
+      s.on('error', drop);
+      s.on('goaway', drop);
+      this.sessions.set(endpoint, s);
+    }
+    return s;
+  }
+
+  /** forward() for h2c pods: the same request as an HTTP/2 stream (prior knowledge, no TLS). */
+  private forwardH2c(req: http.IncomingMessage, res: http.ServerResponse, endpoints: string[], headers: [string, string][], body: Buffer, i: number): void {
+    const target = endpoints[i] !== undefined ? splitHostPort(endpoints[i]) : undefined;
+    if (!target) {
+      this.reply(res, 502, `no chosen endpoint accepted the HTTP/2 connection (${endpoints.join(',') || 'none'})`);
+      return;
+    }
+    const h: http2.OutgoingHttpHeaders = { ':method': req.method ?? 'GET', ':path': req.url ?? '/', ':scheme': 'http' };
+    for (const [k, v] of headers) {
+      if (k === 'host') h[':authority'] = v;
+      else if (h[k] === undefined) h[k] = v;
+      else h[k] = ([] as string[]).concat(h[k] as string | string[], v);
+    }
+    let responded = false;
+    let stream: http2.ClientHttp2Stream;
+    try {
+      stream = this.session(endpoints[i], target).request(h);
+    } catch {
+      this.forwardH2c(req, res, endpoints, headers, body, i + 1);
+      return;
+    }
+    stream.on('response', (rh) => {
+      responded = true;
+      const out: Record<string, string | string[]> = {};
+      for (const [k, v] of Object.entries(rh)) if (!k.startsWith(':') && v !== undefined) out[k] = v as string | string[];
+      res.writeHead(Number(rh[':status'] ?? 502), out);
+      res.flushHeaders();
+      stream.on('data', (c: Buffer) => res.write(c));
+      stream.on('end', () => res.end());
+    });
+    stream.on('error', () => {
+      if (responded) res.destroy();
+      else this.forwardH2c(req, res, endpoints, headers, body, i + 1);
+    });
+    res.on('close', () => {
+      if (!res.writableFinished) stream.close();
+    });
+    stream.end(body);
   }
 
   /** The picker's answer, or what the failure mode makes of its failure. */

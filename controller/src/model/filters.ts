@@ -40,9 +40,14 @@ export interface MirrorLocation {
   target: ProxyTarget;
   /** split_clients variable that is "1" for the sampled share; absent: every request. */
   sampleVariable?: string;
+  /** The copy goes over h2c (grpc_pass). */
+  grpc?: boolean;
 }
 
 export interface LocationFilters {
+  /** A GRPCRoute rule's proxySetHeaders / hideHeaders, for grpc_set_header / grpc_hide_header. */
+  grpcSetHeaders?: { name: string; value: ValuePart[] }[];
+  grpcHideHeaders?: string[];
   /** Rewrite-module steps in order (they run before access checks and proxying). */
   script: ScriptStep[];
   /** Complete proxy_set_header list for the location, or undefined to inherit the defaults. */
@@ -83,9 +88,12 @@ function requestHeaderVariable(name: string): string {
   return 'http_' + name.toLowerCase().replace(/-/g, '_');
 }
 
-function requestHeaders(changes: HeaderChanges | undefined, hostname: string | undefined, script: ScriptStep[]): LocationFilters['proxySetHeaders'] {
+/** The http-level grpc_set_header list (nginx.conf). */
+export const DEFAULT_GRPC_HEADERS: { name: string; value: ValuePart[] }[] = [{ name: 'Host', value: [{ v: 'portcullis_host' }] }];
+
+function requestHeaders(changes: HeaderChanges | undefined, hostname: string | undefined, script: ScriptStep[], grpc: boolean): LocationFilters['proxySetHeaders'] {
   if (!changes && hostname === undefined) return undefined;
-  const list = DEFAULT_PROXY_HEADERS.map((h) => ({ name: h.name, value: [...h.value] }));
+  const list = (grpc ? DEFAULT_GRPC_HEADERS : DEFAULT_PROXY_HEADERS).map((h) => ({ name: h.name, value: [...h.value] }));
   const put = (name: string, value: ValuePart[]) => {
     const i = list.findIndex((h) => h.name.toLowerCase() === name.toLowerCase());
     if (i >= 0) list[i] = { name, value };
@@ -203,12 +211,12 @@ export function sampleHundredths(percent: number): number {
   return Math.max(0, Math.min(10000, Math.round(percent * 100)));
 }
 
-export function locationFilters(filters: RuleFilters | undefined, server: ServerInfo, ruleName: string, ctx: FilterContext): LocationFilters | undefined {
+export function locationFilters(filters: RuleFilters | undefined, server: ServerInfo, ruleName: string, ctx: FilterContext, grpc = false): LocationFilters | undefined {
   if (!filters) return undefined;
   const out: LocationFilters = { script: [], hideHeaders: [], addHeaders: [], mirrors: [] };
   if (filters.cors) corsSteps(filters.cors, out);
   if (filters.redirect) out.script.push(...redirectSteps(filters.redirect, server));
-  out.proxySetHeaders = requestHeaders(filters.requestHeaders, filters.rewrite?.hostname, out.script);
+  out.proxySetHeaders = requestHeaders(filters.requestHeaders, filters.rewrite?.hostname, out.script, grpc);
   if (filters.rewrite?.path) out.script.push(...rewriteSteps(filters.rewrite.path));
   responseHeaders(filters.responseHeaders, out);
   filters.mirrors.forEach((m, i) => {
@@ -217,8 +225,16 @@ export function locationFilters(filters: RuleFilters | undefined, server: Server
     out.mirrors.push({
       uri: `/_portcullis_mirror/${ruleName.replace(/^@/, '')}/${i}`,
       target: m.backend.valid ? ctx.target(m.backend) : { kind: 'status', code: 204 },
+      ...(grpc ? { grpc: true } : {}),
       ...(hundredths < 10000 ? { sampleVariable: ctx.sample(m.percent) } : {}),
     });
   });
+  if (grpc) {
+    // grpc_* directives: nginx keeps the proxy_* and grpc_* lists apart.
+    if (out.proxySetHeaders) out.grpcSetHeaders = out.proxySetHeaders;
+    if (out.hideHeaders.length) out.grpcHideHeaders = out.hideHeaders;
+    delete out.proxySetHeaders;
+    out.hideHeaders = [];
+  }
   return out;
 }

@@ -3,7 +3,8 @@
  * turned into gRPC statuses on servers that carry GRPCRoutes (a gRPC client cannot read an
  * HTML error page: it wants HTTP 200 with grpc-status and grpc-message in the trailers).
  */
-import type { RouteMatch } from '../graph/types';
+import type { RouteMatch, RouteRule } from '../graph/types';
+import type { ProxyTarget } from './types';
 import type { HostKey } from './hosts';
 
 /**
@@ -66,4 +67,14 @@ export function grpcErrorPages(extraCodes: Iterable<number>): GrpcErrorPage[] {
       const [grpcStatus, message] = grpcStatusFor(code);
       return { code, grpcStatus, message, location: `@portcullis_grpc_${code}` };
     });
+}
+
+/**
+ * A GRPCRoute rule whose backends all have weight 0 can take no call: gRPC clients get
+ * UNAVAILABLE (the Gateway API's GRPCRoute conformance), so nginx answers 503, not the 500
+ * (INTERNAL) an HTTPRoute gets; undefined: the usual target.
+ */
+export function grpcNoWeightTarget(rule: Pick<RouteRule, 'backends'>): ProxyTarget | undefined {
+  if (rule.backends.length > 0 && rule.backends.every((b) => !(b.weight > 0))) return { kind: 'status', code: 503 };
+  return undefined;
 }

@@ -48,6 +48,8 @@ export interface ServerPlan {
   https: boolean;
   /** HTTPS: the certificates of the listener that serves this name (none: no such listener). */
   certificates?: ListenerCertificate[];
+  /** HTTPS: the listener(s) serving this name, as the port's SNI map names them (421 on mismatch). */
+  listenerKey?: string;
   /** undefined: the catch-all default server. */
   name?: string;
   gateways: ObjectKey[];
@@ -86,6 +88,30 @@ function uniqueGateways(listeners: ListenerNode[]): ObjectKey[] {
   const seen = new Map<string, ObjectKey>();
   for (const l of listeners) seen.set(`${l.gateway.namespace}/${l.gateway.name}`, { ...l.gateway });
   return [...seen.values()];
+}
+
+/** Names a group of listeners (those serving one name) for the SNI check. */
+export function listenerKey(group: ListenerNode[]): string {
+  return group.map((l) => `${l.gateway.namespace}/${l.gateway.name}/${l.name}`).sort().join(',');
+}
+
+/**
+ * HTTPS ports: which listener group a TLS server name (SNI) selects, as an nginx `map ...
+ * { hostnames; }` (exact names before the longest wildcard, as listener selection does). A
+ * request whose Host selects another group gets 421 Misdirected Request (Gateway API), e.g. a
+ * client reusing a connection made for another hostname's certificate.
+ */
+export function sniListenerMaps(gateways: GatewayNode[]): { port: number; entries: { name: string; key: string }[]; default: string }[] {
+  const byPort = new Map<number, ListenerNode[]>();
+  for (const g of gateways) {
+    if (!g.accepted) continue;
+    for (const l of g.listeners) if (l.valid && l.protocol === 'HTTPS') byPort.set(l.port, [...(byPort.get(l.port) ?? []), l]);
+  }
+  return [...byPort.keys()].sort((a, b) => a - b).map((port) => {
+    const listeners = byPort.get(port)!;
+    const names = [...new Set(listeners.filter((l) => l.hostname).map((l) => l.hostname!))].sort();
+    return { port, entries: names.map((name) => ({ name, key: listenerKey(listeners.filter((l) => l.hostname === name)) })), default: listenerKey(bestListeners(listeners, undefined)) };
+  });
 }
 
 /** Servers to render, port by port, the default server of each port first. */
@@ -137,7 +163,7 @@ export function planServers(gateways: GatewayNode[]): ServerPlan[] {
       }
       const https = listeners.some((l) => l.protocol === 'HTTPS');
       const certificates = https ? group.find((l) => l.certificates)?.certificates : undefined;
-      plans.push({ port, https, ...(certificates ? { certificates } : {}), name, gateways: uniqueGateways(name === undefined ? listeners : group), routes });
+      plans.push({ port, https, ...(certificates ? { certificates } : {}), ...(https ? { listenerKey: listenerKey(group) } : {}), name, gateways: uniqueGateways(name === undefined ? listeners : group), routes });
     }
   }
   return plans;

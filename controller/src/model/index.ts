@@ -5,7 +5,7 @@
 import type { Graph } from '../graph/types';
 import type { EffectivePolicies } from '../policies/types';
 import { modelZones, ruleSettings } from '../policies/model-adapter';
-import { planServers, type ServerPlan } from './hosts';
+import { planServers, sniListenerMaps, type ServerPlan } from './hosts';
 import type { ListenerCertificate } from '../graph/tls';
 import { buildLocations } from './locations';
 import { ConditionMaps } from './matching';
@@ -50,6 +50,7 @@ export function buildModel(graph: Graph, policies?: EffectivePolicies, memo?: Mo
       settings: {},
       ...(plan.routes.some((r) => r.attached.route.kind === 'GRPCRoute') ? { grpcErrors: [] } : {}),
       ...(plan.https ? { tls: plan.certificates ? { certificates: plan.certificates.map(certificateFile) } : { rejectHandshake: true as const } } : {}),
+      ...(plan.https && plan.certificates && plan.listenerKey !== undefined ? { misdirected: { variable: `$pc_sni_${plan.port}`, key: plan.listenerKey } } : {}),
       ...(graph.nginx && !graph.nginx.http2On && graph.nginx.h2cPorts.includes(plan.port) ? { http2Listen: true } : {}),
     };
   });
@@ -69,6 +70,7 @@ export function buildModel(graph: Graph, policies?: EffectivePolicies, memo?: Mo
     servers,
     warnings,
     ...(secretFiles(planned) ? { secretFiles: secretFiles(planned) } : {}),
+    ...(planned.some((p) => p.https) ? { sniMaps: sniListenerMaps(graph.gateways).map((m) => ({ variable: `$pc_sni_${m.port}`, entries: m.entries, default: m.default })) } : {}),
   });
 }
 

@@ -13,7 +13,7 @@ import type { HTTPRouteNode, RouteMatch, RouteRule } from '../graph/types';
 import type { HostKey, HostRoute } from './hosts';
 import { dispatchComposite, elementConditions, type Alternative, type Condition, type ConditionRegistry } from './matching';
 import { escapeRegex } from './regex';
-import { grpcPrecedenceKey } from './grpc';
+import { grpcNoWeightTarget, grpcPrecedenceKey } from './grpc';
 import { proxyTimeout } from './timeouts';
 import { locationFilters, sampleHundredths, type ServerInfo } from './filters';
 import type { DispatchRun, Location, RuleLocation } from './types';
@@ -170,7 +170,7 @@ export function buildLocations(
       const ruleLocation: RuleLocation = {
         name: ruleLocationName(route, rule),
         source: { namespace: route.namespace, name: route.name, ruleIndex: rule.index },
-        target: ctx.upstreams.target(rule.backends),
+        target: (route.kind === 'GRPCRoute' ? grpcNoWeightTarget(rule) : undefined) ?? ctx.upstreams.target(rule.backends),
         settings: {},
         ...(route.kind === 'GRPCRoute' ? { grpc: true } : {}),
       };
@@ -180,7 +180,7 @@ export function buildLocations(
         const filters = locationFilters(rule.filters, server, ruleLocation.name, {
           target: (b) => ctx.upstreams.target([b]),
           sample: (percent) => `pc_sample_${sampleHundredths(percent)}`,
-        });
+        }, ruleLocation.grpc === true);
         if (filters) ruleLocation.filters = filters;
       }
       ruleLocations.push(ruleLocation);

@@ -163,6 +163,8 @@ export interface Server {
    * server name; a name no HTTPS listener holds a certificate for refuses the handshake.
    */
   tls?: { certificates: string[] } | { rejectHandshake: true };
+  /** HTTPS: answer 421 when the SNI map variable (NginxModel.sniMaps) is not this key. */
+  misdirected?: { variable: string; key: string };
   /** Exact or wildcard names (`*.example.com`); empty for the catch-all default server. */
   serverNames: string[];
   defaultServer: boolean;
@@ -228,6 +230,8 @@ export interface HttpContext {
 }
 
 export interface NginxModel {
+  /** HTTPS ports: `map $ssl_server_name <variable> { hostnames; ... }` naming the listener group of each SNI. */
+  sniMaps?: { variable: string; entries: { name: string; key: string }[]; default: string }[];
   /** Certificate files by path relative to the config directory (secret: never logged). */
   secretFiles?: Record<string, string>;
   http: HttpContext;

@@ -2,6 +2,7 @@
  * GRPCRoute (gateway.networking.k8s.io/v1): parsed with every CRD default and validation rule
  * applied, as for HTTPRoute. Filters are kept as given (the graph decides which it supports).
  */
+import { filterSchema as httpFilterSchema } from './filters';
 import { z } from 'zod';
 import { objectMetaSchema } from './metadata';
 import { parentReferenceSchema } from './httproute';
@@ -100,7 +101,10 @@ const matchSchema = z.object({
 });
 
 const GRPC_FILTER_TYPES = ['RequestHeaderModifier', 'ResponseHeaderModifier', 'RequestMirror', 'ExtensionRef'] as const;
-const filterSchema = z.looseObject({ type: z.enum(GRPC_FILTER_TYPES) });
+const filterSchema = httpFilterSchema.refine((f) => (GRPC_FILTER_TYPES as readonly string[]).includes(f.type), {
+  path: ['type'],
+  message: `GRPCRoute filter type must be one of ${GRPC_FILTER_TYPES.join(', ')}`,
+});
 
 const backendRefSchema = z
   .object({

@@ -10,15 +10,16 @@
  *    write). Scopes bind only token-authenticated requests; password basic auth is unscoped.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ApiError } from './errors';
+import { NotFoundError, PermissionDeniedError, UnauthenticatedError } from '../services/errors';
 import { shared } from './shared';
 import { verifyPassword } from '../services/passwords';
 import { verifyTotp } from '../services/totp';
 import type { User } from '../services/records';
+import { publicOnlyViewer } from '../services/permissions';
 import { hasScope, levelForMethod, scopeList, type ScopeCategory, type ScopeSet } from '../services/scopes';
 import type { TokenService } from '../services/tokens';
 import type { UserService } from '../services/users';
-import type { Prisma } from '../services/database';
+import type { HttpSignatureService } from '../services/httpsig';
 
 export type AuthMethod = 'anonymous' | 'basic' | 'token';
 
@@ -51,14 +52,11 @@ function parseBasic(header: string): { user: string; pass: string } | null {
 
 export class AuthResolver {
   constructor(
-    private readonly prisma: Prisma,
     private readonly users: UserService,
     private readonly tokens: TokenService,
+    private readonly httpsig: HttpSignatureService,
     private readonly opts: { disableQueryAuthToken: boolean },
   ) {}
-
-  /** HTTP signature verifier (set by plugins/orgs-runtime.ts); throws ApiError(401) on failure. */
-  httpSignature?: (request: FastifyRequest) => Promise<User>;
 
   /**
    * Checks a TOTP code against the user's secret (one 30 s step either side). Like Gitea's API
@@ -71,36 +69,36 @@ export class AuthResolver {
 
   private async byToken(token: string, basic: boolean): Promise<AuthResult> {
     const found = await this.tokens.verify(token);
-    if (!found) throw new ApiError(401, INVALID);
+    if (!found) throw new UnauthenticatedError(INVALID);
     return { user: found.user, method: 'token', basic, scopes: found.scopes, tokenId: found.token.id };
   }
 
   /**
    * Resolves the caller from the request's credentials (no route rules, no sudo): usable by
-   * the git smart HTTP routes. Throws ApiError(401) for credentials that do not verify.
+   * the git smart HTTP routes. Throws UnauthenticatedError for credentials that do not verify.
    */
   async resolveUser(request: FastifyRequest): Promise<AuthResult> {
     const header = request.headers.authorization;
     const query = (request.query ?? {}) as Record<string, unknown>;
     // Gitea's chain: token, then HTTP signature (a `Signature` header), then basic.
-    if (request.headers.signature && this.httpSignature && !(header && /^(token|bearer)\s/i.test(header.trim()))) {
+    if (request.headers.signature && !(header && /^(token|bearer)\s/i.test(header.trim()))) {
       // Signed requests count as an API token without scopes (Gitea's IsApiToken).
-      return { user: await this.httpSignature(request), method: 'token', basic: false, scopes: null, tokenId: null };
+      return { user: await this.httpsig.verify(request), method: 'token', basic: false, scopes: null, tokenId: null };
     }
     if (header) {
       const scheme = /^(token|bearer)\s+(\S+)$/i.exec(header.trim());
       if (scheme) return this.byToken(scheme[2], false);
       const basic = parseBasic(header);
-      if (!basic) throw new ApiError(401, INVALID);
+      if (!basic) throw new UnauthenticatedError(INVALID);
       if ((basic.user && basic.pass === '') || basic.pass === 'x-oauth-basic') return this.byToken(basic.user, true);
       if (/^[0-9a-f]{40}$/.test(basic.pass)) {
         const found = await this.tokens.verify(basic.pass);
         if (found) return { user: found.user, method: 'token', basic: true, scopes: found.scopes, tokenId: found.token.id };
       }
       const user = await this.users.findIndividual(basic.user);
-      if (!user || !(await verifyPassword(basic.pass, user.passwordHash))) throw new ApiError(401, INVALID);
+      if (!user || !(await verifyPassword(basic.pass, user.passwordHash))) throw new UnauthenticatedError(INVALID);
       const otp = OTP_HEADERS.map((h) => request.headers[h]).find((v) => typeof v === 'string' && v !== '') as string | undefined;
-      if (!this.checkOtp(user, otp)) throw new ApiError(401, 'invalid provided OTP');
+      if (!this.checkOtp(user, otp)) throw new UnauthenticatedError('invalid provided OTP');
       return { user, method: 'basic', basic: true, scopes: null, tokenId: null };
     }
     const q = (typeof query.token === 'string' && query.token) || (typeof query.access_token === 'string' && query.access_token);
@@ -113,6 +111,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: RouteAuth;
     scopes?: ScopeCategory[];
+    /** Gitea's rejectPublicOnly(): the route is closed to public-only tokens (403). */
+    rejectPublicOnly?: boolean;
   }
   interface FastifyRequest {
     auth: AuthResult;
@@ -132,7 +132,10 @@ async function authPlugin(app: FastifyInstance) {
   app.decorateRequest('auth', null as unknown as AuthResult);
   app.decorateRequest('doer', null);
 
-  app.addHook('preHandler', async (request, reply) => {
+  // onRequest, before the body is even parsed: Gitea authenticates before it binds the body,
+  // so an anonymous request with a bad (or malformed) body is a 401 and a token without the
+  // scope a 403, never a 422. Nothing here reads the body.
+  app.addHook('onRequest', async (request, reply) => {
     const cfg = request.routeOptions.config ?? {};
     const routeAuth: RouteAuth = cfg.auth ?? 'optional';
     const auth = await app.auth.resolveUser(request);
@@ -140,40 +143,43 @@ async function authPlugin(app: FastifyInstance) {
     let doer = auth.user;
     if (doer) {
       const state = accountState(doer, app.config.rootUrl);
-      if (state) throw new ApiError(403, state);
+      if (state) throw new PermissionDeniedError(state);
     }
     const query = request.query as Record<string, unknown> | undefined;
     if (auth.method === 'token' && !request.headers.authorization && (typeof query?.token === 'string' || typeof query?.access_token === 'string')) {
       reply.header('X-Gitea-Warning', 'token and access_token API authentication is deprecated and will be removed in gitea 1.23. Please use AuthorizationHeaderToken instead. Existing queries will continue to work but without authorization.');
     }
 
+    // Sudo comes right after authentication, as in Gitea's middleware chain: only a signed-in
+    // admin may use it (anyone else, anonymous included, 403 with Gitea's bare body).
+    const sudo = (typeof query?.sudo === 'string' && query.sudo) || (typeof request.headers.sudo === 'string' && request.headers.sudo) || '';
+    if (sudo) {
+      if (!doer?.isAdmin) {
+        return reply.code(403).type('application/json').send({ message: 'Only administrators allowed to sudo.' });
+      }
+      const target = await app.services.users.findIndividual(sudo);
+      if (!target) throw new NotFoundError('not found', [`user redirect does not exist [name: ${sudo}]`]);
+      auth.actingAdmin = doer;
+      doer = target;
+    }
     // Scope: token requests need every category of the route at the method's level.
     const scopes = cfg.scopes ?? [];
     if (auth.scopes && scopes.length) {
       const level = levelForMethod(request.method);
       const missing = scopes.filter((c) => !hasScope(auth.scopes as ScopeSet, c, level));
       if (missing.length) {
-        throw new ApiError(
-          403,
-          `token does not have at least one of required scope(s), required=[${scopes.map((c) => `${level}:${c}`).join(' ')}], token scope=${scopeList(auth.scopes).join(',')}`,
+        throw new PermissionDeniedError(`token does not have at least one of required scope(s), required=[${scopes.map((c) => `${level}:${c}`).join(' ')}], token scope=${scopeList(auth.scopes).join(',')}`,
         );
       }
     }
 
-    const q = request.query as Record<string, unknown> | undefined;
-    const sudo = (typeof q?.sudo === 'string' && q.sudo) || (typeof request.headers.sudo === 'string' && request.headers.sudo) || '';
-    if (sudo && doer) {
-      if (!doer.isAdmin) throw Object.assign(new ApiError(403, 'Only administrators allowed to sudo.'), {});
-      const target = await app.services.users.findIndividual(sudo);
-      if (!target) throw new ApiError(404, 'not found', { errors: [`user redirect does not exist [name: ${sudo}]`] });
-      auth.actingAdmin = doer;
-      doer = target;
-    }
-    request.doer = doer;
+    // public-only tokens: the doer carries the restriction into every list query.
+    request.doer = doer && auth.scopes?.publicOnly ? publicOnlyViewer(doer) : doer;
+    if (auth.scopes?.publicOnly && cfg.rejectPublicOnly) throw new PermissionDeniedError('this endpoint is not available for public-only tokens');
 
-    if (routeAuth === 'basic' && !auth.basic) throw new ApiError(401, 'auth required');
-    if (routeAuth !== 'optional' && !doer) throw new ApiError(401, 'token is required');
-    if (routeAuth === 'admin' && !doer?.isAdmin) throw new ApiError(403, 'user should be the site admin');
+    if (routeAuth === 'basic' && !auth.basic) throw new UnauthenticatedError('auth required');
+    if (routeAuth !== 'optional' && !doer) throw new UnauthenticatedError('token is required');
+    if (routeAuth === 'admin' && !doer?.isAdmin) throw new PermissionDeniedError('user should be the site admin');
   });
 }
 

@@ -1,29 +1,42 @@
 /**
  * Gitea's error bodies: `{"message": "...", "url": "<ROOT_URL>api/swagger"}` for every error,
  * request validation failures as 422 `[Field]: Rule` (the first one only, as Gitea's binding
- * does), and never a 500 for bad input.
+ * does), and never a 500 for bad input. Domain errors (services/errors.ts) get the status of
+ * their kind, or the route's `errorStatus` override where Gitea answers differently.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { DomainError, type ErrorKind } from '../services/errors';
 import { shared } from './shared';
+import { clientErrorOf } from '../services/db-errors';
 
-export class ApiError extends Error {
-  constructor(
-    readonly statusCode: number,
-    message: string,
-    /** Extra fields merged into the body (e.g. Gitea's `errors` list on 404). */
-    readonly extra: Record<string, unknown> = {},
-  ) {
-    super(message);
-    this.name = 'ApiError';
+/** The status each domain error kind answers with, unless the route overrides it. */
+export const STATUS_OF_KIND: Record<ErrorKind, number> = {
+  NotFound: 404,
+  Unauthenticated: 401,
+  PermissionDenied: 403,
+  AlreadyExists: 422,
+  Invalid: 422,
+  Validation: 422,
+  Malformed: 400,
+  InvalidPassword: 400,
+  PreconditionFailed: 412,
+  TooLarge: 413,
+  Archived: 423,
+  Conflict: 409,
+};
+
+/** Per-route statuses where Gitea answers a kind differently (route config `errorStatus`). */
+export type ErrorStatusOverrides = Partial<Record<ErrorKind, number>>;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    errorStatus?: ErrorStatusOverrides;
   }
 }
 
-export const notFound = (what = 'not found') => new ApiError(404, what);
-export const forbidden = (msg: string) => new ApiError(403, msg);
-export const unauthorized = (msg = 'token is required') => new ApiError(401, msg);
-export const unprocessable = (msg: string) => new ApiError(422, msg);
-export const conflict = (msg: string) => new ApiError(409, msg);
-export const badRequest = (msg: string) => new ApiError(400, msg);
+export function statusOf(err: DomainError, overrides?: ErrorStatusOverrides): number {
+  return overrides?.[err.kind] ?? STATUS_OF_KIND[err.kind];
+}
 
 /** Gitea's binding rule names for the ajv keywords we use. */
 const RULES: Record<string, string> = {
@@ -74,12 +87,16 @@ export function errorBody(rootUrl: string, message: string, extra: Record<string
 async function errorsPlugin(app: FastifyInstance) {
   const rootUrl = app.config.rootUrl;
 
-  app.setErrorHandler((err: FastifyError | ApiError, request: FastifyRequest, reply: FastifyReply) => {
-    if (err instanceof ApiError) {
-      return reply.code(err.statusCode).type('application/json').send(errorBody(rootUrl, err.message, err.extra));
+  app.setErrorHandler((err: FastifyError | DomainError, request: FastifyRequest, reply: FastifyReply) => {
+    if (err instanceof DomainError) {
+      const status = statusOf(err, request.routeOptions.config?.errorStatus);
+      return reply.code(status).type('application/json').send(errorBody(rootUrl, err.message));
     }
     const fe = err as FastifyError & { validation?: AjvIssue[]; validationContext?: string };
     if (fe.validation) {
+      // A path segment that is not a valid value (an id that is not an int64) names nothing:
+      // Gitea's path parsing gives 0 there, and the look-up a 404.
+      if (fe.validationContext === 'params') return reply.code(404).type('application/json').send(errorBody(rootUrl, 'not found'));
       return reply.code(422).type('application/json').send(errorBody(rootUrl, validationMessage(fe.validation, fe.validationContext)));
     }
     if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
@@ -90,13 +107,28 @@ async function errorsPlugin(app: FastifyInstance) {
       const code = fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ? 422 : fe.statusCode;
       return reply.code(code).type('application/json').send(errorBody(rootUrl, fe.message));
     }
-    request.log.error({ err }, 'unhandled error');
-    const isAdmin = request.auth?.user?.isAdmin === true;
-    return reply.code(500).type('application/json').send(errorBody(rootUrl, isAdmin ? String(err.message) : ''));
+    const mapped = clientErrorOf(err);
+    if (mapped) return reply.code(statusOf(mapped, request.routeOptions.config?.errorStatus)).type('application/json').send(errorBody(rootUrl, mapped.message));
+    // Gitea's generic 500: an empty message. The detail (a driver message can carry source
+    // paths, SQL and row values) goes to the log only, under the request id.
+    request.log.error({ err, reqId: request.id }, 'internal server error');
+    return reply.code(500).type('application/json').send(errorBody(rootUrl, ''));
   });
 
+  // A known path asked with a method it does not serve is 405 with an empty body, as Gitea's
+  // router answers; anything else is Gitea's 404 body.
+  const paths: { pattern: RegExp; methods: Set<string> }[] = [];
+  app.addHook('onRoute', (route) => {
+    const source = `^${route.url.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z_][\w-]*/g, '[^/]+').replace(/\*/g, '.*')}/?$`;
+    let entry = paths.find((p) => p.pattern.source === source);
+    if (!entry) paths.push((entry = { pattern: new RegExp(source), methods: new Set() }));
+    for (const m of [route.method].flat()) entry.methods.add(m);
+  });
   app.setNotFoundHandler((request, reply) => {
-    reply.code(404).type('application/json').send(errorBody(rootUrl, 'not found', { errors: [`${request.method} ${request.url.split('?')[0]} not found`] }));
+    const path = request.url.split('?')[0];
+    const known = paths.find((p) => p.pattern.test(path) && !p.methods.has(request.method));
+    if (known) return reply.code(405).header('Allow', [...known.methods].filter((m) => m !== 'HEAD').join(', ')).send();
+    return reply.code(404).type('application/json').send(errorBody(rootUrl, 'not found'));
   });
 }
 

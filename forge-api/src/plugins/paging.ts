@@ -7,13 +7,28 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ForgeConfig } from '../config';
 
-/** Largest id/offset the database columns hold (Prisma Int: 32-bit on PostgreSQL). */
-export const MAX_DB_INT = 2147483647;
+import { INT64_LIMIT, INT64_MIN } from '../schemas/common';
+
+/**
+ * Largest id or offset the forge uses: the columns are int64 on both databases, and ids are
+ * JavaScript numbers (exact up to 2^53); no row ever gets an id beyond it.
+ */
+export const MAX_DB_INT = Number.MAX_SAFE_INTEGER;
 
 /** An id from the request, or -1 (matches nothing) when no row can have it. */
 export function dbId(n: number | undefined): number | undefined {
   if (n === undefined) return undefined;
   return Number.isSafeInteger(n) && n >= 0 && n <= MAX_DB_INT ? n : -1;
+}
+
+/**
+ * A decimal id written as text (`/milestones/{id-or-name}`, `?labels=3,bug`), or undefined
+ * when the text is not one; ids beyond the ones the forge hands out become -1 (no row),
+ * never a number the driver refuses.
+ */
+export function idFromText(text: string): number | undefined {
+  if (!/^\d+$/.test(text)) return undefined;
+  return dbId(Number(text));
 }
 
 export interface Paging {
@@ -25,8 +40,8 @@ export interface Paging {
 
 /** JSON schema for the query parameters every list takes (used in route schemas). */
 export const pagingQuery = {
-  page: { type: 'integer', description: 'page number of results to return (1-based)' },
-  limit: { type: 'integer', description: 'page size of results' },
+  page: { type: 'integer', minimum: INT64_MIN, exclusiveMaximum: INT64_LIMIT, description: 'page number of results to return (1-based)' },
+  limit: { type: 'integer', minimum: INT64_MIN, exclusiveMaximum: INT64_LIMIT, description: 'page size of results' },
 } as const;
 
 export function parsePaging(query: unknown, config: Pick<ForgeConfig, 'defaultPagingNum' | 'maxResponseItems'>): Paging {

@@ -1,9 +1,9 @@
 /** /admin/*: site administration (scope admin, site admins only). */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ApiError } from '../plugins/errors';
+import { NotFoundError } from '../services/errors';
 import { dbId, setTotalCount } from '../plugins/paging';
 import { bool, dateTime, int, list, listOf, obj, ref, str, usernameParams } from '../schemas';
-import { doerOf, errors, paging, pagingQuery, sendPage } from './helpers';
+import { doerOf, errors, paging, pagingQuery, sendPage, REPO_CREATE_STATUS } from './helpers';
 import type { CreateRepoInput } from '../services/repos';
 import type { CreateOrgInput } from '../services/orgs';
 import type { CreateUserInput, EditUserInput } from '../services/users';
@@ -75,7 +75,7 @@ export default async function adminRoutes(app: FastifyInstance) {
 
   async function userParam(request: FastifyRequest<{ Params: { username: string } }>): Promise<User> {
     const user = await users.findByName(request.params.username);
-    if (!user) throw new ApiError(404, 'not found', { errors: [`user redirect does not exist [name: ${request.params.username}]`] });
+    if (!user) throw new NotFoundError('not found', [`user redirect does not exist [name: ${request.params.username}]`]);
     return user;
   }
 
@@ -171,7 +171,8 @@ export default async function adminRoutes(app: FastifyInstance) {
   app.patch<{ Params: { username: string }; Body: EditUserInput }>(
     '/admin/users/:username',
     {
-      config: cfg,
+      // Gitea's EditUser answers a bad or taken e-mail, and removing the last admin, with 400.
+      config: { ...cfg, errorStatus: { Invalid: 400, AlreadyExists: 400 } },
       schema: { tags, operationId: 'adminEditUser', summary: 'Edit an existing user', params: usernameParams, body: EditUserOptionSchema, response: { 200: ref('User'), ...errors(400, 401, 403, 404, 422) } },
     },
     async (request) => {
@@ -272,7 +273,7 @@ export default async function adminRoutes(app: FastifyInstance) {
   app.post<{ Params: { username: string }; Body: CreateRepoInput }>(
     '/admin/users/:username/repos',
     {
-      config: cfg,
+      config: { ...cfg, errorStatus: REPO_CREATE_STATUS },
       schema: {
         tags,
         operationId: 'adminCreateRepo',

@@ -1,6 +1,6 @@
 /** POST /admin/cron/{task}: runs a scheduled task now (204; 404 for an unknown task). */
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../plugins/errors';
+import { NotFoundError } from '../services/errors';
 import { obj, str } from '../schemas';
 import { errors } from './helpers';
 
@@ -13,7 +13,7 @@ export default async function cronRoutes(app: FastifyInstance) {
       schema: { tags: ['admin'], operationId: 'adminCronRun', summary: 'Run cron task', params: obj({ task: str }, ['task']), response: { 204: { type: 'null' }, ...errors(401, 403, 404) } },
     },
     async (request, reply) => {
-      if (!cron.has(request.params.task)) throw new ApiError(404, 'not found', { errors: [`cron task does not exist [name: ${request.params.task}]`] });
+      if (!cron.has(request.params.task)) throw new NotFoundError('not found', [`cron task does not exist [name: ${request.params.task}]`]);
       // Like Gitea, the task runs in the background; the answer does not wait for it.
       void cron.run(request.params.task).catch((err) => request.log.error({ err }, 'cron task failed'));
       return reply.code(204).send();

@@ -60,7 +60,8 @@ export interface GitHttpDeps {
   authenticate(request: FastifyRequest): Promise<GitHttpAuth>;
   findRepo(owner: string, name: string): Promise<GitHttpRepo | null>;
   access(user: GitHttpUser | null, repo: GitHttpRepo): Promise<GitHttpAccess>;
-  afterPush(repo: GitHttpRepo, repoPath: string): Promise<void>;
+  /** Called when a push ended; `pusher` is who authenticated it. */
+  afterPush(repo: GitHttpRepo, repoPath: string, pusher: GitHttpUser | null): Promise<void>;
 }
 
 export interface GitHttpOptions {
@@ -87,7 +88,7 @@ function hasScope(scopes: string[], level: 'read' | 'write'): boolean {
   return level === 'read' && list.includes('read:repository');
 }
 
-/* ---------- default dependencies: the app's decorations (CORE's contract) ---------- */
+/* ---------- default dependencies: the app's decorations ---------- */
 
 type AnyRecord = Record<string, any>;
 
@@ -103,7 +104,7 @@ function scopesOf(result: AnyRecord): string[] | null {
   if (Array.isArray(raw)) return raw.map(String);
   if (typeof raw === 'string') return raw.split(',');
   if (typeof raw === 'object' && raw.levels) {
-    // a parsed ScopeSet (CORE's services/scopes)
+    // a parsed ScopeSet (services/scopes)
     const out: string[] = raw.publicOnly ? ['public-only'] : [];
     const lv = raw.all ? 2 : (raw.levels.repository ?? 0);
     if (lv >= 2) out.push('write:repository');
@@ -159,8 +160,8 @@ function defaultDeps(app: FastifyInstance): GitHttpDeps {
       const p = await a.services?.permissions?.repoAccess(user, repo, 'repo.code');
       return { read: Boolean(p?.read), write: Boolean(p?.write) };
     },
-    async afterPush(repo, repoPath) {
-      if (typeof a.services?.repos?.afterPush === 'function') await a.services.repos.afterPush(repo.id);
+    async afterPush(repo, repoPath, pusher) {
+      if (typeof a.services?.repos?.afterPush === 'function') await a.services.repos.afterPush(pusher, repo.id);
       else await repoStats(repoPath);
     },
   };
@@ -340,7 +341,7 @@ export default async function gitHttpRoutes(app: FastifyInstance, opts: GitHttpO
           // The push reply ends only after size/empty/default branch are refreshed, so a client
           // that asks the API right after `git push` returns sees the new values.
           try {
-            await deps.afterPush(ctx.repo, ctx.path);
+            await deps.afterPush(ctx.repo, ctx.path, ctx.user);
           } catch (err) {
             request.log.error({ err }, 'refreshing repository after push failed');
           }

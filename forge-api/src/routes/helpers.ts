@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../plugins/errors';
+import { NotFoundError, PermissionDeniedError, UnauthenticatedError } from '../services/errors';
 import { pagingQuery, parsePaging, setPagingHeaders, type Paging } from '../plugins/paging';
 import type { User } from '../services/records';
 
@@ -14,6 +14,9 @@ export function sendPage<T>(app: FastifyInstance, request: FastifyRequest, reply
   return data;
 }
 
+/** Gitea answers a taken repository name with 409 (other taken names are 422). */
+export const REPO_CREATE_STATUS = { AlreadyExists: 409 } as const;
+
 /** Status codes the route may answer with Gitea's error body. */
 export function errors(...codes: number[]) {
   return Object.fromEntries(codes.map((c) => [c, { $ref: 'APIError#' }]));
@@ -25,7 +28,7 @@ export function publicOnly(request: FastifyRequest): boolean {
 }
 
 export function doerOf(request: FastifyRequest): User {
-  if (!request.doer) throw new ApiError(401, 'token is required');
+  if (!request.doer) throw new UnauthenticatedError('token is required');
   return request.doer;
 }
 
@@ -36,7 +39,9 @@ export function doerOf(request: FastifyRequest): User {
 export async function contextUser(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, name: string): Promise<User | null> {
   const user = await app.services.users.findByName(name);
   if (user) {
-    if (!(await app.services.permissions.canSeeOwner(request.doer, user))) throw new ApiError(404, 'not found', { errors: [`user redirect does not exist [name: ${name}]`] });
+    if (!(await app.services.permissions.canSeeOwner(request.doer, user))) throw new NotFoundError('not found', [`user redirect does not exist [name: ${name}]`]);
+    // Gitea's checkTokenPublicOnly: a public-only token reaches public users and orgs only.
+    if (publicOnly(request) && user.visibility !== 0) throw new PermissionDeniedError(user.type === 1 ? 'token scope is limited to public orgs' : 'token scope is limited to public users');
     return user;
   }
   const target = await app.services.users.redirectTarget(name);
@@ -45,5 +50,5 @@ export async function contextUser(app: FastifyInstance, request: FastifyRequest,
     await reply.redirect(url, 307);
     return null;
   }
-  throw new ApiError(404, 'not found', { errors: [`user redirect does not exist [name: ${name}]`] });
+  throw new NotFoundError('not found', [`user redirect does not exist [name: ${name}]`]);
 }

@@ -5,7 +5,7 @@
  * service with Gitea's messages; every list is ordered by id.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../plugins/errors';
+import { NotFoundError, PermissionDeniedError } from '../services/errors';
 import { setTotalCount } from '../plugins/paging';
 import { bool, int, listOf, obj, ownerRepoParams, ref, str, strList } from '../schemas';
 import { AccessMode } from '../services/convert';
@@ -74,10 +74,10 @@ export default async function hookRoutes(app: FastifyInstance) {
       scope: async (request) => {
         const doer = doerOf(request);
         const org = await orgs.getVisible((request.params as { org: string }).org, doer);
-        if (request.auth?.scopes?.publicOnly && org.visibility !== 0) throw new ApiError(403, 'token scope is limited to public orgs');
+        if (request.auth?.scopes?.publicOnly && org.visibility !== 0) throw new PermissionDeniedError('token scope is limited to public orgs');
         if (!doer.isAdmin && !(await permissions.isOrgOwner(doer.id, org.id))) {
-          if (await permissions.isOrgMember(doer.id, org.id)) throw new ApiError(403, 'Must be an organization owner');
-          throw new ApiError(404, 'not found');
+          if (await permissions.isOrgMember(doer.id, org.id)) throw new PermissionDeniedError('Must be an organization owner');
+          throw new NotFoundError('not found');
         }
         return { kind: 'owner', ownerId: org.id };
       },
@@ -102,8 +102,8 @@ export default async function hookRoutes(app: FastifyInstance) {
       scope: async (request) => {
         const p = request.params as { owner: string; repo: string };
         const { repo, mode } = await repos.getReadable(p.owner, p.repo, doerOf(request));
-        if (request.auth?.scopes?.publicOnly && repo.isPrivate) throw new ApiError(403, 'token scope is limited to public repos');
-        if (mode < AccessMode.Admin) throw new ApiError(403, 'user should be an owner or a collaborator with admin write of a repository');
+        if (request.auth?.scopes?.publicOnly && repo.isPrivate) throw new PermissionDeniedError('token scope is limited to public repos');
+        if (mode < AccessMode.Admin) throw new PermissionDeniedError('user should be an owner or a collaborator with admin write of a repository');
         return { kind: 'repo', repoId: repo.id };
       },
     },
@@ -205,7 +205,7 @@ export default async function hookRoutes(app: FastifyInstance) {
     async (request, reply) => {
       const doer = doerOf(request);
       const { repo, mode } = await repos.getReadable(request.params.owner, request.params.repo, doer);
-      if (mode < AccessMode.Admin) throw new ApiError(403, 'user should be an owner or a collaborator with admin write of a repository');
+      if (mode < AccessMode.Admin) throw new PermissionDeniedError('user should be an owner or a collaborator with admin write of a repository');
       const hook = await webhooks.get({ kind: 'repo', repoId: repo.id }, request.params.id);
       const branch = request.query.ref || repo.defaultBranch;
       const sender = webhooks.userJson(doer);

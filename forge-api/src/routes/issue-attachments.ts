@@ -6,12 +6,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ApiError } from '../plugins/errors';
+import { MalformedError, NotFoundError, PermissionDeniedError, ValidationError } from '../services/errors';
 import { int, listOf, obj, ref, str } from '../schemas';
 import { ALLOWED_TYPES, type AttachmentOwner } from '../services/issues/attachments';
 import type { RepoCtx } from '../services/issues/context';
 import { errors } from './helpers';
-import { changeCtx, pathNumber, readCtx, type OwnerRepo } from './issue-helpers';
+import { pathNumber, type OwnerRepo } from './issue-helpers';
+import { changeCtx, ISSUES_CHANGE, ISSUES_READ } from '../plugins/repo-assignment';
 
 type Params = OwnerRepo & { index?: string; id?: string; attachment_id?: string };
 
@@ -25,8 +26,8 @@ export default async function issueAttachmentRoutes(app: FastifyInstance) {
   const { issues, comments, attachments } = app.services.tracker;
   await app.register(multipart, { limits: { fileSize: attachments.maxSize, files: 1, fields: 10 } });
   const tags = ['issue'];
-  const read = { scopes: ['issue' as const] };
-  const write = { auth: 'required' as const, scopes: ['issue' as const] };
+  const read = { scopes: ['issue' as const], repo: ISSUES_READ };
+  const write = { auth: 'required' as const, scopes: ['issue' as const], repo: ISSUES_CHANGE };
 
   /** The issue or comment of the path, and whether the caller may change its attachments. */
   async function target(rc: RepoCtx, params: Params): Promise<{ owner: AttachmentOwner; canChange: boolean; denied: string }> {
@@ -51,7 +52,7 @@ export default async function issueAttachmentRoutes(app: FastifyInstance) {
       base,
       { config: read, schema: { tags, operationId: `issueList${op}Attachments`, summary: `List ${what}'s attachments`, params, response: { 200: listOf('Attachment'), ...errors(404) } } },
       async (request) => {
-        const rc = await readCtx(app, request);
+        const rc = request.repoCtx;
         return attachments.list((await target(rc, request.params)).owner);
       },
     );
@@ -71,19 +72,19 @@ export default async function issueAttachmentRoutes(app: FastifyInstance) {
         },
       },
       async (request: FastifyRequest<{ Params: Params; Querystring: { name?: string } }>, reply) => {
-        const rc = await changeCtx(app, request);
+        const rc = changeCtx(request);
         const t = await target(rc, request.params);
-        if (!t.canChange) throw new ApiError(403, t.denied);
-        if (!request.isMultipart()) throw new ApiError(422, '[Attachment]: Required');
+        if (!t.canChange) throw new PermissionDeniedError(t.denied);
+        if (!request.isMultipart()) throw new ValidationError('[Attachment]: Required');
         let file;
         try {
           file = await request.file();
         } catch (err) {
-          throw new ApiError(400, `invalid multipart body: ${(err as Error).message}`);
+          throw new MalformedError(`invalid multipart body: ${(err as Error).message}`);
         }
         if (!file || file.fieldname !== 'attachment') {
           file?.file.resume();
-          throw new ApiError(422, '[Attachment]: Required');
+          throw new ValidationError('[Attachment]: Required');
         }
         const name = request.query.name || file.filename;
         return reply.code(201).send(await attachments.upload(rc, t.owner, name, file.file));
@@ -94,7 +95,7 @@ export default async function issueAttachmentRoutes(app: FastifyInstance) {
       `${base}/:attachment_id`,
       { config: read, schema: { tags, operationId: `issueGet${op}Attachment`, summary: `Get ${what} attachment`, params: itemParams, response: { 200: ref('Attachment'), ...errors(404) } } },
       async (request) => {
-        const rc = await readCtx(app, request);
+        const rc = request.repoCtx;
         const t = await target(rc, request.params);
         return app.services.tracker.convert.attachment(await attachments.find(t.owner, pathNumber(request.params.attachment_id ?? '')));
       },
@@ -107,9 +108,9 @@ export default async function issueAttachmentRoutes(app: FastifyInstance) {
         schema: { tags, operationId: `issueEdit${op}Attachment`, summary: `Edit ${what} attachment`, params: itemParams, body: obj({ name: str }), response: { 201: ref('Attachment'), ...errors(401, 403, 404, 422, 423) } },
       },
       async (request, reply) => {
-        const rc = await changeCtx(app, request);
+        const rc = changeCtx(request);
         const t = await target(rc, request.params);
-        if (!t.canChange) throw new ApiError(403, t.denied);
+        if (!t.canChange) throw new PermissionDeniedError(t.denied);
         // Gitea answers a rename with 201.
         return reply.code(201).send(await attachments.rename(t.owner, pathNumber(request.params.attachment_id ?? ''), request.body?.name));
       },
@@ -119,9 +120,9 @@ export default async function issueAttachmentRoutes(app: FastifyInstance) {
       `${base}/:attachment_id`,
       { config: write, schema: { tags, operationId: `issueDelete${op}Attachment`, summary: `Delete ${what} attachment`, params: itemParams, response: { 204: { type: 'null' }, ...errors(401, 403, 404, 423) } } },
       async (request, reply) => {
-        const rc = await changeCtx(app, request);
+        const rc = changeCtx(request);
         const t = await target(rc, request.params);
-        if (!t.canChange) throw new ApiError(403, t.denied);
+        if (!t.canChange) throw new PermissionDeniedError(t.denied);
         await attachments.delete(t.owner, pathNumber(request.params.attachment_id ?? ''));
         return reply.code(204).send();
       },
@@ -146,7 +147,7 @@ export async function attachmentDownloadRoutes(app: FastifyInstance) {
       stream.once('open', () => resolve());
       stream.once('error', reject);
     }).catch(() => {
-      throw new ApiError(404, 'not found', { errors: ['attachment file is missing'] });
+      throw new NotFoundError('not found', ['attachment file is missing']);
     });
     const ext = path.extname(attachment.name).toLowerCase();
     reply.header('Content-Type', MIME[ext] ?? 'application/octet-stream');

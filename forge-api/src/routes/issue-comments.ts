@@ -7,7 +7,8 @@ import { setTotalCount } from '../plugins/paging';
 import { listOf, obj, ownerRepoParams, ref, str } from '../schemas';
 import type { CommentRange } from '../services/issues/comments';
 import { errors, paging, pagingQuery, sendPage } from './helpers';
-import { changeCtx, ownerRepoIdParams, ownerRepoIndexParams, pathNumber, readCtx, type OwnerRepo } from './issue-helpers';
+import { ownerRepoIdParams, ownerRepoIndexParams, pathNumber, type OwnerRepo } from './issue-helpers';
+import { changeCtx, ISSUES_CHANGE, ISSUES_READ } from '../plugins/repo-assignment';
 
 type IndexParams = OwnerRepo & { index: string };
 type IdParams = OwnerRepo & { id: string };
@@ -17,8 +18,8 @@ const rangeQuery = { since: { type: 'string', format: 'date-time' }, before: { t
 export default async function issueCommentRoutes(app: FastifyInstance) {
   const { issues, comments, reactions } = app.services.tracker;
   const tags = ['issue'];
-  const read = { scopes: ['issue' as const] };
-  const write = { auth: 'required' as const, scopes: ['issue' as const] };
+  const read = { scopes: ['issue' as const], repo: ISSUES_READ };
+  const write = { auth: 'required' as const, scopes: ['issue' as const], repo: ISSUES_CHANGE };
 
   app.get<{ Params: IndexParams; Querystring: CommentRange }>(
     '/repos/:owner/:repo/issues/:index/comments',
@@ -27,7 +28,7 @@ export default async function issueCommentRoutes(app: FastifyInstance) {
       schema: { tags, operationId: 'issueGetComments', summary: 'List all comments on an issue', params: ownerRepoIndexParams, querystring: obj(rangeQuery), response: { 200: listOf('Comment'), ...errors(404, 422) } },
     },
     async (request, reply) => {
-      const rc = await readCtx(app, request);
+      const rc = request.repoCtx;
       const issue = await issues.byIndex(rc.repo.id, pathNumber(request.params.index));
       const data = await comments.listForIssue(rc, issue, request.query);
       setTotalCount(reply, data.length);
@@ -42,7 +43,7 @@ export default async function issueCommentRoutes(app: FastifyInstance) {
       schema: { tags, operationId: 'issueCreateComment', summary: 'Add a comment to an issue', params: ownerRepoIndexParams, body: obj({ body: str }, ['body']), response: { 201: ref('Comment'), ...errors(401, 403, 404, 422, 423) } },
     },
     async (request, reply) => {
-      const rc = await changeCtx(app, request);
+      const rc = changeCtx(request);
       const issue = await issues.byIndex(rc.repo.id, pathNumber(request.params.index));
       return reply.code(201).send(await comments.create(rc, issue, request.body.body));
     },
@@ -62,7 +63,7 @@ export default async function issueCommentRoutes(app: FastifyInstance) {
       },
     },
     async (request, reply) => {
-      const rc = await readCtx(app, request);
+      const rc = request.repoCtx;
       const p = paging(app, request);
       const { data, total } = await comments.listForRepo(rc, request.query, p.skip, p.take);
       return sendPage(app, request, reply, data, total, p);
@@ -73,7 +74,7 @@ export default async function issueCommentRoutes(app: FastifyInstance) {
     '/repos/:owner/:repo/issues/comments/:id',
     { config: read, schema: { tags, operationId: 'issueGetComment', summary: 'Get a comment', params: ownerRepoIdParams, response: { 200: ref('Comment'), 204: { type: 'null' }, ...errors(403, 404) } } },
     async (request, reply) => {
-      const rc = await readCtx(app, request);
+      const rc = request.repoCtx;
       const c = await comments.find(rc, pathNumber(request.params.id));
       // Gitea answers 204 for timeline events (no content to show).
       if (c.type !== 0) return reply.code(204).send();
@@ -101,13 +102,14 @@ export default async function issueCommentRoutes(app: FastifyInstance) {
     ['/repos/:owner/:repo/issues/:index/comments/:id', deprecatedParams, 'Deprecated'],
   ] as const) {
     app.patch<{ Params: IdParams; Body: { body: string } }>(url, { config: write, schema: editSchema(`issueEditComment${suffix}`, params) }, async (request, reply) => {
-      const rc = await changeCtx(app, request);
+      const rc = changeCtx(request);
       const json = await comments.edit(rc, pathNumber(request.params.id), request.body.body);
       if (json === null) return reply.code(204).send();
       return json;
     });
-    app.delete<{ Params: IdParams }>(url, { config: write, schema: deleteSchema(`issueDeleteComment${suffix}`, params) }, async (request, reply) => {
-      const rc = await changeCtx(app, request);
+    // Gitea refuses to delete a comment that is an event (not text) with 400.
+    app.delete<{ Params: IdParams }>(url, { config: { ...write, errorStatus: { Invalid: 400 } }, schema: deleteSchema(`issueDeleteComment${suffix}`, params) }, async (request, reply) => {
+      const rc = changeCtx(request);
       await comments.delete(rc, pathNumber(request.params.id));
       return reply.code(204).send();
     });
@@ -118,7 +120,7 @@ export default async function issueCommentRoutes(app: FastifyInstance) {
     '/repos/:owner/:repo/issues/comments/:id/reactions',
     { config: read, schema: { tags, operationId: 'issueGetCommentReactions', summary: 'Get a list of reactions from a comment of an issue', params: ownerRepoIdParams, response: { 200: listOf('Reaction'), ...errors(403, 404) } } },
     async (request) => {
-      const rc = await readCtx(app, request);
+      const rc = request.repoCtx;
       const c = await comments.find(rc, pathNumber(request.params.id));
       return (await reactions.list(rc, c.issueId, c.id)).data;
     },
@@ -131,7 +133,7 @@ export default async function issueCommentRoutes(app: FastifyInstance) {
       schema: { tags, operationId: 'issuePostCommentReaction', summary: 'Add a reaction to a comment of an issue', params: ownerRepoIdParams, body: obj({ content: str }), response: { 200: ref('Reaction'), 201: ref('Reaction'), ...errors(401, 403, 404, 422, 423) } },
     },
     async (request, reply) => {
-      const rc = await changeCtx(app, request);
+      const rc = changeCtx(request);
       const c = await comments.find(rc, pathNumber(request.params.id));
       const { created, json } = await reactions.add(rc, c.issue, c.id, request.body?.content);
       return reply.code(created ? 201 : 200).send(json);
@@ -145,7 +147,7 @@ export default async function issueCommentRoutes(app: FastifyInstance) {
       schema: { tags, operationId: 'issueDeleteCommentReaction', summary: 'Remove a reaction from a comment of an issue', params: ownerRepoIdParams, body: obj({ content: str }), response: { ...errors(401, 403, 404, 422, 423) } },
     },
     async (request, reply) => {
-      const rc = await changeCtx(app, request);
+      const rc = changeCtx(request);
       const c = await comments.find(rc, pathNumber(request.params.id));
       await reactions.remove(rc, c.issue, c.id, request.body?.content);
       return reply.code(200).send();

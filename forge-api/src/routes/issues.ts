@@ -2,13 +2,15 @@
  * Issues (Gitea's /repos/{owner}/{repo}/issues...): list, create, get, edit, deadline,
  * reactions on issues, dependencies and blocks. Scope category `issue`.
  */
+import { INT64_LIMIT, INT64_MIN } from '../schemas/common';
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../plugins/errors';
+import { PermissionDeniedError } from '../services/errors';
 import { bool, dateTime, int, listOf, obj, ownerRepoParams, ref, str, strList } from '../schemas';
 import type { CreateIssueInput, EditIssueInput, ListIssuesQuery } from '../services/issues/issues';
 import type { IssueMeta } from '../services/issues/dependencies';
 import { errors, paging, pagingQuery, sendPage } from './helpers';
-import { changeCtx, ownerRepoIndexParams, pathNumber, readCtx, type OwnerRepo } from './issue-helpers';
+import { ownerRepoIndexParams, pathNumber, type OwnerRepo } from './issue-helpers';
+import { changeCtx, ISSUES_CHANGE, ISSUES_READ } from '../plugins/repo-assignment';
 import { setTotalCount } from '../plugins/paging';
 
 type IndexParams = OwnerRepo & { index: string };
@@ -34,7 +36,7 @@ const EditIssueOption = obj({
   ref: str,
   assignee: str,
   assignees: strList,
-  milestone: { type: ['integer', 'null'] },
+  milestone: { type: ['integer', 'null'], minimum: INT64_MIN, exclusiveMaximum: INT64_LIMIT },
   state: str,
   due_date: { type: ['string', 'null'], format: 'date-time' },
   unset_due_date: bool,
@@ -45,8 +47,8 @@ const IssueMetaSchema = obj({ owner: str, repo: str, index: int }, ['index']);
 export default async function issueRoutes(app: FastifyInstance) {
   const { issues, reactions, dependencies } = app.services.tracker;
   const tags = ['issue'];
-  const read = { scopes: ['issue' as const] };
-  const write = { auth: 'required' as const, scopes: ['issue' as const] };
+  const read = { scopes: ['issue' as const], repo: ISSUES_READ };
+  const write = { auth: 'required' as const, scopes: ['issue' as const], repo: ISSUES_CHANGE };
 
   app.get<{ Params: OwnerRepo; Querystring: ListIssuesQuery }>(
     '/repos/:owner/:repo/issues',
@@ -62,7 +64,7 @@ export default async function issueRoutes(app: FastifyInstance) {
       },
     },
     async (request, reply) => {
-      const rc = await readCtx(app, request);
+      const rc = request.repoCtx;
       const p = paging(app, request);
       const { data, total } = await issues.list(rc, request.query, p.skip, p.take);
       return sendPage(app, request, reply, data, total, p);
@@ -76,7 +78,7 @@ export default async function issueRoutes(app: FastifyInstance) {
       schema: { tags, operationId: 'issueCreateIssue', summary: 'Create an issue', params: ownerRepoParams, body: CreateIssueOption, response: { 201: ref('Issue'), ...errors(401, 403, 404, 412, 422, 423) } },
     },
     async (request, reply) => {
-      const rc = await changeCtx(app, request);
+      const rc = changeCtx(request);
       return reply.code(201).send(await issues.create(rc, request.body));
     },
   );
@@ -85,7 +87,7 @@ export default async function issueRoutes(app: FastifyInstance) {
     '/repos/:owner/:repo/issues/:index',
     { config: read, schema: { tags, operationId: 'issueGetIssue', summary: 'Get an issue', params: ownerRepoIndexParams, response: { 200: ref('Issue'), ...errors(404) } } },
     async (request) => {
-      const rc = await readCtx(app, request);
+      const rc = request.repoCtx;
       const issue = await issues.byIndex(rc.repo.id, pathNumber(request.params.index));
       return issues.json(issue.id, rc.repo, rc.doer);
     },
@@ -105,7 +107,7 @@ export default async function issueRoutes(app: FastifyInstance) {
       },
     },
     async (request, reply) => {
-      const rc = await changeCtx(app, request);
+      const rc = changeCtx(request);
       const issue = await issues.byIndex(rc.repo.id, pathNumber(request.params.index));
       // Gitea answers an edit with 201.
       return reply.code(201).send(await issues.edit(rc, issue, request.body ?? {}));
@@ -116,7 +118,7 @@ export default async function issueRoutes(app: FastifyInstance) {
     '/repos/:owner/:repo/issues/:index',
     { config: write, schema: { tags, operationId: 'issueDelete', summary: 'Delete an issue', params: ownerRepoIndexParams, response: { 204: { type: 'null' }, ...errors(401, 403, 404, 423) } } },
     async (request, reply) => {
-      const rc = await changeCtx(app, request);
+      const rc = changeCtx(request);
       const issue = await issues.byIndex(rc.repo.id, pathNumber(request.params.index));
       const files = await issues.delete(rc, issue);
       await Promise.all(files.map((uuid) => app.services.tracker.attachments.removeFile(uuid)));
@@ -138,10 +140,10 @@ export default async function issueRoutes(app: FastifyInstance) {
       },
     },
     async (request, reply) => {
-      const rc = await changeCtx(app, request);
+      const rc = changeCtx(request);
       const issue = await issues.byIndex(rc.repo.id, pathNumber(request.params.index));
       if (request.body.due_date === null) {
-        if (!rc.canWrite) throw new ApiError(403, 'Not repo writer');
+        if (!rc.canWrite) throw new PermissionDeniedError('Not repo writer');
         await app.prisma.issue.update({ where: { id: issue.id }, data: { deadline: null, updatedAt: new Date() } });
         return reply.code(201).send({ due_date: null });
       }
@@ -158,7 +160,7 @@ export default async function issueRoutes(app: FastifyInstance) {
       schema: { tags, operationId: 'issueGetIssueReactions', summary: 'Get a list reactions of an issue', params: ownerRepoIndexParams, querystring: obj(pagingQuery), response: { 200: listOf('Reaction'), ...errors(403, 404) } },
     },
     async (request, reply) => {
-      const rc = await readCtx(app, request);
+      const rc = request.repoCtx;
       const issue = await issues.byIndex(rc.repo.id, pathNumber(request.params.index));
       const p = paging(app, request);
       const { data, total } = await reactions.list(rc, issue.id, 0, p.skip, p.take);
@@ -174,7 +176,7 @@ export default async function issueRoutes(app: FastifyInstance) {
       schema: { tags, operationId: 'issuePostIssueReaction', summary: 'Add a reaction to an issue', params: ownerRepoIndexParams, body: obj({ content: str }), response: { 200: ref('Reaction'), 201: ref('Reaction'), ...errors(401, 403, 404, 422, 423) } },
     },
     async (request, reply) => {
-      const rc = await changeCtx(app, request);
+      const rc = changeCtx(request);
       const issue = await issues.byIndex(rc.repo.id, pathNumber(request.params.index));
       const { created, json } = await reactions.add(rc, issue, 0, request.body?.content);
       return reply.code(created ? 201 : 200).send(json);
@@ -188,7 +190,7 @@ export default async function issueRoutes(app: FastifyInstance) {
       schema: { tags, operationId: 'issueDeleteIssueReaction', summary: 'Remove a reaction from an issue', params: ownerRepoIndexParams, body: obj({ content: str }), response: { ...errors(401, 403, 404, 422, 423) } },
     },
     async (request, reply) => {
-      const rc = await changeCtx(app, request);
+      const rc = changeCtx(request);
       const issue = await issues.byIndex(rc.repo.id, pathNumber(request.params.index));
       await reactions.remove(rc, issue, 0, request.body?.content);
       return reply.code(200).send();
@@ -212,7 +214,7 @@ export default async function issueRoutes(app: FastifyInstance) {
         },
       },
       async (request, reply) => {
-        const rc = await readCtx(app, request);
+        const rc = request.repoCtx;
         dependencies.assertEnabled(rc);
         const issue = await issues.byIndex(rc.repo.id, pathNumber(request.params.index));
         const p = paging(app, request);
@@ -236,7 +238,7 @@ export default async function issueRoutes(app: FastifyInstance) {
           response: { 201: ref('Issue'), ...errors(401, 404, 422, 423) },
         },
         handler: async (request, reply) => {
-          const rc = await changeCtx(app, request);
+          const rc = changeCtx(request);
           dependencies.assertEnabled(rc);
           const issue = await issues.byIndex(rc.repo.id, pathNumber(request.params.index));
           const here = { issue, mode: rc.mode, repo: rc.repo };

@@ -1,11 +1,11 @@
 /**
  * SSH keys of the signed-in user (scope user): GET/POST /user/keys, GET/DELETE
  * /user/keys/{id}; a user's public keys at GET /users/{username}/keys; and the admin deletion
- * DELETE /admin/users/{username}/keys/{id} (CORE's admin routes add keys). `fingerprint`
+ * DELETE /admin/users/{username}/keys/{id} (the admin routes add keys). `fingerprint`
  * filters the lists, as in Gitea.
  */
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../plugins/errors';
+import { NotFoundError } from '../services/errors';
 import { bool, int, listOf, obj, ref, str, usernameParams } from '../schemas';
 import { contextUser, doerOf, errors, paging, pagingQuery, sendPage } from './helpers';
 
@@ -15,7 +15,7 @@ const idParams = obj({ id: int }, ['id']);
 export default async function keyRoutes(app: FastifyInstance) {
   const { convert, users, keys } = app.services;
   const tags = ['user'];
-  const cfg = { auth: 'required' as const, scopes: ['user' as const] };
+  const cfg = { auth: 'required' as const, scopes: ['user' as const], rejectPublicOnly: true };
 
   app.get<{ Querystring: { fingerprint?: string } }>(
     '/user/keys',
@@ -81,7 +81,7 @@ export default async function keyRoutes(app: FastifyInstance) {
     },
     async (request, reply) => {
       const user = await users.findByName(request.params.username);
-      if (!user) throw new ApiError(404, 'not found', { errors: [`user redirect does not exist [name: ${request.params.username}]`] });
+      if (!user) throw new NotFoundError('not found', [`user redirect does not exist [name: ${request.params.username}]`]);
       await keys.deleteOwn(doerOf(request), request.params.id, user);
       return reply.code(204).send();
     },

@@ -1,11 +1,12 @@
 /** Labels of repositories (scope issue) and organizations (scope organization). */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ApiError } from '../plugins/errors';
-import { bool, listOf, obj, orgParams, ownerRepoParams, ref, str } from '../schemas';
+import { NotFoundError, PermissionDeniedError } from '../services/errors';
+import { bool, int, listOf, obj, orgParams, ownerRepoParams, ref, str } from '../schemas';
 import type { LabelInput } from '../services/issues/labels';
 import type { User } from '../services/records';
 import { doerOf, errors, paging, pagingQuery } from './helpers';
-import { changeCtx, ownerRepoIdParams, pathNumber, readCtx, writerOnly, type OwnerRepo } from './issue-helpers';
+import { ownerRepoIdParams, pathNumber, writerOnly, type OwnerRepo } from './issue-helpers';
+import { changeCtx, ISSUES_CHANGE, ISSUES_READ } from '../plugins/repo-assignment';
 import { setPagingHeaders, setTotalCount } from '../plugins/paging';
 
 const CreateLabelOption = obj({ name: str, color: str, description: str, exclusive: bool, is_archived: bool }, ['name', 'color']);
@@ -16,14 +17,14 @@ export default async function labelRoutes(app: FastifyInstance) {
   const { labels } = app.services.tracker;
   const { orgs, permissions } = app.services;
   const tags = ['issue'];
-  const read = { scopes: ['issue' as const] };
-  const write = { auth: 'required' as const, scopes: ['issue' as const] };
+  const read = { scopes: ['issue' as const], repo: ISSUES_READ };
+  const write = { auth: 'required' as const, scopes: ['issue' as const], repo: ISSUES_CHANGE };
 
   app.get<{ Params: OwnerRepo; Querystring: { sort?: string } }>(
     '/repos/:owner/:repo/labels',
     { config: read, schema: { tags, operationId: 'issueListLabels', summary: "Get all of a repository's labels", params: ownerRepoParams, querystring: obj({ sort: str, ...pagingQuery }), response: { 200: listOf('Label'), ...errors(404) } } },
     async (request, reply) => {
-      const rc = await readCtx(app, request);
+      const rc = request.repoCtx;
       const p = paging(app, request);
       const { data, total } = await labels.list({ repo: rc.repo }, request.query.sort, p.skip, p.take);
       setTotalCount(reply, total);
@@ -35,7 +36,7 @@ export default async function labelRoutes(app: FastifyInstance) {
     '/repos/:owner/:repo/labels',
     { config: write, schema: { tags, operationId: 'issueCreateLabel', summary: 'Create a label', params: ownerRepoParams, body: CreateLabelOption, response: { 201: ref('Label'), ...errors(401, 403, 404, 422, 423) } } },
     async (request, reply) => {
-      const rc = await changeCtx(app, request);
+      const rc = changeCtx(request);
       writerOnly(rc);
       return reply.code(201).send(await labels.create({ repo: rc.repo }, request.body));
     },
@@ -45,7 +46,7 @@ export default async function labelRoutes(app: FastifyInstance) {
     '/repos/:owner/:repo/labels/:id',
     { config: read, schema: { tags, operationId: 'issueGetLabel', summary: 'Get a single label', params: ownerRepoIdParams, response: { 200: ref('Label'), ...errors(404) } } },
     async (request) => {
-      const rc = await readCtx(app, request);
+      const rc = request.repoCtx;
       return labels.json(await labels.find({ repo: rc.repo }, pathNumber(request.params.id)), { repo: rc.repo });
     },
   );
@@ -54,7 +55,7 @@ export default async function labelRoutes(app: FastifyInstance) {
     '/repos/:owner/:repo/labels/:id',
     { config: write, schema: { tags, operationId: 'issueEditLabel', summary: 'Update a label', params: ownerRepoIdParams, body: EditLabelOption, response: { 200: ref('Label'), ...errors(401, 403, 404, 422, 423) } } },
     async (request) => {
-      const rc = await changeCtx(app, request);
+      const rc = changeCtx(request);
       writerOnly(rc);
       return labels.edit({ repo: rc.repo }, pathNumber(request.params.id), request.body ?? {});
     },
@@ -64,7 +65,7 @@ export default async function labelRoutes(app: FastifyInstance) {
     '/repos/:owner/:repo/labels/:id',
     { config: write, schema: { tags, operationId: 'issueDeleteLabel', summary: 'Delete a label', params: ownerRepoIdParams, response: { 204: { type: 'null' }, ...errors(401, 403, 404, 423) } } },
     async (request, reply) => {
-      const rc = await changeCtx(app, request);
+      const rc = changeCtx(request);
       writerOnly(rc);
       await labels.delete({ repo: rc.repo }, pathNumber(request.params.id));
       return reply.code(204).send();
@@ -73,14 +74,14 @@ export default async function labelRoutes(app: FastifyInstance) {
 
   // Labels on an issue: list, add, replace, remove one, clear (writers change them; Gitea answers 200 with the list).
   const issueParams = obj({ owner: str, repo: str, index: str }, ['owner', 'repo', 'index']);
-  const IssueLabelsOption = obj({ labels: { type: 'array', items: { anyOf: [{ type: 'integer' }, { type: 'string' }] } } });
+  const IssueLabelsOption = obj({ labels: { type: 'array', items: { anyOf: [int, { type: 'string' }] } } });
   type IndexParams = OwnerRepo & { index: string };
 
   app.get<{ Params: IndexParams }>(
     '/repos/:owner/:repo/issues/:index/labels',
     { config: read, schema: { tags, operationId: 'issueGetLabels', summary: "Get an issue's labels", params: issueParams, response: { 200: listOf('Label'), ...errors(404) } } },
     async (request) => {
-      const rc = await readCtx(app, request);
+      const rc = request.repoCtx;
       const issue = await app.services.tracker.issues.byIndex(rc.repo.id, pathNumber(request.params.index));
       return labels.ofIssue(rc.repo, issue.id);
     },
@@ -100,7 +101,7 @@ export default async function labelRoutes(app: FastifyInstance) {
         response: { 200: listOf('Label'), ...errors(401, 403, 404, 422, 423) },
       },
       handler: async (request) => {
-        const rc = await changeCtx(app, request);
+        const rc = changeCtx(request);
         const issue = await app.services.tracker.issues.byIndex(rc.repo.id, pathNumber(request.params.index));
         writerOnly(rc);
         const wanted = await labels.resolve(rc.repo, request.body?.labels ?? []);
@@ -113,7 +114,7 @@ export default async function labelRoutes(app: FastifyInstance) {
     '/repos/:owner/:repo/issues/:index/labels/:id',
     { config: write, schema: { tags, operationId: 'issueRemoveLabel', summary: 'Remove a label from an issue', params: obj({ owner: str, repo: str, index: str, id: str }, ['owner', 'repo', 'index', 'id']), response: { 204: { type: 'null' }, ...errors(401, 403, 404, 422, 423) } } },
     async (request, reply) => {
-      const rc = await changeCtx(app, request);
+      const rc = changeCtx(request);
       const issue = await app.services.tracker.issues.byIndex(rc.repo.id, pathNumber(request.params.index));
       writerOnly(rc);
       await labels.removeFromIssue(rc.repo, issue.id, pathNumber(request.params.id ?? ''));
@@ -125,7 +126,7 @@ export default async function labelRoutes(app: FastifyInstance) {
     '/repos/:owner/:repo/issues/:index/labels',
     { config: write, schema: { tags, operationId: 'issueClearLabels', summary: "Remove all labels from an issue", params: issueParams, response: { 204: { type: 'null' }, ...errors(401, 403, 404, 423) } } },
     async (request, reply) => {
-      const rc = await changeCtx(app, request);
+      const rc = changeCtx(request);
       const issue = await app.services.tracker.issues.byIndex(rc.repo.id, pathNumber(request.params.index));
       writerOnly(rc);
       await labels.removeFromIssue(rc.repo, issue.id, null);
@@ -137,10 +138,10 @@ export default async function labelRoutes(app: FastifyInstance) {
   const orgTags = ['organization'];
   async function orgOf(request: FastifyRequest<{ Params: { org: string } }>, owner: boolean): Promise<User> {
     const org = await orgs.getVisible(request.params.org, request.doer);
-    if (org.type !== 1) throw new ApiError(404, 'not found', { errors: [`org does not exist [name: ${request.params.org}]`] });
+    if (org.type !== 1) throw new NotFoundError('not found', [`org does not exist [name: ${request.params.org}]`]);
     if (owner) {
       const doer = doerOf(request);
-      if (!doer.isAdmin && !(await permissions.isOrgOwner(doer.id, org.id))) throw new ApiError(403, 'Must be an organization owner');
+      if (!doer.isAdmin && !(await permissions.isOrgOwner(doer.id, org.id))) throw new PermissionDeniedError('Must be an organization owner');
     }
     return org;
   }

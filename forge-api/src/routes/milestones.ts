@@ -3,7 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import { listOf, obj, ownerRepoParams, ref, str } from '../schemas';
 import type { MilestoneInput } from '../services/issues/milestones';
 import { errors, paging, pagingQuery } from './helpers';
-import { changeCtx, ownerRepoIdParams, readCtx, writerOnly, type OwnerRepo } from './issue-helpers';
+import { ownerRepoIdParams, writerOnly, type OwnerRepo } from './issue-helpers';
+import { changeCtx, ISSUES_CHANGE, ISSUES_READ } from '../plugins/repo-assignment';
 import { setPagingHeaders } from '../plugins/paging';
 
 const nullableTime = { type: ['string', 'null'], format: 'date-time' };
@@ -13,8 +14,8 @@ const EditMilestoneOption = obj({ title: str, description: str, due_on: nullable
 export default async function milestoneRoutes(app: FastifyInstance) {
   const { milestones } = app.services.tracker;
   const tags = ['issue'];
-  const read = { scopes: ['issue' as const] };
-  const write = { auth: 'required' as const, scopes: ['issue' as const] };
+  const read = { scopes: ['issue' as const], repo: ISSUES_READ };
+  const write = { auth: 'required' as const, scopes: ['issue' as const], repo: ISSUES_CHANGE };
 
   app.get<{ Params: OwnerRepo; Querystring: { state?: string; name?: string } }>(
     '/repos/:owner/:repo/milestones',
@@ -23,7 +24,7 @@ export default async function milestoneRoutes(app: FastifyInstance) {
       schema: { tags, operationId: 'issueGetMilestonesList', summary: 'Get all of a repository\'s opened milestones', params: ownerRepoParams, querystring: obj({ state: str, name: str, ...pagingQuery }), response: { 200: listOf('Milestone'), ...errors(404) } },
     },
     async (request, reply) => {
-      const rc = await readCtx(app, request);
+      const rc = request.repoCtx;
       const p = paging(app, request);
       const { data, total } = await milestones.list(rc, request.query.state, request.query.name, p.skip, p.take);
       setPagingHeaders(request, reply, total, p, app.config.rootUrl);
@@ -35,7 +36,7 @@ export default async function milestoneRoutes(app: FastifyInstance) {
     '/repos/:owner/:repo/milestones',
     { config: write, schema: { tags, operationId: 'issueCreateMilestone', summary: 'Create a milestone', params: ownerRepoParams, body: CreateMilestoneOption, response: { 201: ref('Milestone'), ...errors(401, 403, 404, 422, 423) } } },
     async (request, reply) => {
-      const rc = await changeCtx(app, request);
+      const rc = changeCtx(request);
       writerOnly(rc);
       return reply.code(201).send(await milestones.create(rc, request.body));
     },
@@ -45,7 +46,7 @@ export default async function milestoneRoutes(app: FastifyInstance) {
     '/repos/:owner/:repo/milestones/:id',
     { config: read, schema: { tags, operationId: 'issueGetMilestone', summary: 'Get a milestone', params: ownerRepoIdParams, response: { 200: ref('Milestone'), ...errors(404) } } },
     async (request) => {
-      const rc = await readCtx(app, request);
+      const rc = request.repoCtx;
       return app.services.tracker.convert.milestone(await milestones.find(rc, request.params.id));
     },
   );
@@ -54,7 +55,7 @@ export default async function milestoneRoutes(app: FastifyInstance) {
     '/repos/:owner/:repo/milestones/:id',
     { config: write, schema: { tags, operationId: 'issueEditMilestone', summary: 'Update a milestone', params: ownerRepoIdParams, body: EditMilestoneOption, response: { 200: ref('Milestone'), ...errors(401, 403, 404, 422, 423) } } },
     async (request) => {
-      const rc = await changeCtx(app, request);
+      const rc = changeCtx(request);
       writerOnly(rc);
       return milestones.edit(rc, request.params.id, request.body ?? {});
     },
@@ -64,7 +65,7 @@ export default async function milestoneRoutes(app: FastifyInstance) {
     '/repos/:owner/:repo/milestones/:id',
     { config: write, schema: { tags, operationId: 'issueDeleteMilestone', summary: 'Delete a milestone', params: ownerRepoIdParams, response: { 204: { type: 'null' }, ...errors(401, 403, 404, 423) } } },
     async (request, reply) => {
-      const rc = await changeCtx(app, request);
+      const rc = changeCtx(request);
       writerOnly(rc);
       await milestones.delete(rc, request.params.id);
       return reply.code(204).send();

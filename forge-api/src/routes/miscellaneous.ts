@@ -3,6 +3,7 @@
  * .gitignore, license and label templates, nodeinfo. No token scope applies here (Gitea 1.21+);
  * rendering needs a signed-in caller (401 otherwise), the rest is public.
  */
+import { GITEA_API_VERSION } from '../config';
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import { renderMarkup, markdownMode, markupMode, MarkupError } from '../services/markup';
 import {
@@ -52,10 +53,10 @@ function defaultDeps(app: FastifyInstance): MiscDeps {
   const prisma = a.prisma as AnyRecord | undefined;
   return {
     rootUrl: a.config?.rootUrl ?? 'http://localhost:3000/',
-    version: a.config?.version ?? '1.25.0',
+    version: a.config?.version ?? GITEA_API_VERSION,
     openRegistrations: false,
     isSignedIn(request) {
-      // CORE's auth plugin resolves the caller into request.auth before handlers run.
+      // The auth plugin resolves the caller into request.auth before handlers run.
       if (!app.hasRequestDecorator('auth')) return true;
       const r = request as unknown as AnyRecord;
       return Boolean(r.doer ?? r.auth?.user);

@@ -4,7 +4,7 @@
  * count. Threads of repositories the caller cannot read are never shown.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ApiError } from '../plugins/errors';
+import { MalformedError, NotFoundError, PermissionDeniedError, ValidationError } from '../services/errors';
 import { setTotalCount } from '../plugins/paging';
 import { int, listOf, obj, ownerRepoParams, ref, str, strList } from '../schemas';
 import { parseStatuses, parseSubjects, parseTargetStatus, type ThreadFilter } from '../services/issues/notifications';
@@ -29,10 +29,11 @@ interface MarkQuery {
 const listQuery = obj({ all: str, 'status-types': strList, 'subject-type': strList, since: str, before: str, ...pagingQuery });
 const markQuery = obj({ all: str, last_read_at: str, 'status-types': strList, 'to-status': str });
 
-function time(value: string | undefined, field: string, code = 422): Date | undefined {
+/** A time from the query: unparsable is a binding error (422), or malformed (400) where Gitea parses it itself. */
+function time(value: string | undefined, field: string, parsedByHandler = false): Date | undefined {
   if (value === undefined || value === '') return undefined;
   const d = new Date(value);
-  if (Number.isNaN(d.getTime())) throw new ApiError(code, code === 400 ? `invalid ${field}: ${value}` : `[${field}]: DateTime`);
+  if (Number.isNaN(d.getTime())) throw parsedByHandler ? new MalformedError(`invalid ${field}: ${value}`) : new ValidationError(`[${field}]: DateTime`);
   return d;
 }
 
@@ -50,10 +51,13 @@ export default async function notificationRoutes(app: FastifyInstance) {
   const { notifications } = app.services.tracker;
   const tags = ['notification'];
   const config = { auth: 'required' as const, scopes: ['notification' as const] };
+  // Gitea 1.27 closes the user's mailbox to public-only tokens (it mixes public and private
+  // repositories); a repository's notifications stay open for public repositories.
+  const mailbox = { ...config, rejectPublicOnly: true };
 
   async function repoId(request: FastifyRequest<{ Params: OwnerRepo }>): Promise<number> {
     const { repo } = await app.services.repos.getReadable(request.params.owner, request.params.repo, request.doer);
-    if (request.auth?.scopes?.publicOnly && repo.isPrivate) throw new ApiError(403, 'token scope is limited to public repos');
+    if (request.auth?.scopes?.publicOnly && repo.isPrivate) throw new PermissionDeniedError('token scope is limited to public repos');
     return repo.id;
   }
 
@@ -68,7 +72,7 @@ export default async function notificationRoutes(app: FastifyInstance) {
   async function mark(request: FastifyRequest<{ Querystring: MarkQuery }>, reply: import('fastify').FastifyReply, repo?: number) {
     const doer = doerOf(request);
     const q = request.query;
-    const lastReadAt = time(q.last_read_at, 'last_read_at', 400);
+    const lastReadAt = time(q.last_read_at, 'last_read_at', true);
     const all = q.all === 'true';
     const data = await notifications.markAll(
       doer,
@@ -80,38 +84,38 @@ export default async function notificationRoutes(app: FastifyInstance) {
 
   app.get<{ Querystring: ListQuery }>(
     '/notifications',
-    { config, schema: { tags, operationId: 'notifyGetList', summary: 'List users\'s notification threads', querystring: listQuery, response: { 200: listOf('NotificationThread'), ...errors(401, 403, 422) } } },
+    { config: mailbox, schema: { tags, operationId: 'notifyGetList', summary: 'List users\'s notification threads', querystring: listQuery, response: { 200: listOf('NotificationThread'), ...errors(401, 403, 422) } } },
     (request, reply) => list(request, reply),
   );
 
   app.put<{ Querystring: MarkQuery }>(
     '/notifications',
-    { config, schema: { tags, operationId: 'notifyReadList', summary: 'Mark notification threads as read, pinned or unread', querystring: markQuery, response: { 205: listOf('NotificationThread'), ...errors(400, 401, 403) } } },
+    { config: mailbox, schema: { tags, operationId: 'notifyReadList', summary: 'Mark notification threads as read, pinned or unread', querystring: markQuery, response: { 205: listOf('NotificationThread'), ...errors(400, 401, 403) } } },
     (request, reply) => mark(request, reply),
   );
 
   app.get(
     '/notifications/new',
-    { config, schema: { tags, operationId: 'notifyNewAvailable', summary: 'Check if unread notifications exist', response: { 200: obj({ new: int }), ...errors(401, 403) } } },
+    { config: mailbox, schema: { tags, operationId: 'notifyNewAvailable', summary: 'Check if unread notifications exist', response: { 200: obj({ new: int }), ...errors(401, 403) } } },
     async (request) => ({ new: await notifications.newCount(doerOf(request)) }),
   );
 
   const threadParams = obj({ id: str }, ['id']);
   const threadId = (id: string) => {
-    if (!/^\d{1,15}$/.test(id)) throw new ApiError(404, 'not found', { errors: [`notification does not exist [id: ${id}]`] });
+    if (!/^\d{1,15}$/.test(id)) throw new NotFoundError('not found', [`notification does not exist [id: ${id}]`]);
     return Number(id);
   };
 
   app.get<{ Params: { id: string } }>(
     '/notifications/threads/:id',
-    { config, schema: { tags, operationId: 'notifyGetThread', summary: 'Get notification thread by ID', params: threadParams, response: { 200: ref('NotificationThread'), ...errors(401, 403, 404) } } },
+    { config: mailbox, schema: { tags, operationId: 'notifyGetThread', summary: 'Get notification thread by ID', params: threadParams, response: { 200: ref('NotificationThread'), ...errors(401, 403, 404) } } },
     async (request) => notifications.threadJson(doerOf(request), threadId(request.params.id)),
   );
 
   app.patch<{ Params: { id: string }; Querystring: { 'to-status'?: string } }>(
     '/notifications/threads/:id',
     {
-      config,
+      config: mailbox,
       schema: { tags, operationId: 'notifyReadThread', summary: 'Mark notification thread as read by ID', params: threadParams, querystring: obj({ 'to-status': str }), response: { 205: ref('NotificationThread'), ...errors(401, 403, 404) } },
     },
     async (request, reply) => reply.code(205).send(await notifications.markThread(doerOf(request), threadId(request.params.id), parseTargetStatus(request.query['to-status']))),

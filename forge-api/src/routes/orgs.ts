@@ -1,9 +1,10 @@
 /** Organizations: create, get, list, members, public members, repositories. */
+import { visibleOwnerTypes } from '../services/permissions';
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../plugins/errors';
+import { NotFoundError, PermissionDeniedError } from '../services/errors';
 import { listOf, obj, orgParams, ref } from '../schemas';
 import { CreateOrgOptionSchema } from './admin';
-import { doerOf, errors, paging, pagingQuery, publicOnly, sendPage } from './helpers';
+import { doerOf, errors, paging, pagingQuery, publicOnly, sendPage, REPO_CREATE_STATUS } from './helpers';
 import type { CreateOrgInput } from '../services/orgs';
 import type { CreateRepoInput } from '../services/repos';
 
@@ -17,7 +18,7 @@ export default async function orgRoutes(app: FastifyInstance) {
     async (request, reply) => {
       const p = paging(app, request);
       const doer = request.doer;
-      const vis = doer?.isAdmin ? [0, 1, 2] : doer && !doer.isRestricted ? [0, 1] : [0];
+      const vis = visibleOwnerTypes(doer);
       const { rows, total } = await orgs.listAll(p.skip, p.take, vis);
       return sendPage(app, request, reply, rows.map((o) => convert.org(o)), total, p);
     },
@@ -41,7 +42,7 @@ export default async function orgRoutes(app: FastifyInstance) {
     { config: { scopes: ['organization'] }, schema: { tags, operationId: 'orgGet', summary: 'Get an organization', params: orgParams, response: { 200: ref('Organization'), ...errors(404) } } },
     async (request) => {
       const org = await orgs.getVisible(request.params.org, request.doer);
-      if (publicOnly(request) && org.visibility !== 0) throw new ApiError(403, 'token scope is limited to public orgs');
+      if (publicOnly(request) && org.visibility !== 0) throw new PermissionDeniedError('token scope is limited to public orgs');
       return convert.org(org);
     },
   );
@@ -95,8 +96,8 @@ export default async function orgRoutes(app: FastifyInstance) {
   const createOrgRepo = async (orgName: string, doerReq: Parameters<typeof doerOf>[0], body: CreateRepoInput) => {
     const doer = doerOf(doerReq);
     const org = await orgs.findByName(orgName);
-    if (!org) throw new ApiError(404, 'not found', { errors: [`org does not exist [name: ${orgName}]`] });
-    if (!(await permissions.canSeeOwner(doer, org))) throw new ApiError(404, 'not found');
+    if (!org) throw new NotFoundError('not found', [`org does not exist [name: ${orgName}]`]);
+    if (!(await permissions.canSeeOwner(doer, org))) throw new NotFoundError('not found');
     await repos.assertCanCreateIn(doer, org);
     const repo = await repos.create(doer, org, body);
     return convert.repo(repo, await permissions.repoAccessMode(doer, repo));
@@ -113,13 +114,13 @@ export default async function orgRoutes(app: FastifyInstance) {
 
   app.post<{ Params: { org: string }; Body: CreateRepoInput }>(
     '/orgs/:org/repos',
-    { config: { auth: 'required', scopes: ['organization'] }, schema: createSchema('createOrgRepo') },
+    { config: { auth: 'required', scopes: ['organization'], errorStatus: REPO_CREATE_STATUS }, schema: createSchema('createOrgRepo') },
     async (request, reply) => reply.code(201).send(await createOrgRepo(request.params.org, request, request.body)),
   );
   // Deprecated path, still used by older clients: needs both scopes.
   app.post<{ Params: { org: string }; Body: CreateRepoInput }>(
     '/org/:org/repos',
-    { config: { auth: 'required', scopes: ['organization', 'repository'] }, schema: createSchema('createOrgRepoDeprecated', true) },
+    { config: { auth: 'required', scopes: ['organization', 'repository'], errorStatus: REPO_CREATE_STATUS }, schema: createSchema('createOrgRepoDeprecated', true) },
     async (request, reply) => reply.code(201).send(await createOrgRepo(request.params.org, request, request.body)),
   );
 }

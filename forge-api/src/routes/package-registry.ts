@@ -8,7 +8,9 @@
 import fs from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
-import { ApiError } from '../plugins/errors';
+import { statusOf } from '../plugins/errors';
+import { DomainError } from '../services/errors';
+import { NotFoundError, UnauthenticatedError } from '../services/errors';
 import { AccessMode } from '../services/convert';
 import type { User } from '../services/records';
 import { hasScope, levelForMethod } from '../services/scopes';
@@ -19,6 +21,9 @@ interface FileParams {
   version: string;
   file: string;
 }
+
+/** The generic registry answers a bad name 400 and a second upload of a file 409 (routers/api/packages/generic). */
+const REGISTRY_STATUS = { Invalid: 400, AlreadyExists: 409 } as const;
 
 function plain(reply: FastifyReply, code: number, message: string) {
   return reply.code(code).type('text/plain; charset=utf-8').send(message);
@@ -32,7 +37,7 @@ export default async function packageRegistryRoutes(app: FastifyInstance) {
   app.addContentTypeParser('*', (_req, payload, done) => done(null, payload));
 
   app.setErrorHandler((err: Error & { statusCode?: number }, _request, reply) => {
-    const code = err instanceof ApiError ? err.statusCode : err.statusCode && err.statusCode < 500 ? err.statusCode : 500;
+    const code = err instanceof DomainError ? statusOf(err, REGISTRY_STATUS) : err.statusCode && err.statusCode < 500 ? err.statusCode : 500;
     if (code === 401) reply.header('WWW-Authenticate', 'Basic realm="Gitea Package API"');
     return plain(reply, code, code === 500 ? 'internal server error' : err.message);
   });
@@ -41,11 +46,11 @@ export default async function packageRegistryRoutes(app: FastifyInstance) {
   async function context(request: FastifyRequest, ownerName: string, need: number): Promise<{ owner: User; doer: User | null }> {
     const auth = await app.auth.resolveUser(request);
     const doer = auth.user;
-    if (doer && (!doer.isActive || doer.prohibitLogin)) throw new ApiError(401, 'user is not allowed to sign in');
-    if (auth.scopes && !hasScope(auth.scopes, 'package', levelForMethod(request.method))) throw new ApiError(401, 'token does not have the required package scope');
+    if (doer && (!doer.isActive || doer.prohibitLogin)) throw new UnauthenticatedError('user is not allowed to sign in');
+    if (auth.scopes && !hasScope(auth.scopes, 'package', levelForMethod(request.method))) throw new UnauthenticatedError('token does not have the required package scope');
     const owner = await users.findByName(ownerName);
-    if (!owner || !(await permissions.canSeeOwner(doer, owner))) throw new ApiError(404, 'user does not exist');
-    if ((await packages.accessMode(doer, owner)) < need) throw new ApiError(401, 'user should have specific permission or be a site admin');
+    if (!owner || !(await permissions.canSeeOwner(doer, owner))) throw new NotFoundError('user does not exist');
+    if ((await packages.accessMode(doer, owner)) < need) throw new UnauthenticatedError('user should have specific permission or be a site admin');
     return { owner, doer };
   }
 
@@ -80,7 +85,7 @@ export default async function packageRegistryRoutes(app: FastifyInstance) {
   app.delete<{ Params: Omit<FileParams, 'file'> }>('/:owner/generic/:name/:version', { schema: { hide: true } }, async (request, reply) => {
     const { owner } = await context(request, request.params.owner, AccessMode.Write);
     const ver = await packages.findVersion(owner, 'generic', request.params.name, request.params.version);
-    if (!ver) throw new ApiError(404, 'package does not exist');
+    if (!ver) throw new NotFoundError('package does not exist');
     await packages.deleteVersion(ver);
     return reply.code(204).send();
   });

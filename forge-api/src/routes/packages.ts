@@ -6,7 +6,7 @@
  * Gitea answers a lack of access with 403.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ApiError } from '../plugins/errors';
+import { NotFoundError, PermissionDeniedError } from '../services/errors';
 import { list, obj, str } from '../schemas';
 import { AccessMode } from '../services/convert';
 import { PACKAGE_TYPES } from '../services/packages';
@@ -22,9 +22,9 @@ export default async function packageRoutes(app: FastifyInstance) {
 
   async function ownerWith(request: FastifyRequest, name: string, need: number): Promise<User> {
     const owner = await users.findByName(name);
-    if (!owner || !(await permissions.canSeeOwner(request.doer, owner))) throw new ApiError(404, 'not found', { errors: [`user redirect does not exist [name: ${name}]`] });
-    if (request.auth?.scopes?.publicOnly && owner.visibility === 2) throw new ApiError(403, 'token scope is limited to public packages');
-    if ((await packages.accessMode(request.doer, owner)) < need) throw new ApiError(403, 'user should have specific permission or be a site admin');
+    if (!owner || !(await permissions.canSeeOwner(request.doer, owner))) throw new NotFoundError('not found', [`user redirect does not exist [name: ${name}]`]);
+    if (request.auth?.scopes?.publicOnly && owner.visibility === 2) throw new PermissionDeniedError('token scope is limited to public packages');
+    if ((await packages.accessMode(request.doer, owner)) < need) throw new PermissionDeniedError('user should have specific permission or be a site admin');
     return owner;
   }
 
@@ -56,7 +56,7 @@ export default async function packageRoutes(app: FastifyInstance) {
     async (request) => {
       const owner = await ownerWith(request, request.params.owner, AccessMode.Read);
       const ver = await packages.findVersion(owner, request.params.type, request.params.name, request.params.version);
-      if (!ver) throw new ApiError(404, 'not found', { errors: ['package does not exist'] });
+      if (!ver) throw new NotFoundError('not found', ['package does not exist']);
       return packages.toJson(ver, owner, request.doer);
     },
   );
@@ -70,7 +70,7 @@ export default async function packageRoutes(app: FastifyInstance) {
     async (request, reply) => {
       const owner = await ownerWith(request, request.params.owner, AccessMode.Write);
       const ver = await packages.findVersion(owner, request.params.type, request.params.name, request.params.version);
-      if (!ver) throw new ApiError(404, 'not found', { errors: ['package does not exist'] });
+      if (!ver) throw new NotFoundError('not found', ['package does not exist']);
       await packages.deleteVersion(ver);
       return reply.code(204).send();
     },
@@ -85,7 +85,7 @@ export default async function packageRoutes(app: FastifyInstance) {
     async (request) => {
       const owner = await ownerWith(request, request.params.owner, AccessMode.Read);
       const ver = await packages.findVersion(owner, request.params.type, request.params.name, request.params.version);
-      if (!ver) throw new ApiError(404, 'not found', { errors: ['package does not exist'] });
+      if (!ver) throw new NotFoundError('not found', ['package does not exist']);
       return packages.filesJson(ver.files);
     },
   );

@@ -1,6 +1,6 @@
 /** Repositories: search, get, delete. (Creation lives with its owner: user, org, admin routes.) */
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../plugins/errors';
+import { InvalidError, isNotFound, PermissionDeniedError } from '../services/errors';
 import { bool, int, obj, ownerRepoParams, ref, str } from '../schemas';
 import { RepoService } from '../services/repos';
 import { doerOf, errors, paging, pagingQuery, publicOnly } from './helpers';
@@ -59,9 +59,9 @@ export default async function repoRoutes(app: FastifyInstance) {
     },
     async (request, reply) => {
       const q = request.query;
-      if (q.mode && !['fork', 'source', 'mirror', 'collaborative'].includes(q.mode)) throw new ApiError(422, `Invalid search mode: "${q.mode}"`);
-      if (q.order && !['asc', 'desc'].includes(q.order)) throw new ApiError(422, `Invalid sort order: "${q.order}"`);
-      if (q.sort && !RepoService.isValidSort(q.sort)) throw new ApiError(422, `Invalid sort mode: "${q.sort}"`);
+      if (q.mode && !['fork', 'source', 'mirror', 'collaborative'].includes(q.mode)) throw new InvalidError(`Invalid search mode: "${q.mode}"`);
+      if (q.order && !['asc', 'desc'].includes(q.order)) throw new InvalidError(`Invalid sort order: "${q.order}"`);
+      if (q.sort && !RepoService.isValidSort(q.sort)) throw new InvalidError(`Invalid sort mode: "${q.sort}"`);
       const p = paging(app, request);
       if (q.starredBy) {
         // Stars arrive with a later issue: nobody has starred anything yet.
@@ -104,11 +104,11 @@ export default async function repoRoutes(app: FastifyInstance) {
       const { owner, repo: name } = request.params;
       try {
         const { repo, mode } = await repos.getReadable(owner, name, request.doer);
-        if (publicOnly(request) && repo.isPrivate) throw new ApiError(403, 'token scope is limited to public repos');
+        if (publicOnly(request) && repo.isPrivate) throw new PermissionDeniedError('token scope is limited to public repos');
         return convert.repo(repo, mode);
       } catch (err) {
         // A renamed owner keeps answering under its old name with a redirect (Gitea's 307).
-        const target = err instanceof ApiError && err.statusCode === 404 ? await app.services.users.redirectTarget(owner) : null;
+        const target = isNotFound(err) ? await app.services.users.redirectTarget(owner) : null;
         if (!target) throw err;
         await repos.getReadable(target.name, name, request.doer);
         return reply.redirect(request.url.replace(`/repos/${owner}/`, `/repos/${encodeURIComponent(target.name)}/`), 307);
@@ -124,8 +124,8 @@ export default async function repoRoutes(app: FastifyInstance) {
     },
     async (request, reply) => {
       const { repo, mode } = await repos.getReadable(request.params.owner, request.params.repo, doerOf(request));
-      if (publicOnly(request) && repo.isPrivate) throw new ApiError(403, 'token scope is limited to public repos');
-      await repos.delete(repo, mode);
+      if (publicOnly(request) && repo.isPrivate) throw new PermissionDeniedError('token scope is limited to public repos');
+      await repos.delete(doerOf(request), repo, mode);
       return reply.code(204).send();
     },
   );

@@ -7,7 +7,7 @@
  * access to it (403 "Must have admin-level access to the repository").
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ApiError } from '../plugins/errors';
+import { NotFoundError, PermissionDeniedError } from '../services/errors';
 import { setTotalCount } from '../plugins/paging';
 import { bool, int, list, listOf, obj, orgParams, ref, str, strList } from '../schemas';
 import { AccessMode } from '../services/convert';
@@ -77,8 +77,8 @@ export default async function teamRoutes(app: FastifyInstance) {
     const doer = doerOf(request);
     const org = await orgs.getVisible(request.params.org, doer);
     // Gitea's checkTokenPublicOnly for organization routes.
-    if (request.auth?.scopes?.publicOnly && org.visibility !== 0) throw new ApiError(403, 'token scope is limited to public orgs');
-    if (!doer.isAdmin && !(await permissions.isOrgMember(doer.id, org.id))) throw new ApiError(403, 'Must be an organization member');
+    if (request.auth?.scopes?.publicOnly && org.visibility !== 0) throw new PermissionDeniedError('token scope is limited to public orgs');
+    if (!doer.isAdmin && !(await permissions.isOrgMember(doer.id, org.id))) throw new PermissionDeniedError('Must be an organization member');
     return org;
   }
 
@@ -86,28 +86,28 @@ export default async function teamRoutes(app: FastifyInstance) {
   async function teamFor(request: FastifyRequest<{ Params: { id: number } }>, owner = false): Promise<TeamWithUnits> {
     const doer = doerOf(request);
     const team = await teams.get(request.params.id);
-    if (!team) throw new ApiError(404, 'not found', { errors: [`team does not exist [id: ${request.params.id}]`] });
+    if (!team) throw new NotFoundError('not found', [`team does not exist [id: ${request.params.id}]`]);
     if (doer.isAdmin) return team;
     const isOwner = await permissions.isOrgOwner(doer.id, team.orgId);
     if (isOwner) return team;
     if (!(await teams.isMember(team.id, doer.id))) {
-      if (await permissions.isOrgMember(doer.id, team.orgId)) throw new ApiError(403, 'Must be a team member');
-      throw new ApiError(404, 'not found');
+      if (await permissions.isOrgMember(doer.id, team.orgId)) throw new PermissionDeniedError('Must be a team member');
+      throw new NotFoundError('not found');
     }
-    if (owner) throw new ApiError(404, 'not found');
+    if (owner) throw new NotFoundError('not found');
     return team;
   }
 
   async function userParam(name: string): Promise<User> {
     const u = await users.findByName(name);
-    if (!u) throw new ApiError(404, 'not found', { errors: [`user redirect does not exist [name: ${name}]`] });
+    if (!u) throw new NotFoundError('not found', [`user redirect does not exist [name: ${name}]`]);
     return u;
   }
 
   /** getRepositoryByParams: the repository is looked up in the team's org ({org} is not used). */
   async function teamRepo(team: TeamWithUnits, name: string) {
     const repo = await app.prisma.repository.findUnique({ where: { ownerId_lowerName: { ownerId: team.orgId, lowerName: name.toLowerCase() } }, include: { owner: true } });
-    if (!repo) throw new ApiError(404, 'not found', { errors: [`repository does not exist [name: ${name}]`] });
+    if (!repo) throw new NotFoundError('not found', [`repository does not exist [name: ${name}]`]);
     return repo;
   }
 
@@ -129,7 +129,7 @@ export default async function teamRoutes(app: FastifyInstance) {
     async (request, reply) => {
       const doer = doerOf(request);
       const org = await orgForMember(request);
-      if (!doer.isAdmin && !(await permissions.isOrgOwner(doer.id, org.id))) throw new ApiError(403, 'Must be an organization owner');
+      if (!doer.isAdmin && !(await permissions.isOrgOwner(doer.id, org.id))) throw new PermissionDeniedError('Must be an organization owner');
       const team = await teams.create(org, request.body);
       return reply.code(201).send(await teamJson(team, true));
     },
@@ -168,7 +168,7 @@ export default async function teamRoutes(app: FastifyInstance) {
   app.get(
     '/user/teams',
     {
-      config: { auth: 'required', scopes: ['user', 'organization'] },
+      config: { auth: 'required', scopes: ['user', 'organization'], rejectPublicOnly: true },
       schema: { tags: ['user'], operationId: 'userListTeams', summary: 'List all the teams a user belongs to', querystring: obj(pagingQuery), response: { 200: listOf('Team'), ...errors(401, 403) } },
     },
     async (request, reply) => {
@@ -218,7 +218,7 @@ export default async function teamRoutes(app: FastifyInstance) {
     async (request) => {
       const team = await teamFor(request);
       const user = await userParam(request.params.username);
-      if (!(await teams.isMember(team.id, user.id))) throw new ApiError(404, 'not found');
+      if (!(await teams.isMember(team.id, user.id))) throw new NotFoundError('not found');
       return convert.userFor(user, request.doer);
     },
   );
@@ -249,7 +249,7 @@ export default async function teamRoutes(app: FastifyInstance) {
     async (request, reply) => {
       const team = await teamFor(request);
       const p = paging(app, request);
-      const { rows, total } = await teams.repos(team, p.skip, p.take);
+      const { rows, total } = await teams.repos(team, request.doer, p.skip, p.take);
       const modes = await repos.accessModes(request.doer, rows);
       setTotalCount(reply, total);
       return rows.map((r, i) => convert.repo(r, modes[i]));
@@ -262,7 +262,7 @@ export default async function teamRoutes(app: FastifyInstance) {
     async (request) => {
       const team = await teamFor(request);
       const repo = await teamRepo(team, request.params.repo);
-      if (!(await teams.hasRepo(team, repo))) throw new ApiError(404, 'not found');
+      if (!(await teams.hasRepo(team, repo))) throw new NotFoundError('not found');
       return convert.repo(repo, await permissions.repoAccessMode(request.doer, repo));
     },
   );
@@ -270,7 +270,7 @@ export default async function teamRoutes(app: FastifyInstance) {
   const changeRepo = (op: 'add' | 'remove') => async (request: FastifyRequest<{ Params: { id: number; org: string; repo: string } }>) => {
     const team = await teamFor(request);
     const repo = await teamRepo(team, request.params.repo);
-    if ((await permissions.repoAccessMode(request.doer, repo)) < AccessMode.Admin) throw new ApiError(403, 'Must have admin-level access to the repository');
+    if ((await permissions.repoAccessMode(request.doer, repo)) < AccessMode.Admin) throw new PermissionDeniedError('Must have admin-level access to the repository');
     if (op === 'add') await teams.addRepo(team, repo);
     else await teams.removeRepo(team, repo);
   };

@@ -1,6 +1,6 @@
 /** Personal access tokens: /users/{username}/tokens, HTTP basic authentication only. */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ApiError } from '../plugins/errors';
+import { NotFoundError, PermissionDeniedError } from '../services/errors';
 import { listOf, obj, ref, str, strList, usernameParams } from '../schemas';
 import { doerOf, errors, paging, pagingQuery, sendPage } from './helpers';
 import type { User } from '../services/records';
@@ -12,8 +12,8 @@ export default async function tokenRoutes(app: FastifyInstance) {
   async function target(request: FastifyRequest<{ Params: { username: string } }>): Promise<User> {
     const doer = doerOf(request);
     const user = await users.findIndividual(request.params.username);
-    if (!user) throw new ApiError(404, 'not found', { errors: [`user redirect does not exist [name: ${request.params.username}]`] });
-    if (user.id !== doer.id && !doer.isAdmin) throw new ApiError(403, 'doer should be the site admin or the user itself');
+    if (!user) throw new NotFoundError('not found', [`user redirect does not exist [name: ${request.params.username}]`]);
+    if (user.id !== doer.id && !doer.isAdmin) throw new PermissionDeniedError('doer should be the site admin or the user itself');
     return user;
   }
 
@@ -43,7 +43,8 @@ export default async function tokenRoutes(app: FastifyInstance) {
   app.post<{ Params: { username: string }; Body: { name: string; scopes?: string[] } }>(
     '/users/:username/tokens',
     {
-      ...base,
+      // Gitea answers a bad scope or a taken token name with 400.
+      config: { ...base.config, errorStatus: { Invalid: 400, AlreadyExists: 400 } },
       schema: {
         tags: ['user'],
         operationId: 'userCreateToken',
@@ -55,7 +56,9 @@ export default async function tokenRoutes(app: FastifyInstance) {
     },
     async (request, reply) => {
       const user = await target(request);
-      const created = await tokens.create(user, request.body.name, request.body.scopes ?? []);
+      const parent = request.auth.method === 'token' ? request.auth.scopes : null;
+      if (request.auth.method === 'token' && !parent) throw new PermissionDeniedError('the authenticating token has no scope');
+      const created = await tokens.create(user, request.body.name, request.body.scopes ?? [], parent);
       return reply.code(201).send(convert.token(created.row, created.scopes, created.secret));
     },
   );

@@ -1,9 +1,9 @@
 /** GET /user, /users/search, /users/{username}, user's orgs and repos, POST /user/repos. */
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../plugins/errors';
+import { PermissionDeniedError } from '../services/errors';
 import { dbId } from '../plugins/paging';
 import { bool, int, listOf, obj, ref, str, usernameParams } from '../schemas';
-import { contextUser, doerOf, errors, paging, pagingQuery, sendPage } from './helpers';
+import { contextUser, doerOf, errors, paging, pagingQuery, sendPage, REPO_CREATE_STATUS } from './helpers';
 import { USER_TYPE_ORGANIZATION } from '../services/permissions';
 import type { CreateRepoInput } from '../services/repos';
 
@@ -115,8 +115,8 @@ export default async function userRoutes(app: FastifyInstance) {
     async (request, reply) => {
       const doer = doerOf(request);
       const p = paging(app, request);
-      // Gitea lists repositories the user owns or may access (collaborations, teams).
-      const { rows, total } = await repos.search(doer, { uid: doer.id, includePrivate: true, exclusive: false, skip: p.skip, take: p.take, sort: 'id' });
+      // Gitea lists repositories the user owns or is granted (collaborations, teams), by name.
+      const { rows, total } = await repos.search(doer, { uid: doer.id, includePrivate: true, exclusive: false, skip: p.skip, take: p.take });
       const modes = await repos.accessModes(doer, rows);
       return sendPage(app, request, reply, rows.map((r, i) => convert.repo(r, modes[i])), total, p);
     },
@@ -141,7 +141,7 @@ export default async function userRoutes(app: FastifyInstance) {
   app.post<{ Body: CreateRepoInput }>(
     '/user/repos',
     {
-      config: { auth: 'required', scopes: ['user', 'repository'] },
+      config: { auth: 'required', scopes: ['user', 'repository'], errorStatus: REPO_CREATE_STATUS, rejectPublicOnly: true },
       schema: {
         tags: ['repository', 'user'],
         operationId: 'createCurrentUserRepo',
@@ -152,7 +152,7 @@ export default async function userRoutes(app: FastifyInstance) {
     },
     async (request, reply) => {
       const doer = doerOf(request);
-      if (doer.type === USER_TYPE_ORGANIZATION) throw new ApiError(403, 'organizations cannot own personal repositories');
+      if (doer.type === USER_TYPE_ORGANIZATION) throw new PermissionDeniedError('organizations cannot own personal repositories');
       const repo = await repos.create(doer, doer, request.body);
       return reply.code(201).send(convert.repo(repo, 4));
     },

@@ -3,7 +3,7 @@
  * repository): watchers receive the repository's notifications and activities.
  */
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../plugins/errors';
+import { NotFoundError } from '../services/errors';
 import { bool, dateTime, obj, ownerRepoParams, str } from '../schemas';
 import { fmtTime } from '../services/convert';
 import { doerOf, errors } from './helpers';
@@ -27,7 +27,7 @@ export default async function watchRoutes(app: FastifyInstance) {
       const doer = doerOf(request);
       const { repo } = await app.services.repos.getReadable(request.params.owner, request.params.repo, doer);
       const w = await app.prisma.watch.findUnique({ where: { userId_repoId: { userId: doer.id, repoId: repo.id } } });
-      if (!w || (w.mode !== 1 && w.mode !== 3)) throw new ApiError(404, 'not found', { errors: ['not watching'] });
+      if (!w || (w.mode !== 1 && w.mode !== 3)) throw new NotFoundError('not found', ['not watching']);
       return info(repo, w.createdAt);
     },
   );

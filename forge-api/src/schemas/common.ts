@@ -1,7 +1,15 @@
 /** JSON schema building blocks shared by route schemas (request and response). */
 export const str = { type: 'string' } as const;
 export const bool = { type: 'boolean' } as const;
-export const int = { type: 'integer' } as const;
+/**
+ * Integers are int64, as Gitea's: ids, indexes and counters alike (the PostgreSQL columns are
+ * BIGINT; SQLite's INTEGER is 64-bit). A value outside int64 fails validation: 422 in a body
+ * or query, 404 in a path (plugins/errors.ts), never a driver error. 2^63 itself is the bound:
+ * a JSON number of 2^63-1 reads as the double 2^63, so it is refused with everything above.
+ */
+export const INT64_MIN = -9223372036854775808;
+export const INT64_LIMIT = 9223372036854775808;
+export const int = { type: 'integer', minimum: INT64_MIN, exclusiveMaximum: INT64_LIMIT } as const;
 export const dateTime = { type: 'string', format: 'date-time' } as const;
 export const strList = { type: 'array', items: str } as const;
 

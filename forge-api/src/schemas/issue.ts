@@ -46,6 +46,8 @@ export const IssueSchema = obj(
     pull_request: nullable(obj({ merged: bool, merged_at: nullTime, draft: bool, html_url: str })),
     repository: obj({ id: int, name: str, owner: str, full_name: str }),
     pin_order: int,
+    projects: { type: ['array', 'null'], items: { type: 'object', additionalProperties: true } },
+    content_version: int,
   },
   [],
   { $id: 'Issue' },

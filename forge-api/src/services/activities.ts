@@ -9,7 +9,7 @@ import type { Prisma } from './database';
 import type { PermissionService } from './permissions';
 import { USER_TYPE_ORGANIZATION } from './permissions';
 import type { Repository, User } from './records';
-import { ghostUser, OP_TYPES, type IssueConverter } from './issues/convert';
+import { ghostUser, OP_TYPES, type IssueConverter } from './convert';
 
 /** Gitea's activities_model.ActionType values. */
 export const ActionType = {
@@ -137,7 +137,7 @@ export class ActivityService {
         repo_id: r.repoId,
         repo: this.convert.repo(r.repo, modes.get(r.repoId) ?? 0),
         comment_id: r.commentId ?? 0,
-        ...(c ? { comment: this.issueConvert.comment(c, c.issue, r.repo, commentPosters.get(c.posterId), viewer) } : {}),
+        ...(c ? { comment: this.issueConvert.comment(c, c.issue, r.repo, commentPosters.get(c.posterId)) } : {}),
         ref_name: r.refName,
         is_private: r.isPrivate,
         content: r.content,

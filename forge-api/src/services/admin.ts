@@ -2,6 +2,7 @@
 import type { ForgeConfig } from '../config';
 import type { Prisma } from './database';
 import { listRepositoryDirs } from './git';
+import { compileGlob, type Glob } from './glob';
 
 export interface CronTaskInfo {
   name: string;
@@ -18,8 +19,8 @@ export class AdminService {
   ) {}
 
   /**
-   * The scheduled jobs this server runs. Issue 6 brings the scheduler; until then the list is
-   * the rows of CronTask (empty on a fresh install) — nothing is listed that does not run.
+   * The scheduled jobs this server runs: the rows of CronTask the scheduler keeps (a task
+   * appears once the scheduler has registered it).
    */
   async cronTasks(): Promise<CronTaskInfo[]> {
     const rows = await this.prisma.cronTask.findMany({ orderBy: { name: 'asc' } });
@@ -27,15 +28,32 @@ export class AdminService {
     return rows.map((r) => ({ name: r.name, schedule: r.schedule, next: t(r.nextAt), prev: t(r.prevAt), exec_times: r.execTimes }));
   }
 
-  /** "owner/name" of every repository folder on disk without a database row (Gitea's unadopted). */
+  /**
+   * "owner/name" of every repository folder on disk without a database row (Gitea's unadopted).
+   * The query is Gitea's: `<owner glob>[/<repo glob>]`, matched by the linear glob matcher (it
+   * is user input); a glob that does not compile matches nothing.
+   */
   async unadopted(query: string): Promise<string[]> {
     const dirs = await listRepositoryDirs(this.config.reposDir);
     const repos = await this.prisma.repository.findMany({ select: { ownerName: true, lowerName: true } });
     const known = new Set(repos.map((r) => `${r.ownerName.toLowerCase()}/${r.lowerName}`));
-    const q = query.toLowerCase();
+    let owner: Glob | null = null;
+    let repo: Glob | null = null;
+    if (query) {
+      const slash = query.indexOf('/');
+      try {
+        owner = compileGlob(slash < 0 ? query : query.slice(0, slash));
+        if (slash >= 0) repo = compileGlob(query.slice(slash + 1));
+      } catch {
+        return [];
+      }
+    }
     return dirs
       .map((d) => d.fullName)
       .filter((full) => !known.has(full.toLowerCase()))
-      .filter((full) => !q || full.toLowerCase().includes(q));
+      .filter((full) => {
+        const [o, r] = full.split('/');
+        return (!owner || owner.match(o)) && (!repo || repo.match(r));
+      });
   }
 }

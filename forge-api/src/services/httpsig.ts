@@ -12,7 +12,7 @@
 import crypto from 'node:crypto';
 import sshpk from 'sshpk';
 import type { FastifyRequest } from 'fastify';
-import { ApiError } from '../plugins/errors';
+import { UnauthenticatedError } from './errors';
 import type { Prisma } from './database';
 import type { User } from './records';
 
@@ -103,7 +103,7 @@ export function verifyWithKey(key: sshpk.Key, data: string, signature: Buffer): 
 }
 
 function fail(msg: string): never {
-  throw new ApiError(401, msg);
+  throw new UnauthenticatedError(msg);
 }
 
 export class HttpSignatureService {

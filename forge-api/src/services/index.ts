@@ -1,19 +1,30 @@
+/**
+ * Every service of the forge, built once per app (app.services), and the notifier's listeners
+ * wired to the services that announce events.
+ */
 import type { ForgeConfig } from '../config';
-import { Converter } from './convert';
+import { ActivityService } from './activities';
+import { AdminService } from './admin';
+import { Converter, AccessMode } from './convert';
+import { CronService } from './cron';
+import { registerCronTasks } from './cron-tasks';
 import type { Prisma } from './database';
+import { HttpSignatureService } from './httpsig';
+import { createTrackerServices, type TrackerServices } from './issues';
+import { IssueConverter } from './convert';
+import { KeyService } from './keys';
+import { ActivityListener, NotificationListener, Notifier, WebhookListener, type NotifyErrorLog } from './notify';
 import { OrgService } from './orgs';
+import { PackageService } from './packages';
 import { PermissionService } from './permissions';
 import { RepoService } from './repos';
+import { TeamService } from './teams';
 import { TokenService } from './tokens';
 import { UserService } from './users';
-import { AdminService } from './admin';
-import { ActivityService } from './activities';
-import { createTrackerServices, type TrackerServices } from './issues';
-import { IssueConverter } from './issues/convert';
-import { createOrgsServices, type OrgsServices } from './orgs-services';
+import { WebhookService } from './webhooks';
+import { DeliveryWorker } from './webhooks/deliver';
 
-/** Every service of the forge, built once per app (app.services). */
-export interface Services extends OrgsServices {
+export interface Services {
   convert: Converter;
   permissions: PermissionService;
   users: UserService;
@@ -21,19 +32,53 @@ export interface Services extends OrgsServices {
   orgs: OrgService;
   repos: RepoService;
   admin: AdminService;
-  /** Activity feed rows (recordActivity): issue events now, team feeds and webhooks later. */
+  /** The activity feeds (rows written by the notifier's feed listener). */
   activities: ActivityService;
   /** Issues, comments, attachments, reactions, dependencies, labels, milestones, notifications. */
   tracker: TrackerServices;
+  teams: TeamService;
+  /** Webhook CRUD and the queue of deliveries. */
+  webhooks: WebhookService;
+  /** Sends queued deliveries in the background. */
+  deliveries: DeliveryWorker;
+  keys: KeyService;
+  packages: PackageService;
+  cron: CronService;
+  httpsig: HttpSignatureService;
+  notifier: Notifier;
 }
 
-export function createServices(prisma: Prisma, config: ForgeConfig): Services {
+export interface ServiceOptions {
+  /** Where listener failures go (the app's logger). */
+  logError?: NotifyErrorLog;
+}
+
+export function createServices(prisma: Prisma, config: ForgeConfig, options: ServiceOptions = {}): Services {
+  const notifier = new Notifier(options.logError ?? ((err, event) => console.error(`notify ${event} failed`, err)));
   const permissions = new PermissionService(prisma);
   const users = new UserService(prisma);
-  const repos = new RepoService(prisma, config, permissions);
+  const repos = new RepoService(prisma, config, permissions, notifier);
   const convert = new Converter(config);
   const activities = new ActivityService(prisma, permissions, convert, new IssueConverter(config, convert));
-  return {
+  const tracker = createTrackerServices(prisma, config, { convert, permissions, repos, notifier });
+  const webhooks = new WebhookService(prisma, convert);
+  const deliveries = new DeliveryWorker(prisma, config);
+  webhooks.onQueued = () => deliveries.kick();
+
+  notifier.add(new ActivityListener(activities));
+  notifier.add(
+    new WebhookListener(webhooks, {
+      rootUrl: config.rootUrl,
+      repo: (id) => repos.byId(id),
+      // Webhook payloads show records without a viewer, as Gitea converts them for hooks.
+      issueJson: async (issueId, repo) => (await tracker.issues.json(issueId, repo, null)) as unknown as Record<string, unknown>,
+      commentJson: async (commentId, repo) =>
+        (await tracker.comments.json({ repo, mode: AccessMode.Owner, doer: null, canWrite: true, isAdmin: false }, commentId)) as unknown as Record<string, unknown>,
+    }),
+  );
+  notifier.add(new NotificationListener(tracker.notifications));
+
+  const services: Services = {
     convert,
     permissions,
     users,
@@ -42,7 +87,16 @@ export function createServices(prisma: Prisma, config: ForgeConfig): Services {
     repos,
     admin: new AdminService(prisma, config),
     activities,
-    tracker: createTrackerServices(prisma, config, { convert, permissions, repos, activities }),
-    ...createOrgsServices(prisma, config, convert, permissions),
+    tracker,
+    teams: new TeamService(prisma),
+    webhooks,
+    deliveries,
+    keys: new KeyService(prisma),
+    packages: new PackageService(prisma, config, permissions, convert),
+    cron: new CronService(prisma),
+    httpsig: new HttpSignatureService(prisma, () => config.sshTrustedUserCaKeys),
+    notifier,
   };
+  registerCronTasks(services);
+  return services;
 }

@@ -2,11 +2,11 @@
  * Organizations are users of type 1 (as in Gitea). Creating one makes the creator a member of
  * its "Owners" team (owner access to everything, may create repositories).
  */
-import { ApiError } from '../plugins/errors';
+import { AlreadyExistsError, NotFoundError, PermissionDeniedError, ValidationError } from './errors';
 import { AccessMode, visibilityValue } from './convert';
 import type { Prisma } from './database';
 import { checkUserName } from './names';
-import { USER_TYPE_ORGANIZATION, type PermissionService } from './permissions';
+import { USER_TYPE_ORGANIZATION, visibleOwnerTypes, type PermissionService, type Viewer } from './permissions';
 import type { User } from './records';
 import { isUniqueViolation, type UserService } from './users';
 
@@ -41,18 +41,20 @@ export class OrgService {
   /** The org if `viewer` may see it, else 404 (Gitea hides invisible orgs). */
   async getVisible(name: string, viewer: User | null): Promise<User> {
     const org = await this.findByName(name);
-    if (!org || !(await this.permissions.canSeeOwner(viewer, org))) throw new ApiError(404, 'not found', { errors: [`org does not exist [name: ${name}]`] });
+    if (!org || !(await this.permissions.canSeeOwner(viewer, org))) throw new NotFoundError('not found', [`org does not exist [name: ${name}]`]);
+    // A public-only token reaches public organizations only (Gitea's checkTokenPublicOnly).
+    if ((viewer as Viewer | null)?.publicOnly && org.visibility !== 0) throw new PermissionDeniedError('token scope is limited to public orgs');
     return org;
   }
 
   async create(owner: User, input: CreateOrgInput, doer: User): Promise<User> {
     if (!doer.isAdmin && (!owner.allowCreateOrganization || owner.isRestricted)) {
-      throw new ApiError(403, 'Given user is not allowed to create organization.');
+      throw new PermissionDeniedError('Given user is not allowed to create organization.');
     }
     checkUserName(input.username);
     const visibility = visibilityValue(input.visibility);
-    if (input.visibility && visibility === undefined) throw new ApiError(422, '[Visibility]: In');
-    if (await this.users.nameTaken(input.username)) throw new ApiError(422, `user already exists [name: ${input.username}]`);
+    if (input.visibility && visibility === undefined) throw new ValidationError('[Visibility]: In');
+    if (await this.users.nameTaken(input.username)) throw new AlreadyExistsError(`user already exists [name: ${input.username}]`);
     try {
       return await this.prisma.$transaction(async (tx) => {
         const org = await tx.user.create({
@@ -87,7 +89,7 @@ export class OrgService {
         return org;
       });
     } catch (err) {
-      if (isUniqueViolation(err)) throw new ApiError(422, `user already exists [name: ${input.username}]`);
+      if (isUniqueViolation(err)) throw new AlreadyExistsError(`user already exists [name: ${input.username}]`);
       throw err;
     }
   }
@@ -98,7 +100,7 @@ export class OrgService {
    */
   async listForUser(user: User, viewer: User | null, skip: number, take: number) {
     const all = viewer !== null && (viewer.isAdmin || viewer.id === user.id);
-    const visibilities = all ? [0, 1, 2] : viewer && !viewer.isRestricted ? [0, 1] : [0];
+    const visibilities = visibleOwnerTypes(viewer, all);
     const where = {
       type: USER_TYPE_ORGANIZATION,
       visibility: { in: visibilities },

@@ -27,6 +27,33 @@ export interface OrgPermissions {
 export const USER_TYPE_INDIVIDUAL = 0;
 export const USER_TYPE_ORGANIZATION = 1;
 
+/**
+ * The doer as list queries see it. A request made with a `public-only` token carries
+ * `publicOnly` on its doer (set once, by the auth plugin), and every list query that goes
+ * through readableRepoFilter / visibleOwnerTypes then leaves out private repositories and
+ * everything of non-public owners: one rule for all lists instead of a check per route.
+ */
+export type Viewer = User & { publicOnly?: boolean };
+
+/** The `public-only` restriction as a repository filter. */
+export const PUBLIC_REPOS_OF_PUBLIC_OWNERS = { isPrivate: false, owner: { visibility: 0 } } as const;
+
+/** The doer of a request made with a public-only token. */
+export function publicOnlyViewer(user: User): Viewer {
+  return { ...user, publicOnly: true };
+}
+
+/**
+ * Owner visibilities (0 public, 1 limited, 2 private) a viewer may list: `all` when the viewer
+ * may see every one (admin, the user itself), else public + limited for signed-in,
+ * unrestricted users, public only otherwise and always for public-only tokens.
+ */
+export function visibleOwnerTypes(viewer: Viewer | null, all = viewer?.isAdmin === true): number[] {
+  if (viewer?.publicOnly) return [0];
+  if (all) return [0, 1, 2];
+  return viewer && !viewer.isRestricted ? [0, 1] : [0];
+}
+
 function access(mode: number): RepoAccess {
   return { mode, read: mode >= AccessMode.Read, write: mode >= AccessMode.Write, admin: mode >= AccessMode.Admin };
 }
@@ -130,22 +157,46 @@ export class PermissionService {
   }
 
   /**
-   * Prisma filter for the repositories a viewer may read (used by search and lists), the same
-   * rules as repoAccessMode expressed as one query.
+   * Gitea's "collaborative" repositories of a user (SearchRepositoryCondition with OwnerID):
+   * those a collaboration or a team grants them, and the public repositories of the private
+   * organizations they belong to. Alternatives for an OR.
    */
-  readableRepoFilter(viewer: User | null): Record<string, unknown> {
-    if (viewer?.isAdmin) return {};
-    const visibleOwners = viewer ? (viewer.isRestricted ? [0] : [0, 1]) : [0];
-    const publicCond: Record<string, unknown>[] = [{ isPrivate: false, owner: { visibility: { in: visibleOwners } } }];
-    if (!viewer) return { OR: publicCond };
-    const memberOf = { members: { some: { userId: viewer.id } } };
-    const ors: Record<string, unknown>[] = [
-      { ownerId: viewer.id },
-      { collaborators: { some: { userId: viewer.id } } },
+  grantedRepoFilters(userId: number): Record<string, unknown>[] {
+    const memberOf = { members: { some: { userId } } };
+    return [
+      { collaborators: { some: { userId } } },
       { teams: { some: { team: memberOf } } },
       { owner: { teams: { some: { ...memberOf, OR: [{ authorize: { gte: AccessMode.Owner } }, { includesAllRepositories: true }] } } } },
+      { isPrivate: false, owner: { type: USER_TYPE_ORGANIZATION, visibility: 2, orgMembers: { some: { userId } } } },
     ];
-    if (!viewer.isRestricted) ors.push(...publicCond, { isPrivate: false, owner: { orgMembers: { some: { userId: viewer.id } } } });
-    return { OR: ors };
   }
+
+  /** The repository filter for lists: readableRepoFilter below. */
+  readableRepoFilter(viewer: Viewer | null): Record<string, unknown> {
+    return readableRepoFilter(viewer);
+  }
+}
+
+/**
+ * Prisma filter for the repositories a viewer may read (used by search and lists), the same
+ * rules as repoAccessMode expressed as one query.
+ */
+export function readableRepoFilter(viewer: Viewer | null): Record<string, unknown> {
+  if ((viewer as Viewer | null)?.publicOnly) {
+    const { publicOnly: _p, ...user } = viewer as Viewer;
+    return { AND: [readableRepoFilter(user as User), PUBLIC_REPOS_OF_PUBLIC_OWNERS] };
+  }
+  if (viewer?.isAdmin) return {};
+  const visibleOwners = viewer ? (viewer.isRestricted ? [0] : [0, 1]) : [0];
+  const publicCond: Record<string, unknown>[] = [{ isPrivate: false, owner: { visibility: { in: visibleOwners } } }];
+  if (!viewer) return { OR: publicCond };
+  const memberOf = { members: { some: { userId: viewer.id } } };
+  const ors: Record<string, unknown>[] = [
+    { ownerId: viewer.id },
+    { collaborators: { some: { userId: viewer.id } } },
+    { teams: { some: { team: memberOf } } },
+    { owner: { teams: { some: { ...memberOf, OR: [{ authorize: { gte: AccessMode.Owner } }, { includesAllRepositories: true }] } } } },
+  ];
+  if (!viewer.isRestricted) ors.push(...publicCond, { isPrivate: false, owner: { orgMembers: { some: { userId: viewer.id } } } });
+  return { OR: ors };
 }

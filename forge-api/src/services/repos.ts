@@ -1,13 +1,18 @@
 /**
- * Repositories: rows in the database, bare repositories on disk (GIT's services/git).
+ * Repositories: rows in the database, bare repositories on disk (services/git).
  * Creation validates everything first, writes the row, then the disk; a disk failure removes
- * the row again so the two never disagree.
+ * the row again so the two never disagree. Creation, deletion and pushes are announced to the
+ * notifier (feeds, webhooks).
  */
+import path from 'node:path';
+import { beginCreation, endCreation, markPending, recoverCreations } from './repo-creation';
 import type { ForgeConfig } from '../config';
-import { ApiError } from '../plugins/errors';
+import { AlreadyExistsError, InvalidError, NotFoundError, PermissionDeniedError, ValidationError } from './errors';
 import { AccessMode } from './convert';
 import type { Prisma } from './database';
 import * as git from './git';
+import { recordRefs, takePush } from './git/push';
+import type { Notifier } from './notify';
 import { checkRepoName } from './names';
 import { USER_TYPE_ORGANIZATION, type PermissionService } from './permissions';
 import type { Repository, User } from './records';
@@ -68,7 +73,12 @@ export class RepoService {
     private readonly prisma: Prisma,
     private readonly config: ForgeConfig,
     private readonly permissions: PermissionService,
+    private readonly notifier: Notifier,
   ) {}
+
+  async byId(id: number): Promise<RepoWithOwner | null> {
+    return this.prisma.repository.findUnique({ where: { id }, include: { owner: true } });
+  }
 
   diskPath(ownerName: string, name: string): string {
     return git.repositoryPath(this.config.reposDir, ownerName, name);
@@ -89,7 +99,7 @@ export class RepoService {
       where: { lowerName: name.toLowerCase(), owner: { lowerName: owner.toLowerCase() } },
       include: { owner: true, collaborators: { where: { userId: doer?.id ?? -1 }, select: { mode: true } } },
     });
-    const missing = () => new ApiError(404, 'not found', { errors: [`repository does not exist [id: 0, uid: 0, owner_name: ${owner}, name: ${name}]`] });
+    const missing = () => new NotFoundError('not found', [`repository does not exist [id: 0, uid: 0, owner_name: ${owner}, name: ${name}]`]);
     if (!repo) throw missing();
     const mode = await this.permissions.repoAccessMode(doer, repo);
     if (mode < AccessMode.Read) throw missing();
@@ -102,116 +112,175 @@ export class RepoService {
     if (doer.isAdmin) return;
     if (owner.type === USER_TYPE_ORGANIZATION) {
       if (!(await this.permissions.canCreateOrgRepo(doer.id, owner.id))) {
-        throw new ApiError(403, 'Given user is not allowed to create repository in organization.');
+        throw new PermissionDeniedError('Given user is not allowed to create repository in organization.');
       }
       return;
     }
-    if (owner.id !== doer.id) throw new ApiError(403, 'Given user is not allowed to create repository for another user.');
+    if (owner.id !== doer.id) throw new PermissionDeniedError('Given user is not allowed to create repository for another user.');
   }
 
   async create(doer: User, owner: User, input: CreateRepoInput): Promise<RepoWithOwner> {
     checkRepoName(input.name);
     const defaultBranch = input.default_branch || this.config.defaultBranch;
-    if (!git.isValidBranchName(defaultBranch)) throw new ApiError(422, '[DefaultBranch]: GitRefName');
+    if (!git.isValidBranchName(defaultBranch)) throw new ValidationError('[DefaultBranch]: GitRefName');
     const objectFormat = input.object_format_name || 'sha1';
-    if (objectFormat !== 'sha1') throw new ApiError(422, `unsupported object format: ${objectFormat}`);
+    if (objectFormat !== 'sha1') throw new InvalidError(`unsupported object format: ${objectFormat}`);
     let labels: { name: string; color: string; description: string; exclusive: boolean }[] = [];
     if (input.issue_labels) {
       const set = labelTemplate(input.issue_labels);
-      if (!set) throw new ApiError(422, `failed to load label template "${input.issue_labels}"`);
+      if (!set) throw new InvalidError(`failed to load label template "${input.issue_labels}"`);
       labels = set;
     }
-    if (input.readme && input.readme !== 'Default') throw new ApiError(400, `readme template "${input.readme}" does not exist`);
+    if (input.readme && input.readme !== 'Default') throw new InvalidError(`readme template "${input.readme}" does not exist`);
     if (!doer.isAdmin && owner.type !== USER_TYPE_ORGANIZATION) {
       const limit = owner.maxRepoCreation >= 0 ? owner.maxRepoCreation : this.config.maxCreationLimit;
       if (limit >= 0 && (await this.prisma.repository.count({ where: { ownerId: owner.id } })) >= limit) {
-        throw new ApiError(403, `user has reached maximum limit of repositories [limit: ${limit}]`);
+        throw new PermissionDeniedError(`user has reached maximum limit of repositories [limit: ${limit}]`);
       }
     }
     const lowerName = input.name.toLowerCase();
     const exists = await this.prisma.repository.count({ where: { ownerId: owner.id, lowerName } });
-    if (exists) throw new ApiError(409, 'The repository with the same name already exists.');
+    if (exists) throw new AlreadyExistsError('The repository with the same name already exists.');
     const trustModel = input.trust_model && TRUST_MODELS.has(input.trust_model) ? input.trust_model : 'default';
+    const diskPath = this.diskPath(owner.name, input.name);
+    if (await git.repositoryExists(diskPath)) throw new AlreadyExistsError('The repository with the same name already exists.');
+    // Built aside, moved into place, then committed with its row: see repo-creation.ts for
+    // what a crash at each step leaves and how start-up undoes it.
+    const creation = await beginCreation(this.config.reposDir);
     let repo: RepoWithOwner;
     try {
-      repo = await this.prisma.repository.create({
-        data: {
-          ownerId: owner.id,
-          ownerName: owner.name,
-          name: input.name,
-          lowerName,
-          description: input.description ?? '',
-          isPrivate: input.private ?? false,
-          isTemplate: input.template ?? false,
-          trustModel,
-          objectFormatName: objectFormat,
+      try {
+        await git.initRepository(creation.staging, {
           defaultBranch,
-          isEmpty: true,
-          labels: labels.length
-            ? { create: labels.map((l) => ({ name: l.name, color: `#${l.color.replace(/^#/, '')}`, description: l.description, exclusive: l.exclusive })) }
+          autoInit: input.auto_init
+            ? {
+                readme: { name: input.name, description: input.description ?? '', template: input.readme || 'Default', cloneUrlHttps: `${this.config.rootUrl}${owner.name}/${input.name}.git`, owner: owner.name },
+                license: input.license || undefined,
+                gitignores: input.gitignores ? input.gitignores.split(',').map((s) => s.trim()).filter(Boolean) : undefined,
+                author: { name: doer.fullName || doer.name, email: doer.email || `${doer.lowerName}@noreply.localhost` },
+                owner: owner.name,
+                repoName: input.name,
+              }
             : undefined,
-        },
-        include: { owner: true },
-      });
-    } catch (err) {
-      if (isUniqueViolation(err)) throw new ApiError(409, 'The repository with the same name already exists.');
-      throw err;
-    }
-    const diskPath = this.diskPath(owner.name, input.name);
-    try {
-      await git.initRepository(diskPath, {
-        defaultBranch,
-        autoInit: input.auto_init
-          ? {
-              readme: { name: input.name, description: input.description ?? '', template: input.readme || 'Default', cloneUrlHttps: `${this.config.rootUrl}${owner.name}/${input.name}.git`, owner: owner.name },
-              license: input.license || undefined,
-              gitignores: input.gitignores ? input.gitignores.split(',').map((s) => s.trim()).filter(Boolean) : undefined,
-              author: { name: doer.fullName || doer.name, email: doer.email || `${doer.lowerName}@noreply.localhost` },
-              owner: owner.name,
-              repoName: input.name,
-            }
-          : undefined,
-      });
-    } catch (err) {
-      await this.prisma.repository.delete({ where: { id: repo.id } }).catch(() => undefined);
-      if (err instanceof git.RepositoryExistsError) {
-        throw new ApiError(409, 'The repository with the same name already exists.');
+        });
+      } catch (err) {
+        if (err instanceof git.UnknownTemplateError) throw new InvalidError(`${err.kind} template "${err.template}" does not exist`);
+        throw err;
       }
-      if (err instanceof git.UnknownTemplateError) {
-        throw new ApiError(err.kind === 'readme' ? 400 : 422, `${err.kind} template "${err.template}" does not exist`);
+      await markPending(creation, diskPath);
+      try {
+        await git.renameRepository(creation.staging, diskPath);
+      } catch (err) {
+        if (err instanceof git.RepositoryExistsError) throw new AlreadyExistsError('The repository with the same name already exists.');
+        throw err;
       }
-      throw err;
+      try {
+        repo = await this.prisma.$transaction(async (tx) => {
+          const created = await tx.repository.create({
+            data: {
+              ownerId: owner.id,
+              ownerName: owner.name,
+              name: input.name,
+              lowerName,
+              description: input.description ?? '',
+              isPrivate: input.private ?? false,
+              isTemplate: input.template ?? false,
+              trustModel,
+              objectFormatName: objectFormat,
+              defaultBranch,
+              isEmpty: true,
+              numWatches: 1,
+              licenses: input.auto_init && input.license ? input.license : '',
+              labels: labels.length
+                ? { create: labels.map((l) => ({ name: l.name, color: `#${l.color.replace(/^#/, '')}`, description: l.description, exclusive: l.exclusive })) }
+                : undefined,
+            },
+            include: { owner: true },
+          });
+          // Gitea's [service] AUTO_WATCH_NEW_REPOS (default true): the creator watches the new
+          // repository (mode auto), so issue notifications and feeds reach them.
+          await tx.watch.create({ data: { userId: doer.id, repoId: created.id, mode: 3 } });
+          return created;
+        });
+      } catch (err) {
+        await git.deleteRepository(diskPath);
+        if (isUniqueViolation(err)) throw new AlreadyExistsError('The repository with the same name already exists.');
+        throw err;
+      }
+    } finally {
+      await endCreation(creation);
     }
-    // Gitea's [service] AUTO_WATCH_NEW_REPOS (default true): the creator watches the new
-    // repository (mode auto), so issue notifications and feeds reach them.
-    await this.prisma.watch.create({ data: { userId: doer.id, repoId: repo.id, mode: 3 } });
-    repo = await this.prisma.repository.update({ where: { id: repo.id }, data: { numWatches: 1 }, include: { owner: true } });
-    if (input.auto_init) return this.afterPush(repo.id);
+    // Gitea: a creator without admin access through a team becomes an admin collaborator of
+    // the organization's new repository, so they can manage what they created.
+    if (owner.type === USER_TYPE_ORGANIZATION && !doer.isAdmin && (await this.permissions.repoAccessMode(doer, repo)) < AccessMode.Admin) {
+      await this.prisma.collaboration.upsert({
+        where: { repoId_userId: { repoId: repo.id, userId: doer.id } },
+        create: { repoId: repo.id, userId: doer.id, mode: AccessMode.Admin },
+        update: { mode: AccessMode.Admin },
+      });
+    }
+    if (input.auto_init) repo = await this.afterPush(doer, repo.id);
+    else await recordRefs(diskPath).catch(() => undefined);
+    await this.notifier.repositoryCreated(doer, repo);
     return repo;
   }
 
-  /** Refreshes size, empty flag and default branch from disk (after a push or init). */
-  async afterPush(repoId: number): Promise<RepoWithOwner> {
-    const repo = await this.prisma.repository.findUniqueOrThrow({ where: { id: repoId }, include: { owner: true } });
-    const stats = await git.repoStats(this.diskPath(repo.owner.name, repo.name));
-    return this.prisma.repository.update({
+  /** Start-up: undoes what a crash interrupted in create() (repo-creation.ts). */
+  async recoverInterruptedCreations(): Promise<string[]> {
+    return recoverCreations(this.config.reposDir, async (finalPath) => {
+      const rel = path.relative(this.config.reposDir, finalPath).split(path.sep);
+      if (rel.length !== 2 || !rel[1].endsWith('.git')) return true;
+      return (await this.prisma.repository.count({ where: { owner: { lowerName: rel[0] }, lowerName: rel[1].slice(0, -4) } })) > 0;
+    });
+  }
+
+  /**
+   * After a push (or the first commit of an auto-initialised repository): refreshes size,
+   * empty flag and default branch from disk, then announces each changed ref. `pusher` null
+   * (a push the forge cannot attribute) counts as the owner's.
+   */
+  async afterPush(pusher: User | null, repoId: number): Promise<RepoWithOwner> {
+    const found = await this.prisma.repository.findUniqueOrThrow({ where: { id: repoId }, include: { owner: true } });
+    const diskPath = this.diskPath(found.owner.name, found.name);
+    const stats = await git.repoStats(diskPath);
+    const repo = await this.prisma.repository.update({
       where: { id: repoId },
       data: {
         size: stats.sizeKiB,
         isEmpty: stats.empty,
+        numBranches: stats.branchCount,
         ...(stats.defaultBranch ? { defaultBranch: stats.defaultBranch } : {}),
         updatedAt: new Date(),
       },
       include: { owner: true },
     });
+    let refs: Awaited<ReturnType<typeof takePush>> = [];
+    try {
+      refs = await takePush(diskPath);
+    } catch (err) {
+      this.notifier.logError(err, 'pushed');
+    }
+    for (const ref of refs) await this.notifier.pushed(pusher ?? repo.owner, repo, ref);
+    return repo;
+  }
+
+  /** Size and empty flag of every repository from disk (the update_repo_size task). */
+  async refreshSizes(): Promise<void> {
+    const all = await this.prisma.repository.findMany({ include: { owner: true } });
+    for (const r of all) {
+      const stats = await git.repoStats(this.diskPath(r.owner.name, r.name)).catch(() => null);
+      if (stats) await this.prisma.repository.update({ where: { id: r.id }, data: { size: stats.sizeKiB, isEmpty: stats.empty, numBranches: stats.branchCount } });
+    }
   }
 
   /** Deletes the row and the repository on disk. Needs owner access (403 otherwise). */
-  async delete(repo: RepoWithOwner, mode: number): Promise<void> {
+  async delete(doer: User, repo: RepoWithOwner, mode: number): Promise<void> {
     if (mode < AccessMode.Owner) {
       // Gitea's reqOwner(): repository owner, org owner or site admin.
-      throw new ApiError(403, 'user should be the owner of the repo');
+      throw new PermissionDeniedError('user should be the owner of the repo');
     }
+    // Announced while the row (and the repository's own hooks) still exist, as Gitea does.
+    await this.notifier.repositoryDeleting(doer, repo);
     await this.prisma.repository.delete({ where: { id: repo.id } });
     await git.deleteRepository(this.diskPath(repo.owner.name, repo.name));
   }
@@ -237,7 +306,7 @@ export class RepoService {
     }
     if (o.uid) {
       const owned = { ownerId: o.uid };
-      const collab = { collaborators: { some: { userId: o.uid } } };
+      const collab = { NOT: owned, OR: this.permissions.grantedRepoFilters(o.uid) };
       if (o.mode === 'collaborative') and.push({ NOT: owned }, collab);
       else and.push(o.exclusive ? owned : { OR: [owned, collab] });
     }

@@ -84,3 +84,13 @@ export function hasScope(set: ScopeSet, category: ScopeCategory, level: ScopeLev
 export function levelForMethod(method: string): ScopeLevel {
   return method === 'GET' || method === 'HEAD' ? 'read' : 'write';
 }
+
+/**
+ * Whether a token with `parent` may mint one with `child`: every grant of the child must be
+ * held by the parent (Gitea 1.27's CanCreateChildScope). public-only is a restriction, not a
+ * grant: a child may always carry it, and inherits it from a public-only parent.
+ */
+export function canCreateChildScope(parent: ScopeSet, child: ScopeSet): boolean {
+  if (child.all && !parent.all) return false;
+  return SCOPE_CATEGORIES.every((c) => child.levels[c] <= parent.levels[c]);
+}

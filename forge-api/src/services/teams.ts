@@ -4,9 +4,10 @@
  * (removing a repository from a team never deletes it), the Owners team that every org has
  * and that cannot lose its last member or be deleted.
  */
-import { ApiError } from '../plugins/errors';
+import { AlreadyExistsError, InvalidError } from './errors';
 import { AccessMode } from './convert';
 import type { Prisma } from './database';
+import { readableRepoFilter } from './permissions';
 import { ALL_UNITS, OWNER_TEAM } from './orgs';
 import type { Repository, Team, User } from './records';
 
@@ -117,9 +118,9 @@ export class TeamService {
     if (mode < AccessMode.Admin && input.units_map && Object.keys(input.units_map).length > 0) mode = minUnitMode(input.units_map);
     const units = unitsFrom(input, mode);
     // Gitea answers 500 "units permission should not be empty" here; a client error is what it is.
-    if (!units) throw new ApiError(422, 'units permission should not be empty');
+    if (!units) throw new InvalidError('units permission should not be empty');
     if (await this.prisma.team.count({ where: { orgId: org.id, lowerName: name.toLowerCase() } })) {
-      throw new ApiError(422, `team already exists [org_id: ${org.id}, name: ${name}]`);
+      throw new AlreadyExistsError(`team already exists [org_id: ${org.id}, name: ${name}]`);
     }
     const team = await this.prisma.team.create({
       data: {
@@ -144,9 +145,9 @@ export class TeamService {
     const data: Record<string, unknown> = {};
     if (input.can_create_org_repo !== undefined) data.canCreateOrgRepo = owner || input.can_create_org_repo;
     if (input.name) {
-      if (owner && input.name.toLowerCase() !== team.lowerName) throw new ApiError(422, 'the owner team name cannot be changed');
+      if (owner && input.name.toLowerCase() !== team.lowerName) throw new InvalidError('the owner team name cannot be changed');
       if (input.name.toLowerCase() !== team.lowerName && (await this.prisma.team.count({ where: { orgId: team.orgId, lowerName: input.name.toLowerCase() } }))) {
-        throw new ApiError(422, `team already exists [org_id: ${team.orgId}, name: ${input.name}]`);
+        throw new AlreadyExistsError(`team already exists [org_id: ${team.orgId}, name: ${input.name}]`);
       }
       data.name = input.name;
       data.lowerName = input.name.toLowerCase();
@@ -174,7 +175,7 @@ export class TeamService {
   }
 
   async delete(team: Team): Promise<void> {
-    if (this.isOwnerTeam(team)) throw new ApiError(422, 'the owner team cannot be deleted');
+    if (this.isOwnerTeam(team)) throw new InvalidError('the owner team cannot be deleted');
     const members = await this.prisma.teamUser.findMany({ where: { teamId: team.id }, select: { userId: true } });
     await this.prisma.team.delete({ where: { id: team.id } });
     for (const m of members) await this.dropOrgMembershipIfNoTeam(team.orgId, m.userId);
@@ -191,7 +192,7 @@ export class TeamService {
 
   /** Adds a user (an organization cannot join a team); joins the org as a private member. */
   async addMember(team: Team, user: User): Promise<void> {
-    if (user.type !== 0) throw new ApiError(422, 'an organization cannot be a team member');
+    if (user.type !== 0) throw new InvalidError('an organization cannot be a team member');
     if (await this.isMember(team.id, user.id)) return;
     await this.prisma.$transaction(async (tx) => {
       await tx.teamUser.create({ data: { orgId: team.orgId, teamId: team.id, userId: user.id } });
@@ -205,7 +206,7 @@ export class TeamService {
     if (!(await this.isMember(team.id, user.id))) return;
     if (this.isOwnerTeam(team) && (await this.prisma.teamUser.count({ where: { teamId: team.id } })) <= 1) {
       // Gitea's ErrLastOrgOwner.
-      throw new ApiError(422, `user is the last member of owner team [uid: ${user.id}]`);
+      throw new InvalidError(`user is the last member of owner team [uid: ${user.id}]`);
     }
     await this.prisma.$transaction(async (tx) => {
       await tx.teamUser.deleteMany({ where: { teamId: team.id, userId: user.id } });
@@ -222,8 +223,9 @@ export class TeamService {
   }
 
   /** Repositories the team covers: every org repository for includes-all teams. */
-  async repos(team: Team, skip: number, take: number) {
-    const where = team.includesAllRepositories ? { ownerId: team.orgId } : { teams: { some: { teamId: team.id } } };
+  async repos(team: Team, viewer: User | null, skip: number, take: number) {
+    const covered = team.includesAllRepositories ? { ownerId: team.orgId } : { teams: { some: { teamId: team.id } } };
+    const where = { AND: [covered, readableRepoFilter(viewer)] };
     const [rows, total] = await Promise.all([
       this.prisma.repository.findMany({ where, include: { owner: true }, orderBy: { lowerName: 'asc' }, skip, take }),
       this.prisma.repository.count({ where }),
@@ -243,7 +245,7 @@ export class TeamService {
   }
 
   async addRepo(team: Team, repo: Repository): Promise<void> {
-    if (repo.ownerId !== team.orgId) throw new ApiError(422, 'repository does not belong to the team\'s organization');
+    if (repo.ownerId !== team.orgId) throw new InvalidError('repository does not belong to the team\'s organization');
     if (await this.prisma.teamRepo.count({ where: { teamId: team.id, repoId: repo.id } })) return;
     await this.prisma.$transaction([
       this.prisma.teamRepo.create({ data: { orgId: team.orgId, teamId: team.id, repoId: repo.id } }),
@@ -278,5 +280,5 @@ export class TeamService {
   }
 }
 
-/** All units an owner/admin team holds (re-exported for tests and CORE's org creation). */
+/** All units an owner/admin team holds (used by organization creation and tests). */
 export { ALL_UNITS };

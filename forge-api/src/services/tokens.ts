@@ -5,11 +5,12 @@
  * a PBKDF2 per request; deleting a token drops it from the cache.
  */
 import crypto from 'node:crypto';
-import { ApiError } from '../plugins/errors';
+import { AlreadyExistsError, InvalidError, NotFoundError, PermissionDeniedError } from './errors';
 import type { Prisma } from './database';
 import type { AccessToken, User } from './records';
 import { eventsOf } from './events';
-import { InvalidScopeError, parseScopes, scopeList, type ScopeSet } from './scopes';
+import { isUniqueViolation } from './db-errors';
+import { canCreateChildScope, InvalidScopeError, parseScopes, scopeList, type ScopeSet } from './scopes';
 
 const CACHE_SIZE = 256;
 /** A verified token and its user are reused this long without a query (revocation through the
@@ -44,23 +45,39 @@ export class TokenService {
     });
   }
 
-  async create(user: User, name: string, scopes: string[]) {
+  /**
+   * `parent`: the scopes of the token that authenticated the request, when one did; the new
+   * token may not be broader (Gitea 1.27) and stays public-only when the parent is.
+   */
+  async create(user: User, name: string, scopes: string[], parent: ScopeSet | null = null) {
     let set: ScopeSet;
     try {
       set = parseScopes(scopes);
     } catch (err) {
-      if (err instanceof InvalidScopeError) throw new ApiError(400, `invalid access token scope provided: ${err.message}`);
+      if (err instanceof InvalidScopeError) throw new InvalidError(`invalid access token scope provided: ${err.message}`);
       throw err;
     }
-    const scope = scopeList(set).join(',');
-    if (!scope) throw new ApiError(400, 'access token must have a scope');
+    if (!scopeList(set).join(',')) throw new InvalidError('access token must have a scope');
+    const usedName = () => new AlreadyExistsError('access token name has been used already');
     const exists = await this.prisma.accessToken.count({ where: { userId: user.id, name } });
-    if (exists) throw new ApiError(400, 'access token name has been used already');
+    if (exists) throw usedName();
+    if (parent) {
+      if (!canCreateChildScope(parent, set)) throw new PermissionDeniedError('cannot create an access token with a broader scope than the authenticating token');
+      if (parent.publicOnly) set.publicOnly = true;
+    }
+    const scope = scopeList(set).join(',');
     const secret = crypto.randomBytes(20).toString('hex');
     const salt = randomSalt();
-    const row = await this.prisma.accessToken.create({
-      data: { userId: user.id, name, tokenHash: hashToken(secret, salt), tokenSalt: salt, tokenLastEight: secret.slice(-8), scope },
-    });
+    let row;
+    try {
+      row = await this.prisma.accessToken.create({
+        data: { userId: user.id, name, tokenHash: hashToken(secret, salt), tokenSalt: salt, tokenLastEight: secret.slice(-8), scope },
+      });
+    } catch (err) {
+      // Two requests with one name: the unique (user, name) index lets one through.
+      if (isUniqueViolation(err)) throw usedName();
+      throw err;
+    }
     return { row, secret, scopes: scope.split(',') };
   }
 
@@ -81,10 +98,10 @@ export class TokenService {
     }
     if (id === null) {
       const rows = await this.prisma.accessToken.findMany({ where: { userId, name: idOrName } });
-      if (rows.length > 1) throw new ApiError(422, `multiple matches for token name '${idOrName}'`);
+      if (rows.length > 1) throw new InvalidError(`multiple matches for token name '${idOrName}'`);
       id = rows[0]?.id ?? null;
     }
-    if (id === null) throw new ApiError(404, 'not found', { errors: [`access token does not exist [id: 0, name: ${idOrName}]`] });
+    if (id === null) throw new NotFoundError('not found', [`access token does not exist [id: 0, name: ${idOrName}]`]);
     await this.prisma.accessToken.delete({ where: { id } });
     for (const [k, v] of this.cache) if (v === id) this.cache.delete(k);
     for (const [k, v] of this.hot) if (v.value.token.id === id) this.hot.delete(k);

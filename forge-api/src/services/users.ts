@@ -1,6 +1,6 @@
 /** Users (individuals): create, edit, rename, delete, look up, search; emails; public keys. */
 import crypto from 'node:crypto';
-import { ApiError } from '../plugins/errors';
+import { AlreadyExistsError, InvalidError, InvalidPasswordError, ValidationError } from './errors';
 import { visibilityValue } from './convert';
 import type { Prisma } from './database';
 import { checkEmail, checkUserName } from './names';
@@ -46,9 +46,9 @@ export interface EditUserInput {
   website?: string;
 }
 
-export function isUniqueViolation(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && (err as { code?: string }).code === 'P2002';
-}
+import { isUniqueViolation } from './db-errors';
+import { visibleOwnerTypes } from './permissions';
+export { isUniqueViolation };
 
 export class UserService {
   constructor(private readonly prisma: Prisma) {}
@@ -78,8 +78,8 @@ export class UserService {
   }
 
   checkPassword(password: string): void {
-    if (password.length < MIN_PASSWORD_LENGTH) throw new ApiError(400, 'PasswordIsRequired');
-    if (password.length > 255) throw new ApiError(400, 'PasswordComplexity');
+    if (password.length < MIN_PASSWORD_LENGTH) throw new InvalidPasswordError('PasswordIsRequired');
+    if (password.length > 255) throw new InvalidPasswordError('PasswordComplexity');
   }
 
   async create(input: CreateUserInput): Promise<User> {
@@ -87,9 +87,9 @@ export class UserService {
     checkEmail(input.email);
     this.checkPassword(input.password);
     const visibility = visibilityValue(input.visibility);
-    if (input.visibility && visibility === undefined) throw new ApiError(422, `[Visibility]: In`);
-    if (await this.nameTaken(input.username)) throw new ApiError(422, `user already exists [name: ${input.username}]`);
-    if (await this.emailTaken(input.email)) throw new ApiError(422, `e-mail already in use [email: ${input.email}]`);
+    if (input.visibility && visibility === undefined) throw new ValidationError(`[Visibility]: In`);
+    if (await this.nameTaken(input.username)) throw new AlreadyExistsError(`user already exists [name: ${input.username}]`);
+    if (await this.emailTaken(input.email)) throw new AlreadyExistsError(`e-mail already in use [email: ${input.email}]`);
     const passwordHash = await hashPassword(input.password);
     try {
       return await this.prisma.user.create({
@@ -111,7 +111,7 @@ export class UserService {
         },
       });
     } catch (err) {
-      if (isUniqueViolation(err)) throw new ApiError(422, `user already exists [name: ${input.username}]`);
+      if (isUniqueViolation(err)) throw new AlreadyExistsError(`user already exists [name: ${input.username}]`);
       throw err;
     }
   }
@@ -122,9 +122,9 @@ export class UserService {
       try {
         checkEmail(input.email);
       } catch {
-        throw new ApiError(400, `e-mail invalid [email: ${input.email}]`);
+        throw new InvalidError(`e-mail invalid [email: ${input.email}]`);
       }
-      if (await this.emailTaken(input.email, user.id)) throw new ApiError(400, `e-mail already in use [email: ${input.email}]`);
+      if (await this.emailTaken(input.email, user.id)) throw new AlreadyExistsError(`e-mail already in use [email: ${input.email}]`);
       data.email = input.email;
     }
     if (input.password !== undefined && input.password !== '') {
@@ -133,12 +133,12 @@ export class UserService {
     }
     if (input.visibility !== undefined && input.visibility !== '') {
       const v = visibilityValue(input.visibility);
-      if (v === undefined) throw new ApiError(422, '[Visibility]: In');
+      if (v === undefined) throw new ValidationError('[Visibility]: In');
       data.visibility = v;
     }
     if (input.admin === false && user.isAdmin) {
       const admins = await this.prisma.user.count({ where: { isAdmin: true, type: USER_TYPE_INDIVIDUAL } });
-      if (admins <= 1) throw new ApiError(400, 'cannot remove the last admin');
+      if (admins <= 1) throw new InvalidError('cannot remove the last admin');
     }
     const map: [keyof EditUserInput, string][] = [
       ['login_name', 'loginName'],
@@ -173,14 +173,14 @@ export class UserService {
 
   /** Gitea refuses to delete users who still own repositories or organizations. */
   async delete(user: User, doer: User): Promise<void> {
-    if (user.type !== USER_TYPE_INDIVIDUAL) throw new ApiError(422, 'target is an organization');
-    if (user.id === doer.id) throw new ApiError(422, 'you cannot delete yourself');
+    if (user.type !== USER_TYPE_INDIVIDUAL) throw new InvalidError('target is an organization');
+    if (user.id === doer.id) throw new InvalidError('you cannot delete yourself');
     const repos = await this.prisma.repository.count({ where: { ownerId: user.id } });
-    if (repos > 0) throw new ApiError(422, `user still has ownership of repositories [uid: ${user.id}, count: ${repos}]`);
+    if (repos > 0) throw new InvalidError(`user still has ownership of repositories [uid: ${user.id}, count: ${repos}]`);
     const owned = await this.prisma.teamUser.count({ where: { userId: user.id, team: { authorize: 4 } } });
-    if (owned > 0) throw new ApiError(422, `user still has membership of organizations [uid: ${user.id}]`);
+    if (owned > 0) throw new InvalidError(`user still has membership of organizations [uid: ${user.id}]`);
     if (user.isAdmin && (await this.prisma.user.count({ where: { isAdmin: true, type: USER_TYPE_INDIVIDUAL } })) <= 1) {
-      throw new ApiError(422, 'cannot delete the last admin');
+      throw new InvalidError('cannot delete the last admin');
     }
     await this.prisma.user.delete({ where: { id: user.id } });
     emitUserChanged(this.prisma, user.id);
@@ -190,7 +190,7 @@ export class UserService {
   async rename(user: User, newName: string): Promise<void> {
     checkUserName(newName);
     if (newName.toLowerCase() !== user.lowerName && (await this.prisma.user.count({ where: { lowerName: newName.toLowerCase() } }))) {
-      throw new ApiError(422, `user already exists [name: ${newName}]`);
+      throw new AlreadyExistsError(`user already exists [name: ${newName}]`);
     }
     await this.prisma.$transaction(async (tx) => {
       await tx.userRedirect.deleteMany({ where: { lowerName: newName.toLowerCase() } });
@@ -222,7 +222,8 @@ export class UserService {
   async search(viewer: User | null, q: string, uid: number | undefined, skip: number, take: number) {
     const where: Record<string, unknown> = { type: USER_TYPE_INDIVIDUAL, isActive: true };
     if (uid) where.id = uid;
-    if (!viewer?.isAdmin) where.visibility = { in: viewer && !viewer.isRestricted ? [0, 1] : [0] };
+    const visible = visibleOwnerTypes(viewer);
+    if (visible.length < 3) where.visibility = { in: visible };
     if (q) {
       const lower = q.toLowerCase();
       where.OR = [{ lowerName: { contains: lower } }, { fullName: { contains: q } }];
@@ -245,12 +246,12 @@ export class UserService {
 
   async addPublicKey(user: User, input: { key: string; title: string; read_only?: boolean }) {
     const parsed = parsePublicKey(input.key);
-    if (!parsed) throw new ApiError(422, 'Unable to verify key content');
+    if (!parsed) throw new InvalidError('Unable to verify key content');
     if (await this.prisma.publicKey.count({ where: { fingerprint: parsed.fingerprint } })) {
-      throw new ApiError(422, 'Key content has been used as non-deploy key');
+      throw new AlreadyExistsError('Key content has been used as non-deploy key');
     }
     if (await this.prisma.publicKey.count({ where: { ownerId: user.id, name: input.title } })) {
-      throw new ApiError(422, 'Key title has been used');
+      throw new AlreadyExistsError('Key title has been used');
     }
     return this.prisma.publicKey.create({
       data: { ownerId: user.id, name: input.title, content: parsed.content, fingerprint: parsed.fingerprint, mode: input.read_only ? 1 : 2 },

@@ -1,4 +1,4 @@
-/** The forge's decorations on Fastify (the contract GIT's routes rely on). */
+/** The forge's decorations on Fastify (what routes and plugins rely on). */
 import type { ForgeConfig } from '../config';
 import type { AuthResolver } from '../plugins/auth';
 import type { Prisma } from '../services/database';
@@ -8,7 +8,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     config: ForgeConfig;
     prisma: Prisma;
-    /** `app.auth.resolveUser(request)`: credentials -> AuthResult (throws ApiError 401). */
+    /** `app.auth.resolveUser(request)`: credentials -> AuthResult (throws UnauthenticatedError). */
     auth: AuthResolver;
     services: Services;
   }

@@ -13,13 +13,13 @@ import type { ManifestDoc } from '../../resources/types';
 import type { StatusReport } from '../../graph/types';
 import type { KubeClient } from './client';
 import { Informer } from './informer';
-import { WATCHED_KINDS, type WatchedKind } from './kinds';
+import { watchedKinds, type WatchedKind } from './kinds';
 import type { Leadership } from './leader';
 import { StatusWriter } from './status-writer';
 
 export { KubeClient, loadKubeConfig, ApiError, ConnectionError } from './client';
 export { LeaderElector, AlwaysLeader, type Leadership } from './leader';
-export { WATCHED_KINDS, type WatchedKind } from './kinds';
+export { WATCHED_KINDS, watchedKinds, type WatchedKind } from './kinds';
 export { StatusWriter } from './status-writer';
 export { Informer } from './informer';
 
@@ -31,6 +31,8 @@ export interface KubernetesProviderOptions {
   /** Only this GatewayClass is read (the one the chart installs); all when undefined. */
   gatewayClassName?: string;
   kinds?: readonly WatchedKind[];
+  /** InferencePool and Pod are watched only then (the chart grants their RBAC only then). */
+  inferenceExtension?: boolean;
   /** Quiet time after an event before the pipeline runs (a burst of events makes one run). */
   debounceMs?: number;
   statusConcurrency?: number;
@@ -47,7 +49,7 @@ export class KubernetesProvider {
 
   constructor(options: KubernetesProviderOptions) {
     this.o = options;
-    for (const kind of options.kinds ?? WATCHED_KINDS) {
+    for (const kind of options.kinds ?? watchedKinds(options)) {
       this.informers.set(
         kind.kind,
         new Informer({

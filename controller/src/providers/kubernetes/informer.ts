@@ -145,6 +145,12 @@ export class Informer {
         this.markSynced();
         return this.later(this.o.absentRetryMs ?? 30_000);
       }
+      if (err instanceof ApiError && err.status === 403 && !this.synced) {
+        // Missing RBAC for one kind must not hold every other kind back: it stays empty (and
+        // is asked again with backoff) and the error says which permission is missing.
+        this.o.log.error('not allowed to list this kind; treated as empty until allowed', { kind: this.kind.kind, group: this.kind.group, error: err.message });
+        this.markSynced();
+      }
       return this.retry(err as Error, 'list');
     }
     this.watch();

@@ -39,7 +39,16 @@ export const WATCHED_KINDS: readonly WatchedKind[] = [
   core('discovery.k8s.io', 'v1', 'EndpointSlice', 'endpointslices', true),
   core('', 'v1', 'Secret', 'secrets', true),
   core('', 'v1', 'Namespace', 'namespaces', false),
+  core('', 'v1', 'Pod', 'pods', true),
 ];
+
+/** Read only with --gateway-api-inference-extension: InferencePools and the Pods they select. */
+const INFERENCE_KINDS = new Set(['InferencePool', 'Pod']);
+
+/** The kinds to watch: without the inference extension, nothing of it is listed or watched. */
+export function watchedKinds(options: { inferenceExtension?: boolean }): WatchedKind[] {
+  return WATCHED_KINDS.filter((k) => options.inferenceExtension || !INFERENCE_KINDS.has(k.kind));
+}
 
 export function apiVersionOf(k: { group: string; version: string }): string {
   return k.group ? `${k.group}/${k.version}` : k.version;

@@ -6,6 +6,7 @@ export {
   initRepository,
   deleteRepository,
   renameRepository,
+  repositoryExists,
   listRepositoryDirs,
   repositoryPath,
   isValidBranchName,

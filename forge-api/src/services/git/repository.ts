@@ -76,6 +76,11 @@ export function isValidBranchName(name: string): boolean {
   return name.split('/').every((part) => part.length > 0 && !part.startsWith('.') && !part.endsWith('.lock'));
 }
 
+/** Whether a repository folder (or anything) is at this path. */
+export async function repositoryExists(p: string): Promise<boolean> {
+  return exists(p);
+}
+
 async function exists(p: string): Promise<boolean> {
   try {
     await fs.stat(p);
@@ -198,7 +203,8 @@ export async function listRepositoryDirs(reposDir: string): Promise<RepositoryDi
     throw err;
   }
   for (const owner of owners) {
-    if (!owner.isDirectory()) continue;
+    // Dot folders are the forge's own (repository creation in progress), never an owner.
+    if (!owner.isDirectory() || owner.name.startsWith('.')) continue;
     const entries = await fs.readdir(path.join(reposDir, owner.name), { withFileTypes: true });
     for (const entry of entries) {
       if (!entry.isDirectory() || !entry.name.endsWith('.git') || entry.name === '.git') continue;

@@ -9,6 +9,8 @@ export interface RepoStats {
   empty: boolean;
   /** The branch HEAD names once it exists; null while the repository has no branch. */
   defaultBranch: string | null;
+  /** Branches (refs/heads) the repository has. */
+  branchCount: number;
 }
 
 /** Bytes of every regular file under `dir` (Gitea's getDirectorySize). */
@@ -73,5 +75,5 @@ export async function repoStats(repoPath: string): Promise<RepoStats> {
       await setDefaultBranch(repoPath, defaultBranch);
     }
   }
-  return { sizeKiB: Math.floor(bytes / 1024), empty: branches.length === 0, defaultBranch };
+  return { sizeKiB: Math.floor(bytes / 1024), empty: branches.length === 0, defaultBranch, branchCount: branches.length };
 }

@@ -8,12 +8,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
-import { ApiError } from '../../plugins/errors';
+import { InvalidError, NotFoundError, TooLargeError, ValidationError } from '../errors';
 import type { ForgeConfig } from '../../config';
 import { AccessMode } from '../convert';
 import type { User } from '../records';
 import type { RepoCtx, TrackerContext } from './context';
-import type { IssueConverter } from './convert';
+import type { IssueConverter } from '../convert';
 import type { Attachment } from '../../../generated/prisma/client';
 
 /** Gitea's default [attachment] ALLOWED_TYPES. */
@@ -55,7 +55,7 @@ export class AttachmentService {
 
   checkType(name: string): void {
     const ext = path.extname(name).toLowerCase();
-    if (!ALLOWED_TYPES.includes(ext)) throw new ApiError(422, `This file extension or type is not allowed to be uploaded. Type: ${ext || name}`);
+    if (!ALLOWED_TYPES.includes(ext)) throw new InvalidError(`This file extension or type is not allowed to be uploaded. Type: ${ext || name}`);
   }
 
   /**
@@ -63,7 +63,7 @@ export class AttachmentService {
    * `truncated`) when the multipart size limit is hit: that is a 413 and nothing is kept.
    */
   async upload(rc: RepoCtx & { doer: User }, owner: AttachmentOwner, name: string, stream: Readable & { truncated?: boolean }) {
-    if (!name) throw new ApiError(422, '[Name]: Required');
+    if (!name) throw new ValidationError('[Name]: Required');
     this.checkType(name);
     const uuid = crypto.randomUUID();
     const final = this.filePath(uuid);
@@ -75,7 +75,7 @@ export class AttachmentService {
     } catch (err) {
       await fs.promises.rm(tmp, { force: true });
       if (err instanceof FileTooLargeError || (err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') {
-        throw new ApiError(413, `attachment is too large: the limit is ${this.maxSize} bytes`);
+        throw new TooLargeError(`attachment is too large: the limit is ${this.maxSize} bytes`);
       }
       throw err;
     }
@@ -95,7 +95,7 @@ export class AttachmentService {
   async find(owner: AttachmentOwner, id: number): Promise<Attachment> {
     const a = Number.isSafeInteger(id) ? await this.prisma.attachment.findUnique({ where: { id } }) : null;
     if (!a || a.issueId !== owner.issueId || (a.commentId ?? null) !== owner.commentId) {
-      throw new ApiError(404, 'not found', { errors: [`attachment does not exist [id: ${id}]`] });
+      throw new NotFoundError('not found', [`attachment does not exist [id: ${id}]`]);
     }
     return a;
   }
@@ -116,10 +116,10 @@ export class AttachmentService {
   /** GET /attachments/<uuid>: readable repository required (404 otherwise); counts the download. */
   async openForDownload(uuid: string, viewer: User | null) {
     const a = /^[0-9a-f-]{36}$/.test(uuid) ? await this.prisma.attachment.findUnique({ where: { uuid } }) : null;
-    if (!a) throw new ApiError(404, 'not found', { errors: [`attachment does not exist [uuid: ${uuid}]`] });
+    if (!a) throw new NotFoundError('not found', [`attachment does not exist [uuid: ${uuid}]`]);
     const repo = await this.prisma.repository.findUnique({ where: { id: a.repoId }, include: { owner: true } });
     if (!repo || (await this.ctx.accessMode(viewer, repo)) < AccessMode.Read || !repo.hasIssues) {
-      throw new ApiError(404, 'not found', { errors: [`attachment does not exist [uuid: ${uuid}]`] });
+      throw new NotFoundError('not found', [`attachment does not exist [uuid: ${uuid}]`]);
     }
     await this.prisma.attachment.update({ where: { id: a.id }, data: { downloadCount: { increment: 1 } } });
     return { attachment: a, path: this.filePath(a.uuid) };

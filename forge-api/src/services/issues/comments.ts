@@ -2,14 +2,13 @@
  * Comments on issues: list per issue and per repository (plain comments only), create, get,
  * edit, delete. Only the poster or a repository writer changes a comment, as Gitea checks.
  */
-import { ApiError } from '../../plugins/errors';
-import { ActionType, type ActivityService } from '../activities';
+import { InvalidError, NotFoundError, PermissionDeniedError, ValidationError } from '../errors';
+import type { Notifier } from '../notify';
 import type { User } from '../records';
 import type { AttachmentService } from './attachments';
 import type { RepoCtx, TrackerContext } from './context';
-import type { IssueConverter } from './convert';
+import type { IssueConverter } from '../convert';
 import { CommentType, parseDate, type IssueService } from './issues';
-import type { NotificationService } from './notifications';
 import type { Comment, Issue } from '../../../generated/prisma/client';
 
 export interface CommentRange {
@@ -23,8 +22,7 @@ export class CommentService {
     private readonly convert: IssueConverter,
     private readonly issues: IssueService,
     private readonly attachments: AttachmentService,
-    private readonly notifications: NotificationService,
-    private readonly activities: ActivityService,
+    private readonly notifier: Notifier,
   ) {}
 
   private get prisma() {
@@ -41,7 +39,7 @@ export class CommentService {
     const atts = await this.prisma.attachment.findMany({ where: { commentId: { in: comments.map((c) => c.id) } }, orderBy: { id: 'asc' } });
     const users = await this.ctx.users(comments.map((c) => c.posterId));
     return comments.map((c) =>
-      this.convert.comment({ ...c, attachments: atts.filter((a) => a.commentId === c.id) }, c.issue, rc.repo, users.get(c.posterId), rc.doer),
+      this.convert.comment({ ...c, attachments: atts.filter((a) => a.commentId === c.id) }, c.issue, rc.repo, users.get(c.posterId)),
     );
   }
 
@@ -66,7 +64,7 @@ export class CommentService {
   /** A comment of this repository (any type), or 404. */
   async find(rc: RepoCtx, id: number) {
     const c = Number.isSafeInteger(id) ? await this.prisma.comment.findUnique({ where: { id }, include: { issue: true } }) : null;
-    if (!c || c.repoId !== rc.repo.id) throw new ApiError(404, 'not found', { errors: [`comment does not exist [id: ${id}]`] });
+    if (!c || c.repoId !== rc.repo.id) throw new NotFoundError('not found', [`comment does not exist [id: ${id}]`]);
     return c;
   }
 
@@ -77,22 +75,15 @@ export class CommentService {
   }
 
   async create(rc: RepoCtx & { doer: User }, issue: Issue, body: string) {
-    if (!body || !body.trim()) throw new ApiError(422, '[Body]: Required');
-    if (issue.isLocked && !rc.canWrite) throw new ApiError(403, 'You cannot comment on a locked issue.');
+    if (!body || !body.trim()) throw new ValidationError('[Body]: Required');
+    if (issue.isLocked && !rc.canWrite) throw new PermissionDeniedError('You cannot comment on a locked issue.');
     const now = new Date();
     const comment = await this.prisma.$transaction(async (tx) => {
       const c = await tx.comment.create({ data: { type: CommentType.Comment, issueId: issue.id, repoId: issue.repoId, posterId: rc.doer.id, content: body, createdAt: now, updatedAt: now } });
       await tx.issue.update({ where: { id: issue.id }, data: { numComments: { increment: 1 }, updatedAt: now } });
       return c;
     });
-    await this.activities.record({
-      opType: issue.isPull ? ActionType.CommentPull : ActionType.CommentIssue,
-      actUserId: rc.doer.id,
-      repo: rc.repo,
-      commentId: comment.id,
-      content: `${issue.index}|${body.slice(0, 200)}`,
-    });
-    await this.notifications.notifyIssue({ issue, repo: rc.repo, actorId: rc.doer.id, commentId: comment.id, mentionedIds: await this.issues.mentionedUserIds(body) });
+    await this.notifier.commentCreated(rc.doer, rc.repo, issue, comment, await this.issues.mentionedUserIds(body));
     return this.json(rc, comment.id);
   }
 
@@ -103,17 +94,17 @@ export class CommentService {
   /** PATCH: 403 unless poster or writer; 204 for events without content (Gitea's answer). */
   async edit(rc: RepoCtx & { doer: User }, id: number, body: string): Promise<unknown | null> {
     const c = await this.find(rc, id);
-    if (!this.canChange(rc, c)) throw new ApiError(403, 'user should be the poster or have write permission');
+    if (!this.canChange(rc, c)) throw new PermissionDeniedError('user should be the poster or have write permission');
     if (c.type !== CommentType.Comment) return null;
-    if (body === undefined) throw new ApiError(422, '[Body]: Required');
+    if (body === undefined) throw new ValidationError('[Body]: Required');
     await this.prisma.comment.update({ where: { id }, data: { content: body, updatedAt: new Date() } });
     return this.json(rc, id);
   }
 
   async delete(rc: RepoCtx & { doer: User }, id: number): Promise<void> {
     const c = await this.find(rc, id);
-    if (!this.canChange(rc, c)) throw new ApiError(403, 'user should be the poster or have write permission');
-    if (c.type !== CommentType.Comment) throw new ApiError(400, 'comment type has no content');
+    if (!this.canChange(rc, c)) throw new PermissionDeniedError('user should be the poster or have write permission');
+    if (c.type !== CommentType.Comment) throw new InvalidError('comment type has no content');
     const files = await this.prisma.attachment.findMany({ where: { commentId: id } });
     await this.prisma.$transaction([
       this.prisma.comment.delete({ where: { id } }),

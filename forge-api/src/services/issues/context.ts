@@ -3,13 +3,13 @@
  * Gitea's issue routes: the repository must be readable (404), its issue unit enabled (404),
  * not archived for changes (423), and the caller signed in for changes (401).
  */
-import { ApiError } from '../../plugins/errors';
+import { ArchivedError, NotFoundError, PermissionDeniedError, UnauthenticatedError } from '../errors';
 import { AccessMode } from '../convert';
 import type { Prisma } from '../database';
 import type { PermissionService } from '../permissions';
 import type { User } from '../records';
 import type { RepoService } from '../repos';
-import { ghostUser, type RepoWithOwner } from './convert';
+import { ghostUser, type RepoWithOwner } from '../convert';
 
 export interface RepoCtx {
   repo: RepoWithOwner;
@@ -28,23 +28,23 @@ export class TrackerContext {
     readonly provider: 'sqlite' | 'postgresql' = 'sqlite',
   ) {}
 
-  /** The readable repository with its issues unit enabled, or 404. */
-  async repo(owner: string, name: string, doer: User | null): Promise<RepoCtx> {
+  /** The readable repository (and, with `unit`, that unit enabled), or 404. */
+  async repo(owner: string, name: string, doer: User | null, unit: 'issues' | null = 'issues'): Promise<RepoCtx> {
     const { repo, mode } = await this.repos.getReadable(owner, name, doer);
-    if (!repo.hasIssues) throw new ApiError(404, 'not found', { errors: ['repository has no issue tracker'] });
+    if (unit === 'issues' && !repo.hasIssues) throw new NotFoundError('not found', ['repository has no issue tracker']);
     return { repo, mode, doer, canWrite: mode >= AccessMode.Write, isAdmin: mode >= AccessMode.Admin };
   }
 
   /** The repository for a change: signed in, not archived (423 as Gitea's mustNotBeArchived). */
-  async repoForChange(owner: string, name: string, doer: User | null): Promise<RepoCtx & { doer: User }> {
-    if (!doer) throw new ApiError(401, 'token is required');
-    const ctx = await this.repo(owner, name, doer);
-    if (ctx.repo.isArchived) throw new ApiError(423, 'repo is archived');
+  async repoForChange(owner: string, name: string, doer: User | null, unit: 'issues' | null = 'issues'): Promise<RepoCtx & { doer: User }> {
+    if (!doer) throw new UnauthenticatedError('token is required');
+    const ctx = await this.repo(owner, name, doer, unit);
+    if (ctx.repo.isArchived) throw new ArchivedError('repo is archived');
     return { ...ctx, doer };
   }
 
   requireWriter(ctx: RepoCtx, message = 'user should have permission to write issue'): void {
-    if (!ctx.canWrite) throw new ApiError(403, message);
+    if (!ctx.canWrite) throw new PermissionDeniedError(message);
   }
 
   async accessMode(doer: User | null, repo: RepoWithOwner): Promise<number> {

@@ -5,7 +5,7 @@
  * enabled (404 otherwise, as Gitea). Self, duplicate and two-issue cycles are refused with
  * 422 (Gitea answers 500 for the last two; a client error is the honest code).
  */
-import { ApiError } from '../../plugins/errors';
+import { InvalidError, NotFoundError, ValidationError } from '../errors';
 import { AccessMode } from '../convert';
 import type { User } from '../records';
 import type { RepoCtx, TrackerContext } from './context';
@@ -18,7 +18,7 @@ export interface IssueMeta {
   index: number;
 }
 
-const notFound = () => new ApiError(404, 'not found', { errors: ['issue does not exist'] });
+const notFound = () => new NotFoundError('not found', ['issue does not exist']);
 
 export class DependencyService {
   constructor(
@@ -61,7 +61,7 @@ export class DependencyService {
 
   /** The issue named by a request body ({owner, repo, index}; owner/repo default to the path's). */
   async resolve(rc: RepoCtx, meta: IssueMeta): Promise<{ issue: Issue; mode: number; repo: RepoCtx['repo'] }> {
-    if (!meta || typeof meta.index !== 'number') throw new ApiError(422, '[Index]: Required');
+    if (!meta || typeof meta.index !== 'number') throw new ValidationError('[Index]: Required');
     let repo = rc.repo;
     if ((meta.owner && meta.owner.toLowerCase() !== rc.repo.owner.lowerName) || (meta.repo && meta.repo.toLowerCase() !== rc.repo.lowerName)) {
       const found = await this.repos.findByOwnerAndName(meta.owner || rc.repo.owner.name, meta.repo || rc.repo.name);
@@ -84,12 +84,12 @@ export class DependencyService {
     if (dependent.mode < AccessMode.Write) throw notFound();
     if (blocker.mode < AccessMode.Read) throw notFound();
     const [a, b] = [dependent.issue, blocker.issue];
-    if (a.id === b.id) throw new ApiError(422, `an issue cannot depend on itself [issue id: ${a.id}]`);
+    if (a.id === b.id) throw new InvalidError(`an issue cannot depend on itself [issue id: ${a.id}]`);
     if (await this.prisma.issueDependency.count({ where: { issueId: a.id, dependencyId: b.id } })) {
-      throw new ApiError(422, `issue dependency does already exist [issue id: ${a.id}, dependency id: ${b.id}]`);
+      throw new InvalidError(`issue dependency does already exist [issue id: ${a.id}, dependency id: ${b.id}]`);
     }
     if (await this.prisma.issueDependency.count({ where: { issueId: b.id, dependencyId: a.id } })) {
-      throw new ApiError(422, `circular dependencies exists (two issues blocking each other) [issue id: ${a.id}, dependency id: ${b.id}]`);
+      throw new InvalidError(`circular dependencies exists (two issues blocking each other) [issue id: ${a.id}, dependency id: ${b.id}]`);
     }
     const now = new Date();
     await this.prisma.$transaction([
@@ -104,7 +104,7 @@ export class DependencyService {
     if (dependent.mode < AccessMode.Write || blocker.mode < AccessMode.Read) throw notFound();
     const [a, b] = [dependent.issue, blocker.issue];
     const gone = await this.prisma.issueDependency.deleteMany({ where: { issueId: a.id, dependencyId: b.id } });
-    if (!gone.count) throw new ApiError(404, 'not found', { errors: ['issue dependency does not exist'] });
+    if (!gone.count) throw new NotFoundError('not found', ['issue dependency does not exist']);
     const now = new Date();
     await this.prisma.comment.createMany({
       data: [

@@ -5,10 +5,11 @@ import type { Prisma } from '../database';
 import type { PermissionService } from '../permissions';
 import type { RepoService } from '../repos';
 import { ActivityService } from '../activities';
+import type { Notifier } from '../notify';
 import { AttachmentService } from './attachments';
 import { CommentService } from './comments';
 import { TrackerContext } from './context';
-import { IssueConverter } from './convert';
+import { IssueConverter } from '../convert';
 import { DependencyService } from './dependencies';
 import { IssueService } from './issues';
 import { LabelService } from './labels';
@@ -32,18 +33,18 @@ export interface TrackerServices {
 export function createTrackerServices(
   prisma: Prisma,
   config: ForgeConfig,
-  deps: { convert: Converter; permissions: PermissionService; repos: RepoService; activities: ActivityService },
+  deps: { convert: Converter; permissions: PermissionService; repos: RepoService; notifier: Notifier },
 ): TrackerServices {
   const context = new TrackerContext(prisma, deps.repos, deps.permissions, config.provider);
   const convert = new IssueConverter(config, deps.convert);
   const notifications = new NotificationService(prisma, deps.permissions, deps.convert, convert);
-  const issues = new IssueService(context, convert, notifications, deps.activities);
+  const issues = new IssueService(context, convert, deps.notifier);
   const attachments = new AttachmentService(context, config, convert);
   return {
     context,
     convert,
     issues,
-    comments: new CommentService(context, convert, issues, attachments, notifications, deps.activities),
+    comments: new CommentService(context, convert, issues, attachments, deps.notifier),
     attachments,
     reactions: new ReactionService(context, convert),
     dependencies: new DependencyService(context, issues, deps.repos),

@@ -4,12 +4,12 @@
  * Repository.nextIssueIndex in the same transaction, so PostgreSQL's row lock (and SQLite's
  * single writer) serialize concurrent creations and a failed insert gives its number back.
  */
-import { ApiError } from '../../plugins/errors';
-import { ActionType, type ActivityService } from '../activities';
+import { idFromText } from '../../plugins/paging';
+import { InvalidError, NotFoundError, PermissionDeniedError, PreconditionFailedError, ValidationError } from '../errors';
+import type { Notifier } from '../notify';
 import type { User } from '../records';
-import { ISSUE_INCLUDE, labelScope, type IssueConverter, type IssueFull, type RepoWithOwner } from './convert';
+import { ISSUE_INCLUDE, labelScope, type IssueConverter, type IssueFull, type RepoWithOwner } from '../convert';
 import type { RepoCtx, TrackerContext } from './context';
-import type { NotificationService } from './notifications';
 import type { Issue, Label } from '../../../generated/prisma/client';
 
 export const CommentType = { Comment: 0, Reopen: 1, Close: 2, AddDependency: 19, RemoveDependency: 20 } as const;
@@ -69,7 +69,7 @@ export function dropDuplicateExclusive(labels: Label[]): Label[] {
 /** End of that calendar day in the offset the client gave (Gitea snaps deadlines to 23:59:59). */
 export function endOfDay(input: string, useUtc = false): Date {
   const d = new Date(input);
-  if (Number.isNaN(d.getTime())) throw new ApiError(422, '[DueDate]: DateTime');
+  if (Number.isNaN(d.getTime())) throw new ValidationError('[DueDate]: DateTime');
   const m = /([+-])(\d{2}):?(\d{2})$/.exec(input.trim());
   const offsetMin = useUtc || !m ? 0 : (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3]));
   const local = new Date(d.getTime() + offsetMin * 60000);
@@ -80,7 +80,7 @@ export function endOfDay(input: string, useUtc = false): Date {
 export function parseDate(value: string | undefined, field: string): Date | undefined {
   if (value === undefined || value === '') return undefined;
   const d = new Date(value);
-  if (Number.isNaN(d.getTime())) throw new ApiError(422, `[${field}]: DateTime`);
+  if (Number.isNaN(d.getTime())) throw new ValidationError(`[${field}]: DateTime`);
   return d;
 }
 
@@ -95,8 +95,7 @@ export class IssueService {
   constructor(
     private readonly ctx: TrackerContext,
     private readonly convert: IssueConverter,
-    private readonly notifications: NotificationService,
-    private readonly activities: ActivityService,
+    private readonly notifier: Notifier,
   ) {}
 
   private get prisma() {
@@ -106,7 +105,7 @@ export class IssueService {
   /** An issue (or pull request) of the repository by number, or 404. */
   async byIndex(repoId: number, index: number): Promise<Issue> {
     const issue = Number.isSafeInteger(index) ? await this.prisma.issue.findUnique({ where: { repoId_index: { repoId, index } } }) : null;
-    if (!issue) throw new ApiError(404, 'not found', { errors: [`issue does not exist [id: 0, repo_id: ${repoId}, index: ${index}]`] });
+    if (!issue) throw new NotFoundError('not found', [`issue does not exist [id: 0, repo_id: ${repoId}, index: ${index}]`]);
     return issue;
   }
 
@@ -142,9 +141,9 @@ export class IssueService {
     const out: User[] = [];
     for (const name of [...new Set(names.filter(Boolean))]) {
       const u = await this.prisma.user.findUnique({ where: { lowerName: name.toLowerCase() } });
-      if (!u || u.type !== 0) throw new ApiError(422, `Assignee does not exist: [name: ${name}]`);
+      if (!u || u.type !== 0) throw new InvalidError(`Assignee does not exist: [name: ${name}]`);
       if ((await this.ctx.accessMode(u, rc.repo)) < 2) {
-        throw new ApiError(422, `user doesn't have access to repo [user_id: ${u.id}, repo_name: ${rc.repo.name}]`);
+        throw new InvalidError(`user doesn't have access to repo [user_id: ${u.id}, repo_name: ${rc.repo.name}]`);
       }
       out.push(u);
     }
@@ -167,8 +166,8 @@ export class IssueService {
 
   async create(rc: RepoCtx & { doer: User }, input: CreateIssueInput) {
     const title = (input.title ?? '').trim();
-    if (!title) throw new ApiError(422, '[Title]: Required');
-    if (title.length > 255) throw new ApiError(422, '[Title]: MaxSize(255)');
+    if (!title) throw new ValidationError('[Title]: Required');
+    if (title.length > 255) throw new ValidationError('[Title]: MaxSize(255)');
     let assignees: User[] = [];
     let labels: Label[] = [];
     let milestoneId: number | null = null;
@@ -209,10 +208,9 @@ export class IssueService {
     }, TX);
     const milestone = milestoneId ? await this.recountMilestone(milestoneId) : null;
     const mentioned = await this.mentionedUserIds(issue.body);
-    await this.activities.record({ opType: ActionType.CreateIssue, actUserId: rc.doer.id, repo: rc.repo, content: `${issue.index}|${issue.title}` });
-    await this.notifications.notifyIssue({ issue, repo: rc.repo, actorId: rc.doer.id, mentionedIds: mentioned });
+    await this.notifier.issueCreated(rc.doer, rc.repo, issue, mentioned);
     const others = assignees.filter((u) => u.id !== rc.doer.id).map((u) => u.id);
-    if (others.length) await this.notifications.notifyIssue({ issue, repo: rc.repo, actorId: rc.doer.id, receiverIds: others });
+    if (others.length) await this.notifier.issueAssigned(rc.doer, rc.repo, issue, others);
     if (input.closed) {
       await this.setClosed(rc, issue, true);
       return this.json(issue.id, rc.repo, rc.doer);
@@ -233,7 +231,7 @@ export class IssueService {
     let empty = false;
     if (q.labels) {
       for (const item of q.labels.split(',').map((s) => s.trim()).filter(Boolean)) {
-        const id = /^\d+$/.test(item) ? Number(item) : undefined;
+        const id = idFromText(item);
         const found = await this.prisma.label.findMany({
           where: { OR: [{ repoId: rc.repo.id }, { orgId: rc.repo.ownerId }], ...(id ? { id } : { name: item }) },
           select: { id: true },
@@ -280,17 +278,20 @@ export class IssueService {
   /** PATCH /issues/{index}: 403 (empty body in Gitea) unless poster or writer. */
   async edit(rc: RepoCtx & { doer: User }, issue: Issue, input: EditIssueInput) {
     const isPoster = issue.posterId === rc.doer.id;
-    if (!isPoster && !rc.canWrite) throw new ApiError(403, 'user should be the poster or have write permission');
+    if (!isPoster && !rc.canWrite) throw new PermissionDeniedError('user should be the poster or have write permission');
     const data: Record<string, unknown> = {};
     if (input.title !== undefined && input.title.trim() !== '') {
-      if (input.title.length > 255) throw new ApiError(422, '[Title]: MaxSize(255)');
+      if (input.title.length > 255) throw new ValidationError('[Title]: MaxSize(255)');
       data.title = input.title.trim();
     }
-    if (input.body !== undefined) data.body = input.body;
+    if (input.body !== undefined && input.body !== issue.body) {
+      data.body = input.body;
+      data.contentVersion = { increment: 1 };
+    }
     if (input.ref !== undefined) data.ref = input.ref;
     let newState: boolean | undefined;
     if (input.state !== undefined) {
-      if (input.state !== 'open' && input.state !== 'closed') throw new ApiError(412, `unknown state: ${input.state}`);
+      if (input.state !== 'open' && input.state !== 'closed') throw new PreconditionFailedError(`unknown state: ${input.state}`);
       newState = input.state === 'closed';
     }
     const oldMilestone = issue.milestoneId;
@@ -304,7 +305,7 @@ export class IssueService {
       if (input.milestone !== undefined && (input.milestone ?? 0) !== (issue.milestoneId ?? 0)) {
         if (input.milestone) {
           const m = await this.prisma.milestone.findFirst({ where: { id: input.milestone, repoId: rc.repo.id } });
-          if (!m) throw new ApiError(422, `milestone does not exist [id: ${input.milestone}, repo_id: ${rc.repo.id}]`);
+          if (!m) throw new InvalidError(`milestone does not exist [id: ${input.milestone}, repo_id: ${rc.repo.id}]`);
           data.milestoneId = m.id;
         } else data.milestoneId = null;
       }
@@ -326,16 +327,16 @@ export class IssueService {
     }
     if (newState !== undefined && newState !== issue.isClosed) await this.setClosed(rc, { ...issue, ...(data as Partial<Issue>) }, newState);
     const targets = added.filter((id) => id !== rc.doer.id);
-    if (targets.length) await this.notifications.notifyIssue({ issue, repo: rc.repo, actorId: rc.doer.id, receiverIds: targets });
+    if (targets.length) await this.notifier.issueAssigned(rc.doer, rc.repo, issue, targets);
     return this.json(issue.id, rc.repo, rc.doer);
   }
 
   async assertNoOpenDependencies(issue: Issue): Promise<void> {
     const open = await this.prisma.issueDependency.count({ where: { issueId: issue.id, dependency: { isClosed: false } } });
-    if (open) throw new ApiError(412, 'cannot close this issue or pull request because it still has open dependencies');
+    if (open) throw new PreconditionFailedError('cannot close this issue or pull request because it still has open dependencies');
   }
 
-  /** Close or reopen: timeline comment, counters, activity and notifications. */
+  /** Close or reopen: timeline comment and counters, then the event. */
   async setClosed(rc: RepoCtx & { doer: User }, issue: Issue, closed: boolean): Promise<void> {
     if (closed) await this.assertNoOpenDependencies(issue);
     const now = new Date();
@@ -347,13 +348,7 @@ export class IssueService {
       data: { type: closed ? CommentType.Close : CommentType.Reopen, issueId: issue.id, repoId: issue.repoId, posterId: rc.doer.id, createdAt: now, updatedAt: now },
     });
     if (issue.milestoneId) await this.recountMilestone(issue.milestoneId);
-    await this.activities.record({
-      opType: closed ? (issue.isPull ? ActionType.ClosePullRequest : ActionType.CloseIssue) : issue.isPull ? ActionType.ReopenPullRequest : ActionType.ReopenIssue,
-      actUserId: rc.doer.id,
-      repo: rc.repo,
-      content: `${issue.index}|`,
-    });
-    await this.notifications.notifyIssue({ issue, repo: rc.repo, actorId: rc.doer.id, commentId: comment.id });
+    await this.notifier.issueStatusChanged(rc.doer, rc.repo, issue, closed, comment);
   }
 
   /**
@@ -362,7 +357,7 @@ export class IssueService {
    * reused (the counter does not move back), as in Gitea.
    */
   async delete(rc: RepoCtx & { doer: User }, issue: Issue): Promise<string[]> {
-    if (!rc.isAdmin) throw new ApiError(403, 'user should be an owner or a collaborator with admin write of a repository');
+    if (!rc.isAdmin) throw new PermissionDeniedError('user should be an owner or a collaborator with admin write of a repository');
     const files = await this.prisma.attachment.findMany({ where: { issueId: issue.id }, select: { uuid: true } });
     const counter = issue.isPull ? { numPulls: { decrement: 1 }, ...(issue.isClosed ? { numClosedPulls: { decrement: 1 } } : {}) } : { numIssues: { decrement: 1 }, ...(issue.isClosed ? { numClosedIssues: { decrement: 1 } } : {}) };
     await this.prisma.$transaction([this.prisma.issue.delete({ where: { id: issue.id } }), this.prisma.repository.update({ where: { id: issue.repoId }, data: counter })]);
@@ -372,7 +367,7 @@ export class IssueService {
 
   /** POST /issues/{index}/deadline: writers only; the date snapped to 23:59:59 (server time, UTC). */
   async setDeadline(rc: RepoCtx & { doer: User }, issue: Issue, dueDate: string) {
-    if (!rc.canWrite) throw new ApiError(403, 'Not repo writer');
+    if (!rc.canWrite) throw new PermissionDeniedError('Not repo writer');
     const deadline = endOfDay(dueDate, true);
     await this.prisma.issue.update({ where: { id: issue.id }, data: { deadline, updatedAt: new Date() } });
     return deadline;

@@ -3,10 +3,11 @@
  * "#rrggbb", shown without '#'), exclusive scoped labels "scope/name". Duplicate names are
  * allowed, as in Gitea.
  */
-import { ApiError } from '../../plugins/errors';
+import { dbId, idFromText } from '../../plugins/paging';
+import { InvalidError, NotFoundError, ValidationError } from '../errors';
 import type { User } from '../records';
 import type { TrackerContext } from './context';
-import { labelScope, normalizeColor, type IssueConverter, type RepoWithOwner } from './convert';
+import { labelScope, normalizeColor, type IssueConverter, type RepoWithOwner } from '../convert';
 import { dropDuplicateExclusive } from './issues';
 import type { Label } from '../../../generated/prisma/client';
 
@@ -22,7 +23,7 @@ export type LabelOwner = { repo: RepoWithOwner } | { org: User };
 
 function color(input: string): string {
   const c = normalizeColor(input);
-  if (!c) throw new ApiError(422, `bad color code: ${input}`);
+  if (!c) throw new InvalidError(`bad color code: ${input}`);
   return c;
 }
 
@@ -57,13 +58,13 @@ export class LabelService {
 
   async find(owner: LabelOwner, id: number): Promise<Label> {
     const l = Number.isSafeInteger(id) ? await this.prisma.label.findFirst({ where: { id, ...this.whereOwner(owner) } }) : null;
-    if (!l) throw new ApiError(404, 'not found', { errors: [`label does not exist [label_id: ${id}]`] });
+    if (!l) throw new NotFoundError('not found', [`label does not exist [label_id: ${id}]`]);
     return l;
   }
 
   async create(owner: LabelOwner, input: LabelInput) {
-    if (!input.name || !input.name.trim()) throw new ApiError(422, '[Name]: Required');
-    if (input.color === undefined || input.color === '') throw new ApiError(422, '[Color]: Required');
+    if (!input.name || !input.name.trim()) throw new ValidationError('[Name]: Required');
+    if (input.color === undefined || input.color === '') throw new ValidationError('[Color]: Required');
     const row = await this.prisma.label.create({
       data: {
         ...('repo' in owner ? { repoId: owner.repo.id } : { orgId: owner.org.id }),
@@ -105,9 +106,10 @@ export class LabelService {
   async resolve(repo: RepoWithOwner, items: (number | string)[]): Promise<Label[]> {
     const out: Label[] = [];
     for (const item of items) {
-      const where = typeof item === 'number' || /^\d+$/.test(item) ? { id: Number(item) } : { name: item };
+      const id = typeof item === 'number' ? dbId(item) : idFromText(item);
+      const where = id !== undefined ? { id } : { name: item as string };
       const l = await this.prisma.label.findFirst({ where: { ...where, OR: [{ repoId: repo.id }, { orgId: repo.ownerId }] } });
-      if (!l) throw new ApiError(422, `label does not exist [label_id: ${item}]`);
+      if (!l) throw new InvalidError(`label does not exist [label_id: ${item}]`);
       out.push(l);
     }
     return dropDuplicateExclusive(out);
@@ -140,7 +142,7 @@ export class LabelService {
   async removeFromIssue(repo: RepoWithOwner, issueId: number, labelId: number | null): Promise<void> {
     if (labelId !== null) {
       const l = await this.prisma.label.findFirst({ where: { id: labelId, OR: [{ repoId: repo.id }, { orgId: repo.ownerId }] } });
-      if (!l) throw new ApiError(422, `label does not exist [label_id: ${labelId}]`);
+      if (!l) throw new InvalidError(`label does not exist [label_id: ${labelId}]`);
     }
     await this.prisma.issueLabel.deleteMany({ where: { issueId, ...(labelId !== null ? { labelId } : {}) } });
     await this.prisma.issue.update({ where: { id: issueId }, data: { updatedAt: new Date() } });

@@ -1,7 +1,8 @@
 /** Milestones of a repository, with open/closed issue counts kept by IssueService.recountMilestone. */
-import { ApiError } from '../../plugins/errors';
+import { idFromText } from '../../plugins/paging';
+import { NotFoundError, ValidationError } from '../errors';
 import type { RepoCtx, TrackerContext } from './context';
-import type { IssueConverter } from './convert';
+import type { IssueConverter } from '../convert';
 import { parseDate } from './issues';
 import type { Milestone } from '../../../generated/prisma/client';
 
@@ -34,21 +35,22 @@ export class MilestoneService {
 
   /** By id, or by name when the path segment is not a number. */
   async find(rc: RepoCtx, idOrName: string): Promise<Milestone> {
-    const m = /^\d+$/.test(idOrName)
-      ? await this.prisma.milestone.findFirst({ where: { id: Number(idOrName), repoId: rc.repo.id } })
+    const id = idFromText(idOrName);
+    const m = id !== undefined
+      ? await this.prisma.milestone.findFirst({ where: { id, repoId: rc.repo.id } })
       : (await this.prisma.milestone.findMany({ where: { repoId: rc.repo.id } })).find((x) => x.name.toLowerCase() === idOrName.toLowerCase()) ?? null;
-    if (!m) throw new ApiError(404, 'not found', { errors: [`milestone does not exist [id: 0, repo_id: ${rc.repo.id}, name: ${idOrName}]`] });
+    if (!m) throw new NotFoundError('not found', [`milestone does not exist [id: 0, repo_id: ${rc.repo.id}, name: ${idOrName}]`]);
     return m;
   }
 
   private state(value: string | undefined): boolean | undefined {
     if (value === undefined || value === '') return undefined;
-    if (value !== 'open' && value !== 'closed') throw new ApiError(422, '[State]: In');
+    if (value !== 'open' && value !== 'closed') throw new ValidationError('[State]: In');
     return value === 'closed';
   }
 
   async create(rc: RepoCtx, input: MilestoneInput) {
-    if (!input.title || !input.title.trim()) throw new ApiError(422, '[Title]: Required');
+    if (!input.title || !input.title.trim()) throw new ValidationError('[Title]: Required');
     const closed = this.state(input.state) ?? false;
     const now = new Date();
     const m = await this.prisma.milestone.create({

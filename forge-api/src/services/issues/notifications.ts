@@ -4,13 +4,13 @@
  * only for users who can read the repository. Lists filter out repositories the reader can
  * no longer read, so nothing is ever shown about them.
  */
-import { ApiError } from '../../plugins/errors';
+import { NotFoundError, PermissionDeniedError } from '../errors';
 import { AccessMode, type Converter } from '../convert';
 import type { Prisma } from '../database';
 import type { PermissionService } from '../permissions';
 import type { User } from '../records';
 import { isUniqueViolation } from '../users';
-import type { IssueConverter, RepoWithOwner } from './convert';
+import type { IssueConverter, RepoWithOwner } from '../convert';
 
 export const NotificationStatus = { Unread: 1, Read: 2, Pinned: 3 } as const;
 export const NotificationSource = { Issue: 1, PullRequest: 2, Commit: 3, Repository: 4 } as const;
@@ -157,11 +157,11 @@ export class NotificationService {
   /** A thread of the caller (or any thread for a site admin); 404 when it or its repository is not visible. */
   async thread(user: User, id: number) {
     const n = await this.prisma.notification.findUnique({ where: { id } });
-    if (!n) throw new ApiError(404, 'not found', { errors: [`notification does not exist [id: ${id}]`] });
-    if (n.userId !== user.id && !user.isAdmin) throw new ApiError(403, `only user itself and admin are allowed to read/change this thread ${id}`);
+    if (!n) throw new NotFoundError('not found', [`notification does not exist [id: ${id}]`]);
+    if (n.userId !== user.id && !user.isAdmin) throw new PermissionDeniedError(`only user itself and admin are allowed to read/change this thread ${id}`);
     const owner = n.userId === user.id ? user : await this.prisma.user.findUniqueOrThrow({ where: { id: n.userId } });
     const visible = await this.prisma.notification.count({ where: { id, issue: { repo: this.permissions.readableRepoFilter(owner) } } });
-    if (!visible) throw new ApiError(404, 'not found', { errors: [`notification does not exist [id: ${id}]`] });
+    if (!visible) throw new NotFoundError('not found', [`notification does not exist [id: ${id}]`]);
     return n;
   }
 
@@ -189,7 +189,12 @@ export class NotificationService {
     for (const r of rows) {
       const issue = issues.get(r.issueId);
       if (!issue) continue;
-      if (!repoJson.has(issue.repoId)) repoJson.set(issue.repoId, this.convert.repo(issue.repo, await this.permissions.repoAccessMode(viewer, issue.repo)));
+      if (!repoJson.has(issue.repoId)) {
+        // Gitea leaves permissions out of a thread's repository: they would describe the reader's
+        // access at conversion time, not at notification time.
+        const { permissions: _p, ...repo } = this.convert.repo(issue.repo, await this.permissions.repoAccessMode(viewer, issue.repo));
+        repoJson.set(issue.repoId, repo);
+      }
       out.push(this.issueConvert.thread(r as never, issue, issue.repo, repoJson.get(issue.repoId), r.commentId !== null ? comments.get(r.commentId) ?? null : null));
     }
     return out;

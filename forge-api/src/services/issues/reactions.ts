@@ -1,9 +1,9 @@
 /** Reactions on issues (commentId 0) and comments, with Gitea's default allowed set. */
-import { ApiError } from '../../plugins/errors';
+import { PermissionDeniedError, ValidationError } from '../errors';
 import type { User } from '../records';
 import { isUniqueViolation } from '../users';
 import type { RepoCtx, TrackerContext } from './context';
-import type { IssueConverter } from './convert';
+import type { IssueConverter } from '../convert';
 import type { Issue } from '../../../generated/prisma/client';
 
 /** [ui] REACTIONS default. */
@@ -30,13 +30,13 @@ export class ReactionService {
   }
 
   private check(rc: RepoCtx, issue: Issue, content: string) {
-    if (issue.isLocked && !rc.canWrite) throw new ApiError(403, 'no permission to change reaction');
-    if (!ALLOWED_REACTIONS.includes(content)) throw new ApiError(403, `'${content}' is not an allowed reaction`);
+    if (issue.isLocked && !rc.canWrite) throw new PermissionDeniedError('no permission to change reaction');
+    if (!ALLOWED_REACTIONS.includes(content)) throw new PermissionDeniedError(`'${content}' is not an allowed reaction`);
   }
 
   /** Adds a reaction: {created: true} for a new one (201), false when it existed (200). */
   async add(rc: RepoCtx & { doer: User }, issue: Issue, commentId: number, content: string) {
-    if (typeof content !== 'string' || content === '') throw new ApiError(422, '[Content]: Required');
+    if (typeof content !== 'string' || content === '') throw new ValidationError('[Content]: Required');
     this.check(rc, issue, content);
     const key = { type_issueId_commentId_userId: { type: content, issueId: issue.id, commentId, userId: rc.doer.id } };
     let created = false;
@@ -55,7 +55,7 @@ export class ReactionService {
 
   /** Removing a reaction that is not there is still a success, as in Gitea. */
   async remove(rc: RepoCtx & { doer: User }, issue: Issue, commentId: number, content: string) {
-    if (typeof content !== 'string' || content === '') throw new ApiError(422, '[Content]: Required');
+    if (typeof content !== 'string' || content === '') throw new ValidationError('[Content]: Required');
     this.check(rc, issue, content);
     await this.prisma.reaction.deleteMany({ where: { type: content, issueId: issue.id, commentId, userId: rc.doer.id } });
   }

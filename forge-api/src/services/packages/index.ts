@@ -10,7 +10,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Transform, type Readable } from 'node:stream';
 import type { ForgeConfig } from '../../config';
-import { ApiError } from '../../plugins/errors';
+import { AlreadyExistsError, InvalidError, NotFoundError } from '../errors';
 import { AccessMode, type Converter, fmtTime } from '../convert';
 import type { Prisma } from '../database';
 import { USER_TYPE_ORGANIZATION, type PermissionService } from '../permissions';
@@ -25,8 +25,6 @@ export const PACKAGE_TYPES = [
 /** Generic registry rules (routers/api/packages/generic). */
 const NAME_RE = /^[-_+.\w]+$/;
 const FILENAME_RE = /^[-_+=:;.()[\]{}~!@#$%^& \w]+$/;
-
-export class PackageError extends ApiError {}
 
 type VersionRow = NonNullable<Awaited<ReturnType<Prisma['packageVersion']['findFirst']>>>;
 type PackageRow = NonNullable<Awaited<ReturnType<Prisma['package']['findFirst']>>>;
@@ -85,9 +83,9 @@ export class PackageService {
 
   /** PUT /api/packages/{owner}/generic/{name}/{version}/{file}: 409 when the file exists. */
   async uploadGeneric(owner: User, creator: User, name: string, version: string, filename: string, body: Readable) {
-    if (!NAME_RE.test(name)) throw new PackageError(400, 'invalid package name');
-    if (!version || version !== version.trim() || /[/\\]/.test(version)) throw new PackageError(400, 'invalid package version');
-    if (!FILENAME_RE.test(filename) || filename !== filename.trim()) throw new PackageError(400, 'invalid filename');
+    if (!NAME_RE.test(name)) throw new InvalidError('invalid package name');
+    if (!version || version !== version.trim() || /[/\\]/.test(version)) throw new InvalidError('invalid package version');
+    if (!FILENAME_RE.test(filename) || filename !== filename.trim()) throw new InvalidError('invalid filename');
     const blob = await this.storeBlob(body);
     const pkg =
       (await this.prisma.package.findUnique({ where: { ownerId_type_lowerName: { ownerId: owner.id, type: 'generic', lowerName: name.toLowerCase() } } })) ??
@@ -113,7 +111,7 @@ export class PackageService {
         },
       });
     } catch {
-      throw new PackageError(409, 'package file already exists');
+      throw new AlreadyExistsError('package file already exists');
     }
   }
 
@@ -127,9 +125,9 @@ export class PackageService {
   /** A file of a generic package for download; counts the download. */
   async openGenericFile(owner: User, name: string, version: string, filename: string) {
     const ver = await this.findVersion(owner, 'generic', name, version);
-    if (!ver) throw new PackageError(404, 'package does not exist');
+    if (!ver) throw new NotFoundError('package does not exist');
     const file = ver.files.find((f) => f.lowerName === filename.toLowerCase());
-    if (!file) throw new PackageError(404, 'package file does not exist');
+    if (!file) throw new NotFoundError('package file does not exist');
     await this.prisma.packageVersion.update({ where: { id: ver.id }, data: { downloadCount: { increment: 1 } } });
     return { file, path: this.blobPath(file.hashSha256) };
   }
@@ -144,9 +142,9 @@ export class PackageService {
 
   async deleteGenericFile(owner: User, name: string, version: string, filename: string): Promise<void> {
     const ver = await this.findVersion(owner, 'generic', name, version);
-    if (!ver) throw new PackageError(404, 'package does not exist');
+    if (!ver) throw new NotFoundError('package does not exist');
     const file = ver.files.find((f) => f.lowerName === filename.toLowerCase());
-    if (!file) throw new PackageError(404, 'package file does not exist');
+    if (!file) throw new NotFoundError('package file does not exist');
     await this.prisma.packageFile.delete({ where: { id: file.id } });
     if (ver.files.length === 1) await this.deleteVersion(ver);
   }

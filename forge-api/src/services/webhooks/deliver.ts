@@ -8,6 +8,8 @@
 import crypto from 'node:crypto';
 import type { ForgeConfig } from '../../config';
 import type { Prisma } from '../database';
+import { HostNotAllowedError, parseAllowedHostList, type HostAllowList } from './allowed-hosts';
+import { guardedRequest } from './guarded-request';
 
 const CLAIM_MS = 60_000;
 const BATCH = 20;
@@ -76,11 +78,14 @@ export class DeliveryWorker {
   private running: Promise<void> | null = null;
   private again = false;
   private stopped = true;
+  private readonly allow: HostAllowList;
 
   constructor(
     private readonly prisma: Prisma,
     private readonly config: ForgeConfig,
-  ) {}
+  ) {
+    this.allow = parseAllowedHostList(config.webhookAllowedHostList);
+  }
 
   start(): void {
     if (!this.stopped) return;
@@ -173,21 +178,17 @@ export class DeliveryWorker {
     if (!hook) return { ok: false, status: 0, error: 'hook deleted' };
     const req = buildRequest(hook, task, targetTypeOf(hook, hook.owner?.type === 1));
     let result: DeliveryResult;
+    let refused = false;
     try {
-      const res = await fetch(req.url, {
-        method: req.method,
-        headers: req.headers,
-        body: req.body,
-        redirect: 'manual',
-        signal: AbortSignal.timeout(this.config.webhookDeliverTimeoutMs),
-      });
-      await res.arrayBuffer().catch(() => undefined);
+      const res = await guardedRequest({ url: req.url, method: req.method, headers: req.headers, body: req.body, timeoutMs: this.config.webhookDeliverTimeoutMs, allow: this.allow });
       result = { ok: res.status >= 200 && res.status < 300, status: res.status, error: res.status >= 300 ? `HTTP ${res.status}` : '' };
     } catch (err) {
+      // A target the allowed-host list refuses stays refused: failed at once, no retries.
+      refused = err instanceof HostNotAllowedError;
       result = { ok: false, status: 0, error: (err as Error).message || String(err) };
     }
     const attempts = task.attempts + 1;
-    const final = result.ok || attempts >= this.config.webhookMaxAttempts;
+    const final = result.ok || refused || attempts >= this.config.webhookMaxAttempts;
     const backoff = Math.min(MAX_BACKOFF_MS, this.config.webhookRetryBaseMs * 2 ** (attempts - 1));
     await this.prisma.hookTask.update({
       where: { id: task.id },

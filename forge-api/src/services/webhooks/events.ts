@@ -5,6 +5,8 @@
  * an empty list means `push` only.
  */
 
+import { compileGlob, type Glob } from '../glob';
+
 /** Every event, in Gitea's order (the order a hook lists its events in). */
 export const ALL_EVENTS = [
   'create',
@@ -68,36 +70,18 @@ export function headerEvent(eventType: HookEvent): string {
 }
 
 /**
- * Branch filter: a glob over branch names (`*` within a segment, `**` across, `{a,b}`
- * alternatives), as Gitea's gobwas/glob use; empty or `*` matches everything.
+ * Branch filter, as Gitea's checkBranchFilter: empty, `*` or `**` pass everything; otherwise
+ * the glob must match the branch name or the full ref (`refs/heads/<branch>`). The glob runs
+ * on the linear matcher of services/glob.ts: a filter is user input and is matched on every
+ * push. An invalid filter (refused when the hook is saved) matches nothing.
  */
 export function branchMatches(filter: string, branch: string): boolean {
-  const f = filter.trim();
-  if (!f || f === '*') return true;
-  const toRe = (g: string): string => {
-    let re = '';
-    for (let i = 0; i < g.length; i++) {
-      const c = g[i];
-      if (c === '*') {
-        if (g[i + 1] === '*') {
-          re += '.*';
-          i++;
-        } else re += '[^/]*';
-      } else if (c === '?') re += '[^/]';
-      else if (c === '{') {
-        const end = g.indexOf('}', i);
-        if (end < 0) re += '\\{';
-        else {
-          re += `(?:${g.slice(i + 1, end).split(',').map(toRe).join('|')})`;
-          i = end;
-        }
-      } else re += c.replace(/[.+^$()|[\]\\]/g, '\\$&');
-    }
-    return re;
-  };
+  if (filter === '' || filter === '*' || filter === '**') return true;
+  let glob: Glob;
   try {
-    return new RegExp(`^${toRe(f)}$`).test(branch);
+    glob = compileGlob(filter);
   } catch {
     return false;
   }
+  return glob.match(branch) || glob.match(`refs/heads/${branch}`);
 }

@@ -6,11 +6,12 @@
  * for an insert.
  */
 import crypto from 'node:crypto';
-import { ApiError } from '../../plugins/errors';
+import { InvalidError, NotFoundError, ValidationError } from '../errors';
 import type { Converter } from '../convert';
 import { AccessMode, fmtTime } from '../convert';
 import type { Prisma } from '../database';
 import type { Repository, User } from '../records';
+import { globError } from '../glob';
 import { branchMatches, CONTENT_TYPES, expandEvents, headerEvent, HOOK_TYPES, type HookEvent } from './events';
 
 export type WebhookRow = NonNullable<Awaited<ReturnType<Prisma['webhook']['findUnique']>>>;
@@ -62,7 +63,13 @@ function validUrl(u: string): boolean {
 }
 
 function checkHeader(value: string | undefined): void {
-  if (value !== undefined && /[\r\n]/.test(value)) throw new ApiError(422, 'Invalid authorization header');
+  if (value !== undefined && /[\r\n]/.test(value)) throw new InvalidError('Invalid authorization header');
+}
+
+/** Gitea binds branch_filter with its GlobPattern rule: a filter that does not compile is a 422 naming why. */
+function checkBranchFilter(filter: string | undefined): void {
+  const why = filter ? globError(filter) : null;
+  if (why) throw new ValidationError(`[BranchFilter]: ${why}`);
 }
 
 export class WebhookService {
@@ -118,24 +125,25 @@ export class WebhookService {
 
   async get(scope: HookScope, id: number): Promise<WebhookRow> {
     const h = await this.prisma.webhook.findFirst({ where: { id, ...this.where(scope) } });
-    if (!h) throw new ApiError(404, 'not found', { errors: [`webhook does not exist [id: ${id}]`] });
+    if (!h) throw new NotFoundError('not found', [`webhook does not exist [id: ${id}]`]);
     return h;
   }
 
   /** Gitea's CheckCreateHookOption + addHook. */
   async create(scope: HookScope, input: CreateHookInput): Promise<WebhookRow> {
     const type = (input.type ?? '').toLowerCase();
-    if (!HOOK_TYPES.includes(type)) throw new ApiError(422, 'Invalid hook type');
+    if (!HOOK_TYPES.includes(type)) throw new InvalidError('Invalid hook type');
     const config = input.config ?? {};
     for (const name of ['url', 'content_type']) {
-      if (config[name] === undefined) throw new ApiError(422, `Missing config option: ${name}`);
+      if (config[name] === undefined) throw new InvalidError(`Missing config option: ${name}`);
     }
-    if (!CONTENT_TYPES.includes(config.content_type)) throw new ApiError(422, 'Invalid content type');
-    if (!validUrl(config.url)) throw new ApiError(422, 'Invalid url');
-    if (type === 'slack' && !config.channel) throw new ApiError(422, 'Missing config option: channel');
+    if (!CONTENT_TYPES.includes(config.content_type)) throw new InvalidError('Invalid content type');
+    if (!validUrl(config.url)) throw new InvalidError('Invalid url');
+    if (type === 'slack' && !config.channel) throw new InvalidError('Missing config option: channel');
     const method = (config.http_method ?? 'POST').toUpperCase();
-    if (!['POST', 'GET', 'PUT'].includes(method)) throw new ApiError(422, 'Invalid http method');
+    if (!['POST', 'GET', 'PUT'].includes(method)) throw new InvalidError('Invalid http method');
     checkHeader(input.authorization_header);
+    checkBranchFilter(input.branch_filter);
     const meta = Object.fromEntries((META_KEYS[type] ?? []).filter((k) => config[k] !== undefined).map((k) => [k, config[k]]));
     return this.prisma.webhook.create({
       data: {
@@ -163,11 +171,11 @@ export class WebhookService {
     const config = input.config;
     if (config) {
       if (config.url !== undefined) {
-        if (!validUrl(config.url)) throw new ApiError(422, 'Invalid url');
+        if (!validUrl(config.url)) throw new InvalidError('Invalid url');
         data.url = config.url;
       }
       if (config.content_type !== undefined) {
-        if (!CONTENT_TYPES.includes(config.content_type)) throw new ApiError(422, 'Invalid content type');
+        if (!CONTENT_TYPES.includes(config.content_type)) throw new InvalidError('Invalid content type');
         data.contentType = config.content_type;
       }
       if (config.secret !== undefined) data.secret = config.secret;
@@ -177,7 +185,10 @@ export class WebhookService {
       data.meta = JSON.stringify(meta);
     }
     data.events = JSON.stringify(expandEvents(input.events));
-    if (input.branch_filter !== undefined) data.branchFilter = input.branch_filter;
+    if (input.branch_filter !== undefined) {
+      checkBranchFilter(input.branch_filter);
+      data.branchFilter = input.branch_filter;
+    }
     if (input.authorization_header !== undefined) {
       checkHeader(input.authorization_header);
       data.authorizationHeader = input.authorization_header;
@@ -214,15 +225,26 @@ export class WebhookService {
     );
   }
 
+  /** Forgets delivered tasks older than `cutoff`. */
+  async deleteDeliveredBefore(cutoff: Date): Promise<void> {
+    await this.prisma.hookTask.deleteMany({ where: { isDelivered: true, createdAt: { lt: cutoff } } });
+  }
+
+  /** Does any active hook of `repo` take this event? (Lets callers skip building a payload.) */
+  async wants(repo: Repository, eventType: HookEvent): Promise<boolean> {
+    return (await this.hooksFor(repo, eventType)).length > 0;
+  }
+
   /**
-   * Queues `payload` for every matching hook of `repo`. `branch` applies branch filters
+   * Queues `payload` (or what the function builds, called only when some hook matches) for
+   * every matching hook of `repo`. `branch` applies branch filters
    * (push/create/delete of branches). Returns the number of deliveries queued.
    */
-  async queue(repo: Repository, eventType: HookEvent, payload: unknown, branch?: string): Promise<number> {
+  async queue(repo: Repository, eventType: HookEvent, payload: unknown | (() => unknown), branch?: string): Promise<number> {
     const hooks = await this.hooksFor(repo, eventType, branch);
     if (!hooks.length) return 0;
     // Gitea's payloads are indented JSON; the signature is over these exact bytes.
-    const text = JSON.stringify(payload, null, 2);
+    const text = JSON.stringify(typeof payload === 'function' ? (payload as () => unknown)() : payload, null, 2);
     // One insert for all hooks: this is the only webhook cost a request pays.
     await this.prisma.hookTask.createMany({
       data: hooks.map((h) => ({ hookId: h.id, uuid: crypto.randomUUID(), event: headerEvent(eventType), eventType, payload: text })),

@@ -1,11 +1,11 @@
 /**
- * What a push changed, for push/create/delete webhooks. Gitea learns it from its post-receive
+ * What a push changed, for the push events (feeds, webhooks). Gitea learns it from its post-receive
  * hook; we compare the refs after a push with the refs recorded after the previous one (a small
  * file inside the bare repository), then read the new commits with git.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { runGit } from '../git';
+import { runGit } from './run';
 
 export const ZERO_SHA = '0000000000000000000000000000000000000000';
 const SNAPSHOT = 'portcullis-refs.json';
@@ -86,4 +86,29 @@ export async function newCommits(repoPath: string, change: RefChange, before: Re
     commits.push({ id, message, author: { name: an, email: ae }, committer: { name: cn, email: ce }, timestamp: date, added, removed, modified });
   }
   return { commits, total: ids.length };
+}
+
+/** One ref a push changed, with its new commits (none for a deletion). */
+export interface PushedRef extends RefChange {
+  commits: CommitInfo[];
+  /** Every new commit, also those beyond the listed ones. */
+  total: number;
+}
+
+/**
+ * What changed since the last recorded push: diffs the refs against the snapshot, records the
+ * new snapshot and reads the new commits of each created or updated ref.
+ */
+export async function takePush(repoPath: string): Promise<PushedRef[]> {
+  const before = (await readSnapshot(repoPath)) ?? {};
+  const after = await currentRefs(repoPath);
+  await writeSnapshot(repoPath, after);
+  const pushed: PushedRef[] = [];
+  for (const change of diffRefs(before, after)) pushed.push({ ...change, ...(await newCommits(repoPath, change, before)) });
+  return pushed;
+}
+
+/** Records the current refs as seen, so the next push reports only what it changed. */
+export async function recordRefs(repoPath: string): Promise<void> {
+  await writeSnapshot(repoPath, await currentRefs(repoPath));
 }

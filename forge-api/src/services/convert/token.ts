@@ -1,0 +1,15 @@
+/** structs.AccessToken. */
+import type { AccessToken } from '../records';
+import { fmtTime } from './common';
+
+export function toAccessToken(t: AccessToken, scopes: string[], sha1 = '') {
+  return {
+    id: t.id,
+    name: t.name,
+    sha1,
+    token_last_eight: t.tokenLastEight,
+    scopes,
+    created_at: fmtTime(t.createdAt),
+    last_used_at: fmtTime(t.lastUsedAt),
+  };
+}

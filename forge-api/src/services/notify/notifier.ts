@@ -1,0 +1,84 @@
+/**
+ * The one notifier (Gitea's services/notify): services announce what happened, where it
+ * happened, and listeners (feeds, webhooks, notification threads) react. A listener's failure
+ * is logged and does not fail the request: the change it reports is already committed.
+ */
+import type { Comment, Issue } from '../../../generated/prisma/client';
+import type { PushedRef } from '../git/push';
+import type { Repository, User } from '../records';
+
+export type RepoWithOwner = Repository & { owner: User };
+
+/** The events; a listener implements the ones it cares about. */
+export interface NotifyListener {
+  /** A repository was created (after its row, its disk copy and its first commit exist). */
+  repositoryCreated?(doer: User, repo: RepoWithOwner): Promise<void>;
+  /** A repository is about to be deleted (its row and hooks still exist). */
+  repositoryDeleting?(doer: User, repo: RepoWithOwner): Promise<void>;
+  /** A push changed one ref (created, updated or deleted). */
+  pushed?(pusher: User, repo: RepoWithOwner, ref: PushedRef): Promise<void>;
+  /** An issue was opened; `mentionedIds` are the users its body mentions. */
+  issueCreated?(doer: User, repo: RepoWithOwner, issue: Issue, mentionedIds: number[]): Promise<void>;
+  /** Users were newly assigned to an issue. */
+  issueAssigned?(doer: User, repo: RepoWithOwner, issue: Issue, assigneeIds: number[]): Promise<void>;
+  /** An issue was closed or reopened; `comment` is the timeline entry that says so. */
+  issueStatusChanged?(doer: User, repo: RepoWithOwner, issue: Issue, closed: boolean, comment: Comment): Promise<void>;
+  /** A comment was added to an issue. */
+  commentCreated?(doer: User, repo: RepoWithOwner, issue: Issue, comment: Comment, mentionedIds: number[]): Promise<void>;
+}
+
+type EventName = keyof NotifyListener;
+type EventArgs<E extends EventName> = Parameters<NonNullable<NotifyListener[E]>>;
+
+export type NotifyErrorLog = (err: unknown, event: string) => void;
+
+export class Notifier {
+  private readonly listeners: NotifyListener[] = [];
+
+  constructor(readonly logError: NotifyErrorLog) {}
+
+  /** Listeners run in the order they were added. */
+  add(listener: NotifyListener): void {
+    this.listeners.push(listener);
+  }
+
+  private async emit<E extends EventName>(event: E, ...args: EventArgs<E>): Promise<void> {
+    for (const listener of this.listeners) {
+      const handler = listener[event] as ((...a: EventArgs<E>) => Promise<void>) | undefined;
+      if (!handler) continue;
+      try {
+        await handler.apply(listener, args);
+      } catch (err) {
+        this.logError(err, event);
+      }
+    }
+  }
+
+  repositoryCreated(...args: EventArgs<'repositoryCreated'>) {
+    return this.emit('repositoryCreated', ...args);
+  }
+
+  repositoryDeleting(...args: EventArgs<'repositoryDeleting'>) {
+    return this.emit('repositoryDeleting', ...args);
+  }
+
+  pushed(...args: EventArgs<'pushed'>) {
+    return this.emit('pushed', ...args);
+  }
+
+  issueCreated(...args: EventArgs<'issueCreated'>) {
+    return this.emit('issueCreated', ...args);
+  }
+
+  issueAssigned(...args: EventArgs<'issueAssigned'>) {
+    return this.emit('issueAssigned', ...args);
+  }
+
+  issueStatusChanged(...args: EventArgs<'issueStatusChanged'>) {
+    return this.emit('issueStatusChanged', ...args);
+  }
+
+  commentCreated(...args: EventArgs<'commentCreated'>) {
+    return this.emit('commentCreated', ...args);
+  }
+}

@@ -1,0 +1,115 @@
+/**
+ * Webhook deliveries for the events (Gitea's webhook notifier): each event becomes one queued
+ * HookTask per matching hook; payloads are built only when some hook wants the event.
+ */
+import type { Comment, Issue } from '../../../generated/prisma/client';
+import { ZERO_SHA, type PushedRef } from '../git/push';
+import type { User } from '../records';
+import type { WebhookService } from '../webhooks';
+import type { NotifyListener, RepoWithOwner } from './notifier';
+
+type Json = Record<string, unknown>;
+
+/** How the listener reads what a payload shows (kept narrow so it does not need the tracker's types). */
+export interface WebhookSources {
+  rootUrl: string;
+  /** The repository as it is now (counters changed by the event included). */
+  repo(id: number): Promise<RepoWithOwner | null>;
+  /** The API Issue record as a webhook shows it (no viewer). */
+  issueJson(issueId: number, repo: RepoWithOwner): Promise<Json>;
+  /** The API Comment record as a webhook shows it. */
+  commentJson(commentId: number, repo: RepoWithOwner): Promise<Json>;
+}
+
+const ISSUE_ACTIONS = { opened: 'opened', closed: 'closed', reopened: 'reopened' } as const;
+
+export class WebhookListener implements NotifyListener {
+  constructor(
+    private readonly webhooks: WebhookService,
+    private readonly sources: WebhookSources,
+  ) {}
+
+  async repositoryCreated(doer: User, repo: RepoWithOwner) {
+    // The owner's default hooks become the repository's own first, so they hear "created" too.
+    await this.webhooks.copyDefaultHooks(repo.id);
+    await this.webhooks.notifyRepository(doer, repo, 'created');
+  }
+
+  async repositoryDeleting(doer: User, repo: RepoWithOwner) {
+    await this.webhooks.notifyRepository(doer, repo, 'deleted');
+  }
+
+  async pushed(pusher: User, repo: RepoWithOwner, ref: PushedRef) {
+    const { webhooks } = this;
+    const isTag = ref.ref.startsWith('refs/tags/');
+    const short = ref.ref.replace(/^refs\/(heads|tags)\//, '');
+    const branch = isTag ? undefined : short;
+    const refType = isTag ? 'tag' : 'branch';
+    const repository = () => webhooks.repoJson(repo);
+    const sender = () => webhooks.userJson(pusher);
+    if (ref.after === ZERO_SHA) {
+      await webhooks.queue(repo, 'delete', () => ({ ref: short, ref_type: refType, pusher_type: 'user', repository: repository(), sender: sender() }), branch);
+      return;
+    }
+    if (ref.before === ZERO_SHA) {
+      await webhooks.queue(repo, 'create', () => ({ sha: ref.after, ref: short, ref_type: refType, repository: repository(), sender: sender() }), branch);
+    }
+    const html = `${this.sources.rootUrl}${repo.owner.name}/${repo.name}`;
+    const compareUrl = ref.before !== ZERO_SHA ? `${html}/compare/${ref.before}...${ref.after}` : '';
+    await webhooks.queue(
+      repo,
+      'push',
+      () => {
+        const commits = ref.commits.map((c) => ({
+          id: c.id,
+          message: c.message,
+          url: `${html}/commit/${c.id}`,
+          author: { ...c.author, username: '' },
+          committer: { ...c.committer, username: '' },
+          verification: null,
+          timestamp: c.timestamp,
+          added: c.added,
+          removed: c.removed,
+          modified: c.modified,
+        }));
+        const user = sender();
+        return {
+          ref: ref.ref,
+          before: ref.before,
+          after: ref.after,
+          compare_url: compareUrl,
+          commits,
+          total_commits: ref.total,
+          head_commit: commits[0] ?? null,
+          repository: repository(),
+          pusher: user,
+          sender: user,
+        };
+      },
+      branch,
+    );
+  }
+
+  async issueCreated(doer: User, repo: RepoWithOwner, issue: Issue) {
+    await this.issueEvent(doer, repo, issue, ISSUE_ACTIONS.opened);
+  }
+
+  async issueStatusChanged(doer: User, repo: RepoWithOwner, issue: Issue, closed: boolean) {
+    await this.issueEvent(doer, repo, issue, closed ? ISSUE_ACTIONS.closed : ISSUE_ACTIONS.reopened);
+  }
+
+  async commentCreated(doer: User, repo: RepoWithOwner, issue: Issue, comment: Comment) {
+    if (!(await this.webhooks.wants(repo, 'issue_comment'))) return;
+    const current = (await this.sources.repo(repo.id)) ?? repo;
+    const commentJson = await this.sources.commentJson(comment.id, current);
+    const issueJson = await this.sources.issueJson(issue.id, current);
+    await this.webhooks.notifyIssueComment(doer, current, 'created', issueJson, commentJson);
+  }
+
+  private async issueEvent(doer: User, repo: RepoWithOwner, issue: Issue, action: string) {
+    if (issue.isPull || !(await this.webhooks.wants(repo, 'issues'))) return;
+    const current = (await this.sources.repo(repo.id)) ?? repo;
+    const issueJson = (await this.sources.issueJson(issue.id, current)) as { number: number } & Json;
+    await this.webhooks.notifyIssue(doer, current, action, issueJson);
+  }
+}

@@ -1,0 +1,255 @@
+/**
+ * Sends the same requests to a real Gitea and to the forge and prints where the answers differ:
+ * status code, content type, JSON keys and value types (recursively; the first element stands
+ * for an array), and the paging headers (X-Total-Count, the rels of Link). Values themselves
+ * (ids, times, URLs) are not compared: the two servers hold different rows.
+ *
+ * Run by hand, never in CI (Gitea is a reference, not a dependency of the product):
+ *   ../shared/tools/gitea/start.sh 3300 /tmp/gitea-cmp      # a Gitea 1.27.3; admin root / portcullis-root-1
+ *   FORGE_PORT=3400 FORGE_DATA_DIR=$(mktemp -d) npx portcullis-forge serve &
+ *   npx portcullis-forge admin user create --username root --password portcullis-root-1 --email root@example.com --admin   # same FORGE_DATA_DIR
+ *   npx tsx scripts/compare-gitea.ts --gitea http://127.0.0.1:3300 --forge http://127.0.0.1:3400 [--admin root:portcullis-root-1] [--only PATTERN]
+ * Each run creates its own users, organization and repositories (names carry a run id), so
+ * servers can be reused. Exit status 1 when some answer differs.
+ */
+
+import crypto from 'node:crypto';
+
+type Json = unknown;
+
+/** A new ed25519 public key in OpenSSH form (a key may be added only once per server). */
+function sshKey(): string {
+  const der = crypto.generateKeyPairSync('ed25519').publicKey.export({ format: 'der', type: 'spki' });
+  const raw = der.subarray(der.length - 32);
+  const field = (b: Buffer) => Buffer.concat([Buffer.from([0, 0, 0, b.length]), b]);
+  return `ssh-ed25519 ${Buffer.concat([field(Buffer.from('ssh-ed25519')), field(raw)]).toString('base64')} compare@example`;
+}
+
+interface Side {
+  name: 'gitea' | 'forge';
+  base: string;
+  tokens: Record<string, string>;
+}
+
+interface Answer {
+  status: number;
+  type: string;
+  body: Json;
+  text: string;
+  total: string | null;
+  links: string[];
+}
+
+interface Check {
+  what: string;
+  method: string;
+  path: string;
+  as?: string;
+  body?: unknown;
+  raw?: string;
+  contentType?: string;
+}
+
+function arg(name: string, dflt?: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  if (i >= 0 && process.argv[i + 1]) return process.argv[i + 1];
+  if (dflt !== undefined) return dflt;
+  throw new Error(`missing --${name}`);
+}
+
+const admin = arg('admin', 'root:portcullis-root-1');
+const only = process.argv.includes('--only') ? new RegExp(arg('only')) : null;
+const run = Date.now().toString(36).slice(-5);
+const PASSWORD = 'compare-pass-1';
+const users = { alice: `alice${run}`, bob: `bob${run}` };
+const org = `org${run}`;
+
+async function send(side: Side, method: string, path: string, opts: { as?: string; body?: unknown; raw?: string; contentType?: string } = {}): Promise<Answer> {
+  const headers: Record<string, string> = {};
+  if (opts.as === 'admin') headers.authorization = `Basic ${Buffer.from(admin).toString('base64')}`;
+  else if (opts.as) headers.authorization = `token ${side.tokens[opts.as]}`;
+  let payload: string | undefined;
+  if (opts.raw !== undefined) {
+    payload = opts.raw;
+    headers['content-type'] = opts.contentType ?? 'text/plain';
+  } else if (opts.body !== undefined) {
+    payload = JSON.stringify(opts.body);
+    headers['content-type'] = 'application/json';
+  }
+  const res = await fetch(`${side.base}/api/v1${path}`, { method, headers, body: payload, redirect: 'manual' });
+  const text = await res.text();
+  let body: Json = undefined;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    body = undefined;
+  }
+  const link = res.headers.get('link') ?? '';
+  return {
+    status: res.status,
+    type: (res.headers.get('content-type') ?? '').split(';')[0].trim(),
+    body,
+    text,
+    total: res.headers.get('x-total-count'),
+    links: [...link.matchAll(/rel="(\w+)"/g)].map((m) => m[1]).sort(),
+  };
+}
+
+function typeOf(v: Json): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  return typeof v;
+}
+
+/** Differences of shape between two JSON values, as "path: gitea X, forge Y" lines. */
+function shapeDiff(g: Json, f: Json, path = '$'): string[] {
+  const tg = typeOf(g);
+  const tf = typeOf(f);
+  if (tg !== tf) return [`${path}: gitea ${tg}, forge ${tf}`];
+  if (tg === 'array') {
+    const ga = g as Json[];
+    const fa = f as Json[];
+    if (ga.length === 0 || fa.length === 0) return ga.length === fa.length ? [] : [`${path}: gitea ${ga.length} items, forge ${fa.length}`];
+    return shapeDiff(ga[0], fa[0], `${path}[0]`);
+  }
+  if (tg !== 'object') return [];
+  const go = g as Record<string, Json>;
+  const fo = f as Record<string, Json>;
+  const out: string[] = [];
+  for (const k of Object.keys(go)) if (!(k in fo)) out.push(`${path}.${k}: only in gitea (${typeOf(go[k])})`);
+  for (const k of Object.keys(fo)) if (!(k in go)) out.push(`${path}.${k}: only in forge (${typeOf(fo[k])})`);
+  for (const k of Object.keys(go)) if (k in fo) out.push(...shapeDiff(go[k], fo[k], `${path}.${k}`));
+  return out;
+}
+
+function compare(g: Answer, f: Answer): string[] {
+  const out: string[] = [];
+  if (g.status !== f.status) out.push(`status: gitea ${g.status}, forge ${f.status}${g.status >= 400 ? ` (gitea says ${g.text.slice(0, 120)})` : ''}`);
+  if (g.type !== f.type) out.push(`content-type: gitea ${g.type || '(none)'}, forge ${f.type || '(none)'}`);
+  if ((g.total === null) !== (f.total === null) || (g.total !== null && g.total !== f.total)) out.push(`X-Total-Count: gitea ${g.total}, forge ${f.total}`);
+  if (g.links.join(',') !== f.links.join(',')) out.push(`Link rels: gitea [${g.links}], forge [${f.links}]`);
+  if (g.status === f.status) out.push(...shapeDiff(g.body, f.body));
+  if (g.body === undefined && f.body === undefined && (g.text === '') !== (f.text === '')) out.push(`body: gitea ${g.text ? 'text' : 'empty'}, forge ${f.text ? 'text' : 'empty'}`);
+  return out;
+}
+
+/** The same fixtures on one server: two users with tokens, an organization with a team, repositories, an issue with a comment. */
+async function setUp(side: Side): Promise<void> {
+  const must = async (what: string, a: Promise<Answer>, ok = [200, 201, 204]) => {
+    const r = await a;
+    if (!ok.includes(r.status)) throw new Error(`${side.name}: ${what} answered ${r.status}: ${r.text.slice(0, 200)}`);
+    return r;
+  };
+  for (const name of Object.values(users)) {
+    await must(`create ${name}`, send(side, 'POST', '/admin/users', { as: 'admin', body: { username: name, email: `${name}@example.com`, password: PASSWORD, must_change_password: false } }));
+    const basic = `Basic ${Buffer.from(`${name}:${PASSWORD}`).toString('base64')}`;
+    const res = await fetch(`${side.base}/api/v1/users/${name}/tokens`, {
+      method: 'POST',
+      headers: { authorization: basic, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'compare', scopes: ['all'] }),
+    });
+    side.tokens[name] = ((await res.json()) as { sha1: string }).sha1;
+  }
+  const { alice, bob } = users;
+  await must('org', send(side, 'POST', '/orgs', { as: alice, body: { username: org, visibility: 'public' } }));
+  await must('org repo', send(side, 'POST', `/orgs/${org}/repos`, { as: alice, body: { name: 'shared', private: true } }));
+  const team = await must('team', send(side, 'POST', `/orgs/${org}/teams`, { as: alice, body: { name: 'readers', permission: 'read', units: ['repo.code', 'repo.issues'] } }));
+  const teamId = (team.body as { id: number }).id;
+  await must('team member', send(side, 'PUT', `/teams/${teamId}/members/${bob}`, { as: alice }));
+  await must('team repo', send(side, 'PUT', `/teams/${teamId}/repos/${org}/shared`, { as: alice }));
+  await must('repo', send(side, 'POST', '/user/repos', { as: alice, body: { name: 'proj', auto_init: true, license: 'MIT', gitignores: 'Node', readme: 'Default' } }));
+  await must('empty repo', send(side, 'POST', '/user/repos', { as: bob, body: { name: 'empty' } }));
+  await must('label', send(side, 'POST', `/repos/${alice}/proj/labels`, { as: alice, body: { name: 'bug', color: '#ee0701' } }));
+  await must('milestone', send(side, 'POST', `/repos/${alice}/proj/milestones`, { as: alice, body: { title: 'v1' } }));
+  await must('issue', send(side, 'POST', `/repos/${alice}/proj/issues`, { as: alice, body: { title: 'first', body: 'hello @' + bob, assignees: [alice] } }));
+  await must('comment', send(side, 'POST', `/repos/${alice}/proj/issues/1/comments`, { as: bob, body: { body: 'a comment' } }));
+  await must('second issue', send(side, 'POST', `/repos/${alice}/proj/issues`, { as: bob, body: { title: 'second' } }));
+  await must('key', send(side, 'POST', '/user/keys', { as: alice, body: { key: sshKey(), title: `k${run}` } }));
+}
+
+function checks(): Check[] {
+  const { alice, bob } = users;
+  const r = `/repos/${alice}/proj`;
+  return [
+    { what: 'version', method: 'GET', path: '/version' },
+    { what: 'settings api', method: 'GET', path: '/settings/api' },
+    { what: 'current user', method: 'GET', path: '/user', as: alice },
+    { what: 'other user', method: 'GET', path: `/users/${alice}`, as: bob },
+    { what: 'user anonymous', method: 'GET', path: `/users/${alice}` },
+    { what: 'user search', method: 'GET', path: `/users/search?q=${run}`, as: bob },
+    { what: 'my repos', method: 'GET', path: '/user/repos?limit=1', as: bob },
+    { what: 'my repos all', method: 'GET', path: '/user/repos', as: bob },
+    { what: "user's repos", method: 'GET', path: `/users/${alice}/repos`, as: bob },
+    { what: 'repo get', method: 'GET', path: r, as: bob },
+    { what: 'repo get anonymous', method: 'GET', path: r },
+    { what: 'empty repo get', method: 'GET', path: `/repos/${bob}/empty`, as: bob },
+    { what: 'repo missing', method: 'GET', path: `/repos/${alice}/nothing`, as: alice },
+    { what: 'repo search', method: 'GET', path: `/repos/search?q=proj&limit=1`, as: alice },
+    { what: 'repo create exists', method: 'POST', path: '/user/repos', as: alice, body: { name: 'proj' } },
+    { what: 'repo create bad name', method: 'POST', path: '/user/repos', as: alice, body: { name: 'bad name' } },
+    { what: 'org get', method: 'GET', path: `/orgs/${org}`, as: bob },
+    { what: 'org repos', method: 'GET', path: `/orgs/${org}/repos`, as: bob },
+    { what: 'org teams', method: 'GET', path: `/orgs/${org}/teams`, as: alice },
+    { what: 'my orgs', method: 'GET', path: '/user/orgs', as: alice },
+    { what: 'issues list', method: 'GET', path: `${r}/issues?limit=1`, as: bob },
+    { what: 'issue get', method: 'GET', path: `${r}/issues/1`, as: bob },
+    { what: 'issue get anonymous', method: 'GET', path: `${r}/issues/1` },
+    { what: 'issue missing', method: 'GET', path: `${r}/issues/999`, as: bob },
+    { what: 'issue create with nulls', method: 'POST', path: `${r}/issues`, as: alice, body: { title: 'nulls', body: null, due_date: null, milestone: null, labels: null, assignees: null } },
+    { what: 'issue assign a reader', method: 'POST', path: `${r}/issues`, as: alice, body: { title: 'assigned', assignees: [bob] } },
+    { what: 'issue create no title', method: 'POST', path: `${r}/issues`, as: alice, body: {} },
+    { what: 'issue edit', method: 'PATCH', path: `${r}/issues/2`, as: alice, body: { title: 'second, edited' } },
+    { what: 'comments list', method: 'GET', path: `${r}/issues/1/comments`, as: alice },
+    { what: 'repo comments', method: 'GET', path: `${r}/issues/comments`, as: alice },
+    { what: 'labels', method: 'GET', path: `${r}/labels`, as: bob },
+    { what: 'milestones', method: 'GET', path: `${r}/milestones`, as: bob },
+    { what: 'my keys', method: 'GET', path: '/user/keys', as: alice },
+    { what: "someone's keys", method: 'GET', path: `/users/${alice}/keys`, as: bob },
+    { what: 'my tokens', method: 'GET', path: `/users/${alice}/tokens`, as: 'admin' },
+    { what: 'notifications', method: 'GET', path: '/notifications?all=true', as: bob },
+    { what: 'markdown', method: 'POST', path: '/markdown', as: alice, body: { Text: '**x**', Mode: 'gfm' } },
+    { what: 'markdown raw', method: 'POST', path: '/markdown/raw', as: alice, raw: '**x**' },
+    { what: 'wrong method', method: 'DELETE', path: '/version', as: alice },
+    { what: 'wrong method with params', method: 'PUT', path: `${r}/issues`, as: alice },
+    { what: 'unknown path', method: 'GET', path: '/nope/nothing', as: alice },
+    { what: 'gitignore templates', method: 'GET', path: '/gitignore/templates' },
+    { what: 'license templates', method: 'GET', path: '/licenses' },
+    { what: 'admin users', method: 'GET', path: '/admin/users?limit=1', as: 'admin' },
+    { what: 'admin orgs', method: 'GET', path: '/admin/orgs', as: 'admin' },
+    { what: 'admin not admin', method: 'GET', path: '/admin/users', as: bob },
+    { what: 'no token', method: 'GET', path: '/user' },
+    { what: 'repo delete by reader', method: 'DELETE', path: r, as: bob },
+  ];
+}
+
+async function main(): Promise<number> {
+  const gitea: Side = { name: 'gitea', base: arg('gitea').replace(/\/$/, ''), tokens: {} };
+  const forge: Side = { name: 'forge', base: arg('forge').replace(/\/$/, ''), tokens: {} };
+  await setUp(gitea);
+  await setUp(forge);
+  let differing = 0;
+  for (const c of checks()) {
+    if (only && !only.test(c.what)) continue;
+    const opts = { as: c.as, body: c.body, raw: c.raw, contentType: c.contentType };
+    const [g, f] = [await send(gitea, c.method, c.path, opts), await send(forge, c.method, c.path, opts)];
+    const diffs = compare(g, f);
+    const where = `${c.method} ${c.path.replace(run, '*')}`;
+    if (!diffs.length) {
+      console.log(`same  ${c.what} (${where}: ${g.status})`);
+      continue;
+    }
+    differing++;
+    console.log(`DIFF  ${c.what} (${where})`);
+    for (const d of diffs) console.log(`        ${d}`);
+  }
+  console.log(`${differing} of ${checks().filter((c) => !only || only.test(c.what)).length} requests answered differently`);
+  return differing ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(err);
+    process.exit(2);
+  },
+);
