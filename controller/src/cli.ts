@@ -65,6 +65,19 @@ Kubernetes provider:
                            the service account's namespace, else default)
   --dataplane=local        nginx runs in this process's machine, as in standalone mode
                            (needs --state-dir; --listen-address, --nginx apply)
+  --dataplane=agent        each Gateway gets its own nginx pods (Deployment, Service,
+                           ServiceAccount provisioned by the leader) running portcullis-agent,
+                           which fetch their config from this process:
+  --agent-address=H:P      the agents' config server (default 0.0.0.0:8443)
+  --agent-server-url=URL   where agents reach it (required), e.g.
+                           https://portcullis.portcullis-system.svc:8443
+  --agent-tls-cert=FILE, --agent-tls-key=FILE
+                           the config server's certificate (required: configs carry private
+                           keys; --agent-allow-plaintext=true only for tests or a mesh)
+  --agent-ca-file=FILE     CA the agents verify it with (put in each Gateway's ConfigMap)
+  --dataplane-image=IMAGE  nginx + portcullis-agent image (default portcullis/nginx:latest)
+  --dataplane-service-type=T   LoadBalancer (default), ClusterIP or NodePort
+  --dataplane-replicas=N   nginx pods per Gateway (default 1)
 
 Status is written to DIR/status.yaml after every reconcile (one YAML document per resource).
 SIGTERM or SIGINT stops nginx and exits with code 0.
@@ -87,6 +100,17 @@ export interface CliOptions {
   leaderElectionLockName: string;
   leaderElectionNamespace?: string;
   dataplane?: string;
+  agent?: {
+    agentAddress: string;
+    agentServerUrl: string;
+    agentTlsCert?: string;
+    agentTlsKey?: string;
+    agentCaFile?: string;
+    agentAllowPlaintext: boolean;
+    dataplaneImage: string;
+    dataplaneServiceType: 'LoadBalancer' | 'ClusterIP' | 'NodePort';
+    dataplaneReplicas: number;
+  };
   inferenceExtension: boolean;
   endpointPicker: { disableTls: boolean; verify: boolean; caFile?: string };
 }
@@ -111,6 +135,15 @@ const KNOWN = [
   'leader-election-lock-name',
   'leader-election-namespace',
   'dataplane',
+  'agent-address',
+  'agent-server-url',
+  'agent-tls-cert',
+  'agent-tls-key',
+  'agent-ca-file',
+  'agent-allow-plaintext',
+  'dataplane-image',
+  'dataplane-service-type',
+  'dataplane-replicas',
 ];
 /** Switches: present (or =true / =false). */
 const BOOLEAN = ['gateway-api-inference-extension', 'endpoint-picker-disable-tls', 'endpoint-picker-tls-verify'];
@@ -184,8 +217,30 @@ export function parseArgs(argv: string[]): CliOptions {
   }
   if (provider === 'kubernetes') {
     const dataplane = options.dataplane ?? 'local';
-    if (dataplane !== 'local') throw new UsageError(`--dataplane must be local, got "${dataplane}"`);
+    if (dataplane !== 'local' && dataplane !== 'agent') throw new UsageError(`--dataplane must be local or agent, got "${dataplane}"`);
     options.dataplane = dataplane;
+    if (dataplane === 'agent') {
+      const serviceType = values.get('dataplane-service-type') ?? 'LoadBalancer';
+      if (serviceType !== 'LoadBalancer' && serviceType !== 'ClusterIP' && serviceType !== 'NodePort') {
+        throw new UsageError(`--dataplane-service-type must be LoadBalancer, ClusterIP or NodePort, got "${serviceType}"`);
+      }
+      const replicas = values.get('dataplane-replicas') ?? '1';
+      if (!/^\d+$/.test(replicas)) throw new UsageError(`--dataplane-replicas must be a whole number, got "${replicas}"`);
+      const agentServerUrl = values.get('agent-server-url');
+      if (!agentServerUrl) throw new UsageError('--agent-server-url is required with --dataplane=agent (where the agents reach this controller)');
+      if ((values.get('agent-tls-cert') === undefined) !== (values.get('agent-tls-key') === undefined)) throw new UsageError('--agent-tls-cert and --agent-tls-key go together');
+      options.agent = {
+        agentAddress: values.get('agent-address') ?? '0.0.0.0:8443',
+        agentServerUrl,
+        agentTlsCert: values.get('agent-tls-cert'),
+        agentTlsKey: values.get('agent-tls-key'),
+        agentCaFile: values.get('agent-ca-file'),
+        agentAllowPlaintext: values.get('agent-allow-plaintext') === 'true',
+        dataplaneImage: values.get('dataplane-image') ?? 'portcullis/nginx:latest',
+        dataplaneServiceType: serviceType,
+        dataplaneReplicas: Number(replicas),
+      };
+    }
     if (dataplane === 'local' && !options.stateDir) throw new UsageError('--state-dir=DIR is required with --dataplane=local');
   }
   if (!options.listenAddress) throw new UsageError('--listen-address must not be empty');

@@ -218,7 +218,13 @@ export class Reconciler<M = unknown, C extends RenderedConfigLike = RenderedConf
     for (const r of parsedPolicies?.invalid ?? []) {
       log.warn('policy invalid', { kind: r.kind, namespace: r.namespace, name: r.name, error: r.message });
     }
-    const graph = pipeline.buildGraph(parsed.set, { controllerName: this.o.controllerName, inferenceExtension: this.o.inferenceExtension, ...(this.o.nginx ? { nginx: this.o.nginx } : {}) });
+    const graph = pipeline.buildGraph(parsed.set, {
+      controllerName: this.o.controllerName,
+      inferenceExtension: this.o.inferenceExtension,
+      ...(this.o.nginx ? { nginx: this.o.nginx } : {}),
+      // Each Gateway has its own nginx: listeners of different Gateways never share a port.
+      ...(isGatewayDataplane(this.o.dataplane) ? { dataplanePerGateway: true } : {}),
+    });
     const policies =
       parsedPolicies && pipeline.computePolicies
         ? pipeline.computePolicies({

@@ -11,10 +11,12 @@ import * as path from 'node:path';
 import type { CliOptions } from './cli';
 import type { Logger } from './log';
 import { NginxProcess } from './apply/nginx';
+import { startAgentDataplane } from './configserver/options';
 import { defaultNginxBinary, hasHttp2Directive, nginxVersion } from './apply/nginx-binary';
 import { startInferenceHop } from './inference/hop-process';
 import { Reconciler, standardPipeline } from './reconcile';
 import { AlwaysLeader, KubeClient, KubernetesProvider, LeaderElector, watchedKinds, type Leadership } from './providers/kubernetes';
+import { loadKubeConfig } from './providers/kubernetes/client';
 import { ControllerMetrics } from './observability/metrics';
 import { startEndpoints } from './observability/server';
 
@@ -51,19 +53,27 @@ export async function runKubernetes(options: CliOptions, log: Logger): Promise<n
     onStatusWrite: () => metrics.statusWrites.inc(),
   });
 
-  const stateDir = path.resolve(options.stateDir!);
+  // --dataplane=agent: every Gateway's own nginx pods run portcullis-agent (configserver/);
+  // --dataplane=local: one nginx on this machine serves every Gateway.
+  const agents = options.dataplane === 'agent' ? await startAgentDataplane(loadKubeConfig({ kubeconfig: options.kubeconfig }), { ...options.agent!, controllerName: options.controllerName, logLevel: options.logLevel }, log) : undefined;
+  const stateDir = path.resolve(options.stateDir ?? '.');
   const prefix = path.join(stateDir, 'nginx');
-  fs.mkdirSync(stateDir, { recursive: true });
-  const binary = options.nginx ?? defaultNginxBinary();
-  if (!fs.existsSync(binary)) throw new Error(`nginx binary ${binary} not found (install nginx or pass --nginx=PATH)`);
-  const nginx = new NginxProcess({ prefix, binary, log });
-  const version = nginxVersion(binary);
-  const hop = options.inferenceExtension ? await startInferenceHop(options, log) : undefined;
+  let nginx: NginxProcess | undefined;
+  let version: ReturnType<typeof nginxVersion> | undefined;
+  let hop: Awaited<ReturnType<typeof startInferenceHop>> | undefined;
+  if (!agents) {
+    fs.mkdirSync(stateDir, { recursive: true });
+    const binary = options.nginx ?? defaultNginxBinary();
+    if (!fs.existsSync(binary)) throw new Error(`nginx binary ${binary} not found (install nginx or pass --nginx=PATH)`);
+    nginx = new NginxProcess({ prefix, binary, log });
+    version = nginxVersion(binary);
+    hop = options.inferenceExtension ? await startInferenceHop(options, log) : undefined;
+  }
 
   const reconciler = new Reconciler({
     pipeline: standardPipeline,
     source: provider,
-    dataplane: nginx,
+    dataplane: agents ?? nginx!,
     log,
     controllerName: options.controllerName,
     inferenceExtension: options.inferenceExtension,
@@ -71,8 +81,19 @@ export async function runKubernetes(options: CliOptions, log: Logger): Promise<n
     listenAddress: options.listenAddress,
     prefix,
     errorLogLevel: options.logLevel === 'debug' ? 'info' : 'notice',
-    nginx: { http2On: hasHttp2Directive(version), ...(version ? { version: version.text } : {}) },
+    // Agents run the image's nginx (1.26.3, which has `http2 on`).
+    nginx: agents ? { http2On: true } : { http2On: hasHttp2Directive(version), ...(version ? { version: version.text } : {}) },
   });
+  if (agents) {
+    // An agent's report (or a Service's new address) changes statuses: reconcile again.
+    agents.onOutcome(() => void reconciler.trigger());
+    leadership.onChange((leader) => agents.setLeader(leader));
+    agents.setLeader(leadership.isLeader());
+    // The leader provisions from the raw objects (uid, spec.infrastructure, parametersRef).
+    reconciler.onReconciled(() => {
+      if (leadership.isLeader()) void provider.scan().then((docs) => agents.provision(docs));
+    });
+  }
   let reconciled = false;
   reconciler.onReconciled((summary) => {
     reconciled = true;
@@ -108,7 +129,8 @@ export async function runKubernetes(options: CliOptions, log: Logger): Promise<n
         await elector?.stop();
         provider.stop();
         await reconciler.stop();
-        await nginx.stop();
+        await nginx?.stop();
+        await agents?.stop();
         await hop?.stop();
         await endpoints.close();
         client.close();

@@ -17,6 +17,8 @@ export interface ControllerOptions {
   manifestsDir: string;
   /** Run with --provider=kubernetes against this kubeconfig (nginx still local: --dataplane=local). */
   kubeconfig?: string;
+  /** With `kubeconfig`: local (default) or agent (per-Gateway data planes, pass --agent-* in args). */
+  dataplane?: 'local' | 'agent';
   stateDir: string;
   listenAddress?: string;
   logLevel?: string;
@@ -76,7 +78,7 @@ export async function startController(options: ControllerOptions, waitFirstRecon
   const args = [
     BIN,
     ...(options.kubeconfig
-      ? ['--provider=kubernetes', `--kubeconfig=${options.kubeconfig}`, '--dataplane=local']
+      ? ['--provider=kubernetes', `--kubeconfig=${options.kubeconfig}`, `--dataplane=${options.dataplane ?? 'local'}`]
       : ['--provider=file', `--manifests=${options.manifestsDir}`]),
     `--state-dir=${options.stateDir}`,
     `--listen-address=${options.listenAddress ?? '127.0.0.1'}`,

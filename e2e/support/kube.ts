@@ -103,11 +103,11 @@ async function readEnvFile(file: string): Promise<Record<string, string>> {
  * Starts etcd + kube-apiserver (no controller manager: nothing here needs pods) in a fresh
  * temp dir and installs the CRDs. About 5-10 s on this machine.
  */
-export async function startCluster(options: { crds?: boolean } = {}): Promise<Cluster> {
+export async function startCluster(options: { crds?: boolean; /** with kube-controller-manager (garbage collection) */ kcm?: boolean } = {}): Promise<Cluster> {
   const tools = sharedK8sTools();
   if (!tools) throw new Error('../shared/tools/k8s not found');
   const dir = await makeTempDir('portcullis-k8s-');
-  const baseEnv: NodeJS.ProcessEnv = { ...process.env, K8S_TOOLS, KCM: '0', WITH_KCM: '0' };
+  const baseEnv: NodeJS.ProcessEnv = { ...process.env, K8S_TOOLS, ...(options.kcm ? {} : { KCM: '0', WITH_KCM: '0' }) };
   const startTools = (env: NodeJS.ProcessEnv) =>
     new Promise<{ code: number; out: string }>((resolve) => {
       const child = spawn('bash', [path.join(tools, 'start.sh'), dir], { env, stdio: ['ignore', 'pipe', 'pipe'] });

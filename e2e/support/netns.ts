@@ -25,26 +25,31 @@ function ip(args: string[]): Promise<string> {
   });
 }
 
-/** A /30 of 10.244.0.0/16 no interface of this machine uses yet. */
-async function freeSubnet(): Promise<{ host: string; ns: string }> {
+/** A /30 of <subnet>.0.0/16 no interface of this machine uses yet. */
+async function freeSubnet(subnet: string): Promise<{ host: string; ns: string }> {
   const used = await ip(['-o', '-4', 'addr', 'show']);
   for (let tries = 0; tries < 200; tries++) {
     const n = Math.floor(Math.random() * 16384); // 65536 addresses / 4
     const base = n * 4;
-    const a = `10.244.${base >> 8}.${(base & 255) + 1}`;
-    const b = `10.244.${base >> 8}.${(base & 255) + 2}`;
+    const a = `${subnet}.${base >> 8}.${(base & 255) + 1}`;
+    const b = `${subnet}.${base >> 8}.${(base & 255) + 2}`;
     if (!used.includes(` ${a}/`) && !used.includes(` ${b}/`)) return { host: a, ns: b };
   }
-  throw new Error('no free /30 in 10.244.0.0/16');
+  throw new Error(`no free /30 in ${subnet}.0.0/16`);
 }
 
-/** Starts one echo backend per name inside a new network namespace. */
-export async function startNetnsBackends(names: string[]): Promise<NetnsBackends> {
+/**
+ * Starts one echo backend per name inside a new network namespace. Each suite uses its own
+ * prefix and /16 (the BOARD assigns them), so parallel runs never share names or addresses.
+ */
+export async function startNetnsBackends(names: string[], options: { prefix?: string; subnet?: string } = {}): Promise<NetnsBackends> {
+  const prefix = options.prefix ?? 'pck-';
+  const short = prefix.replace(/-$/, '');
   const id = `${process.pid % 100000}${(counter++).toString(36)}`;
-  const namespace = `pck-${id}`;
-  const hostIf = `pck${id}h`.slice(0, 15);
-  const nsIf = `pck${id}n`.slice(0, 15);
-  const { host, ns } = await freeSubnet();
+  const namespace = `${prefix}${id}`;
+  const hostIf = `${short}${id}h`.slice(0, 15);
+  const nsIf = `${short}${id}n`.slice(0, 15);
+  const { host, ns } = await freeSubnet(options.subnet ?? '10.244');
   let child: ChildProcess | undefined;
   const close = async () => {
     if (child && child.exitCode === null) {

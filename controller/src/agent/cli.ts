@@ -14,6 +14,7 @@ import { prefixLayout } from '../render';
 import { AgentChannel } from './channel';
 import { AgentLoop } from './agent';
 import { AgentMetrics } from './metrics';
+import { InferenceHop } from '../inference/hop';
 
 export const USAGE = `Usage: portcullis-agent --server=URL --gateway=NAMESPACE/NAME --token-file=FILE [options]
 
@@ -34,6 +35,9 @@ Options:
   --pod-name=NAME          this replica's name in reports (default $POD_NAME, else the host name)
   --nginx=PATH             nginx binary (default: see controller/src/apply/nginx-binary.ts:
                            $PORTCULLIS_NGINX, the cached 1.26.3 build, PATH, /usr/sbin/nginx)
+  --endpoint-picker-disable-tls, --endpoint-picker-tls-verify, --endpoint-picker-ca-file=FILE
+                           for InferencePool backends: the inference hop the agent runs
+                           beside nginx once a config needs it (see portcullis-inference-hop)
   --log-level=LEVEL        ${LOG_LEVELS.join(', ')} (default info); JSON lines on stderr
   -h, --help               show this help
 `;
@@ -50,11 +54,13 @@ export interface AgentOptions {
   nginx?: string;
   logLevel: LogLevel;
   help: boolean;
+  picker: { disableTls: boolean; verify: boolean; caFile?: string };
 }
 
 export class UsageError extends Error {}
 
-const KNOWN = ['server', 'gateway', 'token-file', 'ca-file', 'prefix', 'listen-address', 'health-address', 'pod-name', 'nginx', 'log-level', 'help'];
+const KNOWN = ['server', 'gateway', 'token-file', 'ca-file', 'prefix', 'listen-address', 'health-address', 'pod-name', 'nginx', 'log-level', 'help', 'endpoint-picker-disable-tls', 'endpoint-picker-tls-verify', 'endpoint-picker-ca-file'];
+const BOOLEANS = ['endpoint-picker-disable-tls', 'endpoint-picker-tls-verify'];
 
 export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): AgentOptions {
   const values = new Map<string, string>();
@@ -68,6 +74,10 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env):
     const eq = arg.indexOf('=');
     const name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
     if (!KNOWN.includes(name)) throw new UsageError(`unknown option --${name}`);
+    if (BOOLEANS.includes(name) && eq < 0) {
+      values.set(name, 'true');
+      continue;
+    }
     let value: string;
     if (eq >= 0) value = arg.slice(eq + 1);
     else {
@@ -92,6 +102,11 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env):
     nginx: values.get('nginx'),
     logLevel,
     help: values.has('help'),
+    picker: {
+      disableTls: values.get('endpoint-picker-disable-tls') === 'true',
+      verify: values.get('endpoint-picker-tls-verify') === 'true',
+      caFile: values.get('endpoint-picker-ca-file'),
+    },
   };
   if (options.help) return options;
   if (!options.server) throw new UsageError('--server=URL is required');
@@ -135,7 +150,29 @@ export async function runAgent(options: AgentOptions, log: Logger): Promise<numb
     log,
   });
   channel.onConnection((c) => metrics.connected.set(c ? 1 : 0));
-  const loop = new AgentLoop(nginx, channel, log, metrics);
+  // InferencePool rules proxy to the inference hop on a unix socket under the prefix: run it
+  // in this process once a config needs it (the controller renders that upstream only then).
+  let hop: InferenceHop | undefined;
+  const applier = {
+    apply: async (config: { files: Record<string, string> }) => {
+      if (!hop && Object.values(config.files).some((f) => f.includes('upstream portcullis_inference_hop'))) {
+        fs.mkdirSync(layout.runDir, { recursive: true });
+        const h = new InferenceHop({
+          socket: layout.inferenceHopSocket,
+          log,
+          picker: {
+            tls: !options.picker.disableTls,
+            verify: options.picker.verify,
+            ca: options.picker.caFile ? fs.readFileSync(options.picker.caFile) : undefined,
+          },
+        });
+        log.info('inference hop listening', { component: 'agent', address: await h.listen() });
+        hop = h;
+      }
+      return nginx.apply(config);
+    },
+  };
+  const loop = new AgentLoop(applier, channel, log, metrics);
 
   const healthServer = http.createServer((req, res) => {
     const url = (req.url ?? '/').split('?')[0];
@@ -169,6 +206,7 @@ export async function runAgent(options: AgentOptions, log: Logger): Promise<numb
       loop.stop();
       await loop.idle();
       await nginx.stop();
+      await hop?.close();
       healthServer.close();
       return 0;
     })();

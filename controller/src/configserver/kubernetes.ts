@@ -34,13 +34,14 @@ export interface KubernetesDataplaneOptions {
   listen: { host?: string; port: number };
   /** PEM files of the config server's certificate; without them it speaks plain HTTP. */
   tls?: { certFile: string; keyFile: string };
+  /** Serve without TLS (tests, or a mesh that encrypts): rendered configs carry private keys. */
+  allowPlaintext?: boolean;
   errorLogLevel?: string;
 }
 
 const SELECTOR = `app.kubernetes.io/managed-by=${MANAGED_BY}`;
 
-/** DataplaneResult with the reason of a False Programmed (Pending: no agent applied it yet). */
-export type GatewayDataplaneResult = DataplaneResult & { reason?: 'Invalid' | 'Pending' };
+export type GatewayDataplaneResult = DataplaneResult;
 
 export class KubernetesDataplane {
   readonly perGateway = true as const;
@@ -62,7 +63,10 @@ export class KubernetesDataplane {
   constructor(private readonly o: KubernetesDataplaneOptions) {
     const kc = o.kubeConfig;
     const tls = o.tls ? { cert: fs.readFileSync(o.tls.certFile, 'utf8'), key: fs.readFileSync(o.tls.keyFile, 'utf8') } : undefined;
-    if (!tls) o.log.warn('the agent config server speaks plain HTTP (no --agent-tls-cert/--agent-tls-key): tokens cross the network unencrypted', { component: 'configserver' });
+    if (!tls && !o.allowPlaintext) {
+      throw new Error('the agent config server needs --agent-tls-cert and --agent-tls-key: configs carry TLS private keys and tokens (--agent-allow-plaintext only for tests or a mesh that encrypts)');
+    }
+    if (!tls) o.log.warn('the agent config server speaks plain HTTP (--agent-allow-plaintext): tokens and private keys cross the network unencrypted', { component: 'configserver' });
     this.server = new ConfigServer({
       log: o.log,
       auth: new TokenAuthenticator(apiTokenReviewer(kc.makeApiClient(k8s.AuthenticationV1Api)), [AGENT_TOKEN_AUDIENCE]),

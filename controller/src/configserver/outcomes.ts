@@ -26,7 +26,8 @@ export function foldOutcome(reports: AgentReport[], agentsConnected: number, set
   const failed = reports.filter((r) => !r.ok).sort((a, b) => a.pod.localeCompare(b.pod));
   if (failed.length) {
     const message = failed.map((r) => `${r.pod}: ${r.message ?? 'apply failed'}`).join('; ');
-    return { programmed: false, reason: 'Invalid', message: `The Gateway is not programmed: the data plane kept its last good configuration because nginx refused the new one (${message})` };
+    // The status stage puts this after "...a failure to reload nginx with the configuration: ".
+    return { programmed: false, reason: 'Invalid', message };
   }
   if (reports.some((r) => r.ok)) return { programmed: true };
   if (settling) return undefined;

@@ -269,7 +269,13 @@ export interface DataplaneResult {
   programmed: boolean;
   /** nginx's message when programmed is false. */
   message?: string;
-  /** Addresses the Gateways are reachable on (reported as type IPAddress). */
+  /**
+   * Programmed False reason: Invalid (nginx refused the config; the default) or Pending (no
+   * data plane has applied it yet, e.g. its agents are starting); with Pending, `message` is
+   * the whole condition message.
+   */
+  reason?: 'Invalid' | 'Pending';
+  /** Addresses the Gateways are reachable on (IPs as IPAddress, names as Hostname). */
   addresses: string[];
 }
 

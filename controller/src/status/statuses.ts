@@ -44,7 +44,9 @@ function listenerStatus(l: ListenerNode, generation: number, dataplane: Dataplan
       ? listenerConditions.notProgrammed('The Gateway is not accepted')
       : dataplane.programmed
         ? listenerConditions.programmed()
-        : listenerConditions.notProgrammed(`The Listener is not programmed due to a failure to reload nginx with the configuration: ${dataplane.message ?? 'unknown error'}`);
+        : dataplane.reason === 'Pending'
+          ? { type: 'Programmed', status: 'False' as const, reason: 'Pending', message: dataplane.message ?? 'Waiting for the data plane' }
+          : listenerConditions.notProgrammed(`The Listener is not programmed due to a failure to reload nginx with the configuration: ${dataplane.message ?? 'unknown error'}`);
     conditions = [...conditions, programmed];
   }
   return { name: l.name, supportedKinds: l.supportedKinds, attachedRoutes: l.attachedRoutes, conditions: withGeneration(conditions, generation) };
@@ -59,7 +61,9 @@ function gatewayStatus(gw: GatewayNode, dataplane: DataplaneResult): StatusRepor
         ? gatewayConditions.addressNotUsable(`spec.addresses: ${unusable.join(', ')} cannot be used; this controller serves on ${dataplane.addresses.join(', ') || 'no address'}`)
         : dataplane.programmed
           ? gatewayConditions.programmed()
-          : gatewayConditions.notProgrammed(dataplane.message ?? 'unknown error');
+          : dataplane.reason === 'Pending'
+            ? { type: 'Programmed', status: 'False' as const, reason: 'Pending', message: dataplane.message ?? 'Waiting for the data plane' }
+            : gatewayConditions.notProgrammed(dataplane.message ?? 'unknown error');
     conditions = [...conditions, programmed];
   }
   return {

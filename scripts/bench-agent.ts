@@ -1,0 +1,196 @@
+/**
+ * npm run bench:agent — change-to-serving through the API server and the agent hop, at 1,000
+ * HTTPRoutes: the real API server (../shared/tools/k8s), the controller as a local process
+ * (--provider=kubernetes --dataplane=agent, HTTPS config server), portcullis-agent as a local
+ * process with a token of the provisioned ServiceAccount and a real nginx, and echo backends
+ * in a network namespace (prefix pcd-, subnet 10.245.0.0/16).
+ *
+ * Each change creates one new HTTPRoute (3 rules, as the other routes) and polls nginx until
+ * the new route answers from its backend. Two clocks:
+ *   - api:     from the create request (HTTPS POST to the API server, as kubectl does it) to served;
+ *   - kubectl: from spawning `kubectl apply -f -` to served (adds kubectl's own start, ~100+ ms).
+ * Goal (issue 10): p50 under 250 ms including the agent hop. Anchor: NGINX Gateway Fabric 2.6
+ * publishes 160 ms per change batch at 1,000 HTTPRoutes for its controller alone (before its
+ * agent writes files and reloads nginx).
+ *
+ *   npm run bench:agent [-- --routes=1000 --changes=20 --kubectl-changes=10]
+ */
+import { spawn } from 'child_process';
+import * as fs from 'fs';
+import * as https from 'https';
+import * as path from 'path';
+import { K8S_TOOLS, startCluster } from '../e2e/support/kube';
+import { startNetnsBackends } from '../e2e/support/netns';
+import { startController } from '../e2e/support/controller';
+import { startAgent, stopAllAgents } from '../e2e/support/agent';
+import { makeAgentTls } from '../e2e/support/agent-tls';
+import { httpRequest } from '../e2e/support/http';
+import { freePort } from '../e2e/support/ports';
+import { makeTempDir, removeDir } from '../e2e/support/tmp';
+import { toYaml } from '../e2e/support/manifests';
+import { HOSTS, routeDoc, SERVICES } from './bench-manifests';
+
+function arg(name: string, fallback: string): string {
+  const hit = process.argv.find((a) => a.startsWith(`--${name}=`));
+  return hit ? hit.slice(name.length + 3) : fallback;
+}
+const ROUTES = Number(arg('routes', '1000'));
+const CHANGES = Number(arg('changes', '20'));
+const KUBECTL_CHANGES = Number(arg('kubectl-changes', '10'));
+const NS = 'default';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+};
+
+function route(i: number): Record<string, unknown> {
+  const r = routeDoc(i) as { metadata: Record<string, unknown> };
+  delete r.metadata.creationTimestamp;
+  return r;
+}
+
+async function main(): Promise<void> {
+  const dir = await makeTempDir('pcd-bench-');
+  const cluster = await startCluster();
+  const backends = await startNetnsBackends(['echo'], { prefix: 'pcd-', subnet: '10.245' });
+  const env = cluster.env;
+  try {
+    const tls = makeAgentTls(dir);
+    const port = await freePort();
+    const agentPort = await freePort();
+    const agentUrl = `https://127.0.0.1:${agentPort}`;
+    const base: Record<string, unknown>[] = [
+      { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GatewayClass', metadata: { name: 'portcullis' }, spec: { controllerName: 'gateway.portcullis.dev/controller' } },
+      { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'Gateway', metadata: { name: 'gw', namespace: NS }, spec: { gatewayClassName: 'portcullis', listeners: [{ name: 'http', port, protocol: 'HTTP' }] } },
+    ];
+    for (let s = 0; s < SERVICES; s++) {
+      base.push(
+        { apiVersion: 'v1', kind: 'Service', metadata: { name: `svc-${s}`, namespace: NS }, spec: { ports: [{ name: 'http', port: 80, targetPort: backends.ports.echo, protocol: 'TCP' }] } },
+        {
+          apiVersion: 'discovery.k8s.io/v1',
+          kind: 'EndpointSlice',
+          metadata: { name: `svc-${s}-1`, namespace: NS, labels: { 'kubernetes.io/service-name': `svc-${s}`, 'endpointslice.kubernetes.io/managed-by': 'bench' } },
+          addressType: 'IPv4',
+          ports: [{ name: 'http', port: backends.ports.echo, protocol: 'TCP' }],
+          endpoints: [{ addresses: [backends.address], conditions: { ready: true } }],
+        },
+      );
+    }
+    await cluster.apply(base);
+    const t0 = Date.now();
+    for (let i = 0; i < ROUTES; i += 250) {
+      await cluster.apply(Array.from({ length: Math.min(250, ROUTES - i) }, (_, k) => route(i + k)), ['--server-side']);
+    }
+    process.stdout.write(`created ${ROUTES} HTTPRoutes in ${Date.now() - t0} ms\n`);
+
+    const controller = await startController({
+      manifestsDir: dir,
+      stateDir: path.join(dir, 'controller'),
+      kubeconfig: cluster.kubeconfig,
+      dataplane: 'agent',
+      logLevel: 'info',
+      args: [
+        `--agent-address=127.0.0.1:${agentPort}`,
+        `--agent-server-url=${agentUrl}`,
+        `--agent-tls-cert=${tls.cert}`,
+        `--agent-tls-key=${tls.key}`,
+        `--agent-ca-file=${tls.ca}`,
+        '--dataplane-image=portcullis/nginx:bench',
+        `--health-address=127.0.0.1:${await freePort()}`,
+        `--metrics-address=127.0.0.1:${await freePort()}`,
+      ],
+    });
+    try {
+      // The ServiceAccount appears when the controller has provisioned the Gateway.
+      let token = '';
+      for (let i = 0; i < 300 && !token; i++) {
+        token = await cluster.kubectl(['create', 'token', 'gw-portcullis', '-n', NS, '--audience', 'portcullis-agent']).catch(() => '');
+        if (!token) await sleep(200);
+      }
+      if (!token) throw new Error('the Gateway ServiceAccount was not provisioned');
+      const tokenFile = path.join(dir, 'token');
+      fs.writeFileSync(tokenFile, token.trim());
+      const agent = startAgent({ server: agentUrl, gateway: `${NS}/gw`, tokenFile, caFile: tls.ca, prefix: path.join(dir, 'pod'), listenAddress: '127.0.0.1', healthPort: await freePort(), podName: 'bench-pod' });
+      const probe = async (i: number) =>
+        (await httpRequest(port, `/r${i}/api?tenant=t${i % 7}`, { host: `app-${i % HOSTS}.example.test`, timeoutMs: 2000 }).catch(() => ({ status: 0 }))).status;
+      const tServe = Date.now();
+      while ((await probe(ROUTES - 1)) !== 200) {
+        if (Date.now() - tServe > 180000) throw new Error(`route ${ROUTES - 1} not served after 180 s`);
+        await sleep(50);
+      }
+      process.stdout.write(`agent serving all ${ROUTES} routes ${Date.now() - tServe} ms after it started\n`);
+      await sleep(1000);
+
+      const waitServed = async (i: number, start: number) => {
+        for (;;) {
+          if ((await probe(i)) === 200) return Date.now() - start;
+          if (Date.now() - start > 30000) throw new Error(`route ${i} not served after 30 s`);
+          await sleep(2);
+        }
+      };
+      const api = new URL(cluster.server);
+      const ca = fs.readFileSync(env.K8S_CA_FILE!);
+      const create = (doc: Record<string, unknown>) =>
+        new Promise<void>((resolve, reject) => {
+          const body = JSON.stringify(doc);
+          const req = https.request(
+            { host: api.hostname, port: api.port, method: 'POST', path: `/apis/gateway.networking.k8s.io/v1/namespaces/${NS}/httproutes`, ca, headers: { authorization: `Bearer ${env.K8S_ADMIN_TOKEN}`, 'content-type': 'application/json' } },
+            (res) => {
+              res.resume();
+              res.on('end', () => (res.statusCode === 201 ? resolve() : reject(new Error(`create: HTTP ${res.statusCode}`))));
+            },
+          );
+          req.on('error', reject);
+          req.setTimeout(10000, () => req.destroy(new Error('create: no answer from the API server in 10 s')));
+          req.end(body);
+        });
+      const apiTimes: number[] = [];
+      for (let k = 0; k < CHANGES; k++) {
+        const i = ROUTES + k;
+        const start = Date.now();
+        await create(route(i));
+        if (process.env.BENCH_DEBUG) process.stderr.write(`created route ${i} after ${Date.now() - start} ms\n`);
+        apiTimes.push(await waitServed(i, start));
+        await sleep(300);
+      }
+      const kubectlTimes: number[] = [];
+      for (let k = 0; k < KUBECTL_CHANGES; k++) {
+        const i = ROUTES + CHANGES + k;
+        const start = Date.now();
+        const child = spawn(path.join(K8S_TOOLS, 'bin', 'kubectl'), ['apply', '-f', '-'], { env, stdio: ['pipe', 'ignore', 'inherit'] });
+        const exited = new Promise((r) => child.once('exit', r));
+        child.stdin.end(toYaml([route(i)]));
+        kubectlTimes.push(await waitServed(i, start));
+        await exited;
+        await sleep(300);
+      }
+      const applies = agent.logs.filter((l) => l.msg === 'configuration applied').slice(-(CHANGES + KUBECTL_CHANGES)).map((l) => Number(l.ms));
+      const line = (name: string, xs: number[]) => `${name.padEnd(34)} p50 ${String(pct(xs, 50)).padStart(5)} ms   p90 ${String(pct(xs, 90)).padStart(5)} ms   (n=${xs.length})`;
+      process.stdout.write(`\nchange-to-serving at ${ROUTES} HTTPRoutes (API server -> controller -> agent -> nginx)\n`);
+      process.stdout.write(`${line('create request -> served', apiTimes)}\n`);
+      if (kubectlTimes.length) process.stdout.write(`${line('kubectl apply spawned -> served', kubectlTimes)}\n`);
+      if (applies.length) process.stdout.write(`${line('  of which the agent apply', applies)}\n`);
+      process.stdout.write(`goal: p50 < 250 ms; ratio to goal ${(pct(apiTimes, 50) / 250).toFixed(2)}\n`);
+      process.stdout.write(`anchor: NGINX Gateway Fabric 2.6, 160 ms avg per change batch at 1,000 HTTPRoutes (controller only, before its agent and reload); ours end to end / theirs controller-only = ${(pct(apiTimes, 50) / 160).toFixed(2)}\n`);
+      await agent.stop();
+    } finally {
+      await controller.stop();
+    }
+  } finally {
+    await stopAllAgents();
+    await backends.close();
+    await cluster.stop();
+    await removeDir(dir);
+  }
+}
+
+// Exit once stdout is flushed (a pipe is written asynchronously).
+main().then(
+  () => process.stdout.write('', () => process.exit(0)),
+  (err) => {
+    process.stderr.write(`bench:agent failed: ${(err as Error).stack ?? err}\n`);
+    process.exit(1);
+  },
+);
