@@ -4,7 +4,7 @@
  * Repository.nextIssueIndex in the same transaction, so PostgreSQL's row lock (and SQLite's
  * single writer) serialize concurrent creations and a failed insert gives its number back.
  */
-import { idFromText } from '../../plugins/paging';
+import { idFromText } from '../ids';
 import { InvalidError, NotFoundError, PermissionDeniedError, PreconditionFailedError, ValidationError } from '../errors';
 import type { Notifier } from '../notify';
 import type { User } from '../records';

@@ -3,7 +3,7 @@
  * "#rrggbb", shown without '#'), exclusive scoped labels "scope/name". Duplicate names are
  * allowed, as in Gitea.
  */
-import { dbId, idFromText } from '../../plugins/paging';
+import { dbId, idFromText } from '../ids';
 import { InvalidError, NotFoundError, ValidationError } from '../errors';
 import type { User } from '../records';
 import type { TrackerContext } from './context';

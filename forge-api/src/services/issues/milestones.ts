@@ -1,5 +1,5 @@
 /** Milestones of a repository, with open/closed issue counts kept by IssueService.recountMilestone. */
-import { idFromText } from '../../plugins/paging';
+import { idFromText } from '../ids';
 import { NotFoundError, ValidationError } from '../errors';
 import type { RepoCtx, TrackerContext } from './context';
 import type { IssueConverter } from '../convert';
