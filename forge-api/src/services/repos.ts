@@ -171,6 +171,10 @@ export class RepoService {
         if (err instanceof git.UnknownTemplateError) throw new InvalidError(`${err.kind} template "${err.template}" does not exist`);
         throw err;
       }
+      // The row is written with what is on disk (an auto_init commit makes it non-empty), so
+      // a crash between its commit and afterPush's refresh cannot leave an "empty" repository
+      // that does have its initial commit.
+      const initial = await git.repoStats(creation.staging);
       await markPending(creation, diskPath);
       try {
         await git.renameRepository(creation.staging, diskPath);
@@ -192,7 +196,9 @@ export class RepoService {
               trustModel,
               objectFormatName: objectFormat,
               defaultBranch,
-              isEmpty: true,
+              isEmpty: initial.empty,
+              size: initial.sizeKiB,
+              numBranches: initial.branchCount,
               numWatches: 1,
               licenses: input.auto_init && input.license ? input.license : '',
               labels: labels.length
