@@ -17,6 +17,8 @@ export interface RepoCtx {
   doer: User | null;
   canWrite: boolean;
   isAdmin: boolean;
+  /** The caller's mode on the route's unit (code, releases, wiki), when the route names one. */
+  unitMode?: number;
 }
 
 export class TrackerContext {
