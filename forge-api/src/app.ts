@@ -35,6 +35,7 @@ import cronRoutes from './routes/cron';
 import trackerRoutes, { attachmentDownloadRoutes } from './routes/tracker';
 import miscellaneousRoutes from './routes/miscellaneous';
 import gitHttpRoutes from './routes/git-http';
+import topicRoutes from './routes/topics';
 
 export interface BuildAppOptions {
   /** Overrides of the environment-derived configuration. */
@@ -105,6 +106,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
       await api.register(cronRoutes);
       await api.register(trackerRoutes);
       await api.register(miscellaneousRoutes);
+      await api.register(topicRoutes);
     },
     { prefix: '/api/v1' },
   );

@@ -20,6 +20,7 @@ import { PermissionService } from './permissions';
 import { RepoService } from './repos';
 import { TeamService } from './teams';
 import { TokenService } from './tokens';
+import { TopicService } from './topics';
 import { UserService } from './users';
 import { WatchService } from './watches';
 import { WebhookService } from './webhooks';
@@ -48,6 +49,8 @@ export interface Services {
   httpsig: HttpSignatureService;
   watches: WatchService;
   notifier: Notifier;
+  /** Repository topics and the topic search. */
+  topics: TopicService;
 }
 
 export interface ServiceOptions {
@@ -99,6 +102,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     httpsig: new HttpSignatureService(prisma, () => config.sshTrustedUserCaKeys),
     watches: new WatchService(prisma),
     notifier,
+    topics: new TopicService(prisma),
   };
   registerCronTasks(services);
   return services;

@@ -87,7 +87,7 @@ export function toRepository(c: ConvertContext, r: Repository & { owner: User },
     object_format_name: r.objectFormatName,
     mirror_updated: GO_ZERO_TIME,
     mirror_last_sync_at: GO_ZERO_TIME,
-    topics: [] as string[],
+    topics: r.topics ? r.topics.split(',') : [],
     licenses: r.licenses ? r.licenses.split(',') : [],
   };
 }
