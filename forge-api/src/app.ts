@@ -14,6 +14,7 @@ import formBody from './plugins/form-body';
 import { bodyInput, urlInput } from './plugins/input';
 import nullFields from './plugins/null-fields';
 import repoAssignment from './plugins/repo-assignment';
+import orgAssignment from './plugins/org-assignment';
 import swaggerPlugin from './plugins/swagger';
 import { SHARED_SCHEMAS } from './schemas';
 import { createPrisma, migrate, tunePrisma, type Prisma } from './services/database';
@@ -88,6 +89,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
       await api.register(authPlugin);
       await api.register(bodyInput);
       await api.register(repoAssignment);
+      await api.register(orgAssignment);
       await formBody(api);
       await api.register(nullFields);
       await api.register(versionRoutes);
