@@ -18,6 +18,9 @@ import { OrgService } from './orgs';
 import { PackageService } from './packages';
 import { PermissionService } from './permissions';
 import { RepoService } from './repos';
+import { RepoSettingsService } from './repo-settings';
+import { RepoAvatarService } from './repo-avatars';
+import { ForkService } from './forks';
 import { TeamService } from './teams';
 import { TokenService } from './tokens';
 import { TopicService } from './topics';
@@ -25,6 +28,7 @@ import { UserService } from './users';
 import { WatchService } from './watches';
 import { WebhookService } from './webhooks';
 import { DeliveryWorker } from './webhooks/deliver';
+import { GitReaderPool } from './git/reader';
 
 export interface Services {
   convert: Converter;
@@ -33,6 +37,10 @@ export interface Services {
   tokens: TokenService;
   orgs: OrgService;
   repos: RepoService;
+  /** PATCH of a repository's settings (rename, units, archive). */
+  repoSettings: RepoSettingsService;
+  repoAvatars: RepoAvatarService;
+  forks: ForkService;
   admin: AdminService;
   /** The activity feeds (rows written by the notifier's feed listener). */
   activities: ActivityService;
@@ -51,6 +59,8 @@ export interface Services {
   notifier: Notifier;
   /** Repository topics and the topic search. */
   topics: TopicService;
+  /** Long-lived `git cat-file` readers, one per repository (services/git/reader.ts). */
+  gitReaders: GitReaderPool;
 }
 
 export interface ServiceOptions {
@@ -90,6 +100,9 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     tokens: new TokenService(prisma),
     orgs: new OrgService(prisma, users, permissions),
     repos,
+    repoSettings: new RepoSettingsService(prisma, config),
+    repoAvatars: new RepoAvatarService(prisma, config),
+    forks: new ForkService(prisma),
     admin: new AdminService(prisma, config),
     activities,
     tracker,
@@ -103,6 +116,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     watches: new WatchService(prisma),
     notifier,
     topics: new TopicService(prisma),
+    gitReaders: new GitReaderPool(),
   };
   registerCronTasks(services);
   return services;
