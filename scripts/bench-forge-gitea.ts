@@ -338,7 +338,6 @@ async function makeHistory(): Promise<string> {
   for (let i = 1; i <= COMMITS; i++) {
     const content = `line ${i}\n`.repeat(20);
     lines.push('commit refs/heads/main', `committer Bench <bench@example.com> ${1700000000 + i} +0000`, `data ${`commit ${i}\n`.length}`, `commit ${i}`);
-    if (i > 1) lines.push(`from refs/heads/main^0`);
     lines.push(`M 644 inline file-${i % 50}.txt`, `data ${Buffer.byteLength(content)}`, content);
   }
   await new Promise<void>((resolve, reject) => {
