@@ -26,6 +26,7 @@ import tokenRoutes from './routes/tokens';
 import adminRoutes from './routes/admin';
 import orgRoutes from './routes/orgs';
 import repoRoutes from './routes/repos';
+import repoSettingsRoutes, { repoAvatarFileRoutes } from './routes/repo-settings';
 import teamRoutes from './routes/teams';
 import hookRoutes from './routes/hooks';
 import keyRoutes from './routes/keys';
@@ -71,6 +72,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
   app.decorate('services', services);
   app.decorate('auth', new AuthResolver(services.users, services.tokens, services.httpsig, { disableQueryAuthToken: config.disableQueryAuthToken }));
   if (!options.prisma) app.addHook('onClose', async () => prisma.$disconnect());
+  app.addHook('onClose', async () => services.gitReaders.close());
   app.addHook('onResponse', async (request, reply) => {
     const q = request.url.indexOf('?');
     const path = q < 0 ? request.url : request.url.slice(0, q);
@@ -98,6 +100,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
       await api.register(adminRoutes);
       await api.register(orgRoutes);
       await api.register(repoRoutes);
+      await api.register(repoSettingsRoutes);
       await api.register(teamRoutes);
       await api.register(hookRoutes);
       await api.register(keyRoutes);
@@ -110,6 +113,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
   );
 
   await app.register(attachmentDownloadRoutes);
+  await app.register(repoAvatarFileRoutes);
   await app.register(packageRegistryRoutes, { prefix: '/api/packages' });
   await app.register(gitHttpRoutes);
   return app;

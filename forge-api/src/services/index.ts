@@ -18,12 +18,16 @@ import { OrgService } from './orgs';
 import { PackageService } from './packages';
 import { PermissionService } from './permissions';
 import { RepoService } from './repos';
+import { RepoSettingsService } from './repo-settings';
+import { RepoAvatarService } from './repo-avatars';
+import { ForkService } from './forks';
 import { TeamService } from './teams';
 import { TokenService } from './tokens';
 import { UserService } from './users';
 import { WatchService } from './watches';
 import { WebhookService } from './webhooks';
 import { DeliveryWorker } from './webhooks/deliver';
+import { GitReaderPool } from './git/reader';
 
 export interface Services {
   convert: Converter;
@@ -32,6 +36,10 @@ export interface Services {
   tokens: TokenService;
   orgs: OrgService;
   repos: RepoService;
+  /** PATCH of a repository's settings (rename, units, archive). */
+  repoSettings: RepoSettingsService;
+  repoAvatars: RepoAvatarService;
+  forks: ForkService;
   admin: AdminService;
   /** The activity feeds (rows written by the notifier's feed listener). */
   activities: ActivityService;
@@ -48,6 +56,8 @@ export interface Services {
   httpsig: HttpSignatureService;
   watches: WatchService;
   notifier: Notifier;
+  /** Long-lived `git cat-file` readers, one per repository (services/git/reader.ts). */
+  gitReaders: GitReaderPool;
 }
 
 export interface ServiceOptions {
@@ -87,6 +97,9 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     tokens: new TokenService(prisma),
     orgs: new OrgService(prisma, users, permissions),
     repos,
+    repoSettings: new RepoSettingsService(prisma, config),
+    repoAvatars: new RepoAvatarService(prisma, config),
+    forks: new ForkService(prisma),
     admin: new AdminService(prisma, config),
     activities,
     tracker,
@@ -99,6 +112,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     httpsig: new HttpSignatureService(prisma, () => config.sshTrustedUserCaKeys),
     watches: new WatchService(prisma),
     notifier,
+    gitReaders: new GitReaderPool(),
   };
   registerCronTasks(services);
   return services;
