@@ -27,6 +27,7 @@ import adminRoutes from './routes/admin';
 import orgRoutes from './routes/orgs';
 import repoRoutes from './routes/repos';
 import repoSettingsRoutes, { repoAvatarFileRoutes } from './routes/repo-settings';
+import forkRoutes from './routes/forks';
 import teamRoutes from './routes/teams';
 import hookRoutes from './routes/hooks';
 import keyRoutes from './routes/keys';
@@ -101,6 +102,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
       await api.register(orgRoutes);
       await api.register(repoRoutes);
       await api.register(repoSettingsRoutes);
+      await api.register(forkRoutes);
       await api.register(teamRoutes);
       await api.register(hookRoutes);
       await api.register(keyRoutes);

@@ -71,6 +71,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
   const users = new UserService(prisma);
   const repos = new RepoService(prisma, config, permissions, notifier);
   const convert = new Converter(config);
+  const forks = new ForkService(prisma, config, permissions, repos, notifier);
   const activities = new ActivityService(prisma, permissions, convert, new IssueConverter(config, convert));
   const tracker = createTrackerServices(prisma, config, { convert, permissions, repos, notifier });
   const webhooks = new WebhookService(prisma, convert);
@@ -97,13 +98,13 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     tokens: new TokenService(prisma),
     orgs: new OrgService(prisma, users, permissions),
     repos,
-    repoSettings: new RepoSettingsService(prisma, config),
+    repoSettings: new RepoSettingsService(prisma, config, (id) => forks.relinkForksOf(id)),
     repoAvatars: new RepoAvatarService(prisma, config),
-    forks: new ForkService(prisma),
+    forks,
     admin: new AdminService(prisma, config),
     activities,
     tracker,
-    teams: new TeamService(prisma),
+    teams: new TeamService(prisma, permissions),
     webhooks,
     deliveries,
     keys: new KeyService(prisma),
