@@ -111,7 +111,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     admin: new AdminService(prisma, config),
     activities,
     tracker,
-    teams: new TeamService(prisma),
+    teams: new TeamService(prisma, permissions),
     webhooks,
     deliveries,
     keys: new KeyService(prisma),
