@@ -39,6 +39,7 @@ import trackerRoutes, { attachmentDownloadRoutes } from './routes/tracker';
 import miscellaneousRoutes from './routes/miscellaneous';
 import gitHttpRoutes from './routes/git-http';
 import topicRoutes from './routes/topics';
+import releaseRoutes, { releaseDownloadRoutes } from './routes/releases';
 
 export interface BuildAppOptions {
   /** Overrides of the environment-derived configuration. */
@@ -115,11 +116,13 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
       await api.register(trackerRoutes);
       await api.register(miscellaneousRoutes);
       await api.register(topicRoutes);
+      await api.register(releaseRoutes);
     },
     { prefix: '/api/v1' },
   );
 
   await app.register(attachmentDownloadRoutes);
+  await app.register(releaseDownloadRoutes);
   await app.register(repoAvatarFileRoutes);
   await app.register(packageRegistryRoutes, { prefix: '/api/packages' });
   await app.register(gitHttpRoutes);

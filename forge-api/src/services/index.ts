@@ -26,6 +26,7 @@ import { DeployKeyService } from './deploy-keys';
 import { TeamService } from './teams';
 import { TokenService } from './tokens';
 import { TopicService } from './topics';
+import { ReleaseService } from './releases';
 import { UserService } from './users';
 import { WatchService } from './watches';
 import { WebhookService } from './webhooks';
@@ -66,6 +67,8 @@ export interface Services {
   topics: TopicService;
   /** Long-lived `git cat-file` readers, one per repository (services/git/reader.ts). */
   gitReaders: GitReaderPool;
+  /** Releases and release assets. */
+  releases: ReleaseService;
 }
 
 export interface ServiceOptions {
@@ -85,6 +88,8 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
   const webhooks = new WebhookService(prisma, convert);
   const deliveries = new DeliveryWorker(prisma, config);
   webhooks.onQueued = () => deliveries.kick();
+  const gitReaders = new GitReaderPool();
+  const releases = new ReleaseService(prisma, repos, gitReaders, tracker.attachments, notifier, convert);
 
   notifier.add(new ActivityListener(activities));
   notifier.add(
@@ -95,9 +100,15 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
       issueJson: async (issueId, repo) => (await tracker.issues.json(issueId, repo, null)) as unknown as Record<string, unknown>,
       commentJson: async (commentId, repo) =>
         (await tracker.comments.json({ repo, mode: AccessMode.Owner, doer: null, canWrite: true, isAdmin: false }, commentId)) as unknown as Record<string, unknown>,
+      releaseJson: async (releaseId, repo) => {
+        const rel = await prisma.release.findUnique({ where: { id: releaseId }, include: { attachments: true } });
+        return rel ? ((await releases.json(repo, rel)) as unknown as Record<string, unknown>) : null;
+      },
     }),
   );
   notifier.add(new NotificationListener(tracker.notifications));
+  // A deleted tag turns its release back into a draft.
+  notifier.add(releases);
 
   const services: Services = {
     convert,
@@ -124,7 +135,8 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     watches: new WatchService(prisma),
     notifier,
     topics: new TopicService(prisma),
-    gitReaders: new GitReaderPool(),
+    gitReaders,
+    releases,
   };
   registerCronTasks(services);
   return services;
