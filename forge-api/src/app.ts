@@ -14,6 +14,7 @@ import formBody from './plugins/form-body';
 import { bodyInput, urlInput } from './plugins/input';
 import nullFields from './plugins/null-fields';
 import repoAssignment from './plugins/repo-assignment';
+import orgAssignment from './plugins/org-assignment';
 import swaggerPlugin from './plugins/swagger';
 import { SHARED_SCHEMAS } from './schemas';
 import { createPrisma, migrate, tunePrisma, type Prisma } from './services/database';
@@ -70,6 +71,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
   app.decorate('services', services);
   app.decorate('auth', new AuthResolver(services.users, services.tokens, services.httpsig, { disableQueryAuthToken: config.disableQueryAuthToken }));
   if (!options.prisma) app.addHook('onClose', async () => prisma.$disconnect());
+  app.addHook('onClose', async () => services.gitReaders.close());
   app.addHook('onResponse', async (request, reply) => {
     const q = request.url.indexOf('?');
     const path = q < 0 ? request.url : request.url.slice(0, q);
@@ -87,6 +89,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
       await api.register(authPlugin);
       await api.register(bodyInput);
       await api.register(repoAssignment);
+      await api.register(orgAssignment);
       await formBody(api);
       await api.register(nullFields);
       await api.register(versionRoutes);

@@ -81,7 +81,7 @@ async function repoAssignment(app: FastifyInstance) {
       rc.canWrite = rc.unitMode >= AccessMode.Write;
     }
     if (assignment.access === 'write' && !rc.canWrite && !rc.isAdmin) throw new PermissionDeniedError('user should have a permission to write to a repo');
-    if (assignment.access === 'admin' && !rc.isAdmin) throw new PermissionDeniedError('user should be an owner or a site admin');
+    if (assignment.access === 'admin' && !rc.isAdmin) throw new PermissionDeniedError('user should be an owner or a collaborator with admin write of a repository');
     request.repoCtx = rc;
   });
 }

@@ -5,11 +5,11 @@
  * service with Gitea's messages; every list is ordered by id.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { NotFoundError, PermissionDeniedError } from '../services/errors';
 import { setTotalCount } from '../plugins/paging';
 import { bool, int, listOf, obj, ownerRepoParams, ref, str, strList } from '../schemas';
-import { AccessMode } from '../services/convert';
 import type { CreateHookInput, EditHookInput, HookScope } from '../services/webhooks';
+import { type OrgAssignment } from '../plugins/org-assignment';
+import { REPO_ADMIN, type RepoAssignment } from '../plugins/repo-assignment';
 import { doerOf, errors, paging, pagingQuery } from './helpers';
 
 const configSchema = { type: 'object', additionalProperties: { type: 'string' } };
@@ -37,7 +37,7 @@ const CreateHookOption = obj(
 const EditHookOption = obj({ config: configSchema, events: strList, branch_filter: str, authorization_header: str, active: bool });
 
 export default async function hookRoutes(app: FastifyInstance) {
-  const { webhooks, orgs, permissions, repos } = app.services;
+  const { webhooks } = app.services;
   app.addSchema(HookSchema);
 
   interface Group {
@@ -51,6 +51,8 @@ export default async function hookRoutes(app: FastifyInstance) {
     scope(request: FastifyRequest): Promise<HookScope>;
     /** Lists are paged except the admin one (Gitea sends every system hook). */
     paged: boolean;
+    /** The organization or repository of the path and the caller's access, checked before the handler. */
+    assign?: { org?: OrgAssignment; repo?: RepoAssignment };
   }
 
   const groups: Group[] = [
@@ -71,16 +73,8 @@ export default async function hookRoutes(app: FastifyInstance) {
       scopes: ['organization'],
       auth: 'required',
       paged: true,
-      scope: async (request) => {
-        const doer = doerOf(request);
-        const org = await orgs.getVisible((request.params as { org: string }).org, doer);
-        if (request.auth?.scopes?.publicOnly && org.visibility !== 0) throw new PermissionDeniedError('token scope is limited to public orgs');
-        if (!doer.isAdmin && !(await permissions.isOrgOwner(doer.id, org.id))) {
-          if (await permissions.isOrgMember(doer.id, org.id)) throw new PermissionDeniedError('Must be an organization owner');
-          throw new NotFoundError('not found');
-        }
-        return { kind: 'owner', ownerId: org.id };
-      },
+      assign: { org: { access: 'owner', outsider: 'notFound' } },
+      scope: async (request) => ({ kind: 'owner', ownerId: request.orgCtx.org.id }),
     },
     {
       prefix: '/user/hooks',
@@ -99,20 +93,15 @@ export default async function hookRoutes(app: FastifyInstance) {
       scopes: ['repository'],
       auth: 'required',
       paged: true,
-      scope: async (request) => {
-        const p = request.params as { owner: string; repo: string };
-        const { repo, mode } = await repos.getReadable(p.owner, p.repo, doerOf(request));
-        if (request.auth?.scopes?.publicOnly && repo.isPrivate) throw new PermissionDeniedError('token scope is limited to public repos');
-        if (mode < AccessMode.Admin) throw new PermissionDeniedError('user should be an owner or a collaborator with admin write of a repository');
-        return { kind: 'repo', repoId: repo.id };
-      },
+      assign: { repo: REPO_ADMIN },
+      scope: async (request) => ({ kind: 'repo', repoId: request.repoCtx.repo.id }),
     },
   ];
 
   for (const g of groups) {
     const baseParams = g.params ? obj(g.params, Object.keys(g.params)) : undefined;
     const idParams = obj({ ...(g.params ?? {}), id: int }, [...Object.keys(g.params ?? {}), 'id']);
-    const config = { auth: g.auth, scopes: g.scopes };
+    const config = { auth: g.auth, scopes: g.scopes, ...g.assign };
 
     app.get(
       g.prefix,
@@ -192,7 +181,7 @@ export default async function hookRoutes(app: FastifyInstance) {
   app.post<{ Params: { owner: string; repo: string; id: number }; Querystring: { ref?: string } }>(
     '/repos/:owner/:repo/hooks/:id/tests',
     {
-      config: { auth: 'required', scopes: ['repository'] },
+      config: { auth: 'required', scopes: ['repository'], repo: REPO_ADMIN },
       schema: {
         tags: ['repository'],
         operationId: 'repoTestHook',
@@ -204,8 +193,7 @@ export default async function hookRoutes(app: FastifyInstance) {
     },
     async (request, reply) => {
       const doer = doerOf(request);
-      const { repo, mode } = await repos.getReadable(request.params.owner, request.params.repo, doer);
-      if (mode < AccessMode.Admin) throw new PermissionDeniedError('user should be an owner or a collaborator with admin write of a repository');
+      const { repo } = request.repoCtx;
       const hook = await webhooks.get({ kind: 'repo', repoId: repo.id }, request.params.id);
       const branch = request.query.ref || repo.defaultBranch;
       const sender = webhooks.userJson(doer);

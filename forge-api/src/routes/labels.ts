@@ -1,4 +1,5 @@
 /** Labels of repositories (scope issue) and organizations (scope organization). */
+import { ORG_OWNER, ORG_READ } from '../plugins/org-assignment';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { NotFoundError, PermissionDeniedError } from '../services/errors';
 import { bool, int, listOf, obj, orgParams, ownerRepoParams, ref, str } from '../schemas';
@@ -136,21 +137,12 @@ export default async function labelRoutes(app: FastifyInstance) {
 
   // Organization labels.
   const orgTags = ['organization'];
-  async function orgOf(request: FastifyRequest<{ Params: { org: string } }>, owner: boolean): Promise<User> {
-    const org = await orgs.getVisible(request.params.org, request.doer);
-    if (org.type !== 1) throw new NotFoundError('not found', [`org does not exist [name: ${request.params.org}]`]);
-    if (owner) {
-      const doer = doerOf(request);
-      if (!doer.isAdmin && !(await permissions.isOrgOwner(doer.id, org.id))) throw new PermissionDeniedError('Must be an organization owner');
-    }
-    return org;
-  }
 
   app.get<{ Params: { org: string }; Querystring: { sort?: string } }>(
     '/orgs/:org/labels',
-    { config: { scopes: ['organization'] }, schema: { tags: orgTags, operationId: 'orgListLabels', summary: "List an organization's labels", params: orgParams, querystring: obj({ sort: str, ...pagingQuery }), response: { 200: listOf('Label'), ...errors(404) } } },
+    { config: { scopes: ['organization'], org: ORG_READ }, schema: { tags: orgTags, operationId: 'orgListLabels', summary: "List an organization's labels", params: orgParams, querystring: obj({ sort: str, ...pagingQuery }), response: { 200: listOf('Label'), ...errors(404) } } },
     async (request, reply) => {
-      const org = await orgOf(request, false);
+      const { org } = request.orgCtx;
       const p = paging(app, request);
       const { data, total } = await labels.list({ org }, request.query.sort, p.skip, p.take);
       setPagingHeaders(request, reply, total, p, app.config.rootUrl);
@@ -160,36 +152,36 @@ export default async function labelRoutes(app: FastifyInstance) {
 
   app.post<{ Params: { org: string }; Body: LabelInput }>(
     '/orgs/:org/labels',
-    { config: { auth: 'required', scopes: ['organization'] }, schema: { tags: orgTags, operationId: 'orgCreateLabel', summary: 'Create a label for an organization', params: orgParams, body: CreateLabelOption, response: { 201: ref('Label'), ...errors(401, 403, 404, 422) } } },
+    { config: { auth: 'required', scopes: ['organization'], org: ORG_OWNER }, schema: { tags: orgTags, operationId: 'orgCreateLabel', summary: 'Create a label for an organization', params: orgParams, body: CreateLabelOption, response: { 201: ref('Label'), ...errors(401, 403, 404, 422) } } },
     async (request, reply) => {
-      const org = await orgOf(request, true);
+      const { org } = request.orgCtx;
       return reply.code(201).send(await labels.create({ org }, request.body));
     },
   );
 
   app.get<{ Params: { org: string; id: string } }>(
     '/orgs/:org/labels/:id',
-    { config: { auth: 'required', scopes: ['organization'] }, schema: { tags: orgTags, operationId: 'orgGetLabel', summary: 'Get a single label', params: orgIdParams, response: { 200: ref('Label'), ...errors(401, 404) } } },
+    { config: { auth: 'required', scopes: ['organization'], org: ORG_READ }, schema: { tags: orgTags, operationId: 'orgGetLabel', summary: 'Get a single label', params: orgIdParams, response: { 200: ref('Label'), ...errors(401, 404) } } },
     async (request) => {
-      const org = await orgOf(request, false);
+      const { org } = request.orgCtx;
       return labels.json(await labels.find({ org }, pathNumber(request.params.id)), { org });
     },
   );
 
   app.patch<{ Params: { org: string; id: string }; Body: LabelInput }>(
     '/orgs/:org/labels/:id',
-    { config: { auth: 'required', scopes: ['organization'] }, schema: { tags: orgTags, operationId: 'orgEditLabel', summary: 'Update a label', params: orgIdParams, body: EditLabelOption, response: { 200: ref('Label'), ...errors(401, 403, 404, 422) } } },
+    { config: { auth: 'required', scopes: ['organization'], org: ORG_OWNER }, schema: { tags: orgTags, operationId: 'orgEditLabel', summary: 'Update a label', params: orgIdParams, body: EditLabelOption, response: { 200: ref('Label'), ...errors(401, 403, 404, 422) } } },
     async (request) => {
-      const org = await orgOf(request, true);
+      const { org } = request.orgCtx;
       return labels.edit({ org }, pathNumber(request.params.id), request.body ?? {});
     },
   );
 
   app.delete<{ Params: { org: string; id: string } }>(
     '/orgs/:org/labels/:id',
-    { config: { auth: 'required', scopes: ['organization'] }, schema: { tags: orgTags, operationId: 'orgDeleteLabel', summary: 'Delete a label', params: orgIdParams, response: { 204: { type: 'null' }, ...errors(401, 403, 404) } } },
+    { config: { auth: 'required', scopes: ['organization'], org: ORG_OWNER }, schema: { tags: orgTags, operationId: 'orgDeleteLabel', summary: 'Delete a label', params: orgIdParams, response: { 204: { type: 'null' }, ...errors(401, 403, 404) } } },
     async (request, reply) => {
-      const org = await orgOf(request, true);
+      const { org } = request.orgCtx;
       await labels.delete({ org }, pathNumber(request.params.id));
       return reply.code(204).send();
     },

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { NotFoundError, PermissionDeniedError } from '../services/errors';
 import { listOf, obj, orgParams, ref } from '../schemas';
 import { CreateOrgOptionSchema } from './admin';
+import { ORG_READ } from '../plugins/org-assignment';
 import { doerOf, errors, paging, pagingQuery, publicOnly, sendPage, REPO_CREATE_STATUS } from './helpers';
 import type { CreateOrgInput } from '../services/orgs';
 import type { CreateRepoInput } from '../services/repos';
@@ -39,9 +40,9 @@ export default async function orgRoutes(app: FastifyInstance) {
 
   app.get<{ Params: { org: string } }>(
     '/orgs/:org',
-    { config: { scopes: ['organization'] }, schema: { tags, operationId: 'orgGet', summary: 'Get an organization', params: orgParams, response: { 200: ref('Organization'), ...errors(404) } } },
+    { config: { scopes: ['organization'], org: ORG_READ }, schema: { tags, operationId: 'orgGet', summary: 'Get an organization', params: orgParams, response: { 200: ref('Organization'), ...errors(404) } } },
     async (request) => {
-      const org = await orgs.getVisible(request.params.org, request.doer);
+      const { org } = request.orgCtx;
       if (publicOnly(request) && org.visibility !== 0) throw new PermissionDeniedError('token scope is limited to public orgs');
       return convert.org(org);
     },
@@ -50,12 +51,12 @@ export default async function orgRoutes(app: FastifyInstance) {
   app.get<{ Params: { org: string } }>(
     '/orgs/:org/members',
     {
-      config: { auth: 'required', scopes: ['organization'] },
+      config: { auth: 'required', scopes: ['organization'], org: ORG_READ },
       schema: { tags, operationId: 'orgListMembers', summary: "List an organization's members", params: orgParams, querystring: obj(pagingQuery), response: { 200: listOf('User'), ...errors(401, 404) } },
     },
     async (request, reply) => {
       const doer = doerOf(request);
-      const org = await orgs.getVisible(request.params.org, doer);
+      const { org } = request.orgCtx;
       // Members (and admins) see every member; others only the public ones.
       const publicOnly = !doer.isAdmin && !(await permissions.isOrgMember(doer.id, org.id));
       const p = paging(app, request);
@@ -67,11 +68,11 @@ export default async function orgRoutes(app: FastifyInstance) {
   app.get<{ Params: { org: string } }>(
     '/orgs/:org/public_members',
     {
-      config: { scopes: ['organization'] },
+      config: { scopes: ['organization'], org: ORG_READ },
       schema: { tags, operationId: 'orgListPublicMembers', summary: "List an organization's public members", params: orgParams, querystring: obj(pagingQuery), response: { 200: listOf('User'), ...errors(404) } },
     },
     async (request, reply) => {
-      const org = await orgs.getVisible(request.params.org, request.doer);
+      const { org } = request.orgCtx;
       const p = paging(app, request);
       const { rows, total } = await orgs.members(org, true, p.skip, p.take);
       return sendPage(app, request, reply, rows.map((u) => convert.userFor(u, request.doer)), total, p);
@@ -81,11 +82,11 @@ export default async function orgRoutes(app: FastifyInstance) {
   app.get<{ Params: { org: string } }>(
     '/orgs/:org/repos',
     {
-      config: { scopes: ['organization'] },
+      config: { scopes: ['organization'], org: ORG_READ },
       schema: { tags, operationId: 'orgListRepos', summary: "List an organization's repos", params: orgParams, querystring: obj(pagingQuery), response: { 200: listOf('Repository'), ...errors(404) } },
     },
     async (request, reply) => {
-      const org = await orgs.getVisible(request.params.org, request.doer);
+      const { org } = request.orgCtx;
       const p = paging(app, request);
       const { rows, total } = await repos.listForOwner(org, request.doer, p.skip, p.take);
       const modes = await repos.accessModes(request.doer, rows);

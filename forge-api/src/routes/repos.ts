@@ -119,12 +119,11 @@ export default async function repoRoutes(app: FastifyInstance) {
   app.delete<{ Params: { owner: string; repo: string } }>(
     '/repos/:owner/:repo',
     {
-      config: { auth: 'required', scopes: ['repository'] },
+      config: { auth: 'required', scopes: ['repository'], repo: { access: 'read', archived: 'allow' } },
       schema: { tags, operationId: 'repoDelete', summary: 'Delete a repository', params: ownerRepoParams, response: { 204: { type: 'null' }, ...errors(401, 403, 404) } },
     },
     async (request, reply) => {
-      const { repo, mode } = await repos.getReadable(request.params.owner, request.params.repo, doerOf(request));
-      if (publicOnly(request) && repo.isPrivate) throw new PermissionDeniedError('token scope is limited to public repos');
+      const { repo, mode } = request.repoCtx;
       await repos.delete(doerOf(request), repo, mode);
       return reply.code(204).send();
     },

@@ -14,6 +14,7 @@ import { AccessMode } from '../services/convert';
 import type { TeamInput, TeamWithUnits } from '../services/teams';
 import type { User } from '../services/records';
 import { doerOf, errors, paging, pagingQuery, sendPage } from './helpers';
+import { ORG_MEMBER, ORG_OWNER } from '../plugins/org-assignment';
 
 const modeEnum = { type: 'string', enum: ['read', 'write', 'admin', ''] };
 const unitsMapSchema = { type: 'object', additionalProperties: { type: 'string' } };
@@ -56,6 +57,11 @@ export default async function teamRoutes(app: FastifyInstance) {
   const { convert, orgs, permissions, teams, users, repos, activities } = app.services;
   const tags = ['organization'];
   const cfg = { auth: 'required' as const, scopes: ['organization' as const] };
+  // The organization (or team) of the path and the caller's standing in it: plugins/org-assignment.ts.
+  const orgMemberCfg = { ...cfg, org: ORG_MEMBER };
+  const orgOwnerCfg = { ...cfg, org: ORG_OWNER };
+  const teamCfg = { ...cfg, team: { access: 'member' as const } };
+  const teamOwnerCfg = { ...cfg, team: { access: 'owner' as const } };
   app.addSchema(TeamSchema);
 
   const teamJson = async (t: TeamWithUnits, withOrg: boolean) => {
@@ -72,31 +78,7 @@ export default async function teamRoutes(app: FastifyInstance) {
     };
   };
 
-  /** orgAssignment + reqOrgMembership for /orgs/{org}/teams*. */
-  async function orgForMember(request: FastifyRequest<{ Params: { org: string } }>): Promise<User> {
-    const doer = doerOf(request);
-    const org = await orgs.getVisible(request.params.org, doer);
-    // Gitea's checkTokenPublicOnly for organization routes.
-    if (request.auth?.scopes?.publicOnly && org.visibility !== 0) throw new PermissionDeniedError('token scope is limited to public orgs');
-    if (!doer.isAdmin && !(await permissions.isOrgMember(doer.id, org.id))) throw new PermissionDeniedError('Must be an organization member');
-    return org;
-  }
 
-  /** orgAssignment(team) + reqTeamMembership, then reqOrgOwnership when `owner`. */
-  async function teamFor(request: FastifyRequest<{ Params: { id: number } }>, owner = false): Promise<TeamWithUnits> {
-    const doer = doerOf(request);
-    const team = await teams.get(request.params.id);
-    if (!team) throw new NotFoundError('not found', [`team does not exist [id: ${request.params.id}]`]);
-    if (doer.isAdmin) return team;
-    const isOwner = await permissions.isOrgOwner(doer.id, team.orgId);
-    if (isOwner) return team;
-    if (!(await teams.isMember(team.id, doer.id))) {
-      if (await permissions.isOrgMember(doer.id, team.orgId)) throw new PermissionDeniedError('Must be a team member');
-      throw new NotFoundError('not found');
-    }
-    if (owner) throw new NotFoundError('not found');
-    return team;
-  }
 
   async function userParam(name: string): Promise<User> {
     const u = await users.findByName(name);
@@ -113,9 +95,9 @@ export default async function teamRoutes(app: FastifyInstance) {
 
   app.get<{ Params: { org: string } }>(
     '/orgs/:org/teams',
-    { config: cfg, schema: { tags, operationId: 'orgListTeams', summary: "List an organization's teams", params: orgParams, querystring: obj(pagingQuery), response: { 200: listOf('Team'), ...errors(401, 403, 404) } } },
+    { config: orgMemberCfg, schema: { tags, operationId: 'orgListTeams', summary: "List an organization's teams", params: orgParams, querystring: obj(pagingQuery), response: { 200: listOf('Team'), ...errors(401, 403, 404) } } },
     async (request, reply) => {
-      const org = await orgForMember(request);
+      const { org } = request.orgCtx;
       const p = paging(app, request);
       const { rows, total } = await teams.search(org.id, { skip: p.skip, take: p.take });
       setTotalCount(reply, total);
@@ -125,11 +107,10 @@ export default async function teamRoutes(app: FastifyInstance) {
 
   app.post<{ Params: { org: string }; Body: TeamInput }>(
     '/orgs/:org/teams',
-    { config: cfg, schema: { tags, operationId: 'orgCreateTeam', summary: 'Create a team', params: orgParams, body: teamBody(true), response: { 201: ref('Team'), ...errors(401, 403, 404, 422) } } },
+    { config: orgOwnerCfg, schema: { tags, operationId: 'orgCreateTeam', summary: 'Create a team', params: orgParams, body: teamBody(true), response: { 201: ref('Team'), ...errors(401, 403, 404, 422) } } },
     async (request, reply) => {
       const doer = doerOf(request);
-      const org = await orgForMember(request);
-      if (!doer.isAdmin && !(await permissions.isOrgOwner(doer.id, org.id))) throw new PermissionDeniedError('Must be an organization owner');
+      const { org } = request.orgCtx;
       const team = await teams.create(org, request.body);
       return reply.code(201).send(await teamJson(team, true));
     },
@@ -138,7 +119,7 @@ export default async function teamRoutes(app: FastifyInstance) {
   app.get<{ Params: { org: string }; Querystring: { q?: string; include_desc?: boolean } }>(
     '/orgs/:org/teams/search',
     {
-      config: cfg,
+      config: orgMemberCfg,
       schema: {
         tags,
         operationId: 'teamSearch',
@@ -150,7 +131,7 @@ export default async function teamRoutes(app: FastifyInstance) {
     },
     async (request, reply) => {
       const doer = doerOf(request);
-      const org = await orgForMember(request);
+      const { org } = request.orgCtx;
       const p = paging(app, request);
       // Only site admins search every team; others search the teams they are in.
       const { rows, total } = await teams.search(org.id, {
@@ -181,30 +162,30 @@ export default async function teamRoutes(app: FastifyInstance) {
 
   app.get<{ Params: { id: number } }>(
     '/teams/:id',
-    { config: cfg, schema: { tags, operationId: 'orgGetTeam', summary: 'Get a team', params: idParams, response: { 200: ref('Team'), ...errors(401, 403, 404) } } },
-    async (request) => teamJson(await teamFor(request), true),
+    { config: teamCfg, schema: { tags, operationId: 'orgGetTeam', summary: 'Get a team', params: idParams, response: { 200: ref('Team'), ...errors(401, 403, 404) } } },
+    async (request) => teamJson(request.team, true),
   );
 
   app.patch<{ Params: { id: number }; Body: TeamInput }>(
     '/teams/:id',
-    { config: cfg, schema: { tags, operationId: 'orgEditTeam', summary: 'Edit a team', params: idParams, body: teamBody(true), response: { 200: ref('Team'), ...errors(401, 403, 404, 422) } } },
-    async (request) => teamJson(await teams.edit(await teamFor(request, true), request.body), false),
+    { config: teamOwnerCfg, schema: { tags, operationId: 'orgEditTeam', summary: 'Edit a team', params: idParams, body: teamBody(true), response: { 200: ref('Team'), ...errors(401, 403, 404, 422) } } },
+    async (request) => teamJson(await teams.edit(request.team, request.body), false),
   );
 
   app.delete<{ Params: { id: number } }>(
     '/teams/:id',
-    { config: cfg, schema: { tags, operationId: 'orgDeleteTeam', summary: 'Delete a team', params: idParams, response: { 204: { type: 'null' }, ...errors(401, 403, 404, 422) } } },
+    { config: teamOwnerCfg, schema: { tags, operationId: 'orgDeleteTeam', summary: 'Delete a team', params: idParams, response: { 204: { type: 'null' }, ...errors(401, 403, 404, 422) } } },
     async (request, reply) => {
-      await teams.delete(await teamFor(request, true));
+      await teams.delete(request.team);
       return reply.code(204).send();
     },
   );
 
   app.get<{ Params: { id: number } }>(
     '/teams/:id/members',
-    { config: cfg, schema: { tags, operationId: 'orgListTeamMembers', summary: "List a team's members", params: idParams, querystring: obj(pagingQuery), response: { 200: listOf('User'), ...errors(401, 403, 404) } } },
+    { config: teamCfg, schema: { tags, operationId: 'orgListTeamMembers', summary: "List a team's members", params: idParams, querystring: obj(pagingQuery), response: { 200: listOf('User'), ...errors(401, 403, 404) } } },
     async (request, reply) => {
-      const team = await teamFor(request);
+      const team = request.team;
       const p = paging(app, request);
       const { rows, total } = await teams.members(team, p.skip, p.take);
       setTotalCount(reply, total);
@@ -214,9 +195,9 @@ export default async function teamRoutes(app: FastifyInstance) {
 
   app.get<{ Params: { id: number; username: string } }>(
     '/teams/:id/members/:username',
-    { config: cfg, schema: { tags, operationId: 'orgListTeamMember', summary: 'List a particular member of team', params: memberParams, response: { 200: ref('User'), ...errors(401, 403, 404) } } },
+    { config: teamCfg, schema: { tags, operationId: 'orgListTeamMember', summary: 'List a particular member of team', params: memberParams, response: { 200: ref('User'), ...errors(401, 403, 404) } } },
     async (request) => {
-      const team = await teamFor(request);
+      const team = request.team;
       const user = await userParam(request.params.username);
       if (!(await teams.isMember(team.id, user.id))) throw new NotFoundError('not found');
       return convert.userFor(user, request.doer);
@@ -225,9 +206,9 @@ export default async function teamRoutes(app: FastifyInstance) {
 
   app.put<{ Params: { id: number; username: string } }>(
     '/teams/:id/members/:username',
-    { config: cfg, schema: { tags, operationId: 'orgAddTeamMember', summary: 'Add a team member', params: memberParams, response: { 204: { type: 'null' }, ...errors(401, 403, 404, 422) } } },
+    { config: teamOwnerCfg, schema: { tags, operationId: 'orgAddTeamMember', summary: 'Add a team member', params: memberParams, response: { 204: { type: 'null' }, ...errors(401, 403, 404, 422) } } },
     async (request, reply) => {
-      const team = await teamFor(request, true);
+      const team = request.team;
       await teams.addMember(team, await userParam(request.params.username));
       return reply.code(204).send();
     },
@@ -235,9 +216,9 @@ export default async function teamRoutes(app: FastifyInstance) {
 
   app.delete<{ Params: { id: number; username: string } }>(
     '/teams/:id/members/:username',
-    { config: cfg, schema: { tags, operationId: 'orgRemoveTeamMember', summary: 'Remove a team member', params: memberParams, response: { 204: { type: 'null' }, ...errors(401, 403, 404, 422) } } },
+    { config: teamOwnerCfg, schema: { tags, operationId: 'orgRemoveTeamMember', summary: 'Remove a team member', params: memberParams, response: { 204: { type: 'null' }, ...errors(401, 403, 404, 422) } } },
     async (request, reply) => {
-      const team = await teamFor(request, true);
+      const team = request.team;
       await teams.removeMember(team, await userParam(request.params.username));
       return reply.code(204).send();
     },
@@ -245,9 +226,9 @@ export default async function teamRoutes(app: FastifyInstance) {
 
   app.get<{ Params: { id: number } }>(
     '/teams/:id/repos',
-    { config: cfg, schema: { tags, operationId: 'orgListTeamRepos', summary: "List a team's repos", params: idParams, querystring: obj(pagingQuery), response: { 200: listOf('Repository'), ...errors(401, 403, 404) } } },
+    { config: teamCfg, schema: { tags, operationId: 'orgListTeamRepos', summary: "List a team's repos", params: idParams, querystring: obj(pagingQuery), response: { 200: listOf('Repository'), ...errors(401, 403, 404) } } },
     async (request, reply) => {
-      const team = await teamFor(request);
+      const team = request.team;
       const p = paging(app, request);
       const { rows, total } = await teams.repos(team, request.doer, p.skip, p.take);
       const modes = await repos.accessModes(request.doer, rows);
@@ -258,9 +239,9 @@ export default async function teamRoutes(app: FastifyInstance) {
 
   app.get<{ Params: { id: number; org: string; repo: string } }>(
     '/teams/:id/repos/:org/:repo',
-    { config: cfg, schema: { tags, operationId: 'orgListTeamRepo', summary: 'List a particular repo of team', params: repoParams, response: { 200: ref('Repository'), ...errors(401, 403, 404) } } },
+    { config: teamCfg, schema: { tags, operationId: 'orgListTeamRepo', summary: 'List a particular repo of team', params: repoParams, response: { 200: ref('Repository'), ...errors(401, 403, 404) } } },
     async (request) => {
-      const team = await teamFor(request);
+      const team = request.team;
       const repo = await teamRepo(team, request.params.repo);
       if (!(await teams.hasRepo(team, repo))) throw new NotFoundError('not found');
       return convert.repo(repo, await permissions.repoAccessMode(request.doer, repo));
@@ -268,7 +249,7 @@ export default async function teamRoutes(app: FastifyInstance) {
   );
 
   const changeRepo = (op: 'add' | 'remove') => async (request: FastifyRequest<{ Params: { id: number; org: string; repo: string } }>) => {
-    const team = await teamFor(request);
+    const team = request.team;
     const repo = await teamRepo(team, request.params.repo);
     if ((await permissions.repoAccessMode(request.doer, repo)) < AccessMode.Admin) throw new PermissionDeniedError('Must have admin-level access to the repository');
     if (op === 'add') await teams.addRepo(team, repo);
@@ -277,7 +258,7 @@ export default async function teamRoutes(app: FastifyInstance) {
 
   app.put<{ Params: { id: number; org: string; repo: string } }>(
     '/teams/:id/repos/:org/:repo',
-    { config: cfg, schema: { tags, operationId: 'orgAddTeamRepository', summary: 'Add a repository to a team', params: repoParams, response: { 204: { type: 'null' }, ...errors(401, 403, 404, 422) } } },
+    { config: teamCfg, schema: { tags, operationId: 'orgAddTeamRepository', summary: 'Add a repository to a team', params: repoParams, response: { 204: { type: 'null' }, ...errors(401, 403, 404, 422) } } },
     async (request, reply) => {
       await changeRepo('add')(request);
       return reply.code(204).send();
@@ -287,7 +268,7 @@ export default async function teamRoutes(app: FastifyInstance) {
   app.delete<{ Params: { id: number; org: string; repo: string } }>(
     '/teams/:id/repos/:org/:repo',
     {
-      config: cfg,
+      config: teamCfg,
       schema: {
         tags,
         operationId: 'orgRemoveTeamRepository',
@@ -306,7 +287,7 @@ export default async function teamRoutes(app: FastifyInstance) {
   app.get<{ Params: { id: number }; Querystring: { date?: string } }>(
     '/teams/:id/activities/feeds',
     {
-      config: cfg,
+      config: teamCfg,
       schema: {
         tags,
         operationId: 'orgListTeamActivityFeeds',
@@ -317,7 +298,7 @@ export default async function teamRoutes(app: FastifyInstance) {
       },
     },
     async (request, reply) => {
-      const team = await teamFor(request);
+      const team = request.team;
       const p = paging(app, request);
       // The org's feed restricted to the team's repositories; rows of repositories the caller
       // cannot read (private activity) are left out by the feed query.

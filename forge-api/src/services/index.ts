@@ -24,6 +24,7 @@ import { UserService } from './users';
 import { WatchService } from './watches';
 import { WebhookService } from './webhooks';
 import { DeliveryWorker } from './webhooks/deliver';
+import { GitReaderPool } from './git/reader';
 
 export interface Services {
   convert: Converter;
@@ -48,6 +49,8 @@ export interface Services {
   httpsig: HttpSignatureService;
   watches: WatchService;
   notifier: Notifier;
+  /** Long-lived `git cat-file` readers, one per repository (services/git/reader.ts). */
+  gitReaders: GitReaderPool;
 }
 
 export interface ServiceOptions {
@@ -99,6 +102,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     httpsig: new HttpSignatureService(prisma, () => config.sshTrustedUserCaKeys),
     watches: new WatchService(prisma),
     notifier,
+    gitReaders: new GitReaderPool(),
   };
   registerCronTasks(services);
   return services;

@@ -274,6 +274,16 @@ export class RepoService {
     return repo;
   }
 
+  /**
+   * A ref the forge changed itself (a commit through /contents, a branch or tag created or
+   * deleted through the API, a release's new tag, a wiki edit): announced exactly as a git push
+   * over HTTP by `doer` (push/create/delete webhooks, the activity feed) and the repository's
+   * size, empty flag, branch count and default branch refreshed. Call it after the ref moved.
+   */
+  async refsChanged(doer: User, repoId: number): Promise<RepoWithOwner> {
+    return this.afterPush(doer, repoId);
+  }
+
   /** Size and empty flag of every repository from disk (the update_repo_size task). */
   async refreshSizes(): Promise<void> {
     const all = await this.prisma.repository.findMany({ include: { owner: true } });

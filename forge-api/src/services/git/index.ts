@@ -17,3 +17,6 @@ export type { AutoInitOptions, InitRepositoryOptions, GitSignature, RepositoryDi
 export { repoStats, directorySize, headBranch, listBranches, setDefaultBranch } from './stats';
 export type { RepoStats } from './stats';
 export { runGit, gitEnv, GitCommandError } from './run';
+export { writeCommit, updateRef, deleteRef, commitMessage, NULL_OID, RefChangedError, IndexChangeError } from './commit-writer';
+export type { CommitRequest, FileChange, FileMode, Signature, WrittenCommit } from './commit-writer';
+export { cleanTreePath, escapeTreePath, pathEscape, TreePathError, MAX_TREE_PATH_BYTES, MAX_TREE_NAME_BYTES } from './tree-path';

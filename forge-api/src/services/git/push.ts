@@ -100,12 +100,43 @@ export interface PushedRef extends RefChange {
  * new snapshot and reads the new commits of each created or updated ref.
  */
 export async function takePush(repoPath: string): Promise<PushedRef[]> {
-  const before = (await readSnapshot(repoPath)) ?? {};
-  const after = await currentRefs(repoPath);
-  await writeSnapshot(repoPath, after);
+  const { before, after } = await withSnapshotLock(repoPath, async () => {
+    const before = (await readSnapshot(repoPath)) ?? {};
+    const after = await currentRefs(repoPath);
+    await writeSnapshot(repoPath, after);
+    return { before, after };
+  });
   const pushed: PushedRef[] = [];
   for (const change of diffRefs(before, after)) pushed.push({ ...change, ...(await newCommits(repoPath, change, before)) });
   return pushed;
+}
+
+/** A lock file older than this was left by a crashed process. */
+const STALE_LOCK_MS = 10_000;
+
+/**
+ * Runs `fn` holding the snapshot's lock file, so that two ref changes finishing at once (a push
+ * and a commit through the API, or two API commits, in this process or another worker) never
+ * read the same "before": each change is announced exactly once.
+ */
+async function withSnapshotLock<T>(repoPath: string, fn: () => Promise<T>): Promise<T> {
+  const lock = path.join(repoPath, `${SNAPSHOT}.lock`);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await (await fs.open(lock, 'wx')).close();
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const age = await fs.stat(lock).then((s) => Date.now() - s.mtimeMs, () => 0);
+      if (age > STALE_LOCK_MS) await fs.rm(lock, { force: true });
+      else await new Promise((r) => setTimeout(r, Math.min(5 + attempt * 5, 50)));
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    await fs.rm(lock, { force: true });
+  }
 }
 
 /** Records the current refs as seen, so the next push reports only what it changed. */
