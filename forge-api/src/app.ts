@@ -35,6 +35,7 @@ import cronRoutes from './routes/cron';
 import trackerRoutes, { attachmentDownloadRoutes } from './routes/tracker';
 import miscellaneousRoutes from './routes/miscellaneous';
 import gitHttpRoutes from './routes/git-http';
+import branchRoutes from './routes/branches';
 
 export interface BuildAppOptions {
   /** Overrides of the environment-derived configuration. */
@@ -106,6 +107,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
       await api.register(cronRoutes);
       await api.register(trackerRoutes);
       await api.register(miscellaneousRoutes);
+      await api.register(branchRoutes);
     },
     { prefix: '/api/v1' },
   );

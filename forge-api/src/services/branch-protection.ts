@@ -34,7 +34,8 @@ export interface ProtectionSettings {
   bypass_allowlist_user_ids: number[];
   bypass_allowlist_team_ids: number[];
   enable_status_check: boolean;
-  status_check_contexts: string[];
+  /** null when never set (Gitea answers null then) */
+  status_check_contexts: string[] | null;
   required_approvals: number;
   enable_approvals_whitelist: boolean;
   approvals_whitelist_user_ids: number[];
@@ -68,7 +69,7 @@ const DEFAULTS: ProtectionSettings = {
   bypass_allowlist_user_ids: [],
   bypass_allowlist_team_ids: [],
   enable_status_check: false,
-  status_check_contexts: [],
+  status_check_contexts: null,
   required_approvals: 0,
   enable_approvals_whitelist: false,
   approvals_whitelist_user_ids: [],
@@ -321,7 +322,7 @@ export class BranchProtectionService {
     ] as const;
     for (const f of flags) if (creating || set(f)) s[f] = Boolean(input[f]);
     for (const f of ['protected_file_patterns', 'unprotected_file_patterns'] as const) if (creating || set(f)) s[f] = input[f] ?? '';
-    if (creating || set('status_check_contexts')) s.status_check_contexts = input.status_check_contexts ?? [];
+    if (creating || set('status_check_contexts')) s.status_check_contexts = input.status_check_contexts ?? null;
     if (set('required_approvals') && (input.required_approvals as number) >= 0) s.required_approvals = input.required_approvals as number;
     else if (creating) s.required_approvals = 0;
 
@@ -388,6 +389,62 @@ export class BranchProtectionService {
   /** A rule renamed with its branch (Gitea renames a rule whose name is exactly the old branch). */
   async renameRule(repoId: number, from: string, to: string): Promise<void> {
     await this.prisma.protectedBranch.updateMany({ where: { repoId, ruleName: from }, data: { ruleName: to, updatedAt: new Date() } });
+  }
+
+  private async names(userIds: number[], teamIds: number[]): Promise<{ users: Map<number, string>; teams: Map<number, string> }> {
+    const users = new Map<number, string>();
+    const teams = new Map<number, string>();
+    if (userIds.length) for (const u of await this.prisma.user.findMany({ where: { id: { in: userIds } }, select: { id: true, name: true } })) users.set(Number(u.id), u.name);
+    if (teamIds.length) for (const t of await this.prisma.team.findMany({ where: { id: { in: teamIds } }, select: { id: true, name: true } })) teams.set(Number(t.id), t.name);
+    return { users, teams };
+  }
+
+  /** Gitea's BranchProtection JSON (allow-lists by name; branch_name only for a plain rule). */
+  async json(rule: ProtectionRule): Promise<Record<string, unknown>> {
+    const s = rule.settings;
+    const userLists = [s.push_whitelist_user_ids, s.force_push_allowlist_user_ids, s.merge_whitelist_user_ids, s.approvals_whitelist_user_ids, s.bypass_allowlist_user_ids];
+    const teamLists = [s.push_whitelist_team_ids, s.force_push_allowlist_team_ids, s.merge_whitelist_team_ids, s.approvals_whitelist_team_ids, s.bypass_allowlist_team_ids];
+    const { users, teams } = await this.names([...new Set(userLists.flat())], [...new Set(teamLists.flat())]);
+    const u = (ids: number[]) => ids.map((id) => users.get(id)).filter((n): n is string => Boolean(n));
+    const t = (ids: number[]) => ids.map((id) => teams.get(id)).filter((n): n is string => Boolean(n));
+    return {
+      branch_name: isRulePattern(rule.ruleName) ? '' : rule.ruleName,
+      rule_name: rule.ruleName,
+      priority: rule.priority,
+      enable_push: s.enable_push,
+      enable_push_whitelist: s.enable_push_whitelist,
+      push_whitelist_usernames: u(s.push_whitelist_user_ids),
+      push_whitelist_teams: t(s.push_whitelist_team_ids),
+      push_whitelist_deploy_keys: s.push_whitelist_deploy_keys,
+      enable_force_push: s.enable_force_push,
+      enable_force_push_allowlist: s.enable_force_push_allowlist,
+      force_push_allowlist_usernames: u(s.force_push_allowlist_user_ids),
+      force_push_allowlist_teams: t(s.force_push_allowlist_team_ids),
+      force_push_allowlist_deploy_keys: s.force_push_allowlist_deploy_keys,
+      enable_merge_whitelist: s.enable_merge_whitelist,
+      merge_whitelist_usernames: u(s.merge_whitelist_user_ids),
+      merge_whitelist_teams: t(s.merge_whitelist_team_ids),
+      enable_bypass_allowlist: s.enable_bypass_allowlist,
+      bypass_allowlist_usernames: u(s.bypass_allowlist_user_ids),
+      bypass_allowlist_teams: t(s.bypass_allowlist_team_ids),
+      enable_status_check: s.enable_status_check,
+      status_check_contexts: s.status_check_contexts,
+      required_approvals: s.required_approvals,
+      enable_approvals_whitelist: s.enable_approvals_whitelist,
+      approvals_whitelist_username: u(s.approvals_whitelist_user_ids),
+      approvals_whitelist_teams: t(s.approvals_whitelist_team_ids),
+      block_on_rejected_reviews: s.block_on_rejected_reviews,
+      block_on_official_review_requests: s.block_on_official_review_requests,
+      block_on_outdated_branch: s.block_on_outdated_branch,
+      dismiss_stale_approvals: s.dismiss_stale_approvals,
+      ignore_stale_approvals: s.ignore_stale_approvals,
+      require_signed_commits: s.require_signed_commits,
+      protected_file_patterns: s.protected_file_patterns,
+      unprotected_file_patterns: s.unprotected_file_patterns,
+      block_admin_merge_override: s.block_admin_merge_override,
+      created_at: rule.createdAt.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      updated_at: rule.updatedAt.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    };
   }
 
   private async inTeams(userId: number, teamIds: number[]): Promise<boolean> {

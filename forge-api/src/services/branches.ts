@@ -50,7 +50,7 @@ export interface BranchJson {
   protected: boolean;
   required_approvals: number;
   enable_status_check: boolean;
-  status_check_contexts: string[];
+  status_check_contexts: string[] | null;
   user_can_push: boolean;
   user_can_merge: boolean;
   effective_branch_protection_name: string;
@@ -310,7 +310,7 @@ export class BranchService {
 
   /** Refreshes the repository's stats and announces the ref changes like a push. */
   async announceChange(doer: User, repo: RepoWithOwner): Promise<void> {
-    await this.repos.afterPush(doer, repo.id);
+    await this.repos.refsChanged(doer, repo.id);
   }
 }
 

@@ -18,6 +18,10 @@ import { OrgService } from './orgs';
 import { PackageService } from './packages';
 import { PermissionService } from './permissions';
 import { RepoService } from './repos';
+import { BranchProtectionService } from './branch-protection';
+import { BranchService } from './branches';
+import { TagProtectionService } from './tag-protection';
+import { TagService } from './tags';
 import { TeamService } from './teams';
 import { TokenService } from './tokens';
 import { UserService } from './users';
@@ -51,6 +55,11 @@ export interface Services {
   notifier: Notifier;
   /** Long-lived `git cat-file` readers, one per repository (services/git/reader.ts). */
   gitReaders: GitReaderPool;
+  /** Branch protection rules, enforced on pushes and on the API's branch changes. */
+  branchProtections: BranchProtectionService;
+  tagProtections: TagProtectionService;
+  branches: BranchService;
+  tags: TagService;
 }
 
 export interface ServiceOptions {
@@ -83,6 +92,9 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
   );
   notifier.add(new NotificationListener(tracker.notifications));
 
+  const branchProtections = new BranchProtectionService(prisma, permissions);
+  const tagProtections = new TagProtectionService(prisma);
+  const branches = new BranchService(prisma, config, permissions, branchProtections, repos);
   const services: Services = {
     convert,
     permissions,
@@ -103,6 +115,10 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     watches: new WatchService(prisma),
     notifier,
     gitReaders: new GitReaderPool(),
+    branchProtections,
+    tagProtections,
+    branches,
+    tags: new TagService(branches, tagProtections, () => `${config.rootUrl}api/v1/`),
   };
   registerCronTasks(services);
   return services;

@@ -126,6 +126,21 @@ export class TagProtectionService {
     await this.prisma.protectedTag.delete({ where: { id: pt.id } });
   }
 
+  /** Gitea's TagProtection JSON (allow-lists by name). */
+  async json(pt: TagProtection): Promise<Record<string, unknown>> {
+    const users = pt.userIds.length ? await this.prisma.user.findMany({ where: { id: { in: pt.userIds } }, select: { id: true, name: true } }) : [];
+    const teams = pt.teamIds.length ? await this.prisma.team.findMany({ where: { id: { in: pt.teamIds } }, select: { id: true, name: true } }) : [];
+    const byId = <T extends { id: number; name: string }>(rows: T[], ids: number[]) => ids.map((id) => rows.find((r) => Number(r.id) === id)?.name).filter((n): n is string => Boolean(n));
+    return {
+      id: pt.id,
+      name_pattern: pt.namePattern,
+      whitelist_usernames: byId(users, pt.userIds),
+      whitelist_teams: byId(teams, pt.teamIds),
+      created_at: pt.createdAt.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      updated_at: pt.updatedAt.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    };
+  }
+
   /**
    * Gitea's IsUserAllowedToControlTag: a tag no pattern matches is free; a matched tag may be
    * created or deleted by a user any matching protection allow-lists (directly or by team).

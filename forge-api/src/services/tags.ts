@@ -91,8 +91,8 @@ export class TagService {
     const target = input.target || ctx.repo.defaultBranch;
     const commit = ctx.repo.isEmpty ? null : await resolveCommit(repoPath, target);
     if (!commit) throw new NotFoundError(`target not found: object does not exist [id: ${target}, rel_path: ]`);
-    if (!isValidTagName(name)) throw new InvalidError(`tag name is not valid: ${name}`);
-    if (await resolveRef(repoPath, `refs/tags/${name}`)) throw new ConflictError(`Release tag already exist [tag_name: ${name}]`);
+    if (!isValidTagName(name)) throw new InvalidError(`release tag name is not valid [tag_name: ${name}]`);
+    if (await resolveRef(repoPath, `refs/tags/${name}`)) throw new ConflictError(`tag already exists [name: ${name}]`);
     if (!(await this.protections.mayControl(ctx.repo.id, name, Number(ctx.doer.id)))) throw new InvalidError('user not allowed to create protected tag');
     let oid = commit;
     const message = (input.message ?? '').trim();
@@ -103,7 +103,7 @@ export class TagService {
     try {
       await updateRef(repoPath, `refs/tags/${name}`, oid, ZERO_OID, 'tag: created from API');
     } catch (err) {
-      if (err instanceof RefConflictError) throw new ConflictError(`Release tag already exist [tag_name: ${name}]`);
+      if (err instanceof RefConflictError) throw new ConflictError(`tag already exists [name: ${name}]`);
       throw err;
     }
     await this.branches.announceChange(ctx.doer, ctx.repo);
