@@ -22,6 +22,7 @@ import { BranchProtectionService } from './branch-protection';
 import { BranchService } from './branches';
 import { TagProtectionService } from './tag-protection';
 import { TagService } from './tags';
+import { PushRules } from './push-rules';
 import { TeamService } from './teams';
 import { TokenService } from './tokens';
 import { UserService } from './users';
@@ -60,6 +61,8 @@ export interface Services {
   tagProtections: TagProtectionService;
   branches: BranchService;
   tags: TagService;
+  /** What a push must pass before git accepts it (routes/git-http.ts runs it from pre-receive). */
+  pushRules: PushRules;
 }
 
 export interface ServiceOptions {
@@ -119,6 +122,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     tagProtections,
     branches,
     tags: new TagService(branches, tagProtections, () => `${config.rootUrl}api/v1/`),
+    pushRules: new PushRules(branchProtections, tagProtections),
   };
   registerCronTasks(services);
   return services;
