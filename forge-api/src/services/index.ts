@@ -23,6 +23,9 @@ import { BranchService } from './branches';
 import { TagProtectionService } from './tag-protection';
 import { TagService } from './tags';
 import { PushRules } from './push-rules';
+import { RepoSettingsService } from './repo-settings';
+import { RepoAvatarService } from './repo-avatars';
+import { ForkService } from './forks';
 import { TeamService } from './teams';
 import { TokenService } from './tokens';
 import { UserService } from './users';
@@ -38,6 +41,10 @@ export interface Services {
   tokens: TokenService;
   orgs: OrgService;
   repos: RepoService;
+  /** PATCH of a repository's settings (rename, units, archive). */
+  repoSettings: RepoSettingsService;
+  repoAvatars: RepoAvatarService;
+  forks: ForkService;
   admin: AdminService;
   /** The activity feeds (rows written by the notifier's feed listener). */
   activities: ActivityService;
@@ -76,6 +83,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
   const users = new UserService(prisma);
   const repos = new RepoService(prisma, config, permissions, notifier);
   const convert = new Converter(config);
+  const forks = new ForkService(prisma, config, permissions, repos, notifier);
   const activities = new ActivityService(prisma, permissions, convert, new IssueConverter(config, convert));
   const tracker = createTrackerServices(prisma, config, { convert, permissions, repos, notifier });
   const webhooks = new WebhookService(prisma, convert);
@@ -105,10 +113,13 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     tokens: new TokenService(prisma),
     orgs: new OrgService(prisma, users, permissions),
     repos,
+    repoSettings: new RepoSettingsService(prisma, config, (id) => forks.relinkForksOf(id)),
+    repoAvatars: new RepoAvatarService(prisma, config),
+    forks,
     admin: new AdminService(prisma, config),
     activities,
     tracker,
-    teams: new TeamService(prisma),
+    teams: new TeamService(prisma, permissions),
     webhooks,
     deliveries,
     keys: new KeyService(prisma),
