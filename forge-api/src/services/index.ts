@@ -26,8 +26,11 @@ import { PushRules } from './push-rules';
 import { RepoSettingsService } from './repo-settings';
 import { RepoAvatarService } from './repo-avatars';
 import { ForkService } from './forks';
+import { TemplateGenerateService } from './template-generate';
+import { DeployKeyService } from './deploy-keys';
 import { TeamService } from './teams';
 import { TokenService } from './tokens';
+import { TopicService } from './topics';
 import { UserService } from './users';
 import { WatchService } from './watches';
 import { WebhookService } from './webhooks';
@@ -45,6 +48,9 @@ export interface Services {
   repoSettings: RepoSettingsService;
   repoAvatars: RepoAvatarService;
   forks: ForkService;
+  /** Repositories generated from template repositories. */
+  templates: TemplateGenerateService;
+  deployKeys: DeployKeyService;
   admin: AdminService;
   /** The activity feeds (rows written by the notifier's feed listener). */
   activities: ActivityService;
@@ -61,6 +67,8 @@ export interface Services {
   httpsig: HttpSignatureService;
   watches: WatchService;
   notifier: Notifier;
+  /** Repository topics and the topic search. */
+  topics: TopicService;
   /** Long-lived `git cat-file` readers, one per repository (services/git/reader.ts). */
   gitReaders: GitReaderPool;
   /** Branch protection rules, enforced on pushes and on the API's branch changes. */
@@ -116,6 +124,8 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     repoSettings: new RepoSettingsService(prisma, config, (id) => forks.relinkForksOf(id)),
     repoAvatars: new RepoAvatarService(prisma, config),
     forks,
+    templates: new TemplateGenerateService(prisma, config, permissions, repos),
+    deployKeys: new DeployKeyService(prisma),
     admin: new AdminService(prisma, config),
     activities,
     tracker,
@@ -128,6 +138,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     httpsig: new HttpSignatureService(prisma, () => config.sshTrustedUserCaKeys),
     watches: new WatchService(prisma),
     notifier,
+    topics: new TopicService(prisma),
     gitReaders: new GitReaderPool(),
     branchProtections,
     tagProtections,
