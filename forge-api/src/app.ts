@@ -26,6 +26,7 @@ import tokenRoutes from './routes/tokens';
 import adminRoutes from './routes/admin';
 import orgRoutes from './routes/orgs';
 import repoRoutes from './routes/repos';
+import contentRoutes from './routes/contents';
 import teamRoutes from './routes/teams';
 import hookRoutes from './routes/hooks';
 import keyRoutes from './routes/keys';
@@ -98,6 +99,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
       await api.register(adminRoutes);
       await api.register(orgRoutes);
       await api.register(repoRoutes);
+      await api.register(contentRoutes);
       await api.register(teamRoutes);
       await api.register(hookRoutes);
       await api.register(keyRoutes);

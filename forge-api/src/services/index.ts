@@ -22,6 +22,8 @@ import { TeamService } from './teams';
 import { TokenService } from './tokens';
 import { UserService } from './users';
 import { WatchService } from './watches';
+import { ContentService } from './content/contents';
+import { ContentChangeService } from './content/changes';
 import { WebhookService } from './webhooks';
 import { DeliveryWorker } from './webhooks/deliver';
 
@@ -48,6 +50,10 @@ export interface Services {
   httpsig: HttpSignatureService;
   watches: WatchService;
   notifier: Notifier;
+  /** Files of a repository's git tree (contents, raw, archives). */
+  contents: ContentService;
+  /** Commits made through the contents API (create/update/delete files, diffpatch). */
+  contentChanges: ContentChangeService;
 }
 
 export interface ServiceOptions {
@@ -80,6 +86,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
   );
   notifier.add(new NotificationListener(tracker.notifications));
 
+  const contents = new ContentService(config, (repo) => repos.diskPath(repo.owner.name, repo.name));
   const services: Services = {
     convert,
     permissions,
@@ -99,6 +106,8 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     httpsig: new HttpSignatureService(prisma, () => config.sshTrustedUserCaKeys),
     watches: new WatchService(prisma),
     notifier,
+    contents,
+    contentChanges: new ContentChangeService(contents, (doer, repoId) => repos.refsChanged(doer, repoId)),
   };
   registerCronTasks(services);
   return services;
