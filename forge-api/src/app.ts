@@ -27,6 +27,8 @@ import adminRoutes from './routes/admin';
 import orgRoutes from './routes/orgs';
 import repoRoutes from './routes/repos';
 import contentRoutes from './routes/contents';
+import repoSettingsRoutes, { repoAvatarFileRoutes } from './routes/repo-settings';
+import forkRoutes from './routes/forks';
 import teamRoutes from './routes/teams';
 import hookRoutes from './routes/hooks';
 import keyRoutes from './routes/keys';
@@ -72,6 +74,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
   app.decorate('services', services);
   app.decorate('auth', new AuthResolver(services.users, services.tokens, services.httpsig, { disableQueryAuthToken: config.disableQueryAuthToken }));
   if (!options.prisma) app.addHook('onClose', async () => prisma.$disconnect());
+  app.addHook('onClose', async () => services.gitReaders.close());
   app.addHook('onResponse', async (request, reply) => {
     const q = request.url.indexOf('?');
     const path = q < 0 ? request.url : request.url.slice(0, q);
@@ -100,6 +103,8 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
       await api.register(orgRoutes);
       await api.register(repoRoutes);
       await api.register(contentRoutes);
+      await api.register(repoSettingsRoutes);
+      await api.register(forkRoutes);
       await api.register(teamRoutes);
       await api.register(hookRoutes);
       await api.register(keyRoutes);
@@ -112,6 +117,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
   );
 
   await app.register(attachmentDownloadRoutes);
+  await app.register(repoAvatarFileRoutes);
   await app.register(packageRegistryRoutes, { prefix: '/api/packages' });
   await app.register(gitHttpRoutes);
   return app;

@@ -4,7 +4,7 @@
  * count. Threads of repositories the caller cannot read are never shown.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { MalformedError, NotFoundError, PermissionDeniedError, ValidationError } from '../services/errors';
+import { MalformedError, NotFoundError, ValidationError } from '../services/errors';
 import { setTotalCount } from '../plugins/paging';
 import { int, listOf, obj, ownerRepoParams, ref, str, strList } from '../schemas';
 import { parseStatuses, parseSubjects, parseTargetStatus, type ThreadFilter } from '../services/issues/notifications';
@@ -54,12 +54,9 @@ export default async function notificationRoutes(app: FastifyInstance) {
   // Gitea 1.27 closes the user's mailbox to public-only tokens (it mixes public and private
   // repositories); a repository's notifications stay open for public repositories.
   const mailbox = { ...config, rejectPublicOnly: true };
+  // A repository's threads: the repository of the path, readable by the caller (plugins/repo-assignment.ts).
+  const ofRepo = { ...config, repo: { access: 'read' as const } };
 
-  async function repoId(request: FastifyRequest<{ Params: OwnerRepo }>): Promise<number> {
-    const { repo } = await app.services.repos.getReadable(request.params.owner, request.params.repo, request.doer);
-    if (request.auth?.scopes?.publicOnly && repo.isPrivate) throw new PermissionDeniedError('token scope is limited to public repos');
-    return repo.id;
-  }
 
   async function list(request: FastifyRequest<{ Querystring: ListQuery }>, reply: import('fastify').FastifyReply, repo?: number) {
     const doer = doerOf(request);
@@ -124,18 +121,18 @@ export default async function notificationRoutes(app: FastifyInstance) {
   app.get<{ Params: OwnerRepo; Querystring: ListQuery }>(
     '/repos/:owner/:repo/notifications',
     {
-      config,
+      config: ofRepo,
       schema: { tags, operationId: 'notifyGetRepoList', summary: 'List users\'s notification threads on a specific repo', params: ownerRepoParams, querystring: listQuery, response: { 200: listOf('NotificationThread'), ...errors(401, 403, 404, 422) } },
     },
-    async (request, reply) => list(request, reply, await repoId(request)),
+    async (request, reply) => list(request, reply, request.repoCtx.repo.id),
   );
 
   app.put<{ Params: OwnerRepo; Querystring: MarkQuery }>(
     '/repos/:owner/:repo/notifications',
     {
-      config,
+      config: ofRepo,
       schema: { tags, operationId: 'notifyReadRepoList', summary: 'Mark notification threads as read, pinned or unread on a specific repo', params: ownerRepoParams, querystring: markQuery, response: { 205: listOf('NotificationThread'), ...errors(400, 401, 403, 404) } },
     },
-    async (request, reply) => mark(request, reply, await repoId(request)),
+    async (request, reply) => mark(request, reply, request.repoCtx.repo.id),
   );
 }

@@ -105,7 +105,7 @@ export default async function repoRoutes(app: FastifyInstance) {
       try {
         const { repo, mode } = await repos.getReadable(owner, name, request.doer);
         if (publicOnly(request) && repo.isPrivate) throw new PermissionDeniedError('token scope is limited to public repos');
-        return convert.repo(repo, mode);
+        return convert.repo(await app.services.forks.withParent(repo), mode);
       } catch (err) {
         // A renamed owner keeps answering under its old name with a redirect (Gitea's 307).
         const target = isNotFound(err) ? await app.services.users.redirectTarget(owner) : null;
@@ -119,12 +119,11 @@ export default async function repoRoutes(app: FastifyInstance) {
   app.delete<{ Params: { owner: string; repo: string } }>(
     '/repos/:owner/:repo',
     {
-      config: { auth: 'required', scopes: ['repository'] },
+      config: { auth: 'required', scopes: ['repository'], repo: { access: 'read', archived: 'allow' } },
       schema: { tags, operationId: 'repoDelete', summary: 'Delete a repository', params: ownerRepoParams, response: { 204: { type: 'null' }, ...errors(401, 403, 404) } },
     },
     async (request, reply) => {
-      const { repo, mode } = await repos.getReadable(request.params.owner, request.params.repo, doerOf(request));
-      if (publicOnly(request) && repo.isPrivate) throw new PermissionDeniedError('token scope is limited to public repos');
+      const { repo, mode } = request.repoCtx;
       await repos.delete(doerOf(request), repo, mode);
       return reply.code(204).send();
     },

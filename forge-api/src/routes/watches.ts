@@ -13,7 +13,8 @@ const WatchInfo = obj({ subscribed: bool, ignored: bool, reason: { type: 'null' 
 
 export default async function watchRoutes(app: FastifyInstance) {
   const tags = ['repository'];
-  const config = { auth: 'required' as const, scopes: ['repository' as const] };
+  // The repository of the path, readable by the caller: plugins/repo-assignment.ts.
+  const config = { auth: 'required' as const, scopes: ['repository' as const], repo: { access: 'read' as const } };
 
   const info = (repo: { id: number; owner: { name: string }; name: string }, createdAt: Date) => {
     const api = `${app.config.rootUrl}api/v1/repos/${repo.owner.name}/${repo.name}`;
@@ -25,7 +26,7 @@ export default async function watchRoutes(app: FastifyInstance) {
     { config, schema: { tags, operationId: 'userCurrentCheckSubscription', summary: 'Check if the current user is watching a repo', params: ownerRepoParams, response: { 200: WatchInfo, ...errors(401, 404) } } },
     async (request) => {
       const doer = doerOf(request);
-      const { repo } = await app.services.repos.getReadable(request.params.owner, request.params.repo, doer);
+      const { repo } = request.repoCtx;
       const w = await app.services.watches.find(doer.id, repo.id);
       if (!w) throw new NotFoundError('not found', ['not watching']);
       return info(repo, w.createdAt);
@@ -37,7 +38,7 @@ export default async function watchRoutes(app: FastifyInstance) {
     { config, schema: { tags, operationId: 'userCurrentPutSubscription', summary: 'Watch a repo', params: ownerRepoParams, response: { 200: WatchInfo, ...errors(401, 403, 404) } } },
     async (request) => {
       const doer = doerOf(request);
-      const { repo } = await app.services.repos.getReadable(request.params.owner, request.params.repo, doer);
+      const { repo } = request.repoCtx;
       const w = await app.services.watches.watch(doer.id, repo.id);
       return info(repo, w.createdAt);
     },
@@ -48,7 +49,7 @@ export default async function watchRoutes(app: FastifyInstance) {
     { config, schema: { tags, operationId: 'userCurrentDeleteSubscription', summary: 'Unwatch a repo', params: ownerRepoParams, response: { 204: { type: 'null' }, ...errors(401, 404) } } },
     async (request, reply) => {
       const doer = doerOf(request);
-      const { repo } = await app.services.repos.getReadable(request.params.owner, request.params.repo, doer);
+      const { repo } = request.repoCtx;
       await app.services.watches.unwatch(doer.id, repo.id);
       return reply.code(204).send();
     },
