@@ -21,8 +21,11 @@ import { RepoService } from './repos';
 import { RepoSettingsService } from './repo-settings';
 import { RepoAvatarService } from './repo-avatars';
 import { ForkService } from './forks';
+import { TemplateGenerateService } from './template-generate';
+import { DeployKeyService } from './deploy-keys';
 import { TeamService } from './teams';
 import { TokenService } from './tokens';
+import { TopicService } from './topics';
 import { UserService } from './users';
 import { WatchService } from './watches';
 import { ContentService } from './content/contents';
@@ -42,6 +45,9 @@ export interface Services {
   repoSettings: RepoSettingsService;
   repoAvatars: RepoAvatarService;
   forks: ForkService;
+  /** Repositories generated from template repositories. */
+  templates: TemplateGenerateService;
+  deployKeys: DeployKeyService;
   admin: AdminService;
   /** The activity feeds (rows written by the notifier's feed listener). */
   activities: ActivityService;
@@ -62,6 +68,8 @@ export interface Services {
   contents: ContentService;
   /** Commits made through the contents API (create/update/delete files, diffpatch). */
   contentChanges: ContentChangeService;
+  /** Repository topics and the topic search. */
+  topics: TopicService;
   /** Long-lived `git cat-file` readers, one per repository (services/git/reader.ts). */
   gitReaders: GitReaderPool;
 }
@@ -108,6 +116,8 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     repoSettings: new RepoSettingsService(prisma, config, (id) => forks.relinkForksOf(id)),
     repoAvatars: new RepoAvatarService(prisma, config),
     forks,
+    templates: new TemplateGenerateService(prisma, config, permissions, repos),
+    deployKeys: new DeployKeyService(prisma),
     admin: new AdminService(prisma, config),
     activities,
     tracker,
@@ -122,6 +132,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     notifier,
     contents,
     contentChanges: new ContentChangeService(contents, (doer, repoId) => repos.refsChanged(doer, repoId)),
+    topics: new TopicService(prisma),
     gitReaders: new GitReaderPool(),
   };
   registerCronTasks(services);
