@@ -26,6 +26,7 @@ import tokenRoutes from './routes/tokens';
 import adminRoutes from './routes/admin';
 import orgRoutes from './routes/orgs';
 import repoRoutes from './routes/repos';
+import contentRoutes from './routes/contents';
 import repoSettingsRoutes, { repoAvatarFileRoutes } from './routes/repo-settings';
 import forkRoutes, { generateRoutes } from './routes/forks';
 import deployKeyRoutes from './routes/deploy-keys';
@@ -104,6 +105,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
       await api.register(adminRoutes);
       await api.register(orgRoutes);
       await api.register(repoRoutes);
+      await api.register(contentRoutes);
       await api.register(repoSettingsRoutes);
       await api.register(forkRoutes);
       await api.register(generateRoutes);

@@ -205,6 +205,10 @@ describeForge('branch protections', (f) => {
     expect(await f().request('PUT', '/repos/acme/app/branches/main', { ...as('bob'), body: { new_commit_id: ahead } })).toMatchObject({ status: 403, body: { message: 'Not allowed to push to protected branch main' } });
     expect((await f().request('PUT', '/repos/acme/app/branches/main', { ...as('carol'), body: { new_commit_id: ahead } })).status).toBe(204);
     expect((await f().request('GET', '/repos/acme/app/branches/main', as('carol'))).body.commit.id).toBe(ahead);
+    // A commit through /contents is a push too (Gitea's VerifyBranchProtection).
+    const file = { content: Buffer.from('hello\n').toString('base64'), message: 'via api' };
+    expect(await f().request('POST', '/repos/acme/app/contents/api.txt', { ...as('bob'), body: file })).toMatchObject({ status: 403, body: { message: 'user cannot commit to repo [user: bob]' } });
+    expect((await f().request('POST', '/repos/acme/app/contents/api.txt', { ...as('carol'), body: file })).status).toBe(201);
   });
 
   test('tag protections: API shapes, enforced on push and on the API', async () => {

@@ -483,6 +483,28 @@ export class BranchProtectionService {
   }
 
   /**
+   * Gitea's VerifyBranchProtection for a commit the forge writes itself (/contents, /diffpatch):
+   * throws 403 "user cannot commit to repo" when the doer may not push to the branch (unless
+   * every path is an unprotected file), or "path is protected" for a protected file.
+   */
+  async verifyCommit(doer: User, repo: RepoWithOwner, branch: string, treePaths: string[]): Promise<void> {
+    const rule = await this.ruleFor(repo.id, branch);
+    if (!rule) return;
+    const unprotected = filePatterns(rule.settings.unprotected_file_patterns);
+    const protectedGlobs = filePatterns(rule.settings.protected_file_patterns);
+    const canPush = await this.canUserPush(rule, doer, repo);
+    const cannot = new PermissionDeniedError(`user cannot commit to repo [user: ${doer.lowerName}]`);
+    if (!treePaths.length && !canPush) throw cannot;
+    for (const p of treePaths) {
+      const lower = p.trim().toLowerCase();
+      if (!canPush && !unprotected.some((g) => g.match(lower))) throw cannot;
+      if (protectedGlobs.some((g) => g.match(lower))) throw new PermissionDeniedError(`path is protected and can not be changed [path: ${p}]`);
+    }
+    // Signed commits cannot be made here (no signing key is configured), as Gitea without one.
+    if (rule.settings.require_signed_commits) throw cannot;
+  }
+
+  /**
    * Gitea's pre-receive checks for the branches of a push: the message the git client must see
    * for the first refused update, or null when every update may go in. `changedFiles` gives the
    * paths an update changes, for protected file patterns (asked only when a rule has them).

@@ -33,6 +33,8 @@ import { TokenService } from './tokens';
 import { TopicService } from './topics';
 import { UserService } from './users';
 import { WatchService } from './watches';
+import { ContentService } from './content/contents';
+import { ContentChangeService } from './content/changes';
 import { WebhookService } from './webhooks';
 import { DeliveryWorker } from './webhooks/deliver';
 import { GitReaderPool } from './git/reader';
@@ -67,6 +69,10 @@ export interface Services {
   httpsig: HttpSignatureService;
   watches: WatchService;
   notifier: Notifier;
+  /** Files of a repository's git tree (contents, raw, archives). */
+  contents: ContentService;
+  /** Commits made through the contents API (create/update/delete files, diffpatch). */
+  contentChanges: ContentChangeService;
   /** Repository topics and the topic search. */
   topics: TopicService;
   /** Long-lived `git cat-file` readers, one per repository (services/git/reader.ts). */
@@ -114,6 +120,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
   const branchProtections = new BranchProtectionService(prisma, permissions);
   const tagProtections = new TagProtectionService(prisma);
   const branches = new BranchService(prisma, config, permissions, branchProtections, repos);
+  const contents = new ContentService(config, (repo) => repos.diskPath(repo.owner.name, repo.name));
   const services: Services = {
     convert,
     permissions,
@@ -138,6 +145,8 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     httpsig: new HttpSignatureService(prisma, () => config.sshTrustedUserCaKeys),
     watches: new WatchService(prisma),
     notifier,
+    contents,
+    contentChanges: new ContentChangeService(contents, (doer, repoId) => repos.refsChanged(doer, repoId)),
     topics: new TopicService(prisma),
     gitReaders: new GitReaderPool(),
     branchProtections,
@@ -146,6 +155,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     tags: new TagService(branches, tagProtections, () => `${config.rootUrl}api/v1/`),
     pushRules: new PushRules(branchProtections, tagProtections),
   };
+  services.contentChanges.branchGuard = (doer, repo, branch, paths) => branchProtections.verifyCommit(doer, repo, branch, paths);
   registerCronTasks(services);
   return services;
 }
