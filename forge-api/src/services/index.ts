@@ -23,6 +23,7 @@ import { RepoAvatarService } from './repo-avatars';
 import { ForkService } from './forks';
 import { TemplateGenerateService } from './template-generate';
 import { DeployKeyService } from './deploy-keys';
+import { IssueTemplateService } from './issue-templates';
 import { TeamService } from './teams';
 import { TokenService } from './tokens';
 import { UserService } from './users';
@@ -45,6 +46,7 @@ export interface Services {
   /** Repositories generated from template repositories. */
   templates: TemplateGenerateService;
   deployKeys: DeployKeyService;
+  issueTemplates: IssueTemplateService;
   admin: AdminService;
   /** The activity feeds (rows written by the notifier's feed listener). */
   activities: ActivityService;
@@ -76,6 +78,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
   const users = new UserService(prisma);
   const repos = new RepoService(prisma, config, permissions, notifier);
   const convert = new Converter(config);
+  const gitReaders = new GitReaderPool();
   const forks = new ForkService(prisma, config, permissions, repos, notifier);
   const activities = new ActivityService(prisma, permissions, convert, new IssueConverter(config, convert));
   const tracker = createTrackerServices(prisma, config, { convert, permissions, repos, notifier });
@@ -108,6 +111,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     forks,
     templates: new TemplateGenerateService(prisma, config, permissions, repos),
     deployKeys: new DeployKeyService(prisma),
+    issueTemplates: new IssueTemplateService(gitReaders, (o, n) => repos.diskPath(o, n)),
     admin: new AdminService(prisma, config),
     activities,
     tracker,
@@ -120,7 +124,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     httpsig: new HttpSignatureService(prisma, () => config.sshTrustedUserCaKeys),
     watches: new WatchService(prisma),
     notifier,
-    gitReaders: new GitReaderPool(),
+    gitReaders,
   };
   registerCronTasks(services);
   return services;
