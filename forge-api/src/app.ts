@@ -26,6 +26,7 @@ import tokenRoutes from './routes/tokens';
 import adminRoutes from './routes/admin';
 import orgRoutes from './routes/orgs';
 import repoRoutes from './routes/repos';
+import contentRoutes from './routes/contents';
 import repoSettingsRoutes, { repoAvatarFileRoutes } from './routes/repo-settings';
 import forkRoutes, { generateRoutes } from './routes/forks';
 import deployKeyRoutes from './routes/deploy-keys';
@@ -39,6 +40,7 @@ import cronRoutes from './routes/cron';
 import trackerRoutes, { attachmentDownloadRoutes } from './routes/tracker';
 import miscellaneousRoutes from './routes/miscellaneous';
 import gitHttpRoutes from './routes/git-http';
+import topicRoutes from './routes/topics';
 
 export interface BuildAppOptions {
   /** Overrides of the environment-derived configuration. */
@@ -103,6 +105,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
       await api.register(adminRoutes);
       await api.register(orgRoutes);
       await api.register(repoRoutes);
+      await api.register(contentRoutes);
       await api.register(repoSettingsRoutes);
       await api.register(forkRoutes);
       await api.register(generateRoutes);
@@ -116,6 +119,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
       await api.register(cronRoutes);
       await api.register(trackerRoutes);
       await api.register(miscellaneousRoutes);
+      await api.register(topicRoutes);
     },
     { prefix: '/api/v1' },
   );

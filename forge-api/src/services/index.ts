@@ -26,8 +26,11 @@ import { DeployKeyService } from './deploy-keys';
 import { IssueTemplateService } from './issue-templates';
 import { TeamService } from './teams';
 import { TokenService } from './tokens';
+import { TopicService } from './topics';
 import { UserService } from './users';
 import { WatchService } from './watches';
+import { ContentService } from './content/contents';
+import { ContentChangeService } from './content/changes';
 import { WebhookService } from './webhooks';
 import { DeliveryWorker } from './webhooks/deliver';
 import { GitReaderPool } from './git/reader';
@@ -63,6 +66,12 @@ export interface Services {
   httpsig: HttpSignatureService;
   watches: WatchService;
   notifier: Notifier;
+  /** Files of a repository's git tree (contents, raw, archives). */
+  contents: ContentService;
+  /** Commits made through the contents API (create/update/delete files, diffpatch). */
+  contentChanges: ContentChangeService;
+  /** Repository topics and the topic search. */
+  topics: TopicService;
   /** Long-lived `git cat-file` readers, one per repository (services/git/reader.ts). */
   gitReaders: GitReaderPool;
 }
@@ -99,6 +108,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
   );
   notifier.add(new NotificationListener(tracker.notifications));
 
+  const contents = new ContentService(config, (repo) => repos.diskPath(repo.owner.name, repo.name));
   const services: Services = {
     convert,
     permissions,
@@ -124,6 +134,9 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     httpsig: new HttpSignatureService(prisma, () => config.sshTrustedUserCaKeys),
     watches: new WatchService(prisma),
     notifier,
+    contents,
+    contentChanges: new ContentChangeService(contents, (doer, repoId) => repos.refsChanged(doer, repoId)),
+    topics: new TopicService(prisma),
     gitReaders,
   };
   registerCronTasks(services);
