@@ -28,6 +28,7 @@ import { RepoAvatarService } from './repo-avatars';
 import { ForkService } from './forks';
 import { TemplateGenerateService } from './template-generate';
 import { DeployKeyService } from './deploy-keys';
+import { IssueTemplateService } from './issue-templates';
 import { TeamService } from './teams';
 import { TokenService } from './tokens';
 import { TopicService } from './topics';
@@ -53,6 +54,7 @@ export interface Services {
   /** Repositories generated from template repositories. */
   templates: TemplateGenerateService;
   deployKeys: DeployKeyService;
+  issueTemplates: IssueTemplateService;
   admin: AdminService;
   /** The activity feeds (rows written by the notifier's feed listener). */
   activities: ActivityService;
@@ -97,6 +99,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
   const users = new UserService(prisma);
   const repos = new RepoService(prisma, config, permissions, notifier);
   const convert = new Converter(config);
+  const gitReaders = new GitReaderPool();
   const forks = new ForkService(prisma, config, permissions, repos, notifier);
   const activities = new ActivityService(prisma, permissions, convert, new IssueConverter(config, convert));
   const tracker = createTrackerServices(prisma, config, { convert, permissions, repos, notifier });
@@ -133,6 +136,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     forks,
     templates: new TemplateGenerateService(prisma, config, permissions, repos),
     deployKeys: new DeployKeyService(prisma),
+    issueTemplates: new IssueTemplateService(gitReaders, (o, n) => repos.diskPath(o, n)),
     admin: new AdminService(prisma, config),
     activities,
     tracker,
@@ -148,7 +152,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     contents,
     contentChanges: new ContentChangeService(contents, (doer, repoId) => repos.refsChanged(doer, repoId)),
     topics: new TopicService(prisma),
-    gitReaders: new GitReaderPool(),
+    gitReaders,
     branchProtections,
     tagProtections,
     branches,
