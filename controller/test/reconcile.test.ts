@@ -136,7 +136,7 @@ test('statuses carry the --controller-name the reconciler runs with, even where 
 
 describe('a reconcile with the same documents (per-Gateway data planes)', () => {
   test('recomputes statuses only: no new graph, no publish; a changed document builds and publishes again', async () => {
-    let docs = gatewayDocs(8080);
+    let docs: { source: string; doc: any }[] = gatewayDocs(8080);
     const published: unknown[] = [];
     let programmed = false;
     const written: StatusReport[][] = [];
