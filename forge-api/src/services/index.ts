@@ -21,6 +21,8 @@ import { RepoService } from './repos';
 import { RepoSettingsService } from './repo-settings';
 import { RepoAvatarService } from './repo-avatars';
 import { ForkService } from './forks';
+import { TemplateGenerateService } from './template-generate';
+import { DeployKeyService } from './deploy-keys';
 import { TeamService } from './teams';
 import { TokenService } from './tokens';
 import { UserService } from './users';
@@ -40,6 +42,9 @@ export interface Services {
   repoSettings: RepoSettingsService;
   repoAvatars: RepoAvatarService;
   forks: ForkService;
+  /** Repositories generated from template repositories. */
+  templates: TemplateGenerateService;
+  deployKeys: DeployKeyService;
   admin: AdminService;
   /** The activity feeds (rows written by the notifier's feed listener). */
   activities: ActivityService;
@@ -71,6 +76,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
   const users = new UserService(prisma);
   const repos = new RepoService(prisma, config, permissions, notifier);
   const convert = new Converter(config);
+  const forks = new ForkService(prisma, config, permissions, repos, notifier);
   const activities = new ActivityService(prisma, permissions, convert, new IssueConverter(config, convert));
   const tracker = createTrackerServices(prisma, config, { convert, permissions, repos, notifier });
   const webhooks = new WebhookService(prisma, convert);
@@ -97,13 +103,15 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     tokens: new TokenService(prisma),
     orgs: new OrgService(prisma, users, permissions),
     repos,
-    repoSettings: new RepoSettingsService(prisma, config),
+    repoSettings: new RepoSettingsService(prisma, config, (id) => forks.relinkForksOf(id)),
     repoAvatars: new RepoAvatarService(prisma, config),
-    forks: new ForkService(prisma),
+    forks,
+    templates: new TemplateGenerateService(prisma, config, permissions, repos),
+    deployKeys: new DeployKeyService(prisma),
     admin: new AdminService(prisma, config),
     activities,
     tracker,
-    teams: new TeamService(prisma),
+    teams: new TeamService(prisma, permissions),
     webhooks,
     deliveries,
     keys: new KeyService(prisma),

@@ -82,6 +82,8 @@ export class RepoSettingsService {
   constructor(
     private readonly prisma: Prisma,
     private readonly config: ForgeConfig,
+    /** After the folder moved: forks borrowing its objects follow (ForkService.relinkForksOf). */
+    private readonly folderMoved: (repoId: number) => Promise<void> = async () => undefined,
   ) {}
 
   private diskPath(owner: string, name: string): string {
@@ -170,6 +172,7 @@ export class RepoSettingsService {
     const wikiFrom = from.replace(/\.git$/, '.wiki.git');
     const wikiTo = to.replace(/\.git$/, '.wiki.git');
     if (await git.repositoryExists(wikiFrom)) await fs.rename(wikiFrom, wikiTo).catch(() => undefined);
+    await this.folderMoved(repo.id);
   }
 
   /** The unit columns an EditRepoOption changes (Gitea's updateRepoUnits). */
