@@ -41,6 +41,7 @@ import cronRoutes from './routes/cron';
 import trackerRoutes, { attachmentDownloadRoutes } from './routes/tracker';
 import miscellaneousRoutes from './routes/miscellaneous';
 import gitHttpRoutes from './routes/git-http';
+import branchRoutes from './routes/branches';
 import topicRoutes from './routes/topics';
 
 export interface BuildAppOptions {
@@ -121,6 +122,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
       await api.register(cronRoutes);
       await api.register(trackerRoutes);
       await api.register(miscellaneousRoutes);
+      await api.register(branchRoutes);
       await api.register(topicRoutes);
     },
     { prefix: '/api/v1' },

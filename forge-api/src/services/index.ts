@@ -18,6 +18,11 @@ import { OrgService } from './orgs';
 import { PackageService } from './packages';
 import { PermissionService } from './permissions';
 import { RepoService } from './repos';
+import { BranchProtectionService } from './branch-protection';
+import { BranchService } from './branches';
+import { TagProtectionService } from './tag-protection';
+import { TagService } from './tags';
+import { PushRules } from './push-rules';
 import { RepoSettingsService } from './repo-settings';
 import { RepoAvatarService } from './repo-avatars';
 import { ForkService } from './forks';
@@ -76,6 +81,13 @@ export interface Services {
   topics: TopicService;
   /** Long-lived `git cat-file` readers, one per repository (services/git/reader.ts). */
   gitReaders: GitReaderPool;
+  /** Branch protection rules, enforced on pushes and on the API's branch changes. */
+  branchProtections: BranchProtectionService;
+  tagProtections: TagProtectionService;
+  branches: BranchService;
+  tags: TagService;
+  /** What a push must pass before git accepts it (routes/git-http.ts runs it from pre-receive). */
+  pushRules: PushRules;
 }
 
 export interface ServiceOptions {
@@ -110,6 +122,9 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
   );
   notifier.add(new NotificationListener(tracker.notifications));
 
+  const branchProtections = new BranchProtectionService(prisma, permissions);
+  const tagProtections = new TagProtectionService(prisma);
+  const branches = new BranchService(prisma, config, permissions, branchProtections, repos);
   const contents = new ContentService(config, (repo) => repos.diskPath(repo.owner.name, repo.name));
   const services: Services = {
     convert,
@@ -141,7 +156,13 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     contentChanges: new ContentChangeService(contents, (doer, repoId) => repos.refsChanged(doer, repoId)),
     topics: new TopicService(prisma),
     gitReaders,
+    branchProtections,
+    tagProtections,
+    branches,
+    tags: new TagService(branches, tagProtections, () => `${config.rootUrl}api/v1/`),
+    pushRules: new PushRules(branchProtections, tagProtections),
   };
+  services.contentChanges.branchGuard = (doer, repo, branch, paths) => branchProtections.verifyCommit(doer, repo, branch, paths);
   registerCronTasks(services);
   return services;
 }
