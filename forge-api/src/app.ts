@@ -27,7 +27,8 @@ import adminRoutes from './routes/admin';
 import orgRoutes from './routes/orgs';
 import repoRoutes from './routes/repos';
 import repoSettingsRoutes, { repoAvatarFileRoutes } from './routes/repo-settings';
-import forkRoutes from './routes/forks';
+import forkRoutes, { generateRoutes } from './routes/forks';
+import deployKeyRoutes from './routes/deploy-keys';
 import teamRoutes from './routes/teams';
 import hookRoutes from './routes/hooks';
 import keyRoutes from './routes/keys';
@@ -37,6 +38,7 @@ import cronRoutes from './routes/cron';
 import trackerRoutes, { attachmentDownloadRoutes } from './routes/tracker';
 import miscellaneousRoutes from './routes/miscellaneous';
 import gitHttpRoutes from './routes/git-http';
+import topicRoutes from './routes/topics';
 
 export interface BuildAppOptions {
   /** Overrides of the environment-derived configuration. */
@@ -105,6 +107,8 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
       await api.register(repoRoutes);
       await api.register(repoSettingsRoutes);
       await api.register(forkRoutes);
+      await api.register(generateRoutes);
+      await api.register(deployKeyRoutes);
       await api.register(teamRoutes);
       await api.register(hookRoutes);
       await api.register(keyRoutes);
@@ -112,6 +116,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
       await api.register(cronRoutes);
       await api.register(trackerRoutes);
       await api.register(miscellaneousRoutes);
+      await api.register(topicRoutes);
     },
     { prefix: '/api/v1' },
   );

@@ -70,7 +70,8 @@ export default async function repoRoutes(app: FastifyInstance) {
       }
       const doer = request.doer;
       const { rows, total } = await repos.search(doer, {
-        q: q.topic ? undefined : q.q,
+        q: q.q,
+        topicOnly: q.topic,
         includeDesc: q.includeDesc,
         uid: dbId(q.uid),
         priorityOwnerId: dbId(q.priority_owner_id),
@@ -86,10 +87,9 @@ export default async function repoRoutes(app: FastifyInstance) {
         skip: p.skip,
         take: p.take,
       });
-      // Topics arrive later: a topic search matches nothing yet.
-      const data = q.topic && q.q ? [] : rows;
+      const data = rows;
       const modes = await repos.accessModes(doer, data);
-      setPagingHeaders(request, reply, q.topic && q.q ? 0 : total, p, app.config.rootUrl);
+      setPagingHeaders(request, reply, total, p, app.config.rootUrl);
       return { ok: true, data: data.map((r, i) => convert.repo(r, modes[i])) };
     },
   );

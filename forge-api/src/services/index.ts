@@ -21,8 +21,11 @@ import { RepoService } from './repos';
 import { RepoSettingsService } from './repo-settings';
 import { RepoAvatarService } from './repo-avatars';
 import { ForkService } from './forks';
+import { TemplateGenerateService } from './template-generate';
+import { DeployKeyService } from './deploy-keys';
 import { TeamService } from './teams';
 import { TokenService } from './tokens';
+import { TopicService } from './topics';
 import { UserService } from './users';
 import { WatchService } from './watches';
 import { WebhookService } from './webhooks';
@@ -40,6 +43,9 @@ export interface Services {
   repoSettings: RepoSettingsService;
   repoAvatars: RepoAvatarService;
   forks: ForkService;
+  /** Repositories generated from template repositories. */
+  templates: TemplateGenerateService;
+  deployKeys: DeployKeyService;
   admin: AdminService;
   /** The activity feeds (rows written by the notifier's feed listener). */
   activities: ActivityService;
@@ -56,6 +62,8 @@ export interface Services {
   httpsig: HttpSignatureService;
   watches: WatchService;
   notifier: Notifier;
+  /** Repository topics and the topic search. */
+  topics: TopicService;
   /** Long-lived `git cat-file` readers, one per repository (services/git/reader.ts). */
   gitReaders: GitReaderPool;
 }
@@ -101,6 +109,8 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     repoSettings: new RepoSettingsService(prisma, config, (id) => forks.relinkForksOf(id)),
     repoAvatars: new RepoAvatarService(prisma, config),
     forks,
+    templates: new TemplateGenerateService(prisma, config, permissions, repos),
+    deployKeys: new DeployKeyService(prisma),
     admin: new AdminService(prisma, config),
     activities,
     tracker,
@@ -113,6 +123,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     httpsig: new HttpSignatureService(prisma, () => config.sshTrustedUserCaKeys),
     watches: new WatchService(prisma),
     notifier,
+    topics: new TopicService(prisma),
     gitReaders: new GitReaderPool(),
   };
   registerCronTasks(services);
