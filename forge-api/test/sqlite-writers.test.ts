@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import Database from 'better-sqlite3';
 import { waitForUrl } from '../../e2e/support/ports';
 import { freePort } from './support/forge';
 
@@ -53,10 +54,9 @@ describe('SQLite: concurrent writers in two worker processes', () => {
     const list = await fetch(`${root}api/v1/repos/root/busy/issues?state=all&limit=1`, { headers: { authorization: basic } });
     expect(list.headers.get('x-total-count')).toBe('60');
     // WAL is what lets readers and the other process go on while one writes.
-    const Database = (await import('better-sqlite3')).default;
-    const db = new Database(path.join(dataDir, 'forge.db'), { readonly: true });
+    const db = new Database(path.join(dataDir, 'forge.db'));
     try {
-      expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(db.prepare('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' });
     } finally {
       db.close();
     }
