@@ -62,7 +62,11 @@ for (const provider of providers()) {
         const get = () => forge.request('GET', l.path, l.as === 'anonymous' ? {} : { token: tokens[l.as] });
         const first = await get();
         if (first.status !== 200) throw new Error(`${name}: ${first.status} ${first.text}`);
-        out[name] = await forge.statements(async () => expect((await get()).status).toBe(200));
+        // Background statements (a token's last-used time, written at most once a minute; the
+        // notifier's listeners finishing) may land inside one measurement: keep the least of three.
+        const runs: number[] = [];
+        for (let k = 0; k < 3; k++) runs.push(await forge.statements(async () => expect((await get()).status).toBe(200)));
+        out[name] = Math.min(...runs);
       }
       return out;
     }
