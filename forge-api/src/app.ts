@@ -30,6 +30,7 @@ import contentRoutes from './routes/contents';
 import repoSettingsRoutes, { repoAvatarFileRoutes } from './routes/repo-settings';
 import forkRoutes, { generateRoutes } from './routes/forks';
 import deployKeyRoutes from './routes/deploy-keys';
+import transferRoutes from './routes/transfers';
 import repoMiscRoutes, { issueTemplateRoutes } from './routes/repo-misc';
 import teamRoutes from './routes/teams';
 import hookRoutes from './routes/hooks';
@@ -111,6 +112,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
       await api.register(forkRoutes);
       await api.register(generateRoutes);
       await api.register(deployKeyRoutes);
+      await api.register(transferRoutes);
       await api.register(repoMiscRoutes);
       await api.register(issueTemplateRoutes);
       await api.register(teamRoutes);

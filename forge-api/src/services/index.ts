@@ -28,6 +28,7 @@ import { RepoAvatarService } from './repo-avatars';
 import { ForkService } from './forks';
 import { TemplateGenerateService } from './template-generate';
 import { DeployKeyService } from './deploy-keys';
+import { TransferService } from './transfers';
 import { IssueTemplateService } from './issue-templates';
 import { TeamService } from './teams';
 import { TokenService } from './tokens';
@@ -54,6 +55,7 @@ export interface Services {
   /** Repositories generated from template repositories. */
   templates: TemplateGenerateService;
   deployKeys: DeployKeyService;
+  transfers: TransferService;
   issueTemplates: IssueTemplateService;
   admin: AdminService;
   /** The activity feeds (rows written by the notifier's feed listener). */
@@ -136,6 +138,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     forks,
     templates: new TemplateGenerateService(prisma, config, permissions, repos),
     deployKeys: new DeployKeyService(prisma),
+    transfers: new TransferService(prisma, permissions, repos, (id) => forks.relinkForksOf(id)),
     issueTemplates: new IssueTemplateService(gitReaders, (o, n) => repos.diskPath(o, n)),
     admin: new AdminService(prisma, config),
     activities,
