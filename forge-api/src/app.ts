@@ -43,6 +43,7 @@ import miscellaneousRoutes from './routes/miscellaneous';
 import gitHttpRoutes from './routes/git-http';
 import branchRoutes from './routes/branches';
 import topicRoutes from './routes/topics';
+import releaseRoutes, { releaseDownloadRoutes } from './routes/releases';
 
 export interface BuildAppOptions {
   /** Overrides of the environment-derived configuration. */
@@ -124,11 +125,13 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
       await api.register(miscellaneousRoutes);
       await api.register(branchRoutes);
       await api.register(topicRoutes);
+      await api.register(releaseRoutes);
     },
     { prefix: '/api/v1' },
   );
 
   await app.register(attachmentDownloadRoutes);
+  await app.register(releaseDownloadRoutes);
   await app.register(repoAvatarFileRoutes);
   await app.register(packageRegistryRoutes, { prefix: '/api/packages' });
   await app.register(gitHttpRoutes);
