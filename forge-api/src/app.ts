@@ -54,6 +54,8 @@ export interface BuildAppOptions {
   prisma?: Prisma;
   /** Skip applying migrations (the caller did). */
   skipMigrations?: boolean;
+  /** Run no background work (webhook deliveries, cron): another process of a cluster does. */
+  noBackground?: boolean;
 }
 
 export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyInstance> {
@@ -91,7 +93,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
   await app.register(errorsPlugin);
   await app.register(urlInput);
   if (config.enableSwagger) await app.register(swaggerPlugin);
-  await app.register(backgroundPlugin);
+  if (!options.noBackground) await app.register(backgroundPlugin);
 
   await app.register(
     async (api) => {
