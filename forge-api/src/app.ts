@@ -31,6 +31,7 @@ import repoSettingsRoutes, { repoAvatarFileRoutes } from './routes/repo-settings
 import forkRoutes, { generateRoutes } from './routes/forks';
 import deployKeyRoutes from './routes/deploy-keys';
 import transferRoutes from './routes/transfers';
+import migrationRoutes from './routes/migrations';
 import repoMiscRoutes, { issueTemplateRoutes } from './routes/repo-misc';
 import teamRoutes from './routes/teams';
 import hookRoutes from './routes/hooks';
@@ -55,6 +56,8 @@ export interface BuildAppOptions {
   prisma?: Prisma;
   /** Skip applying migrations (the caller did). */
   skipMigrations?: boolean;
+  /** Run no background work (webhook deliveries, cron): another process of a cluster does. */
+  noBackground?: boolean;
 }
 
 export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyInstance> {
@@ -92,7 +95,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
   await app.register(errorsPlugin);
   await app.register(urlInput);
   if (config.enableSwagger) await app.register(swaggerPlugin);
-  await app.register(backgroundPlugin);
+  if (!options.noBackground) await app.register(backgroundPlugin);
 
   await app.register(
     async (api) => {
@@ -115,6 +118,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
       await api.register(generateRoutes);
       await api.register(deployKeyRoutes);
       await api.register(transferRoutes);
+      await api.register(migrationRoutes);
       await api.register(repoMiscRoutes);
       await api.register(issueTemplateRoutes);
       await api.register(teamRoutes);
