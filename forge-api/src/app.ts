@@ -33,6 +33,7 @@ import packageRoutes from './routes/packages';
 import packageRegistryRoutes from './routes/package-registry';
 import cronRoutes from './routes/cron';
 import trackerRoutes, { attachmentDownloadRoutes } from './routes/tracker';
+import gitDataRoutes from './routes/git-data';
 import miscellaneousRoutes from './routes/miscellaneous';
 import gitHttpRoutes from './routes/git-http';
 
@@ -106,6 +107,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
       await api.register(cronRoutes);
       await api.register(trackerRoutes);
       await api.register(miscellaneousRoutes);
+      await api.register(gitDataRoutes);
     },
     { prefix: '/api/v1' },
   );

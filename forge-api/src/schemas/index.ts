@@ -3,6 +3,7 @@ import { OrganizationPermissionsSchema, OrganizationSchema } from './org';
 import { CreateRepoOptionSchema, PermissionSchema, RepositorySchema, SearchResultsSchema } from './repo';
 import { AccessTokenSchema, CronSchema, EmailSchema, PublicKeySchema, UserSchema } from './user';
 import { ISSUE_SCHEMAS } from './issue';
+import { GIT_DATA_SCHEMAS } from './git-data';
 
 export * from './common';
 export * from './user';
@@ -24,6 +25,7 @@ export const SHARED_SCHEMAS = [
   CreateRepoOptionSchema,
   SearchResultsSchema,
   ...ISSUE_SCHEMAS,
+  ...GIT_DATA_SCHEMAS,
 ];
 
 export const ref = (id: string) => ({ $ref: `${id}#` });

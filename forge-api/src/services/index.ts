@@ -25,6 +25,8 @@ import { WatchService } from './watches';
 import { WebhookService } from './webhooks';
 import { DeliveryWorker } from './webhooks/deliver';
 import { GitReaderPool } from './git/reader';
+import { GitDataService } from './git-data';
+import { CommitConverter } from './git-data/commits';
 
 export interface Services {
   convert: Converter;
@@ -51,6 +53,8 @@ export interface Services {
   notifier: Notifier;
   /** Long-lived `git cat-file` readers, one per repository (services/git/reader.ts). */
   gitReaders: GitReaderPool;
+  /** Refs, commits, trees, blobs, tags, notes, comparisons (Gitea's git data API). */
+  gitData: GitDataService;
 }
 
 export interface ServiceOptions {
@@ -83,6 +87,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
   );
   notifier.add(new NotificationListener(tracker.notifications));
 
+  const gitReaders = new GitReaderPool();
   const services: Services = {
     convert,
     permissions,
@@ -102,7 +107,8 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     httpsig: new HttpSignatureService(prisma, () => config.sshTrustedUserCaKeys),
     watches: new WatchService(prisma),
     notifier,
-    gitReaders: new GitReaderPool(),
+    gitReaders,
+    gitData: new GitDataService(config, gitReaders, repos, new CommitConverter(prisma, convert, config.rootUrl)),
   };
   registerCronTasks(services);
   return services;
