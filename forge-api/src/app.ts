@@ -33,7 +33,7 @@ import packageRoutes from './routes/packages';
 import packageRegistryRoutes from './routes/package-registry';
 import cronRoutes from './routes/cron';
 import trackerRoutes, { attachmentDownloadRoutes } from './routes/tracker';
-import gitDataRoutes from './routes/git-data';
+import gitDataRoutes, { repoStatsRoutes } from './routes/git-data';
 import miscellaneousRoutes from './routes/miscellaneous';
 import gitHttpRoutes from './routes/git-http';
 
@@ -108,6 +108,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
       await api.register(trackerRoutes);
       await api.register(miscellaneousRoutes);
       await api.register(gitDataRoutes);
+      await api.register(repoStatsRoutes);
     },
     { prefix: '/api/v1' },
   );

@@ -186,6 +186,49 @@ export default async function gitDataRoutes(app: FastifyInstance) {
   );
 }
 
+export async function repoStatsRoutes(app: FastifyInstance) {
+  const gitData = app.services.gitData;
+  const tags = ['repository'];
+  const read = { scopes: ['repository' as const], repo: CODE_READ };
+  app.get<{ Params: OwnerRepo }>(
+    '/repos/:owner/:repo/languages',
+    {
+      config: read,
+      schema: {
+        tags,
+        operationId: 'repoGetLanguages',
+        summary: 'Get languages and number of bytes of code written',
+        params: ownerRepoParams,
+        response: { 200: { type: 'object', additionalProperties: { type: 'integer' } }, ...errors(404) },
+      },
+    },
+    async (request) => gitData.languages(request.repoCtx.repo),
+  );
+  app.get<{ Params: OwnerRepo }>(
+    '/repos/:owner/:repo/licenses',
+    { config: read, schema: { tags, operationId: 'repoGetLicenses', summary: 'Get repo licenses', params: ownerRepoParams, response: { 200: { type: 'array', items: str }, ...errors(404) } } },
+    async (request) => gitData.licenses(request.repoCtx.repo),
+  );
+  app.get<{ Params: OwnerRepo & { filepath: string }; Querystring: { ref?: string } }>(
+    '/repos/:owner/:repo/editorconfig/:filepath',
+    {
+      config: read,
+      schema: {
+        tags,
+        operationId: 'repoGetEditorConfig',
+        summary: 'Get the EditorConfig definitions of a file in a repository',
+        params: withParam('filepath'),
+        querystring: obj({ ref: { type: 'string', description: 'The name of the commit/branch/tag. Default to the repository’s default branch.' } }),
+        response: {
+          200: obj({ charset: str, indent_style: str, indent_size: str, tab_width: int, end_of_line: str, trim_trailing_whitespace: { type: 'boolean' }, insert_final_newline: { type: 'boolean' } }),
+          ...errors(404),
+        },
+      },
+    },
+    async (request) => gitData.editorconfig(request.repoCtx.repo, request.params.filepath, request.query.ref || undefined),
+  );
+}
+
 /** Go's FormInt: a value that does not parse is 0. */
 function clampInt(v: number | undefined): number {
   return typeof v === 'number' && Number.isSafeInteger(v) ? v : 0;

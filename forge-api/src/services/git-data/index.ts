@@ -15,6 +15,9 @@ import type { RepoService } from '../repos';
 import { ALL_COMMIT_PARTS, CommitConverter, verificationOf, type CommitJsonOptions } from './commits';
 import { escapeSegments, gitDate, goPathEscape, repoUrls } from './format';
 import { Lru } from './lru';
+import { definitionFor } from './editorconfig';
+import { languageStats } from './languages';
+import { detectLicenses } from './licenses';
 
 export { commitOptionsFromQuery, formBool, type CommitJsonOptions } from './commits';
 
@@ -67,6 +70,8 @@ export class GitDataService {
   // Counts and pages of history below a commit id never change: kept by id and filters.
   private readonly countCache = new Lru<string, number>(5_000);
   private readonly pageCache = new Lru<string, string[]>(5_000);
+  private readonly languageCache = new Lru<string, [string, number][]>(1_000);
+  private readonly licenseCache = new Lru<string, string[]>(1_000);
 
   constructor(
     private readonly config: ForgeConfig,
@@ -332,6 +337,55 @@ export class GitDataService {
   }
 
   // ------------------------------------------------------------------------------------------
+  // languages, licenses, editorconfig (of the default branch, as Gitea's indexers see it)
+
+  private async defaultHead(repo: RepoWithOwner): Promise<string | null> {
+    if (repo.isEmpty) return null;
+    return this.reader(repo).resolveCommit(`refs/heads/${repo.defaultBranch}`);
+  }
+
+  /** GET /languages: bytes per language, largest first. */
+  async languages(repo: RepoWithOwner): Promise<LanguageSizes> {
+    const head = await this.defaultHead(repo);
+    if (!head) return {};
+    let stats = this.languageCache.get(head);
+    if (!stats) {
+      stats = await languageStats(this.reader(repo), head);
+      this.languageCache.set(head, stats);
+    }
+    return Object.fromEntries(stats);
+  }
+
+  /** GET /licenses: the SPDX ids found in the default branch's LICENSE file. */
+  async licenses(repo: RepoWithOwner): Promise<string[]> {
+    const head = await this.defaultHead(repo);
+    if (!head) return [];
+    const reader = this.reader(repo);
+    const info = await reader.info(`${head}:LICENSE`);
+    if (!info || info.type !== 'blob') return [];
+    let ids = this.licenseCache.get(info.oid);
+    if (!ids) {
+      const blob = await reader.readBlob(info.oid);
+      ids = blob && blob.size <= 1024 * 1024 ? detectLicenses(blob.content.toString('utf8')) : [];
+      this.licenseCache.set(info.oid, ids);
+    }
+    return ids;
+  }
+
+  /** GET /editorconfig/{filename}: the definition the root .editorconfig gives that name. */
+  async editorconfig(repo: RepoWithOwner, file: string, ref?: string) {
+    if (repo.isEmpty) throw new NotFoundError('repository is empty');
+    const reader = this.reader(repo);
+    let commit: string | null = null;
+    if (ref) commit = await this.resolveCompareRef(repo, ref);
+    commit ??= await this.defaultHead(repo);
+    if (!commit) throw new NotFoundError(`branch does not exist [name: ${repo.defaultBranch}]`);
+    const blob = await reader.readBlob(`${commit}:.editorconfig`);
+    if (!blob) throw new NotFoundError(`object does not exist [id: , rel_path: .editorconfig]`);
+    return definitionFor(blob.content.toString('utf8'), file);
+  }
+
+  // ------------------------------------------------------------------------------------------
   // compare
 
   /** A branch, then a tag, then a commit id (Gitea's guess by short name); with ~N/^N suffixes. */
@@ -377,6 +431,10 @@ export class GitDataService {
     const range = `${base}${sep}${head}`;
     return this.stream(repo, patch ? ['format-patch', '--binary', '--stdout', range, '--'] : ['diff', '-p', range, '--']);
   }
+}
+
+export interface LanguageSizes {
+  [language: string]: number;
 }
 
 function parseBasehead(param: string): { base: string; head: string; sep: string } {
