@@ -11,7 +11,7 @@
  */
 import type { Logger } from './log';
 import type { ManifestDoc, ParsedResources, ResourceSet } from './resources/types';
-import type { BuildGraphOptions, DataplaneResult, GatewayNode, Graph, StatusReport } from './graph/types';
+import type { BuildGraphOptions, DataplaneResult, GatewayNode, Graph, ParametersVerdict, StatusReport } from './graph/types';
 import { parseManifests } from './resources';
 import { buildGraph } from './graph';
 import { computeStatuses, carryTransitionTimes, withAffected } from './status';
@@ -29,6 +29,8 @@ import { computePolicies, targetsFromGraph, type EffectivePolicies, type PolicyI
 export interface GatewayDataplane {
   publish(graph: Graph, policies: EffectivePolicies | undefined): void;
   resultFor(gateway: Pick<GatewayNode, 'namespace' | 'name'>): DataplaneResult;
+  /** Whether a GatewayClass's parametersRef could be used (undefined: no verdict yet). */
+  classParameters?(className: string): ParametersVerdict | undefined;
 }
 
 export function isGatewayDataplane(d: Dataplane<RenderedConfigLike> | GatewayDataplane): d is GatewayDataplane {
@@ -62,7 +64,7 @@ export interface Pipeline<M = unknown, C extends RenderedConfigLike = RenderedCo
     graph: Graph,
     parsed: ParsedResources,
     dataplane: DataplaneResult | ((gateway: GatewayNode) => DataplaneResult),
-    options?: { controllerName?: string },
+    options?: { controllerName?: string; classParameters?: (className: string) => ParametersVerdict | undefined },
   ): StatusReport[];
   carryTransitionTimes(previous: StatusReport[], next: StatusReport[], now: string): StatusReport[];
 }
@@ -295,7 +297,8 @@ export class Reconciler<M = unknown, C extends RenderedConfigLike = RenderedConf
     }
 
     const applyMs = lap();
-    let statuses = pipeline.computeStatuses(graph, parsed, dataplane, { controllerName: this.o.controllerName });
+    const classParameters = isGatewayDataplane(dp) && dp.classParameters ? (name: string) => dp.classParameters!(name) : undefined;
+    let statuses = pipeline.computeStatuses(graph, parsed, dataplane, { controllerName: this.o.controllerName, ...(classParameters ? { classParameters } : {}) });
     if (policies) statuses = [...withAffected(statuses, policies.affected), ...policies.statuses];
     const now = (this.o.now ?? (() => new Date().toISOString()))();
     this.previous = pipeline.carryTransitionTimes(this.previous, statuses, now);

@@ -150,6 +150,11 @@ describe('provisioning: parameters ConfigMaps', () => {
     expect(kind.classProblems.get('portcullis')?.message).toMatch(/must refer to a core ConfigMap/);
   });
 
+  it("judges a class's parametersRef even while no Gateway uses it", () => {
+    const r = plan([], [cls({ group: '', kind: 'ConfigMap', name: 'gone', namespace: 'cfg' })]);
+    expect(r.classProblems.get('portcullis')).toEqual({ reason: 'InvalidParameters', message: 'GatewayClass spec.parametersRef: ConfigMap cfg/gone not found' });
+  });
+
   it('names each bad key and keeps the good ones', () => {
     const r = parseParameters({ metadata: { name: 'p' }, data: { serviceType: 'Ingress', replicas: '2', colour: 'blue' } });
     expect(r.params).toEqual({ replicas: 2 });

@@ -140,3 +140,24 @@ describe('status: invalid documents get a condition naming the field', () => {
     expect(reports[0]).not.toHaveProperty('namespace');
   });
 });
+
+describe('status: parameters a data plane could not use (InvalidParameters)', () => {
+  const parsed = () => parseManifests(docs.map((doc, i) => ({ source: `d${i}.yaml`, doc })));
+  test('a Gateway whose infrastructure.parametersRef is unusable is Accepted False, InvalidParameters; its listeners keep their conditions', () => {
+    const p = parsed();
+    const graph = buildGraph(p.set, { controllerName: DEFAULT_CONTROLLER_NAME });
+    const reports = computeStatuses(graph, p, { ...ok, invalidParameters: 'ConfigMap default/p not found' });
+    const s = find(reports, 'Gateway', 'gw');
+    expect(s.conditions.find((c: { type: string }) => c.type === 'Accepted')).toMatchObject({ status: 'False', reason: 'InvalidParameters', message: 'ConfigMap default/p not found', observedGeneration: 2 });
+    expect(summary(s.listeners[0].conditions)).toContain('Programmed=True/Programmed');
+  });
+
+  test("a GatewayClass's verdict replaces its Accepted condition; no verdict leaves it as the graph says", () => {
+    const p = parsed();
+    const graph = buildGraph(p.set, { controllerName: DEFAULT_CONTROLLER_NAME });
+    const cls = (verdict: Parameters<typeof computeStatuses>[3]) => find(computeStatuses(graph, p, ok, verdict), 'GatewayClass', 'portcullis');
+    expect(summary(cls({ classParameters: () => ({ valid: false, message: 'bad key' }) }).conditions)).toEqual(['Accepted=False/InvalidParameters', 'SupportedVersion=True/SupportedVersion']);
+    expect(summary(cls({ classParameters: () => ({ valid: true }) }).conditions)).toEqual(['Accepted=True/Accepted', 'SupportedVersion=True/SupportedVersion']);
+    expect(summary(cls({ classParameters: () => undefined }).conditions)).toEqual(['Accepted=True/Accepted', 'SupportedVersion=True/SupportedVersion']);
+  });
+});

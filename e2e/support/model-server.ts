@@ -69,7 +69,7 @@ export async function startModelServer(name: string, options: ModelServerOptions
         // Another process (a benchmark) sets the load and delay, and reads what was served.
         if (req.method === 'POST') Object.assign(model, JSON.parse(text || '{}'));
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ served: model.served, load: model.load, delayMs: model.delayMs }));
+        res.end(JSON.stringify({ served: model.served, load: model.load, delayMs: model.delayMs, lastBody: model.bodies[model.bodies.length - 1] }));
         return;
       }
       const answer = (status: number, body: unknown) => {

@@ -1,5 +1,5 @@
 /**
- * Backends in a network namespace the test creates: EndpointSlices refuse loopback addresses,
+ * Backends (echo servers, or fake model servers) in a network namespace the test creates: EndpointSlices refuse loopback addresses,
  * so "pods" get a real address on a veth pair (prefix pck-, subnet 10.244.0.0/16), and nginx in
  * the root namespace reaches them there. Names are unique per run (pid + counter); close()
  * kills the servers and deletes the namespace, which removes the veth pair and its route.
@@ -42,7 +42,15 @@ async function freeSubnet(subnet: string): Promise<{ host: string; ns: string }>
  * Starts one echo backend per name inside a new network namespace. Each suite uses its own
  * prefix and /16 (the BOARD assigns them), so parallel runs never share names or addresses.
  */
-export async function startNetnsBackends(names: string[], options: { prefix?: string; subnet?: string } = {}): Promise<NetnsBackends> {
+export async function startNetnsBackends(
+  names: string[],
+  options: {
+    prefix?: string;
+    subnet?: string;
+    /** Fake model servers (support/model-server.ts, "pods" of an InferencePool) instead of echo backends, on this port (0: any). */
+    models?: { port: number };
+  } = {},
+): Promise<NetnsBackends> {
   const prefix = options.prefix ?? 'pck-';
   const short = prefix.replace(/-$/, '');
   const id = `${process.pid % 100000}${(counter++).toString(36)}`;
@@ -67,7 +75,10 @@ export async function startNetnsBackends(names: string[], options: { prefix?: st
     await ip(['-n', namespace, 'addr', 'add', `${ns}/30`, 'dev', nsIf]);
     await ip(['-n', namespace, 'link', 'set', nsIf, 'up']);
     await ip(['-n', namespace, 'link', 'set', 'lo', 'up']);
-    child = spawn('ip', ['netns', 'exec', namespace, process.execPath, '-r', 'tsx/cjs', path.join(REPO_ROOT, 'e2e', 'support', 'echo-main.ts'), ns, ...names], {
+    const main = options.models
+      ? [path.join(REPO_ROOT, 'e2e', 'support', 'model-main.ts'), ns, String(options.models.port), ...names]
+      : [path.join(REPO_ROOT, 'e2e', 'support', 'echo-main.ts'), ns, ...names];
+    child = spawn('ip', ['netns', 'exec', namespace, process.execPath, '-r', 'tsx/cjs', ...main], {
       cwd: REPO_ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -26,6 +26,8 @@ import tokenRoutes from './routes/tokens';
 import adminRoutes from './routes/admin';
 import orgRoutes from './routes/orgs';
 import repoRoutes from './routes/repos';
+import repoSettingsRoutes, { repoAvatarFileRoutes } from './routes/repo-settings';
+import forkRoutes from './routes/forks';
 import teamRoutes from './routes/teams';
 import hookRoutes from './routes/hooks';
 import keyRoutes from './routes/keys';
@@ -100,6 +102,8 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
       await api.register(adminRoutes);
       await api.register(orgRoutes);
       await api.register(repoRoutes);
+      await api.register(repoSettingsRoutes);
+      await api.register(forkRoutes);
       await api.register(teamRoutes);
       await api.register(hookRoutes);
       await api.register(keyRoutes);
@@ -114,6 +118,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
   );
 
   await app.register(attachmentDownloadRoutes);
+  await app.register(repoAvatarFileRoutes);
   await app.register(packageRegistryRoutes, { prefix: '/api/packages' });
   await app.register(gitHttpRoutes);
   return app;

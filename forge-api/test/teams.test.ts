@@ -107,9 +107,11 @@ describeForge('teams and org permissions', (f) => {
     expect((await f().request('GET', `/teams/${readTeam}`, as('outsider'))).status).toBe(404);
     expect((await f().request('GET', `/teams/${readTeam}`)).status).toBe(401);
     expect((await f().request('GET', '/teams/99999', as('root'))).status).toBe(404);
-    // Only org owners edit, delete, change members (a plain team member gets 404).
-    expect((await f().request('PATCH', `/teams/${readTeam}`, { ...as('reader'), body: { name: 'readers', description: 'x' } })).status).toBe(404);
-    expect((await f().request('PUT', `/teams/${readTeam}/members/outsider`, as('reader'))).status).toBe(404);
+    // Only org owners edit, delete, change members: Gitea 1.27 answers others 403.
+    let res = await f().request('PATCH', `/teams/${readTeam}`, { ...as('reader'), body: { name: 'readers', description: 'x' } });
+    expect(res.status).toBe(403);
+    expect(res.body.message).toBe('Must be an organization owner');
+    expect((await f().request('PUT', `/teams/${readTeam}/members/outsider`, as('reader'))).status).toBe(403);
     // Listing/searching teams needs org membership: 403 for outsiders of a visible org.
     expect((await f().request('GET', '/orgs/acme/teams', as('outsider'))).status).toBe(403);
     expect((await f().request('GET', '/orgs/acme/teams')).status).toBe(401);
@@ -123,9 +125,41 @@ describeForge('teams and org permissions', (f) => {
     expect(res.body.data.map((t: { name: string }) => t.name)).toEqual(['readers']);
     res = await f().request('GET', '/orgs/acme/teams/search?q=code&include_desc=false', as('root'));
     expect(res.body.data).toEqual([]);
+    // A member sees the teams they are in and the limited ones (Owners is limited).
     res = await f().request('GET', '/orgs/acme/teams/search?q=ers', as('writer'));
-    expect(res.body.data.map((t: { name: string }) => t.name)).toEqual(['writers']);
-    expect(res.headers.get('x-total-count')).toBe('1');
+    expect(res.body.data.map((t: { name: string }) => t.name)).toEqual(['Owners', 'writers']);
+    expect(res.headers.get('x-total-count')).toBe('2');
+  });
+
+  test('team visibility (Gitea 1.27): private by default, limited to org members, public to signed-in users', async () => {
+    let res = await f().request('GET', `/teams/${ownersTeam}`, as('owner'));
+    expect(res.body.visibility).toBe('limited');
+    expect((await f().request('GET', `/teams/${readTeam}`, as('owner'))).body.visibility).toBe('private');
+    // A private team: listed and readable by its members and the owners only.
+    let names = (await f().request('GET', '/orgs/acme/teams', as('writer'))).body.map((t: { name: string }) => t.name);
+    expect(names).not.toContain('readers');
+    expect(names).toContain('Owners');
+    res = await f().request('POST', '/orgs/acme/teams', { ...as('owner'), body: { name: 'openteam', permission: 'read', units: ['repo.code'], visibility: 'public' } });
+    expect(res.status).toBe(201);
+    expect(res.body.visibility).toBe('public');
+    const open = res.body.id;
+    res = await f().request('POST', '/orgs/acme/teams', { ...as('owner'), body: { name: 'limteam', permission: 'read', units: ['repo.code'], visibility: 'limited' } });
+    const limited = res.body.id;
+    expect((await f().request('POST', '/orgs/acme/teams', { ...as('owner'), body: { name: 'badvis', permission: 'read', units: ['repo.code'], visibility: 'secret' } })).status).toBe(422);
+    // Public: any signed-in user who sees the organization reads it; limited: org members only.
+    expect((await f().request('GET', `/teams/${open}`, as('outsider'))).status).toBe(200);
+    expect((await f().request('GET', `/teams/${limited}`, as('writer'))).status).toBe(200);
+    expect((await f().request('GET', `/teams/${limited}`, as('outsider'))).status).toBe(404);
+    expect((await f().request('GET', `/teams/${readTeam}`, as('writer'))).status).toBe(403);
+    names = (await f().request('GET', '/orgs/acme/teams', as('writer'))).body.map((t: { name: string }) => t.name);
+    expect(names).toEqual(expect.arrayContaining(['openteam', 'limteam', 'writers', 'Owners']));
+    // Editing keeps the visibility unless given; the Owners team's stays limited.
+    res = await f().request('PATCH', `/teams/${open}`, { ...as('owner'), body: { name: 'openteam', visibility: 'private' } });
+    expect(res.body.visibility).toBe('private');
+    expect((await f().request('GET', `/teams/${open}`, as('outsider'))).status).toBe(404);
+    res = await f().request('PATCH', `/teams/${ownersTeam}`, { ...as('owner'), body: { name: 'Owners', visibility: 'private' } });
+    expect(res.body.visibility).toBe('limited');
+    for (const id of [open, limited]) expect((await f().request('DELETE', `/teams/${id}`, as('owner'))).status).toBe(204);
   });
 
   test('repositories through teams: read/write by permission, enforced on the API', async () => {

@@ -11,7 +11,7 @@
 import * as fs from 'fs';
 import * as k8s from '@kubernetes/client-node';
 import type { Logger } from '../log';
-import type { DataplaneResult, Graph, ObjectRef } from '../graph/types';
+import type { DataplaneResult, Graph, ObjectRef, ParametersVerdict } from '../graph/types';
 import type { EffectivePolicies } from '../policies';
 import type { ManifestDoc } from '../resources/types';
 import { gatewayAddresses, type ServiceForAddresses } from '../provisioning/addresses';
@@ -55,6 +55,11 @@ export class KubernetesDataplane {
   private serviceNames = new Map<string, string>();
   private gatewayProblems = new Map<string, ParametersProblem>();
   private classProblems = new Map<string, ParametersProblem>();
+  /** Classes of ours whose parametersRef the last provisioning read (for their Accepted condition). */
+  private classesWithParameters = new Set<string>();
+  /** "ns/name" of a referenced parameters ConfigMap -> a watch on that one ConfigMap. */
+  private readonly parameterWatches = new Map<string, k8s.ListWatch<k8s.V1ConfigMap>>();
+  private readonly syncedWatches = new WeakSet<k8s.ListWatch<k8s.V1ConfigMap>>();
   private leader = false;
   private lastDocs?: ManifestDoc[];
   private readonly listeners: (() => void)[] = [];
@@ -132,7 +137,7 @@ export class KubernetesDataplane {
   async stop(): Promise<void> {
     this.stopped = true;
     this.provisioner.stop();
-    await Promise.all(this.informers.map((i) => i.stop().catch(() => undefined)));
+    await Promise.all([...this.informers, ...this.parameterWatches.values()].map((i) => i.stop().catch(() => undefined)));
     await this.server.close();
   }
 
@@ -159,10 +164,19 @@ export class KubernetesDataplane {
     const service = name ? (this.services?.get(name, gw.namespace) as ServiceForAddresses | undefined) : undefined;
     const addresses = gatewayAddresses(service).map((a) => a.value);
     const outcome = this.server.outcome(key);
-    if (outcome?.programmed) return { programmed: true, addresses };
-    if (outcome) return { programmed: false, reason: outcome.reason, message: outcome.message, addresses };
+    const problem = this.gatewayProblems.get(key);
+    const parameters = problem ? { invalidParameters: `${problem.message}; the data plane runs with the remaining parameters and the defaults` } : {};
+    if (outcome?.programmed) return { programmed: true, addresses, ...parameters };
+    if (outcome) return { programmed: false, reason: outcome.reason, message: outcome.message, addresses, ...parameters };
     // Not the leader, or agents still reconnecting to a new leader.
-    return { programmed: false, reason: 'Pending', message: 'Waiting for the data plane to report (agents are connecting to the controller)', addresses };
+    return { programmed: false, reason: 'Pending', message: 'Waiting for the data plane to report (agents are connecting to the controller)', addresses, ...parameters };
+  }
+
+  /** The GatewayClass's parametersRef verdict, once provisioning has read it (leader only). */
+  classParameters(className: string): ParametersVerdict | undefined {
+    const problem = this.classProblems.get(className);
+    if (problem) return { valid: false, message: `${problem.message}; its Gateways run with the controller's defaults` };
+    return this.classesWithParameters.has(className) ? { valid: true } : undefined;
   }
 
   /** Why a Gateway's (or GatewayClass's) parametersRef could not be used, for its status. */
@@ -189,6 +203,7 @@ export class KubernetesDataplane {
       else if (o?.kind === 'GatewayClass' && o.apiVersion?.startsWith('gateway.networking.k8s.io/')) classes.push(o as unknown as GatewayClassObject);
     }
     const configMaps = await this.parameterConfigMaps(gateways, classes);
+    if (this.stopped) return;
     const plan = planProvisioning({
       gateways,
       gatewayClasses: classes,
@@ -196,15 +211,24 @@ export class KubernetesDataplane {
       defaults: this.o.defaults,
       configMap: (ns, name) => configMaps.get(`${ns}/${name}`),
     });
+    const before = this.problemsText();
     this.gatewayProblems = new Map(plan.gateways.filter((g) => g.problem).map((g) => [g.key, g.problem!]));
     this.classProblems = plan.classProblems;
+    this.classesWithParameters = new Set(classes.filter((c) => c.spec.controllerName === this.o.controllerName && c.spec.parametersRef).map((c) => c.metadata.name));
+    // Statuses show the problems: compute them again when they changed.
+    if (this.problemsText() !== before) this.changed();
     await this.provisioner.reconcile(plan);
   }
 
+  private problemsText(): string {
+    return JSON.stringify([[...this.gatewayProblems], [...this.classProblems], [...this.classesWithParameters]]);
+  }
+
   /**
-   * The parameters ConfigMaps referenced by our Gateways and classes, read when provisioning
-   * runs (a Gateway or class changed, leadership, a provisioned object deleted): a cluster-wide
-   * ConfigMap watch would hold every ConfigMap of the cluster in memory for a few of them.
+   * The parameters ConfigMaps referenced by our Gateways and classes. Each is watched on its own
+   * (a list+watch with a field selector on its name): an edit re-provisions at once, and a
+   * cluster-wide ConfigMap watch would hold every ConfigMap of the cluster in memory for a few
+   * of them. Watches of ConfigMaps no longer referenced are stopped.
    */
   private async parameterConfigMaps(gateways: GatewayObject[], classes: GatewayClassObject[]): Promise<Map<string, ConfigMapObject>> {
     const refs = new Set<string>();
@@ -216,16 +240,52 @@ export class KubernetesDataplane {
       const r = g.spec.infrastructure?.parametersRef;
       if (r && (r.group ?? '') === '' && r.kind === 'ConfigMap') refs.add(`${g.metadata.namespace}/${r.name}`);
     }
+    for (const [ref, watch] of this.parameterWatches) {
+      if (refs.has(ref)) continue;
+      this.parameterWatches.delete(ref);
+      void watch.stop().catch(() => undefined);
+    }
     const out = new Map<string, ConfigMapObject>();
     for (const ref of refs) {
       const [namespace, name] = ref.split('/');
-      try {
-        out.set(ref, (await this.core.readNamespacedConfigMap({ namespace, name })) as ConfigMapObject);
-      } catch (err) {
-        if ((err as { code?: number }).code !== 404) this.o.log.warn('reading a parameters ConfigMap failed', { component: 'provisioner', configMap: ref, error: (err as Error).message });
+      let watch = this.parameterWatches.get(ref);
+      if (!watch) {
+        watch = this.watchParameters(namespace, name);
+        this.parameterWatches.set(ref, watch);
+        try {
+          await watch.start();
+          this.syncedWatches.add(watch);
+        } catch (err) {
+          this.o.log.warn('reading a parameters ConfigMap failed', { component: 'provisioner', configMap: ref, error: (err as Error).message });
+        }
       }
+      const cm = watch.get(name, namespace);
+      if (cm) out.set(ref, cm as ConfigMapObject);
     }
     return out;
+  }
+
+  private watchParameters(namespace: string, name: string): k8s.ListWatch<k8s.V1ConfigMap> {
+    const fieldSelector = `metadata.name=${name}`;
+    const watch = new k8s.ListWatch<k8s.V1ConfigMap>(
+      `/api/v1/namespaces/${namespace}/configmaps`,
+      new k8s.Watch(this.o.kubeConfig),
+      () => this.core.listNamespacedConfigMap({ namespace, fieldSelector }),
+      false,
+      undefined,
+      fieldSelector,
+    );
+    // Events of the first list are what this provisioning reads; later ones are edits.
+    const reprovision = () => {
+      if (this.syncedWatches.has(watch) && this.leader && this.lastDocs && !this.stopped) void this.provision(this.lastDocs);
+    };
+    watch.on('add', reprovision);
+    watch.on('update', reprovision);
+    watch.on('delete', reprovision);
+    watch.on('error', (err) => {
+      if (!this.stopped) this.o.log.warn('watch of a parameters ConfigMap failed; it reconnects', { component: 'provisioner', configMap: `${namespace}/${name}`, error: (err as Error)?.message });
+    });
+    return watch;
   }
 }
 

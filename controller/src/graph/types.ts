@@ -277,7 +277,18 @@ export interface DataplaneResult {
   reason?: 'Invalid' | 'Pending';
   /** Addresses the Gateways are reachable on (IPs as IPAddress, names as Hostname). */
   addresses: string[];
+  /**
+   * The Gateway's `spec.infrastructure.parametersRef` could not be used (missing ConfigMap, bad
+   * key): its Accepted condition becomes False, reason InvalidParameters, with this message.
+   */
+  invalidParameters?: string;
 }
+
+/**
+ * What a data plane that reads parameters says of a GatewayClass's `spec.parametersRef`:
+ * undefined when it has no verdict (standalone mode, where parametersRef is ignored).
+ */
+export type ParametersVerdict = { valid: true } | { valid: false; message: string };
 
 export interface StatusCondition extends GraphCondition {
   observedGeneration: number;

@@ -70,6 +70,12 @@ function resolveRef(
   return { params };
 }
 
+/** Why a GatewayClass's parametersRef cannot be used (undefined: none, or it is fine). */
+export function classParametersProblem(gatewayClass: GatewayClassObject, lookup: ConfigMapLookup): ParametersProblem | undefined {
+  const ref = gatewayClass.spec.parametersRef;
+  return resolveRef(ref, ref?.namespace, 'GatewayClass spec.parametersRef', lookup).problem;
+}
+
 export interface EffectiveParameters {
   serviceType: ServiceType;
   externalTrafficPolicy: 'Local' | 'Cluster';

@@ -3,7 +3,7 @@
  * parameter problems its status must show (pure; applier.ts does the I/O).
  */
 import { desiredObjects, type DesiredObjects } from './objects';
-import { resolveParameters, type ConfigMapLookup, type EffectiveParameters } from './params';
+import { classParametersProblem, resolveParameters, type ConfigMapLookup, type EffectiveParameters } from './params';
 import type { GatewayClassObject, GatewayObject, ParametersProblem, ProvisioningDefaults } from './types';
 
 export interface GatewayPlan {
@@ -34,6 +34,11 @@ export function planProvisioning(input: {
 }): ProvisioningPlan {
   const classes = new Map(input.gatewayClasses.filter((c) => c.spec.controllerName === input.controllerName).map((c) => [c.metadata.name, c]));
   const classProblems = new Map<string, ParametersProblem>();
+  // A class's parameters are judged even while no Gateway uses it (its own status says so).
+  for (const cls of classes.values()) {
+    const problem = classParametersProblem(cls, input.configMap);
+    if (problem) classProblems.set(cls.metadata.name, problem);
+  }
   const gateways: GatewayPlan[] = [];
   for (const gateway of input.gateways) {
     const cls = classes.get(gateway.spec.gatewayClassName);

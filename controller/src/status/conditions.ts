@@ -11,6 +11,7 @@ export const gatewayClassConditions = {
   parametersIgnored: (msg: string) =>
     cond('Accepted', 'True', 'InvalidParameters', `The GatewayClass is accepted, but parametersRef is ignored: ${msg}`),
   supportedVersion: () => cond('SupportedVersion', 'True', 'SupportedVersion', 'The Gateway API version is supported'),
+  invalidParameters: (msg: string) => cond('Accepted', 'False', 'InvalidParameters', msg),
 };
 
 export const gatewayConditions = {
@@ -24,6 +25,7 @@ export const gatewayConditions = {
     cond('Accepted', 'False', 'UnsupportedAddress', msg),
     cond('Programmed', 'False', 'Invalid', msg),
   ],
+  invalidParameters: (msg: string) => cond('Accepted', 'False', 'InvalidParameters', msg),
   invalid: (msg: string): GraphCondition[] => [cond('Accepted', 'False', 'Invalid', msg), cond('Programmed', 'False', 'Invalid', msg)],
   programmed: () => cond('Programmed', 'True', 'Programmed', 'The Gateway is programmed'),
   notProgrammed: (nginxMessage: string) =>

@@ -5,8 +5,8 @@
  */
 import { isIP } from 'node:net';
 import { GATEWAY_API_GROUP, type InvalidResource, type ParsedResources } from '../resources/types';
-import { gatewayConditions, listenerConditions } from './conditions';
-import type { DataplaneResult, GatewayNode, Graph, GraphCondition, HTTPRouteNode, ListenerNode, StatusCondition, StatusReport } from '../graph/types';
+import { gatewayClassConditions, gatewayConditions, listenerConditions } from './conditions';
+import type { DataplaneResult, GatewayClassNode, GatewayNode, ParametersVerdict, Graph, GraphCondition, HTTPRouteNode, ListenerNode, StatusCondition, StatusReport } from '../graph/types';
 import { DEFAULT_CONTROLLER_NAME } from '../graph/types';
 import { inferencePoolStatuses } from './inferencepools';
 
@@ -27,6 +27,15 @@ export const SUPPORTED_FEATURES = [
 export interface StatusOptions {
   /** Defaults to gateway.portcullis.dev/controller. */
   controllerName?: string;
+  /** The data plane's verdict on a GatewayClass's parametersRef (Kubernetes with agents). */
+  classParameters?: (className: string) => ParametersVerdict | undefined;
+}
+
+/** The class's Accepted condition once the data plane has read its parametersRef. */
+function classConditions(gc: GatewayClassNode, verdict: ParametersVerdict | undefined): GraphCondition[] {
+  if (!verdict || !gc.accepted) return gc.conditions;
+  const accepted = verdict.valid ? gatewayClassConditions.accepted() : gatewayClassConditions.invalidParameters(verdict.message);
+  return gc.conditions.map((c) => (c.type === 'Accepted' ? accepted : c));
 }
 
 function withGeneration(conditions: GraphCondition[], generation: number): StatusCondition[] {
@@ -54,6 +63,10 @@ function listenerStatus(l: ListenerNode, generation: number, dataplane: Dataplan
 
 function gatewayStatus(gw: GatewayNode, dataplane: DataplaneResult): StatusReport {
   let conditions = gw.conditions;
+  if (dataplane.invalidParameters !== undefined && gw.accepted) {
+    const invalid = gatewayConditions.invalidParameters(dataplane.invalidParameters);
+    conditions = conditions.map((c) => (c.type === 'Accepted' ? invalid : c));
+  }
   if (!conditions.some((c) => c.type === 'Programmed')) {
     const unusable = gw.requestedAddresses.filter((a) => !dataplane.addresses.includes(a));
     const programmed =
@@ -145,7 +158,7 @@ export function computeStatuses(
       name: gc.name,
       generation: gc.generation,
       status: {
-        conditions: withGeneration(gc.conditions, gc.generation),
+        conditions: withGeneration(classConditions(gc, options.classParameters?.(gc.name)), gc.generation),
         ...(gc.accepted ? { supportedFeatures: SUPPORTED_FEATURES.map((name) => ({ name })) } : {}),
       },
     });

@@ -8,9 +8,14 @@
  * - org 'member' (reqOrgMembership): a member or site admin, else 403 "Must be an organization member";
  * - org 'owner' (reqOrgOwnership): an owner or site admin, else 403 "Must be an organization owner";
  *   with `outsider: 'notFound'` a caller who is not even a member gets 404, as the webhook routes do.
- * - team 'member' (reqTeamMembership): a member of the team, an owner of its organization or a
- *   site admin; another member of the organization gets 403 "Must be a team member", anyone
- *   else 404. Team 'owner' (then reqOrgOwnership): only owners and site admins, others 404.
+ * - team routes (Gitea 1.27's team middleware; site admins and owners of the team's
+ *   organization always pass): 'read' (reqTeamReadAccess) admits the team's members and those its
+ *   visibility admits (public: whoever sees the organization; limited: organization members);
+ *   'member' (reqTeamMembership) only its members; refused callers who are members of the
+ *   organization get 403 "Must be a team member", others 404. 'owner' (reqOrgOwnership) is 403
+ *   "Must be an organization owner" for everyone else. `orgMember` (reqOrgMembership) also needs
+ *   organization membership (403 "Must be an organization member"). A public-only token reaches
+ *   teams of public organizations only (403).
  */
 import type { FastifyInstance } from 'fastify';
 import { NotFoundError, PermissionDeniedError, UnauthenticatedError } from '../services/errors';
@@ -24,7 +29,8 @@ export interface OrgAssignment {
 }
 
 export interface TeamAssignment {
-  access: 'member' | 'owner';
+  access: 'read' | 'member' | 'owner';
+  orgMember?: boolean;
 }
 
 export interface OrgCtx {
@@ -50,7 +56,7 @@ export const ORG_MEMBER: OrgAssignment = { access: 'member' };
 export const ORG_OWNER: OrgAssignment = { access: 'owner' };
 
 async function orgAssignment(app: FastifyInstance) {
-  const { orgs, teams, permissions } = app.services;
+  const { orgs, teams, permissions, users } = app.services;
   app.decorateRequest('orgCtx', null as unknown as OrgCtx);
   app.decorateRequest('team', null as unknown as TeamWithUnits);
   app.addHook('preHandler', async (request) => {
@@ -77,15 +83,22 @@ async function orgAssignment(app: FastifyInstance) {
     }
     if (config?.team) {
       if (!doer) throw new UnauthenticatedError('token is required');
+      const { access, orgMember } = config.team;
       const id = Number((request.params as { id: number | string }).id);
       const team = await teams.get(id);
       if (!team) throw new NotFoundError('not found', [`team does not exist [id: ${id}]`]);
-      if (!doer.isAdmin && !(await permissions.isOrgOwner(doer.id, team.orgId))) {
-        if (!(await teams.isMember(team.id, doer.id))) {
-          if (await permissions.isOrgMember(doer.id, team.orgId)) throw new PermissionDeniedError('Must be a team member');
+      const org = await users.findById(team.orgId);
+      if (!org) throw new NotFoundError('not found', [`org does not exist [id: ${team.orgId}]`]);
+      if (request.auth?.scopes?.publicOnly && org.visibility !== 0) throw new PermissionDeniedError('token scope is limited to public orgs');
+      if (!doer.isAdmin && !(await permissions.isOrgOwner(doer.id, org.id))) {
+        if (access === 'owner') throw new PermissionDeniedError('Must be an organization owner');
+        const admitted = (await teams.isMember(team.id, doer.id)) || (access === 'read' && (await teams.nonMemberCanRead(team, org, doer)));
+        const isOrgMember = await permissions.isOrgMember(doer.id, org.id);
+        if (!admitted) {
+          if (isOrgMember) throw new PermissionDeniedError('Must be a team member');
           throw new NotFoundError('not found');
         }
-        if (config.team.access === 'owner') throw new NotFoundError('not found');
+        if (orgMember && !isOrgMember) throw new PermissionDeniedError('Must be an organization member');
       }
       request.team = team;
     }

@@ -4,7 +4,7 @@
  * count. Threads of repositories the caller cannot read are never shown.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { MalformedError, NotFoundError, PermissionDeniedError, ValidationError } from '../services/errors';
+import { MalformedError, NotFoundError, ValidationError } from '../services/errors';
 import { setTotalCount } from '../plugins/paging';
 import { int, listOf, obj, ownerRepoParams, ref, str, strList } from '../schemas';
 import { parseStatuses, parseSubjects, parseTargetStatus, type ThreadFilter } from '../services/issues/notifications';

@@ -11,7 +11,7 @@ import { NotFoundError, PermissionDeniedError } from '../services/errors';
 import { setTotalCount } from '../plugins/paging';
 import { bool, int, list, listOf, obj, orgParams, ref, str, strList } from '../schemas';
 import { AccessMode } from '../services/convert';
-import type { TeamInput, TeamWithUnits } from '../services/teams';
+import { teamVisibilityName, visibleTeamVisibilities, type TeamInput, type TeamWithUnits } from '../services/teams';
 import type { User } from '../services/records';
 import { doerOf, errors, paging, pagingQuery, sendPage } from './helpers';
 import { ORG_MEMBER, ORG_OWNER } from '../plugins/org-assignment';
@@ -30,6 +30,7 @@ export const TeamSchema = obj(
     units: strList,
     units_map: unitsMapSchema,
     can_create_org_repo: bool,
+    visibility: str,
   },
   [],
   { $id: 'Team' },
@@ -45,6 +46,7 @@ const teamBody = (requireName: boolean) =>
       units_map: unitsMapSchema,
       includes_all_repositories: bool,
       can_create_org_repo: bool,
+      visibility: { type: 'string', enum: ['public', 'limited', 'private', ''] },
     },
     requireName ? ['name'] : [],
   );
@@ -60,6 +62,8 @@ export default async function teamRoutes(app: FastifyInstance) {
   // The organization (or team) of the path and the caller's standing in it: plugins/org-assignment.ts.
   const orgMemberCfg = { ...cfg, org: ORG_MEMBER };
   const orgOwnerCfg = { ...cfg, org: ORG_OWNER };
+  const teamReadCfg = { ...cfg, team: { access: 'read' as const } };
+  const teamMembersCfg = { ...cfg, team: { access: 'read' as const, orgMember: true } };
   const teamCfg = { ...cfg, team: { access: 'member' as const } };
   const teamOwnerCfg = { ...cfg, team: { access: 'owner' as const } };
   app.addSchema(TeamSchema);
@@ -75,6 +79,7 @@ export default async function teamRoutes(app: FastifyInstance) {
       permission: ['none', 'read', 'write', 'admin', 'owner'][t.authorize] ?? 'none',
       ...teams.unitsOf(t),
       can_create_org_repo: t.canCreateOrgRepo,
+      visibility: teamVisibilityName(t.visibility),
     };
   };
 
@@ -99,7 +104,7 @@ export default async function teamRoutes(app: FastifyInstance) {
     async (request, reply) => {
       const { org } = request.orgCtx;
       const p = paging(app, request);
-      const { rows, total } = await teams.search(org.id, { skip: p.skip, take: p.take });
+      const { rows, total } = await teams.search(org.id, { ...(await teams.listFilter(org.id, doerOf(request))), skip: p.skip, take: p.take });
       setTotalCount(reply, total);
       return Promise.all(rows.map((t) => teamJson(t, false)));
     },
@@ -133,9 +138,8 @@ export default async function teamRoutes(app: FastifyInstance) {
       const doer = doerOf(request);
       const { org } = request.orgCtx;
       const p = paging(app, request);
-      // Only site admins search every team; others search the teams they are in.
       const { rows, total } = await teams.search(org.id, {
-        userId: doer.isAdmin ? undefined : doer.id,
+        ...(await teams.listFilter(org.id, doer)),
         q: request.query.q,
         includeDesc: request.query.include_desc ?? true,
         skip: p.skip,
@@ -162,7 +166,7 @@ export default async function teamRoutes(app: FastifyInstance) {
 
   app.get<{ Params: { id: number } }>(
     '/teams/:id',
-    { config: teamCfg, schema: { tags, operationId: 'orgGetTeam', summary: 'Get a team', params: idParams, response: { 200: ref('Team'), ...errors(401, 403, 404) } } },
+    { config: teamReadCfg, schema: { tags, operationId: 'orgGetTeam', summary: 'Get a team', params: idParams, response: { 200: ref('Team'), ...errors(401, 403, 404) } } },
     async (request) => teamJson(request.team, true),
   );
 
@@ -183,7 +187,7 @@ export default async function teamRoutes(app: FastifyInstance) {
 
   app.get<{ Params: { id: number } }>(
     '/teams/:id/members',
-    { config: teamCfg, schema: { tags, operationId: 'orgListTeamMembers', summary: "List a team's members", params: idParams, querystring: obj(pagingQuery), response: { 200: listOf('User'), ...errors(401, 403, 404) } } },
+    { config: teamMembersCfg, schema: { tags, operationId: 'orgListTeamMembers', summary: "List a team's members", params: idParams, querystring: obj(pagingQuery), response: { 200: listOf('User'), ...errors(401, 403, 404) } } },
     async (request, reply) => {
       const team = request.team;
       const p = paging(app, request);
@@ -195,7 +199,7 @@ export default async function teamRoutes(app: FastifyInstance) {
 
   app.get<{ Params: { id: number; username: string } }>(
     '/teams/:id/members/:username',
-    { config: teamCfg, schema: { tags, operationId: 'orgListTeamMember', summary: 'List a particular member of team', params: memberParams, response: { 200: ref('User'), ...errors(401, 403, 404) } } },
+    { config: teamMembersCfg, schema: { tags, operationId: 'orgListTeamMember', summary: 'List a particular member of team', params: memberParams, response: { 200: ref('User'), ...errors(401, 403, 404) } } },
     async (request) => {
       const team = request.team;
       const user = await userParam(request.params.username);
@@ -226,7 +230,7 @@ export default async function teamRoutes(app: FastifyInstance) {
 
   app.get<{ Params: { id: number } }>(
     '/teams/:id/repos',
-    { config: teamCfg, schema: { tags, operationId: 'orgListTeamRepos', summary: "List a team's repos", params: idParams, querystring: obj(pagingQuery), response: { 200: listOf('Repository'), ...errors(401, 403, 404) } } },
+    { config: teamReadCfg, schema: { tags, operationId: 'orgListTeamRepos', summary: "List a team's repos", params: idParams, querystring: obj(pagingQuery), response: { 200: listOf('Repository'), ...errors(401, 403, 404) } } },
     async (request, reply) => {
       const team = request.team;
       const p = paging(app, request);
@@ -239,7 +243,7 @@ export default async function teamRoutes(app: FastifyInstance) {
 
   app.get<{ Params: { id: number; org: string; repo: string } }>(
     '/teams/:id/repos/:org/:repo',
-    { config: teamCfg, schema: { tags, operationId: 'orgListTeamRepo', summary: 'List a particular repo of team', params: repoParams, response: { 200: ref('Repository'), ...errors(401, 403, 404) } } },
+    { config: teamReadCfg, schema: { tags, operationId: 'orgListTeamRepo', summary: 'List a particular repo of team', params: repoParams, response: { 200: ref('Repository'), ...errors(401, 403, 404) } } },
     async (request) => {
       const team = request.team;
       const repo = await teamRepo(team, request.params.repo);
@@ -287,7 +291,7 @@ export default async function teamRoutes(app: FastifyInstance) {
   app.get<{ Params: { id: number }; Querystring: { date?: string } }>(
     '/teams/:id/activities/feeds',
     {
-      config: teamCfg,
+      config: teamReadCfg,
       schema: {
         tags,
         operationId: 'orgListTeamActivityFeeds',

@@ -18,6 +18,9 @@ import { OrgService } from './orgs';
 import { PackageService } from './packages';
 import { PermissionService } from './permissions';
 import { RepoService } from './repos';
+import { RepoSettingsService } from './repo-settings';
+import { RepoAvatarService } from './repo-avatars';
+import { ForkService } from './forks';
 import { TeamService } from './teams';
 import { TokenService } from './tokens';
 import { UserService } from './users';
@@ -35,6 +38,10 @@ export interface Services {
   tokens: TokenService;
   orgs: OrgService;
   repos: RepoService;
+  /** PATCH of a repository's settings (rename, units, archive). */
+  repoSettings: RepoSettingsService;
+  repoAvatars: RepoAvatarService;
+  forks: ForkService;
   admin: AdminService;
   /** The activity feeds (rows written by the notifier's feed listener). */
   activities: ActivityService;
@@ -68,6 +75,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
   const users = new UserService(prisma);
   const repos = new RepoService(prisma, config, permissions, notifier);
   const convert = new Converter(config);
+  const forks = new ForkService(prisma, config, permissions, repos, notifier);
   const activities = new ActivityService(prisma, permissions, convert, new IssueConverter(config, convert));
   const tracker = createTrackerServices(prisma, config, { convert, permissions, repos, notifier });
   const webhooks = new WebhookService(prisma, convert);
@@ -95,10 +103,13 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     tokens: new TokenService(prisma),
     orgs: new OrgService(prisma, users, permissions),
     repos,
+    repoSettings: new RepoSettingsService(prisma, config, (id) => forks.relinkForksOf(id)),
+    repoAvatars: new RepoAvatarService(prisma, config),
+    forks,
     admin: new AdminService(prisma, config),
     activities,
     tracker,
-    teams: new TeamService(prisma),
+    teams: new TeamService(prisma, permissions),
     webhooks,
     deliveries,
     keys: new KeyService(prisma),

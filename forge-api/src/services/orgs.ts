@@ -22,6 +22,8 @@ export interface CreateOrgInput {
 }
 
 export const OWNER_TEAM = 'Owners';
+/** Team visibility values (Gitea's structs.VisibleType). */
+export const TEAM_VISIBILITY = { public: 0, limited: 1, private: 2 } as const;
 
 /** Units an all-access team covers (Gitea's unit names). */
 export const ALL_UNITS = ['repo.code', 'repo.issues', 'repo.ext_issues', 'repo.wiki', 'repo.ext_wiki', 'repo.pulls', 'repo.releases', 'repo.projects', 'repo.packages', 'repo.actions'];
@@ -80,6 +82,7 @@ export class OrgService {
             authorize: AccessMode.Owner,
             includesAllRepositories: true,
             canCreateOrgRepo: true,
+            visibility: TEAM_VISIBILITY.limited,
             numMembers: 1,
             units: { create: ALL_UNITS.map((unitType) => ({ orgId: org.id, unitType, accessMode: AccessMode.Owner })) },
           },

@@ -12,6 +12,7 @@ import { AccessMode } from './convert';
 import type { Prisma } from './database';
 import * as git from './git';
 import { recordRefs, takePush } from './git/push';
+import { detachFork } from './git/fork';
 import type { Notifier } from './notify';
 import { checkRepoName } from './names';
 import { USER_TYPE_ORGANIZATION, type PermissionService } from './permissions';
@@ -301,7 +302,15 @@ export class RepoService {
     }
     // Announced while the row (and the repository's own hooks) still exist, as Gitea does.
     await this.notifier.repositoryDeleting(doer, repo);
-    await this.prisma.repository.delete({ where: { id: repo.id } });
+    // Forks borrow this repository's objects (git/fork.ts): they take their own copy first, and
+    // stop being forks, as Gitea resets fork_id of a deleted repository's forks.
+    const forks = await this.prisma.repository.findMany({ where: { forkId: repo.id }, include: { owner: true } });
+    for (const f of forks) await detachFork(this.diskPath(f.owner.name, f.name));
+    await this.prisma.$transaction(async (tx) => {
+      if (forks.length) await tx.repository.updateMany({ where: { forkId: repo.id }, data: { forkId: null, isFork: false } });
+      if (repo.isFork && repo.forkId) await tx.repository.updateMany({ where: { id: repo.forkId, numForks: { gt: 0 } }, data: { numForks: { decrement: 1 } } });
+      await tx.repository.delete({ where: { id: repo.id } });
+    });
     await git.deleteRepository(this.diskPath(repo.owner.name, repo.name));
   }
 

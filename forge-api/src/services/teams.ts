@@ -7,8 +7,8 @@
 import { AlreadyExistsError, InvalidError } from './errors';
 import { AccessMode } from './convert';
 import type { Prisma } from './database';
-import { readableRepoFilter } from './permissions';
-import { ALL_UNITS, OWNER_TEAM } from './orgs';
+import { readableRepoFilter, type PermissionService } from './permissions';
+import { ALL_UNITS, OWNER_TEAM, TEAM_VISIBILITY } from './orgs';
 import type { Repository, Team, User } from './records';
 
 /** Gitea's unit keys, in Gitea's unit-type order (the order units are listed in). */
@@ -36,6 +36,27 @@ export interface TeamInput {
   units_map?: Record<string, string>;
   includes_all_repositories?: boolean;
   can_create_org_repo?: boolean;
+  visibility?: 'public' | 'limited' | 'private';
+}
+
+const VISIBILITY_NAMES = ['public', 'limited', 'private'] as const;
+
+/** Gitea's NormalizeTeamVisibility: an unknown or missing name is private. */
+export function teamVisibilityValue(name: string | undefined): number {
+  return name && name in TEAM_VISIBILITY ? TEAM_VISIBILITY[name as keyof typeof TEAM_VISIBILITY] : TEAM_VISIBILITY.private;
+}
+
+export function teamVisibilityName(value: number): string {
+  return VISIBILITY_NAMES[value] ?? 'private';
+}
+
+/**
+ * The team visibilities a caller who is neither site admin, owner nor member of the team sees
+ * (Gitea's VisibleTeamVisibilitiesFor): organization members limited and public teams, other
+ * signed-in users public ones.
+ */
+export function visibleTeamVisibilities(isOrgMember: boolean): number[] {
+  return isOrgMember ? [TEAM_VISIBILITY.limited, TEAM_VISIBILITY.public] : [TEAM_VISIBILITY.public];
 }
 
 interface UnitRow {
@@ -74,7 +95,31 @@ function unitsFrom(input: TeamInput, mode: number): UnitRow[] | null {
 const unitOrder = (a: { unitType: string }, b: { unitType: string }) => UNIT_KEYS.indexOf(a.unitType) - UNIT_KEYS.indexOf(b.unitType);
 
 export class TeamService {
-  constructor(private readonly prisma: Prisma) {}
+  constructor(
+    private readonly prisma: Prisma,
+    private readonly permissions: PermissionService,
+  ) {}
+
+  /**
+   * Which of the organization's teams `viewer` may list (Gitea's ApplyTeamListFilter): site
+   * admins and owners all of them; others the teams they are in plus those whose visibility
+   * admits them.
+   */
+  async listFilter(orgId: number, viewer: User): Promise<{ userId?: number; visibilities?: number[] }> {
+    if (viewer.isAdmin || (await this.permissions.isOrgOwner(viewer.id, orgId))) return {};
+    return { userId: viewer.id, visibilities: visibleTeamVisibilities(await this.permissions.isOrgMember(viewer.id, orgId)) };
+  }
+
+  /**
+   * May `viewer`, who is not a member of the team nor an owner of its organization, read its
+   * metadata? (Gitea's CanNonMemberReadMeta: public teams to whoever sees the organization,
+   * limited ones to its members, private ones to nobody.)
+   */
+  async nonMemberCanRead(team: Team, org: User, viewer: User): Promise<boolean> {
+    if (team.visibility === TEAM_VISIBILITY.public) return this.permissions.canSeeOwner(viewer, org);
+    if (team.visibility === TEAM_VISIBILITY.limited) return this.permissions.isOrgMember(viewer.id, team.orgId);
+    return false;
+  }
 
   async get(id: number): Promise<TeamWithUnits | null> {
     return this.prisma.team.findUnique({ where: { id }, include: { units: true } });
@@ -92,9 +137,17 @@ export class TeamService {
    * Teams of an org; `userId` limits to teams the user is in; `q` matches the name (and the
    * description with includeDesc), case-insensitively.
    */
-  async search(orgId: number, o: { userId?: number; q?: string; includeDesc?: boolean; skip: number; take: number }) {
+  /**
+   * The organization's teams matching `q`; with `userId`, only the teams that user is in, or
+   * (with `visibilities`) whose visibility is one of those.
+   */
+  async search(orgId: number, o: { userId?: number; visibilities?: number[]; q?: string; includeDesc?: boolean; skip: number; take: number }) {
     const where: Record<string, unknown> = { orgId };
-    if (o.userId !== undefined) where.members = { some: { userId: o.userId } };
+    if (o.userId !== undefined) {
+      const mine = { members: { some: { userId: o.userId } } };
+      if (o.visibilities?.length) where.OR = [mine, { visibility: { in: o.visibilities } }];
+      else Object.assign(where, mine);
+    }
     const q = (o.q ?? '').trim().toLowerCase();
     let rows = await this.prisma.team.findMany({ where, include: { units: true }, orderBy: { lowerName: 'asc' } });
     // Case-insensitive matching done here: SQLite's LIKE and PostgreSQL's differ on case.
@@ -131,6 +184,7 @@ export class TeamService {
         authorize: mode,
         includesAllRepositories: input.includes_all_repositories ?? false,
         canCreateOrgRepo: input.can_create_org_repo ?? false,
+        visibility: teamVisibilityValue(input.visibility),
         units: { create: units.map((u) => ({ orgId: org.id, ...u })) },
       },
       include: { units: true },
@@ -153,6 +207,8 @@ export class TeamService {
       data.lowerName = input.name.toLowerCase();
     }
     if (input.description !== undefined) data.description = input.description;
+    // The Owners team's visibility is fixed (limited).
+    if (input.visibility !== undefined && !owner) data.visibility = teamVisibilityValue(input.visibility);
     let mode = team.authorize;
     let includeAll = team.includesAllRepositories;
     if (!owner && input.permission) {

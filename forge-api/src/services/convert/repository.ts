@@ -6,6 +6,15 @@ import { toUser } from './user';
 
 export type RepoWithOwner = Repository & { owner: User };
 
+/**
+ * What a repository's JSON may embed besides its row: the parent of a fork (loaded by
+ * RepoService.withParents) and a pending transfer (Gitea's repo_transfer).
+ */
+export interface RepoExtras {
+  parent?: (RepoWithOwner & RepoExtras) | null;
+  transferJson?: Record<string, unknown> | null;
+}
+
 export function repoApiUrl(c: ConvertContext, repo: RepoWithOwner): string {
   return `${c.rootUrl}api/v1/repos/${repo.owner.name}/${repo.name}`;
 }
@@ -15,7 +24,12 @@ export function repoHtmlUrl(c: ConvertContext, repo: RepoWithOwner): string {
 }
 
 /** convert.ToRepo with the caller's access mode (permissions object and owner view). */
-export function toRepository(c: ConvertContext, r: Repository & { owner: User }, mode: number) {
+/** Where an uploaded repository avatar is served (Gitea's /repo-avatars/<hash>). */
+export function repoAvatarUrl(c: ConvertContext, r: Pick<Repository, 'avatar'>): string {
+  return r.avatar ? `${c.rootUrl}repo-avatars/${encodeURIComponent(r.avatar)}` : '';
+}
+
+export function toRepository(c: ConvertContext, r: Repository & { owner: User } & RepoExtras, mode: number, isParent = false): Record<string, unknown> {
   const full = `${r.owner.name}/${r.name}`;
   const api = `${c.rootUrl}api/v1/repos/${full}`;
   const pulls = r.hasPullRequests;
@@ -29,6 +43,8 @@ export function toRepository(c: ConvertContext, r: Repository & { owner: User },
     private: r.isPrivate,
     fork: r.isFork,
     template: r.isTemplate,
+    // Gitea embeds the parent with the child's permission (its own FIXME says so).
+    ...(!isParent && r.parent ? { parent: toRepository(c, r.parent, mode, true) } : {}),
     mirror: r.isMirror,
     size: r.size,
     language: '',
@@ -53,40 +69,56 @@ export function toRepository(c: ConvertContext, r: Repository & { owner: User },
     updated_at: fmtTime(r.updatedAt),
     archived_at: fmtTime(r.archivedAt),
     permissions: { admin: mode >= AccessMode.Admin, push: mode >= AccessMode.Write, pull: mode >= AccessMode.Read },
-    // The code unit cannot be turned off here yet.
-    has_code: true,
-    has_issues: r.hasIssues,
+    has_code: r.hasCode,
+    has_issues: r.hasIssues || r.useExternalTracker,
     ...(r.hasIssues
-      ? { internal_tracker: { enable_time_tracker: true, allow_only_contributors_to_track_time: true, enable_issue_dependencies: r.enableDependencies } }
-      : {}),
-    has_wiki: r.hasWiki,
+      ? {
+          internal_tracker: {
+            enable_time_tracker: r.enableTimeTracker,
+            allow_only_contributors_to_track_time: r.allowOnlyContributorsToTrackTime,
+            enable_issue_dependencies: r.enableDependencies,
+          },
+        }
+      : r.useExternalTracker
+        ? {
+            external_tracker: {
+              external_tracker_url: r.externalTrackerUrl,
+              external_tracker_format: r.externalTrackerFormat,
+              external_tracker_style: r.externalTrackerStyle,
+              external_tracker_regexp_pattern: r.externalTrackerRegexp,
+            },
+          }
+        : {}),
+    has_wiki: r.hasWiki || r.useExternalWiki,
+    ...(!r.hasWiki && r.useExternalWiki ? { external_wiki: { external_wiki_url: r.externalWikiUrl } } : {}),
     has_pull_requests: pulls,
     has_projects: r.hasProjects,
-    projects_mode: r.hasProjects ? 'all' : '',
+    projects_mode: r.hasProjects ? r.projectsMode : 'all',
     has_releases: r.hasReleases,
     has_packages: r.hasPackages,
     has_actions: r.hasActions,
-    ignore_whitespace_conflicts: false,
-    allow_merge_commits: pulls,
-    allow_rebase: pulls,
-    allow_rebase_explicit: pulls,
-    allow_squash_merge: pulls,
-    allow_fast_forward_only_merge: pulls,
-    allow_merge_update: pulls,
-    allow_rebase_update: pulls,
-    // Without a pull request unit Gitea reports its defaults: manual merge allowed, merge style.
-    allow_manual_merge: !pulls,
-    autodetect_manual_merge: false,
-    default_delete_branch_after_merge: false,
-    default_merge_style: 'merge',
-    default_update_style: 'merge',
-    default_allow_maintainer_edit: pulls,
-    avatar_url: '',
+    // Without the pull request unit Gitea reports fixed values, not the stored settings.
+    ignore_whitespace_conflicts: pulls && r.ignoreWhitespaceConflicts,
+    allow_merge_commits: pulls && r.allowMerge,
+    allow_rebase: pulls && r.allowRebase,
+    allow_rebase_explicit: pulls && r.allowRebaseExplicit,
+    allow_squash_merge: pulls && r.allowSquash,
+    allow_fast_forward_only_merge: pulls && r.allowFastForwardOnly,
+    allow_merge_update: pulls && r.allowMergeUpdate,
+    allow_rebase_update: pulls && r.allowRebaseUpdate,
+    allow_manual_merge: pulls ? r.allowManualMerge : true,
+    autodetect_manual_merge: pulls && r.autodetectManualMerge,
+    default_delete_branch_after_merge: pulls && r.defaultDeleteBranchAfterMerge,
+    default_merge_style: pulls ? r.defaultMergeStyle : 'merge',
+    default_update_style: pulls ? r.defaultUpdateStyle : 'merge',
+    default_allow_maintainer_edit: pulls && r.defaultAllowMaintainerEdit,
+    avatar_url: repoAvatarUrl(c, r),
     internal: !r.isPrivate && r.owner.visibility === 2,
-    mirror_interval: '',
+    mirror_interval: r.isMirror ? r.mirrorInterval : '',
     object_format_name: r.objectFormatName,
-    mirror_updated: GO_ZERO_TIME,
-    mirror_last_sync_at: GO_ZERO_TIME,
+    mirror_updated: r.isMirror ? fmtTime(r.mirrorUpdatedAt, GO_ZERO_TIME) : GO_ZERO_TIME,
+    mirror_last_sync_at: r.isMirror ? fmtTime(r.mirrorLastSyncAt, GO_ZERO_TIME) : GO_ZERO_TIME,
+    ...(r.transferJson ? { repo_transfer: r.transferJson } : {}),
     topics: [] as string[],
     licenses: r.licenses ? r.licenses.split(',') : [],
   };

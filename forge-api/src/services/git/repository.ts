@@ -50,7 +50,7 @@ export class UnknownTemplateError extends Error {
  * allowFilter lets partial clones work; the rest keep pushes from rewriting history by accident
  * in ways Gitea also forbids by default (deleting the current branch).
  */
-const REPOSITORY_CONFIG = `[http]
+export const REPOSITORY_CONFIG = `[http]
 \treceivepack = true
 \tuploadpack = true
 [uploadpack]

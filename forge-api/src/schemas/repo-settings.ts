@@ -1,0 +1,80 @@
+/** Request and response records of the repository's settings group (edit, avatar, forks, keys, ...). */
+import { bool, dateTime, int, obj, str } from './common';
+
+/** structs.EditRepoOption: only the fields sent change. */
+export const EditRepoOptionSchema = obj(
+  {
+    name: { type: 'string', maxLength: 100, pattern: '^[-\\w.]*$' },
+    description: { type: 'string', maxLength: 2048 },
+    website: { type: 'string', maxLength: 1024 },
+    private: bool,
+    template: bool,
+    has_code: bool,
+    has_issues: bool,
+    internal_tracker: obj({ enable_time_tracker: bool, allow_only_contributors_to_track_time: bool, enable_issue_dependencies: bool }),
+    external_tracker: obj({ external_tracker_url: str, external_tracker_format: str, external_tracker_style: str, external_tracker_regexp_pattern: str }),
+    has_wiki: bool,
+    external_wiki: obj({ external_wiki_url: str }),
+    default_branch: str,
+    has_pull_requests: bool,
+    has_projects: bool,
+    projects_mode: { type: 'string', enum: ['repo', 'owner', 'all'] },
+    has_releases: bool,
+    has_packages: bool,
+    has_actions: bool,
+    ignore_whitespace_conflicts: bool,
+    allow_merge_commits: bool,
+    allow_rebase: bool,
+    allow_rebase_explicit: bool,
+    allow_squash_merge: bool,
+    allow_fast_forward_only_merge: bool,
+    allow_manual_merge: bool,
+    autodetect_manual_merge: bool,
+    allow_merge_update: bool,
+    allow_rebase_update: bool,
+    default_delete_branch_after_merge: bool,
+    default_merge_style: str,
+    default_update_style: str,
+    default_allow_maintainer_edit: bool,
+    archived: bool,
+    mirror_interval: str,
+    enable_prune: bool,
+    mirror_username: str,
+    mirror_password: str,
+    mirror_token: str,
+  },
+  [],
+  { $id: 'EditRepoOption' },
+);
+
+/** structs.UpdateRepoAvatarOption: the image, base64-encoded. */
+export const UpdateRepoAvatarOptionSchema = obj({ image: str }, [], { $id: 'UpdateRepoAvatarOption' });
+
+/** structs.CreateForkOption */
+export const CreateForkOptionSchema = obj(
+  { organization: str, name: { type: 'string', maxLength: 100, pattern: '^[-\\w.]*$' } },
+  [],
+  { $id: 'CreateForkOption' },
+);
+
+/** structs.DeployKey */
+export const DeployKeySchema = obj(
+  {
+    id: int,
+    key_id: int,
+    key: str,
+    url: str,
+    title: str,
+    fingerprint: str,
+    created_at: dateTime,
+    read_only: bool,
+    repository: { $ref: 'Repository#' },
+  },
+  [],
+  { $id: 'DeployKey' },
+);
+
+/** structs.CreateKeyOption */
+export const CreateKeyOptionSchema = obj({ title: { type: 'string', minLength: 1, maxLength: 50 }, key: { type: 'string', minLength: 1 }, read_only: bool }, ['title', 'key'], { $id: 'CreateKeyOption' });
+
+export const REPO_SETTINGS_SCHEMAS = [EditRepoOptionSchema, UpdateRepoAvatarOptionSchema, CreateForkOptionSchema, DeployKeySchema, CreateKeyOptionSchema];
