@@ -98,11 +98,23 @@ describe('filters nginx cannot apply drop the rule, with the reason', () => {
     expect(mirrorAndRedirect.accepted).toMatchObject({ status: 'False', reason: 'IncompatibleFilters' });
   });
 
-  test('backendRef filters: merged for a single backendRef; refused next to other backendRefs or when both levels set one type', () => {
+  test('backendRef filters: merged for a single backendRef; per backend next to other backendRefs; refused when both levels set one type', () => {
     const single = ruleOutcome([{ ...rule([]), backendRefs: [{ ...ref, filters: [headerFilter({ set: [{ name: 'X-B', value: '1' }] })] }] }]);
     expect(single.rules[0].filters?.requestHeaders?.set).toEqual([{ name: 'X-B', value: '1' }]);
-    const two = ruleOutcome([{ ...rule([]), backendRefs: [{ ...ref, filters: [headerFilter({ set: [{ name: 'X-B', value: '1' }] })] }, ref] }]);
-    expect(two.rules[0].valid).toBe(false);
+    expect(single.rules[0].backendFilters).toBeUndefined();
+    const two = ruleOutcome([
+      { ...rule([{ type: 'ResponseHeaderModifier', responseHeaderModifier: { set: [{ name: 'X-R', value: 'rule' }] } }]), backendRefs: [{ ...ref, filters: [headerFilter({ set: [{ name: 'X-B', value: '1' }] })] }, ref] },
+    ]);
+    expect(two.rules[0].valid).toBe(true);
+    // The rule's filters apply to both backends, the backendRef's only to its own.
+    expect(two.rules[0].backendFilters).toEqual([
+      expect.objectContaining({ requestHeaders: { set: [{ name: 'X-B', value: '1' }], add: [], remove: [] }, responseHeaders: expect.anything() }),
+      expect.objectContaining({ responseHeaders: { set: [{ name: 'X-R', value: 'rule' }], add: [], remove: [] } }),
+    ]);
+    expect(two.rules[0].backendFilters![1]?.requestHeaders).toBeUndefined();
+    const clash = ruleOutcome([{ ...rule([headerFilter({ set: [{ name: 'X-A', value: '1' }] })]), backendRefs: [ref, { ...ref, filters: [headerFilter({ set: [{ name: 'X-B', value: '1' }] })] }] }]);
+    expect(clash.accepted.reason).toBe('IncompatibleFilters');
+    expect(clash.rules[0].invalidMessage).toContain('spec.rules[0].backendRefs[1].filters');
     const both = ruleOutcome([{ ...rule([headerFilter({ set: [{ name: 'X-A', value: '1' }] })]), backendRefs: [{ ...ref, filters: [headerFilter({ set: [{ name: 'X-B', value: '1' }] })] }] }]);
     expect(both.accepted.reason).toBe('IncompatibleFilters');
   });
@@ -156,5 +168,77 @@ describe('hostile filter values render a config nginx -t accepts', () => {
     for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(conf, name), text);
     const res = await execa(defaultNginxBinary(), ['-t', '-p', prefix + '/', '-e', 'stderr', '-c', path.join(conf, 'nginx.conf')], { reject: false, all: true });
     expect(res.all).toMatch(/test is successful/);
+  });
+});
+
+describe('backendRef filters with several backendRefs', () => {
+  const two = [
+    ...base,
+    service('other', [{ port: 80 }]),
+    slice('other-1', 'other', [{ addresses: ['10.0.0.2'] }], [{ port: 8080, protocol: 'TCP' }]),
+    service('empty', [{ port: 80 }]),
+  ];
+  const other = { name: 'other', port: 80 };
+  const withOwn = (r: object, headers: string) => ({ ...r, filters: [headerFilter({ set: [{ name: 'X-Backend', value: headers }] })] });
+
+  function render(rules: object[]) {
+    const graph = buildGraph(parse(...two, route('r', { parentRefs: [{ name: 'gw' }], rules })).set, { controllerName: DEFAULT_CONTROLLER_NAME });
+    const model = buildModel(graph);
+    return { graph, model, files: renderConfig(model, { listenAddress: '127.0.0.1', prefix: '/tmp/x' }).files };
+  }
+
+  test('each backend with a share gets a named location with its filters; the rule location picks one per request', () => {
+    const { model, files } = render([{ matches: [{ path: { type: 'PathPrefix', value: '/p' } }], backendRefs: [withOwn({ ...ref, weight: 3 }, 'svc'), withOwn({ ...other, weight: 1 }, 'other')] }]);
+    const server = model.servers.find((s) => s.ruleLocations.length > 0)!;
+    const [rule, b0, b1] = server.ruleLocations;
+    expect(rule.target).toMatchObject({ kind: 'backends', invalidShare: false, noEndpointsShare: false });
+    expect([b0.name, b1.name]).toEqual([`${rule.name}_b0`, `${rule.name}_b1`]);
+    expect(b0).toMatchObject({ dispatchedBy: rule.name, target: { kind: 'upstream' }, emit: true });
+    expect(b0.filters?.proxySetHeaders).toContainEqual({ name: 'X-Backend', value: ['svc'] });
+    expect(b1.filters?.proxySetHeaders).toContainEqual({ name: 'X-Backend', value: ['other'] });
+    const variable = (rule.target as { dispatchVariable: string }).dispatchVariable;
+    const split = model.splitClients.find((s) => s.variable === variable)!;
+    expect(split.buckets).toEqual([{ percent: '75.00', value: b0.name }, { percent: '*', value: b1.name }]);
+    expect(files['servers.conf']).toContain(`error_page 418 = ${variable};`);
+    expect(files['servers.conf']).toMatch(/recursive_error_pages on;/);
+  });
+
+  test('a backend with weight 0 gets no location; one backend left takes its own filters in the rule location', () => {
+    const { model } = render([{ backendRefs: [withOwn({ ...ref, weight: 0 }, 'svc'), withOwn({ ...other, weight: 1 }, 'other')] }]);
+    const server = model.servers.find((s) => s.ruleLocations.length > 0)!;
+    expect(server.ruleLocations).toHaveLength(1);
+    expect(server.ruleLocations[0].target.kind).toBe('upstream');
+    expect(server.ruleLocations[0].filters?.proxySetHeaders).toContainEqual({ name: 'X-Backend', value: ['other'] });
+  });
+
+  test('invalid and endpoint-less backends keep their shares as 500 and 502', () => {
+    const { model, files } = render([{ backendRefs: [withOwn(ref, 'svc'), withOwn({ name: 'missing', port: 80 }, 'm'), withOwn({ name: 'empty', port: 80 }, 'e')] }]);
+    const server = model.servers.find((s) => s.ruleLocations.length > 0)!;
+    expect(server.ruleLocations[0].target).toMatchObject({ kind: 'backends', invalidShare: true, noEndpointsShare: true });
+    const variable = (server.ruleLocations[0].target as { dispatchVariable: string }).dispatchVariable;
+    expect(files['servers.conf']).toContain(`if (${variable} = "") {\n            return 500;`);
+    expect(files['servers.conf']).toContain(`if (${variable} = "!") {\n            return 502;`);
+  });
+
+  test('with conditions, mirrors and rewrites the config passes nginx -t', async () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-bfilters-'));
+    try {
+      const rules = [
+        { matches: [{ path: { type: 'PathPrefix', value: '/a' }, headers: [{ name: 'x-h', value: '1' }] }], backendRefs: [withOwn(ref, 'a0'), { ...other, filters: [{ type: 'URLRewrite', urlRewrite: { path: { type: 'ReplacePrefixMatch', replacePrefixMatch: '/z' } } }, { type: 'RequestMirror', requestMirror: { backendRef: ref, percent: 50 } }] }] },
+        { matches: [{ path: { type: 'Exact', value: '/b' } }], filters: [{ type: 'ResponseHeaderModifier', responseHeaderModifier: { add: [{ name: 'X-Rule', value: 'b' }] } }], backendRefs: [withOwn(ref, 'b0'), withOwn(other, 'b1')] },
+      ];
+      const graph = buildGraph(parse(...two, route('r', { parentRefs: [{ name: 'gw' }], rules })).set, { controllerName: DEFAULT_CONTROLLER_NAME });
+      expect(graph.routes[0].rules.every((r) => r.valid)).toBe(true);
+      const prefix = path.join(tmp, 'p');
+      const { files } = renderConfig(buildModel(graph), { listenAddress: '127.0.0.1', prefix });
+      const conf = path.join(prefix, 'conf');
+      fs.mkdirSync(conf, { recursive: true });
+      ensurePrefixDirs(prefixLayout(prefix));
+      for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(conf, name), text);
+      const res = await execa(defaultNginxBinary(), ['-t', '-p', prefix + '/', '-e', 'stderr', '-c', path.join(conf, 'nginx.conf')], { reject: false, all: true });
+      expect(res.all).toMatch(/test is successful/);
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
   });
 });

@@ -37,6 +37,20 @@ beforeAll(async () => {
           },
         ]),
         route('mirror', 'mirror.grpc', [{ type: 'RequestMirror', requestMirror: { backendRef: { name: 'grpc-mirror', port: 80 } } }]),
+        // backendRef filters next to another backendRef: each call carries its own backend's header.
+        {
+          ...route('per-backend', 'per-backend.grpc', []),
+          spec: {
+            parentRefs: [{ name: 'gw' }],
+            hostnames: ['per-backend.grpc'],
+            rules: [
+              {
+                matches: [{ method: { service: ECHO_SERVICE, method: 'Echo' } }],
+                backendRefs: ['grpc-main', 'grpc-mirror'].map((name) => ({ name, port: 80, filters: [{ type: 'RequestHeaderModifier', requestHeaderModifier: { set: [{ name: 'Backend', value: name }] } }] })),
+              },
+            ],
+          },
+        },
       ],
     },
   });
@@ -72,6 +86,24 @@ test('RequestMirror: the mirror backend receives the call too', async () => {
     expect(r.code).toBe(0);
     expect(r.reply!.backend).toBe('grpc-main');
     await eventually(async () => backends.mirror.calls.some((call) => call.headers['x-tag'] === tag), (x) => x);
+  } finally {
+    c.close();
+  }
+});
+
+test('backendRef filters with two backendRefs: each call carries the header of the backend it reached', async () => {
+  const c = grpcClient(gw.port, 'per-backend.grpc');
+  try {
+    const seen = new Set<string>();
+    for (let i = 0; i < 30; i++) {
+      const r = await grpcCall(c, echoPath(), {});
+      expect(r.code).toBe(0);
+      expect(r.reply!.headers.backend).toBe(r.reply!.backend);
+      seen.add(r.reply!.backend);
+    }
+    expect([...seen].sort()).toEqual(['grpc-main', 'grpc-mirror']);
+    // A method no rule matches still gets UNIMPLEMENTED through the server's gRPC error pages.
+    expect((await grpcCall(c, echoPath('EchoTwo'), {})).code).toBe(12);
   } finally {
     c.close();
   }

@@ -8,9 +8,11 @@ import { describeKube, startKubeGatewayFixture } from '../support/kube-gateway';
 import { matchingCases } from '../gateway/cases/matching';
 import { hostnameCases } from '../gateway/cases/hostnames';
 import { weightCases } from '../gateway/cases/weights';
+import { backendFilterCases } from '../gateway/cases/backend-filters';
 
 jest.setTimeout(60000);
 
 describeKube('through Kubernetes: HTTPRoute matching', () => matchingCases(startKubeGatewayFixture, 240000));
 describeKube('through Kubernetes: hostnames', () => hostnameCases(startKubeGatewayFixture, 240000));
 describeKube('through Kubernetes: backend weights', () => weightCases(startKubeGatewayFixture, 240000));
+describeKube('through Kubernetes: backendRef filters', () => backendFilterCases(startKubeGatewayFixture, 240000));

@@ -30,11 +30,11 @@ describeForge('API conventions', (f) => {
     expect(await ui.text()).toContain('swagger');
   });
 
-  test('unknown API paths get a Gitea-shaped 404', async () => {
-    const res = await f().request('GET', '/nope/nothing');
+  test('unknown API paths get 404 in plain text, as the router of Gitea answers', async () => {
+    const res = await fetch(`${f().url}/api/v1/nope/nothing`);
     expect(res.status).toBe(404);
-    expect(res.body.message).toBe('not found');
-    expect(res.body.url).toBe(`${f().url}/api/swagger`);
+    expect(res.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+    expect(await res.text()).toBe('404 page not found\n');
   });
 
   test('invalid bodies get 422 [Field]: Rule, malformed JSON 422, never 500', async () => {

@@ -211,6 +211,43 @@ export function hasFilters(f: RuleFilters | undefined): boolean {
   return !!f && !!(f.requestHeaders || f.responseHeaders || f.redirect || f.rewrite || f.mirrors.length || f.cors);
 }
 
+/** What a rule's filters and its backendRefs' filters come to (graph RouteRule fields). */
+export interface RuleAndBackendFilters {
+  /** The rule's filters, with its only backendRef's merged in when it has one. */
+  filters?: RuleFilters;
+  /**
+   * Several backendRefs, some with filters of their own: per backendRef (same order), the rule's
+   * filters merged with that backendRef's, applied only to the requests sent to it.
+   */
+  backendFilters?: (RuleFilters | undefined)[];
+}
+
+/**
+ * A rule's filters and its backendRefs' (Gateway API: a backendRef's filters run if and only if
+ * the request is forwarded to that backend). `build` validates one list (buildFilters with the
+ * rule's matches). Throws FilterProblem.
+ */
+export function ruleAndBackendFilters(
+  ruleFilters: HTTPRouteFilter[],
+  backendRefs: { filters: HTTPRouteFilter[] }[],
+  field: string,
+  build: (filters: HTTPRouteFilter[], field: string) => RuleFilters,
+): RuleAndBackendFilters {
+  if (ruleFilters.length === 0 && !backendRefs.some((b) => b.filters.length > 0)) return {};
+  const rule = build(ruleFilters, `${field}.filters`);
+  const own = backendRefs.map((b, i) => (b.filters.length > 0 ? build(b.filters, `${field}.backendRefs[${i}].filters`) : undefined));
+  if (backendRefs.length === 1 && own[0]) {
+    const merged = mergeFilters(rule, own[0], `${field}.backendRefs[0].filters`);
+    return hasFilters(merged) ? { filters: merged } : {};
+  }
+  if (!own.some((f) => f !== undefined)) return hasFilters(rule) ? { filters: rule } : {};
+  const backendFilters = own.map((f, i) => {
+    const merged = f ? mergeFilters(rule, f, `${field}.backendRefs[${i}].filters`) : rule;
+    return hasFilters(merged) ? merged : undefined;
+  });
+  return { ...(hasFilters(rule) ? { filters: rule } : {}), backendFilters };
+}
+
 /**
  * Rule filters followed by one backendRef's filters. A filter type set at both levels is refused
  * (IncompatibleFilters): which of the two should win is not defined by the Gateway API.

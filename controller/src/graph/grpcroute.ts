@@ -13,7 +13,7 @@
  * matches, then oldest route, namespace/name, rule order. Header matches are HTTP header
  * matches (gRPC metadata are HTTP/2 headers).
  */
-import { buildFilters, FilterProblem, hasFilters, mergeFilters, type RuleFilters } from './filters';
+import { buildFilters, FilterProblem, ruleAndBackendFilters, type RuleAndBackendFilters } from './filters';
 import type { GRPCRoute, GRPCRouteMatch, GRPCRouteRule } from '../resources/grpcroute';
 import { type BackendIndex, resolveBackend } from './backends';
 import { checkRegex } from './regex';
@@ -77,16 +77,8 @@ export function buildGrpcRules(route: GRPCRoute, backends: BackendIndex): RouteR
 }
 
 /** A GRPCRoute rule's filters (header modifiers, mirrors), validated as an HTTPRoute's are (graph/filters.ts). */
-function grpcRuleFilters(rule: GRPCRouteRule, field: string, routeNamespace: string, backends: BackendIndex): RuleFilters | undefined {
-  if (rule.filters.length === 0 && !rule.backendRefs.some((b) => b.filters.length > 0)) return undefined;
-  let filters = buildFilters(rule.filters, [], `${field}.filters`, routeNamespace, backends);
-  const withFilters = rule.backendRefs.findIndex((b) => b.filters.length > 0);
-  if (withFilters >= 0) {
-    if (rule.backendRefs.length > 1) throw new FilterProblem(`${field}.backendRefs[${withFilters}].filters: filters on a backendRef are supported when the rule has only that backendRef`);
-    const at = `${field}.backendRefs[${withFilters}].filters`;
-    filters = mergeFilters(filters, buildFilters(rule.backendRefs[withFilters].filters, [], at, routeNamespace, backends), at);
-  }
-  return hasFilters(filters) ? filters : undefined;
+function grpcRuleFilters(rule: GRPCRouteRule, field: string, routeNamespace: string, backends: BackendIndex): RuleAndBackendFilters {
+  return ruleAndBackendFilters(rule.filters, rule.backendRefs, field, (filters, at) => buildFilters(filters, [], at, routeNamespace, backends));
 }
 
 export function buildGrpcRule(rule: GRPCRouteRule, index: number, routeNamespace: string, backends: BackendIndex): RouteRule {
@@ -95,7 +87,8 @@ export function buildGrpcRule(rule: GRPCRouteRule, index: number, routeNamespace
   const out: RouteRule = { index, matches: [], backends: resolved, valid: true, ...(rule.name ? { name: rule.name } : {}) };
   try {
     const filters = grpcRuleFilters(rule, field, routeNamespace, backends);
-    if (filters) out.filters = filters;
+    if (filters.filters) out.filters = filters.filters;
+    if (filters.backendFilters) out.backendFilters = filters.backendFilters;
     out.matches =
       rule.matches.length === 0
         ? [{ path: { type: 'PathPrefix', value: '/' }, headers: [], queryParams: [], grpc: { serviceChars: 0, methodChars: 0 } }]

@@ -2,7 +2,7 @@ import type { HTTPRoute, HTTPRouteMatch, HTTPRouteRule } from '../resources/type
 import { durationMs } from '../resources/validation';
 import { type BackendIndex, resolveBackend } from './backends';
 import { checkRegex } from './regex';
-import { buildFilters, FilterProblem, hasFilters, mergeFilters } from './filters';
+import { buildFilters, FilterProblem, ruleAndBackendFilters } from './filters';
 import { isInferencePoolRef } from './inferencepools';
 import type { RouteMatch, RouteRule } from './types';
 
@@ -104,18 +104,13 @@ export function buildRule(rule: HTTPRouteRule, index: number, routeNamespace: st
       throw new RuleProblem(`${field}.backendRefs: a rule cannot mix InferencePool and Service backends (the picker chooses among one kind of endpoint)`);
     }
     out.matches = rule.matches.length === 0 ? [structuredClone(DEFAULT_MATCH)] : rule.matches.map((m, i) => normalizeMatch(m, `${field}.matches[${i}]`));
-    if (rule.filters.length > 0 || rule.backendRefs.some((b) => b.filters.length > 0)) {
-      let filters = buildFilters(rule.filters, out.matches, `${field}.filters`, routeNamespace, backends);
-      const withFilters = rule.backendRefs.findIndex((b) => b.filters.length > 0);
-      if (withFilters >= 0) {
-        if (rule.backendRefs.length > 1) {
-          throw new FilterProblem(`${field}.backendRefs[${withFilters}].filters: filters on a backendRef are supported when the rule has only that backendRef`);
-        }
-        const at = `${field}.backendRefs[${withFilters}].filters`;
-        filters = mergeFilters(filters, buildFilters(rule.backendRefs[withFilters].filters, out.matches, at, routeNamespace, backends), at);
-      }
-      if (hasFilters(filters)) out.filters = filters;
+    const built = ruleAndBackendFilters(rule.filters, rule.backendRefs, field, (filters, at) => buildFilters(filters, out.matches, at, routeNamespace, backends));
+    if (built.backendFilters && rule.backendRefs.some((b) => isInferencePoolRef(b.group, b.kind))) {
+      const i = rule.backendRefs.findIndex((b) => b.filters.length > 0);
+      throw new FilterProblem(`${field}.backendRefs[${i}].filters: filters on an InferencePool backendRef are supported when the rule has only that backendRef`);
     }
+    if (built.filters) out.filters = built.filters;
+    if (built.backendFilters) out.backendFilters = built.backendFilters;
   } catch (e) {
     if (!(e instanceof RuleProblem) && !(e instanceof FilterProblem)) throw e;
     out.valid = false;

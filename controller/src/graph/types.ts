@@ -144,6 +144,11 @@ export interface RouteRule {
   invalidReason?: string;
   /** Filters of the rule, with those of its single backendRef merged in (graph/filters.ts). */
   filters?: RuleFilters;
+  /**
+   * Several backendRefs, some with filters of their own: per backend (same order as `backends`),
+   * the rule's filters merged with that backendRef's, for the requests sent to it.
+   */
+  backendFilters?: (RuleFilters | undefined)[];
   /** rules[].timeouts in milliseconds when given (0 = no timeout, as the Gateway API says). */
   timeouts?: { requestMs?: number; backendRequestMs?: number };
 }

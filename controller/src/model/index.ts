@@ -105,8 +105,17 @@ export function finalizeModel(model: NginxModel): NginxModel {
         for (const t of run.targets) targets.add(t);
       }
     }
-    for (const rule of server.ruleLocations) rule.referenced = targets.has(rule.name);
-    const bySource = new Map(server.ruleLocations.map((r) => [sourceKey(r.source), r]));
+    // A backend's own location (backendRef filters) is rendered whenever its rule is served,
+    // inline or by name: the rule's location sends to it through a split_clients variable.
+    let backendDispatch = false;
+    for (const rule of server.ruleLocations) {
+      rule.referenced = !!rule.dispatchedBy || targets.has(rule.name);
+      backendDispatch ||= rule.target.kind === 'backends';
+    }
+    // The rule's location is itself reached through error_page 418 (dispatch) or inline.
+    if (backendDispatch || server.grpcErrors) server.recursiveErrorPages = true;
+    else delete server.recursiveErrorPages;
+    const bySource = new Map(server.ruleLocations.filter((r) => !r.dispatchedBy).map((r) => [sourceKey(r.source), r]));
     for (const loc of server.locations) {
       if (loc.action.kind !== 'proxy') continue;
       const rule = bySource.get(sourceKey(loc.action.source));
@@ -174,7 +183,8 @@ function shareNamedLocations(model: NginxModel): void {
     const bySignature = new Map<string, RuleLocation>();
     const signatures: string[] = [];
     for (const rule of server.ruleLocations) {
-      const signature = `${targetSignature(rule.target)}|${rule.grpc ? 'g' : ''}|${rule.bodyLimitVariable ?? ''}|${rule.timeout ?? ''}|${settingsSignature(rule.settings)}|${rule.filters ? filtersSignature(rule.filters) : ''}`;
+      // A backend's own location is named in its rule's split_clients: never shared.
+      const signature = `${rule.dispatchedBy ? `${rule.name}|` : ''}${targetSignature(rule.target)}|${rule.grpc ? 'g' : ''}|${rule.bodyLimitVariable ?? ''}|${rule.timeout ?? ''}|${settingsSignature(rule.settings)}|${rule.filters ? filtersSignature(rule.filters) : ''}`;
       signatures.push(signature);
       if (!rule.referenced) continue;
       const first = bySignature.get(signature);

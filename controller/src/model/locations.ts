@@ -167,23 +167,36 @@ export function buildLocations(
     const rules = [...route.rules].sort((a, b) => a.index - b.index);
     for (const rule of rules) {
       if (!rule.valid) continue;
+      const name = ruleLocationName(route, rule);
+      const noWeight = route.kind === 'GRPCRoute' ? grpcNoWeightTarget(rule) : undefined;
+      // backendRef filters: each backend that takes a share of the requests gets a named
+      // location of its own, with its filters; the rule's location only picks one per request.
+      const shares = rule.backendFilters && !noWeight ? weightedIndexes(rule) : [];
+      const perBackend = shares.length > 1 ? rule.backends.map((_, i) => `${name}_b${i}`) : undefined;
       const ruleLocation: RuleLocation = {
-        name: ruleLocationName(route, rule),
+        name,
         source: { namespace: route.namespace, name: route.name, ruleIndex: rule.index },
-        target: (route.kind === 'GRPCRoute' ? grpcNoWeightTarget(rule) : undefined) ?? ctx.upstreams.target(rule.backends),
+        target: noWeight ?? ctx.upstreams.target(rule.backends, perBackend),
         settings: {},
         ...(route.kind === 'GRPCRoute' ? { grpc: true } : {}),
       };
       const timeout = proxyTimeout(rule.timeouts);
       if (timeout) ruleLocation.timeout = timeout;
-      if (rule.filters) {
-        const filters = locationFilters(rule.filters, server, ruleLocation.name, {
-          target: (b) => ctx.upstreams.target([b]),
-          sample: (percent) => `pc_sample_${sampleHundredths(percent)}`,
-        }, ruleLocation.grpc === true);
+      ruleLocations.push(ruleLocation);
+      if (perBackend) {
+        if (ruleLocation.target.kind === 'backends') {
+          for (const i of shares) {
+            const own: RuleLocation = { ...ruleLocation, name: perBackend[i], target: ctx.upstreams.target([rule.backends[i]]), settings: {}, dispatchedBy: name };
+            const filters = ruleFilters(rule.backendFilters![i], own, server, ctx);
+            if (filters) own.filters = filters;
+            ruleLocations.push(own);
+          }
+        }
+      } else {
+        // One backend takes every request: its own filters apply to all of them.
+        const filters = ruleFilters(shares.length === 1 ? rule.backendFilters![shares[0]] : rule.filters, ruleLocation, server, ctx);
         if (filters) ruleLocation.filters = filters;
       }
-      ruleLocations.push(ruleLocation);
       rule.matches.forEach((match, matchIndex) => {
         const conditions = elementConditions(match, ctx.maps, (m) =>
           ctx.warn(`${route.namespace}/${route.name} rule ${rule.index} match ${matchIndex}: ${m}`),
@@ -316,6 +329,26 @@ export function buildLocations(
   });
   locations.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.match < b.match ? -1 : 1));
   return { locations, ruleLocations };
+}
+
+/** The indexes of the rule's backends that take a share of its requests (weight > 0). */
+function weightedIndexes(rule: RouteRule): number[] {
+  const out: number[] = [];
+  rule.backends.forEach((b, i) => {
+    if (b.weight > 0) out.push(i);
+  });
+  return out;
+}
+
+/** A rule's (or one of its backends') filters as what its named location does. */
+function ruleFilters(filters: RouteRule['filters'], location: RuleLocation, server: ServerInfo, ctx: LocationContext) {
+  return locationFilters(
+    filters,
+    server,
+    location.name,
+    { target: (b) => ctx.upstreams.target([b]), sample: (percent) => `pc_sample_${sampleHundredths(percent)}` },
+    location.grpc === true,
+  );
 }
 
 interface Run {

@@ -21,7 +21,7 @@ type Call =
   | { kind: 'flag'; source: string; regex: string; out: string }
   | { kind: 'run'; candidates: Parameters<ConditionMaps['run']>[0]; out: string }
   | { kind: 'uriField'; out: string }
-  | { kind: 'target'; backends: Parameters<Upstreams['target']>[0]; out: string }
+  | { kind: 'target'; backends: Parameters<Upstreams['target']>[0]; locations?: string[]; out: string }
   | { kind: 'warn'; message: string };
 
 interface Entry {
@@ -55,7 +55,7 @@ function copyLocations(locations: Location[]): Location[] {
 }
 
 function copyRules(rules: RuleLocation[]): RuleLocation[] {
-  return rules.map((r) => ({ name: r.name, source: r.source, target: r.target, settings: {}, ...(r.timeout ? { timeout: r.timeout } : {}), ...(r.grpc ? { grpc: true } : {}), ...(r.filters ? { filters: r.filters } : {}) }));
+  return rules.map((r) => ({ name: r.name, source: r.source, target: r.target, settings: {}, ...(r.timeout ? { timeout: r.timeout } : {}), ...(r.grpc ? { grpc: true } : {}), ...(r.filters ? { filters: r.filters } : {}), ...(r.dispatchedBy ? { dispatchedBy: r.dispatchedBy } : {}) }));
 }
 
 export class ModelMemo {
@@ -101,9 +101,9 @@ export class ModelMemo {
         uriField: () => push(calls, { kind: 'uriField', out: ctx.maps.uriField() }),
       },
       upstreams: {
-        target: (backends) => {
-          const out = ctx.upstreams.target(backends);
-          calls.push({ kind: 'target', backends, out: targetSignature(out) });
+        target: (backends, locations) => {
+          const out = ctx.upstreams.target(backends, locations);
+          calls.push({ kind: 'target', backends, ...(locations ? { locations } : {}), out: targetSignature(out) });
           return out;
         },
       },
@@ -135,7 +135,7 @@ export class ModelMemo {
           if (ctx.maps.uriField() !== c.out) return false;
           break;
         case 'target':
-          if (targetSignature(ctx.upstreams.target(c.backends)) !== c.out) return false;
+          if (targetSignature(ctx.upstreams.target(c.backends, c.locations)) !== c.out) return false;
           break;
         case 'warn':
           ctx.warn(c.message);

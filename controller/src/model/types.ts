@@ -75,6 +75,13 @@ export type ProxyTarget =
    * variable holding one such description per share ("" for invalid shares, answered 500).
    */
   | { kind: 'inference'; hop: true; pool?: string; poolVariable?: string; poolInvalidShare: boolean }
+  /**
+   * Several weighted backends, some with filters of their own (backendRef filters): each share
+   * goes to a named location of its own (RuleLocation.dispatchedBy), which applies that
+   * backend's filters and proxies to it. `dispatchVariable` is a split_clients variable naming
+   * those locations ("" for invalid shares, answered 500; "!" without endpoints, 502).
+   */
+  | { kind: 'backends'; dispatchVariable: string; invalidShare: boolean; noEndpointsShare: boolean }
   /** No backend can take the request. */
   | { kind: 'status'; code: number };
 
@@ -112,6 +119,12 @@ export interface RuleLocation {
   emit?: boolean;
   /** A GRPCRoute rule: grpc_pass (h2c) instead of proxy_pass. */
   grpc?: boolean;
+  /**
+   * One backend of a rule whose backendRefs have filters of their own: the name of the rule's
+   * location, which sends this backend's share here (target kind 'backends'). Always rendered,
+   * never shared with another rule's location.
+   */
+  dispatchedBy?: string;
 }
 
 /** What a path location does with a request. */
@@ -180,6 +193,11 @@ export interface Server {
   grpcErrors?: GrpcErrorPage[];
   /** nginx < 1.25.1 only: `listen ... http2` (the port carries GRPCRoutes alone). */
   http2Listen?: boolean;
+  /**
+   * Set by finalizeModel: error_page applies again after a redirect by error_page (a rule's
+   * location that dispatches to its backends' locations is itself reached through one).
+   */
+  recursiveErrorPages?: boolean;
 }
 
 export interface UpstreamServer {

@@ -35,6 +35,8 @@ export function targetSignature(t: ProxyTarget): string {
       return `s:${t.variable}:${t.invalidShare}:${t.noEndpointsShare}`;
     case 'inference':
       return `i:${t.pool ?? ''}:${t.poolVariable ?? ''}:${t.poolInvalidShare}`;
+    case 'backends':
+      return `d:${t.dispatchVariable}:${t.invalidShare}:${t.noEndpointsShare}`;
     case 'status':
       return `c:${t.code}`;
   }
@@ -111,8 +113,33 @@ export class Upstreams {
     return { kind: 'inference', hop: true, poolVariable: split.variable, poolInvalidShare: values.includes(SPLIT_INVALID) };
   }
 
-  /** Where a rule with these backendRefs sends its requests. */
-  target(backends: BackendRef[]): ProxyTarget {
+  /** A split over named locations, one per backend (`locations`, same order as `backends`). */
+  private backendsTarget(backends: BackendRef[], locations: string[]): ProxyTarget {
+    const shares: { weight: number; value: string }[] = [];
+    backends.forEach((b, i) => {
+      if (!(b.weight > 0)) return;
+      const value = this.value(b);
+      shares.push({ weight: b.weight, value: value === SPLIT_INVALID || value === SPLIT_NO_ENDPOINTS ? value : locations[i] });
+    });
+    if (shares.length === 0 || shares.every((s) => s.value === SPLIT_INVALID)) return { kind: 'status', code: 500 };
+    if (shares.every((s) => s.value === SPLIT_NO_ENDPOINTS)) return { kind: 'status', code: 502 };
+    const buckets = splitBuckets(shares);
+    const key = JSON.stringify(buckets);
+    let split = this.splits.get(key);
+    if (!split) {
+      split = { key: '$request_id', variable: `$ps_${this.splits.size}`, buckets };
+      this.splits.set(key, split);
+    }
+    const values = shares.map((s) => s.value);
+    return { kind: 'backends', dispatchVariable: split.variable, invalidShare: values.includes(SPLIT_INVALID), noEndpointsShare: values.includes(SPLIT_NO_ENDPOINTS) };
+  }
+
+  /**
+   * Where a rule with these backendRefs sends its requests. With `locations` (backendRef
+   * filters), each backend's share goes to the named location given for it.
+   */
+  target(backends: BackendRef[], locations?: string[]): ProxyTarget {
+    if (locations) return this.backendsTarget(backends, locations);
     if (backends.some((b) => isInferencePoolRef(b.group, b.kind))) return this.inferenceTarget(backends);
     if (backends.length === 1) {
       // The common case, without the arrays and sets of the general one.

@@ -128,7 +128,8 @@ async function errorsPlugin(app: FastifyInstance) {
     const path = request.url.split('?')[0];
     const known = paths.find((p) => p.pattern.test(path) && !p.methods.has(request.method));
     if (known) return reply.code(405).header('Allow', [...known.methods].filter((m) => m !== 'HEAD').join(', ')).send();
-    return reply.code(404).type('application/json').send(errorBody(rootUrl, 'not found'));
+    // A path no route knows is answered by Gitea's router itself, in plain text.
+    return reply.code(404).type('text/plain; charset=utf-8').send('404 page not found\n');
   });
 }
 

@@ -19,7 +19,8 @@ export function toPublicKey(c: ConvertContext, k: PublicKey, owner: User, doer: 
     created_at: fmtTime(k.createdAt),
     last_used_at: fmtTime(k.updatedAt),
     ...(privileged ? { user: toUser(c, owner, true, true) } : {}),
-    read_only: k.mode === AccessMode.Read,
+    // `omitempty` in Gitea's record: present only on a read-only key.
+    ...(k.mode === AccessMode.Read ? { read_only: true } : {}),
     ...(privileged ? { key_type: k.keyType } : {}),
   };
 }
