@@ -36,6 +36,7 @@ import packageRegistryRoutes from './routes/package-registry';
 import cronRoutes from './routes/cron';
 import trackerRoutes, { attachmentDownloadRoutes } from './routes/tracker';
 import gitDataRoutes, { repoStatsRoutes } from './routes/git-data';
+import statusRoutes from './routes/statuses';
 import miscellaneousRoutes from './routes/miscellaneous';
 import gitHttpRoutes from './routes/git-http';
 
@@ -113,6 +114,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
       await api.register(miscellaneousRoutes);
       await api.register(gitDataRoutes);
       await api.register(repoStatsRoutes);
+      await api.register(statusRoutes);
     },
     { prefix: '/api/v1' },
   );

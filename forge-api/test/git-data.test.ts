@@ -125,6 +125,7 @@ describeForge('git data API', (f) => {
 
     for (const [q, status, message] of [
       ['path=nope', 404, 'not found'],
+      ['path=:(glob)**', 404, 'not found'],
       ['sha=nope', 404, 'object does not exist [id: nope, rel_path: ]'],
       ['since=bad', 422, "invalid 'since' format, expected ISO 8601 (RFC3339)"],
       ['until=2024-01-01', 422, "invalid 'until' format, expected ISO 8601 (RFC3339)"],

@@ -30,6 +30,7 @@ import { DeliveryWorker } from './webhooks/deliver';
 import { GitReaderPool } from './git/reader';
 import { GitDataService } from './git-data';
 import { CommitConverter } from './git-data/commits';
+import { CommitStatusService } from './git-data/statuses';
 
 export interface Services {
   convert: Converter;
@@ -62,6 +63,8 @@ export interface Services {
   gitReaders: GitReaderPool;
   /** Refs, commits, trees, blobs, tags, notes, comparisons (Gitea's git data API). */
   gitData: GitDataService;
+  /** Commit statuses reported by CI, and the combined status of a commit. */
+  commitStatuses: CommitStatusService;
 }
 
 export interface ServiceOptions {
@@ -96,6 +99,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
   notifier.add(new NotificationListener(tracker.notifications));
 
   const gitReaders = new GitReaderPool();
+  const gitData = new GitDataService(config, gitReaders, repos, new CommitConverter(prisma, convert, config.rootUrl));
   const services: Services = {
     convert,
     permissions,
@@ -119,7 +123,8 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     watches: new WatchService(prisma),
     notifier,
     gitReaders,
-    gitData: new GitDataService(config, gitReaders, repos, new CommitConverter(prisma, convert, config.rootUrl)),
+    gitData,
+    commitStatuses: new CommitStatusService(prisma, config.rootUrl, convert, gitData, notifier),
   };
   registerCronTasks(services);
   return services;

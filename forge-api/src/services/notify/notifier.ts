@@ -5,6 +5,7 @@
  */
 import type { Comment, Issue } from '../../../generated/prisma/client';
 import type { PushedRef } from '../git/push';
+import type { GitCommit } from '../git/reader';
 import type { Repository, User } from '../records';
 
 export type RepoWithOwner = Repository & { owner: User };
@@ -25,6 +26,14 @@ export interface NotifyListener {
   issueStatusChanged?(doer: User, repo: RepoWithOwner, issue: Issue, closed: boolean, comment: Comment): Promise<void>;
   /** A comment was added to an issue. */
   commentCreated?(doer: User, repo: RepoWithOwner, issue: Issue, comment: Comment, mentionedIds: number[]): Promise<void>;
+  /** A commit status was reported on a commit (`json`: the CommitStatus record as the API shows it). */
+  commitStatusCreated?(doer: User, repo: RepoWithOwner, created: CommitStatusCreated): Promise<void>;
+}
+
+export interface CommitStatusCreated {
+  commit: GitCommit;
+  status: { id: number; sha: string; state: string; targetUrl: string; description: string; context: string; createdAt: Date; updatedAt: Date };
+  json: Record<string, unknown>;
 }
 
 type EventName = keyof NotifyListener;
@@ -80,5 +89,9 @@ export class Notifier {
 
   commentCreated(...args: EventArgs<'commentCreated'>) {
     return this.emit('commentCreated', ...args);
+  }
+
+  commitStatusCreated(...args: EventArgs<'commitStatusCreated'>) {
+    return this.emit('commitStatusCreated', ...args);
   }
 }
