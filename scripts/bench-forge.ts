@@ -8,6 +8,7 @@
  * and the issue tracker's cases from scripts/bench-forge-issues.ts (50,000 issues).
  * The data is seeded through Prisma directly (createMany), the server runs in its own process
  * (bin/portcullis-forge.js serve) so autocannon does not share its event loop.
+ * `npm run bench:forge -- --gitea` runs the side-by-side comparison with a real Gitea instead.
  * Env: BENCH_REPOS (10000), BENCH_DURATION seconds per case (10), BENCH_CONNECTIONS (10).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -137,7 +138,8 @@ async function main() {
   }
 }
 
-main().catch((err) => {
+// `--gitea`: the side-by-side mode against a real Gitea 1.27.3 (scripts/bench-forge-gitea.ts).
+(process.argv.includes('--gitea') ? import('./bench-forge-gitea').then((m) => m.main()) : main()).catch((err) => {
   console.error(err);
   process.exit(1);
 });

@@ -27,7 +27,8 @@ import adminRoutes from './routes/admin';
 import orgRoutes from './routes/orgs';
 import repoRoutes from './routes/repos';
 import repoSettingsRoutes, { repoAvatarFileRoutes } from './routes/repo-settings';
-import forkRoutes from './routes/forks';
+import forkRoutes, { generateRoutes } from './routes/forks';
+import deployKeyRoutes from './routes/deploy-keys';
 import teamRoutes from './routes/teams';
 import hookRoutes from './routes/hooks';
 import keyRoutes from './routes/keys';
@@ -105,6 +106,8 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
       await api.register(repoRoutes);
       await api.register(repoSettingsRoutes);
       await api.register(forkRoutes);
+      await api.register(generateRoutes);
+      await api.register(deployKeyRoutes);
       await api.register(teamRoutes);
       await api.register(hookRoutes);
       await api.register(keyRoutes);

@@ -77,4 +77,25 @@ export const DeployKeySchema = obj(
 /** structs.CreateKeyOption */
 export const CreateKeyOptionSchema = obj({ title: { type: 'string', minLength: 1, maxLength: 50 }, key: { type: 'string', minLength: 1 }, read_only: bool }, ['title', 'key'], { $id: 'CreateKeyOption' });
 
-export const REPO_SETTINGS_SCHEMAS = [EditRepoOptionSchema, UpdateRepoAvatarOptionSchema, CreateForkOptionSchema, DeployKeySchema, CreateKeyOptionSchema];
+
+/** structs.GenerateRepoOption */
+export const GenerateRepoOptionSchema = obj(
+  {
+    owner: str,
+    name: { type: 'string', minLength: 1, maxLength: 100, pattern: '^[-\\w.]+$' },
+    default_branch: str,
+    description: { type: 'string', maxLength: 2048 },
+    private: bool,
+    git_content: bool,
+    topics: bool,
+    git_hooks: bool,
+    webhooks: bool,
+    avatar: bool,
+    labels: bool,
+    protected_branch: bool,
+  },
+  ['name'],
+  { $id: 'GenerateRepoOption' },
+);
+
+export const REPO_SETTINGS_SCHEMAS = [EditRepoOptionSchema, UpdateRepoAvatarOptionSchema, CreateForkOptionSchema, DeployKeySchema, CreateKeyOptionSchema, GenerateRepoOptionSchema];

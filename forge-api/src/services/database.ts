@@ -1,18 +1,18 @@
 /**
  * Prisma client construction and migrations for both providers.
  *
- * Migrations are applied on start by this module rather than by spawning `prisma migrate
- * deploy`: the CLI needs its config file, the placeholder engine variables and ~2 s of start-up
- * per call (once per test suite), and it is a devDependency. Here we read the same folders
+ * Migrations are applied on start by this module, never by `prisma migrate deploy`: Prisma 7's
+ * CLI needs the native schema engine for it (a download these machines cannot make), ~2 s of
+ * start-up per call, and it is a devDependency. Here we read the same folders
  * (prisma/migrations/<provider>/<name>/migration.sql) and record them in Prisma's own
  * `_prisma_migrations` table with Prisma's checksum (sha256 of the file), so `npm run
- * prisma:migrate` and this runner agree about what is applied. Each migration runs in one
+ * prisma:migrate` (which runs this) and Prisma's tools agree about what is applied. Each migration runs in one
  * transaction; PostgreSQL takes an advisory lock so two starting servers do not race.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { PrismaBetterSQLite3 } from '@prisma/adapter-better-sqlite3';
+import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { PrismaPg } from '@prisma/adapter-pg';
 import Database from 'better-sqlite3';
 import { Client as PgClient } from 'pg';
@@ -37,7 +37,7 @@ export function createPrisma(databaseUrl: string): Prisma {
   }
   const file = sqlitePath(databaseUrl);
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  const adapter = new PrismaBetterSQLite3({ url: file });
+  const adapter = new PrismaBetterSqlite3({ url: file });
   return new SqliteClient({ adapter });
 }
 

@@ -21,6 +21,8 @@ import { RepoService } from './repos';
 import { RepoSettingsService } from './repo-settings';
 import { RepoAvatarService } from './repo-avatars';
 import { ForkService } from './forks';
+import { TemplateGenerateService } from './template-generate';
+import { DeployKeyService } from './deploy-keys';
 import { TeamService } from './teams';
 import { TokenService } from './tokens';
 import { UserService } from './users';
@@ -43,6 +45,9 @@ export interface Services {
   repoSettings: RepoSettingsService;
   repoAvatars: RepoAvatarService;
   forks: ForkService;
+  /** Repositories generated from template repositories. */
+  templates: TemplateGenerateService;
+  deployKeys: DeployKeyService;
   admin: AdminService;
   /** The activity feeds (rows written by the notifier's feed listener). */
   activities: ActivityService;
@@ -110,6 +115,8 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     repoSettings: new RepoSettingsService(prisma, config, (id) => forks.relinkForksOf(id)),
     repoAvatars: new RepoAvatarService(prisma, config),
     forks,
+    templates: new TemplateGenerateService(prisma, config, permissions, repos),
+    deployKeys: new DeployKeyService(prisma),
     admin: new AdminService(prisma, config),
     activities,
     tracker,

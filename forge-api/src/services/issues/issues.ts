@@ -4,6 +4,7 @@
  * Repository.nextIssueIndex in the same transaction, so PostgreSQL's row lock (and SQLite's
  * single writer) serialize concurrent creations and a failed insert gives its number back.
  */
+import { AccessMode } from '../convert';
 import { idFromText } from '../ids';
 import { InvalidError, NotFoundError, PermissionDeniedError, PreconditionFailedError, ValidationError } from '../errors';
 import type { Notifier } from '../notify';
@@ -136,13 +137,20 @@ export class IssueService {
     return json;
   }
 
-  /** Assignee names -> users who may be assigned (422 for unknown users or users without access). */
+  /**
+   * Assignee names -> users who may be assigned (422 for unknown users or users without access).
+   * Gitea's CanBeAssigned: write access, or read access to the pull requests (which every
+   * signed-in user has on a public repository whose pull requests are enabled).
+   */
   private async resolveAssignees(rc: RepoCtx, names: string[]): Promise<User[]> {
     const out: User[] = [];
     for (const name of [...new Set(names.filter(Boolean))]) {
       const u = await this.prisma.user.findUnique({ where: { lowerName: name.toLowerCase() } });
       if (!u || u.type !== 0) throw new InvalidError(`Assignee does not exist: [name: ${name}]`);
-      if ((await this.ctx.accessMode(u, rc.repo)) < 2) {
+      const assignable =
+        (await this.ctx.accessMode(u, rc.repo)) >= AccessMode.Write ||
+        (rc.repo.hasPullRequests && (await this.ctx.permissions.repoAccessMode(u, rc.repo, 'repo.pulls')) >= AccessMode.Read);
+      if (!assignable) {
         throw new InvalidError(`user doesn't have access to repo [user_id: ${u.id}, repo_name: ${rc.repo.name}]`);
       }
       out.push(u);
