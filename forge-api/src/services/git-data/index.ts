@@ -10,7 +10,7 @@ import type { ForgeConfig } from '../../config';
 import type { RepoWithOwner } from '../convert/repository';
 import { MalformedError, NotFoundError, ConflictError, InvalidError } from '../errors';
 import { countCommits, listRefs, logCommitIds, type GitCommit, type GitReader, type GitReaderPool, type LogOptions, type TreeEntry } from '../git/reader';
-import { gitEnv } from '../git/run';
+import { gitEnv, runGit } from '../git/run';
 import type { RepoService } from '../repos';
 import { ALL_COMMIT_PARTS, CommitConverter, verificationOf, type CommitJsonOptions } from './commits';
 import { escapeSegments, gitDate, goPathEscape, repoUrls } from './format';
@@ -225,8 +225,8 @@ export class GitDataService {
     if (!resolved || resolved.type === 'blob') throw notFound;
     const root = await reader.readTree(resolved.oid);
     if (!root) throw notFound;
-    const entries: { path: string; entry: TreeEntry }[] = [];
-    if (recursive) await this.walkTree(reader, root.entries, '', entries);
+    const entries: { path: string; entry: TreeEntry; size?: number }[] = [];
+    if (recursive) entries.push(...(await lsTreeRecursive(this.path(repo), root.oid)));
     else for (const e of root.entries) entries.push({ path: e.name, entry: e });
 
     const perPage = perPageIn <= 0 || perPageIn > GIT_TREES_PER_PAGE ? GIT_TREES_PER_PAGE : perPageIn;
@@ -245,30 +245,18 @@ export class GitDataService {
     const end = Math.min(start + perPage, entries.length);
     out.truncated = end < entries.length;
     const slice = entries.slice(start, end);
-    const blobs = slice.filter((e) => e.entry.type === 'blob');
+    const blobs = slice.filter((e) => e.entry.type === 'blob' && e.size === undefined);
     const sizes = await reader.infos(blobs.map((e) => e.entry.oid));
     const sizeOf = new Map(blobs.map((e, i) => [e.entry.oid, sizes[i]?.size ?? 0]));
-    out.tree = slice.map(({ path, entry }) => ({
+    out.tree = slice.map(({ path, entry, size }) => ({
       path,
       mode: entry.mode.padStart(6, '0'),
       type: entry.type,
-      size: entry.type === 'blob' ? sizeOf.get(entry.oid) ?? 0 : 0,
+      size: entry.type === 'blob' ? size ?? sizeOf.get(entry.oid) ?? 0 : 0,
       sha: entry.oid,
       url: entry.type === 'tree' ? `${api}/git/trees/${entry.oid}` : entry.type === 'commit' ? '' : `${api}/git/blobs/${entry.oid}`,
     }));
     return out;
-  }
-
-  /** Entries below a tree in `git ls-tree -r -t` order (a folder before its contents). */
-  private async walkTree(reader: GitReader, entries: TreeEntry[], prefix: string, out: { path: string; entry: TreeEntry }[]): Promise<void> {
-    const subtrees = await Promise.all(entries.map((e) => (e.type === 'tree' ? reader.readTree(e.oid) : Promise.resolve(null))));
-    for (let i = 0; i < entries.length; i++) {
-      const e = entries[i];
-      const path = prefix + e.name;
-      out.push({ path, entry: e });
-      const sub = subtrees[i];
-      if (sub) await this.walkTree(reader, sub.entries, `${path}/`, out);
-    }
   }
 
   /** GET /git/blobs/{sha}: any object's content in base64, as Gitea (it does not check the type). */
@@ -435,6 +423,21 @@ export class GitDataService {
 
 export interface LanguageSizes {
   [language: string]: number;
+}
+
+/** Every entry below a tree with blob sizes, folders before their contents: one `git ls-tree -r -t -l`. */
+async function lsTreeRecursive(repoPath: string, tree: string): Promise<{ path: string; entry: TreeEntry; size?: number }[]> {
+  const out = await runGit(['ls-tree', '-r', '-t', '-l', '-z', '--end-of-options', tree], { cwd: repoPath });
+  const entries: { path: string; entry: TreeEntry; size?: number }[] = [];
+  for (const line of out.split('\0')) {
+    const tab = line.indexOf('\t');
+    if (tab < 0) continue;
+    const [mode, type, oid, size] = line.slice(0, tab).split(/ +/);
+    const name = line.slice(tab + 1);
+    const mode0 = mode.replace(/^0+/, '');
+    entries.push({ path: name, entry: { mode: mode0, type: type as TreeEntry['type'], oid, name }, size: type === 'blob' ? Number(size) || 0 : undefined });
+  }
+  return entries;
 }
 
 function parseBasehead(param: string): { base: string; head: string; sep: string } {
