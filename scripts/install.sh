@@ -18,6 +18,8 @@ command -v wrk >/dev/null || need+=(wrk)
 command -v python3 >/dev/null && python3 -c 'import ensurepip' 2>/dev/null || need+=(python3 python3-venv)
 # e2e/gateway/https.test.ts makes its certificates with openssl.
 command -v openssl >/dev/null || need+=(openssl)
+# forge-api/test/archive.test.ts unpacks the forge's zip archives with the real unzip.
+command -v unzip >/dev/null || need+=(unzip)
 # Container images (scripts/build-images.sh, e2e/images): buildah + a Debian root filesystem.
 command -v buildah >/dev/null || need+=(buildah)
 command -v mmdebstrap >/dev/null || need+=(mmdebstrap)

@@ -242,3 +242,30 @@ describe('backendRef filters with several backendRefs', () => {
     }
   });
 });
+
+describe('URLRewrite ReplacePrefixMatch where a location proxies inline', () => {
+  const rw = (value: string) => ({ type: 'URLRewrite', urlRewrite: { path: { type: 'ReplacePrefixMatch', replacePrefixMatch: value } } });
+  function servers(rules: object[]): string {
+    const graph = buildGraph(parse(...base, route('r', { parentRefs: [{ name: 'gw' }], rules })).set, { controllerName: DEFAULT_CONTROLLER_NAME });
+    return renderConfig(buildModel(graph), { listenAddress: '127.0.0.1', prefix: '/tmp/x' }).files['servers.conf'];
+  }
+  const block = (conf: string, head: string) => conf.slice(conf.indexOf(head), conf.indexOf('}', conf.indexOf(head)));
+
+  test('is done by proxy_pass with a URI part: no regex rewrite', () => {
+    const conf = servers([{ matches: [{ path: { type: 'PathPrefix', value: '/p' } }], filters: [rw('/new')], backendRefs: [ref] }]);
+    expect(block(conf, 'location "/p/" {')).toMatch(/proxy_pass "http:\/\/b_default__svc_80\/new\/";/);
+    expect(block(conf, 'location = "/p" {')).toMatch(/proxy_pass "http:\/\/b_default__svc_80\/new";/);
+    expect(conf).not.toContain('rewrite ');
+  });
+
+  test('keeps the rewrite in a named location, next to other script steps, or for values that need escaping', () => {
+    const dispatched = servers([{ matches: [{ path: { type: 'PathPrefix', value: '/p' }, headers: [{ name: 'x-a', value: '1' }] }], filters: [rw('/new')], backendRefs: [ref] }]);
+    expect(dispatched).toContain('rewrite ');
+    expect(dispatched).not.toContain('proxy_pass "http');
+    const withCors = servers([{ ...rule([rw('/new'), { type: 'CORS', cors: { allowOrigins: ['https://a.example'] } }]) }]);
+    expect(withCors).toContain('rewrite ');
+    const dollar = servers([rule([rw('/a$b')])]);
+    expect(dollar).toContain('rewrite ');
+    expect(dollar).not.toContain('proxy_pass "http');
+  });
+});

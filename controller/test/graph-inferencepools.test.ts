@@ -2,6 +2,7 @@ import { buildGraph, DEFAULT_CONTROLLER_NAME, type Graph } from '../src/graph';
 import { computeStatuses } from '../src/status';
 import { buildModel } from '../src/model';
 import { parseInferencePoolValue } from '../src/model/inference';
+import { renderConfig } from '../src/render';
 import { gateway, gatewayClass, http, parse, route, service, slice } from './graph-fixtures';
 
 const base = [gatewayClass(), gateway('gw', [http('web')])];
@@ -102,6 +103,13 @@ describe('graph: InferencePool backends', () => {
       { pool: 'default/b', failureMode: 'FailClose', picker: 'builtin', endpoints: ['10.0.0.2:8000'], h2c: false },
     ]);
   });
+});
+
+test('the hop upstream is rendered only when a rule uses a pool (portcullis-agent starts the hop when it sees it)', () => {
+  const upstreams = (g: Graph) => renderConfig(buildModel(g), { listenAddress: '127.0.0.1', prefix: '/tmp/p', inferenceHop: '127.0.0.1:9' }).files['upstreams.conf'];
+  const withPool = upstreams(build(true, pool('llm'), pod('p', '10.0.0.1'), poolRoute([{ ...POOL, name: 'llm' }])));
+  expect(withPool).toContain('upstream portcullis_inference_hop {\n    server "127.0.0.1:9";');
+  expect(upstreams(build(true, pool('llm'), pod('p', '10.0.0.1')))).not.toContain('portcullis_inference_hop');
 });
 
 describe('Kubernetes provider: what it watches for the inference extension', () => {

@@ -3,6 +3,8 @@
  * (httproute-request-header-modifier, -response-header-modifier, -redirect-*, -rewrite-*,
  * -request-mirror, -cors) ported to our echo backend, plus hostile values.
  */
+import { promises as fs } from 'fs';
+import * as path from 'path';
 import { eventually } from '../support/http';
 import { GatewayFixture, startGatewayFixture } from '../support/gateway';
 import { httpRoute, Manifest } from '../support/manifests';
@@ -313,6 +315,14 @@ describe('URLRewrite', () => {
 
   test('the query string is kept', async () => {
     expect((await echoed('/prefix/one/two?a=1&b=%20')).url).toBe('/one/two?a=1&b=%20');
+  });
+
+  test('percent-encoded paths stay encoded after a prefix rewrite (nginx replaces the prefix itself where it proxies inline)', async () => {
+    expect((await echoed('/prefix/one/a%20b/%C3%A9')).url).toBe('/one/a%20b/%C3%A9');
+    expect((await echoed('/strip-prefix/x%3Fy?q=1')).url).toBe('/x%3Fy?q=1');
+    // The plain prefix rewrites are done by proxy_pass's URI part, not by a regex rewrite.
+    const conf = await fs.readFile(path.join(gw.stateDir, 'nginx', 'conf', 'servers.conf'), 'utf8');
+    expect(conf).toMatch(/proxy_pass "http:\/\/\w+\/one\/";/);
   });
 
   test('path rewrite and header modifier together', async () => {

@@ -26,9 +26,12 @@ import tokenRoutes from './routes/tokens';
 import adminRoutes from './routes/admin';
 import orgRoutes from './routes/orgs';
 import repoRoutes from './routes/repos';
+import contentRoutes from './routes/contents';
 import repoSettingsRoutes, { repoAvatarFileRoutes } from './routes/repo-settings';
 import forkRoutes, { generateRoutes } from './routes/forks';
 import deployKeyRoutes from './routes/deploy-keys';
+import transferRoutes from './routes/transfers';
+import repoMiscRoutes, { issueTemplateRoutes } from './routes/repo-misc';
 import teamRoutes from './routes/teams';
 import hookRoutes from './routes/hooks';
 import keyRoutes from './routes/keys';
@@ -40,6 +43,8 @@ import gitDataRoutes, { repoStatsRoutes } from './routes/git-data';
 import statusRoutes from './routes/statuses';
 import miscellaneousRoutes from './routes/miscellaneous';
 import gitHttpRoutes from './routes/git-http';
+import branchRoutes from './routes/branches';
+import topicRoutes from './routes/topics';
 
 export interface BuildAppOptions {
   /** Overrides of the environment-derived configuration. */
@@ -104,10 +109,14 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
       await api.register(adminRoutes);
       await api.register(orgRoutes);
       await api.register(repoRoutes);
+      await api.register(contentRoutes);
       await api.register(repoSettingsRoutes);
       await api.register(forkRoutes);
       await api.register(generateRoutes);
       await api.register(deployKeyRoutes);
+      await api.register(transferRoutes);
+      await api.register(repoMiscRoutes);
+      await api.register(issueTemplateRoutes);
       await api.register(teamRoutes);
       await api.register(hookRoutes);
       await api.register(keyRoutes);
@@ -118,6 +127,8 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
       await api.register(gitDataRoutes);
       await api.register(repoStatsRoutes);
       await api.register(statusRoutes);
+      await api.register(branchRoutes);
+      await api.register(topicRoutes);
     },
     { prefix: '/api/v1' },
   );

@@ -3,7 +3,7 @@
  *
  * - Request headers: proxy_set_header. A location that sets any loses every proxy_set_header
  *   of the http level, so it gets the whole list: the defaults with the filter's changes.
- *   `add` appends to what the client sent ("a,b"), through a variable set when the header exists.
+ *   `add` appends to what the client sent ("a,b"), through an http-level map (HeaderAppendMap).
  * - Response headers: proxy_hide_header + add_header ... always (set), add_header (add),
  *   proxy_hide_header (remove).
  * - URLRewrite: rewrite ... break on nginx's decoded URI (nginx re-encodes it towards the
@@ -17,6 +17,7 @@
  * Values from manifests are ValueParts: literal text that the renderer escapes (a `$` can never
  * start a variable), never spliced into config text here.
  */
+import { createHash } from 'crypto';
 import type { HeaderChanges, PathChange, RedirectFilter, RuleFilters } from '../graph/filters';
 import type { HTTPCORSFilter } from '../resources/types';
 import { escapeRegex } from './regex';
@@ -44,6 +45,24 @@ export interface MirrorLocation {
   grpc?: boolean;
 }
 
+/**
+ * A RequestHeaderModifier `add`: a map at http level that is the value to send, the client's
+ * value followed by ",<value>", or <value> alone when the client sent none. nginx evaluates a
+ * map only when a directive reads it, so this costs nothing in the rewrite phase (a `set` plus
+ * an `if` per request did). The variable is named after the header and the value, so equal
+ * appends share one map wherever they are.
+ */
+export interface HeaderAppendMap {
+  /** The map's variable, without "$". */
+  variable: string;
+  /** The request header's variable ($http_<name>), without "$". */
+  source: string;
+  /** The header's value when the client sent none (the literal value). */
+  alone: ValuePart[];
+  /** Its value otherwise: the client's, then "," and the literal value. */
+  appended: ValuePart[];
+}
+
 export interface LocationFilters {
   /** A GRPCRoute rule's proxySetHeaders / hideHeaders, for grpc_set_header / grpc_hide_header. */
   grpcSetHeaders?: { name: string; value: ValuePart[] }[];
@@ -56,6 +75,36 @@ export interface LocationFilters {
   /** add_header <name> <value> always (an empty value adds nothing). */
   addHeaders: { name: string; value: ValuePart[] }[];
   mirrors: MirrorLocation[];
+  /** Maps the location's header appends read (collected at http level by finalizeModel). */
+  appendMaps?: HeaderAppendMap[];
+  /** The URLRewrite ReplacePrefixMatch the script's last steps make (see inlinePrefixRewrite). */
+  prefixRewrite?: { prefix: string; value: string; steps: number };
+  /**
+   * Set on a path location that proxies inline (model/locations.ts): the URI part of its
+   * proxy_pass, which makes nginx replace the location's prefix itself, instead of the rewrite.
+   */
+  proxyPassUri?: string;
+}
+
+/** Characters a proxy_pass URI part may hold as written (unreserved: decoded = encoded). */
+const PLAIN_URI = /^[A-Za-z0-9/._~-]*$/;
+
+/**
+ * A URLRewrite ReplacePrefixMatch done by nginx's proxy_pass instead of a regex rewrite, for a
+ * location that proxies inline to one upstream: `location /x/ { proxy_pass http://u/y/; }`
+ * sends /x/rest as /y/rest (and `location = /x` with http://u/y sends /y), with no regex run
+ * per request (a rewrite without PCRE JIT was the costliest filter: bench:dataplane). Only when
+ * the location is exactly the match's prefix, the rewrite is the script's only step (no `if`
+ * may change the location's configuration before proxying) and the value needs no escaping.
+ * Returns the location's filters to use, or undefined to keep the rewrite.
+ */
+export function inlinePrefixRewrite(filters: LocationFilters, location: { match: 'exact' | 'prefix'; path: string }): LocationFilters | undefined {
+  const r = filters.prefixRewrite;
+  if (!r || filters.script.length !== r.steps || !PLAIN_URI.test(r.value)) return undefined;
+  const fits = location.match === 'prefix' ? location.path === `${r.prefix}/` : location.path === r.prefix && r.prefix !== '';
+  if (!fits) return undefined;
+  const { prefixRewrite: _r, ...rest } = filters;
+  return { ...rest, script: [], proxyPassUri: location.match === 'prefix' ? `${r.value}/` : r.value || '/' };
 }
 
 /** The http-level proxy_set_header list (nginx.conf): also the base of a filtered location's list. */
@@ -91,7 +140,14 @@ function requestHeaderVariable(name: string): string {
 /** The http-level grpc_set_header list (nginx.conf). */
 export const DEFAULT_GRPC_HEADERS: { name: string; value: ValuePart[] }[] = [{ name: 'Host', value: [{ v: 'portcullis_host' }] }];
 
-function requestHeaders(changes: HeaderChanges | undefined, hostname: string | undefined, script: ScriptStep[], grpc: boolean): LocationFilters['proxySetHeaders'] {
+/** The map variable for appending `value` to request header `name` (same inputs, same name). */
+export function headerAppendMap(name: string, value: string): HeaderAppendMap {
+  const source = requestHeaderVariable(name);
+  const digest = createHash('sha256').update(`${name.toLowerCase()}\n${value}`).digest('hex').slice(0, 16);
+  return { variable: `pc_hadd_${digest}`, source, alone: [value], appended: [{ v: source }, ',', value] };
+}
+
+function requestHeaders(changes: HeaderChanges | undefined, hostname: string | undefined, out: LocationFilters, grpc: boolean): LocationFilters['proxySetHeaders'] {
   if (!changes && hostname === undefined) return undefined;
   const list = (grpc ? DEFAULT_GRPC_HEADERS : DEFAULT_PROXY_HEADERS).map((h) => ({ name: h.name, value: [...h.value] }));
   const put = (name: string, value: ValuePart[]) => {
@@ -102,13 +158,11 @@ function requestHeaders(changes: HeaderChanges | undefined, hostname: string | u
   if (hostname !== undefined) put('Host', [hostname]);
   if (changes) {
     for (const h of changes.set) put(h.name, [h.value]);
-    changes.add.forEach((h, i) => {
-      const variable = `pc_hadd_${i}`;
-      const current = requestHeaderVariable(h.name);
-      script.push({ sets: [{ variable, value: [h.value] }] });
-      script.push({ test: { variable: `$${current}`, op: '!=', operand: '' }, sets: [{ variable, value: [{ v: current }, ',', h.value] }] });
-      put(h.name, [{ v: variable }]);
-    });
+    for (const h of changes.add) {
+      const map = headerAppendMap(h.name, h.value);
+      (out.appendMaps ??= []).push(map);
+      put(h.name, [{ v: map.variable }]);
+    }
     // An empty value: nginx does not pass the header at all.
     for (const name of changes.remove) put(name, []);
   }
@@ -216,8 +270,13 @@ export function locationFilters(filters: RuleFilters | undefined, server: Server
   const out: LocationFilters = { script: [], hideHeaders: [], addHeaders: [], mirrors: [] };
   if (filters.cors) corsSteps(filters.cors, out);
   if (filters.redirect) out.script.push(...redirectSteps(filters.redirect, server));
-  out.proxySetHeaders = requestHeaders(filters.requestHeaders, filters.rewrite?.hostname, out.script, grpc);
-  if (filters.rewrite?.path) out.script.push(...rewriteSteps(filters.rewrite.path));
+  out.proxySetHeaders = requestHeaders(filters.requestHeaders, filters.rewrite?.hostname, out, grpc);
+  if (filters.rewrite?.path) {
+    const steps = rewriteSteps(filters.rewrite.path);
+    out.script.push(...steps);
+    const p = filters.rewrite.path;
+    if (p.type === 'ReplacePrefixMatch' && !grpc) out.prefixRewrite = { prefix: p.prefix, value: p.value, steps: steps.length };
+  }
   responseHeaders(filters.responseHeaders, out);
   filters.mirrors.forEach((m, i) => {
     const hundredths = sampleHundredths(m.percent);

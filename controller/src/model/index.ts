@@ -11,6 +11,7 @@ import { buildLocations } from './locations';
 import { ConditionMaps } from './matching';
 import { finalizeBodyLimits } from './bodylimit';
 import type { NginxModel, RuleLocation, RuleSource, Server, SplitClients } from './types';
+import type { HeaderAppendMap } from './filters';
 import { targetSignature, Upstreams } from './upstreams';
 import { grpcErrorPages } from './grpc';
 import type { ModelMemo } from './memo';
@@ -124,6 +125,10 @@ export function finalizeModel(model: NginxModel): NginxModel {
   }
   finalizeBodyLimits(model);
   shareNamedLocations(model);
+  const appends = new Map<string, HeaderAppendMap>();
+  for (const server of model.servers) for (const r of server.ruleLocations) for (const m of r.filters?.appendMaps ?? []) appends.set(m.variable, m);
+  if (appends.size) model.headerAppends = [...appends.values()].sort((a, b) => (a.variable < b.variable ? -1 : 1));
+  else delete model.headerAppends;
   for (const server of model.servers) {
     if (!server.grpcErrors) continue;
     // Reject codes the server's policies set get an answer too.

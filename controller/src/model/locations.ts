@@ -15,7 +15,7 @@ import { dispatchComposite, elementConditions, type Alternative, type Condition,
 import { escapeRegex } from './regex';
 import { grpcNoWeightTarget, grpcPrecedenceKey } from './grpc';
 import { proxyTimeout } from './timeouts';
-import { locationFilters, sampleHundredths, type ServerInfo } from './filters';
+import { inlinePrefixRewrite, locationFilters, sampleHundredths, type ServerInfo } from './filters';
 import type { DispatchRun, Location, RuleLocation } from './types';
 import { Upstreams } from './upstreams';
 
@@ -325,7 +325,12 @@ export function buildLocations(
 
   const locations: Location[] = plans.map((plan) => {
     if (!plan.action) plan.action = locationAction(plan.candidates.sort(byOrder), runs, runOf);
-    return { match: plan.match, path: plan.path, action: plan.action, settings: {} };
+    let action = plan.action;
+    if (action.kind === 'proxy' && action.filters?.prefixRewrite && action.target.kind === 'upstream') {
+      const inline = inlinePrefixRewrite(action.filters, plan);
+      if (inline) action = { ...action, filters: inline };
+    }
+    return { match: plan.match, path: plan.path, action, settings: {} };
   });
   locations.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.match < b.match ? -1 : 1));
   return { locations, ruleLocations };

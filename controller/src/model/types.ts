@@ -253,6 +253,8 @@ export interface NginxModel {
   /** Certificate files by path relative to the config directory (secret: never logged). */
   secretFiles?: Record<string, string>;
   http: HttpContext;
+  /** Set by finalizeModel: the maps of RequestHeaderModifier `add`s (model/filters.ts), one per header and value. */
+  headerAppends?: import('./filters').HeaderAppendMap[];
   /** Some rule proxies to InferencePools: the inference hop's upstream is rendered. */
   inferenceHop?: boolean;
   maps: MapBlock[];

@@ -70,7 +70,8 @@ export function renderContext(model: NginxModel, options: RenderOptions) {
     ...model,
     layout,
     listenAddress: options.listenAddress,
-    inferenceHop: options.inferenceHop ?? `unix:${layout.inferenceHopSocket}`,
+    // Not `inferenceHop`: that is the model's flag (some rule uses the hop), which this must not shadow.
+    inferenceHopAddress: options.inferenceHop ?? `unix:${layout.inferenceHopSocket}`,
     errorLogLevel,
     workerProcesses: String(workers),
     workerConnections: 4096,

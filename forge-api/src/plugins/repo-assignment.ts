@@ -26,6 +26,11 @@ export interface RepoAssignment {
   access: 'read' | 'change' | 'write' | 'admin';
   unit?: RepoUnit;
   archived?: 'allow' | 'refuse';
+  /**
+   * 'forbidden': an anonymous caller gets the access check's 403 instead of 401, where Gitea's
+   * permission middleware runs before reqToken (e.g. PUT/DELETE /topics/{topic}).
+   */
+  anonymous?: 'forbidden';
 }
 
 declare module 'fastify' {
@@ -64,7 +69,7 @@ async function repoAssignment(app: FastifyInstance) {
     const { owner, repo } = request.params as { owner: string; repo: string };
     const doer = request.doer;
     const issuesUnit = assignment.unit === 'issues' ? 'issues' : null;
-    if (assignment.access !== 'read' && !doer) throw new UnauthenticatedError('token is required');
+    if (assignment.access !== 'read' && !doer && assignment.anonymous !== 'forbidden') throw new UnauthenticatedError('token is required');
     const rc = await context.repo(owner, repo, doer, issuesUnit);
     if (request.auth?.scopes?.publicOnly && (rc.repo.isPrivate || rc.repo.owner.visibility !== 0)) {
       throw new PermissionDeniedError('token scope is limited to public repos');

@@ -70,7 +70,8 @@ export default async function repoRoutes(app: FastifyInstance) {
       }
       const doer = request.doer;
       const { rows, total } = await repos.search(doer, {
-        q: q.topic ? undefined : q.q,
+        q: q.q,
+        topicOnly: q.topic,
         includeDesc: q.includeDesc,
         uid: dbId(q.uid),
         priorityOwnerId: dbId(q.priority_owner_id),
@@ -86,10 +87,9 @@ export default async function repoRoutes(app: FastifyInstance) {
         skip: p.skip,
         take: p.take,
       });
-      // Topics arrive later: a topic search matches nothing yet.
-      const data = q.topic && q.q ? [] : rows;
+      const data = rows;
       const modes = await repos.accessModes(doer, data);
-      setPagingHeaders(request, reply, q.topic && q.q ? 0 : total, p, app.config.rootUrl);
+      setPagingHeaders(request, reply, total, p, app.config.rootUrl);
       return { ok: true, data: data.map((r, i) => convert.repo(r, modes[i])) };
     },
   );
@@ -105,7 +105,8 @@ export default async function repoRoutes(app: FastifyInstance) {
       try {
         const { repo, mode } = await repos.getReadable(owner, name, request.doer);
         if (publicOnly(request) && repo.isPrivate) throw new PermissionDeniedError('token scope is limited to public repos');
-        return convert.repo(await app.services.forks.withParent(repo), mode);
+        const transferJson = await app.services.transfers.transferJson(repo, (u) => convert.userPublic(u));
+        return convert.repo({ ...(await app.services.forks.withParent(repo)), transferJson }, mode);
       } catch (err) {
         // A renamed owner keeps answering under its old name with a redirect (Gitea's 307).
         const target = isNotFound(err) ? await app.services.users.redirectTarget(owner) : null;

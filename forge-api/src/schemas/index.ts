@@ -4,6 +4,7 @@ import { CreateRepoOptionSchema, PermissionSchema, RepositorySchema, SearchResul
 import { AccessTokenSchema, CronSchema, EmailSchema, PublicKeySchema, UserSchema } from './user';
 import { ISSUE_SCHEMAS } from './issue';
 import { GIT_DATA_SCHEMAS } from './git-data';
+import { BRANCH_SCHEMAS } from './branch';
 import { REPO_SETTINGS_SCHEMAS } from './repo-settings';
 
 export * from './common';
@@ -27,6 +28,7 @@ export const SHARED_SCHEMAS = [
   SearchResultsSchema,
   ...ISSUE_SCHEMAS,
   ...GIT_DATA_SCHEMAS,
+  ...BRANCH_SCHEMAS,
   ...REPO_SETTINGS_SCHEMAS,
 ];
 

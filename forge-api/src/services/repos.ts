@@ -41,6 +41,8 @@ const TRUST_MODELS = new Set(['default', 'collaborator', 'committer', 'collabora
 
 export interface SearchOptions {
   q?: string;
+  /** `q` names topics (comma-separated), matched exactly. */
+  topicOnly?: boolean;
   includeDesc?: boolean;
   uid?: number;
   priorityOwnerId?: number;
@@ -329,9 +331,20 @@ export class RepoService {
     const and: Record<string, unknown>[] = [this.permissions.readableRepoFilter(viewer)];
     if (!o.includePrivate) and.push({ isPrivate: false });
     if (o.q) {
-      const lower = o.q.toLowerCase();
-      const byName = { lowerName: { contains: lower } };
-      and.push(o.includeDesc ? { OR: [byName, { description: { contains: o.q } }] } : byName);
+      // Gitea splits the keyword at commas; a topic search matches topic names exactly, a plain
+      // one matches names, topics (and descriptions when asked) by substring.
+      const words = o.q.split(',');
+      if (o.topicOnly) {
+        and.push({ repoTopics: { some: { topic: { name: { in: words.map((w) => w.toLowerCase()) } } } } });
+      } else {
+        const or: Record<string, unknown>[] = [];
+        for (const w of words) {
+          const lower = w.toLowerCase();
+          or.push({ lowerName: { contains: lower } }, { repoTopics: { some: { topic: { name: { contains: lower } } } } });
+          if (o.includeDesc) or.push({ description: { contains: w } });
+        }
+        and.push({ OR: or });
+      }
     }
     if (o.uid) {
       const owned = { ownerId: o.uid };

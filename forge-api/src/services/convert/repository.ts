@@ -119,7 +119,7 @@ export function toRepository(c: ConvertContext, r: Repository & { owner: User } 
     mirror_updated: r.isMirror ? fmtTime(r.mirrorUpdatedAt, GO_ZERO_TIME) : GO_ZERO_TIME,
     mirror_last_sync_at: r.isMirror ? fmtTime(r.mirrorLastSyncAt, GO_ZERO_TIME) : GO_ZERO_TIME,
     ...(r.transferJson ? { repo_transfer: r.transferJson } : {}),
-    topics: [] as string[],
+    topics: r.topics ? r.topics.split(',') : [],
     licenses: r.licenses ? r.licenses.split(',') : [],
   };
 }

@@ -61,6 +61,8 @@ export interface CommitRequest {
    */
   expectedOld?: string;
   changes: FileChange[];
+  /** A unified diff applied to the index before `changes` (git apply --cached, as Gitea's diffpatch). */
+  patch?: Buffer | string;
   message: string;
   author: Signature;
   committer: Signature;
@@ -88,10 +90,10 @@ export class RefChangedError extends ConflictError {
   }
 }
 
-/** update-index refused a change (a path that is both a file and a folder, a path git forbids). */
+/** git refused a change: update-index (a path git forbids) or apply (a patch that does not apply). */
 export class IndexChangeError extends Error {
   constructor(readonly stderr: string) {
-    super(`update-index refused the change: ${stderr.trim()}`);
+    super(stderr.trim() || 'git refused the change');
     this.name = 'IndexChangeError';
   }
 }
@@ -149,6 +151,14 @@ export async function writeCommit(req: CommitRequest): Promise<WrittenCommit> {
   try {
     const cwd = req.repoPath;
     if (req.base) await runGit(['read-tree', req.base], { cwd, env });
+    if (req.patch !== undefined) {
+      try {
+        await runGit(['apply', '--cached', '--recount', '--ignore-whitespace', '--whitespace=fix', '--binary', '-3'], { cwd, env, input: req.patch });
+      } catch (err) {
+        if (err instanceof GitCommandError) throw new IndexChangeError(err.stderr);
+        throw err;
+      }
+    }
     if (req.changes.length > 0) {
       const info = await indexInfo(cwd, env, req.changes);
       try {

@@ -1,0 +1,82 @@
+/**
+ * Repository archives (GET /archive/{ref}.zip|.tar.gz|.bundle): `git archive` (or `git bundle`)
+ * piped straight to the response, never buffered or cached on disk, so an archive of any size
+ * costs a pipe's worth of memory. Names and headers as Gitea's: `<repo>-<ref>.<ext>`, the
+ * folder `<repo>/` inside, a Link rel="immutable" to the archive by commit id.
+ */
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import execa from 'execa';
+import { MalformedError, NotFoundError } from '../errors';
+import { gitEnv, runGit } from '../git/run';
+import type { RepoWithOwner } from '../convert/repository';
+import { resolveRef } from './git-read';
+
+export type ArchiveFormat = 'zip' | 'tar.gz' | 'bundle';
+
+const FORMATS: ArchiveFormat[] = ['zip', 'tar.gz', 'bundle'];
+
+/** `main.zip` -> { ref: 'main', format: 'zip' }; an unknown suffix is Gitea's 400. */
+export function parseArchiveName(name: string): { ref: string; format: ArchiveFormat } {
+  for (const format of FORMATS) {
+    if (name.endsWith(`.${format}`) && name.length > format.length + 1) return { ref: name.slice(0, -(format.length + 1)), format };
+  }
+  throw new MalformedError(`unknown format: ${name}`);
+}
+
+export interface ArchiveStream {
+  stream: Readable;
+  filename: string;
+  commit: string;
+  format: ArchiveFormat;
+}
+
+/** Short ids are accepted here as Gitea's archiver does (7 or more hex digits). */
+async function resolveArchiveRef(repoPath: string, ref: string): Promise<string | null> {
+  const named = await resolveRef(repoPath, ref);
+  if (named) return named.commit;
+  if (/^[0-9a-f]{7,39}$/.test(ref)) {
+    const out = await runGit(['rev-parse', '--verify', '-q', `${ref}^{commit}`], { cwd: repoPath }).catch(() => '');
+    return out.trim() || null;
+  }
+  return null;
+}
+
+export async function openArchive(repo: RepoWithOwner, repoPath: string, name: string): Promise<ArchiveStream> {
+  const { ref, format } = parseArchiveName(name);
+  const commit = repo.isEmpty ? null : await resolveArchiveRef(repoPath, ref);
+  if (!commit) throw new NotFoundError(`unrecognized repository reference: ${ref}`);
+  const filename = `${repo.name}-${ref.replace(/\//g, '-')}.${format}`;
+  if (format === 'bundle') return { stream: await bundleStream(repoPath, commit), filename, commit, format };
+  const child = execa('git', ['archive', `--format=${format}`, `--prefix=${repo.name}/`, commit], { cwd: repoPath, env: gitEnv(), extendEnv: false, buffer: false, reject: false });
+  child.catch(() => undefined);
+  const stream = child.stdout!;
+  stream.once('close', () => child.kill());
+  return { stream, filename, commit, format };
+}
+
+/**
+ * A bundle whose one ref, refs/heads/bundle, is the commit (Gitea's layout). git bundle needs a
+ * ref to name, so a throwaway repository borrowing our objects (alternates) holds it: the
+ * served repository itself never gets an extra ref.
+ */
+async function bundleStream(repoPath: string, commit: string): Promise<Readable> {
+  const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'forge-bundle-'));
+  const cleanup = () => fs.rm(tmp, { recursive: true, force: true }).catch(() => undefined);
+  try {
+    await runGit(['init', '--bare', '--quiet', '--template=', tmp]);
+    await fs.writeFile(path.join(tmp, 'objects', 'info', 'alternates'), `${path.resolve(repoPath, 'objects')}\n`);
+    await runGit(['update-ref', 'refs/heads/bundle', commit], { cwd: tmp });
+    await runGit(['symbolic-ref', 'HEAD', 'refs/heads/bundle'], { cwd: tmp });
+  } catch (err) {
+    await cleanup();
+    throw err;
+  }
+  const child = execa('git', ['bundle', 'create', '-', 'refs/heads/bundle', 'HEAD'], { cwd: tmp, env: gitEnv(), extendEnv: false, buffer: false, reject: false });
+  child.finally(cleanup).catch(() => undefined);
+  const stream = child.stdout!;
+  stream.once('close', () => child.kill());
+  return stream;
+}
