@@ -45,6 +45,7 @@ import miscellaneousRoutes from './routes/miscellaneous';
 import gitHttpRoutes from './routes/git-http';
 import branchRoutes from './routes/branches';
 import topicRoutes from './routes/topics';
+import releaseRoutes, { releaseDownloadRoutes } from './routes/releases';
 
 export interface BuildAppOptions {
   /** Overrides of the environment-derived configuration. */
@@ -55,6 +56,8 @@ export interface BuildAppOptions {
   prisma?: Prisma;
   /** Skip applying migrations (the caller did). */
   skipMigrations?: boolean;
+  /** Run no background work (webhook deliveries, cron): another process of a cluster does. */
+  noBackground?: boolean;
 }
 
 export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyInstance> {
@@ -92,7 +95,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
   await app.register(errorsPlugin);
   await app.register(urlInput);
   if (config.enableSwagger) await app.register(swaggerPlugin);
-  await app.register(backgroundPlugin);
+  if (!options.noBackground) await app.register(backgroundPlugin);
 
   await app.register(
     async (api) => {
@@ -129,11 +132,13 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
       await api.register(statusRoutes);
       await api.register(branchRoutes);
       await api.register(topicRoutes);
+      await api.register(releaseRoutes);
     },
     { prefix: '/api/v1' },
   );
 
   await app.register(attachmentDownloadRoutes);
+  await app.register(releaseDownloadRoutes);
   await app.register(repoAvatarFileRoutes);
   await app.register(packageRegistryRoutes, { prefix: '/api/packages' });
   await app.register(gitHttpRoutes);
