@@ -183,7 +183,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     branchProtections,
     tagProtections,
     branches,
-    tags: new TagService(branches, tagProtections, () => `${config.rootUrl}api/v1/`),
+    tags: new TagService(branches, tagProtections, () => `${config.rootUrl}api/v1/`, async (repoId, tag) => (await prisma.release.count({ where: { repoId, lowerTagName: tag.toLowerCase() } })) > 0),
     pushRules: new PushRules(branchProtections, tagProtections),
   };
   services.contentChanges.branchGuard = (doer, repo, branch, paths) => branchProtections.verifyCommit(doer, repo, branch, paths);
