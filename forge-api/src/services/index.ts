@@ -105,7 +105,8 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
   );
   notifier.add(new NotificationListener(tracker.notifications));
 
-  const contents = new ContentService(config, (repo) => repos.diskPath(repo.owner.name, repo.name));
+  const gitReaders = new GitReaderPool();
+  const contents = new ContentService(config, (repo) => repos.diskPath(repo.owner.name, repo.name), gitReaders);
   const services: Services = {
     convert,
     permissions,
@@ -133,7 +134,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     contents,
     contentChanges: new ContentChangeService(contents, (doer, repoId) => repos.refsChanged(doer, repoId)),
     topics: new TopicService(prisma),
-    gitReaders: new GitReaderPool(),
+    gitReaders,
   };
   registerCronTasks(services);
   return services;

@@ -12,6 +12,7 @@ import execa from 'execa';
 import { MalformedError, NotFoundError } from '../errors';
 import { gitEnv, runGit } from '../git/run';
 import type { RepoWithOwner } from '../convert/repository';
+import type { GitReader } from '../git/reader';
 import { resolveRef } from './git-read';
 
 export type ArchiveFormat = 'zip' | 'tar.gz' | 'bundle';
@@ -34,8 +35,8 @@ export interface ArchiveStream {
 }
 
 /** Short ids are accepted here as Gitea's archiver does (7 or more hex digits). */
-async function resolveArchiveRef(repoPath: string, ref: string): Promise<string | null> {
-  const named = await resolveRef(repoPath, ref);
+async function resolveArchiveRef(reader: GitReader, repoPath: string, ref: string): Promise<string | null> {
+  const named = await resolveRef(reader, ref);
   if (named) return named.commit;
   if (/^[0-9a-f]{7,39}$/.test(ref)) {
     const out = await runGit(['rev-parse', '--verify', '-q', `${ref}^{commit}`], { cwd: repoPath }).catch(() => '');
@@ -44,9 +45,10 @@ async function resolveArchiveRef(repoPath: string, ref: string): Promise<string 
   return null;
 }
 
-export async function openArchive(repo: RepoWithOwner, repoPath: string, name: string): Promise<ArchiveStream> {
+export async function openArchive(repo: RepoWithOwner, reader: GitReader, name: string): Promise<ArchiveStream> {
+  const repoPath = reader.repoPath;
   const { ref, format } = parseArchiveName(name);
-  const commit = repo.isEmpty ? null : await resolveArchiveRef(repoPath, ref);
+  const commit = repo.isEmpty ? null : await resolveArchiveRef(reader, repoPath, ref);
   if (!commit) throw new NotFoundError(`unrecognized repository reference: ${ref}`);
   const filename = `${repo.name}-${ref.replace(/\//g, '-')}.${format}`;
   if (format === 'bundle') return { stream: await bundleStream(repoPath, commit), filename, commit, format };

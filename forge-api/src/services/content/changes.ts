@@ -145,7 +145,7 @@ export class ContentChangeService {
     const written = await this.commitWithRetry(repo, oldBranch, newBranch, o, doer, message, async (base) => this.plan(repo, base, prepared));
     await this.refsChanged(doer, repo.id);
     const at = { kind: 'branch' as const, name: newBranch, commit: written };
-    const entries = await treeEntries(this.contents.repoPath(repo), written, prepared.map((f) => f.treePath));
+    const entries = await treeEntries(this.contents.reader(repo), written, prepared.map((f) => f.treePath));
     const opts = { content: true, lfsMetadata: false, commitMetadata: true, commitMessage: false };
     const out: (ContentsResponse | null)[] = [];
     for (const f of prepared) {
@@ -222,7 +222,7 @@ export class ContentChangeService {
       const parts = f.treePath.split('/');
       for (let i = 1; i <= parts.length; i++) lookups.add(parts.slice(0, i).join('/'));
     }
-    const entries: Map<string, TreeEntry> = base ? await treeEntries(repoPath, base, [...lookups]) : new Map();
+    const entries: Map<string, TreeEntry> = base ? await treeEntries(this.contents.reader(repo), base, [...lookups]) : new Map();
     if (!base && files.some((f) => f.operation === 'delete')) throw new NotFoundError('repository is empty');
     const changes: FileChange[] = [];
     for (const f of files) {
