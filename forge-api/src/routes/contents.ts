@@ -207,12 +207,13 @@ export default async function contentRoutes(app: FastifyInstance) {
   app.get('/repos/:owner/:repo/raw/*', { config: read, schema: rawSchema('repoGetRawFile', 'Get a file from a repository') }, serve(false));
   app.get('/repos/:owner/:repo/media/*', { config: read, schema: rawSchema('repoGetRawFileOrLFS', "Get a file or it's LFS object from a repository") }, serve(true));
 
-  app.get<{ Params: FilepathParams }>(
+  app.get<{ Params: FilepathParams; Querystring: { path?: string | string[] } }>(
     '/repos/:owner/:repo/archive/*',
     { config: read, schema: { tags, operationId: 'repoGetArchive', summary: 'Get an archive of a repository', params: filepathParams, querystring: obj({ path: { anyOf: [str, strList] } }), response: errors(400, 404) } },
     async (request, reply) => {
       const rc = request.repoCtx;
-      const a = await openArchive(rc.repo, contents.reader(rc.repo), request.params['*'] ?? '');
+      const paths = request.query.path === undefined ? [] : Array.isArray(request.query.path) ? request.query.path : [request.query.path];
+      const a = await openArchive(rc.repo, contents.reader(rc.repo), request.params['*'] ?? '', paths);
       request.raw.once('close', () => a.stream.destroy());
       const api = `${app.config.rootUrl}api/v1/repos/${rc.repo.owner.name}/${rc.repo.name}`;
       reply.headers({

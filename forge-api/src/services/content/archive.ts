@@ -13,7 +13,8 @@ import { MalformedError, NotFoundError } from '../errors';
 import { gitEnv, runGit } from '../git/run';
 import type { RepoWithOwner } from '../convert/repository';
 import type { GitReader } from '../git/reader';
-import { resolveRef } from './git-read';
+import { cleanTreePath } from '../git/tree-path';
+import { resolveRef, treeEntry } from './git-read';
 
 export type ArchiveFormat = 'zip' | 'tar.gz' | 'bundle';
 
@@ -45,14 +46,27 @@ async function resolveArchiveRef(reader: GitReader, repoPath: string, ref: strin
   return null;
 }
 
-export async function openArchive(repo: RepoWithOwner, reader: GitReader, name: string): Promise<ArchiveStream> {
+/**
+ * The archive `name` (`<ref>.<format>`), limited to `paths` (Gitea's `path` query) when given:
+ * paths are tree paths (tree-path.ts rules, 400 otherwise) that must exist in the commit (404),
+ * checked before the first byte is sent.
+ */
+export async function openArchive(repo: RepoWithOwner, reader: GitReader, name: string, paths: string[] = []): Promise<ArchiveStream> {
   const repoPath = reader.repoPath;
   const { ref, format } = parseArchiveName(name);
+  if (format === 'bundle' && paths.length > 0) throw new MalformedError('cannot specify paths when requesting a bundle');
+  let cleaned: string[];
+  try {
+    cleaned = paths.map((p) => cleanTreePath(p)).filter(Boolean);
+  } catch (err) {
+    throw new MalformedError((err as Error).message);
+  }
   const commit = repo.isEmpty ? null : await resolveArchiveRef(reader, repoPath, ref);
   if (!commit) throw new NotFoundError(`unrecognized repository reference: ${ref}`);
+  for (const p of cleaned) if (!(await treeEntry(reader, commit, p))) throw new NotFoundError(`object does not exist [id: , rel_path: ${p}]`);
   const filename = `${repo.name}-${ref.replace(/\//g, '-')}.${format}`;
   if (format === 'bundle') return { stream: await bundleStream(repoPath, commit), filename, commit, format };
-  const child = execa('git', ['archive', `--format=${format}`, `--prefix=${repo.name}/`, commit], { cwd: repoPath, env: gitEnv(), extendEnv: false, buffer: false, reject: false });
+  const child = execa('git', ['archive', `--format=${format}`, `--prefix=${repo.name}/`, commit, '--', ...cleaned], { cwd: repoPath, env: gitEnv(), extendEnv: false, buffer: false, reject: false });
   child.catch(() => undefined);
   const stream = child.stdout!;
   stream.once('close', () => child.kill());

@@ -140,7 +140,8 @@ export class ContentChangeService {
       }
       return { ...f, treePath, fromTreePath };
     });
-    if (this.branchGuard) await this.branchGuard(doer, repo, newBranch, prepared.map((f) => f.treePath));
+    // Gitea verifies the protection of the branch committed to; a new branch starts unprotected.
+    if (this.branchGuard && newBranch === oldBranch) await this.branchGuard(doer, repo, newBranch, prepared.map((f) => f.treePath));
     const message = o.message || defaultMessage(prepared.map((f) => ({ operation: f.operation, path: f.treePath })));
     const written = await this.commitWithRetry(repo, oldBranch, newBranch, o, doer, message, async (base) => this.plan(repo, base, prepared));
     await this.refsChanged(doer, repo.id);
@@ -158,7 +159,7 @@ export class ContentChangeService {
   /** POST /diffpatch: the unified diff applied to the branch as one commit. */
   async applyPatch(doer: User, repo: RepoWithOwner, patch: string, o: CommitOptions): Promise<{ content: null; commit: FileCommitResponse; verification: typeof UNSIGNED_VERIFICATION }> {
     const { oldBranch, newBranch } = this.branches(repo, o);
-    if (this.branchGuard) await this.branchGuard(doer, repo, newBranch, []);
+    if (this.branchGuard && newBranch === oldBranch) await this.branchGuard(doer, repo, newBranch, []);
     const written = await this.commitWithRetry(repo, oldBranch, newBranch, o, doer, o.message ?? '', async () => ({ changes: [], patch }), true);
     await this.refsChanged(doer, repo.id);
     return { content: null, commit: await this.commitResponse(repo, written), verification: UNSIGNED_VERIFICATION };
