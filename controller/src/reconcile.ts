@@ -125,6 +125,21 @@ export interface ReconcileSummary {
   phases: { scan: number; build: number; render: number; apply: number; status: number };
 }
 
+/** The same documents (the providers hand out one frozen object per unchanged resource). */
+function sameDocs(a: ManifestDoc[] | undefined, b: ManifestDoc[]): boolean {
+  if (!a || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i].doc !== b[i].doc || a[i].source !== b[i].source) return false;
+  return true;
+}
+
+/** What a reconcile built from its documents, kept for the next one. */
+interface Built {
+  docs: ManifestDoc[];
+  parsed: ParsedResources;
+  graph: Graph;
+  policies?: PolicyResult;
+}
+
 function sameFiles(a: Record<string, string> | undefined, b: Record<string, string>): boolean {
   if (!a) return false;
   const ka = Object.keys(a);
@@ -145,6 +160,7 @@ export class Reconciler<M = unknown, C extends RenderedConfigLike = RenderedConf
   private lastAppliedPolicies?: EffectivePolicies;
   private running?: Promise<void>;
   private readonly modelMemo = new ModelMemo();
+  private built?: Built;
   private pending = false;
   private stopped = false;
   private retryTimer?: NodeJS.Timeout;
@@ -207,48 +223,14 @@ export class Reconciler<M = unknown, C extends RenderedConfigLike = RenderedConf
     const { pipeline, log } = this.o;
     const docs = await this.o.source.scan();
     const scanMs = lap();
-    const parsed = pipeline.parseManifests(docs);
-    for (const e of parsed.errors) log.error('manifest document rejected', { source: e.source, error: e.message });
-    for (const i of parsed.ignored) {
-      log.debug('manifest kind not handled; ignored', { source: i.source, apiVersion: i.apiVersion, kind: i.kind, name: i.name });
-    }
-    for (const r of parsed.invalid) {
-      log.warn('resource invalid', { kind: r.kind, namespace: r.namespace, name: r.name, source: r.source, error: r.message });
-    }
-    const parsedPolicies = pipeline.parsePolicyDocs?.(docs);
-    for (const e of parsedPolicies?.errors ?? []) log.error('policy document rejected', { source: e.source, error: e.message });
-    for (const r of parsedPolicies?.invalid ?? []) {
-      log.warn('policy invalid', { kind: r.kind, namespace: r.namespace, name: r.name, error: r.message });
-    }
-    const graph = pipeline.buildGraph(parsed.set, {
-      controllerName: this.o.controllerName,
-      inferenceExtension: this.o.inferenceExtension,
-      ...(this.o.nginx ? { nginx: this.o.nginx } : {}),
-      // Each Gateway has its own nginx: listeners of different Gateways never share a port.
-      ...(isGatewayDataplane(this.o.dataplane) ? { dataplanePerGateway: true } : {}),
-    });
-    const policies =
-      parsedPolicies && pipeline.computePolicies
-        ? pipeline.computePolicies({
-            policies: parsedPolicies.policies,
-            invalid: parsedPolicies.invalid,
-            targets: targetsFromGraph(graph),
-            previous: this.lastAppliedPolicies,
-            controllerName: this.o.controllerName,
-          })
-        : undefined;
-    const schemaInvalid = new Set((parsedPolicies?.invalid ?? []).map((r) => `${r.kind}/${r.namespace}/${r.name}`));
-    for (const st of policies?.statuses ?? []) {
-      // Conflicted, TargetNotFound, settings nginx would refuse: say it where operators look
-      // (documents that fail their schema were logged above).
-      if (schemaInvalid.has(`${st.kind}/${st.namespace}/${st.name}`)) continue;
-      for (const anc of (st.status as { ancestors?: { ancestorRef: { kind: string; name: string }; conditions: { status: string; reason: string; message: string }[] }[] }).ancestors ?? []) {
-        const c = anc.conditions.find((x) => x.status === 'False');
-        if (c) log.warn('policy not applied', { kind: st.kind, namespace: st.namespace, name: st.name, target: `${anc.ancestorRef.kind}/${anc.ancestorRef.name}`, reason: c.reason, message: c.message });
-      }
-    }
-
     const dp = this.o.dataplane;
+    // Nothing changed since the last reconcile (an agent reported, a Service got an address, a
+    // retry): the graph, policies and published configs are what they were, so only the
+    // statuses are computed again. Not after a failed local apply: that one is retried.
+    const unchanged = sameDocs(this.built?.docs, docs) && (isGatewayDataplane(dp) || (this.started && this.lastAttemptOk));
+    const { parsed, graph, policies } = unchanged ? this.built! : this.build(docs);
+    this.built = { docs, parsed, graph, policies };
+
     let outcome: ApplyOutcome = { ok: true };
     let applied = false;
     let configBytes: number | undefined;
@@ -258,12 +240,17 @@ export class Reconciler<M = unknown, C extends RenderedConfigLike = RenderedConf
     if (isGatewayDataplane(dp)) {
       // Each Gateway's data plane builds, renders and applies its own part.
       buildMs = lap();
-      dp.publish(graph, policies?.effective);
+      if (!unchanged) dp.publish(graph, policies?.effective);
       renderMs = lap();
       if (policies) this.lastAppliedPolicies = policies.effective;
       dataplane = (gw) => dp.resultFor(gw);
       const failed = graph.gateways.map((gw) => dp.resultFor(gw)).find((r) => !r.programmed);
       if (failed) outcome = { ok: false, message: failed.message ?? 'not programmed' };
+    } else if (unchanged) {
+      // The config nginx serves was built from these very documents.
+      buildMs = lap();
+      renderMs = 0;
+      dataplane = { programmed: true, addresses: [this.o.listenAddress] };
     } else {
       const model = pipeline.buildModel(graph, policies?.effective, this.modelMemo);
       buildMs = lap();
@@ -320,6 +307,52 @@ export class Reconciler<M = unknown, C extends RenderedConfigLike = RenderedConf
     // Per-Gateway data planes report later (a Pending Gateway is not a failed apply to retry).
     this.scheduleRetry(outcome.ok || isGatewayDataplane(dp));
     for (const l of this.listeners) l(summary);
+  }
+
+  /** Documents -> resources, graph and effective policies (logging what is rejected). */
+  private build(docs: ManifestDoc[]): Omit<Built, 'docs'> {
+    const { pipeline, log } = this.o;
+    const parsed = pipeline.parseManifests(docs);
+    for (const e of parsed.errors) log.error('manifest document rejected', { source: e.source, error: e.message });
+    for (const i of parsed.ignored) {
+      log.debug('manifest kind not handled; ignored', { source: i.source, apiVersion: i.apiVersion, kind: i.kind, name: i.name });
+    }
+    for (const r of parsed.invalid) {
+      log.warn('resource invalid', { kind: r.kind, namespace: r.namespace, name: r.name, source: r.source, error: r.message });
+    }
+    const parsedPolicies = pipeline.parsePolicyDocs?.(docs);
+    for (const e of parsedPolicies?.errors ?? []) log.error('policy document rejected', { source: e.source, error: e.message });
+    for (const r of parsedPolicies?.invalid ?? []) {
+      log.warn('policy invalid', { kind: r.kind, namespace: r.namespace, name: r.name, error: r.message });
+    }
+    const graph = pipeline.buildGraph(parsed.set, {
+      controllerName: this.o.controllerName,
+      inferenceExtension: this.o.inferenceExtension,
+      ...(this.o.nginx ? { nginx: this.o.nginx } : {}),
+      // Each Gateway has its own nginx: listeners of different Gateways never share a port.
+      ...(isGatewayDataplane(this.o.dataplane) ? { dataplanePerGateway: true } : {}),
+    });
+    const policies =
+      parsedPolicies && pipeline.computePolicies
+        ? pipeline.computePolicies({
+            policies: parsedPolicies.policies,
+            invalid: parsedPolicies.invalid,
+            targets: targetsFromGraph(graph),
+            previous: this.lastAppliedPolicies,
+            controllerName: this.o.controllerName,
+          })
+        : undefined;
+    const schemaInvalid = new Set((parsedPolicies?.invalid ?? []).map((r) => `${r.kind}/${r.namespace}/${r.name}`));
+    for (const st of policies?.statuses ?? []) {
+      // Conflicted, TargetNotFound, settings nginx would refuse: say it where operators look
+      // (documents that fail their schema were logged above).
+      if (schemaInvalid.has(`${st.kind}/${st.namespace}/${st.name}`)) continue;
+      for (const anc of (st.status as { ancestors?: { ancestorRef: { kind: string; name: string }; conditions: { status: string; reason: string; message: string }[] }[] }).ancestors ?? []) {
+        const c = anc.conditions.find((x) => x.status === 'False');
+        if (c) log.warn('policy not applied', { kind: st.kind, namespace: st.namespace, name: st.name, target: `${anc.ancestorRef.kind}/${anc.ancestorRef.name}`, reason: c.reason, message: c.message });
+      }
+    }
+    return { parsed, graph, policies };
   }
 
   /**

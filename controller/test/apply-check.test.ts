@@ -84,7 +84,7 @@ describe('with nginx', () => {
   };
 
   beforeEach(async () => {
-    h = await Harness.create(['one', 'two']);
+    h = await Harness.create(['one', 'two'], { checkBeforeReload: true });
     port = await freePort();
     expect(await h.nginx.start(render('one', 'a.test'))).toEqual({ ok: true });
   });

@@ -28,13 +28,13 @@ export class Harness {
   readonly log = captureLogger();
   readonly nginx: NginxProcess;
   readonly backends = new Map<string, EchoBackend>();
-  private constructor(prefix: string) {
+  private constructor(prefix: string, options: { checkBeforeReload?: boolean }) {
     this.prefix = prefix;
-    this.nginx = new NginxProcess({ prefix, binary: defaultNginxBinary(), log: this.log });
+    this.nginx = new NginxProcess({ prefix, binary: defaultNginxBinary(), log: this.log, ...options });
   }
 
-  static async create(backendNames: string[] = []): Promise<Harness> {
-    const h = new Harness(fs.mkdtempSync(path.join(os.tmpdir(), 'pc-ngx-')));
+  static async create(backendNames: string[] = [], options: { checkBeforeReload?: boolean } = {}): Promise<Harness> {
+    const h = new Harness(fs.mkdtempSync(path.join(os.tmpdir(), 'pc-ngx-')), options);
     for (const name of backendNames) h.backends.set(name, await startEchoBackend(name));
     return h;
   }

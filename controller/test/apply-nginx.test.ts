@@ -49,7 +49,7 @@ describe('NginxProcess', () => {
     }
   });
 
-  test('a config nginx -t rejects is not applied; the last good one keeps serving and the message is returned', async () => {
+  test('a config nginx rejects is not applied (the reload refuses it as a whole); the last good one keeps serving and the message is returned', async () => {
     await h.nginx.start(h.render(graphTo('one')));
     const model = buildModel(graphTo('two'));
     // Valid alone, rejected by nginx together (the spec's busy-buffers rule).

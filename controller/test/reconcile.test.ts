@@ -133,3 +133,38 @@ test('statuses carry the --controller-name the reconciler runs with, even where 
   for (const p of parents) expect(p.controllerName).toBe('example.com/other-controller');
   await reconciler.stop();
 });
+
+describe('a reconcile with the same documents (per-Gateway data planes)', () => {
+  test('recomputes statuses only: no new graph, no publish; a changed document builds and publishes again', async () => {
+    let docs: { source: string; doc: any }[] = gatewayDocs(8080);
+    const published: unknown[] = [];
+    let programmed = false;
+    const written: StatusReport[][] = [];
+    const reconciler = new Reconciler({
+      pipeline: standardPipeline as any,
+      source: { scan: async () => docs as any, writeStatuses: async (s) => void written.push(s) },
+      dataplane: {
+        publish: (graph) => void published.push(graph),
+        resultFor: () => (programmed ? { programmed: true, addresses: ['10.0.0.1'] } : { programmed: false, reason: 'Pending' as const, message: 'waiting', addresses: [] }),
+      },
+      log: silentLogger,
+      controllerName: 'gateway.portcullis.dev/controller',
+      listenAddress: '127.0.0.1',
+      prefix: '/tmp/portcullis-reconcile-test',
+    });
+    const gatewayProgrammed = () => (written[written.length - 1].find((s) => s.kind === 'Gateway')!.status as any).conditions.find((c: any) => c.type === 'Programmed');
+    await reconciler.trigger();
+    expect(published).toHaveLength(1);
+    expect(gatewayProgrammed()).toMatchObject({ status: 'False', reason: 'Pending' });
+    // An agent reported: same documents, so only the statuses change.
+    programmed = true;
+    await reconciler.trigger();
+    expect(published).toHaveLength(1);
+    expect(gatewayProgrammed()).toMatchObject({ status: 'True', reason: 'Programmed' });
+    // One document replaced (same content, new object, as a watch event gives it): built and published again.
+    docs = [docs[0], { ...docs[1], doc: { ...docs[1].doc } }];
+    await reconciler.trigger();
+    expect(published).toHaveLength(2);
+    await reconciler.stop();
+  });
+});

@@ -30,6 +30,8 @@ import contentRoutes from './routes/contents';
 import repoSettingsRoutes, { repoAvatarFileRoutes } from './routes/repo-settings';
 import forkRoutes, { generateRoutes } from './routes/forks';
 import deployKeyRoutes from './routes/deploy-keys';
+import transferRoutes from './routes/transfers';
+import repoMiscRoutes, { issueTemplateRoutes } from './routes/repo-misc';
 import teamRoutes from './routes/teams';
 import hookRoutes from './routes/hooks';
 import keyRoutes from './routes/keys';
@@ -39,6 +41,7 @@ import cronRoutes from './routes/cron';
 import trackerRoutes, { attachmentDownloadRoutes } from './routes/tracker';
 import miscellaneousRoutes from './routes/miscellaneous';
 import gitHttpRoutes from './routes/git-http';
+import branchRoutes from './routes/branches';
 import topicRoutes from './routes/topics';
 
 export interface BuildAppOptions {
@@ -109,6 +112,9 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
       await api.register(forkRoutes);
       await api.register(generateRoutes);
       await api.register(deployKeyRoutes);
+      await api.register(transferRoutes);
+      await api.register(repoMiscRoutes);
+      await api.register(issueTemplateRoutes);
       await api.register(teamRoutes);
       await api.register(hookRoutes);
       await api.register(keyRoutes);
@@ -116,6 +122,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
       await api.register(cronRoutes);
       await api.register(trackerRoutes);
       await api.register(miscellaneousRoutes);
+      await api.register(branchRoutes);
       await api.register(topicRoutes);
     },
     { prefix: '/api/v1' },

@@ -25,6 +25,8 @@ export class AgentChannel {
   private stopped = false;
   private req?: http.ClientRequest;
   private delay = 200;
+  /** Reports started so far: a retried report gives way to a newer one. */
+  private reports = 0;
   connected = false;
   private readonly connectionListeners: ((connected: boolean) => void)[] = [];
 
@@ -134,27 +136,58 @@ export class AgentChannel {
     });
   }
 
-  /** Reports an apply outcome; failures are logged (the next apply reports again). */
+  /**
+   * Reports an apply outcome. The POST is a new request, and agents reach the controller through
+   * its Service, so it may land on a replica that is not the leader (503) or on one that just went
+   * away: it is retried on a new connection (the Service picks again) with backoff, up to ~10 s,
+   * unless a newer report supersedes it. A report still lost is logged; the agent reports again
+   * on its next apply, and when its stream reconnects.
+   */
   async report(report: Omit<ApplyReport, 'gateway' | 'pod'>): Promise<void> {
     const url = new URL(STATUS_PATH, this.o.server);
     const body = JSON.stringify({ ...report, gateway: this.o.gateway, pod: this.o.pod });
-    try {
-      const token = this.token();
-      await new Promise<void>((resolve, reject) => {
-        const req = this.transport(url).request(
-          url,
-          { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }, timeout: 10000, ...this.tlsOptions() },
-          (res) => {
-            res.resume();
-            res.on('end', () => (res.statusCode === 204 ? resolve() : reject(new Error(`HTTP ${res.statusCode}`))));
-          },
-        );
-        req.on('error', reject);
-        req.on('timeout', () => req.destroy(new Error('timed out')));
-        req.end(body);
-      });
-    } catch (err) {
-      this.o.log.warn('could not report the apply outcome to the controller', { component: 'agent', error: (err as Error).message });
+    const seq = ++this.reports;
+    let delay = 100;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.post(url, body);
+        return;
+      } catch (err) {
+        // A refusal (401, 403, 400) will not change on another replica; 5xx and lost connections may.
+        const status = (err as { status?: number }).status;
+        const last = attempt >= 8 || this.stopped || seq !== this.reports || (status !== undefined && status < 500);
+        if (last) {
+          this.o.log.warn('could not report the apply outcome to the controller', { component: 'agent', error: (err as Error).message, attempts: attempt });
+          return;
+        }
+        this.o.log.debug('reporting the apply outcome failed; retrying', { component: 'agent', error: (err as Error).message, retryMs: delay });
+        await new Promise((r) => setTimeout(r, delay));
+        delay = Math.min(delay * 2, 2000);
+      }
     }
+  }
+
+  private post(url: URL, body: string): Promise<void> {
+    const token = this.token();
+    return new Promise<void>((resolve, reject) => {
+      const req = this.transport(url).request(
+        url,
+        {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+          timeout: 10000,
+          // A fresh connection each time: a kept-alive one would return to the same replica.
+          agent: false,
+          ...this.tlsOptions(),
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => (res.statusCode === 204 ? resolve() : reject(Object.assign(new Error(`HTTP ${res.statusCode}`), { status: res.statusCode }))));
+        },
+      );
+      req.on('error', reject);
+      req.on('timeout', () => req.destroy(new Error('timed out')));
+      req.end(body);
+    });
   }
 }

@@ -8,6 +8,8 @@
  * Syntax (Gitea's modules/glob, no separators): `*` any run of characters (`**` the same),
  * `?` one character, `[abc]` `[a-z]` a class (`[!...]` or `[^...]` negated), `{a,b}`
  * alternatives (nestable), `\x` the character x. Everything else stands for itself.
+ * With separators (Gitea compiles branch protection rules with '/'), `*` and `?` do not cross a
+ * separator and `**` does, as in gobwas/glob which Gitea uses.
  */
 
 export class GlobSyntaxError extends Error {}
@@ -34,9 +36,12 @@ class Builder {
   readonly states: State[] = [];
   private readonly cps: number[];
   private pos = 0;
+  /** What `*` and `?` may consume: anything, or anything but a separator. */
+  private readonly single: (cp: number) => boolean;
 
-  constructor(pattern: string) {
+  constructor(pattern: string, separators: readonly number[] = []) {
     this.cps = Array.from(pattern, (c) => c.codePointAt(0) as number);
+    this.single = separators.length ? (cp) => !separators.includes(cp) : () => true;
   }
 
   private add(state: State): number {
@@ -68,10 +73,10 @@ class Builder {
     return { start: a.start, ends: b.ends };
   }
 
-  /** Any run of characters: a split that either takes one more character or leaves. */
-  private star(): Fragment {
+  /** Any run of characters (`**`: separators included): a split that takes one more character or leaves. */
+  private star(crossSeparators: boolean): Fragment {
     const loop = this.add({ kind: 'split', next: [] });
-    const any = this.add({ kind: 'char', test: () => true, next: loop });
+    const any = this.add({ kind: 'char', test: crossSeparators ? () => true : this.single, next: loop });
     (this.states[loop] as { next: number[] }).next.push(any);
     return { start: loop, ends: [loop] };
   }
@@ -118,9 +123,13 @@ class Builder {
       this.pos++;
       let next: Fragment;
       if (c === 0x2a /* * */) {
-        while (this.cps[this.pos] === 0x2a) this.pos++;
-        next = this.star();
-      } else if (c === 0x3f /* ? */) next = this.char(() => true);
+        let run = 1;
+        while (this.cps[this.pos] === 0x2a) {
+          this.pos++;
+          run++;
+        }
+        next = this.star(run > 1);
+      } else if (c === 0x3f /* ? */) next = this.char(this.single);
       else if (c === 0x5b /* [ */) next = this.char(this.classAt());
       else if (c === 0x7b /* { */) next = this.alternatives();
       else if (c === 0x5c /* \ */) {
@@ -149,9 +158,12 @@ class Builder {
   }
 }
 
-/** Compiles a glob; throws GlobSyntaxError for an unterminated class, brace or escape. */
-export function compileGlob(pattern: string): Glob {
-  const b = new Builder(pattern);
+/**
+ * Compiles a glob; throws GlobSyntaxError for an unterminated class, brace or escape.
+ * `separators` (e.g. '/') are characters `*` and `?` do not match.
+ */
+export function compileGlob(pattern: string, separators = ''): Glob {
+  const b = new Builder(pattern, Array.from(separators, (c) => c.codePointAt(0) as number));
   const frag = b.sequence(false);
   const matchState = b.states.length;
   b.states.push({ kind: 'match' });
@@ -211,9 +223,9 @@ export function compileGlob(pattern: string): Glob {
 }
 
 /** A syntax check for input validation: the message, or null when the glob is valid. */
-export function globError(pattern: string): string | null {
+export function globError(pattern: string, separators = ''): string | null {
   try {
-    compileGlob(pattern);
+    compileGlob(pattern, separators);
     return null;
   } catch (err) {
     if (err instanceof GlobSyntaxError) return err.message;

@@ -18,11 +18,18 @@ import { OrgService } from './orgs';
 import { PackageService } from './packages';
 import { PermissionService } from './permissions';
 import { RepoService } from './repos';
+import { BranchProtectionService } from './branch-protection';
+import { BranchService } from './branches';
+import { TagProtectionService } from './tag-protection';
+import { TagService } from './tags';
+import { PushRules } from './push-rules';
 import { RepoSettingsService } from './repo-settings';
 import { RepoAvatarService } from './repo-avatars';
 import { ForkService } from './forks';
 import { TemplateGenerateService } from './template-generate';
 import { DeployKeyService } from './deploy-keys';
+import { TransferService } from './transfers';
+import { IssueTemplateService } from './issue-templates';
 import { TeamService } from './teams';
 import { TokenService } from './tokens';
 import { TopicService } from './topics';
@@ -48,6 +55,8 @@ export interface Services {
   /** Repositories generated from template repositories. */
   templates: TemplateGenerateService;
   deployKeys: DeployKeyService;
+  transfers: TransferService;
+  issueTemplates: IssueTemplateService;
   admin: AdminService;
   /** The activity feeds (rows written by the notifier's feed listener). */
   activities: ActivityService;
@@ -72,6 +81,13 @@ export interface Services {
   topics: TopicService;
   /** Long-lived `git cat-file` readers, one per repository (services/git/reader.ts). */
   gitReaders: GitReaderPool;
+  /** Branch protection rules, enforced on pushes and on the API's branch changes. */
+  branchProtections: BranchProtectionService;
+  tagProtections: TagProtectionService;
+  branches: BranchService;
+  tags: TagService;
+  /** What a push must pass before git accepts it (routes/git-http.ts runs it from pre-receive). */
+  pushRules: PushRules;
 }
 
 export interface ServiceOptions {
@@ -85,6 +101,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
   const users = new UserService(prisma);
   const repos = new RepoService(prisma, config, permissions, notifier);
   const convert = new Converter(config);
+  const gitReaders = new GitReaderPool();
   const forks = new ForkService(prisma, config, permissions, repos, notifier);
   const activities = new ActivityService(prisma, permissions, convert, new IssueConverter(config, convert));
   const tracker = createTrackerServices(prisma, config, { convert, permissions, repos, notifier });
@@ -105,7 +122,9 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
   );
   notifier.add(new NotificationListener(tracker.notifications));
 
-  const gitReaders = new GitReaderPool();
+  const branchProtections = new BranchProtectionService(prisma, permissions);
+  const tagProtections = new TagProtectionService(prisma);
+  const branches = new BranchService(prisma, config, permissions, branchProtections, repos);
   const contents = new ContentService(config, (repo) => repos.diskPath(repo.owner.name, repo.name), gitReaders);
   const services: Services = {
     convert,
@@ -119,6 +138,8 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     forks,
     templates: new TemplateGenerateService(prisma, config, permissions, repos),
     deployKeys: new DeployKeyService(prisma),
+    transfers: new TransferService(prisma, permissions, repos, (id) => forks.relinkForksOf(id)),
+    issueTemplates: new IssueTemplateService(gitReaders, (o, n) => repos.diskPath(o, n)),
     admin: new AdminService(prisma, config),
     activities,
     tracker,
@@ -135,7 +156,13 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     contentChanges: new ContentChangeService(contents, (doer, repoId) => repos.refsChanged(doer, repoId)),
     topics: new TopicService(prisma),
     gitReaders,
+    branchProtections,
+    tagProtections,
+    branches,
+    tags: new TagService(branches, tagProtections, () => `${config.rootUrl}api/v1/`),
+    pushRules: new PushRules(branchProtections, tagProtections),
   };
+  services.contentChanges.branchGuard = (doer, repo, branch, paths) => branchProtections.verifyCommit(doer, repo, branch, paths);
   registerCronTasks(services);
   return services;
 }

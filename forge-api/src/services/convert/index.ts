@@ -16,7 +16,7 @@ import { toNotificationThread } from './notification-thread';
 import { toOrganization } from './organization';
 import { toPublicKey } from './public-key';
 import { toReaction } from './reaction';
-import { repoApiUrl, repoHtmlUrl, toRepository, type RepoWithOwner } from './repository';
+import { repoApiUrl, repoHtmlUrl, toRepository, type RepoExtras, type RepoWithOwner } from './repository';
 import { toAccessToken } from './token';
 import { avatarUrl, embeddedUser, placeholderEmail, toUser, userFor, userPublic, viewedUser } from './user';
 
@@ -58,7 +58,7 @@ export class Converter {
     return toOrganization(this.context, o);
   }
 
-  repo(r: RepoWithOwner, mode: number) {
+  repo(r: RepoWithOwner & RepoExtras, mode: number) {
     return toRepository(this.context, r, mode);
   }
 
