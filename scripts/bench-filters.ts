@@ -8,7 +8,10 @@
  *     requests/s on keep-alive connections, and new connections per second (wrk with
  *     `Connection: close`: one full handshake per request, no session resumption).
  *
- * Env: BENCH_FILTERS=0 / BENCH_TLS=0 skip a part.
+ *     With valgrind installed, also nginx's instructions per request for both configs under
+ *     callgrind (scripts/bench-instructions.ts): the same comparison, free of machine noise.
+ *
+ * Env: BENCH_FILTERS=0 / BENCH_TLS=0 skip a part; BENCH_CALLGRIND=0 skips the callgrind count.
  */
 import * as fs from 'fs';
 import * as os from 'os';
@@ -20,6 +23,7 @@ import type { RuleFilters } from '../controller/src/graph/filters';
 import { silentLogger } from '../controller/src/log';
 import { buildModel } from '../controller/src/model';
 import { renderConfig, type RenderedConfig } from '../controller/src/render';
+import { hasCallgrind, instructionsPerRequest } from './bench-instructions';
 
 export interface BenchFiltersOptions {
   nginx: string;
@@ -110,7 +114,8 @@ export async function benchFilters(o: BenchFiltersOptions): Promise<void> {
   const port = await o.freePort();
   const prefix = path.join(dir, 'gw');
   const nginx = new NginxProcess({ prefix, binary: o.nginx, log: silentLogger });
-  const render = (g: Graph) => renderConfig(buildModel(g), { listenAddress: '127.0.0.1', prefix, workerProcesses: 1, accessLog: false });
+  const render = (g: Graph, at = prefix) => renderConfig(buildModel(g), { listenAddress: '127.0.0.1', prefix: at, workerProcesses: 1, accessLog: false });
+
   const target = `/r${Math.floor(o.routes / 2)}/1/item?plan=1`;
   const url = `http://127.0.0.1:${port}${target}`;
   try {
@@ -132,6 +137,19 @@ export async function benchFilters(o: BenchFiltersOptions): Promise<void> {
       const ratio = median(r.filters.rps) / median(r['no filters'].rps);
       console.log(`filters median ${median(r.filters.rps).toFixed(0)} req/s vs none ${median(r['no filters'].rps).toFixed(0)} req/s: ratio ${ratio.toFixed(3)} (goal >= 0.97)`);
       console.log(`nginx CPU per request: none ${median(r['no filters'].cpu).toFixed(1)} us, filters ${median(r.filters.cpu).toFixed(1)} us; capacity ratio ${(median(r['no filters'].cpu) / median(r.filters.cpu)).toFixed(3)}`);
+      if (process.env.BENCH_CALLGRIND !== '0' && hasCallgrind()) {
+        // Load-independent: nginx's own instructions per request under callgrind (user space only).
+        // On a port of its own: the bench's nginx still listens on `port`.
+        const cgPort = await o.freePort();
+        const count = (kind: 'plain' | 'filtered') => {
+          const at = path.join(dir, `cg-${kind}`);
+          const g = o.graphOf(cgPort, o.backendPort, false);
+          return instructionsPerRequest({ nginx: o.nginx, prefix: at, config: render(kind === 'filtered' ? addFilters(g) : g, at), url: `http://127.0.0.1:${cgPort}${target}`, headers: ['X-Tenant: t1'], requests: 1000 });
+        };
+        const none = await count('plain');
+        const withFilters = await count('filtered');
+        console.log(`nginx instructions per request (callgrind, user space): none ${none.toFixed(0)}, filters ${withFilters.toFixed(0)} (+${(withFilters - none).toFixed(0)}, +${((100 * (withFilters - none)) / none).toFixed(1)} %)`);
+      }
     }
 
     if (process.env.BENCH_TLS !== '0') {

@@ -72,6 +72,20 @@ test("the picker's choice is followed, with its headers, and it sees the request
   expect(JSON.parse(seen.body)).toEqual(COMPLETION);
 });
 
+test('a picker that rewrites the body (whole, or streamed in chunks) sends the pod its version', async () => {
+  const rewritten = { ...COMPLETION, model: 'fake-model-lora-7' };
+  for (const body of [{ whole: JSON.stringify(rewritten) }, { chunks: [JSON.stringify(rewritten).slice(0, 10), JSON.stringify(rewritten).slice(10)] }]) {
+    picker.reply = () => ({ endpoints: pods[1].endpoint, body });
+    const res = await gw.complete(COMPLETION, { path: '/closed/v1/completions' });
+    expect(res.status).toBe(200);
+    expect(res.json.model).toBe('fake-model-lora-7');
+    expect(JSON.parse(pods[1].bodies[pods[1].bodies.length - 1])).toEqual(rewritten);
+  }
+  // Without a mutation the original body goes through.
+  picker.reply = () => ({ endpoints: pods[1].endpoint });
+  expect((await gw.complete(COMPLETION, { path: '/closed/v1/completions' })).json.model).toBe(COMPLETION.model);
+});
+
 test('the connection to the picker is reused (HTTP/2), not dialled per request', async () => {
   const before = picker.seen.length;
   for (let i = 0; i < 10; i++) await gw.complete(COMPLETION, { path: '/closed/v1/completions' });

@@ -16,7 +16,12 @@ export interface SeenRequest {
 }
 
 export type PickerReply =
-  | { endpoints: string; setHeaders?: Record<string, string> }
+  | {
+      endpoints: string;
+      setHeaders?: Record<string, string>;
+      /** Replace the request body in the reply to the body phase: whole, or as streamed chunks. */
+      body?: { whole: string } | { chunks: string[] };
+    }
   | { immediate: number; body: string; headers?: Record<string, string> }
   | { fail: true };
 
@@ -45,10 +50,12 @@ export async function startTestPicker(tls: { key: Buffer; cert: Buffer } | undef
     Process(call: grpc.ServerDuplexStream<ProcessingRequest, ProcessingResponse>) {
       const headers: Record<string, string> = {};
       const body: Buffer[] = [];
+      let decided: PickerReply | undefined;
       const decide = () => {
         const seen = { headers, body: Buffer.concat(body).toString(), peer: call.getPeer() };
         picker.seen.push(seen);
         const r = picker.reply(seen);
+        decided = r;
         if ('fail' in r) {
           call.emit('error', { code: grpc.status.INTERNAL, details: 'picker failure' });
           return;
@@ -71,7 +78,14 @@ export async function startTestPicker(tls: { key: Buffer; cert: Buffer } | undef
           if (m.request_body.body) body.push(Buffer.from(m.request_body.body));
           if (m.request_body.end_of_stream) {
             decide();
-            call.write({ request_body: { response: {} } });
+            const r = decided;
+            if (r && 'endpoints' in r && r.body && 'whole' in r.body) {
+              call.write({ request_body: { response: { body_mutation: { body: Buffer.from(r.body.whole) } } } });
+            } else if (r && 'endpoints' in r && r.body && 'chunks' in r.body) {
+              r.body.chunks.forEach((c, i, all) =>
+                call.write({ request_body: { response: { body_mutation: { streamed_response: { body: Buffer.from(c), end_of_stream: i === all.length - 1 } } } } }),
+              );
+            } else call.write({ request_body: { response: {} } });
           }
         }
       });

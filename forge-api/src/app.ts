@@ -43,6 +43,7 @@ import miscellaneousRoutes from './routes/miscellaneous';
 import gitHttpRoutes from './routes/git-http';
 import branchRoutes from './routes/branches';
 import topicRoutes from './routes/topics';
+import releaseRoutes, { releaseDownloadRoutes } from './routes/releases';
 
 export interface BuildAppOptions {
   /** Overrides of the environment-derived configuration. */
@@ -53,6 +54,8 @@ export interface BuildAppOptions {
   prisma?: Prisma;
   /** Skip applying migrations (the caller did). */
   skipMigrations?: boolean;
+  /** Run no background work (webhook deliveries, cron): another process of a cluster does. */
+  noBackground?: boolean;
 }
 
 export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyInstance> {
@@ -90,7 +93,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
   await app.register(errorsPlugin);
   await app.register(urlInput);
   if (config.enableSwagger) await app.register(swaggerPlugin);
-  await app.register(backgroundPlugin);
+  if (!options.noBackground) await app.register(backgroundPlugin);
 
   await app.register(
     async (api) => {
@@ -124,11 +127,13 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
       await api.register(miscellaneousRoutes);
       await api.register(branchRoutes);
       await api.register(topicRoutes);
+      await api.register(releaseRoutes);
     },
     { prefix: '/api/v1' },
   );
 
   await app.register(attachmentDownloadRoutes);
+  await app.register(releaseDownloadRoutes);
   await app.register(repoAvatarFileRoutes);
   await app.register(packageRegistryRoutes, { prefix: '/api/packages' });
   await app.register(gitHttpRoutes);

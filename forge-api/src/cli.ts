@@ -1,19 +1,20 @@
 /**
  * portcullis-forge command line, modelled on Gitea's:
- *   portcullis-forge serve [--port N]            (alias: web)
+ *   portcullis-forge serve [--port N] [--workers N]   (alias: web)
  *   portcullis-forge admin user create --username U --password P --email E [--admin] [--must-change-password]
  *   portcullis-forge admin user list
  *   portcullis-forge migrate
  * Environment: FORGE_PORT, FORGE_DATA_DIR, DATABASE_URL, ENABLE_SWAGGER, MAX_RESPONSE_ITEMS, ROOT_URL.
  */
+import cluster from 'node:cluster';
 import { loadConfig } from './config';
 import { createPrisma, migrate } from './services/database';
 import { UserService } from './services/users';
 import { DomainError } from './services/errors';
-import { startServer } from './server';
+import { startCluster, startServer } from './server';
 
 const USAGE = `Usage:
-  portcullis-forge serve [--port N]
+  portcullis-forge serve [--port N] [--workers N]   (N processes sharing the port; FORGE_WORKERS)
   portcullis-forge admin user create --username U --password P --email E [--admin] [--must-change-password]
   portcullis-forge admin user list
   portcullis-forge migrate
@@ -97,7 +98,14 @@ export async function main(argv: string[]): Promise<number> {
     return cmd ? 0 : 2;
   }
   if (cmd === 'serve' || cmd === 'web') {
-    await startServer(typeof flags.port === 'string' ? { port: Number(flags.port) } : {});
+    const overrides = typeof flags.port === 'string' ? { port: Number(flags.port) } : {};
+    const workers = Number(typeof flags.workers === 'string' ? flags.workers : process.env.FORGE_WORKERS ?? 1);
+    if (!Number.isInteger(workers) || workers < 1) {
+      console.error(`--workers must be a positive integer, not ${flags.workers ?? process.env.FORGE_WORKERS}`);
+      return 2;
+    }
+    if (workers > 1 || cluster.isWorker) await startCluster(overrides, workers);
+    else await startServer(overrides);
     return -1; // keep running
   }
   if (cmd === 'migrate') {

@@ -1,10 +1,17 @@
-/** Starts the forge: migrations, then listen on FORGE_PORT. */
+/** Starts the forge: migrations, then listen on FORGE_PORT; optionally as a cluster of processes. */
+import cluster from 'node:cluster';
 import { buildApp } from './app';
 import { loadConfig, type ForgeConfigInput } from './config';
+import { migrate } from './services/database';
 
-export async function startServer(overrides: ForgeConfigInput = {}) {
+export async function startServer(overrides: ForgeConfigInput = {}, opts: { worker?: { background: boolean } } = {}) {
   const config = loadConfig(overrides);
-  const app = await buildApp({ config: overrides, logger: { level: process.env.LOG_LEVEL ?? 'info' } });
+  const app = await buildApp({
+    config: overrides,
+    logger: { level: process.env.LOG_LEVEL ?? 'info' },
+    skipMigrations: opts.worker !== undefined,
+    noBackground: opts.worker ? !opts.worker.background : false,
+  });
   await app.listen({ port: config.port, host: config.host });
   const close = async () => {
     await app.close();
@@ -13,4 +20,45 @@ export async function startServer(overrides: ForgeConfigInput = {}) {
   process.once('SIGINT', close);
   process.once('SIGTERM', close);
   return app;
+}
+
+/**
+ * `serve --workers N`: the primary applies migrations once, then forks N processes that share
+ * the listening socket (node:cluster hands out connections). Only the first worker runs the
+ * background work (webhook deliveries, cron), so nothing is delivered twice. The workers share
+ * nothing in memory: a token's verified result is cached per process for 2 s at most, so a
+ * deleted token may still pass in another worker for that long. SQLite: WAL mode with a busy
+ * timeout lets the processes write to one file (services/database.ts tunePrisma). A worker that
+ * dies is replaced.
+ */
+export async function startCluster(overrides: ForgeConfigInput, workers: number): Promise<void> {
+  if (cluster.isWorker) {
+    await startServer(overrides, { worker: { background: process.env.FORGE_WORKER_BACKGROUND === '1' } });
+    return;
+  }
+  await migrate(loadConfig(overrides).databaseUrl);
+  let stopping = false;
+  const fork = (background: boolean) => {
+    const w = cluster.fork({ FORGE_WORKER_BACKGROUND: background ? '1' : '0' });
+    w.on('exit', (code, signal) => {
+      if (stopping) return;
+      console.error(`forge worker ${w.process.pid} exited (${signal ?? code}); starting another`);
+      fork(background);
+    });
+  };
+  for (let i = 0; i < workers; i++) fork(i === 0);
+  const stop = () => {
+    stopping = true;
+    const alive = Object.values(cluster.workers ?? {}).filter((w) => w && !w.isDead());
+    if (!alive.length) process.exit(0);
+    let left = alive.length;
+    for (const w of alive) {
+      w!.once('exit', () => {
+        if (--left === 0) process.exit(0);
+      });
+      w!.process.kill('SIGTERM');
+    }
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
 }

@@ -7,7 +7,7 @@
  *      built-in one in-process (picker/builtin.ts);
  *   2. answers an ImmediateResponse as is; on a picker failure answers 503 (FailClose) or
  *      picks any ready endpoint of the pool (FailOpen);
- *   3. proxies the original request, body intact, with the headers the picker set, to the
+ *   3. proxies the original request, body intact (or as the picker rewrote it), with the headers the picker set, to the
  *      first destination that accepts a connection (the rest of the list are fallbacks), and
  *      streams the response back chunk by chunk (server-sent events stay token by token).
  */
@@ -125,6 +125,8 @@ export class InferenceHop {
       res.end(answer.body);
       return;
     }
+    // A picker may rewrite the body (e.g. the model name): the pod gets its version.
+    if (answer.body) body = answer.body;
     const remove = new Set(answer.removeHeaders);
     const setNames = new Set(answer.setHeaders.map(([k]) => k));
     const out: [string, string][] = headers.filter(([k]) => !remove.has(k) && !setNames.has(k));

@@ -2,8 +2,11 @@
  * The gateway's side of the endpoint-picker protocol: one ext_proc stream per request over a
  * channel kept per picker (HTTP/2, reused by every request, unlike a dial per request). The
  * request headers (with Envoy's pseudo-headers) and the whole body are sent, the stream is
- * half-closed, and the answer is the first reply that names a destination, or an
- * ImmediateResponse (429, 503...) to hand to the client as is.
+ * half-closed, and the answer is the destination the replies name, or an ImmediateResponse
+ * (429, 503...) to hand to the client as is. When a body was sent, the answer also waits for
+ * the reply to the body (as Envoy does), which may replace it: a BodyMutation with the whole
+ * body, clear_body, or streamed_response chunks up to end_of_stream (a picker that rewrites the
+ * model name, e.g. to a LoRA adapter, does this).
  */
 import * as grpc from '@grpc/grpc-js';
 import {
@@ -18,7 +21,7 @@ import {
 } from './ext-proc';
 
 export type PickerAnswer =
-  | { kind: 'route'; endpoints: string[]; setHeaders: [string, string][]; removeHeaders: string[] }
+  | { kind: 'route'; endpoints: string[]; setHeaders: [string, string][]; removeHeaders: string[]; /** The body the picker replaced the request's with. */ body?: Buffer }
   | { kind: 'immediate'; status: number; headers: [string, string][]; body: Buffer };
 
 export interface PickerClientOptions {
@@ -88,12 +91,20 @@ export class PickerClients {
       let settled = false;
       const set: [string, string][] = [];
       const remove: string[] = [];
+      const hasBody = body.length > 0;
+      let route: Extract<PickerAnswer, { kind: 'route' }> | undefined;
+      // The reply to the body phase: undefined until it came (only awaited when a body was sent).
+      let bodyDone = !hasBody;
+      let newBody: Buffer | undefined;
+      const streamed: Buffer[] = [];
       const finish = (answer?: PickerAnswer, error?: Error) => {
         if (settled) return;
         settled = true;
         if (answer) resolve(answer);
         else reject(error ?? new PickerError('the endpoint picker chose no endpoint'));
       };
+      // The stream ended: a destination already named is followed even without a body reply.
+      const ended = () => finish(route && (newBody ? { ...route, body: newBody } : route));
       call.on('data', (r: ProcessingResponse) => {
         if (settled) return;
         if (r.immediate_response) {
@@ -105,14 +116,28 @@ export class PickerClients {
         }
         const common = r.request_headers?.response ?? r.request_body?.response;
         mutationHeaders(common?.header_mutation, set, remove);
+        if (r.request_body) {
+          const m = common?.body_mutation;
+          if (m?.streamed_response) {
+            if (m.streamed_response.body) streamed.push(Buffer.from(m.streamed_response.body));
+            if (m.streamed_response.end_of_stream) {
+              newBody = Buffer.concat(streamed);
+              bodyDone = true;
+            }
+          } else {
+            if (m?.body) newBody = Buffer.from(m.body);
+            else if (m?.clear_body) newBody = Buffer.alloc(0);
+            bodyDone = true;
+          }
+        }
         let destination = set.find(([k]) => k === DESTINATION_HEADER)?.[1];
         destination ??= structString(r.dynamic_metadata, LB_METADATA_NAMESPACE, DESTINATION_HEADER);
-        if (destination) finish({ kind: 'route', endpoints: destinationList(destination), setHeaders: set, removeHeaders: remove });
+        if (destination) route = { kind: 'route', endpoints: destinationList(destination), setHeaders: set, removeHeaders: remove };
+        if (route && bodyDone) finish(newBody ? { ...route, body: newBody } : route);
       });
-      call.on('error', (e: Error) => finish(undefined, new PickerError(`endpoint picker: ${e.message}`)));
-      call.on('end', () => finish());
-      call.on('status', () => finish());
-      const hasBody = body.length > 0;
+      call.on('error', (e: Error) => (route ? ended() : finish(undefined, new PickerError(`endpoint picker: ${e.message}`))));
+      call.on('end', ended);
+      call.on('status', ended);
       call.write({ request_headers: { headers: { headers: headers.map(([key, v]) => ({ key, raw_value: Buffer.from(v, 'latin1') })) }, end_of_stream: !hasBody } });
       if (hasBody) call.write({ request_body: { body, end_of_stream: true } });
       call.end();

@@ -30,15 +30,48 @@ export function sqlitePath(url: string): string {
   return url.replace(/^file:(\/\/)?/, '').replace(/\?.*$/, '');
 }
 
-export function createPrisma(databaseUrl: string): Prisma {
+export interface PrismaOptions {
+  /**
+   * Called with the text of every SQL statement the client sends (queries, writes, raw SQL;
+   * not BEGIN/COMMIT): tests count the statements a request runs through it.
+   */
+  onStatement?: (sql: string) => void;
+}
+
+export function createPrisma(databaseUrl: string, options: PrismaOptions = {}): Prisma {
+  const watch = <T extends object>(factory: T): T => (options.onStatement ? observeStatements(factory, options.onStatement) : factory);
   if (providerOf(databaseUrl) === 'postgresql') {
-    const adapter = new PrismaPg({ connectionString: databaseUrl, max: 10 });
+    const adapter = watch(new PrismaPg({ connectionString: databaseUrl, max: 10 }));
     return new PgPrismaClient({ adapter }) as unknown as Prisma;
   }
   const file = sqlitePath(databaseUrl);
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  const adapter = new PrismaBetterSqlite3({ url: file });
+  const adapter = watch(new PrismaBetterSqlite3({ url: file }));
   return new SqliteClient({ adapter });
+}
+
+/**
+ * A driver adapter factory whose connections (and their transactions) report each statement
+ * before running it. A Proxy rather than a subclass: the adapters keep their state in private
+ * fields, so every other member is forwarded bound to the real object.
+ */
+function observeStatements<T extends object>(target: T, onStatement: (sql: string) => void): T {
+  return new Proxy(target, {
+    get(t, key) {
+      const value = Reflect.get(t, key, t);
+      if (typeof value !== 'function') return value;
+      if (key === 'queryRaw' || key === 'executeRaw') {
+        return (query: { sql: string }, ...rest: unknown[]) => {
+          onStatement(query.sql);
+          return value.call(t, query, ...rest);
+        };
+      }
+      if (key === 'connect' || key === 'startTransaction') {
+        return async (...args: unknown[]) => observeStatements(await value.apply(t, args), onStatement);
+      }
+      return value.bind(t);
+    },
+  });
 }
 
 interface Migration {

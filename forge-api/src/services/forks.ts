@@ -43,7 +43,7 @@ export class ForkService {
       this.prisma.repository.findMany({ where, include: { owner: true }, orderBy: { id: 'asc' }, skip, take }),
       this.prisma.repository.count({ where }),
     ]);
-    const modes = await Promise.all(rows.map((r) => this.permissions.repoAccessMode(viewer, r)));
+    const modes = await this.permissions.repoAccessModes(viewer, rows);
     const withParent = rows.map((r) => ({ ...r, parent: repo }));
     return { rows: withParent, modes, total };
   }

@@ -33,6 +33,7 @@ import { IssueTemplateService } from './issue-templates';
 import { TeamService } from './teams';
 import { TokenService } from './tokens';
 import { TopicService } from './topics';
+import { ReleaseService } from './releases';
 import { UserService } from './users';
 import { WatchService } from './watches';
 import { ContentService } from './content/contents';
@@ -81,6 +82,8 @@ export interface Services {
   topics: TopicService;
   /** Long-lived `git cat-file` readers, one per repository (services/git/reader.ts). */
   gitReaders: GitReaderPool;
+  /** Releases and release assets. */
+  releases: ReleaseService;
   /** Branch protection rules, enforced on pushes and on the API's branch changes. */
   branchProtections: BranchProtectionService;
   tagProtections: TagProtectionService;
@@ -108,6 +111,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
   const webhooks = new WebhookService(prisma, convert);
   const deliveries = new DeliveryWorker(prisma, config);
   webhooks.onQueued = () => deliveries.kick();
+  const releases = new ReleaseService(prisma, repos, gitReaders, tracker.attachments, notifier, convert);
 
   notifier.add(new ActivityListener(activities));
   notifier.add(
@@ -118,9 +122,15 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
       issueJson: async (issueId, repo) => (await tracker.issues.json(issueId, repo, null)) as unknown as Record<string, unknown>,
       commentJson: async (commentId, repo) =>
         (await tracker.comments.json({ repo, mode: AccessMode.Owner, doer: null, canWrite: true, isAdmin: false }, commentId)) as unknown as Record<string, unknown>,
+      releaseJson: async (releaseId, repo) => {
+        const rel = await prisma.release.findUnique({ where: { id: releaseId }, include: { attachments: true } });
+        return rel ? ((await releases.json(repo, rel)) as unknown as Record<string, unknown>) : null;
+      },
     }),
   );
   notifier.add(new NotificationListener(tracker.notifications));
+  // A deleted tag turns its release back into a draft.
+  notifier.add(releases);
 
   const branchProtections = new BranchProtectionService(prisma, permissions);
   const tagProtections = new TagProtectionService(prisma);
@@ -156,6 +166,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     contentChanges: new ContentChangeService(contents, (doer, repoId) => repos.refsChanged(doer, repoId)),
     topics: new TopicService(prisma),
     gitReaders,
+    releases,
     branchProtections,
     tagProtections,
     branches,

@@ -137,6 +137,58 @@ export class PermissionService {
     return mode;
   }
 
+  /**
+   * repoAccessMode for every repository of a list, in at most three queries whatever the
+   * list's length (teams of the owning organizations, collaborations, memberships of private
+   * organizations) instead of up to three per repository.
+   */
+  async repoAccessModes(user: User | null, repos: (Repository & { owner: User })[]): Promise<number[]> {
+    if (user?.isAdmin) return repos.map(() => AccessMode.Owner);
+    const others = user ? repos.filter((r) => r.ownerId !== user.id) : [];
+    const orgIds = [...new Set(others.filter((r) => r.owner.type === USER_TYPE_ORGANIZATION).map((r) => r.ownerId))];
+    const repoIds = others.map((r) => r.id);
+    const hiddenOrgIds = [...new Set(others.filter((r) => r.owner.type === USER_TYPE_ORGANIZATION && r.owner.visibility !== 0 && !(r.owner.visibility === 1 && !user!.isRestricted)).map((r) => r.ownerId))];
+    const [teams, collabs, memberships] = await Promise.all([
+      user && orgIds.length
+        ? this.prisma.teamUser.findMany({
+            where: { userId: user.id, orgId: { in: orgIds } },
+            select: { orgId: true, team: { select: { authorize: true, includesAllRepositories: true, repos: { where: { repoId: { in: repoIds } }, select: { repoId: true } } } } },
+          })
+        : [],
+      user && repoIds.length ? this.prisma.collaboration.findMany({ where: { userId: user.id, repoId: { in: repoIds } }, select: { repoId: true, mode: true } }) : [],
+      user && hiddenOrgIds.length ? this.prisma.orgUser.findMany({ where: { userId: user.id, orgId: { in: hiddenOrgIds } }, select: { orgId: true } }) : [],
+    ]);
+    const collabOf = new Map(collabs.map((c) => [c.repoId, c.mode]));
+    const memberOf = new Set(memberships.map((m) => m.orgId));
+    return repos.map((repo) => {
+      if (user && user.id === repo.ownerId) return AccessMode.Owner;
+      let mode: number = AccessMode.None;
+      if (user) {
+        if (repo.owner.type === USER_TYPE_ORGANIZATION) {
+          for (const { orgId, team } of teams) {
+            if (orgId !== repo.ownerId) continue;
+            if (team.authorize >= AccessMode.Owner) return AccessMode.Owner;
+            if (!(team.includesAllRepositories || team.repos.some((t) => t.repoId === repo.id))) continue;
+            mode = Math.max(mode, team.authorize);
+          }
+        }
+        const collab = collabOf.get(repo.id);
+        if (collab !== undefined) mode = Math.max(mode, collab);
+      }
+      if (mode < AccessMode.Read && !repo.isPrivate && !(user?.isRestricted ?? false) && this.ownerVisibleTo(user, repo.owner, memberOf)) mode = AccessMode.Read;
+      return mode;
+    });
+  }
+
+  /** canSeeOwner with the viewer's memberships of the owners already loaded. */
+  private ownerVisibleTo(viewer: User | null, owner: User, memberOf: Set<number>): boolean {
+    if (owner.visibility === 0) return true;
+    if (!viewer) return false;
+    if (viewer.isAdmin || viewer.id === owner.id) return true;
+    if (owner.visibility === 1 && !viewer.isRestricted) return true;
+    return owner.type === USER_TYPE_ORGANIZATION && memberOf.has(owner.id);
+  }
+
   /** GET /users/{username}/orgs/{org}/permissions */
   async orgPermissions(userId: number, orgId: number): Promise<OrgPermissions> {
     const level = await this.orgAuthorizeLevel(userId, orgId);

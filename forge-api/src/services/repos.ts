@@ -388,7 +388,7 @@ export class RepoService {
 
   /** Access modes for many repositories at once (search results). */
   async accessModes(viewer: User | null, repos: RepoWithOwner[]): Promise<number[]> {
-    return Promise.all(repos.map((r) => this.permissions.repoAccessMode(viewer, r)));
+    return this.permissions.repoAccessModes(viewer, repos);
   }
 
   static isValidSort(sort: string): boolean {

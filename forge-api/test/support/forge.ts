@@ -11,6 +11,7 @@ import { Client } from 'pg';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app';
 import type { ForgeConfigInput } from '../../src/config';
+import { createPrisma, migrate, tunePrisma, type Prisma } from '../../src/services/database';
 import type { User } from '../../src/services/records';
 
 export type Provider = 'sqlite' | 'postgresql';
@@ -45,6 +46,11 @@ export interface Forge {
   user(name: string, extra?: { admin?: boolean; restricted?: boolean; visibility?: string }): Promise<User>;
   /** A token with these scopes for `name` (created through the API with basic auth). */
   token(name: string, scopes: string[], password?: string): Promise<string>;
+  /**
+   * How many SQL statements `fn` made the server run (started with { countStatements: true };
+   * statements of background work running meanwhile count too).
+   */
+  statements(fn: () => Promise<unknown>): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -81,7 +87,7 @@ export async function freshPgDatabase(): Promise<{ url: string; drop(): Promise<
 
 export const PASSWORD = 'password1';
 
-export async function startForge(provider: Provider = 'sqlite', config: ForgeConfigInput = {}): Promise<Forge> {
+export async function startForge(provider: Provider = 'sqlite', config: ForgeConfigInput = {}, opts: { countStatements?: boolean } = {}): Promise<Forge> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'forge-test-'));
   let drop: (() => Promise<void>) | null = null;
   let databaseUrl = `file:${path.join(dataDir, 'forge.db')}`;
@@ -90,12 +96,19 @@ export async function startForge(provider: Provider = 'sqlite', config: ForgeCon
     databaseUrl = db.url;
     drop = db.drop;
   }
+  let executed = 0;
+  let prisma: Prisma | undefined;
+  if (opts.countStatements) {
+    await migrate(databaseUrl);
+    prisma = createPrisma(databaseUrl, { onStatement: () => void executed++ });
+    await tunePrisma(prisma, databaseUrl);
+  }
   let app: FastifyInstance | null = null;
   let url = '';
   for (let attempt = 0; attempt < 5 && !app; attempt++) {
     const port = await freePort();
     url = `http://127.0.0.1:${port}`;
-    const candidate = await buildApp({ config: { dataDir, databaseUrl, rootUrl: `${url}/`, port, ...config } });
+    const candidate = await buildApp({ config: { dataDir, databaseUrl, rootUrl: `${url}/`, port, ...config }, prisma });
     try {
       await candidate.listen({ port, host: '127.0.0.1' });
       app = candidate;
@@ -152,8 +165,15 @@ export async function startForge(provider: Provider = 'sqlite', config: ForgeCon
       if (res.status !== 201) throw new Error(`token creation failed: ${res.status} ${res.text}`);
       return res.body.sha1 as string;
     },
+    async statements(fn) {
+      if (!prisma) throw new Error('start the forge with { countStatements: true }');
+      const before = executed;
+      await fn();
+      return executed - before;
+    },
     async close() {
       await theApp.close();
+      await prisma?.$disconnect();
       if (drop) await drop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },

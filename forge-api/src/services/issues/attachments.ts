@@ -7,7 +7,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import type { Readable } from 'node:stream';
+import { Transform, type Readable } from 'node:stream';
 import { InvalidError, NotFoundError, TooLargeError, ValidationError } from '../errors';
 import type { ForgeConfig } from '../../config';
 import { AccessMode } from '../convert';
@@ -59,18 +59,27 @@ export class AttachmentService {
   }
 
   /**
-   * Streams an upload to disk and records it. `stream` ends early with an error (or sets
-   * `truncated`) when the multipart size limit is hit: that is a 413 and nothing is kept.
+   * Streams an upload into the attachment storage (a temporary file renamed into place when
+   * complete) and answers its new uuid and size; the caller records the row. A stream that
+   * fails with the multipart limit, sets `truncated`, or passes the configured maximum is a 413
+   * and leaves nothing behind. Release assets are stored here too.
    */
-  async upload(rc: RepoCtx & { doer: User }, owner: AttachmentOwner, name: string, stream: Readable & { truncated?: boolean }) {
-    if (!name) throw new ValidationError('[Name]: Required');
-    this.checkType(name);
+  async store(stream: Readable & { truncated?: boolean }): Promise<{ uuid: string; size: number }> {
     const uuid = crypto.randomUUID();
     const final = this.filePath(uuid);
     await fs.promises.mkdir(path.dirname(final), { recursive: true });
     const tmp = `${final}.${process.pid}.tmp`;
+    const limit = this.maxSize;
+    let seen = 0;
+    const counter = new Transform({
+      transform(chunk: Buffer, _enc, done) {
+        seen += chunk.length;
+        if (seen > limit) done(new FileTooLargeError());
+        else done(null, chunk);
+      },
+    });
     try {
-      await pipeline(stream, fs.createWriteStream(tmp));
+      await pipeline(stream, counter, fs.createWriteStream(tmp));
       if (stream.truncated) throw new FileTooLargeError();
     } catch (err) {
       await fs.promises.rm(tmp, { force: true });
@@ -81,6 +90,17 @@ export class AttachmentService {
     }
     const size = (await fs.promises.stat(tmp)).size;
     await fs.promises.rename(tmp, final);
+    return { uuid, size };
+  }
+
+  /**
+   * Streams an upload to disk and records it. `stream` ends early with an error (or sets
+   * `truncated`) when the multipart size limit is hit: that is a 413 and nothing is kept.
+   */
+  async upload(rc: RepoCtx & { doer: User }, owner: AttachmentOwner, name: string, stream: Readable & { truncated?: boolean }) {
+    if (!name) throw new ValidationError('[Name]: Required');
+    this.checkType(name);
+    const { uuid, size } = await this.store(stream);
     const row = await this.prisma.attachment.create({
       data: { uuid, repoId: rc.repo.id, issueId: owner.issueId, commentId: owner.commentId, uploaderId: rc.doer.id, name, size: BigInt(size) },
     });
@@ -118,7 +138,11 @@ export class AttachmentService {
     const a = /^[0-9a-f-]{36}$/.test(uuid) ? await this.prisma.attachment.findUnique({ where: { uuid } }) : null;
     if (!a) throw new NotFoundError('not found', [`attachment does not exist [uuid: ${uuid}]`]);
     const repo = await this.prisma.repository.findUnique({ where: { id: a.repoId }, include: { owner: true } });
-    if (!repo || (await this.ctx.accessMode(viewer, repo)) < AccessMode.Read || !repo.hasIssues) {
+    const mode = repo ? await this.ctx.accessMode(viewer, repo) : AccessMode.None;
+    // A release asset needs the release unit, and a draft's assets only show to writers.
+    const release = a.releaseId ? await this.prisma.release.findUnique({ where: { id: a.releaseId } }) : null;
+    const unitOn = a.releaseId ? repo?.hasReleases && release && (!release.isDraft || mode >= AccessMode.Write) : repo?.hasIssues;
+    if (!repo || mode < AccessMode.Read || !unitOn) {
       throw new NotFoundError('not found', [`attachment does not exist [uuid: ${uuid}]`]);
     }
     await this.prisma.attachment.update({ where: { id: a.id }, data: { downloadCount: { increment: 1 } } });

@@ -25,6 +25,10 @@ export interface NotifyListener {
   issueStatusChanged?(doer: User, repo: RepoWithOwner, issue: Issue, closed: boolean, comment: Comment): Promise<void>;
   /** A comment was added to an issue. */
   commentCreated?(doer: User, repo: RepoWithOwner, issue: Issue, comment: Comment, mentionedIds: number[]): Promise<void>;
+  /** A release was published, edited while published, or is about to be deleted (its row still exists). */
+  releaseChanged?(doer: User, repo: RepoWithOwner, releaseId: number, action: 'published' | 'updated' | 'deleted'): Promise<void>;
+  /** A wiki page was created, edited or deleted (through the API; git pushes to the wiki are pushes). */
+  wikiChanged?(doer: User, repo: RepoWithOwner, page: string, action: 'created' | 'edited' | 'deleted', comment: string): Promise<void>;
 }
 
 type EventName = keyof NotifyListener;
@@ -80,5 +84,13 @@ export class Notifier {
 
   commentCreated(...args: EventArgs<'commentCreated'>) {
     return this.emit('commentCreated', ...args);
+  }
+
+  releaseChanged(...args: EventArgs<'releaseChanged'>) {
+    return this.emit('releaseChanged', ...args);
+  }
+
+  wikiChanged(...args: EventArgs<'wikiChanged'>) {
+    return this.emit('wikiChanged', ...args);
   }
 }

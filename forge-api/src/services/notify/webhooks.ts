@@ -19,6 +19,8 @@ export interface WebhookSources {
   issueJson(issueId: number, repo: RepoWithOwner): Promise<Json>;
   /** The API Comment record as a webhook shows it. */
   commentJson(commentId: number, repo: RepoWithOwner): Promise<Json>;
+  /** The API Release record (null when it is gone). */
+  releaseJson?(releaseId: number, repo: RepoWithOwner): Promise<Json | null>;
 }
 
 const ISSUE_ACTIONS = { opened: 'opened', closed: 'closed', reopened: 'reopened' } as const;
@@ -104,6 +106,19 @@ export class WebhookListener implements NotifyListener {
     const commentJson = await this.sources.commentJson(comment.id, current);
     const issueJson = await this.sources.issueJson(issue.id, current);
     await this.webhooks.notifyIssueComment(doer, current, 'created', issueJson, commentJson);
+  }
+
+  async releaseChanged(doer: User, repo: RepoWithOwner, releaseId: number, action: 'published' | 'updated' | 'deleted') {
+    if (!this.sources.releaseJson || !(await this.webhooks.wants(repo, 'release'))) return;
+    const current = (await this.sources.repo(repo.id)) ?? repo;
+    const release = await this.sources.releaseJson(releaseId, current);
+    if (!release) return;
+    await this.webhooks.queue(current, 'release', () => ({ action, release, repository: this.webhooks.repoJson(current), sender: this.webhooks.userJson(doer) }));
+  }
+
+  async wikiChanged(doer: User, repo: RepoWithOwner, page: string, action: 'created' | 'edited' | 'deleted', comment: string) {
+    if (!(await this.webhooks.wants(repo, 'wiki'))) return;
+    await this.webhooks.queue(repo, 'wiki', () => ({ action, repository: this.webhooks.repoJson(repo), sender: this.webhooks.userJson(doer), page, comment }));
   }
 
   private async issueEvent(doer: User, repo: RepoWithOwner, issue: Issue, action: string) {
