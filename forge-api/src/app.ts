@@ -31,6 +31,7 @@ import repoSettingsRoutes, { repoAvatarFileRoutes } from './routes/repo-settings
 import forkRoutes, { generateRoutes } from './routes/forks';
 import deployKeyRoutes from './routes/deploy-keys';
 import transferRoutes from './routes/transfers';
+import migrationRoutes from './routes/migrations';
 import repoMiscRoutes, { issueTemplateRoutes } from './routes/repo-misc';
 import teamRoutes from './routes/teams';
 import hookRoutes from './routes/hooks';
@@ -116,6 +117,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
       await api.register(generateRoutes);
       await api.register(deployKeyRoutes);
       await api.register(transferRoutes);
+      await api.register(migrationRoutes);
       await api.register(repoMiscRoutes);
       await api.register(issueTemplateRoutes);
       await api.register(teamRoutes);

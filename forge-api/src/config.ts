@@ -42,6 +42,10 @@ export interface ForgeConfig {
   webhookAllowedHostList: string;
   /** CA public keys (authorized_keys lines) trusted to sign SSH certificates for HTTP signatures. */
   sshTrustedUserCaKeys: string[];
+  /** Gitea's [migrations] ALLOWED_DOMAINS / BLOCKED_DOMAINS / ALLOW_LOCALNETWORKS: where migrations may clone from. */
+  migrationsAllowedDomains: string;
+  migrationsBlockedDomains: string;
+  migrationsAllowLocalNetworks: boolean;
   /** Where package files are stored (<dataDir>/packages). */
   packagesDir: string;
 }
@@ -96,5 +100,8 @@ export function loadConfig(overrides: ForgeConfigInput = {}, env: NodeJS.Process
     sshTrustedUserCaKeys:
       overrides.sshTrustedUserCaKeys ?? (env.SSH_TRUSTED_USER_CA_KEYS ?? '').split(/[\n,]/).map((s) => s.trim()).filter(Boolean),
     packagesDir: overrides.packagesDir ?? path.join(dataDir, 'packages'),
+    migrationsAllowedDomains: overrides.migrationsAllowedDomains ?? env.MIGRATIONS_ALLOWED_DOMAINS ?? '',
+    migrationsBlockedDomains: overrides.migrationsBlockedDomains ?? env.MIGRATIONS_BLOCKED_DOMAINS ?? '',
+    migrationsAllowLocalNetworks: overrides.migrationsAllowLocalNetworks ?? bool(env.MIGRATIONS_ALLOW_LOCALNETWORKS, false),
   };
 }

@@ -29,6 +29,7 @@ import { ForkService } from './forks';
 import { TemplateGenerateService } from './template-generate';
 import { DeployKeyService } from './deploy-keys';
 import { TransferService } from './transfers';
+import { MigrationService } from './migrations';
 import { IssueTemplateService } from './issue-templates';
 import { TeamService } from './teams';
 import { TokenService } from './tokens';
@@ -57,6 +58,7 @@ export interface Services {
   templates: TemplateGenerateService;
   deployKeys: DeployKeyService;
   transfers: TransferService;
+  migrations: MigrationService;
   issueTemplates: IssueTemplateService;
   admin: AdminService;
   /** The activity feeds (rows written by the notifier's feed listener). */
@@ -148,6 +150,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     forks,
     templates: new TemplateGenerateService(prisma, config, permissions, repos),
     deployKeys: new DeployKeyService(prisma),
+    migrations: new MigrationService(prisma, config, permissions, repos),
     transfers: new TransferService(prisma, permissions, repos, (id) => forks.relinkForksOf(id)),
     issueTemplates: new IssueTemplateService(gitReaders, (o, n) => repos.diskPath(o, n)),
     admin: new AdminService(prisma, config),
