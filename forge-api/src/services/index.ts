@@ -42,6 +42,9 @@ import { ContentChangeService } from './content/changes';
 import { WebhookService } from './webhooks';
 import { DeliveryWorker } from './webhooks/deliver';
 import { GitReaderPool } from './git/reader';
+import { GitDataService } from './git-data';
+import { CommitConverter } from './git-data/commits';
+import { CommitStatusService } from './git-data/statuses';
 
 export interface Services {
   convert: Converter;
@@ -84,6 +87,10 @@ export interface Services {
   topics: TopicService;
   /** Long-lived `git cat-file` readers, one per repository (services/git/reader.ts). */
   gitReaders: GitReaderPool;
+  /** Refs, commits, trees, blobs, tags, notes, comparisons (Gitea's git data API). */
+  gitData: GitDataService;
+  /** Commit statuses reported by CI, and the combined status of a commit. */
+  commitStatuses: CommitStatusService;
   /** Releases and release assets. */
   releases: ReleaseService;
   /** Branch protection rules, enforced on pushes and on the API's branch changes. */
@@ -134,6 +141,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
   // A deleted tag turns its release back into a draft.
   notifier.add(releases);
 
+  const gitData = new GitDataService(config, gitReaders, repos, new CommitConverter(prisma, convert, config.rootUrl));
   const branchProtections = new BranchProtectionService(prisma, permissions);
   const tagProtections = new TagProtectionService(prisma);
   const branches = new BranchService(prisma, config, permissions, branchProtections, repos);
@@ -165,6 +173,8 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     httpsig: new HttpSignatureService(prisma, () => config.sshTrustedUserCaKeys),
     watches: new WatchService(prisma),
     notifier,
+    gitData,
+    commitStatuses: new CommitStatusService(prisma, config.rootUrl, convert, gitData, notifier),
     contents,
     contentChanges: new ContentChangeService(contents, (doer, repoId) => repos.refsChanged(doer, repoId)),
     topics: new TopicService(prisma),
@@ -173,7 +183,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     branchProtections,
     tagProtections,
     branches,
-    tags: new TagService(branches, tagProtections, () => `${config.rootUrl}api/v1/`),
+    tags: new TagService(branches, tagProtections, () => `${config.rootUrl}api/v1/`, async (repoId, tag) => (await prisma.release.count({ where: { repoId, lowerTagName: tag.toLowerCase() } })) > 0),
     pushRules: new PushRules(branchProtections, tagProtections),
   };
   services.contentChanges.branchGuard = (doer, repo, branch, paths) => branchProtections.verifyCommit(doer, repo, branch, paths);
