@@ -37,6 +37,7 @@ import { TopicService } from './topics';
 import { ReleaseService } from './releases';
 import { UserService } from './users';
 import { WatchService } from './watches';
+import { CollaboratorService } from './collaborators';
 import { ContentService } from './content/contents';
 import { ContentChangeService } from './content/changes';
 import { WebhookService } from './webhooks';
@@ -75,6 +76,7 @@ export interface Services {
   cron: CronService;
   httpsig: HttpSignatureService;
   watches: WatchService;
+  collaborators: CollaboratorService;
   notifier: Notifier;
   /** Files of a repository's git tree (contents, raw, archives). */
   contents: ContentService;
@@ -164,6 +166,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     cron: new CronService(prisma),
     httpsig: new HttpSignatureService(prisma, () => config.sshTrustedUserCaKeys),
     watches: new WatchService(prisma),
+    collaborators: new CollaboratorService(prisma, permissions),
     notifier,
     contents,
     contentChanges: new ContentChangeService(contents, (doer, repoId) => repos.refsChanged(doer, repoId)),
