@@ -456,7 +456,9 @@ async function benchDatabase(db: 'sqlite' | 'postgresql', history: string, pgUrl
       forgeUrl = pgUrl!.replace(/\/[^/]*$/, `/forge_${stamp}`);
       giteaUrl = pgUrl!.replace(/\/[^/]*$/, `/gitea_${stamp}`);
     }
-    [forge, gitea] = [await startForge(db, forgeUrl), await startGiteaServer(db, giteaUrl)];
+    // One at a time, so a failure to start the second still stops the first (finally below).
+    forge = await startForge(db, forgeUrl);
+    gitea = await startGiteaServer(db, giteaUrl);
     await load(gitea, history);
     await load(forge, history);
     const rows: Record<string, unknown>[] = [];

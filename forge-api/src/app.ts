@@ -41,6 +41,8 @@ import packageRoutes from './routes/packages';
 import packageRegistryRoutes from './routes/package-registry';
 import cronRoutes from './routes/cron';
 import trackerRoutes, { attachmentDownloadRoutes } from './routes/tracker';
+import gitDataRoutes, { repoStatsRoutes } from './routes/git-data';
+import statusRoutes from './routes/statuses';
 import miscellaneousRoutes from './routes/miscellaneous';
 import gitHttpRoutes from './routes/git-http';
 import branchRoutes from './routes/branches';
@@ -129,6 +131,9 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
       await api.register(cronRoutes);
       await api.register(trackerRoutes);
       await api.register(miscellaneousRoutes);
+      await api.register(gitDataRoutes);
+      await api.register(repoStatsRoutes);
+      await api.register(statusRoutes);
       await api.register(branchRoutes);
       await api.register(topicRoutes);
       await api.register(releaseRoutes);

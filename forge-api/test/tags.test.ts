@@ -74,6 +74,9 @@ describeForge('tags', (f) => {
     expect((await f().request('DELETE', '/repos/owner/proj/tags/release/2', as('reader'))).status).toBe(403);
     expect((await f().request('DELETE', '/repos/owner/proj/tags/release/2', as('owner'))).status).toBe(204);
     expect((await f().request('DELETE', '/repos/owner/proj/tags/release/2', as('owner'))).status).toBe(404);
+    // A tag a release is made on goes with its release, not alone (Gitea's 409).
+    expect((await f().request('POST', '/repos/owner/proj/releases', { ...as('owner'), body: { tag_name: 'shipped', name: 'Shipped' } })).status).toBe(201);
+    expect(await f().request('DELETE', '/repos/owner/proj/tags/shipped', as('owner'))).toMatchObject({ status: 409, body: { message: 'a tag attached to a release cannot be deleted directly' } });
     const remote = await git(work, 'ls-remote', '--tags', `${f().url}/owner/proj.git`);
     expect(remote.stdout).not.toContain('release/2');
     expect(remote.stdout).toContain('refs/tags/v1.0.0');

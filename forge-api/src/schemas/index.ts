@@ -3,6 +3,7 @@ import { OrganizationPermissionsSchema, OrganizationSchema } from './org';
 import { CreateRepoOptionSchema, PermissionSchema, RepositorySchema, SearchResultsSchema } from './repo';
 import { AccessTokenSchema, CronSchema, EmailSchema, PublicKeySchema, UserSchema } from './user';
 import { ISSUE_SCHEMAS } from './issue';
+import { GIT_DATA_SCHEMAS } from './git-data';
 import { BRANCH_SCHEMAS } from './branch';
 import { REPO_SETTINGS_SCHEMAS } from './repo-settings';
 
@@ -26,6 +27,7 @@ export const SHARED_SCHEMAS = [
   CreateRepoOptionSchema,
   SearchResultsSchema,
   ...ISSUE_SCHEMAS,
+  ...GIT_DATA_SCHEMAS,
   ...BRANCH_SCHEMAS,
   ...REPO_SETTINGS_SCHEMAS,
 ];

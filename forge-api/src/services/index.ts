@@ -43,6 +43,9 @@ import { ContentChangeService } from './content/changes';
 import { WebhookService } from './webhooks';
 import { DeliveryWorker } from './webhooks/deliver';
 import { GitReaderPool } from './git/reader';
+import { GitDataService } from './git-data';
+import { CommitConverter } from './git-data/commits';
+import { CommitStatusService } from './git-data/statuses';
 
 export interface Services {
   convert: Converter;
@@ -86,6 +89,10 @@ export interface Services {
   topics: TopicService;
   /** Long-lived `git cat-file` readers, one per repository (services/git/reader.ts). */
   gitReaders: GitReaderPool;
+  /** Refs, commits, trees, blobs, tags, notes, comparisons (Gitea's git data API). */
+  gitData: GitDataService;
+  /** Commit statuses reported by CI, and the combined status of a commit. */
+  commitStatuses: CommitStatusService;
   /** Releases and release assets. */
   releases: ReleaseService;
   /** Branch protection rules, enforced on pushes and on the API's branch changes. */
@@ -136,6 +143,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
   // A deleted tag turns its release back into a draft.
   notifier.add(releases);
 
+  const gitData = new GitDataService(config, gitReaders, repos, new CommitConverter(prisma, convert, config.rootUrl));
   const branchProtections = new BranchProtectionService(prisma, permissions);
   const tagProtections = new TagProtectionService(prisma);
   const branches = new BranchService(prisma, config, permissions, branchProtections, repos);
@@ -168,6 +176,8 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     watches: new WatchService(prisma),
     collaborators: new CollaboratorService(prisma, permissions),
     notifier,
+    gitData,
+    commitStatuses: new CommitStatusService(prisma, config.rootUrl, convert, gitData, notifier),
     contents,
     contentChanges: new ContentChangeService(contents, (doer, repoId) => repos.refsChanged(doer, repoId)),
     topics: new TopicService(prisma),
@@ -176,7 +186,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     branchProtections,
     tagProtections,
     branches,
-    tags: new TagService(branches, tagProtections, () => `${config.rootUrl}api/v1/`),
+    tags: new TagService(branches, tagProtections, () => `${config.rootUrl}api/v1/`, async (repoId, tag) => (await prisma.release.count({ where: { repoId, lowerTagName: tag.toLowerCase() } })) > 0),
     pushRules: new PushRules(branchProtections, tagProtections),
   };
   services.contentChanges.branchGuard = (doer, repo, branch, paths) => branchProtections.verifyCommit(doer, repo, branch, paths);

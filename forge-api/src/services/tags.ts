@@ -31,6 +31,8 @@ export class TagService {
     private readonly branches: BranchService,
     readonly protections: TagProtectionService,
     private readonly apiBase: () => string,
+    /** Whether a release is made on this tag (such a tag is deleted with its release, not alone). */
+    private readonly hasRelease: (repoId: number, tag: string) => Promise<boolean> = async () => false,
   ) {}
 
   private repoPath(repo: RepoWithOwner): string {
@@ -113,6 +115,7 @@ export class TagService {
   async delete(ctx: TagCtx & { doer: User }, name: string): Promise<void> {
     const found = await this.find(ctx.repo, name);
     if (!found) throw new NotFoundError('not found');
+    if (await this.hasRelease(ctx.repo.id, name)) throw new ConflictError('a tag attached to a release cannot be deleted directly');
     if (!(await this.protections.mayControl(ctx.repo.id, name, Number(ctx.doer.id)))) throw new InvalidError('user not allowed to delete protected tag');
     try {
       await deleteRef(this.repoPath(ctx.repo), `refs/tags/${name}`, found.oid);

@@ -557,7 +557,8 @@ function revListArgs(o: LogOptions): string[] {
 
 /** Commit ids of one page of history, newest first (git's order), paged by git itself. */
 export async function logCommitIds(repoPath: string, o: LogOptions): Promise<string[]> {
-  const args = ['rev-list'];
+  // Paths are file names, never pathspec magic (":(glob)..." from a query string).
+  const args = ['--literal-pathspecs', 'rev-list'];
   if (o.skip && o.skip > 0) args.push(`--skip=${o.skip}`);
   if (o.limit !== undefined) args.push(`--max-count=${o.limit}`);
   const out = await runGit([...args, ...revListArgs(o)], { cwd: repoPath });
@@ -566,7 +567,7 @@ export async function logCommitIds(repoPath: string, o: LogOptions): Promise<str
 
 /** How many commits the same walk finds (`rev-list --count`). */
 export async function countCommits(repoPath: string, o: LogOptions): Promise<number> {
-  const out = await runGit(['rev-list', '--count', ...revListArgs(o)], { cwd: repoPath });
+  const out = await runGit(['--literal-pathspecs', 'rev-list', '--count', ...revListArgs(o)], { cwd: repoPath });
   return Number(out.trim()) || 0;
 }
 

@@ -5,6 +5,7 @@
  */
 import type { Comment, Issue } from '../../../generated/prisma/client';
 import type { PushedRef } from '../git/push';
+import type { GitCommit } from '../git/reader';
 import type { Repository, User } from '../records';
 
 export type RepoWithOwner = Repository & { owner: User };
@@ -29,6 +30,14 @@ export interface NotifyListener {
   releaseChanged?(doer: User, repo: RepoWithOwner, releaseId: number, action: 'published' | 'updated' | 'deleted'): Promise<void>;
   /** A wiki page was created, edited or deleted (through the API; git pushes to the wiki are pushes). */
   wikiChanged?(doer: User, repo: RepoWithOwner, page: string, action: 'created' | 'edited' | 'deleted', comment: string): Promise<void>;
+  /** A commit status was reported on a commit (`json`: the CommitStatus record as the API shows it). */
+  commitStatusCreated?(doer: User, repo: RepoWithOwner, created: CommitStatusCreated): Promise<void>;
+}
+
+export interface CommitStatusCreated {
+  commit: GitCommit;
+  status: { id: number; sha: string; state: string; targetUrl: string; description: string; context: string; createdAt: Date; updatedAt: Date };
+  json: Record<string, unknown>;
 }
 
 type EventName = keyof NotifyListener;
@@ -92,5 +101,9 @@ export class Notifier {
 
   wikiChanged(...args: EventArgs<'wikiChanged'>) {
     return this.emit('wikiChanged', ...args);
+  }
+
+  commitStatusCreated(...args: EventArgs<'commitStatusCreated'>) {
+    return this.emit('commitStatusCreated', ...args);
   }
 }

@@ -6,7 +6,7 @@ import type { Comment, Issue } from '../../../generated/prisma/client';
 import { ZERO_SHA, type PushedRef } from '../git/push';
 import type { User } from '../records';
 import type { WebhookService } from '../webhooks';
-import type { NotifyListener, RepoWithOwner } from './notifier';
+import type { CommitStatusCreated, NotifyListener, RepoWithOwner } from './notifier';
 
 type Json = Record<string, unknown>;
 
@@ -35,6 +35,37 @@ export class WebhookListener implements NotifyListener {
     // The owner's default hooks become the repository's own first, so they hear "created" too.
     await this.webhooks.copyDefaultHooks(repo.id);
     await this.webhooks.notifyRepository(doer, repo, 'created');
+  }
+
+  /** Gitea's CommitStatusPayload, event `status`. */
+  async commitStatusCreated(doer: User, repo: RepoWithOwner, created: CommitStatusCreated) {
+    const { commit, status } = created;
+    const html = `${this.sources.rootUrl}${repo.owner.name}/${repo.name}`;
+    const iso = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+    await this.webhooks.queue(repo, 'status', () => ({
+      commit: {
+        id: commit.oid,
+        message: commit.message,
+        url: `${html}/commit/${commit.oid}`,
+        author: { name: commit.author.name, email: commit.author.email, username: '' },
+        committer: { name: commit.committer.name, email: commit.committer.email, username: '' },
+        verification: null,
+        timestamp: commit.author.when.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+        added: null,
+        removed: null,
+        modified: null,
+      },
+      context: status.context,
+      created_at: iso(status.createdAt),
+      description: status.description,
+      id: status.id,
+      repository: this.webhooks.repoJson(repo),
+      sender: this.webhooks.userJson(doer),
+      sha: status.sha,
+      state: status.state,
+      target_url: status.targetUrl,
+      updated_at: iso(status.updatedAt),
+    }));
   }
 
   async repositoryDeleting(doer: User, repo: RepoWithOwner) {

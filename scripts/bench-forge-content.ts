@@ -1,0 +1,205 @@
+/**
+ * npm run bench:forge-content: repository content reads, the forge side by side with a real
+ * Gitea 1.27.3 (../shared/tools/gitea, started by scripts/support/gitea.ts), both on SQLite,
+ * same repository, same client (autocannon), servers alternating case by case (two rounds each):
+ *   GET /repos/{o}/{r}/contents/{file}          a file two folders down, default branch
+ *   GET /repos/{o}/{r}/commits?limit=50          first page of a BENCH_COMMITS-commit history
+ *   GET /repos/{o}/{r}/commits?limit=50&page=150 a deep page (paged in git, not in memory)
+ *   GET /repos/{o}/{r}/branches                  BENCH_BRANCHES branches
+ *   GET /repos/{o}/{r}/git/commits/{sha}         one commit with files and stats
+ *   GET /repos/{o}/{r}/git/trees/main?recursive=1
+ *   GET /repos/{o}/{r}/git/refs/heads/b-1        refs by prefix
+ * Printed per case: req/s, p50/p99 ms for both, and ratio = forge req/s / Gitea req/s (>= 1:
+ * the forge is faster). A case one server does not serve (404) is reported, not measured.
+ *
+ * The repository is made with git fast-import (BENCH_COMMITS commits over 500 files in 10
+ * folders, a branch every BENCH_COMMITS/BENCH_BRANCHES commits) and pushed over HTTP to both.
+ * Env: BENCH_COMMITS (10000), BENCH_BRANCHES (500), BENCH_DURATION s per round (5),
+ * BENCH_CONNECTIONS (10), BENCH_ONLY=regexp of case names.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { freePort, waitForUrl } from '../e2e/support/ports';
+import { startGitea, type Gitea } from './support/gitea';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const autocannon = require('autocannon') as (opts: Record<string, unknown>) => Promise<{ requests: { average: number }; latency: { p50: number; p99: number }; non2xx: number; errors: number }>;
+const exec = promisify(execFile);
+
+const COMMITS = Number(process.env.BENCH_COMMITS ?? 10000);
+const BRANCHES = Number(process.env.BENCH_BRANCHES ?? 500);
+const DURATION = Number(process.env.BENCH_DURATION ?? 5);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : null;
+const REPO_ROOT = path.resolve(__dirname, '..');
+const PASSWORD = 'portcullis-root-1';
+
+interface Server {
+  name: string;
+  url: string;
+  token: string;
+  stop(): Promise<void>;
+}
+
+async function makeHistory(): Promise<{ dir: string; head: string }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-content-'));
+  await exec('git', ['init', '-q', '--bare', '-b', 'main', dir]);
+  const every = Math.max(1, Math.floor(COMMITS / BRANCHES));
+  const chunks: string[] = [];
+  for (let i = 1; i <= COMMITS; i++) {
+    const file = `dir-${i % 10}/sub/file-${i % 500}.txt`;
+    const content = `line ${i}\n`.repeat(30);
+    const msg = `commit ${i}\n\nchange ${file}\n`;
+    chunks.push(
+      'commit refs/heads/main',
+      `mark :${i}`,
+      `author Bench Author <bench@example.com> ${1700000000 + i * 60} +0000`,
+      `committer Bench Author <bench@example.com> ${1700000000 + i * 60} +0000`,
+      `data ${Buffer.byteLength(msg)}`,
+      msg,
+      `M 644 inline ${file}`,
+      `data ${Buffer.byteLength(content)}`,
+      content,
+    );
+    if (i % every === 0 && i / every <= BRANCHES) chunks.push(`reset refs/heads/b-${i / every}`, `from :${i}`, '');
+  }
+  await new Promise<void>((resolve, reject) => {
+    const p = spawn('git', ['-C', dir, 'fast-import', '--quiet'], { stdio: ['pipe', 'ignore', 'inherit'] });
+    p.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`fast-import ${code}`))));
+    p.stdin.end(chunks.join('\n') + '\n');
+  });
+  await exec('git', ['-C', dir, 'gc', '-q']);
+  const head = (await exec('git', ['-C', dir, 'rev-parse', 'main'])).stdout.trim();
+  return { dir, head };
+}
+
+async function api(s: Server, method: string, p: string, body?: unknown): Promise<any> {
+  const res = await fetch(`${s.url}/api/v1${p}`, {
+    method,
+    headers: { authorization: `token ${s.token}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (res.status >= 300) throw new Error(`${s.name} ${method} ${p}: ${res.status} ${text.slice(0, 200)}`);
+  return text ? JSON.parse(text) : null;
+}
+
+async function startForge(): Promise<Server> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'forge-content-'));
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const env: NodeJS.ProcessEnv = { ...process.env, FORGE_DATA_DIR: dataDir, FORGE_PORT: String(port), FORGE_HOST: '127.0.0.1', ROOT_URL: `${url}/`, LOG_LEVEL: 'warn', ENABLE_SWAGGER: 'false' };
+  delete env.DATABASE_URL;
+  const bin = path.join(REPO_ROOT, 'bin', 'portcullis-forge.js');
+  await exec(process.execPath, [bin, 'admin', 'user', 'create', '--username', 'root', '--password', PASSWORD, '--email', 'root@example.com', '--admin'], { env });
+  const child: ChildProcess = spawn(process.execPath, [bin, 'serve'], { env, stdio: ['ignore', 'inherit', 'inherit'] });
+  await waitForUrl(`${url}/api/v1/version`, 60000);
+  const res = await fetch(`${url}/api/v1/users/root/tokens`, {
+    method: 'POST',
+    headers: { authorization: `Basic ${Buffer.from(`root:${PASSWORD}`).toString('base64')}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'bench', scopes: ['all'] }),
+  });
+  const { sha1 } = (await res.json()) as { sha1: string };
+  return {
+    name: 'forge',
+    url,
+    token: sha1,
+    stop: async () => {
+      if (child.exitCode === null) {
+        const done = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        await done;
+      }
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function load(s: Server, dir: string): Promise<void> {
+  const t0 = Date.now();
+  await api(s, 'POST', '/user/repos', { name: 'content', default_branch: 'main' });
+  const remote = new URL(`${s.url}/root/content.git`);
+  await exec('git', ['-C', dir, '-c', `http.extraHeader=Authorization: token ${s.token}`, 'push', '-q', remote.toString(), 'refs/heads/*:refs/heads/*'], { maxBuffer: 1 << 24 });
+  await api(s, 'PATCH', '/repos/root/content', { default_branch: 'main' });
+  // Gitea records a push in the background: wait until the history and every branch show.
+  const deadline = Date.now() + 600_000;
+  for (;;) {
+    const commits = await fetch(`${s.url}/api/v1/repos/root/content/commits?limit=1&stat=false&files=false&verification=false`, { headers: { authorization: `token ${s.token}` } });
+    const branches = await fetch(`${s.url}/api/v1/repos/root/content/branches?limit=1`, { headers: { authorization: `token ${s.token}` } });
+    const total = Number(branches.headers.get('x-total-count') ?? -1);
+    if (commits.status === 200 && (branches.status === 404 || total >= BRANCHES + 1)) break;
+    if (Date.now() > deadline) throw new Error(`${s.name}: the pushed repository did not show up (commits ${commits.status}, branches ${total})`);
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+  console.log(`${s.name}: pushed ${COMMITS} commits, ${BRANCHES + 1} branches in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+}
+
+interface Figures {
+  rps: number;
+  p50: number;
+  p99: number;
+  bad: number;
+}
+
+async function measure(s: Server, p: string): Promise<Figures> {
+  const res = await autocannon({ url: `${s.url}/api/v1${p}`, connections: CONNECTIONS, duration: DURATION, headers: { authorization: `token ${s.token}` } });
+  return { rps: res.requests.average, p50: res.latency.p50, p99: res.latency.p99, bad: res.non2xx + res.errors };
+}
+
+async function main(): Promise<void> {
+  console.log(`bench:forge-content: ${COMMITS} commits, ${BRANCHES} branches, ${DURATION}s x 2 rounds per case and server, ${CONNECTIONS} connections`);
+  const { dir, head } = await makeHistory();
+  let gitea: Gitea | null = null;
+  let forge: Server | null = null;
+  try {
+    gitea = await startGitea({ extraIni: '[api]\nMAX_RESPONSE_ITEMS = 50\n' });
+    const giteaServer: Server = { name: 'gitea', url: gitea.url, token: gitea.token, stop: async () => gitea!.stop() };
+    forge = await startForge();
+    await load(forge, dir);
+    await load(giteaServer, dir);
+    const file = `dir-3/sub/file-${(COMMITS - 7) % 500}.txt`;
+    const cases: [string, string][] = [
+      ['GET /contents/{file}', `/repos/root/content/contents/${file}`],
+      ['GET /commits?limit=50', '/repos/root/content/commits?limit=50'],
+      ['GET /commits?limit=50&page=150', '/repos/root/content/commits?limit=50&page=150'],
+      ['GET /branches', '/repos/root/content/branches'],
+      ['GET /git/commits/{sha}', `/repos/root/content/git/commits/${head}`],
+      ['GET /git/trees/main?recursive=1', '/repos/root/content/git/trees/main?recursive=1'],
+      ['GET /git/refs/heads/b-1', '/repos/root/content/git/refs/heads/b-1'],
+    ];
+    const rows: string[] = [];
+    for (const [name, p] of cases) {
+      if (ONLY && !ONLY.test(name)) continue;
+      const served = await Promise.all([forge, giteaServer].map(async (s) => (await fetch(`${s.url}/api/v1${p}`, { headers: { authorization: `token ${s.token}` } })).status));
+      if (served.some((st) => st !== 200)) {
+        rows.push(`${name.padEnd(34)} not compared: forge ${served[0]}, gitea ${served[1]}`);
+        console.log(rows[rows.length - 1]);
+        continue;
+      }
+      const runs: Record<string, Figures[]> = { forge: [], gitea: [] };
+      for (let round = 0; round < 2; round++) {
+        for (const s of round === 0 ? [forge, giteaServer] : [giteaServer, forge]) runs[s.name].push(await measure(s, p));
+      }
+      const avg = (f: Figures[]) => ({ rps: (f[0].rps + f[1].rps) / 2, p50: Math.max(f[0].p50, f[1].p50), p99: Math.max(f[0].p99, f[1].p99), bad: f[0].bad + f[1].bad });
+      const a = avg(runs.forge);
+      const b = avg(runs.gitea);
+      const line = `${name.padEnd(34)} forge ${a.rps.toFixed(1).padStart(7)} req/s p50 ${String(a.p50).padStart(4)} p99 ${String(a.p99).padStart(5)} ms | gitea ${b.rps.toFixed(1).padStart(7)} req/s p50 ${String(b.p50).padStart(4)} p99 ${String(b.p99).padStart(5)} ms | ratio ${(a.rps / b.rps).toFixed(2)}${a.bad + b.bad ? ` (non-2xx: forge ${a.bad}, gitea ${b.bad})` : ''}`;
+      rows.push(line);
+      console.log(line);
+    }
+    console.log('\nsummary');
+    for (const r of rows) console.log(r);
+  } finally {
+    await forge?.stop().catch(() => undefined);
+    await gitea?.stop().catch(() => undefined);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
