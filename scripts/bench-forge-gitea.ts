@@ -7,6 +7,7 @@
  *   GET  /repos/{o}/{r}                         anonymous, 200 public repositories in turn
  *   GET  /repos/{o}/{r}/issues?limit=50         token, the repository holding BENCH_ISSUES issues
  *   GET  /user                                  token
+ *   GET  /repos/{o}/{r}/contents/{file}, /contents (root, 50 files), /raw/{file}   anonymous, the history repository
  *   POST /repos/{o}/{r}/issues                  token
  *   POST /repos/{o}/{r}/issues/{n}/comments     token
  *   git clone --bare of a BENCH_COMMITS-commit repository (anonymous, smart HTTP)
@@ -401,6 +402,9 @@ function cases(): Case[] {
     }),
     http('GET /repos/{o}/{r}/issues?limit=50', (s) => ({ url: `${s.url}/api/v1/repos/bencher/tracker/issues?limit=50`, headers: { authorization: `token ${s.token}` } })),
     http('GET /user', (s) => ({ url: `${s.url}/api/v1/user`, headers: { authorization: `token ${s.token}` } })),
+    http('GET /repos/{o}/{r}/contents/{file}', (s) => ({ url: `${s.url}/api/v1/repos/bencher/history/contents/file-7.txt` })),
+    http('GET /repos/{o}/{r}/contents (50 entries)', (s) => ({ url: `${s.url}/api/v1/repos/bencher/history/contents` })),
+    http('GET /repos/{o}/{r}/raw/{file}', (s) => ({ url: `${s.url}/api/v1/repos/bencher/history/raw/file-7.txt` })),
     http('POST /repos/{o}/{r}/issues', (s) => post(s, () => ({ path: '/api/v1/repos/bencher/tracker/issues', body: { title: `bench issue ${n++}`, body: 'opened by the benchmark' } }))),
     http('POST /repos/{o}/{r}/issues/{n}/comments', (s) => post(s, () => ({ path: `/api/v1/repos/bencher/tracker/issues/${ISSUES}/comments`, body: { body: `comment ${n++}` } }))),
     {

@@ -73,6 +73,17 @@ describeForge('archives', (f) => {
     expect(await fs.readFile(path.join(out, 'src', 'main.c'), 'utf8')).toBe('int main(){}\n');
   });
 
+  it('path= limits the archive to those paths (not for bundles)', async () => {
+    const { res, file } = await download('main.tar.gz?path=src');
+    expect(res.status).toBe(200);
+    const list = (await execa('tar', ['-tzf', file])).stdout.split('\n');
+    expect(list).toContain('arc/src/main.c');
+    expect(list).not.toContain('arc/README.md');
+    expect((await f().request('GET', '/repos/alice/arc/archive/main.bundle?path=src')).status).toBe(400);
+    expect((await f().request('GET', '/repos/alice/arc/archive/main.zip?path=nope')).status).toBe(404);
+    expect((await f().request('GET', '/repos/alice/arc/archive/main.zip?path=..%2F..%2Fetc')).status).toBe(400);
+  });
+
   it('unknown refs are 404, unknown formats 400, private repositories 404 for strangers', async () => {
     const nope = await f().request('GET', '/repos/alice/arc/archive/nope.zip');
     expect(nope.status).toBe(404);

@@ -25,6 +25,8 @@ const read = { scopes: ['repository' as const], repo: CODE_READ };
 const write = { auth: 'required' as const, scopes: ['repository' as const], repo: { ...CODE_READ, archived: 'allow' as const } };
 /** Reads of a path answer a malformed path with 400, as Gitea's ErrFilenameInvalid on GET. */
 const readStatus = { Invalid: 400 };
+/** Blobs up to this size are served from memory; larger ones are streamed. */
+const SMALL_BLOB = 1024 * 1024;
 
 const filepathParams = obj({ owner: str, repo: str, '*': str }, ['owner', 'repo']);
 const refQuery = obj({ ref: str });
@@ -175,7 +177,7 @@ export default async function contentRoutes(app: FastifyInstance) {
     if (media && entry.size <= LFS_POINTER_MAX) {
       // Gitea writes small blobs (possible LFS pointers) directly: with no LFS object stored,
       // a pointer is served as its own text, like any small file, without download headers.
-      const data = await readBlob(repoPath, entry.oid);
+      const data = await readBlob(contents.reader(rc.repo), entry.oid);
       void parseLfsPointer(data);
       reply.header('x-gitea-object-type', type);
       reply.header('cache-control', 'max-age=0, private, must-revalidate');
@@ -189,6 +191,12 @@ export default async function contentRoutes(app: FastifyInstance) {
       if (lastModified) reply.header('last-modified', lastModified.toUTCString());
       return reply.code(304).send();
     }
+    if (entry.size <= SMALL_BLOB) {
+      // Small blobs come from the shared reader (no process); large ones stream from git.
+      const data = await readBlob(contents.reader(rc.repo), entry.oid);
+      reply.headers(blobHeaders({ head: data.subarray(0, 1024), size: data.length, filename: entry.name, oid: entry.oid, lastModified, isPublic, objectType: type }).headers);
+      return reply.send(data);
+    }
     const blob = await openBlob(repoPath, entry.oid);
     request.raw.once('close', () => blob.kill());
     const h = blobHeaders({ head: blob.head, size: entry.size, filename: entry.name, oid: entry.oid, lastModified, isPublic, objectType: type });
@@ -199,12 +207,13 @@ export default async function contentRoutes(app: FastifyInstance) {
   app.get('/repos/:owner/:repo/raw/*', { config: read, schema: rawSchema('repoGetRawFile', 'Get a file from a repository') }, serve(false));
   app.get('/repos/:owner/:repo/media/*', { config: read, schema: rawSchema('repoGetRawFileOrLFS', "Get a file or it's LFS object from a repository") }, serve(true));
 
-  app.get<{ Params: FilepathParams }>(
+  app.get<{ Params: FilepathParams; Querystring: { path?: string | string[] } }>(
     '/repos/:owner/:repo/archive/*',
     { config: read, schema: { tags, operationId: 'repoGetArchive', summary: 'Get an archive of a repository', params: filepathParams, querystring: obj({ path: { anyOf: [str, strList] } }), response: errors(400, 404) } },
     async (request, reply) => {
       const rc = request.repoCtx;
-      const a = await openArchive(rc.repo, contents.repoPath(rc.repo), request.params['*'] ?? '');
+      const paths = request.query.path === undefined ? [] : Array.isArray(request.query.path) ? request.query.path : [request.query.path];
+      const a = await openArchive(rc.repo, contents.reader(rc.repo), request.params['*'] ?? '', paths);
       request.raw.once('close', () => a.stream.destroy());
       const api = `${app.config.rootUrl}api/v1/repos/${rc.repo.owner.name}/${rc.repo.name}`;
       reply.headers({

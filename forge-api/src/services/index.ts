@@ -147,7 +147,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
   const branchProtections = new BranchProtectionService(prisma, permissions);
   const tagProtections = new TagProtectionService(prisma);
   const branches = new BranchService(prisma, config, permissions, branchProtections, repos);
-  const contents = new ContentService(config, (repo) => repos.diskPath(repo.owner.name, repo.name));
+  const contents = new ContentService(config, (repo) => repos.diskPath(repo.owner.name, repo.name), gitReaders);
   const services: Services = {
     convert,
     permissions,

@@ -12,7 +12,9 @@ import execa from 'execa';
 import { MalformedError, NotFoundError } from '../errors';
 import { gitEnv, runGit } from '../git/run';
 import type { RepoWithOwner } from '../convert/repository';
-import { resolveRef } from './git-read';
+import type { GitReader } from '../git/reader';
+import { cleanTreePath } from '../git/tree-path';
+import { resolveRef, treeEntry } from './git-read';
 
 export type ArchiveFormat = 'zip' | 'tar.gz' | 'bundle';
 
@@ -34,8 +36,8 @@ export interface ArchiveStream {
 }
 
 /** Short ids are accepted here as Gitea's archiver does (7 or more hex digits). */
-async function resolveArchiveRef(repoPath: string, ref: string): Promise<string | null> {
-  const named = await resolveRef(repoPath, ref);
+async function resolveArchiveRef(reader: GitReader, repoPath: string, ref: string): Promise<string | null> {
+  const named = await resolveRef(reader, ref);
   if (named) return named.commit;
   if (/^[0-9a-f]{7,39}$/.test(ref)) {
     const out = await runGit(['rev-parse', '--verify', '-q', `${ref}^{commit}`], { cwd: repoPath }).catch(() => '');
@@ -44,13 +46,27 @@ async function resolveArchiveRef(repoPath: string, ref: string): Promise<string 
   return null;
 }
 
-export async function openArchive(repo: RepoWithOwner, repoPath: string, name: string): Promise<ArchiveStream> {
+/**
+ * The archive `name` (`<ref>.<format>`), limited to `paths` (Gitea's `path` query) when given:
+ * paths are tree paths (tree-path.ts rules, 400 otherwise) that must exist in the commit (404),
+ * checked before the first byte is sent.
+ */
+export async function openArchive(repo: RepoWithOwner, reader: GitReader, name: string, paths: string[] = []): Promise<ArchiveStream> {
+  const repoPath = reader.repoPath;
   const { ref, format } = parseArchiveName(name);
-  const commit = repo.isEmpty ? null : await resolveArchiveRef(repoPath, ref);
+  if (format === 'bundle' && paths.length > 0) throw new MalformedError('cannot specify paths when requesting a bundle');
+  let cleaned: string[];
+  try {
+    cleaned = paths.map((p) => cleanTreePath(p)).filter(Boolean);
+  } catch (err) {
+    throw new MalformedError((err as Error).message);
+  }
+  const commit = repo.isEmpty ? null : await resolveArchiveRef(reader, repoPath, ref);
   if (!commit) throw new NotFoundError(`unrecognized repository reference: ${ref}`);
+  for (const p of cleaned) if (!(await treeEntry(reader, commit, p))) throw new NotFoundError(`object does not exist [id: , rel_path: ${p}]`);
   const filename = `${repo.name}-${ref.replace(/\//g, '-')}.${format}`;
   if (format === 'bundle') return { stream: await bundleStream(repoPath, commit), filename, commit, format };
-  const child = execa('git', ['archive', `--format=${format}`, `--prefix=${repo.name}/`, commit], { cwd: repoPath, env: gitEnv(), extendEnv: false, buffer: false, reject: false });
+  const child = execa('git', ['archive', `--format=${format}`, `--prefix=${repo.name}/`, commit, '--', ...cleaned], { cwd: repoPath, env: gitEnv(), extendEnv: false, buffer: false, reject: false });
   child.catch(() => undefined);
   const stream = child.stdout!;
   stream.once('close', () => child.kill());

@@ -140,12 +140,13 @@ export class ContentChangeService {
       }
       return { ...f, treePath, fromTreePath };
     });
-    if (this.branchGuard) await this.branchGuard(doer, repo, newBranch, prepared.map((f) => f.treePath));
+    // Gitea verifies the protection of the branch committed to; a new branch starts unprotected.
+    if (this.branchGuard && newBranch === oldBranch) await this.branchGuard(doer, repo, newBranch, prepared.map((f) => f.treePath));
     const message = o.message || defaultMessage(prepared.map((f) => ({ operation: f.operation, path: f.treePath })));
     const written = await this.commitWithRetry(repo, oldBranch, newBranch, o, doer, message, async (base) => this.plan(repo, base, prepared));
     await this.refsChanged(doer, repo.id);
     const at = { kind: 'branch' as const, name: newBranch, commit: written };
-    const entries = await treeEntries(this.contents.repoPath(repo), written, prepared.map((f) => f.treePath));
+    const entries = await treeEntries(this.contents.reader(repo), written, prepared.map((f) => f.treePath));
     const opts = { content: true, lfsMetadata: false, commitMetadata: true, commitMessage: false };
     const out: (ContentsResponse | null)[] = [];
     for (const f of prepared) {
@@ -158,7 +159,7 @@ export class ContentChangeService {
   /** POST /diffpatch: the unified diff applied to the branch as one commit. */
   async applyPatch(doer: User, repo: RepoWithOwner, patch: string, o: CommitOptions): Promise<{ content: null; commit: FileCommitResponse; verification: typeof UNSIGNED_VERIFICATION }> {
     const { oldBranch, newBranch } = this.branches(repo, o);
-    if (this.branchGuard) await this.branchGuard(doer, repo, newBranch, []);
+    if (this.branchGuard && newBranch === oldBranch) await this.branchGuard(doer, repo, newBranch, []);
     const written = await this.commitWithRetry(repo, oldBranch, newBranch, o, doer, o.message ?? '', async () => ({ changes: [], patch }), true);
     await this.refsChanged(doer, repo.id);
     return { content: null, commit: await this.commitResponse(repo, written), verification: UNSIGNED_VERIFICATION };
@@ -222,7 +223,7 @@ export class ContentChangeService {
       const parts = f.treePath.split('/');
       for (let i = 1; i <= parts.length; i++) lookups.add(parts.slice(0, i).join('/'));
     }
-    const entries: Map<string, TreeEntry> = base ? await treeEntries(repoPath, base, [...lookups]) : new Map();
+    const entries: Map<string, TreeEntry> = base ? await treeEntries(this.contents.reader(repo), base, [...lookups]) : new Map();
     if (!base && files.some((f) => f.operation === 'delete')) throw new NotFoundError('repository is empty');
     const changes: FileChange[] = [];
     for (const f of files) {

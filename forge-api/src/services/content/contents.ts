@@ -7,6 +7,7 @@ import type { ForgeConfig } from '../../config';
 import type { RepoWithOwner } from '../convert/repository';
 import { repoApiUrl, repoHtmlUrl } from './urls';
 import { InvalidError, NotFoundError } from '../errors';
+import type { GitReader, GitReaderPool } from '../git/reader';
 import { runGit } from '../git/run';
 import { cleanTreePath, escapeTreePath, TreePathError } from '../git/tree-path';
 import { lastCommit, lastCommitsOfEntries, listFolder, objectSize, readBlob, resolveRef, treeEntries, treeEntry, type LastCommit, type ResolvedRef, type TreeEntry } from './git-read';
@@ -83,16 +84,22 @@ export class ContentService {
   constructor(
     readonly config: ForgeConfig,
     private readonly diskPath: (repo: RepoWithOwner) => string,
+    private readonly readers: GitReaderPool,
   ) {}
 
   repoPath(repo: RepoWithOwner): string {
     return this.diskPath(repo);
   }
 
+  /** The repository's shared object reader. */
+  reader(repo: RepoWithOwner): GitReader {
+    return this.readers.reader(this.diskPath(repo));
+  }
+
   /** Gitea's ResolveRefCommit with the default branch for an empty ref; 404 when nothing matches. */
   async resolve(repo: RepoWithOwner, ref: string | undefined): Promise<ResolvedRef> {
     const name = ref || repo.defaultBranch;
-    const found = await resolveRef(this.repoPath(repo), name);
+    const found = await resolveRef(this.reader(repo), name);
     if (!found) throw new NotFoundError(`object does not exist [id: ${name}, rel_path: ]`);
     return found;
   }
@@ -108,10 +115,10 @@ export class ContentService {
     if (repo.isEmpty && treePath === '') return { dir: [] };
     const at = await this.resolve(repo, ref);
     const repoPath = this.repoPath(repo);
-    const entry = await treeEntry(repoPath, at.commit, treePath);
+    const entry = await treeEntry(this.reader(repo), at.commit, treePath);
     if (!entry) throw new NotFoundError(`object does not exist [id: , rel_path: ${treePath}]`);
     if (entry.type !== 'tree') return { file: await this.response(repo, at, entry, o) };
-    const entries = await listFolder(repoPath, at.commit, treePath);
+    const entries = await listFolder(this.reader(repo), at.commit, treePath);
     const commits = o.commitMetadata || o.commitMessage ? await lastCommitsOfEntries(repoPath, at.commit, treePath, entries.map((e) => e.name)) : new Map<string, LastCommit>();
     const sub = { ...o, content: false };
     return { dir: await Promise.all(entries.map((e) => this.response(repo, at, e, sub, commits.get(e.name) ?? null))) };
@@ -128,7 +135,7 @@ export class ContentService {
         return null;
       }
     });
-    const entries = await treeEntries(repoPath, at.commit, cleaned.filter((p): p is string => p !== null));
+    const entries = await treeEntries(this.reader(repo), at.commit, cleaned.filter((p): p is string => p !== null));
     const out: (ContentsResponse | null)[] = [];
     let size = 0;
     const o = { content: true, lfsMetadata: false, commitMetadata: true, commitMessage: false };
@@ -163,22 +170,22 @@ export class ContentService {
       if (c && o.commitMessage) r.last_commit_message = c.message;
     }
     r.type = type;
-    r.size = type === 'submodule' ? await objectSize(repoPath, entry.oid) : entry.size;
+    r.size = type === 'submodule' ? await objectSize(this.reader(repo), entry.oid) : entry.size;
     r.encoding = null;
     r.content = null;
     r.target = null;
     let lfs: { oid: string; size: number } | null = null;
     if (type === 'file') {
       if (o.content && entry.size <= MAX_BLOB_SIZE) {
-        const data = await readBlob(repoPath, entry.oid);
+        const data = await readBlob(this.reader(repo), entry.oid);
         r.encoding = 'base64';
         r.content = data.toString('base64');
         if (data.length > 0 && data.length < LFS_POINTER_MAX) lfs = parseLfsPointer(data);
       } else if (o.lfsMetadata && entry.size <= LFS_POINTER_MAX) {
-        lfs = parseLfsPointer(await readBlob(repoPath, entry.oid));
+        lfs = parseLfsPointer(await readBlob(this.reader(repo), entry.oid));
       }
     } else if (type === 'symlink') {
-      r.target = (await readBlob(repoPath, entry.oid)).subarray(0, 1024).toString('utf8');
+      r.target = (await readBlob(this.reader(repo), entry.oid)).subarray(0, 1024).toString('utf8');
     }
     r.url = self;
     r.html_url = type === 'submodule' ? null : `${html}/src/${refLink}/${escaped}`;
@@ -222,7 +229,7 @@ export class ContentService {
       if (err instanceof TreePathError) throw new NotFoundError('not found');
       throw err;
     }
-    const entry = await treeEntry(repoPath, commit, cleaned);
+    const entry = await treeEntry(this.reader(repo), commit, cleaned);
     if (!entry || entry.type !== 'blob') throw new NotFoundError('not found');
     const last = await lastCommit(repoPath, commit, cleaned);
     return { entry, type: entryType(entry), lastModified: last ? new Date(last.committerDate) : null, repoPath };
@@ -252,7 +259,7 @@ export class ContentService {
     const tag = byPrefix(tags);
     if (tag) return tag;
     if (/^[0-9a-f]{40}$/.test(parts[0])) {
-      const found = await resolveRef(repoPath, parts[0]);
+      const found = await resolveRef(this.reader(repo), parts[0]);
       if (!found) throw new NotFoundError('unable to find a git ref');
       return { commit: found.commit, treePath: parts.slice(1).join('/') };
     }

@@ -1,10 +1,12 @@
 /**
- * The git reads the content API needs, each one git process: resolve a ref (branch, tag or full
- * commit id) in one `cat-file --batch-check`, a tree entry or a folder listing in one `ls-tree`,
- * a blob in one `cat-file`, the last commit of a path in one `log`, the last commits of all
- * entries of a folder in one `log` walk that stops as soon as every entry is accounted for.
+ * The git reads the content API needs. Objects (refs, trees, blobs) come from the repository's
+ * long-lived reader (services/git/reader.ts: one `cat-file --batch-command` shared by all
+ * requests), so they cost no process; history needs `git log`: one process for the last commit
+ * of a path, one walk for the last commits of all entries of a folder, stopped as soon as every
+ * entry is accounted for.
  */
 import execa from 'execa';
+import type { GitReader } from '../git/reader';
 import { isValidBranchName } from '../git/repository';
 import { gitEnv, runGit } from '../git/run';
 
@@ -37,13 +39,6 @@ export interface LastCommit {
   message: string;
 }
 
-/** Runs git and returns stdout as bytes (blobs are binary). */
-export async function runGitBytes(args: string[], cwd: string): Promise<Buffer> {
-  const r = await execa('git', args, { cwd, env: gitEnv(), extendEnv: false, reject: false, encoding: null, stripFinalNewline: false });
-  if (r.exitCode !== 0) throw new Error(`git ${args[0]} failed: ${String(r.stderr)}`);
-  return r.stdout as unknown as Buffer;
-}
-
 const FULL_SHA = /^[0-9a-f]{40}$/;
 /** A path is a path, never a glob or magic pathspec (a file may be named `*` or `:(top)x`). */
 const LITERAL = { GIT_LITERAL_PATHSPECS: '1' };
@@ -52,80 +47,81 @@ const LITERAL = { GIT_LITERAL_PATHSPECS: '1' };
  * Gitea's ResolveRefCommit: a branch of that name, else a tag, else a full commit id; null when
  * none exists. Names git would read as revision syntax never reach git.
  */
-export async function resolveRef(repoPath: string, ref: string): Promise<ResolvedRef | null> {
+export async function resolveRef(reader: GitReader, ref: string): Promise<ResolvedRef | null> {
   const asName = isValidBranchName(ref);
   const asSha = FULL_SHA.test(ref);
   if (!asName && !asSha) return null;
   const candidates: { kind: RefKind; rev: string }[] = [];
   if (asName) candidates.push({ kind: 'branch', rev: `refs/heads/${ref}^{commit}` }, { kind: 'tag', rev: `refs/tags/${ref}^{commit}` });
   if (asSha) candidates.push({ kind: 'commit', rev: `${ref}^{commit}` });
-  const out = await runGit(['cat-file', '--batch-check=%(objectname) %(objecttype)'], { cwd: repoPath, input: candidates.map((c) => c.rev).join('\n') + '\n' });
-  const lines = out.split('\n');
+  const found = await reader.infos(candidates.map((c) => c.rev));
   for (let i = 0; i < candidates.length; i++) {
-    const [oid, type] = (lines[i] ?? '').split(' ');
-    if (type === 'commit') return { kind: candidates[i].kind, name: ref, commit: oid };
+    const info = found[i];
+    if (info && info.type === 'commit') return { kind: candidates[i].kind, name: ref, commit: info.oid };
   }
   return null;
 }
 
-function parseLsTree(out: string): TreeEntry[] {
-  const entries: TreeEntry[] = [];
-  for (const record of out.split('\0')) {
-    if (!record) continue;
-    const tab = record.indexOf('\t');
-    const [mode, type, oid, size] = record.slice(0, tab).split(/ +/);
-    const p = record.slice(tab + 1);
-    entries.push({ mode, type: type as EntryType, oid, size: size === '-' ? 0 : Number(size), path: p, name: p.slice(p.lastIndexOf('/') + 1) });
-  }
-  return entries;
+/** git writes tree modes without the leading zero (40000); ls-tree and Gitea show six digits. */
+function mode6(mode: string): string {
+  return mode.padStart(6, '0');
+}
+
+/** Entries of the tree at `dir` of `commit` with blob sizes (one pipelined look-up each), or null. */
+async function folder(reader: GitReader, commit: string, dir: string): Promise<TreeEntry[] | null> {
+  const tree = await reader.readTree(dir ? `${commit}:${dir}` : `${commit}^{tree}`);
+  if (!tree) return null;
+  const blobs = tree.entries.filter((e) => e.type === 'blob');
+  const infos = await reader.infos(blobs.map((e) => e.oid));
+  const sizes = new Map(blobs.map((e, i) => [e.oid, infos[i]?.size ?? 0]));
+  return tree.entries.map((e) => ({
+    mode: mode6(e.mode),
+    type: e.type,
+    oid: e.oid,
+    size: sizes.get(e.oid) ?? 0,
+    path: dir ? `${dir}/${e.name}` : e.name,
+    name: e.name,
+  }));
 }
 
 /** The entry at `p` ("" is the root tree) in `commit`, or null. */
-export async function treeEntry(repoPath: string, commit: string, p: string): Promise<TreeEntry | null> {
+export async function treeEntry(reader: GitReader, commit: string, p: string): Promise<TreeEntry | null> {
   if (p === '') {
-    const tree = (await runGit(['rev-parse', `${commit}^{tree}`], { cwd: repoPath })).trim();
-    return { mode: '040000', type: 'tree', oid: tree, size: 0, path: '', name: '' };
+    const tree = await reader.info(`${commit}^{tree}`);
+    return tree ? { mode: '040000', type: 'tree', oid: tree.oid, size: 0, path: '', name: '' } : null;
   }
-  const out = await runGit(['ls-tree', '-l', '-z', '--full-tree', commit, '--', p], { cwd: repoPath, env: LITERAL });
-  return parseLsTree(out).find((e) => e.path === p) ?? null;
+  const slash = p.lastIndexOf('/');
+  const dir = slash < 0 ? '' : p.slice(0, slash);
+  const name = p.slice(slash + 1);
+  const tree = await reader.readTree(dir ? `${commit}:${dir}` : `${commit}^{tree}`);
+  const e = tree?.entries.find((x) => x.name === name);
+  if (!e) return null;
+  const size = e.type === 'blob' ? ((await reader.info(e.oid))?.size ?? 0) : 0;
+  return { mode: mode6(e.mode), type: e.type, oid: e.oid, size, path: p, name };
 }
 
 /** The entries of the folder `dir` ("" for the root) in git's tree order. */
-export async function listFolder(repoPath: string, commit: string, dir: string): Promise<TreeEntry[]> {
-  const out = await runGit(['ls-tree', '-l', '-z', '--full-tree', commit, '--', ...(dir ? [`${dir}/`] : [])], { cwd: repoPath, env: LITERAL });
-  return parseLsTree(out);
+export async function listFolder(reader: GitReader, commit: string, dir: string): Promise<TreeEntry[]> {
+  return (await folder(reader, commit, dir)) ?? [];
 }
 
-/** Several paths at once (one process); missing ones are absent from the map. */
-export async function treeEntries(repoPath: string, commit: string, paths: string[]): Promise<Map<string, TreeEntry>> {
-  const wanted = paths.filter((p) => p !== '');
+/** Several paths at once (pipelined on the reader); missing ones are absent from the map. */
+export async function treeEntries(reader: GitReader, commit: string, paths: string[]): Promise<Map<string, TreeEntry>> {
   const found = new Map<string, TreeEntry>();
-  if (wanted.length > 0) {
-    const out = await runGit(['ls-tree', '-l', '-z', '--full-tree', commit, '--', ...wanted], { cwd: repoPath, env: LITERAL });
-    for (const e of parseLsTree(out)) found.set(e.path, e);
-  }
-  if (paths.includes('')) {
-    const root = await treeEntry(repoPath, commit, '');
-    if (root) found.set('', root);
-  }
+  const entries = await Promise.all([...new Set(paths)].map((p) => treeEntry(reader, commit, p)));
+  for (const e of entries) if (e) found.set(e.path, e);
   return found;
 }
 
-export async function readBlob(repoPath: string, oid: string): Promise<Buffer> {
-  return runGitBytes(['cat-file', 'blob', oid], repoPath);
-}
-
-/** The first `max` bytes of a blob (symlink targets, LFS pointers). */
-export async function readBlobHead(repoPath: string, oid: string, max: number): Promise<Buffer> {
-  const all = await readBlob(repoPath, oid);
-  return all.subarray(0, max);
+export async function readBlob(reader: GitReader, oid: string): Promise<Buffer> {
+  const blob = await reader.readBlob(oid);
+  if (!blob) throw new Error(`blob ${oid} is missing`);
+  return blob.content;
 }
 
 /** Bytes of an object (a submodule's commit when this repository has it), 0 when missing. */
-export async function objectSize(repoPath: string, oid: string): Promise<number> {
-  const out = await runGit(['cat-file', '--batch-check=%(objectsize)'], { cwd: repoPath, input: `${oid}\n` });
-  const n = Number(out.trim());
-  return Number.isFinite(n) ? n : 0;
+export async function objectSize(reader: GitReader, oid: string): Promise<number> {
+  return (await reader.info(oid))?.size ?? 0;
 }
 
 /** Gitea prints commit times in RFC 3339 with `Z` for UTC. */
