@@ -48,6 +48,7 @@ import gitHttpRoutes from './routes/git-http';
 import branchRoutes from './routes/branches';
 import topicRoutes from './routes/topics';
 import releaseRoutes, { releaseDownloadRoutes } from './routes/releases';
+import wikiRoutes from './routes/wiki';
 
 export interface BuildAppOptions {
   /** Overrides of the environment-derived configuration. */
@@ -137,6 +138,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
       await api.register(branchRoutes);
       await api.register(topicRoutes);
       await api.register(releaseRoutes);
+      await api.register(wikiRoutes);
     },
     { prefix: '/api/v1' },
   );

@@ -51,6 +51,8 @@ export interface GitHttpRepo {
   ownerIsPublic?: boolean;
   /** Repositories of an inactive individual owner cannot be reached (403); default true. */
   ownerIsActive?: boolean;
+  /** The wiki unit is on (`<repo>.wiki.git` is served); default false. */
+  hasWiki?: boolean;
 }
 
 export interface GitHttpAccess {
@@ -64,7 +66,9 @@ export interface GitHttpDeps {
   realm: string;
   authenticate(request: FastifyRequest): Promise<GitHttpAuth>;
   findRepo(owner: string, name: string): Promise<GitHttpRepo | null>;
-  access(user: GitHttpUser | null, repo: GitHttpRepo): Promise<GitHttpAccess>;
+  access(user: GitHttpUser | null, repo: GitHttpRepo, unit?: 'repo.code' | 'repo.wiki'): Promise<GitHttpAccess>;
+  /** The wiki repository of `repo` on disk, created on the first push (Gitea's InitWiki); null when the forge has no wikis. */
+  wikiPath?(repo: GitHttpRepo, create: boolean): Promise<string | null>;
   /** Called when a push ended; `pusher` is who authenticated it. */
   afterPush(repo: GitHttpRepo, repoPath: string, pusher: GitHttpUser | null): Promise<void>;
   /**
@@ -175,9 +179,18 @@ function defaultDeps(app: FastifyInstance): GitHttpDeps {
         ownerIsActive: ownerRow?.type === 1 || ownerRow?.isActive !== false,
       };
     },
-    async access(user, repo) {
-      const p = await a.services?.permissions?.repoAccess(user, repo, 'repo.code');
+    async access(user, repo, unit = 'repo.code') {
+      const p = await a.services?.permissions?.repoAccess(user, repo, unit);
       return { read: Boolean(p?.read), write: Boolean(p?.write) };
+    },
+    async wikiPath(repo, create) {
+      const wiki = a.services?.wiki;
+      if (!wiki) return null;
+      const full = await a.services.repos.byId(repo.id);
+      if (!full) return null;
+      if (create) return wiki.init(full);
+      const p: string = wiki.wikiPath(full);
+      return fs.existsSync(p) ? p : null;
     },
     async afterPush(repo, repoPath, pusher) {
       if (typeof a.services?.repos?.afterPush === 'function') await a.services.repos.afterPush(pusher, repo.id);
@@ -283,7 +296,10 @@ export default async function gitHttpRoutes(app: FastifyInstance, opts: GitHttpO
    */
   async function authorize(request: FastifyRequest<{ Params: Params }>, reply: FastifyReply, service: Service) {
     const owner = request.params.owner;
-    const name = request.params.repo.replace(/\.git$/i, '');
+    let name = request.params.repo.replace(/\.git$/i, '');
+    // `<repo>.wiki.git` is the wiki of <repo>, with the wiki unit's permissions.
+    const isWiki = /\.wiki$/i.test(name);
+    if (isWiki) name = name.slice(0, -'.wiki'.length);
     const isPull = service === 'upload-pack';
     const unauthorized = (message = 'Unauthorized') => {
       reply.header('www-authenticate', `Basic realm="${deps.realm}"`);
@@ -291,7 +307,8 @@ export default async function gitHttpRoutes(app: FastifyInstance, opts: GitHttpO
       return null;
     };
 
-    const repo = await deps.findRepo(owner, name);
+    let repo = await deps.findRepo(owner, name);
+    if (repo && isWiki && !repo.hasWiki) repo = null;
     if (repo && repo.ownerIsActive === false) {
       await plain(reply, 403, 'Repository cannot be accessed. You cannot push or open issues/pull-requests.');
       return null;
@@ -324,7 +341,7 @@ export default async function gitHttpRoutes(app: FastifyInstance, opts: GitHttpO
       return null;
     }
     if (!isPublicPull) {
-      const access = await deps.access(auth.user, repo);
+      const access = await deps.access(auth.user, repo, isWiki ? 'repo.wiki' : 'repo.code');
       if (!(isPull ? access.read : access.write)) {
         await plain(reply, 404, 'Repository not found');
         return null;
@@ -334,7 +351,15 @@ export default async function gitHttpRoutes(app: FastifyInstance, opts: GitHttpO
         return null;
       }
     }
-    return { repo, user: auth.user, path: repositoryPath(deps.reposDir, repo.ownerName, repo.name) };
+    if (isWiki) {
+      const wikiPath = deps.wikiPath ? await deps.wikiPath(repo, !isPull) : null;
+      if (!wikiPath) {
+        await plain(reply, 404, 'Repository not found');
+        return null;
+      }
+      return { repo, user: auth.user, path: wikiPath, isWiki };
+    }
+    return { repo, user: auth.user, path: repositoryPath(deps.reposDir, repo.ownerName, repo.name), isWiki };
   }
 
   function serviceEnv(request: FastifyRequest, user: GitHttpUser | null, repo: GitHttpRepo): NodeJS.ProcessEnv {
@@ -414,7 +439,8 @@ export default async function gitHttpRoutes(app: FastifyInstance, opts: GitHttpO
       if (isPush) {
         serveHook(
           child,
-          async (updates, env) => (deps.checkPush ? deps.checkPush(ctx.repo, ctx.path, ctx.user, updates, env) : null),
+          // The code's branch and tag protections do not cover its wiki.
+          async (updates, env) => (deps.checkPush && !ctx.isWiki ? deps.checkPush(ctx.repo, ctx.path, ctx.user, updates, env) : null),
           (err) => request.log.error({ err }, 'checking a push failed'),
         );
       }
@@ -443,7 +469,8 @@ export default async function gitHttpRoutes(app: FastifyInstance, opts: GitHttpO
           // The push reply ends only after size/empty/default branch are refreshed, so a client
           // that asks the API right after `git push` returns sees the new values.
           try {
-            await deps.afterPush(ctx.repo, ctx.path, ctx.user);
+            // A wiki push changes no code ref: nothing of the repository's to refresh or announce.
+            if (!ctx.isWiki) await deps.afterPush(ctx.repo, ctx.path, ctx.user);
           } catch (err) {
             request.log.error({ err }, 'refreshing repository after push failed');
           }

@@ -35,6 +35,7 @@ import { TeamService } from './teams';
 import { TokenService } from './tokens';
 import { TopicService } from './topics';
 import { ReleaseService } from './releases';
+import { WikiService } from './wiki';
 import { UserService } from './users';
 import { WatchService } from './watches';
 import { CollaboratorService } from './collaborators';
@@ -102,6 +103,8 @@ export interface Services {
   tags: TagService;
   /** What a push must pass before git accepts it (routes/git-http.ts runs it from pre-receive). */
   pushRules: PushRules;
+  /** Wiki pages in <repo>.wiki.git. */
+  wiki: WikiService;
 }
 
 export interface ServiceOptions {
@@ -188,6 +191,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     branches,
     tags: new TagService(branches, tagProtections, () => `${config.rootUrl}api/v1/`, async (repoId, tag) => (await prisma.release.count({ where: { repoId, lowerTagName: tag.toLowerCase() } })) > 0),
     pushRules: new PushRules(branchProtections, tagProtections),
+    wiki: new WikiService(config, repos, gitReaders, notifier),
   };
   services.contentChanges.branchGuard = (doer, repo, branch, paths) => branchProtections.verifyCommit(doer, repo, branch, paths);
   registerCronTasks(services);
