@@ -34,6 +34,7 @@ import transferRoutes from './routes/transfers';
 import migrationRoutes from './routes/migrations';
 import repoMiscRoutes, { issueTemplateRoutes } from './routes/repo-misc';
 import teamRoutes from './routes/teams';
+import collaboratorRoutes from './routes/collaborators';
 import hookRoutes from './routes/hooks';
 import keyRoutes from './routes/keys';
 import packageRoutes from './routes/packages';
@@ -124,6 +125,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
       await api.register(repoMiscRoutes);
       await api.register(issueTemplateRoutes);
       await api.register(teamRoutes);
+      await api.register(collaboratorRoutes);
       await api.register(hookRoutes);
       await api.register(keyRoutes);
       await api.register(packageRoutes);

@@ -38,6 +38,7 @@ import { ReleaseService } from './releases';
 import { WikiService } from './wiki';
 import { UserService } from './users';
 import { WatchService } from './watches';
+import { CollaboratorService } from './collaborators';
 import { ContentService } from './content/contents';
 import { ContentChangeService } from './content/changes';
 import { WebhookService } from './webhooks';
@@ -79,6 +80,7 @@ export interface Services {
   cron: CronService;
   httpsig: HttpSignatureService;
   watches: WatchService;
+  collaborators: CollaboratorService;
   notifier: Notifier;
   /** Files of a repository's git tree (contents, raw, archives). */
   contents: ContentService;
@@ -175,6 +177,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     cron: new CronService(prisma),
     httpsig: new HttpSignatureService(prisma, () => config.sshTrustedUserCaKeys),
     watches: new WatchService(prisma),
+    collaborators: new CollaboratorService(prisma, permissions),
     notifier,
     gitData,
     commitStatuses: new CommitStatusService(prisma, config.rootUrl, convert, gitData, notifier),
