@@ -62,30 +62,48 @@ export function diffRefs(before: Refs, after: Refs): RefChange[] {
   return changes;
 }
 
-/** Commits new in `change` (not reachable from any ref before the push), newest first. */
-export async function newCommits(repoPath: string, change: RefChange, before: Refs): Promise<{ commits: CommitInfo[]; total: number }> {
-  if (change.after === ZERO_SHA) return { commits: [], total: 0 };
+/** Ids of the commits new in `change` (not reachable from any ref before the push), newest first. */
+async function newCommitIds(repoPath: string, change: RefChange, before: Refs): Promise<string[]> {
+  if (change.after === ZERO_SHA) return [];
   const exclude = [...new Set(Object.values(before))].map((s) => `^${s}`);
-  const ids = (await runGit(['rev-list', change.after, ...exclude], { cwd: repoPath }).catch(() => '')).split('\n').filter(Boolean);
-  const commits: CommitInfo[] = [];
-  for (const id of ids.slice(0, MAX_COMMITS)) {
-    const raw = await runGit(['show', '-s', '--format=%an%x00%ae%x00%cn%x00%ce%x00%aI%x00%B', id], { cwd: repoPath });
-    const [an, ae, cn, ce, date, ...msg] = raw.split('\0');
-    const files = await runGit(['diff-tree', '--no-commit-id', '--name-status', '-r', '--root', id], { cwd: repoPath }).catch(() => '');
-    const added: string[] = [];
-    const removed: string[] = [];
-    const modified: string[] = [];
-    for (const line of files.split('\n')) {
-      const [status, file] = line.split('\t');
-      if (!file) continue;
-      if (status.startsWith('A')) added.push(file);
-      else if (status.startsWith('D')) removed.push(file);
-      else modified.push(file);
-    }
-    const message = msg.join('\0').replace(/\n+$/, '') + '\n';
-    commits.push({ id, message, author: { name: an, email: ae }, committer: { name: cn, email: ce }, timestamp: date, added, removed, modified });
+  return (await runGit(['rev-list', change.after, ...exclude], { cwd: repoPath }).catch(() => '')).split('\n').filter(Boolean);
+}
+
+/**
+ * The listed commits of a whole push, read with two git processes whatever their number
+ * (metadata through `git log --no-walk --stdin`, changed files through `git diff-tree --stdin`):
+ * a push of hundreds of branches lists up to MAX_COMMITS commits for each, and two processes
+ * per commit made such a push take minutes.
+ */
+async function readCommits(repoPath: string, ids: string[]): Promise<Map<string, CommitInfo>> {
+  const out = new Map<string, CommitInfo>();
+  if (!ids.length) return out;
+  const input = ids.join('\n') + '\n';
+  // -z: fields and records end with NUL, which a commit message cannot hold: 7 fields per commit.
+  const meta = (await runGit(['log', '-z', '--no-walk=unsorted', '--stdin', '--format=%H%x00%an%x00%ae%x00%cn%x00%ce%x00%aI%x00%B'], { cwd: repoPath, input })).split('\0');
+  for (let i = 0; i + 6 < meta.length; i += 7) {
+    const [id, an, ae, cn, ce, date, body] = meta.slice(i, i + 7);
+    const message = body.replace(/\n+$/, '') + '\n';
+    out.set(id, { id, message, author: { name: an, email: ae }, committer: { name: cn, email: ce }, timestamp: date, added: [], removed: [], modified: [] });
   }
-  return { commits, total: ids.length };
+  // One header line (the commit id) then its changes; a merge commit prints nothing, as before.
+  const files = await runGit(['diff-tree', '--stdin', '-r', '--root', '--name-status'], { cwd: repoPath, input }).catch(() => '');
+  let current: CommitInfo | undefined;
+  for (const line of files.split('\n')) {
+    if (!line) continue;
+    const tab = line.indexOf('\t');
+    if (tab < 0) {
+      current = out.get(line.trim());
+      continue;
+    }
+    if (!current) continue;
+    const status = line.slice(0, tab);
+    const file = line.slice(tab + 1);
+    if (status.startsWith('A')) current.added.push(file);
+    else if (status.startsWith('D')) current.removed.push(file);
+    else current.modified.push(file);
+  }
+  return out;
 }
 
 /** One ref a push changed, with its new commits (none for a deletion). */
@@ -106,9 +124,18 @@ export async function takePush(repoPath: string): Promise<PushedRef[]> {
     await writeSnapshot(repoPath, after);
     return { before, after };
   });
-  const pushed: PushedRef[] = [];
-  for (const change of diffRefs(before, after)) pushed.push({ ...change, ...(await newCommits(repoPath, change, before)) });
-  return pushed;
+  const changes = diffRefs(before, after);
+  const idsOf = await Promise.all(changes.map((change) => newCommitIds(repoPath, change, before)));
+  const details = await readCommits(repoPath, [...new Set(idsOf.flatMap((ids) => ids.slice(0, MAX_COMMITS)))]);
+  return changes.map((change, i) => ({
+    ...change,
+    // A commit listed under several refs is one object: each ref gets its own copy.
+    commits: idsOf[i].slice(0, MAX_COMMITS).flatMap((id) => {
+      const c = details.get(id);
+      return c ? [{ ...c, added: [...c.added], removed: [...c.removed], modified: [...c.modified] }] : [];
+    }),
+    total: idsOf[i].length,
+  }));
 }
 
 /** A lock file older than this was left by a crashed process. */
