@@ -127,6 +127,8 @@ describeForge('hostile input over every operation', (f) => {
     const failures: string[] = [];
     let tried = 0;
     for (const op of ops) {
+      // A git hook's {id} is its name (pre-receive, update...), not a number.
+      if (op.path.includes('/hooks/git/')) continue;
       const numeric = op.params.filter((p) => p.in === 'path' && (p.type === 'integer' || NUMERIC.test(p.name)));
       if (!numeric.length) continue;
       for (const big of ['2147483648', '9223372036854775809']) {
@@ -196,7 +198,9 @@ describeForge('hostile input over every operation', (f) => {
 
   test('anonymous requests with a bad body are 401 where the route needs a user, never 422', async () => {
     const failures: string[] = [];
-    for (const op of ops.filter((o) => ['POST', 'PUT', 'PATCH', 'DELETE'].includes(o.method))) {
+    // Reads that take a body answer anonymous callers of a public repository: their 422 is right.
+    const anonymousReads = new Set(['POST /repos/{owner}/{repo}/file-contents']);
+    for (const op of ops.filter((o) => ['POST', 'PUT', 'PATCH', 'DELETE'].includes(o.method) && !anonymousReads.has(`${o.method} ${o.path}`))) {
       const res = await f().request(op.method, fillPath(op.path), { raw: '{"title": 12, "name": [', contentType: 'application/json' });
       if (res.status === 422 || res.status >= 500) failures.push(`${op.method} ${op.path} -> ${res.status} ${res.text.slice(0, 100)}`);
     }

@@ -63,7 +63,7 @@ const UNIT_KEY: Record<Exclude<RepoUnit, 'issues'>, string> = { code: 'repo.code
 async function repoAssignment(app: FastifyInstance) {
   const { context, permissions } = { context: app.services.tracker.context, permissions: app.services.tracker.context.permissions };
   app.decorateRequest('repoCtx', null as unknown as RepoCtx);
-  app.addHook('preHandler', async (request) => {
+  const assign = async (request: FastifyRequest) => {
     const assignment = request.routeOptions.config?.repo;
     if (!assignment) return;
     const { owner, repo } = request.params as { owner: string; repo: string };
@@ -88,7 +88,14 @@ async function repoAssignment(app: FastifyInstance) {
     if (assignment.access === 'write' && !rc.canWrite && !rc.isAdmin) throw new PermissionDeniedError('user should have a permission to write to a repo');
     if (assignment.access === 'admin' && !rc.isAdmin) throw new PermissionDeniedError('user should be an owner or a collaborator with admin write of a repository');
     request.repoCtx = rc;
+  };
+  // An anonymous caller of a route whose check refuses anonymous callers (Gitea runs it before
+  // reqToken) is refused before the body is read, as Gitea never binds it: a bad body cannot
+  // turn the refusal into a 422.
+  app.addHook('preParsing', async (request) => {
+    if (!request.doer && request.routeOptions.config?.repo?.anonymous === 'forbidden') await assign(request);
   });
+  app.addHook('preHandler', assign);
 }
 
 export default shared(repoAssignment);
