@@ -6,7 +6,6 @@
  * the same staging and marker steps as any repository (repo-creation.ts).
  */
 import type { ForgeConfig } from '../config';
-import { AccessMode } from './convert';
 import type { RepoExtras } from './convert/repository';
 import type { Prisma } from './database';
 import { ConflictError, NotFoundError, PermissionDeniedError } from './errors';
@@ -130,13 +129,7 @@ export class ForkService {
     } finally {
       await endCreation(creation);
     }
-    if (owner.type === USER_TYPE_ORGANIZATION && !doer.isAdmin && (await this.permissions.repoAccessMode(doer, repo)) < AccessMode.Admin) {
-      await this.prisma.collaboration.upsert({
-        where: { repoId_userId: { repoId: repo.id, userId: doer.id } },
-        create: { repoId: repo.id, userId: doer.id, mode: AccessMode.Admin },
-        update: { mode: AccessMode.Admin },
-      });
-    }
+    await this.repos.makeCreatorAdmin(doer, owner, repo);
     await this.notifier.repositoryCreated(doer, repo);
     return { ...repo, parent: base } as RepoWithOwner;
   }

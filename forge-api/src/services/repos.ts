@@ -100,6 +100,19 @@ export class RepoService {
   }
 
   /** The repository with the caller's access, or 404 when it is missing or unreadable. */
+  /**
+   * Gitea: a creator without admin access through a team becomes an admin collaborator of the
+   * organization's new repository (created, forked or generated), so they can manage it.
+   */
+  async makeCreatorAdmin(doer: User, owner: User, repo: Repository): Promise<void> {
+    if (owner.type !== USER_TYPE_ORGANIZATION || doer.isAdmin || (await this.permissions.repoAccessMode(doer, repo)) >= AccessMode.Admin) return;
+    await this.prisma.collaboration.upsert({
+      where: { repoId_userId: { repoId: repo.id, userId: doer.id } },
+      create: { repoId: repo.id, userId: doer.id, mode: AccessMode.Admin },
+      update: { mode: AccessMode.Admin },
+    });
+  }
+
   async getReadable(owner: string, name: string, doer: User | null): Promise<{ repo: RepoWithOwner; mode: number }> {
     // The caller's collaboration row comes with the repository: one query for the common case.
     const repo = await this.prisma.repository.findFirst({
@@ -223,15 +236,7 @@ export class RepoService {
     } finally {
       await endCreation(creation);
     }
-    // Gitea: a creator without admin access through a team becomes an admin collaborator of
-    // the organization's new repository, so they can manage what they created.
-    if (owner.type === USER_TYPE_ORGANIZATION && !doer.isAdmin && (await this.permissions.repoAccessMode(doer, repo)) < AccessMode.Admin) {
-      await this.prisma.collaboration.upsert({
-        where: { repoId_userId: { repoId: repo.id, userId: doer.id } },
-        create: { repoId: repo.id, userId: doer.id, mode: AccessMode.Admin },
-        update: { mode: AccessMode.Admin },
-      });
-    }
+    await this.makeCreatorAdmin(doer, owner, repo);
     if (input.auto_init) repo = await this.afterPush(doer, repo.id);
     else await recordRefs(diskPath).catch(() => undefined);
     await this.notifier.repositoryCreated(doer, repo);
