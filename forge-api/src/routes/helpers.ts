@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { NotFoundError, PermissionDeniedError, UnauthenticatedError } from '../services/errors';
+import type { MultipartFile } from '@fastify/multipart';
+import { MalformedError, NotFoundError, PermissionDeniedError, UnauthenticatedError, ValidationError } from '../services/errors';
 import { pagingQuery, parsePaging, setPagingHeaders, type Paging } from '../plugins/paging';
 import type { User } from '../services/records';
 
@@ -51,4 +52,22 @@ export async function contextUser(app: FastifyInstance, request: FastifyRequest,
     return null;
   }
   throw new NotFoundError('not found', [`user redirect does not exist [name: ${name}]`]);
+}
+
+/**
+ * The `attachment` part of a multipart upload (issue, comment and release attachments), with
+ * Gitea's answers: a broken body is 400, a missing part 422 "[Attachment]: Required".
+ */
+export async function attachmentPart(request: FastifyRequest): Promise<MultipartFile> {
+  let file: MultipartFile | undefined;
+  try {
+    file = await request.file();
+  } catch (err) {
+    throw new MalformedError(`invalid multipart body: ${(err as Error).message}`);
+  }
+  if (!file || file.fieldname !== 'attachment') {
+    file?.file.resume();
+    throw new ValidationError('[Attachment]: Required');
+  }
+  return file;
 }

@@ -6,11 +6,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { MalformedError, NotFoundError, PermissionDeniedError, ValidationError } from '../services/errors';
+import { NotFoundError, PermissionDeniedError, ValidationError } from '../services/errors';
 import { int, listOf, obj, ref, str } from '../schemas';
 import { ALLOWED_TYPES, type AttachmentOwner } from '../services/issues/attachments';
 import type { RepoCtx } from '../services/issues/context';
-import { errors } from './helpers';
+import { attachmentPart, errors } from './helpers';
 import { pathNumber, type OwnerRepo } from './issue-helpers';
 import { changeCtx, ISSUES_CHANGE, ISSUES_READ } from '../plugins/repo-assignment';
 
@@ -76,16 +76,7 @@ export default async function issueAttachmentRoutes(app: FastifyInstance) {
         const t = await target(rc, request.params);
         if (!t.canChange) throw new PermissionDeniedError(t.denied);
         if (!request.isMultipart()) throw new ValidationError('[Attachment]: Required');
-        let file;
-        try {
-          file = await request.file();
-        } catch (err) {
-          throw new MalformedError(`invalid multipart body: ${(err as Error).message}`);
-        }
-        if (!file || file.fieldname !== 'attachment') {
-          file?.file.resume();
-          throw new ValidationError('[Attachment]: Required');
-        }
+        const file = await attachmentPart(request);
         const name = request.query.name || file.filename;
         return reply.code(201).send(await attachments.upload(rc, t.owner, name, file.file));
       },

@@ -10,11 +10,11 @@ import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
 import { bool, int, list, obj, ref, str } from '../schemas';
-import { MalformedError, NotFoundError, ValidationError } from '../services/errors';
+import { NotFoundError } from '../services/errors';
 import { hasScope } from '../services/scopes';
 import { AccessMode } from '../services/convert';
 import { changeCtx, type RepoAssignment } from '../plugins/repo-assignment';
-import { errors, paging, pagingQuery, sendPage } from './helpers';
+import { attachmentPart, errors, paging, pagingQuery, sendPage } from './helpers';
 import { pathNumber } from './issue-helpers';
 
 const READ: RepoAssignment = { access: 'read', unit: 'releases' };
@@ -223,16 +223,7 @@ export default async function releaseRoutes(app: FastifyInstance) {
         let name = request.query.name ?? '';
         let stream: Readable & { truncated?: boolean };
         if (request.isMultipart()) {
-          let file;
-          try {
-            file = await request.file();
-          } catch (err) {
-            throw new MalformedError(`invalid multipart body: ${(err as Error).message}`);
-          }
-          if (!file || file.fieldname !== 'attachment') {
-            file?.file.resume();
-            throw new ValidationError('[Attachment]: Required');
-          }
+          const file = await attachmentPart(request);
           name = name || file.filename;
           stream = file.file;
         } else {
