@@ -75,7 +75,7 @@ function timeline(marks: { i: number; start: number; created: number; served: nu
     const done = at(reload) - Number(reload.drainMs);
     const signalled = done - Number(reload.reloadMs);
     const values = [m.created, at(rec) - Number(rec.ms) - Number(rec.waitMs), at(rec) - Number(rec.ms), at(sent), at(recv), signalled, signalled + Number(reload.forkMs), done, m.served];
-    values.forEach((v, k) => rows[k].push(v - m.start));
+    values.forEach((v, k) => rows[k].push(Math.round(v - m.start)));
   }
   return rows[0].length ? names.map((n, k) => [n, rows[k]] as [string, number[]]) : [];
 }
