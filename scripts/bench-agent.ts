@@ -24,6 +24,7 @@ import { startNetnsBackends } from '../e2e/support/netns';
 import { startController } from '../e2e/support/controller';
 import { startAgent, stopAllAgents } from '../e2e/support/agent';
 import { makeAgentTls } from '../e2e/support/agent-tls';
+import { agentModeArgs, serviceWithEndpoints, writeAgentToken } from '../e2e/support/agent-mode';
 import { httpRequest } from '../e2e/support/http';
 import { freePort } from '../e2e/support/ports';
 import { makeTempDir, removeDir } from '../e2e/support/tmp';
@@ -66,17 +67,7 @@ async function main(): Promise<void> {
       { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'Gateway', metadata: { name: 'gw', namespace: NS }, spec: { gatewayClassName: 'portcullis', listeners: [{ name: 'http', port, protocol: 'HTTP' }] } },
     ];
     for (let s = 0; s < SERVICES; s++) {
-      base.push(
-        { apiVersion: 'v1', kind: 'Service', metadata: { name: `svc-${s}`, namespace: NS }, spec: { ports: [{ name: 'http', port: 80, targetPort: backends.ports.echo, protocol: 'TCP' }] } },
-        {
-          apiVersion: 'discovery.k8s.io/v1',
-          kind: 'EndpointSlice',
-          metadata: { name: `svc-${s}-1`, namespace: NS, labels: { 'kubernetes.io/service-name': `svc-${s}`, 'endpointslice.kubernetes.io/managed-by': 'bench' } },
-          addressType: 'IPv4',
-          ports: [{ name: 'http', port: backends.ports.echo, protocol: 'TCP' }],
-          endpoints: [{ addresses: [backends.address], conditions: { ready: true } }],
-        },
-      );
+      base.push(...serviceWithEndpoints({ name: `svc-${s}`, namespace: NS, address: backends.address, targetPort: backends.ports.echo, managedBy: 'bench' }));
     }
     await cluster.apply(base);
     const t0 = Date.now();
@@ -91,27 +82,11 @@ async function main(): Promise<void> {
       kubeconfig: cluster.kubeconfig,
       dataplane: 'agent',
       logLevel: 'info',
-      args: [
-        `--agent-address=127.0.0.1:${agentPort}`,
-        `--agent-server-url=${agentUrl}`,
-        `--agent-tls-cert=${tls.cert}`,
-        `--agent-tls-key=${tls.key}`,
-        `--agent-ca-file=${tls.ca}`,
-        '--dataplane-image=portcullis/nginx:bench',
-        `--health-address=127.0.0.1:${await freePort()}`,
-        `--metrics-address=127.0.0.1:${await freePort()}`,
-      ],
+      args: await agentModeArgs({ agentPort, agentUrl, tls, image: 'portcullis/nginx:bench' }),
     });
     try {
       // The ServiceAccount appears when the controller has provisioned the Gateway.
-      let token = '';
-      for (let i = 0; i < 300 && !token; i++) {
-        token = await cluster.kubectl(['create', 'token', 'gw-portcullis', '-n', NS, '--audience', 'portcullis-agent']).catch(() => '');
-        if (!token) await sleep(200);
-      }
-      if (!token) throw new Error('the Gateway ServiceAccount was not provisioned');
-      const tokenFile = path.join(dir, 'token');
-      fs.writeFileSync(tokenFile, token.trim());
+      const tokenFile = await writeAgentToken(cluster, { namespace: NS, serviceAccount: 'gw-portcullis', file: path.join(dir, 'token'), timeoutMs: 60000 });
       const agent = startAgent({ server: agentUrl, gateway: `${NS}/gw`, tokenFile, caFile: tls.ca, prefix: path.join(dir, 'pod'), listenAddress: '127.0.0.1', healthPort: await freePort(), podName: 'bench-pod' });
       const probe = async (i: number) =>
         (await httpRequest(port, `/r${i}/api?tenant=t${i % 7}`, { host: `app-${i % HOSTS}.example.test`, timeoutMs: 2000 }).catch(() => ({ status: 0 }))).status;
