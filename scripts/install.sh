@@ -22,6 +22,8 @@ command -v python3 >/dev/null && python3 -c 'import ensurepip' 2>/dev/null || ne
 command -v openssl >/dev/null || need+=(openssl)
 # forge-api/test/archive.test.ts unpacks the forge's zip archives with the real unzip.
 command -v unzip >/dev/null || need+=(unzip)
+# forge-api/test/git-ssh.test.ts drives the forge's SSH server with the real OpenSSH client.
+{ command -v ssh >/dev/null && command -v ssh-keygen >/dev/null; } || need+=(openssh-client)
 # Container images (scripts/build-images.sh, e2e/images): buildah + a Debian root filesystem.
 command -v buildah >/dev/null || need+=(buildah)
 command -v mmdebstrap >/dev/null || need+=(mmdebstrap)
@@ -49,6 +51,10 @@ if [ -f ../shared/tools/k8s/build.sh ]; then
 else
   echo "!!! ../shared/tools/k8s/build.sh not found beside the repository; e2e/k8s will fail on CI"
 fi
+# The inference extension's upstream endpoint picker (e2e/inference/upstream-epp.test.ts), built
+# from the Go module proxy and cached under ~/.cache/portcullis-epp: ~11 min cold on 2 busy
+# cores, nothing once cached. A failed build fails that test on CI, saying what is missing.
+bash scripts/build-epp.sh lwepp || echo "!!! the upstream endpoint picker did not build (scripts/build-epp.sh); e2e/inference/upstream-epp.test.ts will fail"
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund
 fi
