@@ -22,6 +22,8 @@ command -v python3 >/dev/null && python3 -c 'import ensurepip' 2>/dev/null || ne
 command -v openssl >/dev/null || need+=(openssl)
 # forge-api/test/archive.test.ts unpacks the forge's zip archives with the real unzip.
 command -v unzip >/dev/null || need+=(unzip)
+# forge-api/test/git-ssh.test.ts drives the forge's SSH server with the real OpenSSH client.
+{ command -v ssh >/dev/null && command -v ssh-keygen >/dev/null; } || need+=(openssh-client)
 # Container images (scripts/build-images.sh, e2e/images): buildah + a Debian root filesystem.
 command -v buildah >/dev/null || need+=(buildah)
 command -v mmdebstrap >/dev/null || need+=(mmdebstrap)
