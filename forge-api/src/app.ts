@@ -50,6 +50,10 @@ import branchRoutes from './routes/branches';
 import topicRoutes from './routes/topics';
 import releaseRoutes, { releaseDownloadRoutes } from './routes/releases';
 import wikiRoutes from './routes/wiki';
+import starRoutes from './routes/stars';
+import repoPeopleRoutes from './routes/repo-people';
+import issuePinRoutes from './routes/issue-pins';
+import repoActivityRoutes from './routes/repo-activity';
 import { ForgeSshServer } from './ssh/server';
 
 export interface BuildAppOptions {
@@ -142,6 +146,10 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
       await api.register(topicRoutes);
       await api.register(releaseRoutes);
       await api.register(wikiRoutes);
+      await api.register(starRoutes);
+      await api.register(repoPeopleRoutes);
+      await api.register(issuePinRoutes);
+      await api.register(repoActivityRoutes);
     },
     { prefix: '/api/v1' },
   );

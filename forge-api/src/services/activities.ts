@@ -115,6 +115,29 @@ export class ActivityService {
     return { rows, total };
   }
 
+  /**
+   * A repository's feed (Gitea's GetFeeds with RequestedRepo), newest first: one row per event
+   * (the actor's own copy, user_id = act_user_id; the other copies are the same event in other
+   * feeds), and only events whose actor the viewer may see (public actors for anonymous
+   * viewers; public, limited or themselves for signed-in ones; all for site admins). The caller
+   * has checked that the viewer reads the repository.
+   */
+  async listForRepo(repoId: number, viewer: User | null, date: string | undefined, skip: number, take: number) {
+    // The actor's own copy: its feed owner is the actor, so the actor's visibility is the feed owner's.
+    const where: Record<string, unknown> = { repoId, userId: { equals: this.prisma.activity.fields.actUserId } };
+    if (!viewer) where.user = { visibility: 0 };
+    else if (!viewer.isAdmin) where.OR = [{ user: { visibility: { in: [0, 1] } } }, { userId: viewer.id }];
+    if (date) {
+      const start = new Date(`${date}T00:00:00Z`);
+      if (!Number.isNaN(start.getTime())) where.createdAt = { gte: start, lt: new Date(start.getTime() + 86400000) };
+    }
+    const [rows, total] = await Promise.all([
+      this.prisma.activity.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip, take, include: { repo: { include: { owner: true } } } }),
+      this.prisma.activity.count({ where }),
+    ]);
+    return { rows, total };
+  }
+
   /** structs.Activity for each row (users, repositories and comments loaded in batches). */
   async toJson(rows: Awaited<ReturnType<ActivityService['list']>>['rows'], viewer: User | null) {
     const userIds = new Set(rows.map((r) => r.actUserId));

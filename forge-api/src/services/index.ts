@@ -39,6 +39,9 @@ import { WikiService } from './wiki';
 import { UserService } from './users';
 import { WatchService } from './watches';
 import { CollaboratorService } from './collaborators';
+import { StarService } from './stars';
+import { AssigneeService } from './assignees';
+import { RepoTeamService } from './repo-teams';
 import { ContentService } from './content/contents';
 import { ContentChangeService } from './content/changes';
 import { WebhookService } from './webhooks';
@@ -83,6 +86,12 @@ export interface Services {
   httpsig: HttpSignatureService;
   watches: WatchService;
   collaborators: CollaboratorService;
+  /** Stars on repositories (stargazers, starred lists, stars_count). */
+  stars: StarService;
+  /** Who can be assigned to issues and asked for reviews. */
+  assignees: AssigneeService;
+  /** The teams of an organization's repository. */
+  repoTeams: RepoTeamService;
   notifier: Notifier;
   /** Files of a repository's git tree (contents, raw, archives). */
   contents: ContentService;
@@ -156,6 +165,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
   const branchProtections = new BranchProtectionService(prisma, permissions);
   const tagProtections = new TagProtectionService(prisma);
   const branches = new BranchService(prisma, config, permissions, branchProtections, repos);
+  const teams = new TeamService(prisma, permissions);
   const wiki = new WikiService(config, repos, gitReaders, notifier);
   const contents = new ContentService(config, (repo) => repos.diskPath(repo.owner.name, repo.name), gitReaders);
   const services: Services = {
@@ -176,7 +186,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     admin: new AdminService(prisma, config),
     activities,
     tracker,
-    teams: new TeamService(prisma, permissions),
+    teams,
     webhooks,
     deliveries,
     keys: new KeyService(prisma),
@@ -185,6 +195,9 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     httpsig: new HttpSignatureService(prisma, () => config.sshTrustedUserCaKeys),
     watches: new WatchService(prisma),
     collaborators: new CollaboratorService(prisma, permissions),
+    stars: new StarService(prisma, permissions),
+    assignees: new AssigneeService(prisma, permissions),
+    repoTeams: new RepoTeamService(prisma, permissions, teams),
     notifier,
     gitData,
     commitStatuses: new CommitStatusService(prisma, config.rootUrl, convert, gitData, notifier),

@@ -4,6 +4,7 @@
  * the row again so the two never disagree. Creation, deletion and pushes are announced to the
  * notifier (feeds, webhooks).
  */
+import { clearRepoStars } from './stars';
 import path from 'node:path';
 import { beginCreation, endCreation, markPending, recoverCreations } from './repo-creation';
 import type { ForgeConfig } from '../config';
@@ -316,6 +317,8 @@ export class RepoService {
     await this.prisma.$transaction(async (tx) => {
       if (forks.length) await tx.repository.updateMany({ where: { forkId: repo.id }, data: { forkId: null, isFork: false } });
       if (repo.isFork && repo.forkId) await tx.repository.updateMany({ where: { id: repo.forkId, numForks: { gt: 0 } }, data: { numForks: { decrement: 1 } } });
+      // Stars go with the row; their users' starred_repos_count must follow.
+      await clearRepoStars(tx, repo.id);
       await tx.repository.delete({ where: { id: repo.id } });
     });
     await git.deleteRepository(this.diskPath(repo.owner.name, repo.name));

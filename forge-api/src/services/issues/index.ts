@@ -15,6 +15,7 @@ import { IssueService } from './issues';
 import { LabelService } from './labels';
 import { MilestoneService } from './milestones';
 import { NotificationService } from './notifications';
+import { PinService } from './pins';
 import { ReactionService } from './reactions';
 
 export interface TrackerServices {
@@ -28,6 +29,8 @@ export interface TrackerServices {
   labels: LabelService;
   milestones: MilestoneService;
   notifications: NotificationService;
+  /** Pinned issues and pull requests. */
+  pins: PinService;
 }
 
 export function createTrackerServices(
@@ -51,6 +54,7 @@ export function createTrackerServices(
     labels: new LabelService(context, convert),
     milestones: new MilestoneService(context, convert),
     notifications,
+    pins: new PinService(prisma),
   };
 }
 
