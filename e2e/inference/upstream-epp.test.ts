@@ -12,6 +12,8 @@
  * lwepp (v1.6.0, the lightweight reference picker): round robin over the ready pods, the
  * conformance steering header, and in the response phase the conformance report of the endpoint
  * that served (from the `envoy.lb` metadata the hop sends with the response headers).
+ * epp (v1.5.0, the full picker) for a second pool over the same pods: its scorers follow the
+ * pods' /metrics, and its full-duplex response phase sends every body back itself.
  */
 import * as path from 'path';
 import { sharedK8sTools, startCluster, type Cluster } from '../support/kube';
@@ -92,7 +94,6 @@ describeWithEpp('the upstream lightweight endpoint picker (lwepp v1.6.0) on the 
     epp = await startUpstreamEpp(
       'lwepp',
       [
-        `--kubeconfig=${cluster.kubeconfig}`,
         '--pool-name=vllm',
         `--pool-namespace=${NS}`,
         `--grpc-port=${eppPort}`,
@@ -101,6 +102,7 @@ describeWithEpp('the upstream lightweight endpoint picker (lwepp v1.6.0) on the 
         '--secure-serving=true',
       ],
       { host: eppAddress, port: eppPort },
+      cluster.kubeconfig,
     );
     controller = await startController({
       manifestsDir: dir,
@@ -225,8 +227,7 @@ describeWithEpp('the upstream lightweight endpoint picker (lwepp v1.6.0) on the 
       full = await startUpstreamEpp(
         'epp',
         [
-          `--kubeconfig=${cluster.kubeconfig}`,
-          '--pool-name=vllm-full',
+            '--pool-name=vllm-full',
           `--pool-namespace=${NS}`,
           `--grpc-port=${fullPort}`,
           `--grpc-health-port=${await freePort()}`,
@@ -237,6 +238,7 @@ describeWithEpp('the upstream lightweight endpoint picker (lwepp v1.6.0) on the 
           '--metrics-endpoint-auth=false',
         ],
         { host: address, port: fullPort },
+        cluster.kubeconfig,
       );
       await eventually(() => ask().catch(() => ({ status: 0 }) as HttpResponse), (r) => r.status === 200, 60000, 300);
     });
