@@ -24,6 +24,7 @@ import { startNetnsBackends } from '../e2e/support/netns';
 import { startController } from '../e2e/support/controller';
 import { startAgent, stopAllAgents } from '../e2e/support/agent';
 import { makeAgentTls } from '../e2e/support/agent-tls';
+import { agentModeArgs, serviceWithEndpoints, writeAgentToken } from '../e2e/support/agent-mode';
 import { httpRequest } from '../e2e/support/http';
 import { freePort } from '../e2e/support/ports';
 import { makeTempDir, removeDir } from '../e2e/support/tmp';
@@ -51,6 +52,35 @@ function route(i: number): Record<string, unknown> {
   return r;
 }
 
+type Log = { time?: string; msg: string; [k: string]: unknown };
+const at = (l: Log) => Date.parse(l.time ?? '');
+
+/**
+ * Per change, the moments the controller and the agent logged (debug level) on its way: the
+ * watch event of the new route, the reconcile that built it, the frame sent and received, the
+ * reload, and the bench's own probe seeing it served. Each step is a difference of wall clocks
+ * (one machine, millisecond log stamps).
+ */
+function timeline(marks: { i: number; start: number; created: number; served: number }[], controllerLogs: Log[], agentLogs: Log[]): [string, number[]][] {
+  const names = ['create request answered', 'controller asked to reconcile (watch event + 5 ms)', 'reconcile started', 'config frame sent (parse, graph, model, render, hash)', 'agent received the frame', 'agent wrote the files, signalled nginx', 'new nginx workers forked', 'new workers answer (apply done)', 'served to the bench probe'];
+  const rows: number[][] = names.map(() => []);
+  for (const m of marks) {
+    // The first reconcile after the create that pushed a new config.
+    const sent = controllerLogs.find((l) => l.msg === 'config sent to an agent' && at(l) >= m.start);
+    const rec = sent && controllerLogs.find((l) => l.msg === 'reconciled' && at(l) >= at(sent));
+    if (!rec || !sent) continue;
+    const recv = agentLogs.find((l) => l.msg === 'config received' && l.version === sent.version);
+    const applied = agentLogs.find((l) => l.msg === 'configuration applied' && l.version === sent.version);
+    const reload = applied && [...agentLogs].reverse().find((l) => l.msg === 'nginx reloaded' && at(l) <= at(applied));
+    if (!recv || !applied || !reload) continue;
+    const done = at(reload) - Number(reload.drainMs);
+    const signalled = done - Number(reload.reloadMs);
+    const values = [m.created, at(rec) - Number(rec.ms) - Number(rec.waitMs), at(rec) - Number(rec.ms), at(sent), at(recv), signalled, signalled + Number(reload.forkMs), done, m.served];
+    values.forEach((v, k) => rows[k].push(Math.round(v - m.start)));
+  }
+  return rows[0].length ? names.map((n, k) => [n, rows[k]] as [string, number[]]) : [];
+}
+
 async function main(): Promise<void> {
   const dir = await makeTempDir('pcd-bench-');
   const cluster = await startCluster();
@@ -66,17 +96,7 @@ async function main(): Promise<void> {
       { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'Gateway', metadata: { name: 'gw', namespace: NS }, spec: { gatewayClassName: 'portcullis', listeners: [{ name: 'http', port, protocol: 'HTTP' }] } },
     ];
     for (let s = 0; s < SERVICES; s++) {
-      base.push(
-        { apiVersion: 'v1', kind: 'Service', metadata: { name: `svc-${s}`, namespace: NS }, spec: { ports: [{ name: 'http', port: 80, targetPort: backends.ports.echo, protocol: 'TCP' }] } },
-        {
-          apiVersion: 'discovery.k8s.io/v1',
-          kind: 'EndpointSlice',
-          metadata: { name: `svc-${s}-1`, namespace: NS, labels: { 'kubernetes.io/service-name': `svc-${s}`, 'endpointslice.kubernetes.io/managed-by': 'bench' } },
-          addressType: 'IPv4',
-          ports: [{ name: 'http', port: backends.ports.echo, protocol: 'TCP' }],
-          endpoints: [{ addresses: [backends.address], conditions: { ready: true } }],
-        },
-      );
+      base.push(...serviceWithEndpoints({ name: `svc-${s}`, namespace: NS, address: backends.address, targetPort: backends.ports.echo, managedBy: 'bench' }));
     }
     await cluster.apply(base);
     const t0 = Date.now();
@@ -91,27 +111,11 @@ async function main(): Promise<void> {
       kubeconfig: cluster.kubeconfig,
       dataplane: 'agent',
       logLevel: 'info',
-      args: [
-        `--agent-address=127.0.0.1:${agentPort}`,
-        `--agent-server-url=${agentUrl}`,
-        `--agent-tls-cert=${tls.cert}`,
-        `--agent-tls-key=${tls.key}`,
-        `--agent-ca-file=${tls.ca}`,
-        '--dataplane-image=portcullis/nginx:bench',
-        `--health-address=127.0.0.1:${await freePort()}`,
-        `--metrics-address=127.0.0.1:${await freePort()}`,
-      ],
+      args: await agentModeArgs({ agentPort, agentUrl, tls, image: 'portcullis/nginx:bench' }),
     });
     try {
       // The ServiceAccount appears when the controller has provisioned the Gateway.
-      let token = '';
-      for (let i = 0; i < 300 && !token; i++) {
-        token = await cluster.kubectl(['create', 'token', 'gw-portcullis', '-n', NS, '--audience', 'portcullis-agent']).catch(() => '');
-        if (!token) await sleep(200);
-      }
-      if (!token) throw new Error('the Gateway ServiceAccount was not provisioned');
-      const tokenFile = path.join(dir, 'token');
-      fs.writeFileSync(tokenFile, token.trim());
+      const tokenFile = await writeAgentToken(cluster, { namespace: NS, serviceAccount: 'gw-portcullis', file: path.join(dir, 'token'), timeoutMs: 60000 });
       const agent = startAgent({ server: agentUrl, gateway: `${NS}/gw`, tokenFile, caFile: tls.ca, prefix: path.join(dir, 'pod'), listenAddress: '127.0.0.1', healthPort: await freePort(), podName: 'bench-pod' });
       const probe = async (i: number) =>
         (await httpRequest(port, `/r${i}/api?tenant=t${i % 7}`, { host: `app-${i % HOSTS}.example.test`, timeoutMs: 2000 }).catch(() => ({ status: 0 }))).status;
@@ -147,12 +151,16 @@ async function main(): Promise<void> {
           req.end(body);
         });
       const apiTimes: number[] = [];
+      const marks: { i: number; start: number; created: number; served: number }[] = [];
       for (let k = 0; k < CHANGES; k++) {
         const i = ROUTES + k;
         const start = Date.now();
         await create(route(i));
-        if (process.env.BENCH_DEBUG) process.stderr.write(`created route ${i} after ${Date.now() - start} ms\n`);
-        apiTimes.push(await waitServed(i, start));
+        const created = Date.now();
+        if (process.env.BENCH_DEBUG) process.stderr.write(`created route ${i} after ${created - start} ms\n`);
+        const ms = await waitServed(i, start);
+        apiTimes.push(ms);
+        marks.push({ i, start, created, served: start + ms });
         await sleep(300);
       }
       const kubectlTimes: number[] = [];
@@ -182,7 +190,12 @@ async function main(): Promise<void> {
         process.stdout.write(`  controller reconcile medians: total ${med(recs.map((r) => Number(r.ms)))} ms; ${phases.map((k) => `${k} ${med(recs.map((r) => Number((r.phases as Record<string, number>)[k])))}`).join(', ')} (n=${recs.length}, agent reports included)\n`);
       }
       const reloads = agent.logs.filter((l) => l.msg === 'nginx reloaded').slice(-(CHANGES + KUBECTL_CHANGES));
-      if (reloads.length) process.stdout.write(`  agent nginx medians: check ${med(reloads.map((l) => Number(l.checkMs)))} ms, reload ${med(reloads.map((l) => Number(l.reloadMs)))} ms, drain ${med(reloads.map((l) => Number(l.drainMs)))} ms\n`);
+      if (reloads.length) process.stdout.write(`  agent nginx medians: write ${med(reloads.map((l) => Number(l.checkMs)))} ms, reload ${med(reloads.map((l) => Number(l.reloadMs)))} ms (new workers forked after ${med(reloads.map((l) => Number(l.forkMs)))} ms), drain ${med(reloads.map((l) => Number(l.drainMs)))} ms\n`);
+      const steps = timeline(marks, controller.logs, agent.logs);
+      if (steps.length) {
+        process.stdout.write(`  where the time goes (medians over ${marks.length} changes, from the create request; log clocks in ms):\n`);
+        for (const [name, xs] of steps) process.stdout.write(`    ${name.padEnd(52)} ${String(med(xs)).padStart(5)} ms\n`);
+      }
       process.stdout.write(`goal: p50 < 250 ms; ratio to goal ${(pct(apiTimes, 50) / 250).toFixed(2)}\n`);
       process.stdout.write(`anchor: NGINX Gateway Fabric 2.6, 160 ms avg per change batch at 1,000 HTTPRoutes (controller only, before its agent and reload); ours end to end / theirs controller-only = ${(pct(apiTimes, 50) / 160).toFixed(2)}\n`);
       await agent.stop();

@@ -3,14 +3,18 @@
  * Gitea 1.27.3 (../shared/tools/gitea, started by scripts/support/gitea.ts), both on SQLite,
  * same repository, same client (autocannon), servers alternating case by case (two rounds each):
  *   GET /repos/{o}/{r}/contents/{file}          a file two folders down, default branch
+ *   GET /repos/{o}/{r}/contents/{dir}           a folder of 50 files
+ *   GET /repos/{o}/{r}/raw/{file}, /media/{file}
  *   GET /repos/{o}/{r}/commits?limit=50          first page of a BENCH_COMMITS-commit history
  *   GET /repos/{o}/{r}/commits?limit=50&page=150 a deep page (paged in git, not in memory)
- *   GET /repos/{o}/{r}/branches                  BENCH_BRANCHES branches
+ *   GET /repos/{o}/{r}/branches                  BENCH_BRANCHES branches (first page)
  *   GET /repos/{o}/{r}/git/commits/{sha}         one commit with files and stats
  *   GET /repos/{o}/{r}/git/trees/main?recursive=1
- *   GET /repos/{o}/{r}/git/refs/heads/b-1        refs by prefix
- * Printed per case: req/s, p50/p99 ms for both, and ratio = forge req/s / Gitea req/s (>= 1:
- * the forge is faster). A case one server does not serve (404) is reported, not measured.
+ *   GET /repos/{o}/{r}/git/refs, /git/refs/heads/b-1
+ * Printed per case: req/s, p50/p99 ms and server CPU ms per request (the server process and its
+ * git children, from /proc) for both, and ratio = forge req/s / Gitea req/s (>= 1: the forge is
+ * faster); the load average before and after. Every answer is checked: a case where either
+ * server answered anything but 2xx (or timed out) prints the counts and no ratio.
  *
  * The repository is made with git fast-import (BENCH_COMMITS commits over 500 files in 10
  * folders, a branch every BENCH_COMMITS/BENCH_BRANCHES commits) and pushed over HTTP to both.
@@ -26,7 +30,7 @@ import { freePort, waitForUrl } from '../e2e/support/ports';
 import { startGitea, type Gitea } from './support/gitea';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const autocannon = require('autocannon') as (opts: Record<string, unknown>) => Promise<{ requests: { average: number }; latency: { p50: number; p99: number }; non2xx: number; errors: number }>;
+const autocannon = require('autocannon') as (opts: Record<string, unknown>) => Promise<{ requests: { average: number; total: number }; latency: { p50: number; p99: number }; non2xx: number; errors: number; timeouts: number }>;
 const exec = promisify(execFile);
 
 const COMMITS = Number(process.env.BENCH_COMMITS ?? 10000);
@@ -41,6 +45,7 @@ interface Server {
   name: string;
   url: string;
   token: string;
+  pid: () => number;
   stop(): Promise<void>;
 }
 
@@ -107,6 +112,7 @@ async function startForge(): Promise<Server> {
     name: 'forge',
     url,
     token: sha1,
+    pid: () => child.pid!,
     stop: async () => {
       if (child.exitCode === null) {
         const done = new Promise((r) => child.once('exit', r));
@@ -123,7 +129,6 @@ async function load(s: Server, dir: string): Promise<void> {
   await api(s, 'POST', '/user/repos', { name: 'content', default_branch: 'main' });
   const remote = new URL(`${s.url}/root/content.git`);
   await exec('git', ['-C', dir, '-c', `http.extraHeader=Authorization: token ${s.token}`, 'push', '-q', remote.toString(), 'refs/heads/*:refs/heads/*'], { maxBuffer: 1 << 24 });
-  await api(s, 'PATCH', '/repos/root/content', { default_branch: 'main' });
   // Gitea records a push in the background: wait until the history and every branch show.
   const deadline = Date.now() + 600_000;
   for (;;) {
@@ -134,6 +139,11 @@ async function load(s: Server, dir: string): Promise<void> {
     if (Date.now() > deadline) throw new Error(`${s.name}: the pushed repository did not show up (commits ${commits.status}, branches ${total})`);
     await new Promise((r) => setTimeout(r, 1000));
   }
+  // Only now: Gitea's background push handling makes the first pushed branch (b-1) the default
+  // branch of an empty repository, overriding an earlier choice.
+  await api(s, 'PATCH', '/repos/root/content', { default_branch: 'main' });
+  const repo = await api(s, 'GET', '/repos/root/content');
+  if (repo.default_branch !== 'main') throw new Error(`${s.name}: default branch is ${repo.default_branch}`);
   console.log(`${s.name}: pushed ${COMMITS} commits, ${BRANCHES + 1} branches in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 }
 
@@ -141,13 +151,53 @@ interface Figures {
   rps: number;
   p50: number;
   p99: number;
+  /** Server CPU (process and git children) per answered request, ms. */
+  cpu: number;
   bad: number;
 }
 
-async function measure(s: Server, p: string): Promise<Figures> {
-  const res = await autocannon({ url: `${s.url}/api/v1${p}`, connections: CONNECTIONS, duration: DURATION, headers: { authorization: `token ${s.token}` } });
-  return { rps: res.requests.average, p50: res.latency.p50, p99: res.latency.p99, bad: res.non2xx + res.errors };
+/** A process and its descendants (git children), from /proc. */
+function processTree(root: number): number[] {
+  const parent = new Map<number, number>();
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const f = fs.readFileSync(`/proc/${d}/stat`, 'utf8').split(') ')[1].split(' ');
+      parent.set(Number(d), Number(f[1]));
+    } catch {
+      /* gone */
+    }
+  }
+  const tree = [root];
+  for (let i = 0; i < tree.length; i++) for (const [pid, ppid] of parent) if (ppid === tree[i]) tree.push(pid);
+  return tree;
 }
+
+/** CPU ms of a process tree: user + system of each process and of its reaped children. */
+function cpuMs(root: number): number {
+  const tick = 1000 / 100;
+  let sum = 0;
+  for (const pid of processTree(root)) {
+    try {
+      const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      sum += [11, 12, 13, 14].reduce((a, i) => a + Number(f[i]), 0) * tick;
+    } catch {
+      /* gone */
+    }
+  }
+  return sum;
+}
+
+async function measure(s: Server, p: string): Promise<Figures> {
+  // Child processes that exit during the run are counted through the parent's reaped-children
+  // times; long-lived ones (cat-file readers) through their own.
+  const before = cpuMs(s.pid());
+  const res = await autocannon({ url: `${s.url}/api/v1${p}`, connections: CONNECTIONS, duration: DURATION, headers: { authorization: `token ${s.token}` } });
+  const cpu = (cpuMs(s.pid()) - before) / Math.max(1, res.requests.total);
+  return { rps: res.requests.average, p50: res.latency.p50, p99: res.latency.p99, cpu, bad: res.non2xx + res.errors + res.timeouts };
+}
+
+const loadavg = () => os.loadavg().map((l) => l.toFixed(2)).join(' / ');
 
 async function main(): Promise<void> {
   console.log(`bench:forge-content: ${COMMITS} commits, ${BRANCHES} branches, ${DURATION}s x 2 rounds per case and server, ${CONNECTIONS} connections`);
@@ -156,26 +206,36 @@ async function main(): Promise<void> {
   let forge: Server | null = null;
   try {
     gitea = await startGitea({ extraIni: '[api]\nMAX_RESPONSE_ITEMS = 50\n' });
-    const giteaServer: Server = { name: 'gitea', url: gitea.url, token: gitea.token, stop: async () => gitea!.stop() };
+    const giteaServer: Server = { name: 'gitea', url: gitea.url, token: gitea.token, pid: () => gitea!.pid, stop: async () => gitea!.stop() };
     forge = await startForge();
     await load(forge, dir);
     await load(giteaServer, dir);
-    const file = `dir-3/sub/file-${(COMMITS - 7) % 500}.txt`;
+    // Files change in turn (commit i writes dir-(i%10)/sub/file-(i%500).txt): this one was last
+    // written 7 commits before the tip.
+    const file = `dir-${(COMMITS - 7) % 10}/sub/file-${(COMMITS - 7) % 500}.txt`;
     const cases: [string, string][] = [
       ['GET /contents/{file}', `/repos/root/content/contents/${file}`],
+      ['GET /contents/{dir} (50 files)', '/repos/root/content/contents/dir-3/sub'],
+      ['GET /raw/{file}', `/repos/root/content/raw/${file}`],
+      ['GET /media/{file}', `/repos/root/content/media/${file}`],
       ['GET /commits?limit=50', '/repos/root/content/commits?limit=50'],
       ['GET /commits?limit=50&page=150', '/repos/root/content/commits?limit=50&page=150'],
       ['GET /branches', '/repos/root/content/branches'],
       ['GET /git/commits/{sha}', `/repos/root/content/git/commits/${head}`],
       ['GET /git/trees/main?recursive=1', '/repos/root/content/git/trees/main?recursive=1'],
+      ['GET /git/refs', '/repos/root/content/git/refs'],
       ['GET /git/refs/heads/b-1', '/repos/root/content/git/refs/heads/b-1'],
     ];
+    console.log(`load average before: ${loadavg()} on ${os.cpus().length} CPUs`);
     const rows: string[] = [];
     for (const [name, p] of cases) {
       if (ONLY && !ONLY.test(name)) continue;
-      const served = await Promise.all([forge, giteaServer].map(async (s) => (await fetch(`${s.url}/api/v1${p}`, { headers: { authorization: `token ${s.token}` } })).status));
-      if (served.some((st) => st !== 200)) {
-        rows.push(`${name.padEnd(34)} not compared: forge ${served[0]}, gitea ${served[1]}`);
+      const served = await Promise.all([forge, giteaServer].map(async (s) => {
+        const res = await fetch(`${s.url}/api/v1${p}`, { headers: { authorization: `token ${s.token}` } });
+        return { status: res.status, text: (await res.text()).slice(0, 160) };
+      }));
+      if (served.some((r) => r.status !== 200)) {
+        rows.push(`${name.padEnd(34)} not compared: forge ${served[0].status}, gitea ${served[1].status} ${served.find((r) => r.status !== 200)!.text}`);
         console.log(rows[rows.length - 1]);
         continue;
       }
@@ -183,15 +243,18 @@ async function main(): Promise<void> {
       for (let round = 0; round < 2; round++) {
         for (const s of round === 0 ? [forge, giteaServer] : [giteaServer, forge]) runs[s.name].push(await measure(s, p));
       }
-      const avg = (f: Figures[]) => ({ rps: (f[0].rps + f[1].rps) / 2, p50: Math.max(f[0].p50, f[1].p50), p99: Math.max(f[0].p99, f[1].p99), bad: f[0].bad + f[1].bad });
+      const avg = (f: Figures[]) => ({ rps: (f[0].rps + f[1].rps) / 2, p50: Math.max(f[0].p50, f[1].p50), p99: Math.max(f[0].p99, f[1].p99), cpu: (f[0].cpu + f[1].cpu) / 2, bad: f[0].bad + f[1].bad });
       const a = avg(runs.forge);
       const b = avg(runs.gitea);
-      const line = `${name.padEnd(34)} forge ${a.rps.toFixed(1).padStart(7)} req/s p50 ${String(a.p50).padStart(4)} p99 ${String(a.p99).padStart(5)} ms | gitea ${b.rps.toFixed(1).padStart(7)} req/s p50 ${String(b.p50).padStart(4)} p99 ${String(b.p99).padStart(5)} ms | ratio ${(a.rps / b.rps).toFixed(2)}${a.bad + b.bad ? ` (non-2xx: forge ${a.bad}, gitea ${b.bad})` : ''}`;
+      const side = (n: string, x: ReturnType<typeof avg>) => `${n} ${x.rps.toFixed(1).padStart(7)} req/s p50 ${String(x.p50).padStart(4)} p99 ${String(x.p99).padStart(5)} ms cpu ${x.cpu.toFixed(2).padStart(6)} ms/req`;
+      const verdict = a.bad + b.bad ? `NOT COMPARED: non-2xx/errors forge ${a.bad}, gitea ${b.bad}` : `ratio ${(a.rps / b.rps).toFixed(2)} (cpu gitea/forge ${(b.cpu / a.cpu).toFixed(2)})`;
+      const line = `${name.padEnd(34)} ${side('forge', a)} | ${side('gitea', b)} | ${verdict}`;
       rows.push(line);
       console.log(line);
     }
     console.log('\nsummary');
     for (const r of rows) console.log(r);
+    console.log(`load average after: ${loadavg()} on ${os.cpus().length} CPUs`);
   } finally {
     await forge?.stop().catch(() => undefined);
     await gitea?.stop().catch(() => undefined);

@@ -7,7 +7,8 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { createLogger, isLogLevel, LOG_LEVELS, Logger, LogLevel } from './log';
+import { LOG_LEVELS, Logger, LogLevel } from './log';
+import { exitWith, logLevelFlag, readFlags, runCommand, untilSignalled, UsageError } from './command';
 import { FileProvider } from './providers/file';
 import { Reconciler, standardPipeline } from './reconcile';
 import { NginxProcess } from './apply/nginx';
@@ -115,9 +116,9 @@ export interface CliOptions {
   endpointPicker: { disableTls: boolean; verify: boolean; caFile?: string };
 }
 
-export class UsageError extends Error {}
+export { UsageError };
 
-const KNOWN = [
+const VALUES = [
   'provider',
   'manifests',
   'state-dir',
@@ -125,7 +126,6 @@ const KNOWN = [
   'nginx',
   'log-level',
   'controller-name',
-  'help',
   'endpoint-picker-ca-file',
   'health-address',
   'metrics-address',
@@ -145,41 +145,13 @@ const KNOWN = [
   'dataplane-service-type',
   'dataplane-replicas',
 ];
-/** Switches: present (or =true / =false). */
-const BOOLEAN = ['gateway-api-inference-extension', 'endpoint-picker-disable-tls', 'endpoint-picker-tls-verify'];
+const SWITCHES = ['gateway-api-inference-extension', 'endpoint-picker-disable-tls', 'endpoint-picker-tls-verify'];
 
 export function parseArgs(argv: string[]): CliOptions {
-  const values = new Map<string, string>();
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (arg === '-h' || arg === '--help') {
-      values.set('help', 'true');
-      continue;
-    }
-    if (!arg.startsWith('--')) throw new UsageError(`unexpected argument "${arg}"`);
-    const eq = arg.indexOf('=');
-    const name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
-    if (BOOLEAN.includes(name)) {
-      const v = eq < 0 ? 'true' : arg.slice(eq + 1);
-      if (v !== 'true' && v !== 'false') throw new UsageError(`--${name} takes true or false, got "${v}"`);
-      values.set(name, v);
-      continue;
-    }
-    if (!KNOWN.includes(name)) throw new UsageError(`unknown option --${name}`);
-    let value: string;
-    if (eq >= 0) value = arg.slice(eq + 1);
-    else {
-      const next = argv[i + 1];
-      if (next === undefined || next.startsWith('--')) throw new UsageError(`--${name} needs a value`);
-      value = next;
-      i++;
-    }
-    values.set(name, value);
-  }
+  const values = readFlags(argv, { values: VALUES, switches: SWITCHES });
   const help = values.has('help');
   const provider = values.get('provider');
-  const logLevel = values.get('log-level') ?? 'info';
-  if (!isLogLevel(logLevel)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  const logLevel = logLevelFlag(values);
   const options: CliOptions = {
     provider: provider === 'kubernetes' ? 'kubernetes' : 'file',
     manifests: values.get('manifests'),
@@ -303,48 +275,22 @@ export async function runFileProvider(options: CliOptions, log: Logger): Promise
     }
     return stopping;
   };
-  const done = new Promise<number>((resolve) => {
-    process.once('SIGTERM', () => void stop('SIGTERM').then(resolve));
-    process.once('SIGINT', () => void stop('SIGINT').then(resolve));
-  });
+  const done = untilSignalled(stop);
   // Watch before the first scan, so an edit made during startup is not missed.
   provider.watch(() => void reconciler.trigger());
   await reconciler.trigger();
   return done;
 }
 
-export async function main(argv: string[]): Promise<number> {
-  let options: CliOptions;
-  try {
-    options = parseArgs(argv);
-  } catch (err) {
-    if (err instanceof UsageError) {
-      process.stderr.write(`portcullis-controller: ${err.message}\n\n${USAGE}`);
-      return 64; // EX_USAGE
-    }
-    throw err;
-  }
-  if (options.help) {
-    process.stdout.write(USAGE);
-    return 0;
-  }
-  const log = createLogger({ level: options.logLevel, fields: { component: 'controller' } });
-  try {
-    if (options.provider === 'kubernetes') return await runKubernetes(options, log);
-    return await runFileProvider(options, log);
-  } catch (err) {
-    log.error('controller failed', { error: (err as Error).message });
-    return 1;
-  }
+export function main(argv: string[]): Promise<number> {
+  return runCommand(argv, {
+    name: 'portcullis-controller',
+    component: 'controller',
+    usage: USAGE,
+    parse: parseArgs,
+    run: (options, log) => (options.provider === 'kubernetes' ? runKubernetes(options, log) : runFileProvider(options, log)),
+  });
 }
 
 // Run when executed (tsx controller/src/cli.ts) or required by bin/portcullis-controller.js.
-if (require.main === module || require.main?.filename.endsWith('portcullis-controller.js')) {
-  main(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (err) => {
-      process.stderr.write(`portcullis-controller: ${(err as Error).stack ?? err}\n`);
-      process.exit(1);
-    },
-  );
-}
+if (require.main === module || require.main?.filename.endsWith('portcullis-controller.js')) exitWith('portcullis-controller', main(process.argv.slice(2)));

@@ -122,6 +122,8 @@ export interface ReconcileSummary {
   configBytes?: number;
   /** Wall time of the whole reconcile and of its phases, in milliseconds. */
   ms: number;
+  /** How long the oldest change it reconciles waited for it (behind a running reconcile). */
+  waitMs: number;
   phases: { scan: number; build: number; render: number; apply: number; status: number };
 }
 
@@ -165,6 +167,8 @@ export class Reconciler<M = unknown, C extends RenderedConfigLike = RenderedConf
   private stopped = false;
   private retryTimer?: NodeJS.Timeout;
   private retryDelay: number;
+  /** When the oldest change not yet reconciled asked for a run (the wait is logged). */
+  private requestedAt?: bigint;
   private readonly listeners: ((summary: ReconcileSummary) => void)[] = [];
 
   constructor(options: ReconcilerOptions<M, C>) {
@@ -181,6 +185,7 @@ export class Reconciler<M = unknown, C extends RenderedConfigLike = RenderedConf
   /** Asks for a reconcile; returns when the state at call time has been reconciled. */
   trigger(): Promise<void> {
     if (this.stopped) return Promise.resolve();
+    this.requestedAt ??= process.hrtime.bigint();
     if (this.running) {
       this.pending = true;
       return this.running;
@@ -213,6 +218,8 @@ export class Reconciler<M = unknown, C extends RenderedConfigLike = RenderedConf
 
   private async reconcileOnce(): Promise<void> {
     const t0 = process.hrtime.bigint();
+    const waitMs = this.requestedAt === undefined ? 0 : Math.round(Number(t0 - this.requestedAt) / 1e5) / 10;
+    this.requestedAt = undefined;
     let mark = t0;
     const lap = (): number => {
       const t = process.hrtime.bigint();
@@ -300,6 +307,7 @@ export class Reconciler<M = unknown, C extends RenderedConfigLike = RenderedConf
       message: outcome.ok ? undefined : outcome.message,
       ...(configBytes !== undefined ? { configBytes } : {}),
       ms: 0,
+      waitMs,
       phases: { scan: scanMs, build: buildMs, render: renderMs, apply: applyMs, status: lap() },
     };
     summary.ms = Math.round((Number(process.hrtime.bigint() - t0) / 1e6) * 10) / 10;

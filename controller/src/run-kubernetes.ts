@@ -19,6 +19,7 @@ import { AlwaysLeader, KubeClient, KubernetesProvider, LeaderElector, watchedKin
 import { loadKubeConfig } from './providers/kubernetes/client';
 import { ControllerMetrics } from './observability/metrics';
 import { startEndpoints } from './observability/server';
+import { untilSignalled } from './command';
 
 const SA_NAMESPACE_FILE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
 
@@ -140,10 +141,7 @@ export async function runKubernetes(options: CliOptions, log: Logger): Promise<n
     }
     return stopping;
   };
-  const done = new Promise<number>((resolve) => {
-    process.once('SIGTERM', () => void stop('SIGTERM').then(resolve));
-    process.once('SIGINT', () => void stop('SIGINT').then(resolve));
-  });
+  const done = untilSignalled(stop);
 
   elector?.start();
   provider.watch(() => void reconciler.trigger());

@@ -110,6 +110,13 @@ describe('config agents', () => {
       await eventually(() => serves(addr, '/two'), (s) => s === 200, 10000);
     }
     expect(await serves('127.0.0.1', '/one')).toBe(200);
+    // The change travelled as the changed lines only (a delta on the config sent before it).
+    for (const agentProcess of [a, b]) {
+      const received = agentProcess.logs.filter((l) => l.msg === 'config received');
+      expect(received.length).toBeGreaterThanOrEqual(2);
+      expect(received[received.length - 1]).toMatchObject({ base: received[received.length - 2].version });
+      expect(Number(received[received.length - 1].bytes)).toBeLessThan(Number(received[0].bytes));
+    }
   });
 
   it('an agent that restarts gets the current config at once', async () => {

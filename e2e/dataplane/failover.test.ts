@@ -11,7 +11,6 @@
  * and a route created after the failover reaches the serving nginx; the Gateway is Programmed
  * again, written by the new leader.
  */
-import * as fs from 'fs';
 import * as net from 'net';
 import * as path from 'path';
 import { describeKube, startCluster, type Cluster } from '../support/kube';
@@ -19,6 +18,7 @@ import { startNetnsBackends, type NetnsBackends } from '../support/netns';
 import { startController, type ControllerProcess } from '../support/controller';
 import { startAgent, stopAllAgents, type AgentProcess } from '../support/agent';
 import { makeAgentTls } from '../support/agent-tls';
+import { agentModeArgs, serviceWithEndpoints, writeAgentToken } from '../support/agent-mode';
 import { eventually, httpRequest } from '../support/http';
 import { freePort } from '../support/ports';
 import { makeTempDir, removeDir } from '../support/tmp';
@@ -106,15 +106,7 @@ describeKube('leader failover with an agent-fronted Gateway', () => {
     await cluster.kubectl(['create', 'namespace', NS]);
     await cluster.apply([
       { apiVersion: GATEWAY_API, kind: 'GatewayClass', metadata: { name: 'portcullis' }, spec: { controllerName: CONTROLLER_NAME } },
-      { apiVersion: 'v1', kind: 'Service', metadata: { name: 'echo', namespace: NS }, spec: { ports: [{ name: 'http', port: 80, targetPort: backends.ports.echo, protocol: 'TCP' }] } },
-      {
-        apiVersion: 'discovery.k8s.io/v1',
-        kind: 'EndpointSlice',
-        metadata: { name: 'echo-1', namespace: NS, labels: { 'kubernetes.io/service-name': 'echo', 'endpointslice.kubernetes.io/managed-by': 'pck-e2e' } },
-        addressType: 'IPv4',
-        ports: [{ name: 'http', port: backends.ports.echo, protocol: 'TCP' }],
-        endpoints: [{ addresses: [backends.address], conditions: { ready: true } }],
-      },
+      ...serviceWithEndpoints({ name: 'echo', namespace: NS, address: backends.address, targetPort: backends.ports.echo, managedBy: 'pck-e2e' }),
       {
         apiVersion: GATEWAY_API,
         kind: 'Gateway',
@@ -130,25 +122,13 @@ describeKube('leader failover with an agent-fronted Gateway', () => {
           stateDir: path.join(dir, `controller-${i}`),
           kubeconfig: cluster.kubeconfig,
           dataplane: 'agent',
-          args: [
-            ...LEASE,
-            `--agent-address=127.0.0.1:${agentPort}`,
-            `--agent-server-url=${agentUrl}`,
-            `--agent-tls-cert=${tls.cert}`,
-            `--agent-tls-key=${tls.key}`,
-            `--agent-ca-file=${tls.ca}`,
-            '--dataplane-image=portcullis/nginx:e2e',
-            `--health-address=127.0.0.1:${await freePort()}`,
-            `--metrics-address=127.0.0.1:${await freePort()}`,
-          ],
+          args: [...LEASE, ...(await agentModeArgs({ agentPort, agentUrl, tls }))],
         }),
       );
       // The first one takes the Lease before the second starts, so the roles are known.
       if (i === 0) await eventually(async () => leads(controllers[0]), (x) => x, 30000, 100);
     }
-    const token = await eventually(() => cluster.kubectl(['create', 'token', BASE, '-n', NS, '--audience', 'portcullis-agent', '--duration=1h']).catch(() => ''), (t) => t.length > 0, 30000, 200);
-    const tokenFile = path.join(dir, 'token');
-    fs.writeFileSync(tokenFile, token.trim());
+    const tokenFile = await writeAgentToken(cluster, { namespace: NS, serviceAccount: BASE, file: path.join(dir, 'token') });
     agent = await startAgent({ server: agentUrl, gateway: `${NS}/gw`, tokenFile, caFile: tls.ca, prefix: path.join(dir, 'pod'), listenAddress: '127.0.0.1', healthPort: await freePort(), podName: 'pod-1' });
   }, 240000);
 

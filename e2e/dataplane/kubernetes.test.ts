@@ -14,6 +14,7 @@ import { startNetnsBackends, type NetnsBackends } from '../support/netns';
 import { startController, type ControllerProcess } from '../support/controller';
 import { startAgent, stopAllAgents, type AgentProcess } from '../support/agent';
 import { makeAgentTls } from '../support/agent-tls';
+import { agentModeArgs, serviceWithEndpoints, writeAgentToken } from '../support/agent-mode';
 import { eventually, httpRequest } from '../support/http';
 import { freePort, occupyPort } from '../support/ports';
 import { makeTempDir, removeDir } from '../support/tmp';
@@ -64,12 +65,8 @@ describeKube('Gateway data planes on Kubernetes (provisioning + portcullis-agent
     };
   }
 
-  async function token(audience?: string): Promise<string> {
-    const file = path.join(dir, `token-${Date.now()}-${Math.random().toString(36).slice(2)}`);
-    const t = await cluster.kubectl(['create', 'token', BASE, '-n', NS, ...(audience ? ['--audience', audience] : []), '--duration=1h']);
-    fs.writeFileSync(file, t.trim());
-    return file;
-  }
+  const token = (audience?: string): Promise<string> =>
+    writeAgentToken(cluster, { namespace: NS, serviceAccount: BASE, file: path.join(dir, `token-${Date.now()}-${Math.random().toString(36).slice(2)}`), audience: audience ?? null });
 
   async function startPod(name: string, tokenFile: string, caFile: string): Promise<AgentProcess> {
     return startAgent({ server: agentUrl, gateway: `${NS}/gw`, tokenFile, caFile, prefix: path.join(dir, name), listenAddress: '127.0.0.1', healthPort: await freePort(), podName: name });
@@ -89,31 +86,14 @@ describeKube('Gateway data planes on Kubernetes (provisioning + portcullis-agent
     await cluster.kubectl(['create', 'namespace', NS]);
     await cluster.apply([
       { apiVersion: GATEWAY_API, kind: 'GatewayClass', metadata: { name: 'portcullis' }, spec: { controllerName: CONTROLLER_NAME } },
-      { apiVersion: 'v1', kind: 'Service', metadata: { name: 'echo', namespace: NS }, spec: { ports: [{ name: 'http', port: 80, targetPort: backends.ports.echo, protocol: 'TCP' }] } },
-      {
-        apiVersion: 'discovery.k8s.io/v1',
-        kind: 'EndpointSlice',
-        metadata: { name: 'echo-1', namespace: NS, labels: { 'kubernetes.io/service-name': 'echo', 'endpointslice.kubernetes.io/managed-by': 'pcd-e2e' } },
-        addressType: 'IPv4',
-        ports: [{ name: 'http', port: backends.ports.echo, protocol: 'TCP' }],
-        endpoints: [{ addresses: [backends.address], conditions: { ready: true } }],
-      },
+      ...serviceWithEndpoints({ name: 'echo', namespace: NS, address: backends.address, targetPort: backends.ports.echo, managedBy: 'pcd-e2e' }),
     ]);
     controller = await startController({
       manifestsDir: dir,
       stateDir: path.join(dir, 'controller'),
       kubeconfig: cluster.kubeconfig,
       dataplane: 'agent',
-      args: [
-        `--agent-address=127.0.0.1:${agentPort}`,
-        `--agent-server-url=${agentUrl}`,
-        `--agent-tls-cert=${tls.cert}`,
-        `--agent-tls-key=${tls.key}`,
-        `--agent-ca-file=${tls.ca}`,
-        '--dataplane-image=portcullis/nginx:e2e',
-        `--health-address=127.0.0.1:${await freePort()}`,
-        `--metrics-address=127.0.0.1:${await freePort()}`,
-      ],
+      args: await agentModeArgs({ agentPort, agentUrl, tls }),
     });
   });
 

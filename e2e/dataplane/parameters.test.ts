@@ -11,6 +11,7 @@ import * as path from 'path';
 import { describeKube, startCluster, type Cluster } from '../support/kube';
 import { startController, type ControllerProcess } from '../support/controller';
 import { makeAgentTls } from '../support/agent-tls';
+import { agentModeArgs } from '../support/agent-mode';
 import { eventually } from '../support/http';
 import { freePort } from '../support/ports';
 import { makeTempDir, removeDir } from '../support/tmp';
@@ -63,16 +64,7 @@ describeKube('parameters ConfigMaps (InvalidParameters, watched)', () => {
       stateDir: path.join(dir, 'controller'),
       kubeconfig: cluster.kubeconfig,
       dataplane: 'agent',
-      args: [
-        `--agent-address=127.0.0.1:${agentPort}`,
-        `--agent-server-url=https://127.0.0.1:${agentPort}`,
-        `--agent-tls-cert=${tls.cert}`,
-        `--agent-tls-key=${tls.key}`,
-        `--agent-ca-file=${tls.ca}`,
-        '--dataplane-image=portcullis/nginx:e2e',
-        `--health-address=127.0.0.1:${await freePort()}`,
-        `--metrics-address=127.0.0.1:${await freePort()}`,
-      ],
+      args: await agentModeArgs({ agentPort, agentUrl: `https://127.0.0.1:${agentPort}`, tls }),
     });
   });
 

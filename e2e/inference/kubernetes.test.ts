@@ -19,6 +19,7 @@ import { startNetnsBackends, type NetnsBackends } from '../support/netns';
 import { startController, type ControllerProcess } from '../support/controller';
 import { startAgent, stopAllAgents, type AgentProcess } from '../support/agent';
 import { makeAgentTls } from '../support/agent-tls';
+import { agentModeArgs, writeAgentToken } from '../support/agent-mode';
 import { eventually, httpRequest, type HttpResponse } from '../support/http';
 import { freePort } from '../support/ports';
 import { makeTempDir, removeDir } from '../support/tmp';
@@ -247,22 +248,9 @@ describeKube('InferencePool on the Kubernetes API server', () => {
         stateDir: path.join(dir, 'agent-mode'),
         kubeconfig: cluster.kubeconfig,
         dataplane: 'agent',
-        args: [
-          '--gateway-api-inference-extension',
-          '--leader-election=false',
-          `--agent-address=127.0.0.1:${agentPort}`,
-          `--agent-server-url=${agentUrl}`,
-          `--agent-tls-cert=${tls.cert}`,
-          `--agent-tls-key=${tls.key}`,
-          `--agent-ca-file=${tls.ca}`,
-          '--dataplane-image=portcullis/nginx:e2e',
-          `--health-address=127.0.0.1:${await freePort()}`,
-          `--metrics-address=127.0.0.1:${await freePort()}`,
-        ],
+        args: ['--gateway-api-inference-extension', '--leader-election=false', ...(await agentModeArgs({ agentPort, agentUrl, tls }))],
       });
-      await eventually(() => kget('serviceaccount', BASE).catch(() => undefined), (o) => !!o, 30000, 200);
-      const tokenFile = path.join(dir, 'agent-token');
-      fs.writeFileSync(tokenFile, (await cluster.kubectl(['create', 'token', BASE, '-n', NS, '--audience', 'portcullis-agent', '--duration=1h'])).trim());
+      const tokenFile = await writeAgentToken(cluster, { namespace: NS, serviceAccount: BASE, file: path.join(dir, 'agent-token') });
       agent = startAgent({ server: agentUrl, gateway: `${NS}/gw`, tokenFile, caFile: tls.ca, prefix: path.join(dir, 'pod-1'), listenAddress: '127.0.0.1', healthPort: await freePort(), podName: 'pod-1' });
     });
 

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'child_process';
 import * as path from 'path';
-import { REPO_ROOT, type LogLine } from './controller';
+import { REPO_ROOT } from './controller';
+import { followLogs, type LogLine } from './log-lines';
 
 const BIN = path.join(REPO_ROOT, 'bin', 'portcullis-agent.js');
 
@@ -45,60 +46,18 @@ export function startAgent(options: AgentOptions): AgentProcess {
     '--log-level=debug',
   ];
   const child = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  const logs: LogLine[] = [];
-  const output: string[] = [];
-  const waiters: { predicate: (l: LogLine) => boolean; resolve: (l: LogLine) => void }[] = [];
-  let buffer = '';
-  child.stderr!.on('data', (chunk: Buffer) => {
-    buffer += chunk.toString('utf8');
-    let nl: number;
-    while ((nl = buffer.indexOf('\n')) >= 0) {
-      const line = buffer.slice(0, nl);
-      buffer = buffer.slice(nl + 1);
-      if (!line.trim()) continue;
-      let parsed: LogLine | undefined;
-      try {
-        parsed = JSON.parse(line) as LogLine;
-      } catch {
-        output.push(line);
-      }
-      if (!parsed || typeof parsed.msg !== 'string') continue;
-      logs.push(parsed);
-      if (process.env.E2E_AGENT_LOGS) process.stderr.write(`[${options.podName}] ${line}\n`);
-      for (const w of [...waiters]) {
-        if (w.predicate(parsed)) {
-          waiters.splice(waiters.indexOf(w), 1);
-          w.resolve(parsed);
-        }
-      }
-    }
-  });
-  child.stdout!.on('data', (c: Buffer) => output.push(c.toString('utf8')));
   const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  const follower = followLogs(child, exited, {
+    name: `agent ${options.podName}`,
+    echo: process.env.E2E_AGENT_LOGS ? (line) => process.stderr.write(`[${options.podName}] ${line}\n`) : undefined,
+  });
   const agent: AgentProcess = {
     child,
     options,
-    logs,
-    output,
+    logs: follower.logs,
+    output: follower.output,
     exited,
-    waitForLog(predicate, timeoutMs = 20000) {
-      const seen = logs.find(predicate);
-      if (seen) return Promise.resolve(seen);
-      return new Promise<LogLine>((resolve, reject) => {
-        const timer = setTimeout(() => {
-          waiters.splice(waiters.indexOf(entry), 1);
-          reject(new Error(`agent ${options.podName}: no matching log line after ${timeoutMs} ms; last: ${JSON.stringify(logs.slice(-5))} ${output.join('').slice(-1000)}`));
-        }, timeoutMs);
-        const entry = {
-          predicate,
-          resolve: (l: LogLine) => {
-            clearTimeout(timer);
-            resolve(l);
-          },
-        };
-        waiters.push(entry);
-      });
-    },
+    waitForLog: (predicate, timeoutMs = 20000) => follower.waitForLog(predicate, timeoutMs),
     async stop(signal = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       const timer = setTimeout(() => child.kill('SIGKILL'), 15000);

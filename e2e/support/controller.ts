@@ -1,16 +1,12 @@
 import { ChildProcess, spawn } from 'child_process';
 import { promises as fs } from 'fs';
 import * as path from 'path';
+import { followLogs, type LogLine } from './log-lines';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
 const BIN = path.join(REPO_ROOT, 'bin', 'portcullis-controller.js');
 
-export interface LogLine {
-  time?: string;
-  level: string;
-  msg: string;
-  [field: string]: unknown;
-}
+export type { LogLine };
 
 export interface ControllerOptions {
   /** Standalone mode's folder; unused with `kubeconfig`. */
@@ -87,40 +83,11 @@ export async function startController(options: ControllerOptions, waitFirstRecon
     ...(options.args ?? []),
   ];
   const child = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  const logs: LogLine[] = [];
-  const output: string[] = [];
-  const waiters: { predicate: (l: LogLine) => boolean; resolve: (l: LogLine) => void }[] = [];
-  let buffer = '';
-  const onText = (chunk: Buffer): void => {
-    buffer += chunk.toString('utf8');
-    let nl: number;
-    while ((nl = buffer.indexOf('\n')) >= 0) {
-      const line = buffer.slice(0, nl);
-      buffer = buffer.slice(nl + 1);
-      if (!line.trim()) continue;
-      let parsed: LogLine | undefined;
-      try {
-        parsed = JSON.parse(line) as LogLine;
-      } catch {
-        output.push(line);
-      }
-      if (parsed && typeof parsed.msg === 'string') {
-        logs.push(parsed);
-        if (process.env.E2E_CONTROLLER_LOGS) process.stderr.write(line + '\n');
-        for (const w of [...waiters]) {
-          if (w.predicate(parsed)) {
-            waiters.splice(waiters.indexOf(w), 1);
-            w.resolve(parsed);
-          }
-        }
-      }
-    }
-  };
-  child.stderr!.on('data', onText);
-  child.stdout!.on('data', (c: Buffer) => output.push(c.toString('utf8')));
   const exited = new Promise<number | string>((resolve) => {
     child.once('exit', (code, signal) => resolve(code ?? signal ?? -1));
   });
+  const follower = followLogs(child, exited, { name: 'controller', echo: process.env.E2E_CONTROLLER_LOGS ? (line) => process.stderr.write(line + '\n') : undefined });
+  const { logs, output } = follower;
 
   const proc: ControllerProcess = {
     child,
@@ -129,31 +96,7 @@ export async function startController(options: ControllerOptions, waitFirstRecon
     logs,
     output,
     reconciles: () => logs.filter((l) => l.msg === 'reconciled').length,
-    waitForLog(predicate, timeoutMs = 15000) {
-      const seen = logs.find(predicate);
-      if (seen) return Promise.resolve(seen);
-      return new Promise<LogLine>((resolve, reject) => {
-        const timer = setTimeout(() => {
-          waiters.splice(waiters.indexOf(entry), 1);
-          reject(new Error(`no matching controller log line after ${timeoutMs} ms; output: ${output.join('\n').slice(-2000)}; last logs: ${JSON.stringify(logs.slice(-5))}`));
-        }, timeoutMs);
-        const entry = {
-          predicate,
-          resolve: (l: LogLine) => {
-            clearTimeout(timer);
-            resolve(l);
-          },
-        };
-        waiters.push(entry);
-        void exited.then(() => {
-          if (waiters.includes(entry)) {
-            clearTimeout(timer);
-            waiters.splice(waiters.indexOf(entry), 1);
-            reject(new Error(`controller exited; output: ${output.join('\n').slice(-2000)}; last logs: ${JSON.stringify(logs.slice(-5))}`));
-          }
-        });
-      });
-    },
+    waitForLog: (predicate, timeoutMs = 15000) => follower.waitForLog(predicate, timeoutMs),
     async waitForReconciles(count, timeoutMs = 15000) {
       const deadline = Date.now() + timeoutMs;
       while (proc.reconciles() < count) {

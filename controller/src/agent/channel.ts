@@ -10,6 +10,8 @@ import * as http from 'http';
 import * as https from 'https';
 import type { Logger } from '../log';
 import { CONFIG_PATH, SILENCE_TIMEOUT_MS, STATUS_PATH, type ApplyReport, type ConfigFrame, type RenderVariant } from '../configserver/protocol';
+import { applyDelta } from '../configserver/delta';
+import { configVersion } from '../configserver/version';
 
 export interface ChannelOptions {
   server: string;
@@ -82,6 +84,7 @@ export class AgentChannel {
     url.searchParams.set('prefix', this.o.variant.prefix);
     url.searchParams.set('listen', this.o.variant.listenAddress);
     if (have) url.searchParams.set('have', have);
+    url.searchParams.set('delta', '1');
     const token = this.token();
     return new Promise<boolean>((resolve, reject) => {
       const req = this.transport(url).request(url, { method: 'GET', headers: { authorization: `Bearer ${token}` }, ...this.tlsOptions() }, (res) => {
@@ -95,27 +98,60 @@ export class AgentChannel {
         this.delay = 200;
         this.setConnected(true);
         this.o.log.info('connected to the config server', { component: 'agent', server: this.o.server, gateway: this.o.gateway });
-        let buffer = '';
+        // Chunks of the line being received: a full config is megabytes in TLS-record chunks,
+        // joined once its newline arrives (not rescanned on every chunk).
+        let pending: string[] = [];
+        /** The last config on this stream: what a delta frame edits. */
+        let base: { version: string; files: Record<string, string> } | undefined;
         let silence = setTimeout(() => req.destroy(new Error('the config server went silent')), SILENCE_TIMEOUT_MS);
         res.setEncoding('utf8');
+        const onLine = (line: string): boolean => {
+          if (!line) return true;
+          let frame: ConfigFrame;
+          try {
+            frame = JSON.parse(line);
+          } catch {
+            req.destroy(new Error('the config server sent a line that is not JSON'));
+            return false;
+          }
+          if (frame.type === 'delta') {
+            let files: Record<string, string> | undefined;
+            try {
+              if (base?.version === frame.base) files = applyDelta(base.files, frame.files);
+            } catch {
+              /* a delta that does not fit: as below */
+            }
+            // A delta is applied only to the config it was made from, and must give exactly the
+            // version's files; else the stream starts over (the controller then sends it whole).
+            if (!files || configVersion(files) !== frame.version) {
+              req.destroy(new Error(`the config server sent a delta for ${frame.base} that does not give ${frame.version} here`));
+              return false;
+            }
+            this.o.log.info('config received', { component: 'agent', version: frame.version, base: frame.base, bytes: line.length });
+            base = { version: frame.version, files };
+            onFrame({ type: 'config', version: frame.version, files });
+            return true;
+          }
+          if (frame.type === 'config') {
+            this.o.log.info('config received', { component: 'agent', version: frame.version, bytes: line.length });
+            base = { version: frame.version, files: frame.files };
+          }
+          if (frame.type === 'config' || frame.type === 'current') onFrame(frame);
+          return true;
+        };
         res.on('data', (chunk: string) => {
           clearTimeout(silence);
           silence = setTimeout(() => req.destroy(new Error('the config server went silent')), SILENCE_TIMEOUT_MS);
-          buffer += chunk;
+          let from = 0;
           let nl: number;
-          while ((nl = buffer.indexOf('\n')) >= 0) {
-            const line = buffer.slice(0, nl);
-            buffer = buffer.slice(nl + 1);
-            if (!line) continue;
-            let frame: ConfigFrame;
-            try {
-              frame = JSON.parse(line);
-            } catch {
-              req.destroy(new Error('the config server sent a line that is not JSON'));
-              return;
-            }
-            if (frame.type === 'config' || frame.type === 'current') onFrame(frame);
+          while ((nl = chunk.indexOf('\n', from)) >= 0) {
+            pending.push(chunk.slice(from, nl));
+            const line = pending.length === 1 ? pending[0] : pending.join('');
+            pending = [];
+            from = nl + 1;
+            if (!onLine(line)) return;
           }
+          if (from < chunk.length) pending.push(chunk.slice(from));
         });
         res.on('end', () => {
           clearTimeout(silence);

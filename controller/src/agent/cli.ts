@@ -7,7 +7,8 @@ import * as fs from 'fs';
 import * as http from 'http';
 import * as os from 'os';
 import * as path from 'path';
-import { createLogger, isLogLevel, LOG_LEVELS, type Logger, type LogLevel } from '../log';
+import { LOG_LEVELS, type Logger, type LogLevel } from '../log';
+import { exitWith, logLevelFlag, readFlags, runCommand, untilSignalled, UsageError } from '../command';
 import { NginxProcess } from '../apply/nginx';
 import { defaultNginxBinary } from '../apply/nginx-binary';
 import { prefixLayout } from '../render';
@@ -57,39 +58,14 @@ export interface AgentOptions {
   picker: { disableTls: boolean; verify: boolean; caFile?: string };
 }
 
-export class UsageError extends Error {}
+export { UsageError };
 
-const KNOWN = ['server', 'gateway', 'token-file', 'ca-file', 'prefix', 'listen-address', 'health-address', 'pod-name', 'nginx', 'log-level', 'help', 'endpoint-picker-disable-tls', 'endpoint-picker-tls-verify', 'endpoint-picker-ca-file'];
-const BOOLEANS = ['endpoint-picker-disable-tls', 'endpoint-picker-tls-verify'];
+const VALUES = ['server', 'gateway', 'token-file', 'ca-file', 'prefix', 'listen-address', 'health-address', 'pod-name', 'nginx', 'log-level', 'endpoint-picker-ca-file'];
+const SWITCHES = ['endpoint-picker-disable-tls', 'endpoint-picker-tls-verify'];
 
 export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): AgentOptions {
-  const values = new Map<string, string>();
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (arg === '-h' || arg === '--help') {
-      values.set('help', 'true');
-      continue;
-    }
-    if (!arg.startsWith('--')) throw new UsageError(`unexpected argument "${arg}"`);
-    const eq = arg.indexOf('=');
-    const name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
-    if (!KNOWN.includes(name)) throw new UsageError(`unknown option --${name}`);
-    if (BOOLEANS.includes(name) && eq < 0) {
-      values.set(name, 'true');
-      continue;
-    }
-    let value: string;
-    if (eq >= 0) value = arg.slice(eq + 1);
-    else {
-      const next = argv[i + 1];
-      if (next === undefined || next.startsWith('--')) throw new UsageError(`--${name} needs a value`);
-      value = next;
-      i++;
-    }
-    values.set(name, value);
-  }
-  const logLevel = values.get('log-level') ?? 'info';
-  if (!isLogLevel(logLevel)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  const values = readFlags(argv, { values: VALUES, switches: SWITCHES });
+  const logLevel = logLevelFlag(values);
   const options: AgentOptions = {
     server: values.get('server') ?? '',
     gateway: values.get('gateway') ?? '',
@@ -212,44 +188,13 @@ export async function runAgent(options: AgentOptions, log: Logger): Promise<numb
     })();
     return stopping;
   };
-  const done = new Promise<number>((resolve) => {
-    process.once('SIGTERM', () => void stop('SIGTERM').then(resolve));
-    process.once('SIGINT', () => void stop('SIGINT').then(resolve));
-  });
+  const done = untilSignalled(stop);
   void channel.run(() => loop.live, (frame) => loop.frame(frame));
   return done;
 }
 
-export async function main(argv: string[]): Promise<number> {
-  let options: AgentOptions;
-  try {
-    options = parseArgs(argv);
-  } catch (err) {
-    if (err instanceof UsageError) {
-      process.stderr.write(`portcullis-agent: ${err.message}\n\n${USAGE}`);
-      return 64;
-    }
-    throw err;
-  }
-  if (options.help) {
-    process.stdout.write(USAGE);
-    return 0;
-  }
-  const log = createLogger({ level: options.logLevel, fields: { component: 'agent' } });
-  try {
-    return await runAgent(options, log);
-  } catch (err) {
-    log.error('agent failed', { error: (err as Error).message });
-    return 1;
-  }
+export function main(argv: string[]): Promise<number> {
+  return runCommand(argv, { name: 'portcullis-agent', component: 'agent', usage: USAGE, parse: (a) => parseArgs(a), run: runAgent });
 }
 
-if (require.main === module || require.main?.filename.endsWith('portcullis-agent.js')) {
-  main(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (err) => {
-      process.stderr.write(`portcullis-agent: ${(err as Error).stack ?? err}\n`);
-      process.exit(1);
-    },
-  );
-}
+if (require.main === module || require.main?.filename.endsWith('portcullis-agent.js')) exitWith('portcullis-agent', main(process.argv.slice(2)));

@@ -195,7 +195,7 @@ export class NginxProcess {
     process.kill(master, 'SIGHUP');
     const handover = this.handOver(master, oldWorkers, waiting);
     const result = await waiting;
-    await handover;
+    const forked = await handover;
     const t2 = Date.now();
     // Old workers stop accepting as soon as they start shutting down, a moment after the new
     // ones are up: wait for that so the very next request is answered by the new config (not
@@ -214,7 +214,9 @@ export class NginxProcess {
     }
     this.lastFiles = config.files;
     pruneGenerations(this.layout, [staged.dir]);
-    this.log.debug('nginx reloaded', { component: 'nginx', checkMs: t1 - t0, reloadMs: t2 - t1, drainMs: Date.now() - t2 });
+    // reloadMs: the signal until the new workers answer, of which forkMs until they exist (the
+    // master parsed the config and forked them).
+    this.log.debug('nginx reloaded', { component: 'nginx', checkMs: t1 - t0, reloadMs: t2 - t1, forkMs: forked === undefined ? undefined : forked - t1, drainMs: Date.now() - t2 });
     return { ok: true };
   }
 
@@ -226,7 +228,7 @@ export class NginxProcess {
    * finish their requests and exit, and the master (which marks them exiting when its 100 ms
    * are up) does not respawn them. A refused reload starts no workers: nothing is signalled.
    */
-  private async handOver(master: number, oldWorkers: number[], served: Promise<ApplyResult>): Promise<void> {
+  private async handOver(master: number, oldWorkers: number[], served: Promise<ApplyResult>): Promise<number | undefined> {
     // Until the reload is known to have failed (then no new workers come), or 2 s have passed.
     let failed = false;
     void served.then((r) => (failed = !r.ok));
@@ -246,10 +248,11 @@ export class NginxProcess {
             /* already gone */
           }
         }
-        return;
+        return Date.now();
       }
       await sleep(2);
     }
+    return undefined;
   }
 
   /** Resolves once the status endpoint answers `token`; fails on a fatal log line or exit. */

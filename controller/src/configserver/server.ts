@@ -18,6 +18,7 @@ import { AuthError, serviceAccountUser, type TokenAuthenticator } from './auth';
 import { foldOutcome, type DataplaneOutcome } from './outcomes';
 import { CONFIG_PATH, PING_INTERVAL_MS, STATUS_PATH, type ApplyReport, type ConfigFrame, type RenderVariant } from './protocol';
 import { configVersion } from './version';
+import { makeDelta } from './delta';
 
 export interface GatewaySource {
   /** The ServiceAccount (in the Gateway's namespace) whose tokens may fetch this config. */
@@ -28,6 +29,8 @@ export interface GatewaySource {
 interface Rendered {
   version: string;
   files: Record<string, string>;
+  /** Delta frames (one NDJSON line each) from earlier versions, for the agents on them. */
+  deltas?: Map<string, string>;
 }
 
 interface Agent {
@@ -37,6 +40,10 @@ interface Agent {
   variantKey: string;
   res: http.ServerResponse;
   sent?: string;
+  /** It takes delta frames (it said so when it connected). */
+  deltas: boolean;
+  /** The config last sent on this stream as a frame (a delta's base). */
+  base?: Rendered;
 }
 
 export interface ConfigServerOptions {
@@ -176,7 +183,11 @@ export class ConfigServer {
     }
     if (agent.sent === r.version) return;
     agent.sent = r.version;
-    this.write(agent, { type: 'config', version: r.version, files: r.files });
+    const base = agent.deltas ? agent.base : undefined;
+    agent.base = r;
+    const line = base ? deltaLine(base, r) : JSON.stringify({ type: 'config', version: r.version, files: r.files } satisfies ConfigFrame) + '\n';
+    agent.res.write(line);
+    this.o.log.info('config sent to an agent', { component: 'configserver', gateway: agent.gateway, pod: agent.pod, version: r.version, ...(base ? { base: base.version } : {}), bytes: line.length });
   }
 
   private write(agent: Agent, frame: ConfigFrame): void {
@@ -253,7 +264,7 @@ export class ConfigServer {
     res.writeHead(200, { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store' });
     req.socket.setNoDelay(true);
     req.socket.setKeepAlive(true, 10000);
-    const agent: Agent = { gateway, pod, variant, variantKey, res };
+    const agent: Agent = { gateway, pod, variant, variantKey, res, deltas: url.searchParams.get('delta') === '1' };
     // A pod that reconnects replaces its old stream (the old socket may not have closed yet).
     for (const a of this.agents) if (a.gateway === gateway && a.pod === pod) this.agents.delete(a), a.res.end();
     this.agents.add(agent);
@@ -309,4 +320,14 @@ export class ConfigServer {
     res.writeHead(204);
     res.end();
   }
+}
+
+/** The frame taking an agent from `base` to `r` (the same for every agent on `base`: cached). */
+function deltaLine(base: Rendered, r: Rendered): string {
+  let line = r.deltas?.get(base.version);
+  if (line === undefined) {
+    line = JSON.stringify({ type: 'delta', version: r.version, base: base.version, files: makeDelta(base.files, r.files) } satisfies ConfigFrame) + '\n';
+    (r.deltas ??= new Map()).set(base.version, line);
+  }
+  return line;
 }

@@ -7,7 +7,7 @@
  */
 import { promises as fs } from 'fs';
 import { createLogger, isLogLevel } from '../log';
-import { ArgsError, parseFlags } from './args';
+import { readFlags, UsageError } from '../command';
 import { InferenceHop } from './hop';
 
 export const HOP_USAGE = `Usage: portcullis-inference-hop (--port=PORT | --socket=PATH) [options]
@@ -28,12 +28,12 @@ chosen pod.
 export async function hopMain(argv: string[]): Promise<number> {
   let flags: Map<string, string>;
   try {
-    flags = parseFlags(argv, {
+    flags = readFlags(argv, {
       values: ['socket', 'endpoint-picker-ca-file', 'endpoint-picker-timeout-ms', 'log-level', 'port'],
-      booleans: ['endpoint-picker-disable-tls', 'endpoint-picker-tls-verify'],
+      switches: ['endpoint-picker-disable-tls', 'endpoint-picker-tls-verify'],
     });
   } catch (e) {
-    if (!(e instanceof ArgsError)) throw e;
+    if (!(e instanceof UsageError)) throw e;
     process.stderr.write(`portcullis-inference-hop: ${e.message}\n\n${HOP_USAGE}`);
     return 64;
   }

@@ -12,7 +12,7 @@ import * as path from 'path';
 import * as os from 'os';
 import execa from 'execa';
 import { createLogger } from '../../log';
-import { ArgsError, parseFlags } from '../args';
+import { readFlags, UsageError } from '../../command';
 import { BuiltinPicker } from './builtin';
 import { startPickerServer } from './server';
 
@@ -51,10 +51,10 @@ async function selfSigned(): Promise<{ key: Buffer; cert: Buffer }> {
 export async function pickerMain(argv: string[]): Promise<number> {
   let flags: Map<string, string>;
   try {
-    flags = parseFlags(argv, { values: ['endpoints', 'endpoints-file', 'address', 'grpc-port', 'cert-path', 'refresh-metrics-interval-ms', 'log-level'], booleans: ['secure-serving'] });
-    if (!flags.has('help') && flags.has('endpoints') === flags.has('endpoints-file')) throw new ArgsError('give exactly one of --endpoints and --endpoints-file');
+    flags = readFlags(argv, { values: ['endpoints', 'endpoints-file', 'address', 'grpc-port', 'cert-path', 'refresh-metrics-interval-ms', 'log-level'], switches: ['secure-serving'] });
+    if (!flags.has('help') && flags.has('endpoints') === flags.has('endpoints-file')) throw new UsageError('give exactly one of --endpoints and --endpoints-file');
   } catch (e) {
-    if (!(e instanceof ArgsError)) throw e;
+    if (!(e instanceof UsageError)) throw e;
     process.stderr.write(`portcullis-picker: ${e.message}\n\n${PICKER_USAGE}`);
     return 64;
   }

@@ -287,6 +287,8 @@ export class Informer {
     if (rv && fromWatch) this.resourceVersion = rv;
     const stored = this.toStored(obj);
     if (!stored) return;
+    // Timestamps of a change's way through the controller (bench:agent reads them).
+    if (fromWatch) this.o.log.debug('watch event', { kind: this.kind.kind, type, namespace: stored.namespace, name: stored.name, resourceVersion: rv });
     const key = objectKey(stored.namespace, stored.name);
     const old = this.store.get(key);
     if (type === 'DELETED') {

@@ -9,6 +9,7 @@ import { repoApiUrl, repoHtmlUrl } from './urls';
 import { InvalidError, NotFoundError } from '../errors';
 import type { GitReader, GitReaderPool } from '../git/reader';
 import { runGit } from '../git/run';
+import { memoByRefs } from '../git/ref-memo';
 import { cleanTreePath, escapeTreePath, TreePathError } from '../git/tree-path';
 import { lastCommit, lastCommitsOfEntries, listFolder, objectSize, readBlob, resolveRef, treeEntries, treeEntry, type LastCommit, type ResolvedRef, type TreeEntry } from './git-read';
 import { parseLfsPointer, LFS_POINTER_MAX } from './lfs';
@@ -236,14 +237,17 @@ export class ContentService {
   }
 
   private async legacyRef(repo: RepoWithOwner, repoPath: string, joined: string, reqPath: string): Promise<{ commit: string; treePath: string }> {
-    const out = await runGit(['for-each-ref', '--format=%(refname)%00%(objectname)%00%(*objectname)', 'refs/heads', 'refs/tags'], { cwd: repoPath });
-    const branches = new Map<string, string>();
-    const tags = new Map<string, string>();
-    for (const line of out.split('\n')) {
-      const [name, oid, peeled] = line.split('\0');
-      if (name?.startsWith('refs/heads/')) branches.set(name.slice(11), oid);
-      else if (name?.startsWith('refs/tags/')) tags.set(name.slice(10), peeled || oid);
-    }
+    const { branches, tags } = await memoByRefs(repoPath, 'legacyRef', async () => {
+      const out = await runGit(['for-each-ref', '--format=%(refname)%00%(objectname)%00%(*objectname)', 'refs/heads', 'refs/tags'], { cwd: repoPath });
+      const heads = new Map<string, string>();
+      const tagged = new Map<string, string>();
+      for (const line of out.split('\n')) {
+        const [name, oid, peeled] = line.split('\0');
+        if (name?.startsWith('refs/heads/')) heads.set(name.slice(11), oid);
+        else if (name?.startsWith('refs/tags/')) tagged.set(name.slice(10), peeled || oid);
+      }
+      return { branches: heads, tags: tagged };
+    });
     const parts = joined.split('/');
     const byPrefix = (refs: Map<string, string>) => {
       for (let i = 0; i < parts.length; i++) {

@@ -9,6 +9,7 @@ import execa from 'execa';
 import type { GitReader } from '../git/reader';
 import { isValidBranchName } from '../git/repository';
 import { gitEnv, runGit } from '../git/run';
+import { Lru } from '../git-data/lru';
 
 export type RefKind = 'branch' | 'tag' | 'commit';
 
@@ -139,21 +140,45 @@ function parseLogRecord(record: string): { commit: LastCommit; files: string[] }
   };
 }
 
+/**
+ * Last commits already found, by (repository, commit, path): the answer depends only on the
+ * commit's history, which its id fixes, so it never goes stale (Gitea keeps the same in its
+ * last-commit cache). Promises are kept, so concurrent requests for one path share one walk.
+ */
+const lastCommits = new Lru<string, Promise<LastCommit | null>>(20_000);
+const folderCommits = new Lru<string, Promise<Map<string, LastCommit>>>(2_000);
+
+function remember<T>(cache: Lru<string, Promise<T>>, key: string, compute: () => Promise<T>): Promise<T> {
+  const kept = cache.get(key);
+  if (kept) return kept;
+  const p = compute();
+  cache.set(key, p);
+  p.catch(() => cache.delete(key));
+  return p;
+}
+
 /** The newest commit reachable from `commit` that changed `p` ("" for any change). */
-export async function lastCommit(repoPath: string, commit: string, p: string): Promise<LastCommit | null> {
-  const out = await runGit(['log', '-1', `--format=${LOG_FORMAT}`, commit, '--', ...(p ? [p] : [])], { cwd: repoPath, env: LITERAL });
-  const record = out.split('\x1e')[1];
-  return record ? parseLogRecord(record).commit : null;
+export function lastCommit(repoPath: string, commit: string, p: string): Promise<LastCommit | null> {
+  return remember(lastCommits, `${repoPath}\0${commit}\0${p}`, async () => {
+    const out = await runGit(['log', '-1', `--format=${LOG_FORMAT}`, commit, '--', ...(p ? [p] : [])], { cwd: repoPath, env: LITERAL });
+    const record = out.split('\x1e')[1];
+    return record ? parseLogRecord(record).commit : null;
+  });
 }
 
 /**
  * The last commit of each of `names` (entries of the folder `dir`), from one history walk over
  * the folder that stops once every entry has its commit: a listing costs one process, not one
- * per entry.
+ * per entry, and none once known for this commit.
  */
 export async function lastCommitsOfEntries(repoPath: string, commit: string, dir: string, names: string[]): Promise<Map<string, LastCommit>> {
+  if (names.length === 0) return new Map();
+  const key = `${repoPath}\0${commit}\0${dir}\0${names.join('/')}`;
+  return remember(folderCommits, key, () => walkFolder(repoPath, commit, dir, names));
+}
+
+async function walkFolder(repoPath: string, commit: string, dir: string, names: string[]): Promise<Map<string, LastCommit>> {
   const result = new Map<string, LastCommit>();
-  if (names.length === 0) return result;
   const wanted = new Set(names);
   const prefix = dir ? `${dir}/` : '';
   const child = execa('git', ['log', `--format=${LOG_FORMAT}`, '--name-only', '-z', '--no-renames', commit, '--', ...(dir ? [dir] : [])], {
@@ -188,7 +213,9 @@ export async function lastCommitsOfEntries(repoPath: string, commit: string, dir
     child.on('error', () => resolve());
   });
   if (pending && result.size < wanted.size) take(pending);
-  await child.catch(() => undefined);
+  const done = await child.catch(() => null);
+  // A walk that git cut short (not stopped by us) is answered but not kept.
+  if (result.size < wanted.size && done?.exitCode !== 0) folderCommits.delete(`${repoPath}\0${commit}\0${dir}\0${names.join('/')}`);
   return result;
 }
 

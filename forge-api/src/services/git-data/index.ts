@@ -425,8 +425,27 @@ export interface LanguageSizes {
   [language: string]: number;
 }
 
-/** Every entry below a tree with blob sizes, folders before their contents: one `git ls-tree -r -t -l`. */
-async function lsTreeRecursive(repoPath: string, tree: string): Promise<{ path: string; entry: TreeEntry; size?: number }[]> {
+type RecursiveEntry = { path: string; entry: TreeEntry; size?: number };
+
+/**
+ * Recursive listings read lately, by tree id (a tree id fixes everything below it). Only
+ * listings of up to TREE_CACHE_ENTRIES entries are kept, so the cache holds at most
+ * 32 x 10,000 small entries.
+ */
+const recursiveTrees = new Lru<string, Promise<RecursiveEntry[]>>(32);
+const TREE_CACHE_ENTRIES = 10_000;
+
+/** Every entry below a tree with blob sizes, folders before their contents: one `git ls-tree -r -t -l`, kept. */
+function lsTreeRecursive(repoPath: string, tree: string): Promise<RecursiveEntry[]> {
+  const kept = recursiveTrees.get(tree);
+  if (kept) return kept;
+  const p = readTreeRecursive(repoPath, tree);
+  recursiveTrees.set(tree, p);
+  p.then((entries) => entries.length > TREE_CACHE_ENTRIES && recursiveTrees.delete(tree), () => recursiveTrees.delete(tree));
+  return p;
+}
+
+async function readTreeRecursive(repoPath: string, tree: string): Promise<RecursiveEntry[]> {
   const out = await runGit(['ls-tree', '-r', '-t', '-l', '-z', '--end-of-options', tree], { cwd: repoPath });
   const entries: { path: string; entry: TreeEntry; size?: number }[] = [];
   for (const line of out.split('\0')) {

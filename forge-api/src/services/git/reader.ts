@@ -15,6 +15,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'child_process';
 import { statSync } from 'fs';
 import { gitEnv, GitCommandError, runGit } from './run';
+import { memoByRefs } from './ref-memo';
 
 export type GitObjectType = 'blob' | 'tree' | 'commit' | 'tag';
 
@@ -503,7 +504,8 @@ export interface GitRef {
 
 /**
  * Refs whose full name starts with `prefix` as a string ("refs/heads/ma" matches
- * refs/heads/main), sorted by name. One `git for-each-ref` limited to the prefix's folder.
+ * refs/heads/main), sorted by name. One `git for-each-ref` limited to the prefix's folder, kept
+ * until a ref changes (ref-memo.ts).
  */
 export async function listRefs(repoPath: string, prefix = 'refs/'): Promise<GitRef[]> {
   if (/[\0\n]/.test(prefix)) return [];
@@ -511,7 +513,7 @@ export async function listRefs(repoPath: string, prefix = 'refs/'): Promise<GitR
   const args = ['for-each-ref', '--format=%(objectname) %(objecttype) %(*objectname) %(*objecttype) %(refname)'];
   // for-each-ref matches whole path components; the rest of the prefix is matched here.
   if (folder) args.push('--end-of-options', folder);
-  const out = await runGit(args, { cwd: repoPath });
+  const out = await memoByRefs(repoPath, `listRefs\0${folder}`, () => runGit(args, { cwd: repoPath }));
   const refs: GitRef[] = [];
   for (const line of out.split('\n')) {
     if (!line) continue;

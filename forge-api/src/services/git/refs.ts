@@ -5,6 +5,8 @@
  * instead of being overwritten.
  */
 import { GitCommandError, runGit } from './run';
+import { memoByRefs } from './ref-memo';
+import { Lru } from '../git-data/lru';
 
 export const ZERO_OID = '0000000000000000000000000000000000000000';
 
@@ -37,9 +39,14 @@ export interface CommitDetails {
 
 /**
  * Every branch (or tag) with the commit it leads to, sorted as Gitea lists branches: newest
- * commit first, then by name. One process however many refs there are.
+ * commit first, then by name. One process however many refs there are, kept until a ref
+ * changes (ref-memo.ts).
  */
 export async function listRefTips(repoPath: string, kind: 'heads' | 'tags'): Promise<RefTip[]> {
+  return [...(await memoByRefs(repoPath, `listRefTips\0${kind}`, () => readRefTips(repoPath, kind)))];
+}
+
+async function readRefTips(repoPath: string, kind: 'heads' | 'tags'): Promise<RefTip[]> {
   // Tags in Gitea's order (newest peeled commit first); branches are sorted below.
   const sort = kind === 'tags' ? ['--sort=-*creatordate'] : [];
   const out = await runGit(
@@ -81,10 +88,21 @@ export async function resolveCommit(repoPath: string, rev: string): Promise<stri
 
 const FIELDS = ['%H', '%T', '%P', '%an', '%ae', '%aI', '%cn', '%ce', '%cI', '%B'];
 
-/** Details of these commits (in the order given, duplicates allowed) from one git process. */
+/** Commits read lately, by id: a commit id fixes its content, so an entry never goes stale. */
+const commitDetails = new Lru<string, CommitDetails>(5_000);
+
+/**
+ * Details of these commits (in the order given, duplicates allowed): the ones read lately from
+ * memory, the others from one git process.
+ */
 export async function readCommits(repoPath: string, ids: string[]): Promise<Map<string, CommitDetails>> {
-  const unique = [...new Set(ids)];
   const map = new Map<string, CommitDetails>();
+  const unique: string[] = [];
+  for (const id of new Set(ids)) {
+    const kept = commitDetails.get(id);
+    if (kept) map.set(id, kept);
+    else unique.push(id);
+  }
   if (!unique.length) return map;
   const out = await runGit(['log', '--no-walk=unsorted', '-z', `--format=${FIELDS.join('%x00')}`, '--stdin'], { cwd: repoPath, input: unique.join('\n') + '\n' });
   const parts = out.split('\0');
@@ -99,6 +117,7 @@ export async function readCommits(repoPath: string, ids: string[]): Promise<Map<
       committer: { name: cn, email: ce, date: cd },
       message,
     });
+    commitDetails.set(id, map.get(id)!);
   }
   return map;
 }
