@@ -53,6 +53,9 @@ describeForge(
         ['alice', 'quiet', {}],
         ['bob', 'bobdst', { private: true }],
         ['alice', 'hidden', { private: true, auto_init: true }],
+        ['alice', 'wikisrc', { auto_init: true }],
+        ['alice', 'wikidst', {}],
+        ['alice', 'nowiki', {}],
       ] as const) {
         expect((await f().request('POST', '/user/repos', { ...as(who), body: { name, ...extra } })).status).toBe(201);
       }
@@ -255,6 +258,26 @@ describeForge(
       const cron = await f().request('GET', '/admin/cron', as('root'));
       expect(cron.body.map((t: { name: string }) => t.name)).toContain('update_mirrors');
       for (const m of [due, off, notYet]) await f().request('DELETE', `/repos/alice/src/push_mirrors/${m.remote_name}`, as('alice'));
+    });
+
+    test("the wiki follows to the remote's wiki when the remote has one", async () => {
+      const wikiRefs = async (name: string) => (await git(disk('alice', name).replace(/\.git$/, '.wiki.git'), 'for-each-ref', '--format=%(refname) %(objectname)')).stdout;
+      const page = (repo: string, title: string) =>
+        f().request('POST', `/repos/alice/${repo}/wiki/new`, { ...as('alice'), body: { title, content_base64: Buffer.from(title).toString('base64') } });
+      expect((await page('wikisrc', 'Home')).status).toBe(201);
+      expect((await page('wikisrc', 'Second')).status).toBe(201);
+      expect((await page('wikidst', 'Old page')).status).toBe(201);
+      const withWiki = await mirror('wikisrc', { remote_address: target('alice', 'wikidst'), remote_username: 'alice', remote_password: PASSWORD, interval: '0' });
+      const without = await mirror('wikisrc', { remote_address: target('alice', 'nowiki'), remote_username: 'alice', remote_password: PASSWORD, interval: '0' });
+      expect((await f().request('POST', '/repos/alice/wikisrc/push_mirrors-sync', as('alice'))).status).toBe(200);
+      expect(await refsOf('alice', 'wikidst')).toBe(await refsOf('alice', 'wikisrc'));
+      expect(await refsOf('alice', 'nowiki')).toBe(await refsOf('alice', 'wikisrc'));
+      expect(await wikiRefs('wikidst')).toBe(await wikiRefs('wikisrc'));
+      const pages = await f().request('GET', '/repos/alice/wikidst/wiki/pages', as('alice'));
+      expect(pages.body.map((p: { title: string }) => p.title).sort()).toEqual(['Home', 'Second']);
+      expect(fs.existsSync(disk('alice', 'nowiki').replace(/\.git$/, '.wiki.git'))).toBe(false);
+      for (const m of [withWiki, without]) expect((await f().request('DELETE', `/repos/alice/wikisrc/push_mirrors/${m.remote_name}`, as('alice'))).status).toBe(204);
+      expect((await git(disk('alice', 'wikisrc').replace(/\.git$/, '.wiki.git'), 'remote')).stdout.trim()).toBe('');
     });
 
     test('delete: 204 also for an unknown name; archived repositories refuse changes and syncs (423) but list', async () => {

@@ -157,7 +157,8 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
   const tagProtections = new TagProtectionService(prisma);
   const branches = new BranchService(prisma, config, permissions, branchProtections, repos);
   const migrations = new MigrationService(prisma, config, permissions, repos);
-  const pushMirrors = new PushMirrorService(prisma, config, repos, migrations, (err, what) => notifier.logError(err, what));
+  const wiki = new WikiService(config, repos, gitReaders, notifier);
+  const pushMirrors = new PushMirrorService(prisma, config, repos, migrations, (r) => wiki.wikiPath(r), (err, what) => notifier.logError(err, what));
   // Pushes (and forge-made ref changes) sync the push mirrors that sync on commit.
   notifier.add(pushMirrors);
   const pushRules = new PushRules(branchProtections, tagProtections);
@@ -204,7 +205,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     branches,
     tags: new TagService(branches, tagProtections, () => `${config.rootUrl}api/v1/`, async (repoId, tag) => (await prisma.release.count({ where: { repoId, lowerTagName: tag.toLowerCase() } })) > 0),
     pushRules,
-    wiki: new WikiService(config, repos, gitReaders, notifier),
+    wiki,
   };
   services.contentChanges.branchGuard = (doer, repo, branch, paths) => branchProtections.verifyCommit(doer, repo, branch, paths);
   registerCronTasks(services);

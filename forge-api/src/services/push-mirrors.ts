@@ -19,7 +19,8 @@ import type { PushMirror } from '../../generated/prisma/client';
 import { EPOCH, fmtTime } from './convert';
 import type { Prisma } from './database';
 import { MalformedError, NotFoundError, UnauthenticatedError } from './errors';
-import { addMirrorRemote, maskCredentials, pushMirror, removeMirrorRemote } from './git/mirror-remote';
+import fs from 'node:fs';
+import { addMirrorRemote, hasRemote, maskCredentials, pushMirror, removeMirrorRemote, wikiRemoteUrl } from './git/mirror-remote';
 import type { PushedRef } from './git/push';
 import { parseGoDuration } from './go-duration';
 import type { MigrationService } from './migrations';
@@ -75,6 +76,8 @@ export class PushMirrorService implements NotifyListener {
     private readonly config: ForgeConfig,
     private readonly repos: RepoService,
     private readonly migrations: MigrationService,
+    /** The wiki repository beside a repository's (which may not exist). */
+    private readonly wikiPath: (repo: RepoWithOwner) => string,
     private readonly logError: (err: unknown, what: string) => void,
   ) {}
 
@@ -129,8 +132,14 @@ export class PushMirrorService implements NotifyListener {
     });
     try {
       await addMirrorRemote(this.diskPath(repo), remoteName, address.url);
+      // A repository with a wiki mirrors it too, where the remote has a wiki to receive it.
+      if (this.hasWiki(repo)) {
+        const wikiUrl = await wikiRemoteUrl(address.url);
+        if (wikiUrl) await addMirrorRemote(this.wikiPath(repo), remoteName, wikiUrl);
+      }
     } catch (err) {
       await removeMirrorRemote(this.diskPath(repo), remoteName);
+      if (this.hasWiki(repo)) await removeMirrorRemote(this.wikiPath(repo), remoteName);
       await this.prisma.pushMirror.delete({ where: { id: row.id } }).catch(() => undefined);
       throw err;
     }
@@ -143,7 +152,9 @@ export class PushMirrorService implements NotifyListener {
    */
   async delete(repo: RepoWithOwner, remoteName: string): Promise<void> {
     await this.prisma.pushMirror.deleteMany({ where: { repoId: repo.id, remoteName } });
-    if (remoteName.startsWith('remote_mirror_')) await removeMirrorRemote(this.diskPath(repo), remoteName);
+    if (!remoteName.startsWith('remote_mirror_')) return;
+    await removeMirrorRemote(this.diskPath(repo), remoteName);
+    if (this.hasWiki(repo)) await removeMirrorRemote(this.wikiPath(repo), remoteName);
   }
 
   /** POST /push_mirrors-sync: syncs every mirror now; the names of those that failed. */
@@ -199,6 +210,10 @@ export class PushMirrorService implements NotifyListener {
     for (const m of mirrors) this.enqueue(m.id);
   }
 
+  private hasWiki(repo: RepoWithOwner): boolean {
+    return fs.existsSync(this.wikiPath(repo));
+  }
+
   private diskPath(repo: RepoWithOwner): string {
     return this.repos.diskPath(repo.owner.name, repo.name);
   }
@@ -236,7 +251,11 @@ export class PushMirrorService implements NotifyListener {
   private async sync(id: number): Promise<boolean> {
     const m = await this.prisma.pushMirror.findUnique({ where: { id }, include: { repo: { include: { owner: true } } } });
     if (!m) return false;
-    let error = await pushMirror(this.diskPath(m.repo), m.remoteName).catch((err: Error) => maskCredentials(err.message));
+    const push = (repoPath: string) => pushMirror(repoPath, m.remoteName).catch((err: Error) => maskCredentials(err.message));
+    let error = await push(this.diskPath(m.repo));
+    // The wiki follows when it has the remote (Gitea: only after the code pushed).
+    const wiki = this.wikiPath(m.repo);
+    if (error === null && fs.existsSync(wiki) && (await hasRemote(wiki, m.remoteName))) error = await push(wiki);
     if (error !== null) error = `push failed: ${error}`;
     await this.prisma.pushMirror.updateMany({ where: { id }, data: { lastUpdate: new Date(), lastError: error ?? '' } });
     return error === null;

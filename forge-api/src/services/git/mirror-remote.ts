@@ -31,6 +31,24 @@ export async function hasRemote(repoPath: string, name: string): Promise<boolean
   return out.trim() !== '';
 }
 
+/** Gitea's IsRepoURLAccessible: `git ls-remote` answers for the URL (credentials included). */
+export async function isRemoteAccessible(url: string, timeoutMs = 60_000): Promise<boolean> {
+  const r = await execa('git', ['ls-remote', '-q', '-h', '--', url, 'HEAD'], { env: gitEnv(), extendEnv: false, reject: false, timeout: timeoutMs, stdin: 'ignore' });
+  return r.exitCode === 0 && !r.timedOut;
+}
+
+/**
+ * Gitea's WikiRemoteURL: the wiki beside a remote repository (`<repo>.wiki.git`, else
+ * `<repo>.git/wiki`) when the remote answers there, else null.
+ */
+export async function wikiRemoteUrl(url: string): Promise<string | null> {
+  const base = url.replace(/\.git$/, '');
+  for (const suffix of ['.wiki.git', '.git/wiki']) {
+    if (await isRemoteAccessible(base + suffix)) return base + suffix;
+  }
+  return null;
+}
+
 /**
  * Pushes every branch and tag to the remote, deleting the target's branches and tags that
  * are gone here. Resolves with null on success, or git's message (credentials masked).
