@@ -1,12 +1,35 @@
 /**
  * The gRPC part of `npm run bench:dataplane`: unary calls/s through the gateway (a GRPCRoute
- * rendered by the real pipeline, nginx with `http2 on`, grpc_pass over h2c) vs straight to the
- * backend, with the same client in the same run, rounds alternating to spread machine noise.
- * Client: @grpc/grpc-js, one channel, GRPC_CONCURRENCY calls in flight. Backend: a grpc-js
- * echo in its own Node process (so it does not share the client's event loop). Goal: ratio
- * gateway/direct >= 0.9.
+ * rendered by the real pipeline with the shipped defaults, access log included; nginx with
+ * `http2 on`, grpc_pass over h2c) vs straight to the backend, with the same client in the same
+ * run, rounds alternating to spread machine noise. Backend: a grpc-js echo in its own Node
+ * process. 64-byte messages.
  *
- * Env: BENCH_SECONDS, BENCH_ROUNDS (shared with the HTTP part), GRPC_CONCURRENCY (default 64).
+ * Three clients, each against both targets:
+ *  - h2load (nghttp2's load generator, C): a gRPC-framed request, POST with content-type
+ *    application/grpc; 64 connections with one call in flight each (many clients, each with its
+ *    own channel: what a gateway in front of a service usually sees) ...
+ *  - ... and 1 connection with 64 calls in flight (one channel). The shipped
+ *    `keepalive_requests 10000` closes a client connection after 10,000 calls (a gRPC client
+ *    reconnects; h2load does not), so this one runs h2load repeatedly, 9,000 calls each.
+ *  - grpc-js, one channel, 64 calls in flight (in this process): the real gRPC client, but also
+ *    the costliest process of the three (~150 us of CPU per call), so its ratio mostly says how
+ *    the client and nginx share the CPUs.
+ * The answers are checked: h2load's 2xx count alone would not see a gRPC error status (nginx
+ * answers its own errors with HTTP 200 and grpc-status trailers), so the backend counts the calls
+ * it served and every call h2load counts as done must have reached it.
+ *
+ * For every run the CPU time of the client, the backend and the nginx worker (from /proc) is
+ * divided by the calls: the CPU each path costs per call. On a machine where all three share the
+ * same cores and CPU is the limit, calls/s can be at best (client + backend) / (client + backend
+ * + nginx) of direct through the gateway: printed as "CPU-bound ratio", the figure that other
+ * work on the machine moves least. (With the kernel's autogroup scheduling, the default on
+ * Debian, the processes a shell starts share one CPU share against other sessions', so on a busy
+ * machine that is also where calls/s end up.)
+ *
+ * Env: BENCH_SECONDS, BENCH_ROUNDS (shared with the HTTP part), BENCH_GRPC_CLIENTS (comma list
+ * of h2load-64c, h2load-1c, grpc-js; default all three; h2load ones are skipped, with a message,
+ * where h2load is not installed).
  */
 import * as fs from 'fs';
 import * as os from 'os';
@@ -21,29 +44,70 @@ import { renderConfig } from '../controller/src/render';
 
 const SERVICE = 'bench.Echo';
 const METHOD = `/${SERVICE}/Unary`;
-const CONCURRENCY = Number(process.env.GRPC_CONCURRENCY ?? 64);
+const IN_FLIGHT = 64;
+const MESSAGE = Buffer.from('x'.repeat(64));
+/** Calls per h2load connection in the one-connection runs: under the gateway's keepalive_requests. */
+const CALLS_PER_CONNECTION = 9000;
 
 const serialize = (v: Buffer) => v;
 const deserialize = (b: Buffer) => b;
 
-/** A grpc-js echo in a child Node process; resolves with its port. */
-async function startBackend(): Promise<{ port: number; child: execa.ExecaChildProcess }> {
+type ClientKind = 'h2load-64c' | 'h2load-1c' | 'grpc-js';
+const CLIENT_LABELS: Record<ClientKind, string> = {
+  'h2load-64c': 'h2load, 64 connections x 1 call in flight',
+  'h2load-1c': 'h2load, 1 connection x 64 calls in flight',
+  'grpc-js': 'grpc-js, 1 channel x 64 calls in flight',
+};
+
+interface Backend {
+  port: number;
+  pid: number;
+  /** Calls served so far. */
+  served(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/** A grpc-js echo in a child Node process that counts the calls it answers (asked on stdin). */
+async function startBackend(): Promise<Backend> {
   const grpcPath = require.resolve('@grpc/grpc-js');
   const code = `
     const grpc = require(${JSON.stringify(grpcPath)});
     const id = (b) => b;
+    let served = 0;
     const s = new grpc.Server();
     s.addService({ Unary: { path: ${JSON.stringify(METHOD)}, requestStream: false, responseStream: false,
       requestSerialize: id, requestDeserialize: id, responseSerialize: id, responseDeserialize: id } },
-      { Unary: (call, cb) => cb(null, call.request) });
+      { Unary: (call, cb) => { served++; cb(null, call.request); } });
     s.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => { if (e) throw e; console.log(p); });
+    process.stdin.on('data', () => console.log(served));
   `;
-  const child = execa(process.execPath, ['-e', code], { reject: false, buffer: false, stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise<number>((resolve, reject) => {
-    child.stdout!.once('data', (d: Buffer) => resolve(Number(d.toString().trim())));
-    child.on('exit', () => reject(new Error('gRPC bench backend exited')));
+  const child = execa(process.execPath, ['-e', code], { reject: false, buffer: false, stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines: ((line: string) => void)[] = [];
+  let pending = '';
+  child.stdout!.on('data', (d: Buffer) => {
+    pending += d.toString();
+    let nl: number;
+    while ((nl = pending.indexOf('\n')) >= 0) {
+      const line = pending.slice(0, nl).trim();
+      pending = pending.slice(nl + 1);
+      lines.shift()?.(line);
+    }
   });
-  return { port, child };
+  const next = () => new Promise<string>((resolve) => lines.push(resolve));
+  const port = Number(await Promise.race([next(), new Promise<string>((_, reject) => child.on('exit', () => reject(new Error('gRPC bench backend exited'))))]));
+  return {
+    port,
+    pid: child.pid!,
+    served: async () => {
+      const answer = next();
+      child.stdin!.write('\n');
+      return Number(await answer);
+    },
+    stop: async () => {
+      child.kill('SIGTERM');
+      await child.catch(() => undefined);
+    },
+  };
 }
 
 function graphOf(port: number, backendPort: number): Graph {
@@ -71,16 +135,32 @@ function graphOf(port: number, backendPort: number): Graph {
   };
 }
 
-/** Unary calls completed in `seconds` with CONCURRENCY in flight on one channel. */
-async function drive(client: grpc.Client, seconds: number): Promise<number> {
-  const payload = Buffer.from('x'.repeat(64));
-  const end = Date.now() + seconds * 1000;
+/** utime + stime of one process, in clock ticks. */
+function processTicks(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+interface Driven {
+  calls: number;
+  /** Wall-clock seconds the calls took. */
+  seconds: number;
+  /** The client's CPU time, microseconds. */
+  clientUs: number;
+}
+
+/** grpc-js: calls completed in `seconds` with IN_FLIGHT in flight on one channel. */
+async function driveGrpcJs(client: grpc.Client, seconds: number): Promise<Driven> {
+  const started = Date.now();
+  const end = started + seconds * 1000;
+  const cpu = process.cpuUsage();
   let done = 0;
   let failed: Error | undefined;
   const loop = async () => {
     while (Date.now() < end && !failed) {
       await new Promise<void>((resolve) => {
-        client.makeUnaryRequest(METHOD, serialize, deserialize, payload, (err) => {
+        client.makeUnaryRequest(METHOD, serialize, deserialize, MESSAGE, (err) => {
           if (err) failed = err;
           else done++;
           resolve();
@@ -88,53 +168,134 @@ async function drive(client: grpc.Client, seconds: number): Promise<number> {
       });
     }
   };
-  await Promise.all(Array.from({ length: CONCURRENCY }, loop));
+  await Promise.all(Array.from({ length: IN_FLIGHT }, loop));
   if (failed) throw new Error(`gRPC call failed: ${failed.message}`);
-  return done / seconds;
+  const used = process.cpuUsage(cpu);
+  return { calls: done, seconds: (Date.now() - started) / 1000, clientUs: used.user + used.system };
+}
+
+/**
+ * One h2load run; its CPU time is read from the shell that waited for it (cutime + cstime of
+ * /proc/<shell>/stat), so no `time` binary is needed.
+ */
+async function h2load(port: number, args: string[], body: string, tickUs: number): Promise<Driven & { done: number }> {
+  const script = 'h2load "$@"; s=$?; echo "children-cpu $(cut -d" " -f16,17 /proc/$$/stat)"; exit $s';
+  const started = Date.now();
+  const res = await execa('sh', ['-c', script, 'sh', ...args, '-d', body, '-H', 'content-type: application/grpc', '-H', 'te: trailers', `http://127.0.0.1:${port}${METHOD}`], { reject: false });
+  const seconds = (Date.now() - started) / 1000;
+  const requests = /requests: \d+ total, \d+ started, (\d+) done, (\d+) succeeded, (\d+) failed, (\d+) errored, (\d+) timeout/.exec(res.stdout);
+  const codes = /status codes: (\d+) 2xx, (\d+) 3xx, (\d+) 4xx, (\d+) 5xx/.exec(res.stdout);
+  const cpu = /children-cpu (\d+) (\d+)/.exec(res.stdout);
+  if (res.exitCode !== 0 || !requests || !codes || !cpu) throw new Error(`h2load failed (${res.exitCode}):\n${res.stdout}\n${res.stderr}`);
+  const [done, succeeded, failed, errored, timeout] = requests.slice(1).map(Number);
+  if (failed + errored + timeout > 0 || Number(codes[2]) + Number(codes[3]) + Number(codes[4]) > 0) {
+    throw new Error(`h2load: calls failed (${failed} failed, ${errored} errored, ${timeout} timed out; status codes ${codes[0]}):\n${res.stdout}`);
+  }
+  return { calls: succeeded, done, seconds, clientUs: (Number(cpu[1]) + Number(cpu[2])) * tickUs };
+}
+
+async function driveH2load(kind: 'h2load-64c' | 'h2load-1c', port: number, seconds: number, body: string, tickUs: number): Promise<Driven & { done: number }> {
+  if (kind === 'h2load-64c') {
+    return h2load(port, ['-t1', `-c${IN_FLIGHT}`, '-m1', `-D${seconds}`], body, tickUs);
+  }
+  const total = { calls: 0, done: 0, seconds: 0, clientUs: 0 };
+  while (total.seconds < seconds) {
+    const run = await h2load(port, ['-t1', '-c1', `-m${IN_FLIGHT}`, `-n${CALLS_PER_CONNECTION}`], body, tickUs);
+    total.calls += run.calls;
+    total.done += run.done;
+    total.seconds += run.seconds;
+    total.clientUs += run.clientUs;
+  }
+  return total;
+}
+
+function hasH2load(): boolean {
+  return execa.sync('sh', ['-c', 'command -v h2load'], { reject: false }).exitCode === 0;
+}
+
+interface Sample {
+  rate: number;
+  /** CPU microseconds per call: client, backend, nginx. */
+  client: number;
+  backend: number;
+  nginx: number;
 }
 
 export async function benchGrpc(options: { nginx: string; seconds: number; rounds: number; freePort: () => Promise<number>; workerTicks: (master: number) => number; tickUs: number }): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-bench-grpc-'));
+  const body = path.join(dir, 'request.bin');
+  // A gRPC message frame: not compressed (0), 4-byte big-endian length, the message.
+  const frame = Buffer.alloc(5 + MESSAGE.length);
+  frame.writeUInt32BE(MESSAGE.length, 1);
+  MESSAGE.copy(frame, 5);
+  fs.writeFileSync(body, frame);
+  let kinds = (process.env.BENCH_GRPC_CLIENTS ?? 'h2load-64c,h2load-1c,grpc-js').split(',').map((s) => s.trim()) as ClientKind[];
+  for (const k of kinds) if (!(k in CLIENT_LABELS)) throw new Error(`BENCH_GRPC_CLIENTS: unknown client ${k} (${Object.keys(CLIENT_LABELS).join(', ')})`);
+  if (!hasH2load() && kinds.some((k) => k.startsWith('h2load'))) {
+    console.log('gRPC: h2load not installed (Debian package nghttp2-client; scripts/install.sh installs it): only the grpc-js client runs');
+    kinds = kinds.filter((k) => k === 'grpc-js');
+  }
   const backend = await startBackend();
   const port = await options.freePort();
-  const nginx = new NginxProcess({ prefix: path.join(dir, 'gw'), binary: options.nginx, log: silentLogger });
-  const direct = new grpc.Client(`127.0.0.1:${backend.port}`, grpc.credentials.createInsecure());
-  const gateway = new grpc.Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
-  const rates: Record<'direct' | 'gateway', number[]> = { direct: [], gateway: [] };
-  const cpu: number[] = [];
+  const prefix = path.join(dir, 'gw');
+  const nginx = new NginxProcess({ prefix, binary: options.nginx, log: silentLogger });
+  const channels = { direct: new grpc.Client(`127.0.0.1:${backend.port}`, grpc.credentials.createInsecure()), gateway: new grpc.Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure()) };
+  const ports = { direct: backend.port, gateway: port };
+  const samples = new Map<ClientKind, Record<'direct' | 'gateway', Sample[]>>();
   try {
-    const config = renderConfig(buildModel(graphOf(port, backend.port)), { listenAddress: '127.0.0.1', prefix: path.join(dir, 'gw'), workerProcesses: 1, accessLog: false });
+    const config = renderConfig(buildModel(graphOf(port, backend.port)), { listenAddress: '127.0.0.1', prefix, workerProcesses: 1 });
     const started = await nginx.start(config);
     if (!started.ok) throw new Error(started.message);
-    console.log(`gRPC unary (grpc-js client, 1 channel, ${CONCURRENCY} calls in flight, 64-byte messages; backend: grpc-js echo in its own process)`);
-    for (let round = 1; round <= options.rounds; round++) {
-      for (const kind of ['direct', 'gateway'] as const) {
-        const client = kind === 'direct' ? direct : gateway;
-        await drive(client, 1); // warm-up
-        const before = kind === 'gateway' ? options.workerTicks(nginx.pid!) : 0;
-        const rate = await drive(client, options.seconds);
-        rates[kind].push(rate);
-        let extra = '';
-        if (kind === 'gateway') {
-          const us = ((options.workerTicks(nginx.pid!) - before) * options.tickUs) / (rate * options.seconds);
-          cpu.push(us);
-          extra = `  ${us.toFixed(1).padStart(6)} us nginx CPU/call`;
+    const worker = () => {
+      // The worker's pid: the only child of the master (workerTicks sums children).
+      return options.workerTicks(nginx.pid!);
+    };
+    console.log(`gRPC unary: ${MESSAGE.length}-byte messages, grpc-js echo backend in its own process, 1 nginx worker (access log on, as shipped), ${options.seconds} s x ${options.rounds} rounds per client and target`);
+    for (const kind of kinds) {
+      const runs = { direct: [] as Sample[], gateway: [] as Sample[] };
+      samples.set(kind, runs);
+      console.log(`  ${CLIENT_LABELS[kind]}`);
+      for (let round = 1; round <= options.rounds; round++) {
+        for (const target of ['direct', 'gateway'] as const) {
+          const drive = (seconds: number) =>
+            kind === 'grpc-js' ? driveGrpcJs(channels[target], seconds) : driveH2load(kind, ports[target], seconds, body, options.tickUs);
+          await drive(1); // warm-up: connections, JIT
+          const servedBefore = await backend.served();
+          const backendBefore = processTicks(backend.pid);
+          const nginxBefore = target === 'gateway' ? worker() : 0;
+          const run = await drive(options.seconds);
+          const backendUs = (processTicks(backend.pid) - backendBefore) * options.tickUs;
+          const nginxUs = target === 'gateway' ? (worker() - nginxBefore) * options.tickUs : 0;
+          const served = (await backend.served()) - servedBefore;
+          const done = 'done' in run ? (run as { done: number }).done : run.calls;
+          if (served < done) throw new Error(`gRPC ${target}: the client counted ${done} answers but the backend served ${served} calls: answers that are not the backend's`);
+          const s: Sample = { rate: run.calls / run.seconds, client: run.clientUs / run.calls, backend: backendUs / run.calls, nginx: nginxUs / run.calls };
+          runs[target].push(s);
+          console.log(
+            `    round ${round} ${target.padEnd(7)} ${s.rate.toFixed(0).padStart(7)} calls/s   CPU us/call: client ${s.client.toFixed(1).padStart(5)}, backend ${s.backend.toFixed(1).padStart(5)}` +
+              (target === 'gateway' ? `, nginx ${s.nginx.toFixed(1).padStart(5)}` : '') + `   (load ${os.loadavg()[0].toFixed(1)})`,
+          );
         }
-        console.log(`  round ${round} ${kind.padEnd(7)} ${rate.toFixed(0).padStart(8)} calls/s${extra}`);
       }
     }
   } finally {
-    direct.close();
-    gateway.close();
+    channels.direct.close();
+    channels.gateway.close();
     await nginx.stop();
-    backend.child.kill('SIGTERM');
-    await backend.child.catch(() => undefined);
+    await backend.stop();
     fs.rmSync(dir, { recursive: true, force: true });
   }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  const d = median(rates.direct);
-  const g = median(rates.gateway);
-  console.log(`gRPC direct  median ${d.toFixed(0)} calls/s`);
-  console.log(`gRPC gateway median ${g.toFixed(0)} calls/s (nginx CPU ${median(cpu).toFixed(1)} us/call)`);
-  console.log(`ratio gateway/direct ${(g / d).toFixed(3)} calls/s (goal >= 0.9)`);
+  const summary = (xs: Sample[]): Sample => ({ rate: median(xs.map((x) => x.rate)), client: median(xs.map((x) => x.client)), backend: median(xs.map((x) => x.backend)), nginx: median(xs.map((x) => x.nginx)) });
+  for (const [kind, runs] of samples) {
+    const d = summary(runs.direct);
+    const g = summary(runs.gateway);
+    const dTotal = d.client + d.backend;
+    const gTotal = g.client + g.backend + g.nginx;
+    console.log(`gRPC ${CLIENT_LABELS[kind]}: direct ${d.rate.toFixed(0)}, gateway ${g.rate.toFixed(0)} calls/s (medians); ratio gateway/direct ${(g.rate / d.rate).toFixed(3)} (goal >= 0.9)`);
+    console.log(
+      `  CPU per call (medians): direct ${dTotal.toFixed(1)} us (client ${d.client.toFixed(1)} + backend ${d.backend.toFixed(1)}); ` +
+        `gateway ${gTotal.toFixed(1)} us (client ${g.client.toFixed(1)} + backend ${g.backend.toFixed(1)} + nginx ${g.nginx.toFixed(1)}); CPU-bound ratio ${(dTotal / gTotal).toFixed(3)}`,
+    );
+  }
 }

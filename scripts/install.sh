@@ -2,7 +2,7 @@
 # Installs what a fresh Debian machine lacks for Portcullis (idempotent): nginx 1.26.3 built
 # from Debian's source archive (scripts/build-nginx.sh, cached under ~/.cache/portcullis-nginx),
 # Debian's nginx 1.22 (tests of the older-nginx path), git, PostgreSQL (tests run the forge
-# suites on it too), wrk (benchmarks), the Kubernetes test tools, then npm ci.
+# suites on it too), wrk and h2load (benchmarks), the Kubernetes test tools, then npm ci.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive
@@ -14,12 +14,16 @@ command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need+=(nginx-light)
 command -v git >/dev/null || need+=(git)
 [ -x /usr/lib/postgresql/15/bin/postgres ] || ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || need+=(postgresql)
 command -v wrk >/dev/null || need+=(wrk)
+# h2load (nghttp2's load generator): the gRPC part of bench:dataplane drives h2c with it.
+command -v h2load >/dev/null || need+=(nghttp2-client)
 # schemathesis runs in a virtualenv: python3 with ensurepip (Debian's python3-venv).
 command -v python3 >/dev/null && python3 -c 'import ensurepip' 2>/dev/null || need+=(python3 python3-venv)
 # e2e/gateway/https.test.ts makes its certificates with openssl.
 command -v openssl >/dev/null || need+=(openssl)
 # forge-api/test/archive.test.ts unpacks the forge's zip archives with the real unzip.
 command -v unzip >/dev/null || need+=(unzip)
+# forge-api/test/git-ssh.test.ts drives the forge's SSH server with the real OpenSSH client.
+{ command -v ssh >/dev/null && command -v ssh-keygen >/dev/null; } || need+=(openssh-client)
 # Container images (scripts/build-images.sh, e2e/images): buildah + a Debian root filesystem.
 command -v buildah >/dev/null || need+=(buildah)
 command -v mmdebstrap >/dev/null || need+=(mmdebstrap)
@@ -47,6 +51,10 @@ if [ -f ../shared/tools/k8s/build.sh ]; then
 else
   echo "!!! ../shared/tools/k8s/build.sh not found beside the repository; e2e/k8s will fail on CI"
 fi
+# The inference extension's upstream endpoint picker (e2e/inference/upstream-epp.test.ts), built
+# from the Go module proxy and cached under ~/.cache/portcullis-epp: ~11 min cold on 2 busy
+# cores, nothing once cached. A failed build fails that test on CI, saying what is missing.
+bash scripts/build-epp.sh lwepp || echo "!!! the upstream endpoint picker did not build (scripts/build-epp.sh); e2e/inference/upstream-epp.test.ts will fail"
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund
 fi

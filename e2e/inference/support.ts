@@ -1,3 +1,4 @@
+import * as http from 'http';
 import * as path from 'path';
 import { promises as fs } from 'fs';
 import { startController, type ControllerProcess } from '../support/controller';
@@ -77,3 +78,26 @@ export async function startInferenceGateway(files: Record<string, Manifest[]>, a
 
 export const COMPLETION = { model: 'fake-model', prompt: 'Write a haiku about gateways', max_tokens: 6, temperature: 0.2 };
 export const CHAT = { model: 'fake-model', messages: [{ role: 'user', content: 'Hello?' }], max_tokens: 4 };
+
+export interface StreamedAnswer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  /** Each piece as it reached the client, with its arrival time. */
+  arrivals: { at: number; text: string }[];
+  text: string;
+}
+
+/** A streamed completion (`stream: true`) read piece by piece as the gateway sends it. */
+export function streamCompletion(port: number, body: unknown, headers: Record<string, string> = {}, p = '/v1/completions'): Promise<StreamedAnswer> {
+  return new Promise<StreamedAnswer>((resolve, reject) => {
+    const arrivals: { at: number; text: string }[] = [];
+    const req = http.request({ host: '127.0.0.1', port, path: p, method: 'POST', headers: { 'content-type': 'application/json', ...headers }, agent: false, timeout: 20000 }, (res) => {
+      res.on('data', (c: Buffer) => arrivals.push({ at: Date.now(), text: c.toString() }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, arrivals, text: arrivals.map((a) => a.text).join('') }));
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error('streamed completion timed out')));
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}

@@ -13,6 +13,35 @@ export interface SeenRequest {
   headers: Record<string, string>;
   body: string;
   peer: string;
+  /** What the response phase brought (when the gateway sent it). */
+  response: {
+    headers?: Record<string, string>;
+    headersEndOfStream?: boolean;
+    /** The envoy.lb metadata that came with the response headers. */
+    served?: string;
+    chunks: { body: string; endOfStream: boolean; at: number }[];
+    trailers?: Record<string, string>;
+  };
+}
+
+/** How the test picker takes part in the response. */
+export interface ResponsePlan {
+  /** mode_override in the first reply turning the response phase off. */
+  skip?: boolean;
+  /** Headers set on the response (response_headers reply). */
+  setHeaders?: Record<string, string>;
+  /**
+   * 'pass' (default): an empty reply per chunk (STREAMED: the chunk goes on unchanged).
+   * 'upper': a reply per chunk whose `body` replaces it, in upper case.
+   * 'duplex': full duplex, as the upstream picker: every chunk sent back as streamed_response,
+   * with `suffix` added to the last one.
+   */
+  body?: 'pass' | 'upper' | 'duplex';
+  suffix?: string;
+  /** Trailers set on the response's trailers (response_trailers reply). */
+  setTrailers?: Record<string, string>;
+  /** Fail the stream (gRPC INTERNAL) when the response headers, or the first body chunk, come. */
+  failAt?: 'headers' | 'body';
 }
 
 export type PickerReply =
@@ -21,6 +50,7 @@ export type PickerReply =
       setHeaders?: Record<string, string>;
       /** Replace the request body in the reply to the body phase: whole, or as streamed chunks. */
       body?: { whole: string } | { chunks: string[] };
+      response?: ResponsePlan;
     }
   | { immediate: number; body: string; headers?: Record<string, string> }
   | { fail: true };
@@ -51,8 +81,10 @@ export async function startTestPicker(tls: { key: Buffer; cert: Buffer } | undef
       const headers: Record<string, string> = {};
       const body: Buffer[] = [];
       let decided: PickerReply | undefined;
+      let seen: SeenRequest | undefined;
+      const plan = (): ResponsePlan => (decided && 'endpoints' in decided ? decided.response ?? {} : {});
       const decide = () => {
-        const seen = { headers, body: Buffer.concat(body).toString(), peer: call.getPeer() };
+        seen = { headers, body: Buffer.concat(body).toString(), peer: call.getPeer(), response: { chunks: [] } };
         picker.seen.push(seen);
         const r = picker.reply(seen);
         decided = r;
@@ -68,6 +100,7 @@ export async function startTestPicker(tls: { key: Buffer; cert: Buffer } | undef
           request_headers: {
             response: { header_mutation: { set_headers: [option('x-gateway-destination-endpoint', r.endpoints), ...Object.entries(r.setHeaders ?? {}).map(([k, v]) => option(k, v))] } },
           },
+          ...(r.response?.skip ? { mode_override: { response_header_mode: 2, response_body_mode: 0, response_trailer_mode: 2 } } : {}),
         });
       };
       call.on('data', (m: ProcessingRequest) => {
@@ -87,6 +120,39 @@ export async function startTestPicker(tls: { key: Buffer; cert: Buffer } | undef
               );
             } else call.write({ request_body: { response: {} } });
           }
+        } else if (m.response_headers) {
+          const h: Record<string, string> = {};
+          for (const x of m.response_headers.headers?.headers ?? []) h[x.key] = headerText(x);
+          if (seen) {
+            seen.response.headers = h;
+            seen.response.headersEndOfStream = !!m.response_headers.end_of_stream;
+            const lb = m.metadata_context?.filter_metadata?.['envoy.lb']?.fields?.['x-gateway-destination-endpoint-served'];
+            seen.response.served = lb?.stringValue;
+          }
+          if (plan().failAt === 'headers') {
+            call.emit('error', { code: grpc.status.INTERNAL, details: 'picker failure in the response phase' });
+            return;
+          }
+          call.write({ response_headers: { response: { header_mutation: { set_headers: Object.entries(plan().setHeaders ?? {}).map(([k, v]) => option(k, v)) } } } });
+        } else if (m.response_body) {
+          const chunk = Buffer.from(m.response_body.body ?? Buffer.alloc(0)).toString();
+          const eos = !!m.response_body.end_of_stream;
+          seen?.response.chunks.push({ body: chunk, endOfStream: eos, at: Date.now() });
+          const p = plan();
+          if (p.failAt === 'body') {
+            call.emit('error', { code: grpc.status.INTERNAL, details: 'picker failure in the response phase' });
+            return;
+          }
+          if (p.body === 'duplex') {
+            call.write({ response_body: { response: { body_mutation: { streamed_response: { body: Buffer.from(chunk + (eos ? p.suffix ?? '' : '')), end_of_stream: eos } } } } });
+          } else if (p.body === 'upper') {
+            call.write({ response_body: { response: { body_mutation: { body: Buffer.from(chunk.toUpperCase()) } } } });
+          } else call.write({ response_body: { response: {} } });
+        } else if (m.response_trailers) {
+          const t: Record<string, string> = {};
+          for (const x of m.response_trailers.trailers?.headers ?? []) t[x.key] = headerText(x);
+          if (seen) seen.response.trailers = t;
+          call.write({ response_trailers: { header_mutation: { set_headers: Object.entries(plan().setTrailers ?? {}).map(([k, v]) => option(k, v)) } } });
         }
       });
       call.on('end', () => call.end());

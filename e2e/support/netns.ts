@@ -12,6 +12,8 @@ export interface NetnsBackends {
   namespace: string;
   /** The backends' address inside the namespace. */
   address: string;
+  /** The root namespace's end of the veth pair: an address of this machine that is not loopback (for a process on the host that an EndpointSlice must name). */
+  hostAddress: string;
   /** Port of each echo backend, by name. */
   ports: Record<string, number>;
   close(): Promise<void>;
@@ -94,7 +96,7 @@ export async function startNetnsBackends(
       child!.once('exit', (code) => reject(new Error(`echo backends in ${namespace} exited (${code}): ${err}`)));
       setTimeout(() => reject(new Error(`echo backends in ${namespace} did not start: ${err}`)), 30_000).unref();
     });
-    return { namespace, address: ns, ports, close };
+    return { namespace, address: ns, hostAddress: host, ports, close };
   } catch (err) {
     await close();
     throw err;

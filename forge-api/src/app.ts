@@ -1,7 +1,8 @@
 /**
  * buildApp(options): the forge as a Fastify instance (no listen). Applies migrations, opens
  * Prisma, decorates the app (config, prisma, auth, services: the contract with the git HTTP
- * routes) and registers the API under /api/v1 and git smart HTTP at the root.
+ * routes) and registers the API under /api/v1 and git smart HTTP at the root; with
+ * START_SSH_SERVER, git over SSH too.
  */
 import fs from 'node:fs';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
@@ -51,6 +52,7 @@ import branchRoutes from './routes/branches';
 import topicRoutes from './routes/topics';
 import releaseRoutes, { releaseDownloadRoutes } from './routes/releases';
 import wikiRoutes from './routes/wiki';
+import { ForgeSshServer } from './ssh/server';
 
 export interface BuildAppOptions {
   /** Overrides of the environment-derived configuration. */
@@ -90,6 +92,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
   app.decorate('auth', new AuthResolver(services.users, services.tokens, services.httpsig, { disableQueryAuthToken: config.disableQueryAuthToken }));
   if (!options.prisma) app.addHook('onClose', async () => prisma.$disconnect());
   app.addHook('onClose', async () => services.gitReaders.close());
+  app.addHook('onClose', async () => services.gitTransport.close());
   // Pushes to mirrors started by this process finish before the database closes.
   app.addHook('onClose', async () => services.pushMirrors.idle());
   app.addHook('onResponse', async (request, reply) => {
@@ -154,5 +157,14 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
   await app.register(repoAvatarFileRoutes);
   await app.register(packageRegistryRoutes, { prefix: '/api/packages' });
   await app.register(gitHttpRoutes);
+  app.decorate('sshPort', 0);
+  if (config.startSshServer) {
+    // Listens with the HTTP server (listen() makes the app ready) and stops with it.
+    const ssh = new ForgeSshServer(config, services, app.log);
+    app.addHook('onReady', async () => {
+      app.sshPort = await ssh.start();
+    });
+    app.addHook('onClose', async () => ssh.close());
+  }
   return app;
 }

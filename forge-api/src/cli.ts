@@ -20,7 +20,8 @@ const USAGE = `Usage:
   portcullis-forge migrate
 
 Environment: FORGE_PORT (3000), FORGE_DATA_DIR (./data), DATABASE_URL (file:<data>/forge.db or postgresql://...),
-ENABLE_SWAGGER (true), MAX_RESPONSE_ITEMS (50), ROOT_URL (http://localhost:<port>/)`;
+ENABLE_SWAGGER (true), MAX_RESPONSE_ITEMS (50), ROOT_URL (http://localhost:<port>/),
+START_SSH_SERVER (false: git over SSH; SSH_LISTEN_HOST, SSH_LISTEN_PORT, SSH_DOMAIN, SSH_PORT (22), SSH_USER)`;
 
 export function parseFlags(args: string[]): { positional: string[]; flags: Record<string, string | boolean> } {
   const positional: string[] = [];

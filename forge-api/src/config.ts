@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { parseGoDuration } from './services/go-duration';
 
@@ -51,9 +52,40 @@ export interface ForgeConfig {
   mirrorMinIntervalMs: number;
   /** Where package files are stored (<dataDir>/packages). */
   packagesDir: string;
+  /**
+   * The built-in SSH server (Gitea's [server] START_SSH_SERVER, off by default as in Gitea;
+   * DISABLE_SSH turns it off whatever START_SSH_SERVER says).
+   */
+  startSshServer: boolean;
+  /** Address and port it listens on (SSH_LISTEN_HOST, all addresses by default; SSH_LISTEN_PORT, SSH_PORT by default). */
+  sshListenHost: string;
+  sshListenPort: number;
+  /** Host and port written in clone URLs (SSH_DOMAIN: DOMAIN, else ROOT_URL's host; SSH_PORT: 22). */
+  sshDomain: string;
+  sshPort: number;
+  /** The user name clients must log in as (BUILTIN_SSH_SERVER_USER: RUN_USER, else the account running the forge). */
+  sshBuiltinServerUser: string;
+  /** The user written in clone URLs (SSH_USER: the built-in server's user). */
+  sshUser: string;
+  /**
+   * Host key files (SSH_SERVER_HOST_KEYS, comma-separated, relative to the data directory); the
+   * ones present are used; when none is, Ed25519 and ECDSA keys are generated beside the first.
+   */
+  sshServerHostKeys: string[];
 }
 
 export type ForgeConfigInput = Partial<ForgeConfig>;
+
+/** Gitea's default host key files, under the data directory. */
+const DEFAULT_HOST_KEYS = ['ssh/forge.rsa', 'ssh/forge.ed25519', 'ssh/forge.ecdsa'];
+
+function currentUser(): string {
+  try {
+    return os.userInfo().username;
+  } catch {
+    return 'git';
+  }
+}
 
 function bool(v: string | undefined, dflt: boolean): boolean {
   if (v === undefined || v === '') return dflt;
@@ -76,6 +108,8 @@ export function loadConfig(overrides: ForgeConfigInput = {}, env: NodeJS.Process
   const databaseUrl = overrides.databaseUrl ?? env.DATABASE_URL ?? `file:${path.join(dataDir, 'forge.db')}`;
   let rootUrl = overrides.rootUrl ?? overrides.appUrl ?? env.ROOT_URL ?? `http://localhost:${port}/`;
   if (!rootUrl.endsWith('/')) rootUrl += '/';
+  const sshPort = overrides.sshPort ?? int(env.SSH_PORT, 22);
+  const builtinUser = overrides.sshBuiltinServerUser ?? (env.BUILTIN_SSH_SERVER_USER || env.RUN_USER || currentUser());
   return {
     port,
     host: overrides.host ?? env.FORGE_HOST ?? '0.0.0.0',
@@ -107,5 +141,16 @@ export function loadConfig(overrides: ForgeConfigInput = {}, env: NodeJS.Process
     migrationsBlockedDomains: overrides.migrationsBlockedDomains ?? env.MIGRATIONS_BLOCKED_DOMAINS ?? '',
     migrationsAllowLocalNetworks: overrides.migrationsAllowLocalNetworks ?? bool(env.MIGRATIONS_ALLOW_LOCALNETWORKS, false),
     mirrorMinIntervalMs: Math.max(60_000, overrides.mirrorMinIntervalMs ?? parseGoDuration(env.MIRROR_MIN_INTERVAL ?? '') ?? 10 * 60_000),
+    startSshServer: overrides.startSshServer ?? (bool(env.START_SSH_SERVER, false) && !bool(env.DISABLE_SSH, false)),
+    sshListenHost: overrides.sshListenHost ?? env.SSH_LISTEN_HOST ?? '',
+    sshListenPort: overrides.sshListenPort ?? int(env.SSH_LISTEN_PORT, sshPort),
+    sshDomain: overrides.sshDomain ?? (env.SSH_DOMAIN || env.DOMAIN || new URL(rootUrl).hostname),
+    sshPort,
+    sshBuiltinServerUser: builtinUser,
+    sshUser: overrides.sshUser ?? (env.SSH_USER || builtinUser),
+    sshServerHostKeys: (overrides.sshServerHostKeys ?? (env.SSH_SERVER_HOST_KEYS ? env.SSH_SERVER_HOST_KEYS.split(',') : DEFAULT_HOST_KEYS))
+      .map((k) => k.trim())
+      .filter(Boolean)
+      .map((k) => path.resolve(dataDir, k)),
   };
 }

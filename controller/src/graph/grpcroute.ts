@@ -17,6 +17,7 @@ import { buildFilters, FilterProblem, ruleAndBackendFilters, type RuleAndBackend
 import type { GRPCRoute, GRPCRouteMatch, GRPCRouteRule } from '../resources/grpcroute';
 import { type BackendIndex, resolveBackend } from './backends';
 import { checkRegex } from './regex';
+import { memoizedRules } from './rules';
 import type { RouteMatch, RouteRule } from './types';
 
 class RuleProblem extends Error {}
@@ -63,18 +64,11 @@ export function grpcMatch(m: GRPCRouteMatch, field: string): RouteMatch {
   return { path, headers, queryParams: [], grpc };
 }
 
-const built = new WeakMap<GRPCRoute, { version: number; rules: RouteRule[] }>();
-
-/** The route's rules, validated; reused while route and backends are unchanged (as rules.ts). */
-export function buildGrpcRules(route: GRPCRoute, backends: BackendIndex): RouteRule[] {
-  const hit = built.get(route);
-  if (hit && hit.version === backends.version) return hit.rules;
-  const ns = route.metadata.namespace;
-  // A GRPCRoute without rules still routes nothing; the spec's default is an empty list.
-  const rules = route.spec.rules.map((r, i) => buildGrpcRule(r, i, ns, backends));
-  built.set(route, { version: backends.version, rules });
-  return rules;
-}
+/**
+ * The route's rules, validated; reused while route and backends are unchanged (as rules.ts).
+ * A GRPCRoute without rules routes nothing; the spec's default is an empty list.
+ */
+export const buildGrpcRules = memoizedRules<GRPCRoute, GRPCRouteRule>(buildGrpcRule);
 
 /** A GRPCRoute rule's filters (header modifiers, mirrors), validated as an HTTPRoute's are (graph/filters.ts). */
 function grpcRuleFilters(rule: GRPCRouteRule, field: string, routeNamespace: string, backends: BackendIndex): RuleAndBackendFilters {

@@ -76,17 +76,22 @@ function normalizeMatch(m: HTTPRouteMatch, field: string): RouteMatch {
  * read-only (they build their own). One entry per route, not per rule: a cold start of 5,000
  * routes pays 5,000 map writes, not 15,000.
  */
-const built = new WeakMap<HTTPRoute, { version: number; rules: RouteRule[] }>();
+export function memoizedRules<Route extends { metadata: { namespace: string }; spec: { rules: readonly Rule[] } }, Rule>(
+  buildOne: (rule: Rule, index: number, routeNamespace: string, backends: BackendIndex) => RouteRule,
+): (route: Route, backends: BackendIndex) => RouteRule[] {
+  const built = new WeakMap<Route, { version: number; rules: RouteRule[] }>();
+  return (route, backends) => {
+    const hit = built.get(route);
+    if (hit && hit.version === backends.version) return hit.rules;
+    const ns = route.metadata.namespace;
+    const rules = route.spec.rules.map((r, i) => buildOne(r, i, ns, backends));
+    built.set(route, { version: backends.version, rules });
+    return rules;
+  };
+}
 
 /** The route's rules validated (see buildRule), reused while route and backends are unchanged. */
-export function buildRules(route: HTTPRoute, backends: BackendIndex): RouteRule[] {
-  const hit = built.get(route);
-  if (hit && hit.version === backends.version) return hit.rules;
-  const ns = route.metadata.namespace;
-  const rules = route.spec.rules.map((r, i) => buildRule(r, i, ns, backends));
-  built.set(route, { version: backends.version, rules });
-  return rules;
-}
+export const buildRules = memoizedRules<HTTPRoute, HTTPRouteRule>(buildRule);
 
 /** Validate one rule: matches defaulted and checked, filters refused, backends resolved. */
 export function buildRule(rule: HTTPRouteRule, index: number, routeNamespace: string, backends: BackendIndex): RouteRule {

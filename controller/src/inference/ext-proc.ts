@@ -12,6 +12,8 @@ export const DESTINATION_HEADER = 'x-gateway-destination-endpoint';
 /** Conformance steering: restricts the candidates to these `ip` or `ip:port` values. */
 export const TEST_SELECTION_HEADER = 'test-epp-endpoint-selection';
 export const LB_METADATA_NAMESPACE = 'envoy.lb';
+/** The envoy.lb metadata key (sent with the response headers) naming the endpoint that served the request. */
+export const SERVED_ENDPOINT_KEY = 'x-gateway-destination-endpoint-served';
 
 export interface HeaderValue {
   key: string;
@@ -27,6 +29,15 @@ export interface CommonResponse {
   header_mutation?: HeaderMutation;
   body_mutation?: { body?: Buffer; clear_body?: boolean; streamed_response?: { body?: Buffer; end_of_stream?: boolean } };
   clear_route_cache?: boolean;
+}
+/** Envoy's ProcessingMode: HeaderSendMode 0 DEFAULT, 1 SEND, 2 SKIP; BodySendMode 0 NONE, 1 STREAMED, 2 BUFFERED, 3 BUFFERED_PARTIAL, 4 FULL_DUPLEX_STREAMED. */
+export interface ProcessingMode {
+  request_header_mode?: number;
+  response_header_mode?: number;
+  request_body_mode?: number;
+  response_body_mode?: number;
+  request_trailer_mode?: number;
+  response_trailer_mode?: number;
 }
 export interface ImmediateResponse {
   status?: { code?: number };
@@ -50,6 +61,7 @@ export interface ProcessingRequest {
   request_body?: { body?: Buffer; end_of_stream?: boolean };
   response_headers?: { headers?: { headers?: HeaderValue[] }; end_of_stream?: boolean };
   response_body?: { body?: Buffer; end_of_stream?: boolean };
+  response_trailers?: { trailers?: { headers?: HeaderValue[] } };
   metadata_context?: { filter_metadata?: Record<string, Struct> };
   request?: string;
 }
@@ -58,8 +70,10 @@ export interface ProcessingResponse {
   response_headers?: { response?: CommonResponse };
   request_body?: { response?: CommonResponse };
   response_body?: { response?: CommonResponse };
+  response_trailers?: { header_mutation?: HeaderMutation };
   immediate_response?: ImmediateResponse;
   dynamic_metadata?: Struct;
+  mode_override?: ProcessingMode;
   response?: string;
 }
 

@@ -18,10 +18,33 @@ import { promises as fs } from 'fs';
 import type { Logger } from '../log';
 import { INFERENCE_HEADER, parseInferencePoolValue, type InferencePoolSpec } from '../model/inference';
 import { BuiltinPicker } from './picker/builtin';
-import { PickerClients, PickerError, type PickerAnswer, type PickerClientOptions } from './picker-client';
+import { PickerClients, type PickerClientOptions } from './picker-client';
+import { PickerError, type PickerAnswer, type PickerStream, type ResponseTarget } from './picker-stream';
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authenticate', 'proxy-authorization']);
 const POOL_HEADER = INFERENCE_HEADER.toLowerCase();
+/** Response headers a picker's mutation may not touch: the hop frames the response itself. */
+const FRAMING = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive']);
+
+/** The upstream response's body events, whichever protocol carried it. */
+interface UpstreamBody {
+  onData(cb: (c: Buffer) => void): void;
+  /** The body ended, with the trailers it had (empty: none). */
+  onEnd(cb: (trailers: [string, string][]) => void): void;
+  onError(cb: () => void): void;
+}
+
+function pairs(raw: string[]): [string, string][] {
+  const out: [string, string][] = [];
+  for (let j = 0; j < raw.length; j += 2) out.push([raw[j].toLowerCase(), raw[j + 1]]);
+  return out;
+}
+
+function flat(headers: [string, string][]): string[] {
+  const out: string[] = [];
+  for (const [k, v] of headers) out.push(k, v);
+  return out;
+}
 
 export interface HopOptions {
   /** Unix socket path (what nginx's upstream names), or a TCP port on loopback for tests. */
@@ -57,6 +80,23 @@ function readBody(req: http.IncomingMessage): Promise<Buffer> {
     req.on('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
     req.on('error', reject);
   });
+}
+
+/** HTTP/2 headers (pseudo-headers left out) as name/value pairs. */
+function h2Pairs(h: http2.IncomingHttpHeaders): [string, string][] {
+  const out: [string, string][] = [];
+  for (const [k, v] of Object.entries(h)) {
+    if (k.startsWith(':') || v === undefined) continue;
+    for (const one of Array.isArray(v) ? v : [v]) out.push([k, String(one)]);
+  }
+  return out;
+}
+
+/** A request whose picker takes part in the response. */
+interface Exchange {
+  stream: PickerStream;
+  failOpen: boolean;
+  feed?: { abort(): void };
 }
 
 export class InferenceHop {
@@ -116,15 +156,19 @@ export class InferenceHop {
     }
     if (!headers.some(([k]) => k === 'x-request-id')) headers.push(['x-request-id', randomUUID()]);
 
-    const answer = await this.ask(spec, req, headers, body);
+    const { answer, stream } = await this.ask(spec, req, headers, body);
     if (answer.kind === 'immediate') {
-      const h: Record<string, string> = {};
-      for (const [k, v] of answer.headers) if (!HOP_BY_HOP.has(k) && !k.startsWith(':') && k !== 'content-length') h[k] = v;
-      h['content-length'] = String(answer.body.length);
-      res.writeHead(answer.status, h);
-      res.end(answer.body);
+      stream?.close();
+      this.immediate(res, answer);
       return;
     }
+    // The picker takes part in the response unless it said otherwise (mode_override).
+    let exchange: Exchange | undefined;
+    if (stream?.wantsResponse()) exchange = { stream, failOpen: spec.failureMode === 'FailOpen' };
+    else stream?.close();
+    res.on('close', () => {
+      if (!res.writableFinished) exchange?.feed?.abort();
+    });
     // A picker may rewrite the body (e.g. the model name): the pod gets its version.
     if (answer.body) body = answer.body;
     const remove = new Set(answer.removeHeaders);
@@ -132,8 +176,55 @@ export class InferenceHop {
     const out: [string, string][] = headers.filter(([k]) => !remove.has(k) && !setNames.has(k));
     for (const [k, v] of answer.setHeaders) if (!k.startsWith(':') && k !== 'content-length' && !HOP_BY_HOP.has(k)) out.push([k, v]);
     if (body.length > 0 || req.method === 'POST' || req.method === 'PUT' || req.method === 'PATCH') out.push(['content-length', String(body.length)]);
-    if (spec.h2c) this.forwardH2c(req, res, answer.endpoints, out, body, 0);
-    else this.forward(req, res, answer.endpoints, out, body, 0);
+    if (spec.h2c) this.forwardH2c(req, res, answer.endpoints, out, body, 0, exchange);
+    else this.forward(req, res, answer.endpoints, out, body, 0, exchange);
+  }
+
+  private immediate(res: http.ServerResponse, answer: Extract<PickerAnswer, { kind: 'immediate' }>): void {
+    const h: Record<string, string> = {};
+    for (const [k, v] of answer.headers) if (!HOP_BY_HOP.has(k) && !k.startsWith(':') && k !== 'content-length') h[k] = v;
+    h['content-length'] = String(answer.body.length);
+    res.writeHead(answer.status, h);
+    res.end(answer.body);
+  }
+
+  /**
+   * Sends the upstream's response to the client: straight, or through the picker's response
+   * phase (headers, each body chunk as it comes, the end or the trailers; picker-stream.ts).
+   */
+  private relay(req: http.IncomingMessage, res: http.ServerResponse, status: number, headers: [string, string][], served: string, body: UpstreamBody, exchange: Exchange | undefined): void {
+    if (!exchange) {
+      res.writeHead(status, flat(headers));
+      res.flushHeaders();
+      body.onData((c) => res.write(c));
+      body.onEnd(() => res.end());
+      body.onError(() => res.destroy());
+      return;
+    }
+    const length = headers.find(([k]) => k === 'content-length')?.[1];
+    const noBody = req.method === 'HEAD' || status === 204 || status === 304 || length === '0';
+    const target: ResponseTarget = {
+      writeHead: (s, h) => {
+        res.writeHead(s, flat(h));
+        res.flushHeaders();
+      },
+      write: (c) => res.write(c),
+      // Trailers are the picker's to see; nginx, in front, passes none to the client.
+      end: () => res.end(),
+      fail: (s, message) => {
+        this.options.log.warn('endpoint picker failed during the response', { error: message, failureMode: exchange.failOpen ? 'FailOpen' : 'FailClose' });
+        this.reply(res, s, message);
+      },
+      immediate: (a) => this.immediate(res, a),
+    };
+    const feed = exchange.stream.respond(status, headers, noBody, served, exchange.failOpen, target, FRAMING);
+    exchange.feed = feed;
+    body.onData((c) => feed.chunk(c));
+    body.onEnd((t) => feed.end(t));
+    body.onError(() => {
+      feed.abort();
+      res.destroy();
+    });
   }
 
   /** HTTP/2 sessions to h2c pods (appProtocol kubernetes.io/h2c), one per endpoint, reused. */
@@ -157,7 +248,7 @@ export class InferenceHop {
   }
 
   /** forward() for h2c pods: the same request as an HTTP/2 stream (prior knowledge, no TLS). */
-  private forwardH2c(req: http.IncomingMessage, res: http.ServerResponse, endpoints: string[], headers: [string, string][], body: Buffer, i: number): void {
+  private forwardH2c(req: http.IncomingMessage, res: http.ServerResponse, endpoints: string[], headers: [string, string][], body: Buffer, i: number, exchange?: Exchange): void {
     const target = endpoints[i] !== undefined ? splitHostPort(endpoints[i]) : undefined;
     if (!target) {
       this.reply(res, 502, `no chosen endpoint accepted the HTTP/2 connection (${endpoints.join(',') || 'none'})`);
@@ -174,21 +265,24 @@ export class InferenceHop {
     try {
       stream = this.session(endpoints[i], target).request(h);
     } catch {
-      this.forwardH2c(req, res, endpoints, headers, body, i + 1);
+      this.forwardH2c(req, res, endpoints, headers, body, i + 1, exchange);
       return;
     }
+    let trailers: [string, string][] = [];
+    stream.on('trailers', (t) => (trailers = h2Pairs(t)));
     stream.on('response', (rh) => {
       responded = true;
-      const out: Record<string, string | string[]> = {};
-      for (const [k, v] of Object.entries(rh)) if (!k.startsWith(':') && v !== undefined) out[k] = v as string | string[];
-      res.writeHead(Number(rh[':status'] ?? 502), out);
-      res.flushHeaders();
-      stream.on('data', (c: Buffer) => res.write(c));
-      stream.on('end', () => res.end());
+      this.relay(req, res, Number(rh[':status'] ?? 502), h2Pairs(rh), endpoints[i], {
+        onData: (cb) => stream.on('data', cb),
+        onEnd: (cb) => stream.on('end', () => cb(trailers)),
+        onError: () => undefined,
+      }, exchange);
     });
     stream.on('error', () => {
-      if (responded) res.destroy();
-      else this.forwardH2c(req, res, endpoints, headers, body, i + 1);
+      if (responded) {
+        exchange?.feed?.abort();
+        res.destroy();
+      } else this.forwardH2c(req, res, endpoints, headers, body, i + 1, exchange);
     });
     res.on('close', () => {
       if (!res.writableFinished) stream.close();
@@ -197,14 +291,15 @@ export class InferenceHop {
   }
 
   /** The picker's answer, or what the failure mode makes of its failure. */
-  private async ask(spec: InferencePoolSpec, req: http.IncomingMessage, headers: [string, string][], body: Buffer): Promise<PickerAnswer> {
+  private async ask(spec: InferencePoolSpec, req: http.IncomingMessage, headers: [string, string][], body: Buffer): Promise<{ answer: PickerAnswer; stream?: PickerStream }> {
+    let stream: PickerStream | undefined;
     try {
       if (spec.picker === 'builtin') {
         const lower: Record<string, string> = {};
         for (const [k, v] of headers) lower[k] = v;
         const d = this.builtin.pick(spec.pool, spec.endpoints, lower);
-        if (d.kind === 'reject') return { kind: 'immediate', status: d.status, headers: [['content-type', 'text/plain']], body: Buffer.from(`${d.message}\n`) };
-        return { kind: 'route', endpoints: d.endpoints, setHeaders: [['x-gateway-destination-endpoint', d.endpoints.join(',')]], removeHeaders: [] };
+        if (d.kind === 'reject') return { answer: { kind: 'immediate', status: d.status, headers: [['content-type', 'text/plain']], body: Buffer.from(`${d.message}\n`) } };
+        return { answer: { kind: 'route', endpoints: d.endpoints, setHeaders: [['x-gateway-destination-endpoint', d.endpoints.join(',')]], removeHeaders: [] } };
       }
       const pseudo: [string, string][] = [
         [':method', req.method ?? 'GET'],
@@ -212,20 +307,22 @@ export class InferenceHop {
         [':authority', req.headers.host ?? ''],
         [':scheme', (req.headers['x-forwarded-proto'] as string | undefined) ?? 'http'],
       ];
-      return await this.pickers.ask(spec.picker, [...pseudo, ...headers, ['content-length', String(body.length)]], body);
+      stream = this.pickers.open(spec.picker);
+      return { answer: await stream.request([...pseudo, ...headers, ['content-length', String(body.length)]], body), stream };
     } catch (e) {
+      stream?.close();
       const message = e instanceof PickerError ? e.message : `endpoint picker: ${(e as Error).message}`;
       if (spec.failureMode === 'FailOpen' && spec.endpoints.length > 0) {
         this.options.log.warn('endpoint picker failed; FailOpen sends the request to a ready endpoint of the pool', { pool: spec.pool, error: message });
-        return { kind: 'route', endpoints: shuffled(spec.endpoints).slice(0, 3), setHeaders: [], removeHeaders: [] };
+        return { answer: { kind: 'route', endpoints: shuffled(spec.endpoints).slice(0, 3), setHeaders: [], removeHeaders: [] } };
       }
       this.options.log.warn('endpoint picker failed; FailClose answers 503', { pool: spec.pool, error: message });
-      return { kind: 'immediate', status: 503, headers: [['content-type', 'text/plain']], body: Buffer.from(`${message}\n`) };
+      return { answer: { kind: 'immediate', status: 503, headers: [['content-type', 'text/plain']], body: Buffer.from(`${message}\n`) } };
     }
   }
 
   /** Proxy to endpoints[i]; a connection failure before any response moves on to the next one. */
-  private forward(req: http.IncomingMessage, res: http.ServerResponse, endpoints: string[], headers: [string, string][], body: Buffer, i: number): void {
+  private forward(req: http.IncomingMessage, res: http.ServerResponse, endpoints: string[], headers: [string, string][], body: Buffer, i: number, exchange?: Exchange): void {
     const target = endpoints[i] !== undefined ? splitHostPort(endpoints[i]) : undefined;
     if (!target) {
       this.reply(res, 502, i === 0 ? `the endpoint picker chose no usable endpoint (${endpoints.join(',') || 'none'})` : `no chosen endpoint accepted the connection (${endpoints.join(',')})`);
@@ -238,17 +335,12 @@ export class InferenceHop {
     up.on('socket', (s) => s.setNoDelay(true));
     up.on('response', (r) => {
       responded = true;
-      const h: string[] = [];
-      for (let j = 0; j < r.rawHeaders.length; j += 2) {
-        const name = r.rawHeaders[j].toLowerCase();
-        if (name === 'connection' || name === 'keep-alive' || name === 'transfer-encoding') continue;
-        h.push(r.rawHeaders[j], r.rawHeaders[j + 1]);
-      }
-      res.writeHead(r.statusCode ?? 502, r.statusMessage, h);
-      res.flushHeaders();
-      r.on('data', (c: Buffer) => res.write(c));
-      r.on('end', () => res.end());
-      r.on('error', () => res.destroy());
+      const h = pairs(r.rawHeaders).filter(([k]) => k !== 'connection' && k !== 'keep-alive' && k !== 'transfer-encoding');
+      this.relay(req, res, r.statusCode ?? 502, h, endpoints[i], {
+        onData: (cb) => r.on('data', cb),
+        onEnd: (cb) => r.on('end', () => cb(pairs(r.rawTrailers))),
+        onError: (cb) => r.on('error', cb),
+      }, exchange);
     });
     up.on('error', (e: NodeJS.ErrnoException) => {
       if (responded) {
@@ -256,7 +348,7 @@ export class InferenceHop {
         return;
       }
       this.options.log.debug('endpoint refused the request; trying the next one', { endpoint: endpoints[i], error: e.message });
-      this.forward(req, res, endpoints, headers, body, i + 1);
+      this.forward(req, res, endpoints, headers, body, i + 1, exchange);
     });
     res.on('close', () => {
       if (!res.writableFinished) up.destroy();

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { objectMetaSchema } from './metadata';
 import { parentReferenceSchema } from './httproute';
 import type { HTTPRouteFilter, ObjectMeta, ParentReference, ValueMatchType } from './types';
-import { group, headerName, hostname, kind, namespaceName, objectName, portNumber, sectionName } from './validation';
+import { checkRouteRules, group, headerName, hostname, kind, namespaceName, objectName, portNumber, sectionName } from './validation';
 
 export interface GRPCMethodMatch {
   /** Default Exact. */
@@ -151,16 +151,7 @@ export const grpcRouteSchema = z.object({
         .array(ruleSchema)
         .max(16)
         .default([])
-        .superRefine((rules, ctx) => {
-          const total = rules.reduce((n, r) => n + r.matches.length, 0);
-          if (total > 128) ctx.addIssue({ code: 'custom', message: `While 16 rules and 64 matches per rule are allowed, the total number of matches across all rules in a route must be less than 128 (got ${total})` });
-          const names = new Set<string>();
-          rules.forEach((r, i) => {
-            if (r.name === undefined) return;
-            if (names.has(r.name)) ctx.addIssue({ code: 'custom', path: [i, 'name'], message: 'Rule name must be unique within the route' });
-            names.add(r.name);
-          });
-        }),
+        .superRefine(checkRouteRules),
     })
     .prefault({}),
 }).transform((r) => ({

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { GATEWAY_API_GROUP, type HTTPRoute, type HTTPRouteFilter } from './types';
 import { objectMetaSchema } from './metadata';
 import { checkFilterList, filterSchema } from './filters';
-import { duration, durationMs, group, headerName, hostname, kind, namespaceName, objectName, pathValueProblem, portNumber, sectionName } from './validation';
+import { checkRouteRules, duration, durationMs, group, headerName, hostname, kind, namespaceName, objectName, pathValueProblem, portNumber, sectionName } from './validation';
 
 export const parentReferenceSchema = z.object({
   group: group().default(GATEWAY_API_GROUP),
@@ -136,16 +136,7 @@ export const httpRouteSchema = z.object({
         .array(ruleSchema)
         .max(16)
         .prefault([{}])
-        .superRefine((rules, ctx) => {
-          const total = rules.reduce((n, r) => n + r.matches.length, 0);
-          if (total > 128) ctx.addIssue({ code: 'custom', message: `While 16 rules and 64 matches per rule are allowed, the total number of matches across all rules in a route must be less than 128 (got ${total})` });
-          const names = new Set<string>();
-          rules.forEach((r, i) => {
-            if (r.name === undefined) return;
-            if (names.has(r.name)) ctx.addIssue({ code: 'custom', path: [i, 'name'], message: 'Rule name must be unique within the route' });
-            names.add(r.name);
-          });
-        }),
+        .superRefine(checkRouteRules),
     })
     .prefault({}),
 }) satisfies z.ZodType<HTTPRoute, unknown>;

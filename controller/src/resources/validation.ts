@@ -76,3 +76,18 @@ export function durationMs(value: string): number {
   for (const [, n, unit] of value.matchAll(/([0-9]+)(h|ms|m|s)/g)) total += Number(n) * { h: 3_600_000, m: 60_000, s: 1000, ms: 1 }[unit as 'h' | 'm' | 's' | 'ms'];
   return total;
 }
+
+/**
+ * The Gateway API's limits across the rules of one route (HTTPRoute and GRPCRoute alike):
+ * fewer than 128 matches in all, and rule names unique within the route.
+ */
+export function checkRouteRules(rules: readonly { name?: string; matches: readonly unknown[] }[], ctx: z.RefinementCtx): void {
+  const total = rules.reduce((n, r) => n + r.matches.length, 0);
+  if (total > 128) ctx.addIssue({ code: 'custom', message: `While 16 rules and 64 matches per rule are allowed, the total number of matches across all rules in a route must be less than 128 (got ${total})` });
+  const names = new Set<string>();
+  rules.forEach((r, i) => {
+    if (r.name === undefined) return;
+    if (names.has(r.name)) ctx.addIssue({ code: 'custom', path: [i, 'name'], message: 'Rule name must be unique within the route' });
+    names.add(r.name);
+  });
+}

@@ -11,16 +11,14 @@
  * token must hold read:repository (pull) or write:repository (push), else 403.
  */
 import { hasScope, InvalidScopeError, parseScopes, type ScopeLevel } from '../services/scopes';
-import { spawn, type ChildProcess } from 'child_process';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import type { Readable as ReadableStream, Writable } from 'stream';
 import { PassThrough, Readable } from 'stream';
 import zlib from 'zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
-import { gitEnv } from '../services/git/run';
 import { repositoryPath, repoStats } from '../services/git';
+import { GitTransport, type PushedRefUpdate } from '../services/git/transport';
+
+export type { PushedRefUpdate } from '../services/git/transport';
 
 type Service = 'upload-pack' | 'receive-pack';
 
@@ -76,12 +74,6 @@ export interface GitHttpDeps {
    * updates in. `env` reaches the objects of the incoming pack (git's quarantine directory).
    */
   checkPush?(repo: GitHttpRepo, repoPath: string, pusher: GitHttpUser | null, updates: PushedRefUpdate[], env: Record<string, string>): Promise<string | null>;
-}
-
-export interface PushedRefUpdate {
-  oldOid: string;
-  newOid: string;
-  ref: string;
 }
 
 export interface GitHttpOptions {
@@ -207,69 +199,6 @@ function defaultDeps(app: FastifyInstance): GitHttpDeps {
   };
 }
 
-/**
- * The pre-receive hook every push runs (git -c core.hooksPath=<dir>). It does not decide
- * anything: it hands git's ref updates and its object environment to the forge process that
- * started this receive-pack, through two pipes the forge opened for it (fd 3 to the forge, fd 4
- * back), and prints the forge's refusal the way Gitea's hook does. The pipes, rather than a
- * call back over HTTP, tie the verdict to exactly the request that started git, need no
- * internal token or listening port, and fail closed: without them the hook refuses the push.
- */
-const PRE_RECEIVE = `#!/bin/sh
-{
-  printf 'env GIT_OBJECT_DIRECTORY %s\\n' "$GIT_OBJECT_DIRECTORY"
-  printf 'env GIT_ALTERNATE_OBJECT_DIRECTORIES %s\\n' "$GIT_ALTERNATE_OBJECT_DIRECTORIES"
-  printf 'env GIT_QUARANTINE_PATH %s\\n' "$GIT_QUARANTINE_PATH"
-  while read -r old new ref; do printf 'update %s %s %s\\n' "$old" "$new" "$ref"; done
-  echo end
-} >&3 || exit 1
-IFS= read -r verdict <&4 || exit 1
-[ "$verdict" = ok ] && exit 0
-echo
-printf 'error:\\nerror: %s\\nerror:\\n' "\${verdict#deny }" >&2
-exit 1
-`;
-
-/** A folder holding the forge's hooks, written once per process. */
-function hooksDir(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'forge-hooks-'));
-  fs.writeFileSync(path.join(dir, 'pre-receive'), PRE_RECEIVE, { mode: 0o755 });
-  return dir;
-}
-
-/**
- * Answers the pre-receive hook of one receive-pack: reads its lines from fd 3 until `end`,
- * asks `decide`, writes `ok` or `deny <message>` to fd 4.
- */
-function serveHook(child: ChildProcess, decide: (updates: PushedRefUpdate[], env: Record<string, string>) => Promise<string | null>, onError: (err: unknown) => void): void {
-  const fromHook = child.stdio[3] as ReadableStream | null;
-  const toHook = child.stdio[4] as Writable | null;
-  if (!fromHook || !toHook) return;
-  toHook.on('error', () => undefined);
-  let buffer = '';
-  let done = false;
-  fromHook.on('data', (chunk: Buffer) => {
-    if (done) return;
-    buffer += chunk.toString('utf8');
-    if (!/(^|\n)end\n/.test(buffer)) return;
-    done = true;
-    const updates: PushedRefUpdate[] = [];
-    const env: Record<string, string> = {};
-    for (const line of buffer.split('\n')) {
-      const [kind, ...rest] = line.split(' ');
-      if (kind === 'env' && rest[0] && rest.slice(1).join(' ')) env[rest[0]] = rest.slice(1).join(' ');
-      else if (kind === 'update' && rest.length >= 3) updates.push({ oldOid: rest[0], newOid: rest[1], ref: rest.slice(2).join(' ') });
-    }
-    decide(updates, env)
-      .then((refusal) => toHook.end(refusal ? `deny ${refusal.replace(/\s+/g, ' ')}\n` : 'ok\n'))
-      .catch((err) => {
-        onError(err);
-        toHook.end('deny Internal Server Error (no specific error)\n');
-      });
-  });
-  fromHook.on('error', () => undefined);
-}
-
 /* ---------- the routes ---------- */
 
 interface Params {
@@ -283,8 +212,14 @@ function plain(reply: FastifyReply, code: number, text: string) {
 
 export default async function gitHttpRoutes(app: FastifyInstance, opts: GitHttpOptions = {}) {
   const deps: GitHttpDeps = { ...defaultDeps(app), ...(opts.deps ?? {}) } as GitHttpDeps;
-  const hooks = hooksDir();
-  app.addHook('onClose', async () => fs.rmSync(hooks, { recursive: true, force: true }));
+  // The forge's shared transport (its pre-receive hook serves SSH pushes too); a private one
+  // when the routes run without the forge's services.
+  let transport: GitTransport = (app as unknown as AnyRecord).services?.gitTransport;
+  if (!transport) {
+    const own = new GitTransport();
+    transport = own;
+    app.addHook('onClose', async () => own.close());
+  }
 
   // Request bodies stay streams: the parser hands the raw request on untouched, for any type,
   // so that the handler can answer a wrong Content-Type the way Gitea does.
@@ -362,7 +297,7 @@ export default async function gitHttpRoutes(app: FastifyInstance, opts: GitHttpO
     return { repo, user: auth.user, path: repositoryPath(deps.reposDir, repo.ownerName, repo.name), isWiki };
   }
 
-  function serviceEnv(request: FastifyRequest, user: GitHttpUser | null, repo: GitHttpRepo): NodeJS.ProcessEnv {
+  function serviceEnv(request: FastifyRequest, user: GitHttpUser | null, repo: GitHttpRepo): Record<string, string> {
     const extra: Record<string, string> = {
       GITEA_REPO_ID: String(repo.id),
       GITEA_REPO_NAME: repo.name,
@@ -374,7 +309,7 @@ export default async function gitHttpRoutes(app: FastifyInstance, opts: GitHttpO
     }
     const protocol = request.headers['git-protocol'];
     if (typeof protocol === 'string' && SAFE_GIT_PROTOCOL.test(protocol)) extra.GIT_PROTOCOL = protocol;
-    return gitEnv(extra);
+    return extra;
   }
 
   app.get<{ Params: Params; Querystring: { service?: string } }>(
@@ -394,7 +329,7 @@ export default async function gitHttpRoutes(app: FastifyInstance, opts: GitHttpO
       const svc = service.slice(4) as Service;
       const ctx = await authorize(request, reply, svc);
       if (!ctx) return reply;
-      const child = spawn('git', [svc, '--stateless-rpc', '--advertise-refs', ctx.path], { env: serviceEnv(request, ctx.user, ctx.repo) });
+      const child = transport.spawn(svc, ctx.path, { statelessRpc: true, advertiseRefs: true, env: serviceEnv(request, ctx.user, ctx.repo) });
       const chunks: Buffer[] = [];
       let stderr = '';
       child.stdout.on('data', (c: Buffer) => chunks.push(c));
@@ -432,18 +367,13 @@ export default async function gitHttpRoutes(app: FastifyInstance, opts: GitHttpO
         input = input.pipe(gunzip);
       }
 
-      const isPush = svc === 'receive-pack';
-      const child = isPush
-        ? spawn('git', ['-c', `core.hooksPath=${hooks}`, svc, '--stateless-rpc', ctx.path], { env: serviceEnv(request, ctx.user, ctx.repo), stdio: ['pipe', 'pipe', 'pipe', 'pipe', 'pipe'] })
-        : spawn('git', [svc, '--stateless-rpc', ctx.path], { env: serviceEnv(request, ctx.user, ctx.repo) });
-      if (isPush) {
-        serveHook(
-          child,
-          // The code's branch and tag protections do not cover its wiki.
-          async (updates, env) => (deps.checkPush && !ctx.isWiki ? deps.checkPush(ctx.repo, ctx.path, ctx.user, updates, env) : null),
-          (err) => request.log.error({ err }, 'checking a push failed'),
-        );
-      }
+      const child = transport.spawn(svc, ctx.path, {
+        statelessRpc: true,
+        env: serviceEnv(request, ctx.user, ctx.repo),
+        // The code's branch and tag protections do not cover its wiki.
+        checkPush: async (updates, env) => (deps.checkPush && !ctx.isWiki ? deps.checkPush(ctx.repo, ctx.path, ctx.user, updates, env) : null),
+        onCheckError: (err) => request.log.error({ err }, 'checking a push failed'),
+      });
       let stderr = '';
       child.stderr.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-4096)));
       child.stdin.on('error', () => undefined); // git may stop reading early (e.g. "done" seen)

@@ -508,12 +508,14 @@ export class BranchProtectionService {
    * Gitea's pre-receive checks for the branches of a push: the message the git client must see
    * for the first refused update, or null when every update may go in. `changedFiles` gives the
    * paths an update changes, for protected file patterns (asked only when a rule has them).
+   * `deployKey`: the push comes with a deploy key (the rules' deploy-key switches decide).
    */
   async checkBranchUpdates(
     repo: RepoWithOwner,
     pusher: User | null,
     updates: RefUpdate[],
     changedFiles?: (u: RefUpdate) => Promise<string[]>,
+    opts: { deployKey?: boolean } = {},
   ): Promise<string | null> {
     const branchUpdates = updates.filter((u) => u.ref.startsWith('refs/heads/'));
     if (!branchUpdates.length) return null;
@@ -539,7 +541,11 @@ export class BranchProtectionService {
         }
       }
       let canPush = false;
-      if (pusher && !protectedFile) canPush = isForce ? await this.canUserForcePush(rule, pusher, repo) : await this.canUserPush(rule, pusher, repo);
+      if (opts.deployKey) {
+        // A deploy key has no user: it passes where the rule lets any writer push, or lets deploy keys in.
+        const s = rule.settings;
+        canPush = !protectedFile && s.enable_push && (isForce ? !s.enable_force_push_allowlist || s.force_push_allowlist_deploy_keys : !s.enable_push_whitelist || s.push_whitelist_deploy_keys);
+      } else if (pusher && !protectedFile) canPush = isForce ? await this.canUserForcePush(rule, pusher, repo) : await this.canUserPush(rule, pusher, repo);
       if (canPush) continue;
       if (protectedFile) return `branch ${branch} is protected from changing file ${protectedFile}`;
       const unprotected = filePatterns(rule.settings.unprotected_file_patterns);

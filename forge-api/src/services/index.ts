@@ -46,6 +46,8 @@ import { ContentChangeService } from './content/changes';
 import { WebhookService } from './webhooks';
 import { DeliveryWorker } from './webhooks/deliver';
 import { GitReaderPool } from './git/reader';
+import { GitTransport } from './git/transport';
+import { SshAccessService } from './ssh-access';
 import { GitDataService } from './git-data';
 import { CommitConverter } from './git-data/commits';
 import { CommitStatusService } from './git-data/statuses';
@@ -107,8 +109,12 @@ export interface Services {
   tagProtections: TagProtectionService;
   branches: BranchService;
   tags: TagService;
-  /** What a push must pass before git accepts it (routes/git-http.ts runs it from pre-receive). */
+  /** What a push must pass before git accepts it (the transports run it from pre-receive). */
   pushRules: PushRules;
+  /** git upload-pack/receive-pack/upload-archive with the forge's pre-receive hook, for HTTP and SSH. */
+  gitTransport: GitTransport;
+  /** Which key may run which git command over SSH (the built-in SSH server asks it). */
+  sshAccess: SshAccessService;
   /** Wiki pages in <repo>.wiki.git. */
   wiki: WikiService;
 }
@@ -205,7 +211,9 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     branches,
     tags: new TagService(branches, tagProtections, () => `${config.rootUrl}api/v1/`, async (repoId, tag) => (await prisma.release.count({ where: { repoId, lowerTagName: tag.toLowerCase() } })) > 0),
     pushRules,
+    gitTransport: new GitTransport(),
     wiki,
+    sshAccess: new SshAccessService(prisma, permissions, users, repos, wiki),
   };
   services.contentChanges.branchGuard = (doer, repo, branch, paths) => branchProtections.verifyCommit(doer, repo, branch, paths);
   registerCronTasks(services);

@@ -29,9 +29,17 @@ export class PushRules {
 
   /**
    * `env` is the hook's object environment (git's quarantine directory of the incoming pack),
-   * so the new commits can be read before git moves them into the repository.
+   * so the new commits can be read before git moves them into the repository. `deployKey`:
+   * the push was made with a deploy key (`pusher` is then the repository's owner, as in Gitea).
    */
-  async check(repo: RepoWithOwner, repoPath: string, pusher: User | null, pushed: PushedUpdate[], env: Record<string, string> = {}): Promise<string | null> {
+  async check(
+    repo: RepoWithOwner,
+    repoPath: string,
+    pusher: User | null,
+    pushed: PushedUpdate[],
+    env: Record<string, string> = {},
+    opts: { deployKey?: boolean } = {},
+  ): Promise<string | null> {
     const updates: RefUpdate[] = [];
     for (const p of pushed) {
       let force = false;
@@ -46,7 +54,7 @@ export class PushRules {
       const tag = u.ref.slice('refs/tags/'.length);
       if (!(await this.tagProtections.mayControl(repo.id, tag, pusher ? Number(pusher.id) : null))) return `Tag ${tag} is protected`;
     }
-    return this.branchProtections.checkBranchUpdates(repo, pusher, updates, (u) => changedFilesIn(repoPath, u.oldOid, u.newOid, env));
+    return this.branchProtections.checkBranchUpdates(repo, pusher, updates, (u) => changedFilesIn(repoPath, u.oldOid, u.newOid, env), opts);
   }
 }
 

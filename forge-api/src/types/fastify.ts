@@ -11,6 +11,8 @@ declare module 'fastify' {
     /** `app.auth.resolveUser(request)`: credentials -> AuthResult (throws UnauthenticatedError). */
     auth: AuthResolver;
     services: Services;
+    /** The built-in SSH server's port once listening (START_SSH_SERVER), else 0. */
+    sshPort: number;
   }
 }
 

@@ -4,6 +4,9 @@
  * the headers sets `x-gateway-destination-endpoint` (and the same value in the `envoy.lb`
  * dynamic metadata), or is an ImmediateResponse when no endpoint can take the request. Like the
  * upstream picker it answers only once the whole body is in (a picker may read the prompt).
+ * It needs nothing from the response, so its first reply turns the response phase off
+ * (`mode_override`: response headers and trailers SKIP, body NONE): the gateway closes the
+ * stream once the request is routed instead of passing every response chunk through here.
  */
 import * as net from 'net';
 import * as grpc from '@grpc/grpc-js';
@@ -21,6 +24,9 @@ import type { PickDecision } from './builtin';
 
 /** Decides for one request: lower-case headers (pseudo-headers included) and the whole body. */
 export type Decide = (headers: Record<string, string>, body: Buffer) => PickDecision;
+
+/** ProcessingMode: response headers SKIP (2), body NONE (0), trailers SKIP (2). */
+const NO_RESPONSE_PHASE = { response_header_mode: 2, response_body_mode: 0, response_trailer_mode: 2 };
 
 export function pickerHandlers(decide: Decide): grpc.UntypedServiceImplementation {
   return {
@@ -40,6 +46,7 @@ export function pickerHandlers(decide: Decide): grpc.UntypedServiceImplementatio
         call.write({
           request_headers: { response: { header_mutation: { set_headers: [headerOption(DESTINATION_HEADER, value)] } } },
           dynamic_metadata: nestedStruct(LB_METADATA_NAMESPACE, DESTINATION_HEADER, value),
+          mode_override: NO_RESPONSE_PHASE,
         });
       };
       call.on('data', (req: ProcessingRequest) => {
@@ -55,9 +62,12 @@ export function pickerHandlers(decide: Decide): grpc.UntypedServiceImplementatio
             call.write({ request_body: { response: {} } });
           }
         } else if (req.response_headers) {
+          // (a gateway that ignores the override) nothing to change
           call.write({ response_headers: { response: {} } });
         } else if (req.response_body) {
           call.write({ response_body: { response: {} } });
+        } else if (req.response_trailers) {
+          call.write({ response_trailers: {} });
         }
       });
       call.on('end', () => call.end());

@@ -7,9 +7,18 @@ export interface ConvertContext {
   host: string;
   /** Path of ROOT_URL ("/" or "/sub/"), for Gitea's relative `link` fields. */
   basePath: string;
+  /** Where clone URLs send SSH clients; null when the forge serves no SSH (ssh_url is then empty). */
+  ssh: { user: string; domain: string; port: number } | null;
 }
 
-export function convertContext(config: Pick<ForgeConfig, 'rootUrl'>): ConvertContext {
+export type ConvertConfig = Pick<ForgeConfig, 'rootUrl'> & Partial<Pick<ForgeConfig, 'startSshServer' | 'sshUser' | 'sshDomain' | 'sshPort'>>;
+
+export function convertContext(config: ConvertConfig): ConvertContext {
   const url = new URL(config.rootUrl);
-  return { rootUrl: config.rootUrl, host: url.hostname, basePath: url.pathname.endsWith('/') ? url.pathname : `${url.pathname}/` };
+  return {
+    rootUrl: config.rootUrl,
+    host: url.hostname,
+    basePath: url.pathname.endsWith('/') ? url.pathname : `${url.pathname}/`,
+    ssh: config.startSshServer ? { user: config.sshUser ?? 'git', domain: config.sshDomain ?? url.hostname, port: config.sshPort ?? 22 } : null,
+  };
 }

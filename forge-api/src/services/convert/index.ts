@@ -7,7 +7,7 @@ import type { Attachment, Comment, Issue, Label, Milestone, Notification, Reacti
 import type { AccessToken, EmailAddress, PublicKey, User } from '../records';
 import { toAttachment } from './attachment';
 import { toComment } from './comment';
-import { convertContext, type ConvertContext } from './context';
+import { convertContext, type ConvertConfig, type ConvertContext } from './context';
 import { toEmail } from './email';
 import { issueApiUrl, issueHtmlUrl, toIssue, type IssueFull } from './issue';
 import { toLabel } from './label';
@@ -16,7 +16,7 @@ import { toNotificationThread } from './notification-thread';
 import { toOrganization } from './organization';
 import { toPublicKey } from './public-key';
 import { toReaction } from './reaction';
-import { repoApiUrl, repoHtmlUrl, toRepository, type RepoExtras, type RepoWithOwner } from './repository';
+import { repoApiUrl, repoHtmlUrl, sshCloneUrl, toRepository, type RepoExtras, type RepoWithOwner } from './repository';
 import { toAccessToken } from './token';
 import { avatarUrl, embeddedUser, placeholderEmail, toUser, userFor, userPublic, viewedUser } from './user';
 
@@ -30,7 +30,7 @@ export type { ConvertContext } from './context';
 
 export class Converter {
   readonly context: ConvertContext;
-  constructor(config: Pick<ForgeConfig, 'rootUrl'>) {
+  constructor(config: ConvertConfig) {
     this.context = convertContext(config);
   }
 
@@ -62,6 +62,11 @@ export class Converter {
     return toRepository(this.context, r, mode);
   }
 
+  /** The SSH clone URL of owner/name ('' when the forge serves no SSH). */
+  sshCloneUrl(ownerName: string, repoName: string) {
+    return sshCloneUrl(this.context, ownerName, repoName);
+  }
+
   token(t: AccessToken, scopes: string[], sha1 = '') {
     return toAccessToken(t, scopes, sha1);
   }
@@ -77,7 +82,7 @@ export class Converter {
 
 export class IssueConverter {
   private readonly context: ConvertContext;
-  constructor(config: Pick<ForgeConfig, 'rootUrl'>, base: Converter) {
+  constructor(config: ConvertConfig, base: Converter) {
     this.context = base.context ?? convertContext(config);
   }
 

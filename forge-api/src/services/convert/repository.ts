@@ -1,4 +1,6 @@
 /** structs.Repository with the caller's access (Gitea's convert.ToRepo). */
+import net from 'node:net';
+import { pathEscape } from '../git/tree-path';
 import type { Repository, User } from '../records';
 import { AccessMode, fmtTime, GO_ZERO_TIME } from './common';
 import type { ConvertContext } from './context';
@@ -23,7 +25,23 @@ export function repoHtmlUrl(c: ConvertContext, repo: RepoWithOwner): string {
   return `${c.rootUrl}${repo.owner.name}/${repo.name}`;
 }
 
-/** convert.ToRepo with the caller's access mode (permissions object and owner view). */
+/**
+ * Gitea's ComposeSSHCloneURL: `user@host:owner/repo.git` on port 22 (an IPv6 host in brackets),
+ * `ssh://user@host:port/owner/repo.git` on any other port; '' when the forge serves no SSH.
+ */
+export function sshCloneUrl(c: ConvertContext, ownerName: string, repoName: string): string {
+  if (!c.ssh) return '';
+  const { user, domain, port } = c.ssh;
+  const repoPath = `${pathEscape(ownerName)}/${pathEscape(repoName)}.git`;
+  if (port !== 22) return `ssh://${user}@${joinHostPort(domain, port)}/${repoPath}`;
+  const host = net.isIPv6(domain) ? `[${domain}]` : domain;
+  return `${user}@${host}:${repoPath}`;
+}
+
+function joinHostPort(host: string, port: number): string {
+  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
 /** Where an uploaded repository avatar is served (Gitea's /repo-avatars/<hash>). */
 export function repoAvatarUrl(c: ConvertContext, r: Pick<Repository, 'avatar'>): string {
   return r.avatar ? `${c.rootUrl}repo-avatars/${encodeURIComponent(r.avatar)}` : '';
@@ -52,7 +70,7 @@ export function toRepository(c: ConvertContext, r: Repository & { owner: User } 
     html_url: `${c.rootUrl}${full}`,
     url: api,
     link: `${c.basePath}${full}`,
-    ssh_url: '',
+    ssh_url: sshCloneUrl(c, r.owner.name, r.name),
     clone_url: `${c.rootUrl}${full}.git`,
     original_url: r.originalUrl,
     website: r.website,

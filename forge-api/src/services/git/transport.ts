@@ -1,0 +1,132 @@
+/**
+ * The git side of every transport (smart HTTP, SSH): spawns `git upload-pack`, `receive-pack`
+ * or `upload-archive` for a repository, and for a push serves the pre-receive hook that asks
+ * the forge whether the ref updates may go in. The transports only move bytes and decide who
+ * may call which service; the push rules are the same whichever way a push arrives.
+ */
+import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+import { gitEnv } from './run';
+
+export type GitServiceName = 'upload-pack' | 'receive-pack' | 'upload-archive';
+
+/** One line git gives a pre-receive hook: `<old> <new> <ref>`. */
+export interface PushedRefUpdate {
+  oldOid: string;
+  newOid: string;
+  ref: string;
+}
+
+/**
+ * Decides a push: the refusal the git client must see, or null to let the ref updates in.
+ * `env` reaches the objects of the incoming pack (git's quarantine directory).
+ */
+export type PushCheck = (updates: PushedRefUpdate[], env: Record<string, string>) => Promise<string | null>;
+
+export interface GitServiceOptions {
+  /** Smart HTTP: one request, one response (`--stateless-rpc`). */
+  statelessRpc?: boolean;
+  /** Smart HTTP's GET .../info/refs: only the ref advertisement. */
+  advertiseRefs?: boolean;
+  /** Added to git's isolated environment (GIT_PROTOCOL, the GITEA_* variables). */
+  env?: Record<string, string>;
+  /** For receive-pack: the forge's verdict on the ref updates; without it every push is refused. */
+  checkPush?: PushCheck;
+  /** A checkPush that threw: the push is refused with Gitea's generic text, the error reported here. */
+  onCheckError?(err: unknown): void;
+}
+
+/**
+ * The pre-receive hook every push runs (git -c core.hooksPath=<dir>). It does not decide
+ * anything: it hands git's ref updates and its object environment to the forge process that
+ * started this receive-pack, through two pipes the forge opened for it (fd 3 to the forge, fd 4
+ * back), and prints the forge's refusal the way Gitea's hook does. The pipes, rather than a
+ * call back over HTTP, tie the verdict to exactly the push that started git, need no internal
+ * token or listening port, and fail closed: without them the hook refuses the push.
+ */
+const PRE_RECEIVE = `#!/bin/sh
+{
+  printf 'env GIT_OBJECT_DIRECTORY %s\\n' "$GIT_OBJECT_DIRECTORY"
+  printf 'env GIT_ALTERNATE_OBJECT_DIRECTORIES %s\\n' "$GIT_ALTERNATE_OBJECT_DIRECTORIES"
+  printf 'env GIT_QUARANTINE_PATH %s\\n' "$GIT_QUARANTINE_PATH"
+  while read -r old new ref; do printf 'update %s %s %s\\n' "$old" "$new" "$ref"; done
+  echo end
+} >&3 || exit 1
+IFS= read -r verdict <&4 || exit 1
+[ "$verdict" = ok ] && exit 0
+echo
+printf 'error:\\nerror: %s\\nerror:\\n' "\${verdict#deny }" >&2
+exit 1
+`;
+
+export const INTERNAL_ERROR_MESSAGE = 'Internal Server Error (no specific error)';
+
+export class GitTransport {
+  private hooks: string | null = null;
+
+  /** The folder holding the forge's hooks, written on the first push of this process. */
+  private hooksDir(): string {
+    if (this.hooks && fs.existsSync(path.join(this.hooks, 'pre-receive'))) return this.hooks;
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'forge-hooks-'));
+    fs.writeFileSync(path.join(dir, 'pre-receive'), PRE_RECEIVE, { mode: 0o755 });
+    this.hooks = dir;
+    return dir;
+  }
+
+  /** Runs one git service on `repoPath`; the caller pipes its stdin/stdout/stderr. */
+  spawn(service: GitServiceName, repoPath: string, opts: GitServiceOptions = {}): ChildProcessWithoutNullStreams {
+    const args: string[] = [];
+    const isPush = service === 'receive-pack' && !opts.advertiseRefs;
+    if (isPush) args.push('-c', `core.hooksPath=${this.hooksDir()}`);
+    args.push(service);
+    if (opts.statelessRpc) args.push('--stateless-rpc');
+    if (opts.advertiseRefs) args.push('--advertise-refs');
+    args.push(repoPath);
+    const env = gitEnv(opts.env ?? {});
+    if (!isPush) return spawn('git', args, { env });
+    const child = spawn('git', args, { env, stdio: ['pipe', 'pipe', 'pipe', 'pipe', 'pipe'] }) as unknown as ChildProcessWithoutNullStreams;
+    serveHook(child, opts.checkPush ?? (async () => INTERNAL_ERROR_MESSAGE), opts.onCheckError ?? (() => undefined));
+    return child;
+  }
+
+  close(): void {
+    if (this.hooks) fs.rmSync(this.hooks, { recursive: true, force: true });
+    this.hooks = null;
+  }
+}
+
+/**
+ * Answers the pre-receive hook of one receive-pack: reads its lines from fd 3 until `end`,
+ * asks `decide`, writes `ok` or `deny <message>` to fd 4.
+ */
+function serveHook(child: ChildProcess, decide: PushCheck, onError: (err: unknown) => void): void {
+  const fromHook = child.stdio[3] as Readable | null;
+  const toHook = child.stdio[4] as Writable | null;
+  if (!fromHook || !toHook) return;
+  toHook.on('error', () => undefined);
+  let buffer = '';
+  let done = false;
+  fromHook.on('data', (chunk: Buffer) => {
+    if (done) return;
+    buffer += chunk.toString('utf8');
+    if (!/(^|\n)end\n/.test(buffer)) return;
+    done = true;
+    const updates: PushedRefUpdate[] = [];
+    const env: Record<string, string> = {};
+    for (const line of buffer.split('\n')) {
+      const [kind, ...rest] = line.split(' ');
+      if (kind === 'env' && rest[0] && rest.slice(1).join(' ')) env[rest[0]] = rest.slice(1).join(' ');
+      else if (kind === 'update' && rest.length >= 3) updates.push({ oldOid: rest[0], newOid: rest[1], ref: rest.slice(2).join(' ') });
+    }
+    decide(updates, env)
+      .then((refusal) => toHook.end(refusal ? `deny ${refusal.replace(/\s+/g, ' ')}\n` : 'ok\n'))
+      .catch((err) => {
+        onError(err);
+        toHook.end(`deny ${INTERNAL_ERROR_MESSAGE}\n`);
+      });
+  });
+  fromHook.on('error', () => undefined);
+}
