@@ -52,6 +52,10 @@ import branchRoutes from './routes/branches';
 import topicRoutes from './routes/topics';
 import releaseRoutes, { releaseDownloadRoutes } from './routes/releases';
 import wikiRoutes from './routes/wiki';
+import starRoutes from './routes/stars';
+import repoPeopleRoutes from './routes/repo-people';
+import issuePinRoutes from './routes/issue-pins';
+import repoActivityRoutes from './routes/repo-activity';
 import { ForgeSshServer } from './ssh/server';
 
 export interface BuildAppOptions {
@@ -93,6 +97,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
   if (!options.prisma) app.addHook('onClose', async () => prisma.$disconnect());
   app.addHook('onClose', async () => services.gitReaders.close());
   app.addHook('onClose', async () => services.gitTransport.close());
+  app.addHook('onClose', async () => services.hot.close());
   // Pushes to mirrors started by this process finish before the database closes.
   app.addHook('onClose', async () => services.pushMirrors.idle());
   app.addHook('onResponse', async (request, reply) => {
@@ -148,6 +153,10 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
       await api.register(topicRoutes);
       await api.register(releaseRoutes);
       await api.register(wikiRoutes);
+      await api.register(starRoutes);
+      await api.register(repoPeopleRoutes);
+      await api.register(issuePinRoutes);
+      await api.register(repoActivityRoutes);
     },
     { prefix: '/api/v1' },
   );
