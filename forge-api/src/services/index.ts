@@ -140,7 +140,8 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
   const webhooks = new WebhookService(prisma, convert);
   const deliveries = new DeliveryWorker(prisma, config);
   webhooks.onQueued = () => deliveries.kick();
-  const releases = new ReleaseService(prisma, repos, gitReaders, tracker.attachments, notifier, convert);
+  const tagProtections = new TagProtectionService(prisma);
+  const releases = new ReleaseService(prisma, repos, gitReaders, tracker.attachments, notifier, convert, (repoId, tag, userId) => tagProtections.mayControl(repoId, tag, userId));
 
   notifier.add(new ActivityListener(activities));
   notifier.add(
@@ -163,7 +164,6 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
 
   const gitData = new GitDataService(config, gitReaders, repos, new CommitConverter(prisma, convert, config.rootUrl));
   const branchProtections = new BranchProtectionService(prisma, permissions);
-  const tagProtections = new TagProtectionService(prisma);
   const branches = new BranchService(prisma, config, permissions, branchProtections, repos);
   const teams = new TeamService(prisma, permissions);
   const wiki = new WikiService(config, repos, gitReaders, notifier);
