@@ -58,6 +58,30 @@ function route(i: number): Record<string, unknown> {
 }
 
 type Log = { time?: string; msg: string; [k: string]: unknown };
+
+const TICK_MS = 1000 / 100; // USER_HZ
+/** utime + stime (+ reaped children's, with `children`) of a process, in ms; 0 once it is gone. */
+function cpuMs(pid: number, children = false): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // Fields 14-17 of stat (utime, stime, cutime, cstime) are 11-14 after the command.
+    return (Number(f[11]) + Number(f[12]) + (children ? Number(f[13]) + Number(f[14]) : 0)) * TICK_MS;
+  } catch {
+    return 0;
+  }
+}
+
+/** The nginx master with the workers it reaped, plus its live workers. */
+function nginxCpuMs(master: number): number {
+  let ms = cpuMs(master, true);
+  try {
+    for (const pid of fs.readFileSync(`/proc/${master}/task/${master}/children`, 'utf8').trim().split(' ').filter(Boolean)) ms += cpuMs(Number(pid));
+  } catch {
+    /* no children file */
+  }
+  return ms;
+}
 const at = (l: Log) => Date.parse(l.time ?? '');
 
 /**
@@ -155,6 +179,10 @@ async function main(): Promise<void> {
           req.setTimeout(10000, () => req.destroy(new Error('create: no answer from the API server in 10 s')));
           req.end(body);
         });
+      // CPU time of each part over the changes: on a machine shared with other work the wall
+      // times above swing with the load, the CPU a change costs each process much less.
+      const nginxPid = Number(fs.readFileSync(path.join(dir, 'pod', 'run', 'nginx.pid'), 'utf8').trim());
+      const cpuBefore = { controller: cpuMs(controller.child.pid!), agent: cpuMs(agent.child.pid!), nginx: nginxCpuMs(nginxPid) };
       const apiTimes: number[] = [];
       const marks: { i: number; start: number; created: number; served: number }[] = [];
       for (let k = 0; k < CHANGES; k++) {
@@ -168,6 +196,7 @@ async function main(): Promise<void> {
         marks.push({ i, start, created, served: start + ms });
         await sleep(300);
       }
+      const cpuAfter = { controller: cpuMs(controller.child.pid!), agent: cpuMs(agent.child.pid!), nginx: nginxCpuMs(nginxPid) };
       const kubectlTimes: number[] = [];
       for (let k = 0; k < KUBECTL_CHANGES; k++) {
         const i = ROUTES + CHANGES + k;
@@ -196,6 +225,8 @@ async function main(): Promise<void> {
       }
       const reloads = agent.logs.filter((l) => l.msg === 'nginx reloaded').slice(-(CHANGES + KUBECTL_CHANGES));
       if (reloads.length) process.stdout.write(`  agent nginx medians: write ${med(reloads.map((l) => Number(l.checkMs)))} ms, reload ${med(reloads.map((l) => Number(l.reloadMs)))} ms (new workers forked after ${med(reloads.map((l) => Number(l.forkMs)))} ms), drain ${med(reloads.map((l) => Number(l.drainMs)))} ms\n`);
+      const per = (k: keyof typeof cpuBefore) => ((cpuAfter[k] - cpuBefore[k]) / Math.max(1, CHANGES)).toFixed(0);
+      process.stdout.write(`  CPU per change (user+system, over the ${CHANGES} API changes, status writes and reports included): controller ${per('controller')} ms, agent ${per('agent')} ms, nginx (master + workers) ${per('nginx')} ms\n`);
       const steps = timeline(marks, controller.logs, agent.logs);
       if (steps.length) {
         process.stdout.write(`  where the time goes (medians over ${marks.length} changes, from the create request; log clocks in ms):\n`);

@@ -6,6 +6,7 @@
  */
 import { AccessMode, type Converter, fmtTime } from './convert';
 import type { Prisma } from './database';
+import type { HotReads } from './fast-reads';
 import type { PermissionService } from './permissions';
 import { USER_TYPE_ORGANIZATION } from './permissions';
 import type { Repository, User } from './records';
@@ -61,15 +62,14 @@ export interface FeedQuery {
 }
 
 /** Writes the feed rows of one event (the function named in the brief; the service wraps it). */
-export async function recordActivity(prisma: Prisma, permissions: PermissionService, input: ActivityInput): Promise<void> {
+export async function recordActivity(prisma: Prisma, hot: HotReads, permissions: PermissionService, input: ActivityInput): Promise<void> {
   const repo = input.repo;
   const owner = repo.owner ?? (await prisma.user.findUniqueOrThrow({ where: { id: repo.ownerId } }));
   const receivers = new Set<number>([input.actUserId]);
   if (owner.type === USER_TYPE_ORGANIZATION) receivers.add(owner.id);
-  const watchers = await prisma.watch.findMany({ where: { repoId: repo.id, mode: { in: [1, 3] } }, select: { userId: true } });
-  const candidates = watchers.map((w) => w.userId).filter((id) => !receivers.has(id));
+  const candidates = (await hot.watcherIds(repo.id)).filter((id) => !receivers.has(id));
   if (candidates.length) {
-    const users = await prisma.user.findMany({ where: { id: { in: candidates } } });
+    const users = await hot.usersByIds(candidates);
     const open = !repo.isPrivate && owner.visibility === 0;
     for (const u of users) {
       if ((open && !u.isRestricted) || (await permissions.repoAccessMode(u, { ...repo, owner })) >= AccessMode.Read) receivers.add(u.id);
@@ -93,10 +93,11 @@ export class ActivityService {
     private readonly permissions: PermissionService,
     private readonly convert: Converter,
     private readonly issueConvert: IssueConverter,
+    private readonly hot: HotReads,
   ) {}
 
   record(input: ActivityInput): Promise<void> {
-    return recordActivity(this.prisma, this.permissions, input);
+    return recordActivity(this.prisma, this.hot, this.permissions, input);
   }
 
   /** A feed, newest first, without rows of repositories the viewer cannot read. */

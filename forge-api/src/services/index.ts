@@ -4,6 +4,7 @@
  */
 import type { ForgeConfig } from '../config';
 import { ActivityService } from './activities';
+import { HotReads } from './fast-reads';
 import { AdminService } from './admin';
 import { Converter, AccessMode } from './convert';
 import { CronService } from './cron';
@@ -120,6 +121,8 @@ export interface Services {
   sshAccess: SshAccessService;
   /** Wiki pages in <repo>.wiki.git. */
   wiki: WikiService;
+  /** Prepared read statements of the hot paths, beside Prisma (closed with the app). */
+  hot: HotReads;
 }
 
 export interface ServiceOptions {
@@ -129,15 +132,16 @@ export interface ServiceOptions {
 
 export function createServices(prisma: Prisma, config: ForgeConfig, options: ServiceOptions = {}): Services {
   const notifier = new Notifier(options.logError ?? ((err, event) => console.error(`notify ${event} failed`, err)));
+  const hot = new HotReads(config.databaseUrl, prisma);
   const permissions = new PermissionService(prisma);
   const users = new UserService(prisma);
-  const repos = new RepoService(prisma, config, permissions, notifier);
+  const repos = new RepoService(prisma, config, permissions, notifier, hot);
   const convert = new Converter(config);
   const gitReaders = new GitReaderPool();
   const forks = new ForkService(prisma, config, permissions, repos, notifier);
-  const activities = new ActivityService(prisma, permissions, convert, new IssueConverter(config, convert));
-  const tracker = createTrackerServices(prisma, config, { convert, permissions, repos, notifier });
-  const webhooks = new WebhookService(prisma, convert);
+  const activities = new ActivityService(prisma, permissions, convert, new IssueConverter(config, convert), hot);
+  const tracker = createTrackerServices(prisma, config, { convert, permissions, repos, notifier, hot });
+  const webhooks = new WebhookService(prisma, convert, hot);
   const deliveries = new DeliveryWorker(prisma, config);
   webhooks.onQueued = () => deliveries.kick();
   const tagProtections = new TagProtectionService(prisma);
@@ -214,6 +218,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     gitTransport: new GitTransport(),
     wiki,
     sshAccess: new SshAccessService(prisma, permissions, users, repos, wiki),
+    hot,
   };
   services.contentChanges.branchGuard = (doer, repo, branch, paths) => branchProtections.verifyCommit(doer, repo, branch, paths);
   registerCronTasks(services);

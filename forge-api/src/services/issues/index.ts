@@ -2,6 +2,7 @@
 import type { ForgeConfig } from '../../config';
 import type { Converter } from '../convert';
 import type { Prisma } from '../database';
+import type { HotReads } from '../fast-reads';
 import type { PermissionService } from '../permissions';
 import type { RepoService } from '../repos';
 import { ActivityService } from '../activities';
@@ -36,11 +37,11 @@ export interface TrackerServices {
 export function createTrackerServices(
   prisma: Prisma,
   config: ForgeConfig,
-  deps: { convert: Converter; permissions: PermissionService; repos: RepoService; notifier: Notifier },
+  deps: { convert: Converter; permissions: PermissionService; repos: RepoService; notifier: Notifier; hot: HotReads },
 ): TrackerServices {
-  const context = new TrackerContext(prisma, deps.repos, deps.permissions, config.provider);
+  const context = new TrackerContext(prisma, deps.repos, deps.permissions, config.provider, deps.hot);
   const convert = new IssueConverter(config, deps.convert);
-  const notifications = new NotificationService(prisma, deps.permissions, deps.convert, convert);
+  const notifications = new NotificationService(prisma, deps.permissions, deps.convert, convert, deps.hot);
   const issues = new IssueService(context, convert, deps.notifier);
   const attachments = new AttachmentService(context, config, convert);
   return {
