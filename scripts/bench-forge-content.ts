@@ -3,6 +3,7 @@
  * Gitea 1.27.3 (../shared/tools/gitea, started by scripts/support/gitea.ts), both on SQLite,
  * same repository, same client (autocannon), servers alternating case by case (two rounds each):
  *   GET /repos/{o}/{r}/contents/{file}          a file two folders down, default branch
+ *   GET /repos/{o}/{r}/contents/{file}          500 files in turn (first asks miss any cache)
  *   GET /repos/{o}/{r}/contents/{dir}           a folder of 50 files
  *   GET /repos/{o}/{r}/raw/{file}, /media/{file}
  *   GET /repos/{o}/{r}/commits?limit=50          first page of a BENCH_COMMITS-commit history
@@ -141,9 +142,15 @@ async function load(s: Server, dir: string): Promise<void> {
   }
   // Only now: Gitea's background push handling makes the first pushed branch (b-1) the default
   // branch of an empty repository, overriding an earlier choice.
-  await api(s, 'PATCH', '/repos/root/content', { default_branch: 'main' });
-  const repo = await api(s, 'GET', '/repos/root/content');
-  if (repo.default_branch !== 'main') throw new Error(`${s.name}: default branch is ${repo.default_branch}`);
+  // Gitea may still be syncing the branches then and answer 500 "already in queue": retry.
+  for (let tries = 0; ; tries++) {
+    const ok = await api(s, 'PATCH', '/repos/root/content', { default_branch: 'main' }).then(() => true, (err) => {
+      if (tries >= 120) throw err;
+      return false;
+    });
+    if (ok && (await api(s, 'GET', '/repos/root/content')).default_branch === 'main') break;
+    await new Promise((r) => setTimeout(r, 1000));
+  }
   console.log(`${s.name}: pushed ${COMMITS} commits, ${BRANCHES + 1} branches in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 }
 
@@ -188,11 +195,19 @@ function cpuMs(root: number): number {
   return sum;
 }
 
-async function measure(s: Server, p: string): Promise<Figures> {
+/** One path, or several asked in turn (each server meets each path for the first time once). */
+type Target = string | string[];
+
+async function measure(s: Server, p: Target): Promise<Figures> {
   // Child processes that exit during the run are counted through the parent's reaped-children
   // times; long-lived ones (cat-file readers) through their own.
   const before = cpuMs(s.pid());
-  const res = await autocannon({ url: `${s.url}/api/v1${p}`, connections: CONNECTIONS, duration: DURATION, headers: { authorization: `token ${s.token}` } });
+  const headers = { authorization: `token ${s.token}` };
+  let i = 0;
+  const target = typeof p === 'string'
+    ? { url: `${s.url}/api/v1${p}` }
+    : { url: s.url, requests: [{ method: 'GET', setupRequest: (req: Record<string, unknown>) => ({ ...req, path: `/api/v1${p[i++ % p.length]}` }) }] };
+  const res = await autocannon({ ...target, connections: CONNECTIONS, duration: DURATION, headers });
   const cpu = (cpuMs(s.pid()) - before) / Math.max(1, res.requests.total);
   return { rps: res.requests.average, p50: res.latency.p50, p99: res.latency.p99, cpu, bad: res.non2xx + res.errors + res.timeouts };
 }
@@ -213,8 +228,10 @@ async function main(): Promise<void> {
     // Files change in turn (commit i writes dir-(i%10)/sub/file-(i%500).txt): this one was last
     // written 7 commits before the tip.
     const file = `dir-${(COMMITS - 7) % 10}/sub/file-${(COMMITS - 7) % 500}.txt`;
-    const cases: [string, string][] = [
+    const files = Array.from({ length: 500 }, (_, k) => `/repos/root/content/contents/dir-${k % 10}/sub/file-${k}.txt`);
+    const cases: [string, Target][] = [
       ['GET /contents/{file}', `/repos/root/content/contents/${file}`],
+      ['GET /contents/{file} (500 in turn)', files],
       ['GET /contents/{dir} (50 files)', '/repos/root/content/contents/dir-3/sub'],
       ['GET /raw/{file}', `/repos/root/content/raw/${file}`],
       ['GET /media/{file}', `/repos/root/content/media/${file}`],
@@ -230,8 +247,9 @@ async function main(): Promise<void> {
     const rows: string[] = [];
     for (const [name, p] of cases) {
       if (ONLY && !ONLY.test(name)) continue;
+      const first = typeof p === 'string' ? p : p[p.length - 1];
       const served = await Promise.all([forge, giteaServer].map(async (s) => {
-        const res = await fetch(`${s.url}/api/v1${p}`, { headers: { authorization: `token ${s.token}` } });
+        const res = await fetch(`${s.url}/api/v1${first}`, { headers: { authorization: `token ${s.token}` } });
         return { status: res.status, text: (await res.text()).slice(0, 160) };
       }));
       if (served.some((r) => r.status !== 200)) {
@@ -247,7 +265,9 @@ async function main(): Promise<void> {
       const a = avg(runs.forge);
       const b = avg(runs.gitea);
       const side = (n: string, x: ReturnType<typeof avg>) => `${n} ${x.rps.toFixed(1).padStart(7)} req/s p50 ${String(x.p50).padStart(4)} p99 ${String(x.p99).padStart(5)} ms cpu ${x.cpu.toFixed(2).padStart(6)} ms/req`;
-      const verdict = a.bad + b.bad ? `NOT COMPARED: non-2xx/errors forge ${a.bad}, gitea ${b.bad}` : `ratio ${(a.rps / b.rps).toFixed(2)} (cpu gitea/forge ${(b.cpu / a.cpu).toFixed(2)})`;
+      const verdict = a.bad + b.bad ? `NOT COMPARED: non-2xx/errors forge ${a.bad}, gitea ${b.bad}`
+        : a.rps === 0 || b.rps === 0 ? `NOT COMPARED: no answer within ${DURATION} s (forge ${a.rps}, gitea ${b.rps} req/s)`
+        : `ratio ${(a.rps / b.rps).toFixed(2)} (cpu gitea/forge ${(b.cpu / a.cpu).toFixed(2)})`;
       const line = `${name.padEnd(34)} ${side('forge', a)} | ${side('gitea', b)} | ${verdict}`;
       rows.push(line);
       console.log(line);

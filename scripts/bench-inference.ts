@@ -7,6 +7,9 @@
  *   direct    nginx -> the pod (a Service backend): proxying straight to the chosen pod
  *   builtin   nginx -> hop -> built-in picker (in-process) -> the same pod
  *   ext_proc  nginx -> hop -> portcullis-picker over ext_proc/gRPC (TLS, HTTP/2) -> the same pod
+ *             (the picker turns the response phase off, as it needs nothing from responses)
+ *   +response the same with a picker that takes the response phase (--response-phase=true: the
+ *             response headers and each chunk go to it and come back), what reading usage costs
  * Prints p50/p99 of each and the added latency (hop - direct), then requests/s of each with
  * autocannon (BENCH_CONNECTIONS), then the picker's choice quality: two pods, one slow with a
  * deep queue, concurrent clients, share of requests sent to the idle pod (goal >= 90 %).
@@ -88,6 +91,13 @@ async function main(): Promise<void> {
   const pickerPort = await freePort();
   const picker: ChildProcess = spawn(process.execPath, [path.join(REPO_ROOT, 'bin', 'portcullis-picker.js'), `--endpoints=${idle.endpoint},${busy.endpoint}`, `--grpc-port=${pickerPort}`], { stdio: ['ignore', 'ignore', 'inherit'] });
   await waitForPort(pickerPort, '127.0.0.1', 30000);
+  const respPickerPort = await freePort();
+  const respPicker: ChildProcess = spawn(
+    process.execPath,
+    [path.join(REPO_ROOT, 'bin', 'portcullis-picker.js'), `--endpoints=${idle.endpoint},${busy.endpoint}`, `--grpc-port=${respPickerPort}`, '--response-phase=true'],
+    { stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+  await waitForPort(respPickerPort, '127.0.0.1', 30000);
   const labels = { app: 'llm' };
   const gw = await startInferenceGateway({
     'bench.yaml': [
@@ -95,6 +105,9 @@ async function main(): Promise<void> {
       podFor(idle, labels),
       podFor(busy, labels),
       ...pickerService('epp', pickerPort),
+      ...pickerService('epp-resp', respPickerPort),
+      inferencePool('extresp', { labels, ports: [podPortNumber], picker: { name: 'epp-resp', port: 9002 } }),
+      httpRoute('extresp', { rules: [{ matches: [{ path: { type: 'PathPrefix', value: '/extresp' } }], backendRefs: [{ ...POOL, name: 'extresp' }] }] }),
       inferencePool('builtin', { labels, ports: [podPortNumber] }),
       inferencePool('extproc', { labels, ports: [podPortNumber], picker: { name: 'epp', port: 9002 } }),
       httpRoute('direct', { rules: [{ matches: [{ path: { type: 'PathPrefix', value: '/direct' } }], backendRefs: [{ name: 'pod-idle', port: 80 }] }] }),
@@ -109,6 +122,7 @@ async function main(): Promise<void> {
       ['direct (nginx -> pod)', '/direct/v1/completions', {}],
       ['hop + built-in picker', '/builtin/v1/completions', steer],
       ['hop + ext_proc picker (TLS)', '/extproc/v1/completions', steer],
+      ['  + response phase', '/extresp/v1/completions', steer],
     ];
     const agents = paths.map(() => new http.Agent({ keepAlive: true, maxSockets: 1 }));
     // Warm up: connections, the picker channel, JIT.
@@ -150,6 +164,7 @@ async function main(): Promise<void> {
   } finally {
     await gw.close();
     picker.kill('SIGTERM');
+    respPicker.kill('SIGTERM');
     podsProcess.kill('SIGTERM');
   }
 }

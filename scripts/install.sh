@@ -51,10 +51,11 @@ if [ -f ../shared/tools/k8s/build.sh ]; then
 else
   echo "!!! ../shared/tools/k8s/build.sh not found beside the repository; e2e/k8s will fail on CI"
 fi
-# The inference extension's upstream endpoint picker (e2e/inference/upstream-epp.test.ts), built
-# from the Go module proxy and cached under ~/.cache/portcullis-epp: ~11 min cold on 2 busy
-# cores, nothing once cached. A failed build fails that test on CI, saying what is missing.
-bash scripts/build-epp.sh lwepp || echo "!!! the upstream endpoint picker did not build (scripts/build-epp.sh); e2e/inference/upstream-epp.test.ts will fail"
+# The inference extension's upstream endpoint pickers (lwepp v1.6.0 and epp v1.5.0, for
+# e2e/inference/upstream-epp.test.ts), built from the Go module proxy and cached under
+# ~/.cache/portcullis-epp: about 2.5 + 5 min of CPU cold (26 + 30 min wall on 2 cores shared with
+# 8 sessions), nothing once cached. A failed build fails that test on CI, saying what is missing.
+bash scripts/build-epp.sh all || echo "!!! the upstream endpoint pickers did not build (scripts/build-epp.sh); e2e/inference/upstream-epp.test.ts will fail"
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund
 fi

@@ -379,6 +379,22 @@ describe('backends', () => {
     ]);
   });
 
+  test('gRPC backends get upstreams of their own, with more idle connections kept', () => {
+    // nginx hands idle backend connections out per upstream block: an HTTPRoute and a GRPCRoute
+    // on one Service port must not share one, or HTTP/1.1 and h2c connections get mixed up.
+    const b = f.backend('svc', 9000);
+    const web = f.route('web', [f.rule(0, [f.prefix('/')], [b])], { hostnames: ['web.test'] });
+    const rpc = f.route('rpc', [f.rule(0, [f.prefix('/')], [b])], { hostnames: ['rpc.test'], kind: 'GRPCRoute' });
+    const model = buildModel(f.graph([f.listener(80, [f.attach(web), f.attach(rpc)])]));
+    expect(model.upstreams.map((u) => [u.name, u.backend, u.keepalive]).sort()).toEqual([
+      ['b_default__svc_80', 'default/svc:80', 64],
+      ['g_default__svc_80', 'default/svc:80', 256],
+    ]);
+    const targets = (name: string) => server(model, 80, name).ruleLocations.map((r) => r.target);
+    expect(targets('web.test')).toEqual([{ kind: 'upstream', upstream: 'b_default__svc_80' }]);
+    expect(targets('rpc.test')).toEqual([{ kind: 'upstream', upstream: 'g_default__svc_80' }]);
+  });
+
   test('weights become split_clients percentages; weight 0 gets no bucket', () => {
     const model = buildModel(
       f.graph([

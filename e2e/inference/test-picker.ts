@@ -40,6 +40,8 @@ export interface ResponsePlan {
   suffix?: string;
   /** Trailers set on the response's trailers (response_trailers reply). */
   setTrailers?: Record<string, string>;
+  /** Fail the stream (gRPC INTERNAL) when the response headers, or the first body chunk, come. */
+  failAt?: 'headers' | 'body';
 }
 
 export type PickerReply =
@@ -127,12 +129,20 @@ export async function startTestPicker(tls: { key: Buffer; cert: Buffer } | undef
             const lb = m.metadata_context?.filter_metadata?.['envoy.lb']?.fields?.['x-gateway-destination-endpoint-served'];
             seen.response.served = lb?.stringValue;
           }
+          if (plan().failAt === 'headers') {
+            call.emit('error', { code: grpc.status.INTERNAL, details: 'picker failure in the response phase' });
+            return;
+          }
           call.write({ response_headers: { response: { header_mutation: { set_headers: Object.entries(plan().setHeaders ?? {}).map(([k, v]) => option(k, v)) } } } });
         } else if (m.response_body) {
           const chunk = Buffer.from(m.response_body.body ?? Buffer.alloc(0)).toString();
           const eos = !!m.response_body.end_of_stream;
           seen?.response.chunks.push({ body: chunk, endOfStream: eos, at: Date.now() });
           const p = plan();
+          if (p.failAt === 'body') {
+            call.emit('error', { code: grpc.status.INTERNAL, details: 'picker failure in the response phase' });
+            return;
+          }
           if (p.body === 'duplex') {
             call.write({ response_body: { response: { body_mutation: { streamed_response: { body: Buffer.from(chunk + (eos ? p.suffix ?? '' : '')), end_of_stream: eos } } } } });
           } else if (p.body === 'upper') {

@@ -12,6 +12,8 @@
  * lwepp (v1.6.0, the lightweight reference picker): round robin over the ready pods, the
  * conformance steering header, and in the response phase the conformance report of the endpoint
  * that served (from the `envoy.lb` metadata the hop sends with the response headers).
+ * epp (v1.5.0, the full picker) for a second pool over the same pods: its scorers follow the
+ * pods' /metrics, and its full-duplex response phase sends every body back itself.
  */
 import * as path from 'path';
 import { sharedK8sTools, startCluster, type Cluster } from '../support/kube';
@@ -45,9 +47,10 @@ describeWithEpp('the upstream lightweight endpoint picker (lwepp v1.6.0) on the 
 
   const podUrl = (name: string) => `${pods[name].address}:${TARGET_PORT}`;
   const nameOf = (endpoint: string) => POD_NAMES.find((n) => podUrl(n) === endpoint);
-  const control = async (name: string) => JSON.parse((await httpRequest(TARGET_PORT, '/_control', {}, pods[name].address)).text);
-  const complete = (headers: Record<string, string> = {}): Promise<HttpResponse> =>
-    httpRequest(port, '/v1/completions', { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(COMPLETION), timeoutMs: 15000 });
+  const control = async (name: string, body?: unknown) =>
+    JSON.parse((await httpRequest(TARGET_PORT, '/_control', body ? { method: 'POST', body: JSON.stringify(body) } : {}, pods[name].address)).text);
+  const complete = (headers: Record<string, string> = {}, body: unknown = COMPLETION, host?: string): Promise<HttpResponse> =>
+    httpRequest(port, '/v1/completions', { method: 'POST', host, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), timeoutMs: 15000 });
 
   async function setReady(name: string, ready: boolean): Promise<void> {
     const ip = pods[name].address;
@@ -91,7 +94,6 @@ describeWithEpp('the upstream lightweight endpoint picker (lwepp v1.6.0) on the 
     epp = await startUpstreamEpp(
       'lwepp',
       [
-        `--kubeconfig=${cluster.kubeconfig}`,
         '--pool-name=vllm',
         `--pool-namespace=${NS}`,
         `--grpc-port=${eppPort}`,
@@ -100,6 +102,7 @@ describeWithEpp('the upstream lightweight endpoint picker (lwepp v1.6.0) on the 
         '--secure-serving=true',
       ],
       { host: eppAddress, port: eppPort },
+      cluster.kubeconfig,
     );
     controller = await startController({
       manifestsDir: dir,
@@ -191,6 +194,89 @@ describeWithEpp('the upstream lightweight endpoint picker (lwepp v1.6.0) on the 
     for (let i = 0; i < 8; i++) expect((await complete()).json.pod).not.toBe('vllm-b');
     await setReady('vllm-b', true);
     await eventually(() => complete({ 'test-epp-endpoint-selection': pods['vllm-b'].address }), (r) => r.json?.pod === 'vllm-b', 30000, 300);
+  });
+
+  /**
+   * The full picker (epp v1.5.0, its default configuration: queue, KV-cache and prefix scorers
+   * over the pods' vLLM /metrics, scraped every 50 ms) for a second pool over the same pods,
+   * routed by hostname. It answers the response phase in full duplex (streamed_response).
+   */
+  describeWithEpp('the upstream full endpoint picker (epp v1.5.0)', 'epp', () => {
+    const HOST = 'full.example';
+    let full: UpstreamEpp | undefined;
+    let n = 0;
+    // A new prompt each time, so that the prefix scorer has no affinity to follow.
+    const ask = (headers: Record<string, string> = {}) => complete(headers, { ...COMPLETION, prompt: `question ${n++} ${Math.random()}` }, HOST);
+
+    beforeAll(async () => {
+      const fullPort = await freePort();
+      const address = pods[POD_NAMES[1]].hostAddress;
+      await cluster.apply([
+        inferencePool('vllm-full', { labels, ports: [TARGET_PORT], picker: { name: 'vllm-full-epp', port: 9002, failureMode: 'FailClose' } }, NS),
+        httpRoute('llm-full', { namespace: NS, hostnames: [HOST], rules: [{ matches: [{ path: { type: 'PathPrefix', value: '/v1' } }], backendRefs: [{ ...POOL_REF, name: 'vllm-full' }] }] }),
+        { apiVersion: 'v1', kind: 'Service', metadata: { name: 'vllm-full-epp', namespace: NS }, spec: { ports: [{ name: 'grpc', port: 9002, targetPort: fullPort, protocol: 'TCP' }] } },
+        {
+          apiVersion: 'discovery.k8s.io/v1',
+          kind: 'EndpointSlice',
+          metadata: { name: 'vllm-full-epp-1', namespace: NS, labels: { 'kubernetes.io/service-name': 'vllm-full-epp' } },
+          addressType: 'IPv4',
+          ports: [{ name: 'grpc', port: fullPort, protocol: 'TCP' }],
+          endpoints: [{ addresses: [address], conditions: { ready: true } }],
+        },
+      ]);
+      full = await startUpstreamEpp(
+        'epp',
+        [
+            '--pool-name=vllm-full',
+          `--pool-namespace=${NS}`,
+          `--grpc-port=${fullPort}`,
+          `--grpc-health-port=${await freePort()}`,
+          `--metrics-port=${await freePort()}`,
+          '--secure-serving=true',
+          '--tracing=false',
+          '--enable-pprof=false',
+          '--metrics-endpoint-auth=false',
+        ],
+        { host: address, port: fullPort },
+        cluster.kubeconfig,
+      );
+      await eventually(() => ask().catch(() => ({ status: 0 }) as HttpResponse), (r) => r.status === 200, 60000, 300);
+    });
+
+    afterAll(async () => {
+      if (full && process.env.EPP_LOG) process.stderr.write(full.log().slice(-20000));
+      await full?.stop();
+      for (const name of POD_NAMES) await control(name, { load: { waiting: 0, running: 0, kvCache: 0 } });
+    });
+
+    test('requests go to the pod its scorers prefer: the one whose /metrics show no queue and a free KV cache', async () => {
+      for (const idle of ['vllm-b', 'vllm-c']) {
+        for (const name of POD_NAMES) await control(name, { load: name === idle ? { waiting: 0, running: 0, kvCache: 0.05 } : { waiting: 12, running: 8, kvCache: 0.9 } });
+        await new Promise((r) => setTimeout(r, 600));
+        const hits: string[] = [];
+        for (let i = 0; i < 20; i++) {
+          const res = await ask();
+          expect(res.status).toBe(200);
+          expect(nameOf(res.json.headers['x-gateway-destination-endpoint'].split(',')[0])).toBe(res.json.pod);
+          hits.push(res.json.pod);
+        }
+        expect(hits.filter((h) => h === idle).length).toBeGreaterThanOrEqual(18);
+      }
+    });
+
+    test('its full-duplex response phase: the JSON answer and server-sent events come back intact, tokens one by one', async () => {
+      for (const name of POD_NAMES) await control(name, { load: { waiting: 0, running: 0, kvCache: 0 } });
+      const json = await ask();
+      expect(json.status).toBe(200);
+      expect(json.json.choices[0].text).toBe('Portcullis routes tokens.');
+      const res = await streamCompletion(port, { ...COMPLETION, prompt: `stream ${Math.random()}`, stream: true }, { host: HOST });
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toBe('text/event-stream');
+      expect(res.text.match(/^data: \{.*$/gm) ?? []).toHaveLength(6);
+      expect(res.text.endsWith('data: [DONE]\n\n')).toBe(true);
+      expect(res.arrivals.length).toBeGreaterThanOrEqual(4);
+      expect(res.arrivals[res.arrivals.length - 1].at - res.arrivals[0].at).toBeGreaterThan(350);
+    });
   });
 
   test('picker down: FailClose answers 503', async () => {

@@ -136,6 +136,20 @@ export async function startController(options: ControllerOptions, waitFirstRecon
   return proc;
 }
 
+/**
+ * Resolves once the controller has reconciled after `since` reconciles and then stayed quiet
+ * for `quietMs`: a change is picked up after the provider's debounce, and a reconcile already
+ * running when it came is followed by one more.
+ */
+export async function settleAfter(controller: ControllerProcess, since: number, quietMs: number): Promise<void> {
+  await controller.waitForReconciles(since + 1);
+  for (;;) {
+    const n = controller.reconciles();
+    await new Promise((r) => setTimeout(r, quietMs));
+    if (controller.reconciles() === n) return;
+  }
+}
+
 /** For afterAll/afterEach: stops every controller a test started and has not stopped. */
 export async function stopAllControllers(): Promise<void> {
   await Promise.all([...running].map((p) => p.stop('SIGTERM')));

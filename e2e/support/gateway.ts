@@ -1,6 +1,6 @@
 import * as path from 'path';
 import { promises as fs } from 'fs';
-import { ControllerOptions, ControllerProcess, startController } from './controller';
+import { ControllerOptions, ControllerProcess, settleAfter, startController } from './controller';
 import { EchoBackend, startEchoBackend } from './echo-backend';
 import { backendOf, httpRequest, HttpRequestOptions, HttpResponse } from './http';
 import { freePort } from './ports';
@@ -63,17 +63,7 @@ export async function startGatewayFixture(options: GatewayFixtureOptions = {}): 
     controller = await startController({ manifestsDir, stateDir, ...options.controller });
     // Tests may replace fixture.controller (a restart): always use the current one.
     const current = (): ControllerProcess => fixture.controller;
-    const settle = async (since: number): Promise<void> => {
-      const c = current();
-      // The watcher picks a change up after its debounce; a reconcile already running when the
-      // file changed is followed by one more. So: wait for a new reconcile, then for quiet.
-      await c.waitForReconciles(since + 1);
-      for (;;) {
-        const n = c.reconciles();
-        await new Promise((r) => setTimeout(r, 150));
-        if (c.reconciles() === n) return;
-      }
-    };
+    const settle = (since: number): Promise<void> => settleAfter(current(), since, 150);
     const port = ports[listeners[0].name];
     const fixture: GatewayFixture = {
       dir,

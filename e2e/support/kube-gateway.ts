@@ -11,7 +11,7 @@
  * the precedence cases that rank routes by age see the ages the test asked for.
  */
 import * as path from 'path';
-import { startController, type ControllerProcess } from './controller';
+import { settleAfter, startController, type ControllerProcess } from './controller';
 import type { EchoBackend } from './echo-backend';
 import type { GatewayFixture, GatewayFixtureOptions } from './gateway';
 import { backendOf, httpRequest } from './http';
@@ -96,15 +96,7 @@ export async function startKubeGatewayFixture(options: GatewayFixtureOptions = {
       args: ['--leader-election=false', `--health-address=127.0.0.1:${healthPort}`, `--metrics-address=127.0.0.1:${metricsPort}`, ...(options.controller?.args ?? [])],
     });
     const current = (): ControllerProcess => fixture.controller;
-    const settle = async (since: number): Promise<void> => {
-      const c = current();
-      await c.waitForReconciles(since + 1);
-      for (;;) {
-        const n = c.reconciles();
-        await new Promise((r) => setTimeout(r, 200));
-        if (c.reconciles() === n) return;
-      }
-    };
+    const settle = (since: number): Promise<void> => settleAfter(current(), since, 200);
     const c = cluster;
     const write = async (file: string, docs: Manifest[] | string): Promise<void> => {
       if (typeof docs === 'string') throw new Error('the Kubernetes fixture applies documents, not raw YAML text');

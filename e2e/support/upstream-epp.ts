@@ -49,10 +49,13 @@ function listening(host: string, port: number): Promise<boolean> {
   });
 }
 
-/** Starts `bin/<name> ...args` and resolves once its gRPC port accepts connections on `host`. */
-export async function startUpstreamEpp(name: string, args: string[], wait: { host: string; port: number }): Promise<UpstreamEpp> {
+/**
+ * Starts `bin/<name> ...args` and resolves once its gRPC port accepts connections on `host`.
+ * The kubeconfig goes in KUBECONFIG (controller-runtime reads it; not every picker has a flag).
+ */
+export async function startUpstreamEpp(name: string, args: string[], wait: { host: string; port: number }, kubeconfig: string): Promise<UpstreamEpp> {
   let out = '';
-  const child: ChildProcess = spawn(path.join(EPP_TOOLS, 'bin', name), args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(path.join(EPP_TOOLS, 'bin', name), args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, KUBECONFIG: kubeconfig } });
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
   const stop = async () => {

@@ -50,6 +50,10 @@ import branchRoutes from './routes/branches';
 import topicRoutes from './routes/topics';
 import releaseRoutes, { releaseDownloadRoutes } from './routes/releases';
 import wikiRoutes from './routes/wiki';
+import starRoutes from './routes/stars';
+import repoPeopleRoutes from './routes/repo-people';
+import issuePinRoutes from './routes/issue-pins';
+import repoActivityRoutes from './routes/repo-activity';
 import { ForgeSshServer } from './ssh/server';
 
 export interface BuildAppOptions {
@@ -91,6 +95,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
   if (!options.prisma) app.addHook('onClose', async () => prisma.$disconnect());
   app.addHook('onClose', async () => services.gitReaders.close());
   app.addHook('onClose', async () => services.gitTransport.close());
+  app.addHook('onClose', async () => services.hot.close());
   app.addHook('onResponse', async (request, reply) => {
     const q = request.url.indexOf('?');
     const path = q < 0 ? request.url : request.url.slice(0, q);
@@ -142,6 +147,10 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
       await api.register(topicRoutes);
       await api.register(releaseRoutes);
       await api.register(wikiRoutes);
+      await api.register(starRoutes);
+      await api.register(repoPeopleRoutes);
+      await api.register(issuePinRoutes);
+      await api.register(repoActivityRoutes);
     },
     { prefix: '/api/v1' },
   );

@@ -191,11 +191,13 @@ export class NginxProcess {
     switchLive(this.layout, staged.dir);
     const master = this.child!.pid!;
     const oldWorkers = childPids(master);
-    const waiting = this.waitServing(staged.token);
+    const started = this.watchStarts(master);
+    const waiting = this.waitServing(staged.token, started.up);
     process.kill(master, 'SIGHUP');
-    const handover = this.handOver(master, oldWorkers, waiting);
+    const handover = this.handOver(master, oldWorkers, waiting, started);
     const result = await waiting;
     const forked = await handover;
+    started.stop();
     const t2 = Date.now();
     // Old workers stop accepting as soon as they start shutting down, a moment after the new
     // ones are up: wait for that so the very next request is answered by the new config (not
@@ -228,7 +230,7 @@ export class NginxProcess {
    * finish their requests and exit, and the master (which marks them exiting when its 100 ms
    * are up) does not respawn them. A refused reload starts no workers: nothing is signalled.
    */
-  private async handOver(master: number, oldWorkers: number[], served: Promise<ApplyResult>): Promise<number | undefined> {
+  private async handOver(master: number, oldWorkers: number[], served: Promise<ApplyResult>, started: WorkerStarts): Promise<number | undefined> {
     // Until the reload is known to have failed (then no new workers come), or 2 s have passed.
     let failed = false;
     void served.then((r) => (failed = !r.ok));
@@ -237,8 +239,11 @@ export class NginxProcess {
     // Workers of an earlier generation may still be finishing long requests: count only as many
     // new workers as the live generation had.
     const expected = this.workers || oldWorkers.length;
+    started.expect(expected);
     while (!failed && Date.now() < deadline && oldWorkers.some(alive)) {
-      const fresh = childPids(master).filter((p) => !old.has(p));
+      // The master's "start worker process N" lines say it at once; /proc is read too, slowly,
+      // in case its log does not reach us (an error_log level above notice).
+      const fresh = started.pids.length >= expected ? started.pids : childPids(master).filter((p) => !old.has(p));
       if (fresh.length >= expected) {
         this.workers = fresh.length;
         for (const pid of oldWorkers) {
@@ -250,13 +255,45 @@ export class NginxProcess {
         }
         return Date.now();
       }
-      await sleep(2);
+      await Promise.race([started.up, sleep(20)]);
     }
     return undefined;
   }
 
-  /** Resolves once the status endpoint answers `token`; fails on a fatal log line or exit. */
-  private waitServing(token: string): Promise<ApplyResult> {
+  /**
+   * Follows the master's log for the workers it starts after a reload. Until they exist, a
+   * reload is the master parsing the config: polling then would only take CPU from it (on a busy
+   * node the agent's polls competed with the parse they wait for).
+   */
+  private watchStarts(master: number): WorkerStarts {
+    const pids: number[] = [];
+    let expected = Infinity;
+    let resolve!: () => void;
+    const up = new Promise<void>((r) => (resolve = r));
+    const onLine = (l: NginxLogLine) => {
+      if (l.pid !== master) return;
+      const m = /^start worker process (\d+)$/.exec(l.message);
+      if (!m) return;
+      pids.push(Number(m[1]));
+      if (pids.length >= expected) resolve();
+    };
+    this.lineListeners.add(onLine);
+    return {
+      pids,
+      up,
+      expect: (n) => {
+        expected = n;
+        if (pids.length >= n) resolve();
+      },
+      stop: () => this.lineListeners.delete(onLine),
+    };
+  }
+
+  /**
+   * Resolves once the status endpoint answers `token`; fails on a fatal log line or exit. Polls
+   * every 3 ms once `workersUp` (the new workers exist), every 25 ms before.
+   */
+  private waitServing(token: string, workersUp?: Promise<void>): Promise<ApplyResult> {
     return new Promise<ApplyResult>((resolve) => {
       let done = false;
       const fatal: string[] = [];
@@ -286,10 +323,13 @@ export class NginxProcess {
       );
       const child = this.child;
       this.exited?.then(() => finish({ ok: false, message: fatal.join('; ') || 'nginx exited' }));
+      let fast = !workersUp;
+      void workersUp?.then(() => (fast = true));
       const poll = async () => {
         while (!done && this.child === child) {
           if ((await this.generationServed()) === token) return finish({ ok: true });
-          await sleep(3);
+          if (fast) await sleep(3);
+          else await Promise.race([sleep(25), workersUp]);
         }
       };
       void poll();
@@ -365,6 +405,15 @@ export class NginxProcess {
     for (let i = 0; i < 100 && alive(pid); i++) await sleep(100);
     if (alive(pid)) process.kill(pid, 'SIGKILL');
   }
+}
+
+interface WorkerStarts {
+  /** Workers the master said it started since the signal. */
+  pids: number[];
+  /** Resolves when `expect`'s count have started. */
+  up: Promise<void>;
+  expect(count: number): void;
+  stop(): void;
 }
 
 function sameFiles(a: Record<string, string>, b: Record<string, string>): boolean {

@@ -176,7 +176,7 @@ export function buildLocations(
       const ruleLocation: RuleLocation = {
         name,
         source: { namespace: route.namespace, name: route.name, ruleIndex: rule.index },
-        target: noWeight ?? ctx.upstreams.target(rule.backends, perBackend),
+        target: noWeight ?? ctx.upstreams.target(rule.backends, perBackend, route.kind === 'GRPCRoute'),
         settings: {},
         ...(route.kind === 'GRPCRoute' ? { grpc: true } : {}),
       };
@@ -186,7 +186,7 @@ export function buildLocations(
       if (perBackend) {
         if (ruleLocation.target.kind === 'backends') {
           for (const i of shares) {
-            const own: RuleLocation = { ...ruleLocation, name: perBackend[i], target: ctx.upstreams.target([rule.backends[i]]), settings: {}, dispatchedBy: name };
+            const own: RuleLocation = { ...ruleLocation, name: perBackend[i], target: ctx.upstreams.target([rule.backends[i]], undefined, route.kind === 'GRPCRoute'), settings: {}, dispatchedBy: name };
             const filters = ruleFilters(rule.backendFilters![i], own, server, ctx);
             if (filters) own.filters = filters;
             ruleLocations.push(own);
@@ -351,7 +351,7 @@ function ruleFilters(filters: RouteRule['filters'], location: RuleLocation, serv
     filters,
     server,
     location.name,
-    { target: (b) => ctx.upstreams.target([b]), sample: (percent) => `pc_sample_${sampleHundredths(percent)}` },
+    { target: (b) => ctx.upstreams.target([b], undefined, location.grpc === true), sample: (percent) => `pc_sample_${sampleHundredths(percent)}` },
     location.grpc === true,
   );
 }

@@ -21,7 +21,7 @@ type Call =
   | { kind: 'flag'; source: string; regex: string; out: string }
   | { kind: 'run'; candidates: Parameters<ConditionMaps['run']>[0]; out: string }
   | { kind: 'uriField'; out: string }
-  | { kind: 'target'; backends: Parameters<Upstreams['target']>[0]; locations?: string[]; out: string }
+  | { kind: 'target'; backends: Parameters<Upstreams['target']>[0]; locations?: string[]; grpc?: boolean; out: string }
   | { kind: 'warn'; message: string };
 
 interface Entry {
@@ -101,9 +101,9 @@ export class ModelMemo {
         uriField: () => push(calls, { kind: 'uriField', out: ctx.maps.uriField() }),
       },
       upstreams: {
-        target: (backends, locations) => {
-          const out = ctx.upstreams.target(backends, locations);
-          calls.push({ kind: 'target', backends, ...(locations ? { locations } : {}), out: targetSignature(out) });
+        target: (backends, locations, grpc) => {
+          const out = ctx.upstreams.target(backends, locations, grpc);
+          calls.push({ kind: 'target', backends, ...(locations ? { locations } : {}), ...(grpc ? { grpc } : {}), out: targetSignature(out) });
           return out;
         },
       },
@@ -135,7 +135,7 @@ export class ModelMemo {
           if (ctx.maps.uriField() !== c.out) return false;
           break;
         case 'target':
-          if (targetSignature(ctx.upstreams.target(c.backends, c.locations)) !== c.out) return false;
+          if (targetSignature(ctx.upstreams.target(c.backends, c.locations, c.grpc)) !== c.out) return false;
           break;
         case 'warn':
           ctx.warn(c.message);

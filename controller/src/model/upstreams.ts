@@ -1,7 +1,11 @@
 /**
  * Backends -> upstreams, and a rule's backendRefs -> where its requests go.
  *
- * One upstream per (namespace, name, port) with the resolved endpoints and keepalive. Weights
+ * One upstream per (namespace, name, port) and protocol with the resolved endpoints and keepalive:
+ * gRPC backends (GRPCRoute, grpc_pass over h2c) get upstream blocks of their own, because nginx
+ * keeps idle connections per upstream block and hands them out by address alone: sharing one
+ * with proxy_pass would give an HTTP/1.1 connection to a gRPC call and an h2c one to an HTTP
+ * request where an HTTPRoute and a GRPCRoute use the same Service port. Weights
  * become a split_clients on $request_id (random per request) whose buckets name upstreams;
  * weight 0 backends get no bucket. Gateway API: the share of an invalid backend answers 500.
  */
@@ -12,12 +16,19 @@ import { inferencePoolValue } from './inference';
 import { isInferencePoolRef } from '../graph/inferencepools';
 
 /**
- * Idle connections each worker keeps per upstream. nginx does not multiplex gRPC calls towards a
- * backend: every call in flight holds an h2c connection of its own, so with fewer idle
- * connections kept than calls in flight, most calls open (and close) a connection: 16 -> 64
- * took nginx from ~90 to ~50 us of CPU per unary call at 64 in flight (bench:dataplane).
+ * Idle connections each worker keeps per upstream, HTTP/1.1 backends (proxy_pass).
  */
 export const KEEPALIVE_CONNECTIONS = 64;
+/**
+ * The same for gRPC backends (grpc_pass). nginx does not multiplex gRPC calls towards a backend:
+ * every call in flight holds an h2c connection of its own, so with fewer idle connections kept
+ * than calls in flight, the calls beyond them open (and close) a connection each. At 256 calls
+ * in flight (h2load, 64 connections x 4 streams, one worker), 64 kept meant ~0.4 connect(2) per
+ * call and ~25 % more CPU per call in nginx and the grpc-js backend; 256 kept, none (16 -> 64
+ * earlier took nginx from ~90 to ~50 us per call at 64 in flight). A kept slot costs ~150 bytes
+ * per worker, and an idle connection is closed after 60 s.
+ */
+export const GRPC_KEEPALIVE_CONNECTIONS = 256;
 /** split_clients values that do not name an upstream. */
 export const SPLIT_INVALID = '';
 export const SPLIT_NO_ENDPOINTS = '!';
@@ -67,11 +78,12 @@ export class Upstreams {
   }
 
   /** The upstream for a valid backend with endpoints. */
-  private upstream(b: BackendRef): Upstream {
+  private upstream(b: BackendRef, grpc: boolean): Upstream {
     const backend = `${b.namespace}/${b.name}:${b.port ?? ''}`;
-    const found = this.byKey.get(backend);
+    const key = grpc ? `${backend} grpc` : backend;
+    const found = this.byKey.get(key);
     if (found) return found;
-    let name = `b_${sanitize(b.namespace)}__${sanitize(b.name)}_${b.port ?? 0}`;
+    let name = `${grpc ? 'g' : 'b'}_${sanitize(b.namespace)}__${sanitize(b.name)}_${b.port ?? 0}`;
     for (let i = 2; this.names.has(name); i++) name = `${name}_${i}`;
     this.names.add(name);
     const seen = new Set<string>();
@@ -82,14 +94,14 @@ export class Upstreams {
         return seen.has(k) ? false : (seen.add(k), true);
       })
       .map((e) => ({ address: e.address, port: e.port }));
-    const upstream: Upstream = { name, backend, servers, keepalive: KEEPALIVE_CONNECTIONS };
-    this.byKey.set(backend, upstream);
+    const upstream: Upstream = { name, backend, servers, keepalive: grpc ? GRPC_KEEPALIVE_CONNECTIONS : KEEPALIVE_CONNECTIONS };
+    this.byKey.set(key, upstream);
     return upstream;
   }
 
-  private value(b: BackendRef): string {
+  private value(b: BackendRef, grpc: boolean): string {
     if (!b.valid) return SPLIT_INVALID;
-    const u = this.upstream(b);
+    const u = this.upstream(b, grpc);
     return u.servers.length ? u.name : SPLIT_NO_ENDPOINTS;
   }
 
@@ -114,11 +126,11 @@ export class Upstreams {
   }
 
   /** A split over named locations, one per backend (`locations`, same order as `backends`). */
-  private backendsTarget(backends: BackendRef[], locations: string[]): ProxyTarget {
+  private backendsTarget(backends: BackendRef[], locations: string[], grpc: boolean): ProxyTarget {
     const shares: { weight: number; value: string }[] = [];
     backends.forEach((b, i) => {
       if (!(b.weight > 0)) return;
-      const value = this.value(b);
+      const value = this.value(b, grpc);
       shares.push({ weight: b.weight, value: value === SPLIT_INVALID || value === SPLIT_NO_ENDPOINTS ? value : locations[i] });
     });
     if (shares.length === 0 || shares.every((s) => s.value === SPLIT_INVALID)) return { kind: 'status', code: 500 };
@@ -136,21 +148,22 @@ export class Upstreams {
 
   /**
    * Where a rule with these backendRefs sends its requests. With `locations` (backendRef
-   * filters), each backend's share goes to the named location given for it.
+   * filters), each backend's share goes to the named location given for it. `grpc`: the
+   * requests go out with grpc_pass (their upstreams are not shared with proxy_pass).
    */
-  target(backends: BackendRef[], locations?: string[]): ProxyTarget {
-    if (locations) return this.backendsTarget(backends, locations);
+  target(backends: BackendRef[], locations?: string[], grpc = false): ProxyTarget {
+    if (locations) return this.backendsTarget(backends, locations, grpc);
     if (backends.some((b) => isInferencePoolRef(b.group, b.kind))) return this.inferenceTarget(backends);
     if (backends.length === 1) {
       // The common case, without the arrays and sets of the general one.
       const b = backends[0];
       if (!(b.weight > 0) || !b.valid) return { kind: 'status', code: 500 };
-      const value = this.value(b);
+      const value = this.value(b, grpc);
       return value === SPLIT_NO_ENDPOINTS ? { kind: 'status', code: 502 } : { kind: 'upstream', upstream: value };
     }
     const weighted = backends.filter((b) => b.weight > 0);
     if (weighted.length === 0 || weighted.every((b) => !b.valid)) return { kind: 'status', code: 500 };
-    const values = weighted.map((b) => this.value(b));
+    const values = weighted.map((b) => this.value(b, grpc));
     if (new Set(values).size === 1) {
       if (values[0] === SPLIT_NO_ENDPOINTS) return { kind: 'status', code: 502 };
       if (values[0] === SPLIT_INVALID) return { kind: 'status', code: 500 };

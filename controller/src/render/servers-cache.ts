@@ -162,7 +162,12 @@ export class ServersRenderer {
     // The first render (a cold start) is a whole one: the cache would cost it ~30%.
     if (this.renders++ === 0) return this.template(context);
     if (this.plan === undefined) this.plan = this.planFor() ?? null;
-    if (!this.plan) return this.template(context);
+    // One server (every route on one hostless listener): a change always changes it, and its
+    // key (the JSON of ~1,000 routes' locations, ~8 MB) would cost as much as its render.
+    if (!this.plan || context.servers.length < 2) {
+      this.cache = undefined;
+      return this.template(context);
+    }
     const rootKey = JSON.stringify(this.plan.rootFields.map((f) => context[f]));
     const previous = this.cache?.rootKey === rootKey ? this.cache.texts : new Map<string, string>();
     const texts = new Map<string, string>();

@@ -23,6 +23,7 @@ export const STATUS_OF_KIND: Record<ErrorKind, number> = {
   TooLarge: 413,
   Archived: 423,
   Conflict: 409,
+  NotAllowed: 405,
 };
 
 /** Per-route statuses where Gitea answers a kind differently (route config `errorStatus`). */

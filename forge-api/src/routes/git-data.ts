@@ -41,25 +41,46 @@ export default async function gitDataRoutes(app: FastifyInstance) {
     async (request) => refsHandler(request),
   );
 
-  app.get<{ Params: OwnerRepo & { sha: string }; Querystring: { stat?: string; verification?: string; files?: string } }>(
+  type CommitQuery = { stat?: string; verification?: string; files?: string };
+  const singleCommit = async (repo: Parameters<typeof gitData.singleCommit>[0], sha: string, query: CommitQuery, reply: FastifyReply) => {
+    const raw = /^(.+)\.(diff|patch)$/.exec(sha);
+    if (raw) return sendText(reply, await gitData.rawDiff(repo, raw[1], raw[2] as 'diff' | 'patch'));
+    return gitData.singleCommit(repo, sha, commitOptionsFromQuery(query));
+  };
+
+  app.get<{ Params: OwnerRepo & { sha: string }; Querystring: CommitQuery }>(
     '/repos/:owner/:repo/git/commits/:sha',
     {
       config: read,
       schema: {
         tags,
         operationId: 'repoGetSingleCommit',
-        summary: 'Get a single commit from a repository (`{sha}.diff` / `{sha}.patch`: its diff or patch)',
+        summary: 'Get a single commit from a repository',
         params: withParam('sha'),
         querystring: obj(commitFlags),
         response: { 200: ref('Commit'), ...errors(404, 422) },
       },
     },
-    async (request, reply) => {
-      const { sha } = request.params;
-      const raw = /^(.+)\.(diff|patch)$/.exec(sha);
-      if (raw) return sendText(reply, await gitData.rawDiff(request.repoCtx.repo, raw[1], raw[2] as 'diff' | 'patch'));
-      return gitData.singleCommit(request.repoCtx.repo, sha, commitOptionsFromQuery(request.query));
+    async (request, reply) => singleCommit(request.repoCtx.repo, request.params.sha, request.query, reply),
+  );
+
+  // `{sha}.diff` / `{sha}.patch`. The router splits any name with a dot here (v1.0 too), so a
+  // suffix other than diff or patch is put back and the name read as a commit-ish.
+  app.get<{ Params: OwnerRepo & { sha: string; diffType: string }; Querystring: CommitQuery }>(
+    '/repos/:owner/:repo/git/commits/:sha.:diffType',
+    {
+      config: read,
+      schema: {
+        tags,
+        operationId: 'repoDownloadCommitDiffOrPatch',
+        summary: 'Get a commit\'s diff or patch',
+        params: obj({ owner: str, repo: str, sha: str, diffType: { type: 'string', description: 'whether the output is diff or patch' } }, ['owner', 'repo', 'sha', 'diffType']),
+        querystring: obj(commitFlags),
+        produces: ['text/plain'],
+        response: { 200: { description: 'the diff or patch text (a commit as JSON when the suffix is neither)' }, ...errors(404, 422) },
+      },
     },
+    async (request, reply) => singleCommit(request.repoCtx.repo, `${request.params.sha}.${request.params.diffType}`, request.query, reply),
   );
 
   app.get<{ Params: OwnerRepo & { sha: string }; Querystring: { page?: number; per_page?: number; recursive?: string } }>(

@@ -70,15 +70,57 @@ export default async function statusRoutes(app: FastifyInstance) {
     async (request, reply) => list(request, reply, request.params.sha),
   );
 
-  // /commits/{ref}/status and /commits/{ref}/statuses, the ref possibly holding slashes.
-  app.get<{ Params: OwnerRepo & { '*': string }; Querystring: ListQuery }>(
-    '/repos/:owner/:repo/commits/*',
+  const byRef = async (request: FastifyRequest<{ Querystring: ListQuery }>, reply: FastifyReply, refName: string, what: 'status' | 'statuses') => {
+    const rc = request.repoCtx;
+    const sha = await statuses.resolveRef(rc.repo, refName);
+    if (what === 'statuses') return list(request, reply, sha);
+    const p = paging(app, request);
+    const { json, total } = await statuses.combined(rc.repo, sha, app.services.convert.repo(rc.repo, rc.mode), p.skip, p.take);
+    sendPage(app, request, reply, [], total, p);
+    return json;
+  };
+  const refParams = obj({ owner: str, repo: str, ref: str }, ['owner', 'repo', 'ref']);
+
+  app.get<{ Params: OwnerRepo & { ref: string }; Querystring: ListQuery }>(
+    '/repos/:owner/:repo/commits/:ref/status',
     {
       config: read,
       schema: {
         tags,
         operationId: 'repoGetCombinedStatusByRef',
-        summary: "Get a commit's combined status (`{ref}/status`) or its statuses (`{ref}/statuses`), by branch/tag/commit reference",
+        summary: "Get a commit's combined status, by branch/tag/commit reference",
+        params: refParams,
+        querystring: obj({ page: int, limit: int }),
+        response: { 200: ref('CombinedStatus'), ...errors(400, 404) },
+      },
+    },
+    async (request, reply) => byRef(request, reply, request.params.ref, 'status'),
+  );
+
+  app.get<{ Params: OwnerRepo & { ref: string }; Querystring: ListQuery }>(
+    '/repos/:owner/:repo/commits/:ref/statuses',
+    {
+      config: read,
+      schema: {
+        tags,
+        operationId: 'repoListStatusesByRef',
+        summary: "Get a commit's statuses, by branch/tag/commit reference",
+        params: refParams,
+        querystring: listQuery,
+        response: { 200: listOf('CommitStatus'), ...errors(400, 404) },
+      },
+    },
+    async (request, reply) => byRef(request, reply, request.params.ref, 'statuses'),
+  );
+
+  // The same two for refs holding slashes (feature/x), which one path segment cannot match;
+  // declared once above, so this route stays out of the OpenAPI document.
+  app.get<{ Params: OwnerRepo & { '*': string }; Querystring: ListQuery }>(
+    '/repos/:owner/:repo/commits/*',
+    {
+      config: read,
+      schema: {
+        hide: true,
         params: obj({ owner: str, repo: str, '*': str }, ['owner', 'repo', '*']),
         querystring: listQuery,
         response: { 200: { anyOf: [ref('CombinedStatus'), listOf('CommitStatus')] }, ...errors(400, 404) },
@@ -87,13 +129,7 @@ export default async function statusRoutes(app: FastifyInstance) {
     async (request, reply) => {
       const m = /^(.*)\/(status|statuses)$/.exec(request.params['*']);
       if (!m) throw new NotFoundError();
-      const rc = request.repoCtx;
-      const sha = await statuses.resolveRef(rc.repo, m[1]);
-      if (m[2] === 'statuses') return list(request, reply, sha);
-      const p = paging(app, request);
-      const { json, total } = await statuses.combined(rc.repo, sha, app.services.convert.repo(rc.repo, rc.mode), p.skip, p.take);
-      sendPage(app, request, reply, [], total, p);
-      return json;
+      return byRef(request, reply, m[1], m[2] as 'status' | 'statuses');
     },
   );
 }

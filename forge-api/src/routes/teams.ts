@@ -11,30 +11,14 @@ import { NotFoundError, PermissionDeniedError } from '../services/errors';
 import { setTotalCount } from '../plugins/paging';
 import { bool, int, list, listOf, obj, orgParams, ref, str, strList } from '../schemas';
 import { AccessMode } from '../services/convert';
-import { teamVisibilityName, visibleTeamVisibilities, type TeamInput, type TeamWithUnits } from '../services/teams';
+import { visibleTeamVisibilities, type TeamInput, type TeamWithUnits } from '../services/teams';
+import { toTeam } from '../services/convert/team';
 import type { User } from '../services/records';
 import { doerOf, errors, paging, pagingQuery, sendPage } from './helpers';
 import { ORG_MEMBER, ORG_OWNER } from '../plugins/org-assignment';
 
 const modeEnum = { type: 'string', enum: ['read', 'write', 'admin', ''] };
 const unitsMapSchema = { type: 'object', additionalProperties: { type: 'string' } };
-
-export const TeamSchema = obj(
-  {
-    id: int,
-    name: str,
-    description: str,
-    organization: { anyOf: [{ $ref: 'Organization#' }, { type: 'null' }] },
-    includes_all_repositories: bool,
-    permission: str,
-    units: strList,
-    units_map: unitsMapSchema,
-    can_create_org_repo: bool,
-    visibility: str,
-  },
-  [],
-  { $id: 'Team' },
-);
 
 const teamBody = (requireName: boolean) =>
   obj(
@@ -66,24 +50,11 @@ export default async function teamRoutes(app: FastifyInstance) {
   const teamMembersCfg = { ...cfg, team: { access: 'read' as const, orgMember: true } };
   const teamCfg = { ...cfg, team: { access: 'member' as const } };
   const teamOwnerCfg = { ...cfg, team: { access: 'owner' as const } };
-  app.addSchema(TeamSchema);
 
   const teamJson = async (t: TeamWithUnits, withOrg: boolean) => {
     const org = withOrg ? await users.findById(t.orgId) : null;
-    return {
-      id: t.id,
-      name: t.name,
-      description: t.description,
-      organization: org ? convert.org(org) : null,
-      includes_all_repositories: t.includesAllRepositories,
-      permission: ['none', 'read', 'write', 'admin', 'owner'][t.authorize] ?? 'none',
-      ...teams.unitsOf(t),
-      can_create_org_repo: t.canCreateOrgRepo,
-      visibility: teamVisibilityName(t.visibility),
-    };
+    return toTeam(t, org ? convert.org(org) : null);
   };
-
-
 
   async function userParam(name: string): Promise<User> {
     const u = await users.findByName(name);

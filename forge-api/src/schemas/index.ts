@@ -1,5 +1,5 @@
 import { ApiErrorSchema } from './common';
-import { OrganizationPermissionsSchema, OrganizationSchema } from './org';
+import { OrganizationPermissionsSchema, OrganizationSchema, TeamSchema } from './org';
 import { CreateRepoOptionSchema, PermissionSchema, RepositorySchema, SearchResultsSchema } from './repo';
 import { AccessTokenSchema, CronSchema, EmailSchema, PublicKeySchema, UserSchema } from './user';
 import { ISSUE_SCHEMAS } from './issue';
@@ -22,6 +22,7 @@ export const SHARED_SCHEMAS = [
   CronSchema,
   OrganizationSchema,
   OrganizationPermissionsSchema,
+  TeamSchema,
   PermissionSchema,
   RepositorySchema,
   CreateRepoOptionSchema,

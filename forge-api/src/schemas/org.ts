@@ -1,4 +1,4 @@
-import { bool, int, obj, str } from './common';
+import { bool, int, obj, str, strList } from './common';
 
 /** structs.Organization */
 export const OrganizationSchema = obj(
@@ -25,3 +25,22 @@ export const OrganizationPermissionsSchema = obj(
   [],
   { $id: 'OrganizationPermissions' },
 );
+
+/** structs.Team. */
+export const TeamSchema = obj(
+  {
+    id: int,
+    name: str,
+    description: str,
+    organization: { anyOf: [{ $ref: 'Organization#' }, { type: 'null' }] },
+    includes_all_repositories: bool,
+    permission: str,
+    units: strList,
+    units_map: { type: 'object', additionalProperties: { type: 'string' } },
+    can_create_org_repo: bool,
+    visibility: str,
+  },
+  [],
+  { $id: 'Team' },
+);
+

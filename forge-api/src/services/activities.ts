@@ -6,6 +6,7 @@
  */
 import { AccessMode, type Converter, fmtTime } from './convert';
 import type { Prisma } from './database';
+import type { HotReads } from './fast-reads';
 import type { PermissionService } from './permissions';
 import { USER_TYPE_ORGANIZATION } from './permissions';
 import type { Repository, User } from './records';
@@ -61,15 +62,14 @@ export interface FeedQuery {
 }
 
 /** Writes the feed rows of one event (the function named in the brief; the service wraps it). */
-export async function recordActivity(prisma: Prisma, permissions: PermissionService, input: ActivityInput): Promise<void> {
+export async function recordActivity(prisma: Prisma, hot: HotReads, permissions: PermissionService, input: ActivityInput): Promise<void> {
   const repo = input.repo;
   const owner = repo.owner ?? (await prisma.user.findUniqueOrThrow({ where: { id: repo.ownerId } }));
   const receivers = new Set<number>([input.actUserId]);
   if (owner.type === USER_TYPE_ORGANIZATION) receivers.add(owner.id);
-  const watchers = await prisma.watch.findMany({ where: { repoId: repo.id, mode: { in: [1, 3] } }, select: { userId: true } });
-  const candidates = watchers.map((w) => w.userId).filter((id) => !receivers.has(id));
+  const candidates = (await hot.watcherIds(repo.id)).filter((id) => !receivers.has(id));
   if (candidates.length) {
-    const users = await prisma.user.findMany({ where: { id: { in: candidates } } });
+    const users = await hot.usersByIds(candidates);
     const open = !repo.isPrivate && owner.visibility === 0;
     for (const u of users) {
       if ((open && !u.isRestricted) || (await permissions.repoAccessMode(u, { ...repo, owner })) >= AccessMode.Read) receivers.add(u.id);
@@ -93,10 +93,11 @@ export class ActivityService {
     private readonly permissions: PermissionService,
     private readonly convert: Converter,
     private readonly issueConvert: IssueConverter,
+    private readonly hot: HotReads,
   ) {}
 
   record(input: ActivityInput): Promise<void> {
-    return recordActivity(this.prisma, this.permissions, input);
+    return recordActivity(this.prisma, this.hot, this.permissions, input);
   }
 
   /** A feed, newest first, without rows of repositories the viewer cannot read. */
@@ -110,6 +111,29 @@ export class ActivityService {
     }
     const [rows, total] = await Promise.all([
       this.prisma.activity.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip: q.skip, take: q.take, include: { repo: { include: { owner: true } } } }),
+      this.prisma.activity.count({ where }),
+    ]);
+    return { rows, total };
+  }
+
+  /**
+   * A repository's feed (Gitea's GetFeeds with RequestedRepo), newest first: one row per event
+   * (the actor's own copy, user_id = act_user_id; the other copies are the same event in other
+   * feeds), and only events whose actor the viewer may see (public actors for anonymous
+   * viewers; public, limited or themselves for signed-in ones; all for site admins). The caller
+   * has checked that the viewer reads the repository.
+   */
+  async listForRepo(repoId: number, viewer: User | null, date: string | undefined, skip: number, take: number) {
+    // The actor's own copy: its feed owner is the actor, so the actor's visibility is the feed owner's.
+    const where: Record<string, unknown> = { repoId, userId: { equals: this.prisma.activity.fields.actUserId } };
+    if (!viewer) where.user = { visibility: 0 };
+    else if (!viewer.isAdmin) where.OR = [{ user: { visibility: { in: [0, 1] } } }, { userId: viewer.id }];
+    if (date) {
+      const start = new Date(`${date}T00:00:00Z`);
+      if (!Number.isNaN(start.getTime())) where.createdAt = { gte: start, lt: new Date(start.getTime() + 86400000) };
+    }
+    const [rows, total] = await Promise.all([
+      this.prisma.activity.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip, take, include: { repo: { include: { owner: true } } } }),
       this.prisma.activity.count({ where }),
     ]);
     return { rows, total };

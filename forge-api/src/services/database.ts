@@ -38,16 +38,26 @@ export interface PrismaOptions {
   onStatement?: (sql: string) => void;
 }
 
+const observers = new WeakMap<object, (sql: string) => void>();
+
+/** The onStatement callback the client was created with: SQL sent beside Prisma reports to it too (services/fast-reads.ts). */
+export function statementObserver(prisma: Prisma): ((sql: string) => void) | undefined {
+  return observers.get(prisma);
+}
+
 export function createPrisma(databaseUrl: string, options: PrismaOptions = {}): Prisma {
   const watch = <T extends object>(factory: T): T => (options.onStatement ? observeStatements(factory, options.onStatement) : factory);
+  let prisma: Prisma;
   if (providerOf(databaseUrl) === 'postgresql') {
     const adapter = watch(new PrismaPg({ connectionString: databaseUrl, max: 10 }));
-    return new PgPrismaClient({ adapter }) as unknown as Prisma;
+    prisma = new PgPrismaClient({ adapter }) as unknown as Prisma;
+  } else {
+    const file = sqlitePath(databaseUrl);
+    if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    prisma = new SqliteClient({ adapter: watch(new PrismaBetterSqlite3({ url: file })) });
   }
-  const file = sqlitePath(databaseUrl);
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  const adapter = watch(new PrismaBetterSqlite3({ url: file }));
-  return new SqliteClient({ adapter });
+  if (options.onStatement) observers.set(prisma, options.onStatement);
+  return prisma;
 }
 
 /**

@@ -32,7 +32,9 @@ export type ErrorKind =
   /** The repository is archived and cannot change (423). */
   | 'Archived'
   /** The request lost a race with a concurrent change the database refused to serialise (409). */
-  | 'Conflict';
+  | 'Conflict'
+  /** The operation does not apply to this kind of resource (405, e.g. teams of a personal repository). */
+  | 'NotAllowed';
 
 export type ErrorDetails = string[] | null;
 
@@ -116,6 +118,12 @@ export class ArchivedError extends DomainError {
 export class ConflictError extends DomainError {
   constructor(message: string) {
     super('Conflict', message);
+  }
+}
+
+export class NotAllowedError extends DomainError {
+  constructor(message: string) {
+    super('NotAllowed', message);
   }
 }
 

@@ -4,6 +4,7 @@
  */
 import type { ForgeConfig } from '../config';
 import { ActivityService } from './activities';
+import { HotReads } from './fast-reads';
 import { AdminService } from './admin';
 import { Converter, AccessMode } from './convert';
 import { CronService } from './cron';
@@ -39,6 +40,9 @@ import { WikiService } from './wiki';
 import { UserService } from './users';
 import { WatchService } from './watches';
 import { CollaboratorService } from './collaborators';
+import { StarService } from './stars';
+import { AssigneeService } from './assignees';
+import { RepoTeamService } from './repo-teams';
 import { ContentService } from './content/contents';
 import { ContentChangeService } from './content/changes';
 import { WebhookService } from './webhooks';
@@ -83,6 +87,12 @@ export interface Services {
   httpsig: HttpSignatureService;
   watches: WatchService;
   collaborators: CollaboratorService;
+  /** Stars on repositories (stargazers, starred lists, stars_count). */
+  stars: StarService;
+  /** Who can be assigned to issues and asked for reviews. */
+  assignees: AssigneeService;
+  /** The teams of an organization's repository. */
+  repoTeams: RepoTeamService;
   notifier: Notifier;
   /** Files of a repository's git tree (contents, raw, archives). */
   contents: ContentService;
@@ -111,6 +121,8 @@ export interface Services {
   sshAccess: SshAccessService;
   /** Wiki pages in <repo>.wiki.git. */
   wiki: WikiService;
+  /** Prepared read statements of the hot paths, beside Prisma (closed with the app). */
+  hot: HotReads;
 }
 
 export interface ServiceOptions {
@@ -120,15 +132,16 @@ export interface ServiceOptions {
 
 export function createServices(prisma: Prisma, config: ForgeConfig, options: ServiceOptions = {}): Services {
   const notifier = new Notifier(options.logError ?? ((err, event) => console.error(`notify ${event} failed`, err)));
+  const hot = new HotReads(config.databaseUrl, prisma);
   const permissions = new PermissionService(prisma);
   const users = new UserService(prisma);
-  const repos = new RepoService(prisma, config, permissions, notifier);
+  const repos = new RepoService(prisma, config, permissions, notifier, hot);
   const convert = new Converter(config);
   const gitReaders = new GitReaderPool();
   const forks = new ForkService(prisma, config, permissions, repos, notifier);
-  const activities = new ActivityService(prisma, permissions, convert, new IssueConverter(config, convert));
-  const tracker = createTrackerServices(prisma, config, { convert, permissions, repos, notifier });
-  const webhooks = new WebhookService(prisma, convert);
+  const activities = new ActivityService(prisma, permissions, convert, new IssueConverter(config, convert), hot);
+  const tracker = createTrackerServices(prisma, config, { convert, permissions, repos, notifier, hot });
+  const webhooks = new WebhookService(prisma, convert, hot);
   const deliveries = new DeliveryWorker(prisma, config);
   webhooks.onQueued = () => deliveries.kick();
   const releases = new ReleaseService(prisma, repos, gitReaders, tracker.attachments, notifier, convert);
@@ -156,6 +169,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
   const branchProtections = new BranchProtectionService(prisma, permissions);
   const tagProtections = new TagProtectionService(prisma);
   const branches = new BranchService(prisma, config, permissions, branchProtections, repos);
+  const teams = new TeamService(prisma, permissions);
   const wiki = new WikiService(config, repos, gitReaders, notifier);
   const contents = new ContentService(config, (repo) => repos.diskPath(repo.owner.name, repo.name), gitReaders);
   const services: Services = {
@@ -176,7 +190,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     admin: new AdminService(prisma, config),
     activities,
     tracker,
-    teams: new TeamService(prisma, permissions),
+    teams,
     webhooks,
     deliveries,
     keys: new KeyService(prisma),
@@ -185,6 +199,9 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     httpsig: new HttpSignatureService(prisma, () => config.sshTrustedUserCaKeys),
     watches: new WatchService(prisma),
     collaborators: new CollaboratorService(prisma, permissions),
+    stars: new StarService(prisma, permissions),
+    assignees: new AssigneeService(prisma, permissions),
+    repoTeams: new RepoTeamService(prisma, permissions, teams),
     notifier,
     gitData,
     commitStatuses: new CommitStatusService(prisma, config.rootUrl, convert, gitData, notifier),
@@ -201,6 +218,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     gitTransport: new GitTransport(),
     wiki,
     sshAccess: new SshAccessService(prisma, permissions, users, repos, wiki),
+    hot,
   };
   services.contentChanges.branchGuard = (doer, repo, branch, paths) => branchProtections.verifyCommit(doer, repo, branch, paths);
   registerCronTasks(services);

@@ -7,6 +7,7 @@
  * and basics, then units, then archiving, then the mirror), so an error in a later step leaves
  * the earlier ones applied as it does.
  */
+import { clearRepoStars } from './stars';
 import { promises as fs } from 'node:fs';
 import type { ForgeConfig } from '../config';
 import type { Prisma } from './database';
@@ -120,7 +121,13 @@ export class RepoSettingsService {
       }
       // A branch that does not exist is ignored, as Gitea does.
     }
-    if (Object.keys(data).length) await this.prisma.repository.update({ where: { id: repo.id }, data: { ...data, updatedAt: new Date() } });
+    if (Object.keys(data).length) {
+      await this.prisma.$transaction(async (tx) => {
+        await tx.repository.update({ where: { id: repo.id }, data: { ...data, updatedAt: new Date() } });
+        // A repository turning private loses its stars, as Gitea clears them (ClearRepoStars).
+        if (data.isPrivate === true && !repo.isPrivate) await clearRepoStars(tx, repo.id);
+      });
+    }
 
     // --- units
     const units = this.unitChanges(repo, o);

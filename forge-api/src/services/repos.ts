@@ -4,6 +4,7 @@
  * the row again so the two never disagree. Creation, deletion and pushes are announced to the
  * notifier (feeds, webhooks).
  */
+import { clearRepoStars } from './stars';
 import path from 'node:path';
 import { beginCreation, endCreation, markPending, recoverCreations } from './repo-creation';
 import type { ForgeConfig } from '../config';
@@ -13,6 +14,7 @@ import type { Prisma } from './database';
 import * as git from './git';
 import { recordRefs, takePush } from './git/push';
 import { detachFork } from './git/fork';
+import type { HotReads } from './fast-reads';
 import type { Notifier } from './notify';
 import { checkRepoName } from './names';
 import { USER_TYPE_ORGANIZATION, type PermissionService } from './permissions';
@@ -77,6 +79,7 @@ export class RepoService {
     private readonly config: ForgeConfig,
     private readonly permissions: PermissionService,
     private readonly notifier: Notifier,
+    private readonly hot: HotReads,
   ) {}
 
   async findInOwner(ownerId: number, name: string): Promise<RepoWithOwner | null> {
@@ -114,17 +117,15 @@ export class RepoService {
   }
 
   async getReadable(owner: string, name: string, doer: User | null): Promise<{ repo: RepoWithOwner; mode: number }> {
-    // The caller's collaboration row comes with the repository: one query for the common case.
-    const repo = await this.prisma.repository.findFirst({
-      where: { lowerName: name.toLowerCase(), owner: { lowerName: owner.toLowerCase() } },
-      include: { owner: true, collaborators: { where: { userId: doer?.id ?? -1 }, select: { mode: true } } },
-    });
+    // One prepared statement (services/fast-reads.ts): the repository, its owner and the
+    // caller's collaboration; every repository route starts here.
+    const found = await this.hot.repoByName(owner, name, doer?.id ?? null);
     const missing = () => new NotFoundError('not found', [`repository does not exist [id: 0, uid: 0, owner_name: ${owner}, name: ${name}]`]);
-    if (!repo) throw missing();
-    const mode = await this.permissions.repoAccessMode(doer, repo);
+    if (!found) throw missing();
+    const { repo, collabMode } = found;
+    const mode = await this.permissions.repoAccessMode(doer, { ...repo, collaborators: collabMode === null ? [] : [{ mode: collabMode }] });
     if (mode < AccessMode.Read) throw missing();
-    const { collaborators: _c, ...rest } = repo;
-    return { repo: rest, mode };
+    return { repo, mode };
   }
 
   /** May `doer` create repositories owned by `owner`? (403 otherwise) */
@@ -316,6 +317,8 @@ export class RepoService {
     await this.prisma.$transaction(async (tx) => {
       if (forks.length) await tx.repository.updateMany({ where: { forkId: repo.id }, data: { forkId: null, isFork: false } });
       if (repo.isFork && repo.forkId) await tx.repository.updateMany({ where: { id: repo.forkId, numForks: { gt: 0 } }, data: { numForks: { decrement: 1 } } });
+      // Stars go with the row; their users' starred_repos_count must follow.
+      await clearRepoStars(tx, repo.id);
       await tx.repository.delete({ where: { id: repo.id } });
     });
     await git.deleteRepository(this.diskPath(repo.owner.name, repo.name));

@@ -1,4 +1,5 @@
 /** Users (individuals): create, edit, rename, delete, look up, search; emails; public keys. */
+import { dropUserStars } from './stars';
 import crypto from 'node:crypto';
 import { AlreadyExistsError, InvalidError, InvalidPasswordError, ValidationError } from './errors';
 import { visibilityValue } from './convert';
@@ -192,7 +193,11 @@ export class UserService {
     if (user.isAdmin && (await this.prisma.user.count({ where: { isAdmin: true, type: USER_TYPE_INDIVIDUAL } })) <= 1) {
       throw new InvalidError('cannot delete the last admin');
     }
-    await this.prisma.user.delete({ where: { id: user.id } });
+    // The user's stars go with the row; the starred repositories' stars_count must follow.
+    await this.prisma.$transaction(async (tx) => {
+      await dropUserStars(tx, user.id);
+      await tx.user.delete({ where: { id: user.id } });
+    });
     emitUserChanged(this.prisma, user.id);
   }
 

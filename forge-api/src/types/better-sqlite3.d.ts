@@ -1,4 +1,4 @@
-// The few better-sqlite3 calls the migration runner makes (the package ships no types and it
+// The few better-sqlite3 calls the migration runner and services/fast-reads.ts make (the package ships no types and it
 // comes with @prisma/adapter-better-sqlite3, so it is not worth a @types dependency).
 declare module 'better-sqlite3' {
   interface Statement {
@@ -7,7 +7,7 @@ declare module 'better-sqlite3' {
     get(...params: unknown[]): unknown;
   }
   class Database {
-    constructor(file: string);
+    constructor(file: string, options?: { readonly?: boolean; fileMustExist?: boolean });
     pragma(source: string): unknown;
     exec(sql: string): this;
     prepare(sql: string): Statement;

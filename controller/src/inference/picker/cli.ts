@@ -30,6 +30,9 @@ test-epp-endpoint-selection.
                                      start unless --cert-path holds tls.crt and tls.key)
   --cert-path=DIR                    tls.crt and tls.key to serve
   --refresh-metrics-interval-ms=MS   scrape interval (default 50)
+  --response-phase=BOOL              take part in the response phase (default false: the first
+                                     reply turns it off; true: each chunk passes through here,
+                                     what a picker that reads usage from responses costs)
 `;
 
 function parseList(text: string): string[] {
@@ -51,7 +54,7 @@ async function selfSigned(): Promise<{ key: Buffer; cert: Buffer }> {
 export async function pickerMain(argv: string[]): Promise<number> {
   let flags: Map<string, string>;
   try {
-    flags = readFlags(argv, { values: ['endpoints', 'endpoints-file', 'address', 'grpc-port', 'cert-path', 'refresh-metrics-interval-ms', 'log-level'], switches: ['secure-serving'] });
+    flags = readFlags(argv, { values: ['endpoints', 'endpoints-file', 'address', 'grpc-port', 'cert-path', 'refresh-metrics-interval-ms', 'log-level'], switches: ['secure-serving', 'response-phase'] });
     if (!flags.has('help') && flags.has('endpoints') === flags.has('endpoints-file')) throw new UsageError('give exactly one of --endpoints and --endpoints-file');
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
@@ -87,6 +90,7 @@ export async function pickerMain(argv: string[]): Promise<number> {
     host: flags.get('address') ?? '127.0.0.1',
     port: Number(flags.get('grpc-port') ?? 9002),
     tls,
+    responsePhase: flags.get('response-phase') === 'true',
   });
   log.info('endpoint picker listening', { port, tls: !!tls });
   return new Promise<number>((resolve) => {

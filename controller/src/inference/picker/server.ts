@@ -28,7 +28,7 @@ export type Decide = (headers: Record<string, string>, body: Buffer) => PickDeci
 /** ProcessingMode: response headers SKIP (2), body NONE (0), trailers SKIP (2). */
 const NO_RESPONSE_PHASE = { response_header_mode: 2, response_body_mode: 0, response_trailer_mode: 2 };
 
-export function pickerHandlers(decide: Decide): grpc.UntypedServiceImplementation {
+export function pickerHandlers(decide: Decide, options: { responsePhase?: boolean } = {}): grpc.UntypedServiceImplementation {
   return {
     Process(call: grpc.ServerDuplexStream<ProcessingRequest, ProcessingResponse>) {
       let headers: Record<string, string> | undefined;
@@ -46,7 +46,7 @@ export function pickerHandlers(decide: Decide): grpc.UntypedServiceImplementatio
         call.write({
           request_headers: { response: { header_mutation: { set_headers: [headerOption(DESTINATION_HEADER, value)] } } },
           dynamic_metadata: nestedStruct(LB_METADATA_NAMESPACE, DESTINATION_HEADER, value),
-          mode_override: NO_RESPONSE_PHASE,
+          ...(options.responsePhase ? {} : { mode_override: NO_RESPONSE_PHASE }),
         });
       };
       call.on('data', (req: ProcessingRequest) => {
@@ -81,6 +81,8 @@ export interface PickerServerOptions {
   port: number;
   /** PEM key and certificate; absent: plaintext (h2c). */
   tls?: { key: Buffer; cert: Buffer };
+  /** Take the response phase (passing every chunk through) instead of turning it off. */
+  responsePhase?: boolean;
 }
 
 /**
@@ -91,7 +93,7 @@ export interface PickerServerOptions {
  */
 export async function startPickerServer(decide: Decide, options: PickerServerOptions): Promise<{ port: number; server: { tryShutdown(cb: () => void): void } }> {
   const server = new grpc.Server();
-  server.addService(externalProcessorService(), pickerHandlers(decide));
+  server.addService(externalProcessorService(), pickerHandlers(decide, { responsePhase: options.responsePhase }));
   const creds = options.tls ? grpc.ServerCredentials.createSsl(null, [{ private_key: options.tls.key, cert_chain: options.tls.cert }], false) : grpc.ServerCredentials.createInsecure();
   const injector = server.createConnectionInjector(creds);
   const listener = net.createServer({ noDelay: true }, (socket) => injector.injectConnection(socket));

@@ -11,11 +11,13 @@ import type { GitReader, GitReaderPool } from '../git/reader';
 import { runGit } from '../git/run';
 import { memoByRefs } from '../git/ref-memo';
 import { cleanTreePath, escapeTreePath, TreePathError } from '../git/tree-path';
-import { lastCommit, lastCommitsOfEntries, listFolder, objectSize, readBlob, resolveRef, treeEntries, treeEntry, type LastCommit, type ResolvedRef, type TreeEntry } from './git-read';
+import { isLinearHistory, knownLastCommit, lastCommit, lastCommitsOfEntries, listFolder, objectSize, readBlob, resolveRef, treeEntries, treeEntry, type LastCommit, type ResolvedRef, type TreeEntry } from './git-read';
 import { parseLfsPointer, LFS_POINTER_MAX } from './lfs';
 
 /** Gitea's [api] DEFAULT_MAX_BLOB_SIZE: larger blobs are listed without content. */
 export const MAX_BLOB_SIZE = 10 * 1024 * 1024;
+/** A file's last commit is found with its whole folder's up to this many entries (one walk for all). */
+const FOLDER_WALK_MAX = 500;
 /** Gitea's [api] DEFAULT_MAX_RESPONSE_SIZE: file-contents stops adding files past it. */
 export const MAX_RESPONSE_SIZE = 100 * 1024 * 1024;
 
@@ -162,7 +164,7 @@ export class ContentService {
     const type = entryType(entry);
     const r: ContentsResponse = { name: entry.name, path: entry.path, sha: entry.oid } as ContentsResponse;
     if (o.commitMetadata || o.commitMessage) {
-      const c = last ?? (await lastCommit(repoPath, at.commit, entry.path));
+      const c = last ?? (await this.lastCommit(repo, at.commit, entry.path));
       if (c && o.commitMetadata) {
         r.last_commit_sha = c.sha;
         r.last_committer_date = c.committerDate;
@@ -201,6 +203,26 @@ export class ContentService {
     return r;
   }
 
+  /**
+   * The last commit of `p`. Unknown yet and in a history without merges, it comes from one walk
+   * over its folder that answers every entry of that folder at once, so reading the files of a
+   * folder one by one costs one git process, not one per file.
+   */
+  private async lastCommit(repo: RepoWithOwner, commit: string, p: string): Promise<LastCommit | null> {
+    const repoPath = this.repoPath(repo);
+    const known = knownLastCommit(repoPath, commit, p);
+    if (known) return known;
+    if (p && (await isLinearHistory(repoPath, commit).catch(() => false))) {
+      const slash = p.lastIndexOf('/');
+      const dir = slash < 0 ? '' : p.slice(0, slash);
+      const entries = await listFolder(this.reader(repo), commit, dir);
+      if (entries.length > FOLDER_WALK_MAX) return lastCommit(repoPath, commit, p);
+      const found = (await lastCommitsOfEntries(repoPath, commit, dir, entries.map((e) => e.name))).get(p.slice(slash + 1));
+      if (found) return found;
+    }
+    return lastCommit(repoPath, commit, p);
+  }
+
   private async submoduleUrl(repoPath: string, commit: string, p: string): Promise<string | null> {
     const out = await runGit(['config', '--blob', `${commit}:.gitmodules`, '--get-regexp', '^submodule\\..*\\.(path|url)$'], { cwd: repoPath }).catch(() => '');
     const paths = new Map<string, string>();
@@ -232,7 +254,7 @@ export class ContentService {
     }
     const entry = await treeEntry(this.reader(repo), commit, cleaned);
     if (!entry || entry.type !== 'blob') throw new NotFoundError('not found');
-    const last = await lastCommit(repoPath, commit, cleaned);
+    const last = await this.lastCommit(repo, commit, cleaned);
     return { entry, type: entryType(entry), lastModified: last ? new Date(last.committerDate) : null, repoPath };
   }
 

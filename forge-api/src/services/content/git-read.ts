@@ -157,6 +157,19 @@ function remember<T>(cache: Lru<string, Promise<T>>, key: string, compute: () =>
   return p;
 }
 
+/** Whether no merge is reachable from a commit, by commit id (its history is fixed). */
+const linearHistories = new Lru<string, Promise<boolean>>(2_000);
+
+/** One `git rev-list --merges -1` per commit, kept. */
+export function isLinearHistory(repoPath: string, commit: string): Promise<boolean> {
+  return remember(linearHistories, commit, async () => (await runGit(['rev-list', '--merges', '--max-count=1', commit, '--'], { cwd: repoPath })).trim() === '');
+}
+
+/** The last commit of `p` if already known, without any git process. */
+export function knownLastCommit(repoPath: string, commit: string, p: string): Promise<LastCommit | null> | undefined {
+  return lastCommits.get(`${repoPath}\0${commit}\0${p}`);
+}
+
 /** The newest commit reachable from `commit` that changed `p` ("" for any change). */
 export function lastCommit(repoPath: string, commit: string, p: string): Promise<LastCommit | null> {
   return remember(lastCommits, `${repoPath}\0${commit}\0${p}`, async () => {
@@ -174,7 +187,19 @@ export function lastCommit(repoPath: string, commit: string, p: string): Promise
 export async function lastCommitsOfEntries(repoPath: string, commit: string, dir: string, names: string[]): Promise<Map<string, LastCommit>> {
   if (names.length === 0) return new Map();
   const key = `${repoPath}\0${commit}\0${dir}\0${names.join('/')}`;
-  return remember(folderCommits, key, () => walkFolder(repoPath, commit, dir, names));
+  return remember(folderCommits, key, async () => {
+    const found = await walkFolder(repoPath, commit, dir, names);
+    // In a history without merges, the first commit of the folder's log that lists an entry is
+    // exactly `git log -1 -- <entry>`: the walk answers each entry's own last commit too (a
+    // merge simplifies a folder's and a file's history differently, so then it does not).
+    if (await isLinearHistory(repoPath, commit).catch(() => false)) {
+      for (const [name, c] of found) {
+        const k = `${repoPath}\0${commit}\0${dir ? `${dir}/` : ''}${name}`;
+        if (!lastCommits.get(k)) lastCommits.set(k, Promise.resolve(c));
+      }
+    }
+    return found;
+  });
 }
 
 async function walkFolder(repoPath: string, commit: string, dir: string, names: string[]): Promise<Map<string, LastCommit>> {

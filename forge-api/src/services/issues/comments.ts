@@ -84,7 +84,8 @@ export class CommentService {
       return c;
     });
     await this.notifier.commentCreated(rc.doer, rc.repo, issue, comment, await this.issues.mentionedUserIds(body));
-    return this.json(rc, comment.id);
+    // Everything the answer shows is at hand (a new comment has no attachments): no reload.
+    return this.convert.comment({ ...comment, attachments: [] }, { index: issue.index, isPull: issue.isPull }, rc.repo, rc.doer);
   }
 
   canChange(rc: RepoCtx, c: Comment): boolean {

@@ -6,6 +6,7 @@
 import { ArchivedError, NotFoundError, PermissionDeniedError, UnauthenticatedError } from '../errors';
 import { AccessMode } from '../convert';
 import type { Prisma } from '../database';
+import type { HotReads } from '../fast-reads';
 import type { PermissionService } from '../permissions';
 import type { User } from '../records';
 import type { RepoService } from '../repos';
@@ -27,7 +28,9 @@ export class TrackerContext {
     private readonly repos: RepoService,
     readonly permissions: PermissionService,
     /** The database provider: PostgreSQL needs `mode: 'insensitive'` where SQLite's LIKE already is. */
-    readonly provider: 'sqlite' | 'postgresql' = 'sqlite',
+    readonly provider: 'sqlite' | 'postgresql',
+    /** Prepared read statements of the hot paths (services/fast-reads.ts). */
+    readonly hot: HotReads,
   ) {}
 
   /** The readable repository (and, with `unit`, that unit enabled), or 404. */

@@ -2,6 +2,7 @@
 import type { ForgeConfig } from '../../config';
 import type { Converter } from '../convert';
 import type { Prisma } from '../database';
+import type { HotReads } from '../fast-reads';
 import type { PermissionService } from '../permissions';
 import type { RepoService } from '../repos';
 import { ActivityService } from '../activities';
@@ -15,6 +16,7 @@ import { IssueService } from './issues';
 import { LabelService } from './labels';
 import { MilestoneService } from './milestones';
 import { NotificationService } from './notifications';
+import { PinService } from './pins';
 import { ReactionService } from './reactions';
 
 export interface TrackerServices {
@@ -28,16 +30,18 @@ export interface TrackerServices {
   labels: LabelService;
   milestones: MilestoneService;
   notifications: NotificationService;
+  /** Pinned issues and pull requests. */
+  pins: PinService;
 }
 
 export function createTrackerServices(
   prisma: Prisma,
   config: ForgeConfig,
-  deps: { convert: Converter; permissions: PermissionService; repos: RepoService; notifier: Notifier },
+  deps: { convert: Converter; permissions: PermissionService; repos: RepoService; notifier: Notifier; hot: HotReads },
 ): TrackerServices {
-  const context = new TrackerContext(prisma, deps.repos, deps.permissions, config.provider);
+  const context = new TrackerContext(prisma, deps.repos, deps.permissions, config.provider, deps.hot);
   const convert = new IssueConverter(config, deps.convert);
-  const notifications = new NotificationService(prisma, deps.permissions, deps.convert, convert);
+  const notifications = new NotificationService(prisma, deps.permissions, deps.convert, convert, deps.hot);
   const issues = new IssueService(context, convert, deps.notifier);
   const attachments = new AttachmentService(context, config, convert);
   return {
@@ -51,6 +55,7 @@ export function createTrackerServices(
     labels: new LabelService(context, convert),
     milestones: new MilestoneService(context, convert),
     notifications,
+    pins: new PinService(prisma),
   };
 }
 

@@ -105,7 +105,7 @@ export class IssueService {
 
   /** An issue (or pull request) of the repository by number, or 404. */
   async byIndex(repoId: number, index: number): Promise<Issue> {
-    const issue = Number.isSafeInteger(index) ? await this.prisma.issue.findUnique({ where: { repoId_index: { repoId, index } } }) : null;
+    const issue = Number.isSafeInteger(index) ? await this.ctx.hot.issueByIndex(repoId, index) : null;
     if (!issue) throw new NotFoundError('not found', [`issue does not exist [id: 0, repo_id: ${repoId}, index: ${index}]`]);
     return issue;
   }

@@ -6,6 +6,7 @@
  */
 import { NotFoundError, PermissionDeniedError } from '../errors';
 import { AccessMode, type Converter } from '../convert';
+import type { HotReads } from '../fast-reads';
 import type { Prisma } from '../database';
 import type { PermissionService } from '../permissions';
 import type { User } from '../records';
@@ -57,6 +58,7 @@ export class NotificationService {
     private readonly permissions: PermissionService,
     private readonly convert: Converter,
     private readonly issueConvert: IssueConverter,
+    private readonly hot: HotReads,
   ) {}
 
   private async recipients(input: NotifyIssueInput): Promise<number[]> {
@@ -65,14 +67,10 @@ export class NotificationService {
     if (input.receiverIds) {
       input.receiverIds.forEach((id) => ids.add(id));
     } else {
-      const [issueWatches, repoWatches, commenters] = await Promise.all([
-        this.prisma.issueWatch.findMany({ where: { issueId: issue.id } }),
-        this.prisma.watch.findMany({ where: { repoId: issue.repoId, mode: { in: [1, 3] } }, select: { userId: true } }),
-        this.prisma.comment.findMany({ where: { issueId: issue.id, type: 0 }, distinct: ['posterId'], select: { posterId: true } }),
-      ]);
+      const [issueWatches, repoWatchers, commenters] = await Promise.all([this.hot.issueWatches(issue.id), this.hot.watcherIds(issue.repoId), this.hot.commenterIds(issue.id)]);
       ids.add(issue.posterId);
-      repoWatches.forEach((w) => ids.add(w.userId));
-      commenters.forEach((c) => ids.add(c.posterId));
+      repoWatchers.forEach((id) => ids.add(id));
+      commenters.forEach((id) => ids.add(id));
       (input.mentionedIds ?? []).forEach((id) => ids.add(id));
       for (const w of issueWatches) {
         if (w.isWatching) ids.add(w.userId);
@@ -81,7 +79,7 @@ export class NotificationService {
     }
     ids.delete(input.actorId);
     if (!ids.size) return [];
-    const users = await this.prisma.user.findMany({ where: { id: { in: [...ids] }, type: 0, isActive: true } });
+    const users = (await this.hot.usersByIds([...ids])).filter((u) => u.type === 0 && u.isActive);
     const allowed: number[] = [];
     // A public repository of a public owner is readable by every unrestricted user: no query.
     const open = !input.repo.isPrivate && input.repo.owner.visibility === 0;
@@ -98,7 +96,7 @@ export class NotificationService {
     const source = input.issue.isPull ? NotificationSource.PullRequest : NotificationSource.Issue;
     for (const userId of users) {
       const update = async () => {
-        const current = await this.prisma.notification.findUnique({ where: { userId_issueId: { userId, issueId: input.issue.id } } });
+        const current = await this.hot.notificationThread(userId, input.issue.id);
         if (!current) return false;
         // A read thread becomes unread and points at the new comment; an unread or pinned one
         // only moves up (updated time and updater).

@@ -9,6 +9,7 @@ import crypto from 'node:crypto';
 import { InvalidError, NotFoundError, ValidationError } from '../errors';
 import type { Converter } from '../convert';
 import { AccessMode, fmtTime } from '../convert';
+import type { HotReads } from '../fast-reads';
 import type { Prisma } from '../database';
 import type { Repository, User } from '../records';
 import { globError } from '../glob';
@@ -79,6 +80,7 @@ export class WebhookService {
   constructor(
     private readonly prisma: Prisma,
     private readonly convert: Converter,
+    private readonly hot: HotReads,
   ) {}
 
   /** Gitea's api.Hook. */
@@ -216,10 +218,8 @@ export class WebhookService {
 
   /** Active hooks that fire for an event of `repo`: its own, its owner's and system hooks. */
   private async hooksFor(repo: Repository, eventType: HookEvent, branch?: string) {
-    const hooks = await this.prisma.webhook.findMany({
-      where: { active: true, OR: [{ repoId: repo.id }, { ownerId: repo.ownerId, repoId: null }, { repoId: null, ownerId: null, isSystem: true }] },
-      orderBy: { id: 'asc' },
-    });
+    // Asked after every event of a repository (most have no hook): one prepared statement.
+    const hooks = await this.hot.activeHooks(repo.id, repo.ownerId);
     return hooks.filter(
       (h) => DELIVERED_TYPES.has(h.type) && (JSON.parse(h.events) as string[]).includes(eventType) && (branch === undefined || branchMatches(h.branchFilter, branch)),
     );
