@@ -12,11 +12,13 @@
  */
 import { hasScope, InvalidScopeError, parseScopes, type ScopeLevel } from '../services/scopes';
 import fs from 'node:fs';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { PassThrough, Readable } from 'stream';
 import zlib from 'zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import { repositoryPath, repoStats } from '../services/git';
 import { GitTransport, type PushedRefUpdate } from '../services/git/transport';
+import { isLsRefsRequest, lsRefsAnswer, MAX_LS_REFS_REQUEST, uploadPackAdvertisement } from '../services/git/upload-pack-memo';
 
 export type { PushedRefUpdate } from '../services/git/transport';
 
@@ -101,6 +103,62 @@ function allowsRepository(scopes: string[], level: ScopeLevel): boolean {
     if (err instanceof InvalidScopeError) return false;
     throw err;
   }
+}
+
+/** A git service that exited with an error: what it wrote. */
+interface GitOutputError extends Error {
+  stdout?: Buffer;
+  stderr?: string;
+}
+
+/** Runs a spawned git service to its end: its stdout, or a GitOutputError when it failed. */
+function collect(child: ChildProcessWithoutNullStreams, input?: Buffer): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let stderr = '';
+  child.stdout.on('data', (c: Buffer) => chunks.push(c));
+  child.stderr.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-4096)));
+  child.stdin.on('error', () => undefined);
+  child.stdin.end(input);
+  return new Promise((resolve, reject) => {
+    const fail = (code: number | null) => reject(Object.assign(new Error(`git exited with ${code}`), { stdout: Buffer.concat(chunks), stderr }));
+    child.on('error', () => fail(-1));
+    child.on('close', (code) => (code === 0 ? resolve(Buffer.concat(chunks)) : fail(code)));
+  });
+}
+
+/** The whole of a small request body, or null when it is longer than `limit` (then the stream is left as it was). */
+function readAll(input: Readable, limit: number): Promise<Buffer | null> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = () => {
+      input.off('data', onData);
+      input.off('end', onEnd);
+      input.off('error', onError);
+    };
+    const onData = (c: Buffer) => {
+      chunks.push(c);
+      size += c.length;
+      if (size > limit) {
+        // Longer than announced: hand the rest on as a stream, with what was read put back.
+        done();
+        input.pause();
+        input.unshift(Buffer.concat(chunks));
+        resolve(null);
+      }
+    };
+    const onEnd = () => {
+      done();
+      resolve(Buffer.concat(chunks));
+    };
+    const onError = (err: Error) => {
+      done();
+      reject(err);
+    };
+    input.on('data', onData);
+    input.on('end', onEnd);
+    input.on('error', onError);
+  });
 }
 
 /* ---------- default dependencies: the app's decorations ---------- */
@@ -329,24 +387,21 @@ export default async function gitHttpRoutes(app: FastifyInstance, opts: GitHttpO
       const svc = service.slice(4) as Service;
       const ctx = await authorize(request, reply, svc);
       if (!ctx) return reply;
-      const child = transport.spawn(svc, ctx.path, { statelessRpc: true, advertiseRefs: true, env: serviceEnv(request, ctx.user, ctx.repo) });
-      const chunks: Buffer[] = [];
-      let stderr = '';
-      child.stdout.on('data', (c: Buffer) => chunks.push(c));
-      child.stderr.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-4096)));
-      const code: number = await new Promise((resolve) => {
-        child.on('error', () => resolve(-1));
-        child.on('close', (c) => resolve(c ?? -1));
-      });
-      if (code !== 0) {
-        request.log.error({ service: svc, repo: ctx.path, stderr }, 'git advertise-refs failed');
+      const env = serviceEnv(request, ctx.user, ctx.repo);
+      const advertise = () => collect(transport.spawn(svc, ctx.path, { statelessRpc: true, advertiseRefs: true, env }));
+      let refs: Buffer;
+      try {
+        // Pulls are most of the traffic and their advertisement changes only with the refs.
+        refs = svc === 'upload-pack' ? await uploadPackAdvertisement(ctx.path, env.GIT_PROTOCOL ?? '', advertise) : await advertise();
+      } catch (err) {
+        request.log.error({ service: svc, repo: ctx.path, stderr: (err as GitOutputError).stderr }, 'git advertise-refs failed');
         return plain(reply, 500, 'git failed');
       }
       return reply
         .code(200)
         .headers(NO_CACHE)
         .type(`application/x-git-${svc}-advertisement`)
-        .send(Buffer.concat([Buffer.from(pktLine(`# service=git-${svc}\n`) + '0000'), ...chunks]));
+        .send(Buffer.concat([Buffer.from(pktLine(`# service=git-${svc}\n`) + '0000'), refs]));
     },
   );
 
@@ -367,9 +422,35 @@ export default async function gitHttpRoutes(app: FastifyInstance, opts: GitHttpO
         input = input.pipe(gunzip);
       }
 
+      const env = serviceEnv(request, ctx.user, ctx.repo);
+      // A protocol v2 ls-refs (the second request of every clone and fetch) is answered from
+      // what git said last time while the refs are the same: no git process for it.
+      const length = Number(request.headers['content-length']);
+      let head: Buffer | null = null;
+      if (svc === 'upload-pack' && !encoding && env.GIT_PROTOCOL?.includes('version=2') && length > 0 && length <= MAX_LS_REFS_REQUEST) {
+        try {
+          head = await readAll(input, MAX_LS_REFS_REQUEST);
+        } catch (err) {
+          request.log.warn({ err }, 'git request body failed');
+          return plain(reply, 400, 'reading the request body failed');
+        }
+        if (head && isLsRefsRequest(head)) {
+          const body = head;
+          const answer = () => collect(transport.spawn(svc, ctx.path, { statelessRpc: true, env }), body);
+          let out: Buffer;
+          try {
+            out = await lsRefsAnswer(ctx.path, env.GIT_PROTOCOL, body, answer);
+          } catch (err) {
+            request.log.warn({ service: svc, repo: ctx.path, stderr: (err as GitOutputError).stderr }, 'git service exited with an error');
+            out = (err as GitOutputError).stdout ?? Buffer.alloc(0);
+          }
+          return reply.code(200).headers(NO_CACHE).type(`application/x-git-${svc}-result`).send(out);
+        }
+      }
+
       const child = transport.spawn(svc, ctx.path, {
         statelessRpc: true,
-        env: serviceEnv(request, ctx.user, ctx.repo),
+        env,
         // The code's branch and tag protections do not cover its wiki.
         checkPush: async (updates, env) => (deps.checkPush && !ctx.isWiki ? deps.checkPush(ctx.repo, ctx.path, ctx.user, updates, env) : null),
         onCheckError: (err) => request.log.error({ err }, 'checking a push failed'),
@@ -377,11 +458,15 @@ export default async function gitHttpRoutes(app: FastifyInstance, opts: GitHttpO
       let stderr = '';
       child.stderr.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-4096)));
       child.stdin.on('error', () => undefined); // git may stop reading early (e.g. "done" seen)
-      input.on('error', (err) => {
-        request.log.warn({ err }, 'git request body failed');
-        child.kill('SIGTERM');
-      });
-      input.pipe(child.stdin);
+      if (head) {
+        child.stdin.end(head);
+      } else {
+        input.on('error', (err) => {
+          request.log.warn({ err }, 'git request body failed');
+          child.kill('SIGTERM');
+        });
+        input.pipe(child.stdin);
+      }
       // A client that goes away must not leave git running.
       reply.raw.on('close', () => {
         if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');

@@ -99,15 +99,25 @@ function current(repoPath: string): RepoRefState | null {
  * no ref of the repository changed. The signature is taken before computing, so a change made
  * while computing makes the next call compute again. A failed computation is not kept.
  */
-export function memoByRefs<T>(repoPath: string, key: string, compute: () => Promise<T>): Promise<T> {
+export function memoByRefs<T>(repoPath: string, key: string, compute: () => Promise<T>, opts: MemoOptions<T> = {}): Promise<T> {
   const state = current(repoPath);
   if (!state || !state.stable) return compute();
   const kept = state.values.get(key) as Promise<T> | undefined;
   if (kept) return kept;
   const p = compute();
   state.values.set(key, p);
-  p.catch(() => state.values.delete(key));
+  p.then(
+    (value) => {
+      if (opts.keep && !opts.keep(value) && state.values.get(key) === p) state.values.delete(key);
+    },
+    () => state.values.delete(key),
+  );
   return p;
+}
+
+export interface MemoOptions<T> {
+  /** Whether an answer is worth keeping (e.g. not too large); every answer is kept by default. */
+  keep?(value: T): boolean;
 }
 
 /** Forgets what is kept for a repository (one deleted or moved), or for all. */
