@@ -41,6 +41,8 @@ import keyRoutes from './routes/keys';
 import packageRoutes from './routes/packages';
 import packageRegistryRoutes from './routes/package-registry';
 import cronRoutes from './routes/cron';
+import pushMirrorRoutes from './routes/push-mirrors';
+import mergeUpstreamRoutes from './routes/merge-upstream';
 import trackerRoutes, { attachmentDownloadRoutes } from './routes/tracker';
 import gitDataRoutes, { repoStatsRoutes } from './routes/git-data';
 import statusRoutes from './routes/statuses';
@@ -96,6 +98,8 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
   app.addHook('onClose', async () => services.gitReaders.close());
   app.addHook('onClose', async () => services.gitTransport.close());
   app.addHook('onClose', async () => services.hot.close());
+  // Pushes to mirrors started by this process finish before the database closes.
+  app.addHook('onClose', async () => services.pushMirrors.idle());
   app.addHook('onResponse', async (request, reply) => {
     const q = request.url.indexOf('?');
     const path = q < 0 ? request.url : request.url.slice(0, q);
@@ -130,6 +134,8 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
       await api.register(deployKeyRoutes);
       await api.register(transferRoutes);
       await api.register(migrationRoutes);
+      await api.register(pushMirrorRoutes);
+      await api.register(mergeUpstreamRoutes);
       await api.register(repoMiscRoutes);
       await api.register(issueTemplateRoutes);
       await api.register(teamRoutes);

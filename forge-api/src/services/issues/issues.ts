@@ -191,16 +191,47 @@ export class IssueService {
       if (input.due_date) deadline = parseDate(input.due_date, 'DueDate') ?? null;
     }
     const now = new Date();
-    const issue = await this.prisma.$transaction(async (tx) => {
-      const counter = await tx.repository.update({
-        where: { id: rc.repo.id },
-        data: { nextIssueIndex: { increment: 1 }, numIssues: { increment: 1 } },
-        select: { nextIssueIndex: true },
-      });
+    const issue = await this.prisma.$transaction(async (tx): Promise<Issue> => {
+      // Plain SQL for the two statements every new issue runs: Prisma's update and create cost
+      // 0.8-0.9 ms of JavaScript each, the same statements as raw SQL ~0.25 ms.
+      const [counter] = await tx.$queryRaw<{ nextIssueIndex: number | bigint }[]>`
+        UPDATE "Repository" SET "nextIssueIndex" = "nextIssueIndex" + 1, "numIssues" = "numIssues" + 1
+        WHERE "id" = ${rc.repo.id} RETURNING "nextIssueIndex"`;
+      const index = Number(counter.nextIssueIndex) - 1;
+      const body = input.body ?? '';
+      const ref = input.ref ?? '';
+      if (!labels.length && !assignees.length) {
+        const [row] = await tx.$queryRaw<{ id: number | bigint }[]>`
+          INSERT INTO "Issue" ("repoId", "index", "posterId", "title", "body", "ref", "milestoneId", "deadline", "createdAt", "updatedAt")
+          VALUES (${rc.repo.id}, ${index}, ${rc.doer.id}, ${title}, ${body}, ${ref}, ${milestoneId}, ${deadline}, ${now}, ${now}) RETURNING "id"`;
+        // The row as the table's defaults made it (the type lists every column).
+        return {
+          id: Number(row.id),
+          repoId: rc.repo.id,
+          index,
+          posterId: rc.doer.id,
+          title,
+          body,
+          contentVersion: 0,
+          ref,
+          isClosed: false,
+          isPull: false,
+          isLocked: false,
+          pinOrder: 0,
+          milestoneId,
+          numComments: 0,
+          deadline,
+          originalAuthor: '',
+          originalAuthorId: 0,
+          createdAt: now,
+          updatedAt: now,
+          closedAt: null,
+        };
+      }
       return tx.issue.create({
         data: {
           repoId: rc.repo.id,
-          index: counter.nextIssueIndex - 1,
+          index,
           posterId: rc.doer.id,
           title,
           body: input.body ?? '',

@@ -100,22 +100,23 @@ export class NotificationService {
         if (!current) return false;
         // A read thread becomes unread and points at the new comment; an unread or pinned one
         // only moves up (updated time and updater).
-        const data =
-          current.status === NotificationStatus.Read
-            ? { status: NotificationStatus.Unread, commentId: input.commentId ?? null, updatedById: input.actorId, updatedAt: now }
-            : { updatedById: input.actorId, updatedAt: now, ...(input.commentId ? { commentId: input.commentId } : {}) };
-        await this.prisma.notification.update({ where: { id: current.id }, data });
+        // Plain SQL for the writes every issue event makes (Prisma's update/create: ~0.5-0.9 ms of JavaScript each).
+        if (current.status === NotificationStatus.Read) {
+          await this.prisma.$executeRaw`UPDATE "Notification" SET "status" = ${NotificationStatus.Unread}, "commentId" = ${input.commentId ?? null}, "updatedById" = ${input.actorId}, "updatedAt" = ${now} WHERE "id" = ${current.id}`;
+        } else if (input.commentId) {
+          await this.prisma.$executeRaw`UPDATE "Notification" SET "updatedById" = ${input.actorId}, "updatedAt" = ${now}, "commentId" = ${input.commentId} WHERE "id" = ${current.id}`;
+        } else {
+          await this.prisma.$executeRaw`UPDATE "Notification" SET "updatedById" = ${input.actorId}, "updatedAt" = ${now} WHERE "id" = ${current.id}`;
+        }
         return true;
       };
       if (await update()) continue;
-      try {
-        await this.prisma.notification.create({
-          data: { userId, repoId: input.issue.repoId, issueId: input.issue.id, source, status: NotificationStatus.Unread, commentId: input.commentId ?? null, updatedById: input.actorId, createdAt: now, updatedAt: now },
-        });
-      } catch (err) {
-        if (!isUniqueViolation(err)) throw err;
-        await update();
-      }
+      // A thread made meanwhile by another event wins the unique key: then it is updated instead.
+      const made = await this.prisma.$queryRaw<{ id: number | bigint }[]>`
+        INSERT INTO "Notification" ("userId", "repoId", "issueId", "source", "status", "commentId", "updatedById", "createdAt", "updatedAt")
+        VALUES (${userId}, ${input.issue.repoId}, ${input.issue.id}, ${source}, ${NotificationStatus.Unread}, ${input.commentId ?? null}, ${input.actorId}, ${now}, ${now})
+        ON CONFLICT ("userId", "issueId") DO NOTHING RETURNING "id"`;
+      if (!made.length) await update();
     }
   }
 
