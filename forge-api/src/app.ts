@@ -5,7 +5,7 @@
  * START_SSH_SERVER, git over SSH too.
  */
 import fs from 'node:fs';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import './types/fastify';
 import { loadConfig, type ForgeConfigInput } from './config';
 import authPlugin, { AuthResolver } from './plugins/auth';
@@ -82,7 +82,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     logger: options.logger ?? false,
     // One access line per request (onResponse below) instead of Fastify's two, which also
     // carry the query string, where a token may travel (?token=, ?access_token=).
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 32 * 1024 * 1024,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: true, useDefaults: true, allErrors: false } },
