@@ -150,7 +150,8 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
   const webhooks = new WebhookService(prisma, convert, hot);
   const deliveries = new DeliveryWorker(prisma, config);
   webhooks.onQueued = () => deliveries.kick();
-  const releases = new ReleaseService(prisma, repos, gitReaders, tracker.attachments, notifier, convert);
+  const tagProtections = new TagProtectionService(prisma);
+  const releases = new ReleaseService(prisma, repos, gitReaders, tracker.attachments, notifier, convert, (repoId, tag, userId) => tagProtections.mayControl(repoId, tag, userId));
 
   notifier.add(new ActivityListener(activities));
   notifier.add(
@@ -173,7 +174,6 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
 
   const gitData = new GitDataService(config, gitReaders, repos, new CommitConverter(prisma, convert, config.rootUrl));
   const branchProtections = new BranchProtectionService(prisma, permissions);
-  const tagProtections = new TagProtectionService(prisma);
   const branches = new BranchService(prisma, config, permissions, branchProtections, repos);
   const migrations = new MigrationService(prisma, config, permissions, repos);
   const teams = new TeamService(prisma, permissions);
