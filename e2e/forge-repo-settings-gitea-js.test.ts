@@ -32,7 +32,7 @@ describeForge(
       work = fs.mkdtempSync(path.join(os.tmpdir(), 'forge-repo-settings-js-'));
       await f().user('alice');
       await f().user('bob');
-      aliceToken = await f().token('alice', ['write:repository', 'write:user', 'write:organization']);
+      aliceToken = await f().token('alice', ['write:repository', 'write:user', 'write:organization', 'write:issue']);
       bobToken = await f().token('bob', ['write:repository', 'write:user']);
       alice = giteaApi(f().url, { token: aliceToken });
       bob = giteaApi(f().url, { token: bobToken });
@@ -85,6 +85,40 @@ describeForge(
       expect(mig.data.original_url).toBe(`${f().url}/alice/app.git`);
       const src = (await git(disk('alice', 'app'), 'rev-parse', 'HEAD')).stdout;
       expect((await git(disk('bob', 'imported'), 'rev-parse', 'HEAD')).stdout).toBe(src);
+    });
+
+    test('stars, assignees, reviewers, repository teams and issue pins through the client', async () => {
+      expect((await bob.user.userCurrentPutStar('alice', 'app')).status).toBe(204);
+      expect((await bob.user.userCurrentCheckStarring('alice', 'app')).status).toBe(204);
+      const gazers = await alice.repos.repoListStargazers('alice', 'app');
+      expect(gazers.data.map((u) => u.login)).toEqual(['bob']);
+      expect(gazers.headers.get('x-total-count')).toBe('1');
+      const starred = await bob.user.userCurrentListStarred();
+      expect(starred.data.map((r) => [r.full_name, r.stars_count])).toEqual([['alice/app', 1]]);
+      expect((await alice.users.userListStarred('bob')).data.map((r) => r.full_name)).toEqual(['alice/app']);
+      expect((await bob.user.userCurrentDeleteStar('alice', 'app')).status).toBe(204);
+      await expect(bob.user.userCurrentCheckStarring('alice', 'app')).rejects.toMatchObject({ status: 404 });
+      expect((await alice.repos.repoGet('alice', 'app')).data.stars_count).toBe(0);
+
+      expect((await alice.repos.repoGetAssignees('alice', 'app')).data.map((u) => u.login)).toEqual(['alice']);
+      expect((await alice.repos.repoGetReviewers('alice', 'app')).data.map((u) => u.login)).toEqual(['alice']);
+
+      expect((await alice.orgs.orgCreate({ username: 'crew' })).status).toBe(201);
+      expect((await alice.orgs.createOrgRepo('crew', { name: 'lib' })).status).toBe(201);
+      expect((await alice.orgs.orgCreateTeam('crew', { name: 'devs', permission: 'write', units: ['repo.code', 'repo.pulls'] } as never)).status).toBe(201);
+      expect((await alice.repos.repoAddTeam('crew', 'lib', 'devs')).status).toBe(204);
+      expect((await alice.repos.repoListTeams('crew', 'lib')).data.map((t) => t.name)).toEqual(['Owners', 'devs']);
+      expect((await alice.repos.repoCheckTeam('crew', 'lib', 'devs')).data).toMatchObject({ name: 'devs', permission: 'write' });
+      expect((await alice.repos.repoDeleteTeam('crew', 'lib', 'devs')).status).toBe(204);
+      await expect(alice.repos.repoCheckTeam('crew', 'lib', 'devs')).rejects.toMatchObject({ status: 404 });
+
+      const issue = await alice.repos.issueCreateIssue('alice', 'app', { title: 'pin me' });
+      expect((await alice.repos.pinIssue('alice', 'app', issue.data.number!)).status).toBe(204);
+      expect((await alice.repos.repoListPinnedIssues('alice', 'app')).data.map((i) => [i.title, i.pin_order])).toEqual([['pin me', 1]]);
+      expect((await alice.repos.repoNewPinAllowed('alice', 'app')).data).toEqual({ issues: true, pull_requests: true });
+      expect((await alice.repos.unpinIssue('alice', 'app', issue.data.number!)).status).toBe(204);
+      const feed = await alice.repos.repoListActivityFeeds('alice', 'app');
+      expect(feed.data.map((a) => a.op_type)).toContain('create_issue');
     });
 
     test('deploy keys and a transfer through the client', async () => {

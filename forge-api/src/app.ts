@@ -5,7 +5,7 @@
  * START_SSH_SERVER, git over SSH too.
  */
 import fs from 'node:fs';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import './types/fastify';
 import { loadConfig, type ForgeConfigInput } from './config';
 import authPlugin, { AuthResolver } from './plugins/auth';
@@ -41,6 +41,8 @@ import keyRoutes from './routes/keys';
 import packageRoutes from './routes/packages';
 import packageRegistryRoutes from './routes/package-registry';
 import cronRoutes from './routes/cron';
+import pushMirrorRoutes from './routes/push-mirrors';
+import mergeUpstreamRoutes from './routes/merge-upstream';
 import trackerRoutes, { attachmentDownloadRoutes } from './routes/tracker';
 import gitDataRoutes, { repoStatsRoutes } from './routes/git-data';
 import statusRoutes from './routes/statuses';
@@ -80,7 +82,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     logger: options.logger ?? false,
     // One access line per request (onResponse below) instead of Fastify's two, which also
     // carry the query string, where a token may travel (?token=, ?access_token=).
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 32 * 1024 * 1024,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: true, useDefaults: true, allErrors: false } },
@@ -96,6 +98,8 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
   app.addHook('onClose', async () => services.gitReaders.close());
   app.addHook('onClose', async () => services.gitTransport.close());
   app.addHook('onClose', async () => services.hot.close());
+  // Pushes to mirrors started by this process finish before the database closes.
+  app.addHook('onClose', async () => services.pushMirrors.idle());
   app.addHook('onResponse', async (request, reply) => {
     const q = request.url.indexOf('?');
     const path = q < 0 ? request.url : request.url.slice(0, q);
@@ -130,6 +134,8 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
       await api.register(deployKeyRoutes);
       await api.register(transferRoutes);
       await api.register(migrationRoutes);
+      await api.register(pushMirrorRoutes);
+      await api.register(mergeUpstreamRoutes);
       await api.register(repoMiscRoutes);
       await api.register(issueTemplateRoutes);
       await api.register(teamRoutes);

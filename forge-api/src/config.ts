@@ -1,5 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
+import { parseGoDuration } from './services/go-duration';
 
 /**
  * The Gitea release whose API v1 the forge implements (paths, JSON shapes, statuses); answered
@@ -47,6 +48,8 @@ export interface ForgeConfig {
   migrationsAllowedDomains: string;
   migrationsBlockedDomains: string;
   migrationsAllowLocalNetworks: boolean;
+  /** Gitea's [mirror] MIN_INTERVAL (default 10m, never below 1m): the shortest interval of a pull or push mirror. */
+  mirrorMinIntervalMs: number;
   /** Where package files are stored (<dataDir>/packages). */
   packagesDir: string;
   /**
@@ -137,6 +140,7 @@ export function loadConfig(overrides: ForgeConfigInput = {}, env: NodeJS.Process
     migrationsAllowedDomains: overrides.migrationsAllowedDomains ?? env.MIGRATIONS_ALLOWED_DOMAINS ?? '',
     migrationsBlockedDomains: overrides.migrationsBlockedDomains ?? env.MIGRATIONS_BLOCKED_DOMAINS ?? '',
     migrationsAllowLocalNetworks: overrides.migrationsAllowLocalNetworks ?? bool(env.MIGRATIONS_ALLOW_LOCALNETWORKS, false),
+    mirrorMinIntervalMs: Math.max(60_000, overrides.mirrorMinIntervalMs ?? parseGoDuration(env.MIRROR_MIN_INTERVAL ?? '') ?? 10 * 60_000),
     startSshServer: overrides.startSshServer ?? (bool(env.START_SSH_SERVER, false) && !bool(env.DISABLE_SSH, false)),
     sshListenHost: overrides.sshListenHost ?? env.SSH_LISTEN_HOST ?? '',
     sshListenPort: overrides.sshListenPort ?? int(env.SSH_LISTEN_PORT, sshPort),

@@ -5,6 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import execa from 'execa';
@@ -57,17 +58,57 @@ function errorLines(stderr: string): string[] {
     .map((l) => l.trim());
 }
 
+/** Push webhook payloads posted to a receiver on 127.0.0.1. */
+class PushReceiver {
+  payloads: any[] = [];
+  private server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      if (req.headers['x-gitea-event'] === 'push') this.payloads.push(JSON.parse(body));
+      res.end('ok');
+    });
+  });
+  async start(): Promise<string> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(this.server.address() as { port: number }).port}/hook`;
+  }
+  async waitFor(pred: (p: any) => boolean): Promise<any> {
+    for (let i = 0; i < 200; i++) {
+      const found = this.payloads.find(pred);
+      if (found) return found;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`no matching push delivery among ${this.payloads.length}`);
+  }
+  stop(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
+
 for (const provider of providers()) {
   describe(`git over SSH [${provider}]`, () => {
     let f: Forge;
     let sshPort = 0;
+    const hooks = new PushReceiver();
+    let cloneStarted = 0;
     let work: string;
     let url: (repo: string) => string;
     const ids: Record<string, number> = {};
 
     beforeAll(async () => {
       sshPort = await freePort();
-      f = await startForge(provider, { startSshServer: true, sshListenHost: '127.0.0.1', sshListenPort: sshPort, sshPort, sshDomain: '127.0.0.1', sshBuiltinServerUser: 'git', sshUser: 'git' });
+      f = await startForge(provider, {
+        startSshServer: true,
+        sshListenHost: '127.0.0.1',
+        sshListenPort: sshPort,
+        sshPort,
+        sshDomain: '127.0.0.1',
+        sshBuiltinServerUser: 'git',
+        sshUser: 'git',
+        webhookAllowedHostList: 'loopback',
+      });
       work = fs.mkdtempSync(path.join(os.tmpdir(), 'git-ssh-work-'));
       url = (repo) => `ssh://git@127.0.0.1:${sshPort}/${repo}.git`;
       await f.user('alice');
@@ -86,10 +127,14 @@ for (const provider of providers()) {
         expect(res.status).toBe(201);
         ids[title] = res.body.key_id;
       }
+      const hookUrl = await hooks.start();
+      const hook = await f.request('POST', '/repos/alice/one/hooks', { ...as('alice'), body: { type: 'gitea', active: true, events: ['push'], config: { url: hookUrl, content_type: 'json' } } });
+      expect(hook.status).toBe(201);
       // carol reads alice/one (collaborator with read access)
       expect((await f.request('PUT', '/repos/alice/one/collaborators/carol', { ...as('alice'), body: { permission: 'read' } })).status).toBe(204);
     });
     afterAll(async () => {
+      await hooks.stop();
       await f?.close();
       if (work) fs.rmSync(work, { recursive: true, force: true });
     });
@@ -109,6 +154,7 @@ for (const provider of providers()) {
 
     test('a user key clones a private repository and pushes; the push is processed as over HTTP', async () => {
       const dir = path.join(work, 'alice-one');
+      cloneStarted = Date.now();
       const clone = await gitAs('alice', work, 'clone', '-q', url('alice/one'), dir);
       expect(clone.stderr).toBe('');
       expect(clone.exitCode).toBe(0);
@@ -122,20 +168,22 @@ for (const provider of providers()) {
       const sha = (await gitAs('alice', dir, 'rev-parse', 'HEAD')).stdout.trim();
       const branch = await f.request('GET', '/repos/alice/one/branches/feature', as('alice'));
       expect(branch.body.commit.id).toBe(sha);
-      // The push was processed after git returned: branch count refreshed, feed written.
+      // The push was processed as over HTTP: branch count refreshed, push webhook sent (its
+      // repository carries the SSH clone URL).
       expect((await f.request('GET', '/repos/alice/one', as('alice'))).body.branch_count).toBe(2);
-      const feeds = await f.request('GET', '/repos/alice/one/activities/feeds', as('alice'));
-      if (feeds.status === 200) expect(feeds.body.map((a: { op_type: string }) => a.op_type)).toContain('commit_repo');
+      const delivered = await hooks.waitFor((p) => p.ref === 'refs/heads/feature');
+      expect(delivered).toMatchObject({ after: sha, pusher: { login: 'alice' }, repository: { full_name: 'alice/one', ssh_url: url('alice/one') } });
+      expect(delivered.commits.map((c: { message: string }) => c.message.trim())).toEqual(['over ssh']);
       // Without the .git suffix and with a leading '/' as some clients send it.
       const again = await gitAs(['alice', '-p', String(sshPort)], work, 'clone', '-q', 'git@127.0.0.1:/alice/one', path.join(work, 'alice-one-2'));
       expect(again.exitCode).toBe(0);
     });
 
-    test('last_used_at of a key moves when it is used', async () => {
+    test('last_used_at of a key moves when it is used (user keys and deploy keys)', async () => {
+      const row = await f.app.prisma.publicKey.findUniqueOrThrow({ where: { id: ids.alice } });
       const keys = await f.request('GET', '/user/keys', as('alice'));
-      const key = keys.body.find((k: { id: number }) => k.id === ids.alice);
-      expect(Date.parse(key.last_used_at)).toBeGreaterThan(Date.parse(key.created_at) - 1000);
-      expect(key.last_used_at).not.toBe('0001-01-01T00:00:00Z');
+      expect(keys.body.find((k: { id: number }) => k.id === ids.alice).last_used_at).toBe(row.updatedAt.toISOString().replace(/\.\d+Z$/, 'Z'));
+      expect(row.updatedAt.getTime()).toBeGreaterThanOrEqual(cloneStarted);
     });
 
     test("a user without access is refused with Gitea's text; a reader's push is refused in pre-receive", async () => {
@@ -170,6 +218,11 @@ for (const provider of providers()) {
       const branch = await f.request('GET', '/repos/alice/one/branches/deploy-rw', as('alice'));
       expect(branch.status).toBe(200);
       expect(branch.body.commit.message.trim()).toBe('ro');
+      // Gitea names the repository's owner as the pusher of a deploy key's push.
+      expect(await hooks.waitFor((p) => p.ref === 'refs/heads/deploy-rw')).toMatchObject({ pusher: { login: 'alice' } });
+      expect(hooks.payloads.some((p) => p.ref === 'refs/heads/deploy-ro')).toBe(false);
+      const grant = await f.app.prisma.deployKey.findFirstOrThrow({ where: { keyId: ids.rw } });
+      expect(grant.updatedAt.getTime()).toBeGreaterThanOrEqual(cloneStarted);
     });
 
     test('a deploy key reaches only its own repository; an unknown key and another login name are refused', async () => {
@@ -242,6 +295,16 @@ for (const provider of providers()) {
       expect(fs.readFileSync(path.join(carol, 'Home.md'), 'utf8')).toBe('# Welcome over SSH\n');
       const refused = await gitAs('carol', carol, 'push', 'origin', 'main:other');
       expect(errorLines(refused.stderr)).toContain(`error: User: ${(await f.app.services.users.findByName('carol'))!.id}:carol with Key: ${ids.carol}:carol is not authorized to write to alice/one.wiki.`);
+    });
+
+    test('git archive --remote over SSH (git-upload-archive) with read access', async () => {
+      const tarFile = path.join(work, 'one.tar');
+      const archive = await gitAs('ro', work, 'archive', `--remote=${url('alice/one')}`, '--output', tarFile, 'main', 'README.md');
+      expect(archive.stderr).toBe('');
+      expect(archive.exitCode).toBe(0);
+      expect(execFileSync('tar', ['-tf', tarFile], { encoding: 'utf8' }).trim()).toBe('README.md');
+      const refused = await gitAs('bob', work, 'archive', `--remote=${url('alice/one')}`, 'main');
+      expect(errorLines(refused.stderr)).toContain(`error: User: ${(await f.app.services.users.findByName('bob'))!.id}:bob with Key: ${ids.bob}:bob is not authorized to read alice/one.`);
     });
 
     test('ssh without a command greets the key owner and gives no shell', async () => {

@@ -4,7 +4,7 @@
  * stays under a small bound. Statements are counted at the driver adapter
  * (services/database.ts createPrisma onStatement).
  */
-import { providers, startForge, type Forge } from './support/forge';
+import { PASSWORD, providers, startForge, type Forge } from './support/forge';
 
 /** Largest statement count accepted for one list request (auth, repository, page, count, joins). */
 const BOUND = 14;
@@ -25,6 +25,13 @@ const LISTS: Lists = {
   'labels': { path: '/repos/alice/tracker/labels?limit=50', as: 'bob' },
   'milestones': { path: '/repos/alice/tracker/milestones?state=all&limit=50', as: 'bob' },
   'notifications': { path: '/notifications?all=true&limit=50', as: 'bob' },
+  'stargazers': { path: '/repos/alice/tracker/stargazers?limit=50', as: 'anonymous' },
+  'user starred': { path: '/user/starred?limit=50', as: 'bob' },
+  'users/{u}/starred': { path: '/users/bob/starred?limit=50', as: 'alice' },
+  'assignees': { path: '/repos/alice/tracker/assignees', as: 'bob' },
+  'reviewers': { path: '/repos/alice/tracker/reviewers', as: 'alice' },
+  'repo teams': { path: '/repos/crew/crew-0/teams', as: 'alice' },
+  'repo activity feed': { path: '/repos/alice/tracker/activities/feeds?limit=50', as: 'bob' },
 };
 
 for (const provider of providers()) {
@@ -52,6 +59,13 @@ for (const provider of providers()) {
         // comments come from two users.
         await ok('POST', '/repos/alice/tracker/issues', 'alice', { title: `issue ${i}`, labels: [label.id], assignees: ['alice'], milestone: milestone.id });
         await ok('POST', '/repos/alice/tracker/issues/1/comments', poster, { body: `comment ${i}` });
+        // Stars, collaborators (assignees, reviewers) and teams (an org repository's teams).
+        await ok('PUT', `/user/starred/alice/own-${i}`, 'bob');
+        const fan = `fan-${i}`;
+        await forge.user(fan);
+        expect((await forge.request('PUT', '/user/starred/alice/tracker', { basic: [fan, PASSWORD] })).status).toBe(204);
+        await ok('PUT', `/repos/alice/tracker/collaborators/${fan}`, 'alice', { permission: 'write' });
+        await ok('POST', '/orgs/crew/teams', 'alice', { name: `team-${i}`, permission: 'read', units: ['repo.code'], includes_all_repositories: true });
       }
     }
 

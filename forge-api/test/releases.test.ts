@@ -212,4 +212,32 @@ describeForge('releases', (f) => {
     expect((await f().request('GET', '/repos/alice/app/releases/tags/v4')).status).toBe(404);
     expect((await f().request('GET', '/repos/alice/app')).body.release_counter).toBe(1);
   });
+
+  test('tag protections apply to the tag a release creates (for its publisher); DELETE /tags of a released tag is 409', async () => {
+    expect((await f().request('PUT', '/repos/alice/app/collaborators/bob', { ...as('alice'), body: { permission: 'write' } })).status).toBe(204);
+    const pt = await f().request('POST', '/repos/alice/app/tag_protections', { ...as('alice'), body: { name_pattern: 'prot-*', whitelist_usernames: ['alice'] } });
+    expect(pt.status).toBe(201);
+    let res = await f().request('POST', '/repos/alice/app/releases', { ...as('bob'), body: { tag_name: 'prot-1', name: 'no' } });
+    expect(res.status).toBe(422);
+    expect(res.body.message).toBe('release tag name is protected [tag_name: prot-1]');
+    expect(await tagsOnDisk()).not.toContain('prot-1');
+    // A draft makes no tag; publishing it later checks the publisher (bob), not the editor.
+    const draft = await f().request('POST', '/repos/alice/app/releases', { ...as('bob'), body: { tag_name: 'prot-2', draft: true } });
+    expect(draft.status).toBe(201);
+    res = await f().request('PATCH', `/repos/alice/app/releases/${draft.body.id}`, { ...as('alice'), body: { draft: false } });
+    expect(res.status).toBe(422);
+    expect(await tagsOnDisk()).not.toContain('prot-2');
+    res = await f().request('POST', '/repos/alice/app/releases', { ...as('alice'), body: { tag_name: 'prot-3', name: 'yes' } });
+    expect(res.status).toBe(201);
+    expect(await tagsOnDisk()).toContain('prot-3');
+    // An existing tag is not created again, so the protection does not stop a release on it.
+    res = await f().request('POST', '/repos/alice/app/releases', { ...as('bob'), body: { tag_name: 'v1.0-renamed', name: 'on an existing tag' } });
+    expect(res.status).toBe(201);
+
+    res = await f().request('DELETE', '/repos/alice/app/tags/prot-3', as('alice'));
+    expect(res.status).toBe(409);
+    expect(res.body.message).toBe('a tag attached to a release cannot be deleted directly');
+    expect(await tagsOnDisk()).toContain('prot-3');
+    expect((await f().request('GET', '/repos/alice/app/releases/tags/prot-3', as('alice'))).body.draft).toBe(false);
+  });
 });

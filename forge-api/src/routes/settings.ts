@@ -35,6 +35,6 @@ export default async function settingsRoutes(app: FastifyInstance) {
         response: { 200: obj({ mirrors_disabled: bool, http_git_disabled: bool, migrations_disabled: bool, stars_disabled: bool, time_tracking_disabled: bool, lfs_disabled: bool }) },
       },
     },
-    async () => ({ mirrors_disabled: true, http_git_disabled: false, migrations_disabled: true, stars_disabled: false, time_tracking_disabled: false, lfs_disabled: true }),
+    async () => ({ mirrors_disabled: false, http_git_disabled: false, migrations_disabled: false, stars_disabled: false, time_tracking_disabled: false, lfs_disabled: true }),
   );
 }

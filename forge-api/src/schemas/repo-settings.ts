@@ -98,4 +98,36 @@ export const GenerateRepoOptionSchema = obj(
   { $id: 'GenerateRepoOption' },
 );
 
-export const REPO_SETTINGS_SCHEMAS = [EditRepoOptionSchema, UpdateRepoAvatarOptionSchema, CreateForkOptionSchema, DeployKeySchema, CreateKeyOptionSchema, GenerateRepoOptionSchema];
+/** structs.PushMirror */
+export const PushMirrorSchema = obj(
+  {
+    repo_name: str,
+    remote_name: str,
+    remote_address: str,
+    created: dateTime,
+    last_update: dateTime,
+    last_error: str,
+    interval: str,
+    sync_on_commit: bool,
+  },
+  [],
+  { $id: 'PushMirror' },
+);
+
+/** structs.CreatePushMirrorOption (no binding rules: Gitea checks interval and address itself). */
+export const CreatePushMirrorOptionSchema = obj(
+  { remote_address: str, remote_username: str, remote_password: str, interval: str, sync_on_commit: bool },
+  [],
+  { $id: 'CreatePushMirrorOption' },
+);
+
+/** structs.MergeUpstreamRequest / MergeUpstreamResponse */
+export const MergeUpstreamRequestSchema = obj({ branch: str, ff_only: bool }, [], { $id: 'MergeUpstreamRequest' });
+export const MergeUpstreamResponseSchema = obj({ merge_type: str }, [], { $id: 'MergeUpstreamResponse' });
+
+export const REPO_SETTINGS_SCHEMAS = [
+  PushMirrorSchema,
+  CreatePushMirrorOptionSchema,
+  MergeUpstreamRequestSchema,
+  MergeUpstreamResponseSchema,
+EditRepoOptionSchema, UpdateRepoAvatarOptionSchema, CreateForkOptionSchema, DeployKeySchema, CreateKeyOptionSchema, GenerateRepoOptionSchema];

@@ -10,6 +10,7 @@ import type { RepoExtras } from './convert/repository';
 import type { Prisma } from './database';
 import { ConflictError, NotFoundError, PermissionDeniedError } from './errors';
 import * as git from './git';
+import { recordRefs } from './git/push';
 import { cloneForFork, detachFork, relinkFork } from './git/fork';
 import { checkRepoName } from './names';
 import type { Notifier } from './notify';
@@ -87,6 +88,8 @@ export class ForkService {
     try {
       await cloneForFork(parentPath, creation.staging, finalPath);
       await git.runGit(['--git-dir', creation.staging, 'symbolic-ref', 'HEAD', `refs/heads/${base.defaultBranch}`]);
+      // The refs the fork starts with are not news: its first push reports only what it changes.
+      await recordRefs(creation.staging);
       const stats = await git.repoStats(creation.staging);
       await markPending(creation, finalPath);
       try {

@@ -31,6 +31,8 @@ import { TemplateGenerateService } from './template-generate';
 import { DeployKeyService } from './deploy-keys';
 import { TransferService } from './transfers';
 import { MigrationService } from './migrations';
+import { PushMirrorService } from './push-mirrors';
+import { MergeUpstreamService } from './merge-upstream';
 import { IssueTemplateService } from './issue-templates';
 import { TeamService } from './teams';
 import { TokenService } from './tokens';
@@ -70,6 +72,10 @@ export interface Services {
   deployKeys: DeployKeyService;
   transfers: TransferService;
   migrations: MigrationService;
+  /** Push mirrors: remotes that receive every branch and tag (by hand, on an interval, after pushes). */
+  pushMirrors: PushMirrorService;
+  /** POST /merge-upstream: a fork's branch brought up to date with its parent. */
+  mergeUpstream: MergeUpstreamService;
   issueTemplates: IssueTemplateService;
   admin: AdminService;
   /** The activity feeds (rows written by the notifier's feed listener). */
@@ -144,7 +150,8 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
   const webhooks = new WebhookService(prisma, convert, hot);
   const deliveries = new DeliveryWorker(prisma, config);
   webhooks.onQueued = () => deliveries.kick();
-  const releases = new ReleaseService(prisma, repos, gitReaders, tracker.attachments, notifier, convert);
+  const tagProtections = new TagProtectionService(prisma);
+  const releases = new ReleaseService(prisma, repos, gitReaders, tracker.attachments, notifier, convert, (repoId, tag, userId) => tagProtections.mayControl(repoId, tag, userId));
 
   notifier.add(new ActivityListener(activities));
   notifier.add(
@@ -167,10 +174,14 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
 
   const gitData = new GitDataService(config, gitReaders, repos, new CommitConverter(prisma, convert, config.rootUrl));
   const branchProtections = new BranchProtectionService(prisma, permissions);
-  const tagProtections = new TagProtectionService(prisma);
   const branches = new BranchService(prisma, config, permissions, branchProtections, repos);
+  const migrations = new MigrationService(prisma, config, permissions, repos);
   const teams = new TeamService(prisma, permissions);
   const wiki = new WikiService(config, repos, gitReaders, notifier);
+  const pushMirrors = new PushMirrorService(prisma, config, repos, migrations, (r) => wiki.wikiPath(r), (err, what) => notifier.logError(err, what));
+  // Pushes (and forge-made ref changes) sync the push mirrors that sync on commit.
+  notifier.add(pushMirrors);
+  const pushRules = new PushRules(branchProtections, tagProtections);
   const contents = new ContentService(config, (repo) => repos.diskPath(repo.owner.name, repo.name), gitReaders);
   const services: Services = {
     convert,
@@ -184,7 +195,9 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     forks,
     templates: new TemplateGenerateService(prisma, config, permissions, repos),
     deployKeys: new DeployKeyService(prisma),
-    migrations: new MigrationService(prisma, config, permissions, repos),
+    migrations,
+    pushMirrors,
+    mergeUpstream: new MergeUpstreamService(permissions, repos, pushRules),
     transfers: new TransferService(prisma, permissions, repos, (id) => forks.relinkForksOf(id)),
     issueTemplates: new IssueTemplateService(gitReaders, (o, n) => repos.diskPath(o, n)),
     admin: new AdminService(prisma, config),
@@ -214,7 +227,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     tagProtections,
     branches,
     tags: new TagService(branches, tagProtections, () => `${config.rootUrl}api/v1/`, async (repoId, tag) => (await prisma.release.count({ where: { repoId, lowerTagName: tag.toLowerCase() } })) > 0),
-    pushRules: new PushRules(branchProtections, tagProtections),
+    pushRules,
     gitTransport: new GitTransport(),
     wiki,
     sshAccess: new SshAccessService(prisma, permissions, users, repos, wiki),

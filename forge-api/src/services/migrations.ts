@@ -79,18 +79,14 @@ export class MigrationService {
     return owner;
   }
 
-  /** Gitea's ParseRemoteAddr + IsMigrateURLAllowed: the URL to give git, with credentials. */
-  async checkUrl(addr: string, username?: string, password?: string): Promise<string> {
-    let url: URL;
-    try {
-      url = new URL(addr);
-    } catch {
-      throw new InvalidError(addr.startsWith('/') || addr.startsWith('file:') ? 'You are not allowed to import local repositories.' : 'The provided URL is invalid.');
-    }
-    if (url.protocol === 'file:') throw new InvalidError('You are not allowed to import local repositories.');
-    if (!['http:', 'https:', 'git:'].includes(url.protocol) || !url.hostname) throw new InvalidError('The provided URL is invalid.');
-    if (/%0[ad]/i.test(addr)) throw new InvalidError('The provided URL is invalid.');
-    const host = url.hostname.replace(/^\[|\]$/g, '');
+  /**
+   * Gitea's allow/block lists of [migrations] for a remote host (migrations, pull and push
+   * mirrors): every address the name resolves to must be allowed (by default: external
+   * addresses only; loopback and private ones too with ALLOW_LOCALNETWORKS) and none blocked.
+   * A name that does not resolve is refused.
+   */
+  async hostAllowed(hostname: string): Promise<boolean> {
+    const host = hostname.replace(/^\[|\]$/g, '');
     const blocked = this.config.migrationsBlockedDomains ? parseAllowedHostList(this.config.migrationsBlockedDomains) : null;
     const allowed = parseAllowedHostList(
       this.config.migrationsAllowedDomains || (this.config.migrationsAllowLocalNetworks ? '*' : 'external'),
@@ -105,11 +101,25 @@ export class MigrationService {
         addresses = [];
       }
     }
-    const ok =
+    return (
       addresses.length > 0 &&
       addresses.every((a) => allowed.allowsHostName(host) || allowed.allowsAddress(a) || (local?.allowsAddress(a) ?? false)) &&
-      !(blocked && (blocked.allowsHostName(host) || addresses.some((a) => blocked.allowsAddress(a))));
-    if (!ok) throw new InvalidError('You can not import from disallowed hosts.');
+      !(blocked && (blocked.allowsHostName(host) || addresses.some((a) => blocked.allowsAddress(a))))
+    );
+  }
+
+  /** Gitea's ParseRemoteAddr + IsMigrateURLAllowed: the URL to give git, with credentials. */
+  async checkUrl(addr: string, username?: string, password?: string): Promise<string> {
+    let url: URL;
+    try {
+      url = new URL(addr);
+    } catch {
+      throw new InvalidError(addr.startsWith('/') || addr.startsWith('file:') ? 'You are not allowed to import local repositories.' : 'The provided URL is invalid.');
+    }
+    if (url.protocol === 'file:') throw new InvalidError('You are not allowed to import local repositories.');
+    if (!['http:', 'https:', 'git:'].includes(url.protocol) || !url.hostname) throw new InvalidError('The provided URL is invalid.');
+    if (/%0[ad]/i.test(addr)) throw new InvalidError('The provided URL is invalid.');
+    if (!(await this.hostAllowed(url.hostname))) throw new InvalidError('You can not import from disallowed hosts.');
     if (username || password) {
       url.username = encodeURIComponent(username ?? '');
       url.password = encodeURIComponent(password ?? '');

@@ -69,6 +69,8 @@ export class ReleaseService implements NotifyListener {
     private readonly attachments: AttachmentService,
     private readonly notifier: Notifier,
     private readonly convert: Converter,
+    /** Tag protections (Gitea's IsUserAllowedToControlTag) for the tags releases create. */
+    private readonly mayControlTag: (repoId: number, tag: string, userId: number) => Promise<boolean> = async () => true,
   ) {}
 
   /** The Release record (Gitea converts it without a viewer). */
@@ -138,7 +140,7 @@ export class ReleaseService implements NotifyListener {
     const draft = input.draft ?? false;
     const target = input.target_commitish || repo.defaultBranch;
     const tagName = draft ? input.tag_name : input.tag_name.replace(/^--/, '');
-    const tag = draft ? null : await this.ensureTag(doer, repo, tagName, target, input.tag_message ?? '');
+    const tag = draft ? null : await this.ensureTag(doer, repo, tagName, target, input.tag_message ?? '', doer.id);
     let rel: Release;
     try {
       rel = await this.prisma.release.create({
@@ -175,7 +177,8 @@ export class ReleaseService implements NotifyListener {
     let numCommits = rel.numCommits;
     let tagCreated = false;
     if (!draft) {
-      const tag = await this.ensureTag(doer, repo, tagName, target, '');
+      // Gitea checks the protections for the release's publisher, not for the editor.
+      const tag = await this.ensureTag(doer, repo, tagName, target, '', rel.publisherId);
       sha1 = tag.sha1;
       numCommits = tag.numCommits;
       tagCreated = tag.created;
@@ -254,15 +257,17 @@ export class ReleaseService implements NotifyListener {
   // ---- tags
 
   /**
-   * The tag of a release: created at `target` when missing (the caller announces the ref
-   * change), then read back for sha1 and the number of commits.
+   * The tag of a release: created at `target` when missing and the tag protections let the
+   * publisher (the caller announces the ref change), then read back for sha1 and the number of
+   * commits.
    */
-  private async ensureTag(doer: User, repo: RepoWithOwner, tagName: string, target: string, message: string): Promise<{ sha1: string; numCommits: number; created: boolean }> {
+  private async ensureTag(doer: User, repo: RepoWithOwner, tagName: string, target: string, message: string, publisherId: number): Promise<{ sha1: string; numCommits: number; created: boolean }> {
     const repoPath = this.repoPath(repo);
     const reader = this.readers.reader(repoPath);
     let created = false;
     if (!(await reader.resolve(`refs/tags/${tagName}`))) {
       if (!isValidTagName(tagName)) throw new InvalidError(`release tag name is not valid [tag_name: ${tagName}]`);
+      if (!(await this.mayControlTag(repo.id, tagName, publisherId))) throw new InvalidError(`release tag name is protected [tag_name: ${tagName}]`);
       const commit = await reader.resolveCommit(target);
       if (!commit) throw new NotFoundError('target not found');
       try {

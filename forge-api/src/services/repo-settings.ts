@@ -76,9 +76,6 @@ function isValidTrackerFormat(s: string): boolean {
   return names.every((n) => ['user', 'repo', 'index', 'issue_index'].includes(n));
 }
 
-/** Gitea's setting.Mirror.MinInterval default (10 minutes). */
-const MIRROR_MIN_INTERVAL_MS = 10 * 60 * 1000;
-
 export class RepoSettingsService {
   constructor(
     private readonly prisma: Prisma,
@@ -147,8 +144,8 @@ export class RepoSettingsService {
       if (o.mirror_interval !== undefined) {
         const ms = parseGoDuration(o.mirror_interval);
         if (ms === null) throw new InvalidError(`time: invalid duration "${o.mirror_interval}"`);
-        if (ms !== 0 && ms < MIRROR_MIN_INTERVAL_MS) {
-          throw new InvalidError(`invalid mirror interval: ${o.mirror_interval} is below minimum interval: 10m0s`);
+        if (ms !== 0 && ms < this.config.mirrorMinIntervalMs) {
+          throw new InvalidError(`invalid mirror interval: ${o.mirror_interval} is below minimum interval: ${formatGoDuration(this.config.mirrorMinIntervalMs)}`);
         }
         m.mirrorInterval = formatGoDuration(ms);
       }

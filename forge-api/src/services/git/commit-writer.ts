@@ -170,26 +170,32 @@ export async function writeCommit(req: CommitRequest): Promise<WrittenCommit> {
     }
     const tree = (await runGit(['write-tree'], { cwd, env })).trim();
     const parents = req.base ? [req.base] : [];
-    const commitEnv = {
-      GIT_AUTHOR_NAME: identPart(req.author.name),
-      GIT_AUTHOR_EMAIL: identPart(req.author.email),
-      GIT_AUTHOR_DATE: gitDate(req.author),
-      GIT_COMMITTER_NAME: identPart(req.committer.name),
-      GIT_COMMITTER_EMAIL: identPart(req.committer.email),
-      GIT_COMMITTER_DATE: gitDate(req.committer),
-    };
-    const commit = (
-      await runGit(['commit-tree', '--no-gpg-sign', tree, ...parents.flatMap((p) => ['-p', p])], {
-        cwd,
-        env: commitEnv,
-        input: commitMessage(req.message, req.committer, req.signoff),
-      })
-    ).trim();
+    const commit = await commitTree(cwd, { tree, parents, message: commitMessage(req.message, req.committer, req.signoff), author: req.author, committer: req.committer });
     await updateRef(cwd, req.ref, commit, expectedOld, req.reflogMessage ?? `forge: ${req.message.trim().split('\n')[0]}`);
     return { commit, tree, parents, oldOid: expectedOld };
   } finally {
     await fs.rm(tmp, { recursive: true, force: true });
   }
+}
+
+/**
+ * Writes a commit object of `tree` with `parents` (in order; two or more make a merge commit)
+ * and returns its id; no ref moves. `message` is written as given (see commitMessage).
+ */
+export async function commitTree(
+  repoPath: string,
+  c: { tree: string; parents: string[]; message: string; author: Signature; committer: Signature },
+): Promise<string> {
+  const env = {
+    GIT_AUTHOR_NAME: identPart(c.author.name),
+    GIT_AUTHOR_EMAIL: identPart(c.author.email),
+    GIT_AUTHOR_DATE: gitDate(c.author),
+    GIT_COMMITTER_NAME: identPart(c.committer.name),
+    GIT_COMMITTER_EMAIL: identPart(c.committer.email),
+    GIT_COMMITTER_DATE: gitDate(c.committer),
+  };
+  const args = ['commit-tree', '--no-gpg-sign', c.tree, ...c.parents.flatMap((p) => ['-p', p])];
+  return (await runGit(args, { cwd: repoPath, env, input: c.message })).trim();
 }
 
 /**
