@@ -54,6 +54,12 @@ describeForge('concurrent requests end in 4xx, never 5xx', (f) => {
     expect(await race(f(), 'DELETE', '/repos/racer/gone', tok())).toEqual(oneWinner(204, 404));
   });
 
+  test('repository creation with one name, personal or in an organization: one 201, the rest 409', async () => {
+    expect(await race(f(), 'POST', '/user/repos', tok(), { name: 'twin', license: 'Apache-2.0' })).toEqual(oneWinner(201, 409));
+    expect(await race(f(), 'POST', '/orgs/raceorg/repos', tok(), { name: 'twin', auto_init: true })).toEqual(oneWinner(201, 409));
+    expect((await f().request('GET', '/repos/raceorg/twin/contents/README.md', tok())).status).toBe(200);
+  });
+
   test('token creation with one name: one 201, the rest 400', async () => {
     const statuses = await race(f(), 'POST', '/users/racer/tokens', as, { name: 'same-name', scopes: ['read:user'] });
     expect(statuses).toEqual(oneWinner(201, 400));

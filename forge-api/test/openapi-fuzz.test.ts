@@ -18,6 +18,8 @@ if (!installed) console.warn(`schemathesis is not installed at ${SCHEMATHESIS}: 
 
 /** Examples per operation: enough to hit every field with a few hostile values, small enough for CI. */
 const MAX_EXAMPLES = Number(process.env.FUZZ_MAX_EXAMPLES ?? 4);
+/** Concurrent schemathesis workers: most operations wait on git or the database, not on CPU. */
+const WORKERS = process.env.FUZZ_WORKERS ?? '4';
 
 jest.setTimeout(600_000);
 
@@ -44,6 +46,7 @@ else describeForge('OpenAPI fuzzing finds no 5xx', (f) => {
           '--phases', 'examples,coverage,fuzzing',
           '--generation-deterministic',
           '--request-timeout', '20',
+          '--workers', WORKERS,
           '--auth', `${token}:`,
           // Deleting the fuzzing user or renaming it would only end the run early.
           '--exclude-operation-id', 'adminDeleteUser',
@@ -61,6 +64,9 @@ else describeForge('OpenAPI fuzzing finds no 5xx', (f) => {
       const junit = fs.readdirSync(report).filter((n) => n.endsWith('.xml')).map((n) => fs.readFileSync(path.join(report, n), 'utf8')).join('\n');
       const failures = [...junit.matchAll(/<testcase[^>]*name="([^"]*)"[^>]*>\s*<failure[^>]*message="([^"]*)"/g)].map((m) => `${m[1]}: ${m[2].slice(0, 200)}`);
       if (failures.length) console.log(out.split('\n').slice(-80).join('\n'));
+      // The slowest operations, so a run that nears the time limit says where the time goes.
+      const slowest = [...junit.matchAll(/<testcase[^>]*name="([^"]*)"[^>]*time="([\d.]+)"/g)].map((m) => ({ name: m[1], s: Number(m[2]) })).sort((a, b) => b.s - a.s).slice(0, 8);
+      if (process.env.FUZZ_TIMES) console.log(slowest.map((t) => `${t.s.toFixed(1)} s ${t.name}`).join('\n'));
       expect(out).toMatch(/Test cases:\s+\d+ generated/);
       expect(junit).toContain('<testsuite');
       expect(failures).toEqual([]);

@@ -14,6 +14,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { MalformedError, ValidationError } from '../services/errors';
 import { shared } from './shared';
+import { INT64_LIMIT, INT64_MIN } from '../schemas/common';
 
 // eslint-disable-next-line no-control-regex
 const NUL = /\u0000/;
@@ -104,7 +105,7 @@ export function dropUnparsableQueryIntegers(request: FastifyRequest): void {
     const types = Array.isArray(prop.type) ? prop.type : [prop.type];
     if (!types.includes('integer') || typeof query[name] !== 'string') continue;
     const text = (query[name] as string).trim();
-    if (/^[-+]?\d+$/.test(text) && (Number(text) >= 9223372036854775808 || Number(text) < -9223372036854775808)) delete query[name];
+    if (/^[-+]?\d+$/.test(text) && (Number(text) >= INT64_LIMIT || Number(text) < INT64_MIN)) delete query[name];
   }
 }
 

@@ -37,10 +37,33 @@ async function swaggerPlugin(app: FastifyInstance) {
       ],
     },
     stripBasePath: true,
+    transformObject: (document) => draft4Bounds('swaggerObject' in document ? document.swaggerObject : document.openapiObject),
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String((json as { $id?: string }).$id ?? `def-${i}`) },
   });
   await app.register(swaggerUi, { routePrefix: '/api/swagger', uiConfig: { docExpansion: 'none', deepLinking: true } });
   app.get('/swagger.v1.json', { schema: { hide: true } }, async () => app.swagger());
+}
+
+/**
+ * Route schemas are validated by Ajv (JSON Schema draft 7), where `exclusiveMaximum` is the
+ * bound itself; Swagger 2.0 uses draft 4's form, a `maximum` with `exclusiveMaximum: true`.
+ * Generators and fuzzers that read the document refuse the draft-7 form, so it is rewritten
+ * here, in place (the document is built once and cached).
+ */
+function draft4Bounds<T>(node: T): T {
+  if (Array.isArray(node)) {
+    for (const item of node) draft4Bounds(item);
+  } else if (node && typeof node === 'object') {
+    const o = node as Record<string, unknown>;
+    for (const [bound, flag] of [['maximum', 'exclusiveMaximum'], ['minimum', 'exclusiveMinimum']] as const) {
+      if (typeof o[flag] === 'number') {
+        o[bound] = o[flag];
+        o[flag] = true;
+      }
+    }
+    for (const value of Object.values(o)) draft4Bounds(value);
+  }
+  return node;
 }
 
 export default shared(swaggerPlugin);

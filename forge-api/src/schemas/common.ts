@@ -6,8 +6,11 @@ export const bool = { type: 'boolean' } as const;
  * BIGINT; SQLite's INTEGER is 64-bit). A value outside int64 fails validation: 422 in a body
  * or query, 404 in a path (plugins/errors.ts), never a driver error. 2^63 itself is the bound:
  * a JSON number of 2^63-1 reads as the double 2^63, so it is refused with everything above.
+ * At the other end the same rounding makes every integer within 1,024 of -2^63 read as -2^63,
+ * which Prisma refuses to bind ("Unable to fit value"): the lowest accepted value is the
+ * first double above it, -2^63 + 1024.
  */
-export const INT64_MIN = -9223372036854775808;
+export const INT64_MIN = -9223372036854774784;
 export const INT64_LIMIT = 9223372036854775808;
 export const int = { type: 'integer', minimum: INT64_MIN, exclusiveMaximum: INT64_LIMIT } as const;
 export const dateTime = { type: 'string', format: 'date-time' } as const;

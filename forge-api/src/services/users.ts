@@ -26,6 +26,14 @@ export interface CreateUserInput {
   created_at?: string;
 }
 
+/**
+ * Only local accounts exist here (source 0): any other login source is Gitea's "does not
+ * exist" (422), never stored.
+ */
+function checkLoginSource(sourceId: number | undefined): void {
+  if (sourceId) throw new ValidationError(`login source does not exist [id: ${sourceId}]`);
+}
+
 export interface EditUserInput {
   login_name?: string;
   source_id?: number;
@@ -94,6 +102,7 @@ export class UserService {
   }
 
   async create(input: CreateUserInput): Promise<User> {
+    checkLoginSource(input.source_id);
     checkUserName(input.username);
     checkEmail(input.email);
     this.checkPassword(input.password);
@@ -128,6 +137,8 @@ export class UserService {
   }
 
   async edit(user: User, input: EditUserInput, doer: User): Promise<User> {
+    // Gitea answers 500 here (its UpdateAuth error is not mapped); create's 422 is given instead.
+    checkLoginSource(input.source_id);
     const data: Record<string, unknown> = {};
     if (input.email !== undefined && input.email !== '' && input.email !== user.email) {
       try {

@@ -181,7 +181,14 @@ export async function renameRepository(from: string, to: string): Promise<void> 
   if (path.resolve(from) === path.resolve(to)) return;
   if (await exists(to)) throw new RepositoryExistsError(to);
   await fs.mkdir(path.dirname(to), { recursive: true });
-  await fs.rename(from, to);
+  try {
+    await fs.rename(from, to);
+  } catch (err) {
+    // Another creation of the same name won between the check above and the rename.
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOTEMPTY' || code === 'EEXIST') throw new RepositoryExistsError(to);
+    throw err;
+  }
 }
 
 export interface RepositoryDir {
