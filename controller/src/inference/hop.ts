@@ -156,7 +156,9 @@ export class InferenceHop {
     }
     if (!headers.some(([k]) => k === 'x-request-id')) headers.push(['x-request-id', randomUUID()]);
 
-    const { answer, stream } = await this.ask(spec, req, headers, body);
+    const { answer, stream, release } = await this.ask(spec, req, headers, body);
+    // The built-in picker counts the request against its pod until the response has ended.
+    if (release) res.once('close', release);
     if (answer.kind === 'immediate') {
       stream?.close();
       this.immediate(res, answer);
@@ -291,7 +293,7 @@ export class InferenceHop {
   }
 
   /** The picker's answer, or what the failure mode makes of its failure. */
-  private async ask(spec: InferencePoolSpec, req: http.IncomingMessage, headers: [string, string][], body: Buffer): Promise<{ answer: PickerAnswer; stream?: PickerStream }> {
+  private async ask(spec: InferencePoolSpec, req: http.IncomingMessage, headers: [string, string][], body: Buffer): Promise<{ answer: PickerAnswer; stream?: PickerStream; release?: () => void }> {
     let stream: PickerStream | undefined;
     try {
       if (spec.picker === 'builtin') {
@@ -299,7 +301,7 @@ export class InferenceHop {
         for (const [k, v] of headers) lower[k] = v;
         const d = this.builtin.pick(spec.pool, spec.endpoints, lower);
         if (d.kind === 'reject') return { answer: { kind: 'immediate', status: d.status, headers: [['content-type', 'text/plain']], body: Buffer.from(`${d.message}\n`) } };
-        return { answer: { kind: 'route', endpoints: d.endpoints, setHeaders: [['x-gateway-destination-endpoint', d.endpoints.join(',')]], removeHeaders: [] } };
+        return { answer: { kind: 'route', endpoints: d.endpoints, setHeaders: [['x-gateway-destination-endpoint', d.endpoints.join(',')]], removeHeaders: [] }, release: d.release };
       }
       const pseudo: [string, string][] = [
         [':method', req.method ?? 'GET'],

@@ -7,8 +7,11 @@ import { rank, steered } from './choose';
 import { MetricsScraper } from './metrics';
 
 export type PickDecision =
-  /** Best first: the first is the destination, the others fallbacks. */
-  | { kind: 'endpoints'; endpoints: string[] }
+  /**
+   * Best first: the first is the destination, the others fallbacks. `release` is called when
+   * the request has ended, so it stops counting against the chosen endpoint.
+   */
+  | { kind: 'endpoints'; endpoints: string[]; release: () => void }
   | { kind: 'reject'; status: number; message: string };
 
 /** How many fallbacks follow the chosen endpoint in the destination list. */
@@ -50,8 +53,18 @@ export class BuiltinPicker {
     const load = state.scraper.load(chosen, now);
     const prev = state.sent.get(chosen);
     const scrapeAt = load?.at ?? 0;
-    state.sent.set(chosen, { count: prev && prev.scrapeAt === scrapeAt ? prev.count + 1 : 1, scrapeAt });
-    return { kind: 'endpoints', endpoints: ranked.slice(0, 1 + FALLBACKS) };
+    const counted = { count: prev && prev.scrapeAt === scrapeAt ? prev.count + 1 : 1, scrapeAt };
+    state.sent.set(chosen, counted);
+    let released = false;
+    // A request that has ended is no load: only those still in flight count until the next
+    // scrape. Counting every request sent since the scrape sent most of a burst to a busy pod
+    // once a quick idle pod had answered more requests in 50 ms than the busy pod had queued.
+    const release = () => {
+      if (released) return;
+      released = true;
+      if (state.sent.get(chosen) === counted && counted.count > 0) counted.count--;
+    };
+    return { kind: 'endpoints', endpoints: ranked.slice(0, 1 + FALLBACKS), release };
   }
 
   private pool(pool: string, endpoints: string[]): PoolState {

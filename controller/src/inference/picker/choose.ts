@@ -2,7 +2,8 @@
  * The built-in picker's choice: the least loaded candidate. The score weighs the waiting queue
  * most (a queued request waits for a whole generation), then KV-cache pressure (a full cache
  * means preemption), then running requests; requests this picker sent since the endpoint's
- * last scrape count as waiting, so a burst between two scrapes does not all land on one pod.
+ * last scrape and still in flight count as waiting, so a burst between two scrapes does not all
+ * land on one pod.
  */
 import type { EndpointLoad } from './metrics';
 
