@@ -115,11 +115,11 @@ describeForge('packages, cron tasks and admin user edits', (f) => {
     const res = await f().request('GET', '/admin/cron', as('root'));
     expect(res.status).toBe(200);
     const names = res.body.map((t: { name: string }) => t.name);
-    expect(names).toEqual(['cleanup_hook_task_table', 'cleanup_packages', 'deliver_hooks', 'update_repo_size']);
+    expect(names).toEqual(['cleanup_hook_task_table', 'cleanup_packages', 'deliver_hooks', 'update_mirrors', 'update_repo_size']);
     const deliver = res.body.find((t: { name: string }) => t.name === 'deliver_hooks');
     expect(deliver.schedule).toBe('@every 1m');
     expect(Date.parse(deliver.next)).toBeGreaterThan(Date.now() - 5000);
-    expect(res.headers.get('x-total-count')).toBe('4');
+    expect(res.headers.get('x-total-count')).toBe('5');
     expect((await f().request('GET', '/admin/cron', as('stranger'))).status).toBe(403);
   });
 
