@@ -139,6 +139,14 @@ export class PickerStream {
     }, this.timeoutMs);
   }
 
+  /** The exchange is over, ended or aborted: no timer, no handler left waiting for a reply. */
+  private settle(): void {
+    this.disarm();
+    this.phase = 'done';
+    this.onReply = undefined;
+    this.onTrouble = undefined;
+  }
+
   private disarm(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
@@ -244,10 +252,7 @@ export class PickerStream {
     const finish = () => {
       if (finished) return;
       finished = true;
-      this.disarm();
-      this.phase = 'done';
-      this.onReply = undefined;
-      this.onTrouble = undefined;
+      this.settle();
       if (!this.closed) this.call.end();
       target.end(trailers);
     };
@@ -399,10 +404,7 @@ export class PickerStream {
       abort: () => {
         if (finished) return;
         finished = true;
-        this.disarm();
-        this.phase = 'done';
-        this.onReply = undefined;
-        this.onTrouble = undefined;
+        this.settle();
         if (!this.closed) this.call.cancel();
       },
     };
