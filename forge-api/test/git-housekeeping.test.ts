@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import execa from 'execa';
 import { repoDiskLock } from '../src/services/git/disk-lock';
+import { needsHousekeeping } from '../src/services/git/housekeeping';
 import { gitEnv } from '../src/services/git/run';
 import { describeForge, PASSWORD } from './support/forge';
 import { git } from './support/git';
@@ -98,6 +99,24 @@ describeForge(
         expect((await git(dest, 'fsck', '--strict', '--no-dangling')).exitCode).toBe(0);
         expect(await out(dest, 'rev-parse', 'main', 'v1')).toBe(await out(work, 'rev-parse', 'main', 'v1'));
       }
+    });
+
+    test('the sweep (run after a start) finds repositories left with several packs and housekeeps them', async () => {
+      const hk = f().app.services.gitHousekeeping;
+      const work = await pushedRepo('swept', 120);
+      await hk.idle();
+      const repo = disk('alice', 'swept');
+      expect(await needsHousekeeping(repo)).toBe(false);
+      // Objects that arrive past the forge's transports (as before a restart): a second pack.
+      await addCommits(work, 'main', 150, 'direct');
+      await out(work, 'push', '-q', repo, 'main');
+      expect(packFiles(repo).filter((p) => p.endsWith('.pack')).length).toBeGreaterThan(1);
+      expect(await needsHousekeeping(repo)).toBe(true);
+      expect(await hk.sweep(path.join(f().dataDir, 'repositories'))).toBeGreaterThanOrEqual(1);
+      await hk.idle();
+      expect(await needsHousekeeping(repo)).toBe(false);
+      expect(packFiles(repo).filter((p) => p.endsWith('.pack'))).toHaveLength(1);
+      expect(await objectList(repo)).toEqual(await objectList(path.join(work, '.git')));
     });
 
     test('a push during housekeeping is kept; housekeeping does not start while a push runs', async () => {

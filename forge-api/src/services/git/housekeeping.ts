@@ -25,6 +25,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { repoDiskLock } from './disk-lock';
+import { listRepositoryDirs } from './repository';
 import { runGit } from './run';
 
 export interface HousekeepingOptions {
@@ -82,6 +83,25 @@ export class RepoHousekeeping {
     }, this.delayMs);
     timer.unref();
     this.timers.set(key, timer);
+  }
+
+  /**
+   * Queues every repository under `reposDir` whose objects are not in the housekept layout
+   * (several packs, loose objects, no bitmap or no commit-graph): what a restart left planned,
+   * and what arrived by other ways than a push (API commits, migrations, mirrors). Returns how
+   * many were queued.
+   */
+  async sweep(reposDir: string): Promise<number> {
+    if (!this.enabled) return 0;
+    let queued = 0;
+    for (const dir of await listRepositoryDirs(reposDir)) {
+      if (this.closed) break;
+      if (await needsHousekeeping(dir.path)) {
+        this.enqueue(path.resolve(dir.path));
+        queued++;
+      }
+    }
+    return queued;
   }
 
   /** Resolves when nothing is planned, queued or running (tests; shutdown). */
@@ -153,6 +173,25 @@ async function exists(p: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** Is the repository's object store other than one pack with a bitmap (unless it borrows objects) and a commit-graph? */
+export async function needsHousekeeping(repoPath: string): Promise<boolean> {
+  const objects = path.join(repoPath, 'objects');
+  let packDir: string[];
+  let top: string[];
+  try {
+    [packDir, top] = await Promise.all([fs.readdir(path.join(objects, 'pack')), fs.readdir(objects)]);
+  } catch {
+    return false; // not a repository (or gone)
+  }
+  if (top.some((name) => /^[0-9a-f]{2}$/.test(name))) return true; // loose objects
+  const packs = packDir.filter((f) => f.endsWith('.pack')).length;
+  if (packs === 0) return false;
+  if (packs > 1) return true;
+  if (!(await exists(path.join(objects, 'info', 'commit-graph')))) return true;
+  const borrows = await exists(path.join(objects, 'info', 'alternates'));
+  return !borrows && !packDir.some((f) => f.endsWith('.bitmap'));
 }
 
 /** A bare repository is still there (a deletion that ran first leaves nothing; a half-made one has no HEAD). */
