@@ -110,6 +110,24 @@ function timeline(marks: { i: number; start: number; created: number; served: nu
   return rows[0].length ? names.map((n, k) => [n, rows[k]] as [string, number[]]) : [];
 }
 
+/**
+ * The controller's API requests so far, from its /metrics: "status writes" and one entry per
+ * verb (update, get, list, create, patch...), all status codes together.
+ */
+async function apiRequests(address: string): Promise<Map<string, number>> {
+  const [host, port] = [address.slice(0, address.lastIndexOf(':')), Number(address.slice(address.lastIndexOf(':') + 1))];
+  const res = await httpRequest(port, '/metrics', { timeoutMs: 5000 }, host);
+  const out = new Map<string, number>();
+  for (const line of res.text.split('\n')) {
+    let m = /^portcullis_controller_status_writes_total (\S+)/.exec(line);
+    if (m) out.set('status writes', Number(m[1]));
+    m = /^portcullis_controller_api_requests_total\{([^}]*)\} (\S+)/.exec(line);
+    const verb = m && /verb="([^"]+)"/.exec(m[1]);
+    if (m && verb) out.set(verb[1], (out.get(verb[1]) ?? 0) + Number(m[2]));
+  }
+  return out;
+}
+
 async function main(): Promise<void> {
   const dir = await makeTempDir('pcd-bench-');
   const cluster = await startCluster();
@@ -134,13 +152,15 @@ async function main(): Promise<void> {
     }
     process.stdout.write(`created ${ROUTES} HTTPRoutes in ${Date.now() - t0} ms\n`);
 
+    const controllerArgs = await agentModeArgs({ agentPort, agentUrl, tls, image: 'portcullis/nginx:bench' });
+    const metricsAddress = controllerArgs.find((a) => a.startsWith('--metrics-address='))!.slice('--metrics-address='.length);
     const controller = await startController({
       manifestsDir: dir,
       stateDir: path.join(dir, 'controller'),
       kubeconfig: cluster.kubeconfig,
       dataplane: 'agent',
       logLevel: 'info',
-      args: await agentModeArgs({ agentPort, agentUrl, tls, image: 'portcullis/nginx:bench' }),
+      args: controllerArgs,
     });
     try {
       // The ServiceAccount appears when the controller has provisioned the Gateway.
@@ -154,7 +174,18 @@ async function main(): Promise<void> {
         await sleep(50);
       }
       process.stdout.write(`agent serving all ${ROUTES} routes ${Date.now() - tServe} ms after it started\n`);
-      await sleep(1000);
+      // The first statuses of every route are written after that (8 at a time): measuring before
+      // they are all out would count them, and their CPU, against the changes.
+      const tSettle = Date.now();
+      let writes = -1;
+      for (;;) {
+        await sleep(1000);
+        const now = (await apiRequests(metricsAddress)).get('status writes') ?? 0;
+        if (now === writes) break;
+        writes = now;
+        if (Date.now() - tSettle > 180000) throw new Error('status writes still going on after 180 s');
+      }
+      process.stdout.write(`first statuses written (${writes} status writes) ${Date.now() - tSettle} ms later\n`);
 
       const waitServed = async (i: number, start: number) => {
         for (;;) {
@@ -183,6 +214,7 @@ async function main(): Promise<void> {
       // times above swing with the load, the CPU a change costs each process much less.
       const nginxPid = Number(fs.readFileSync(path.join(dir, 'pod', 'run', 'nginx.pid'), 'utf8').trim());
       const cpuBefore = { controller: cpuMs(controller.child.pid!), agent: cpuMs(agent.child.pid!), nginx: nginxCpuMs(nginxPid) };
+      const apiBefore = await apiRequests(metricsAddress);
       const apiTimes: number[] = [];
       const marks: { i: number; start: number; created: number; served: number }[] = [];
       for (let k = 0; k < CHANGES; k++) {
@@ -197,6 +229,9 @@ async function main(): Promise<void> {
         await sleep(300);
       }
       const cpuAfter = { controller: cpuMs(controller.child.pid!), agent: cpuMs(agent.child.pid!), nginx: nginxCpuMs(nginxPid) };
+      // Settle: the status writes and agent reports of the last change may still be under way.
+      await sleep(1500);
+      const apiAfter = await apiRequests(metricsAddress);
       const kubectlTimes: number[] = [];
       for (let k = 0; k < KUBECTL_CHANGES; k++) {
         const i = ROUTES + CHANGES + k;
@@ -227,6 +262,9 @@ async function main(): Promise<void> {
       if (reloads.length) process.stdout.write(`  agent nginx medians: write ${med(reloads.map((l) => Number(l.checkMs)))} ms, reload ${med(reloads.map((l) => Number(l.reloadMs)))} ms (new workers forked after ${med(reloads.map((l) => Number(l.forkMs)))} ms), drain ${med(reloads.map((l) => Number(l.drainMs)))} ms\n`);
       const per = (k: keyof typeof cpuBefore) => ((cpuAfter[k] - cpuBefore[k]) / Math.max(1, CHANGES)).toFixed(0);
       process.stdout.write(`  CPU per change (user+system, over the ${CHANGES} API changes, status writes and reports included): controller ${per('controller')} ms, agent ${per('agent')} ms, nginx (master + workers) ${per('nginx')} ms\n`);
+      const perChange = (k: string) => (((apiAfter.get(k) ?? 0) - (apiBefore.get(k) ?? 0)) / Math.max(1, CHANGES)).toFixed(2);
+      const verbs = [...new Set([...apiAfter.keys()].filter((k) => k !== 'status writes'))].filter((k) => perChange(k) !== '0.00');
+      process.stdout.write(`  controller API requests per change (metrics, ${CHANGES} API changes; watch streams not counted): status writes ${perChange('status writes')}${verbs.map((v) => `, ${v} ${perChange(v)}`).join('')}\n`);
       const steps = timeline(marks, controller.logs, agent.logs);
       if (steps.length) {
         process.stdout.write(`  where the time goes (medians over ${marks.length} changes, from the create request; log clocks in ms):\n`);

@@ -23,7 +23,8 @@
  *
  * Env: BENCH_DB=sqlite|postgresql|both (both), BENCH_REPOS (10000), BENCH_ISSUES (50000),
  * BENCH_COMMITS (1000), BENCH_DURATION s per case and server (10), BENCH_CONNECTIONS (10),
- * BENCH_WORKERS (forge --workers, default 1), BENCH_ONLY=regexp of case names,
+ * BENCH_WORKERS (forge --workers, default 1), BENCH_ONLY=regexp of case names, BENCH_GITEA_GC=1
+ * (run Gitea's git_gc_repos `git gc` on its clone repository first: see settleHistory),
  * BENCH_FORGE_NODE_ARGS (node options for the forge server, e.g. --cpu-prof --cpu-prof-dir=DIR).
  * Quick run: BENCH_REPOS=1000 BENCH_ISSUES=5000 BENCH_COMMITS=100 BENCH_DURATION=3 BENCH_DB=sqlite
  */
@@ -36,6 +37,7 @@ import Database from 'better-sqlite3';
 import { Client as PgClient } from 'pg';
 import { freePort, waitForUrl } from '../e2e/support/ports';
 import { rssMiB, startGitea, type Gitea } from './support/gitea';
+import { needsHousekeeping } from '../forge-api/src/services/git/housekeeping';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const autocannon = require('autocannon') as (opts: Record<string, unknown>) => Promise<AutocannonResult>;
@@ -60,6 +62,7 @@ const WORKERS = Number(process.env.BENCH_WORKERS ?? 1);
 /** Extra node options for the forge server only, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` (NODE_OPTIONS refuses --cpu-prof). */
 const FORGE_NODE_ARGS = (process.env.BENCH_FORGE_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
 const DBS = (process.env.BENCH_DB ?? 'both') === 'both' ? ['sqlite', 'postgresql'] : [process.env.BENCH_DB as string];
+const GITEA_GC = process.env.BENCH_GITEA_GC === '1';
 const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : null;
 const OWNERS = 100;
 const PASSWORD = 'bench-pass-1';
@@ -170,6 +173,8 @@ interface Server {
   sql(): Promise<Sql>;
   restart(): Promise<void>;
   stop(): Promise<void>;
+  /** The bare repository `owner/name` on disk. */
+  repoDir(owner: string, name: string): string;
   /** Set by load(). */
   token?: string;
   sample?: string[];
@@ -223,6 +228,7 @@ async function startForge(db: 'sqlite' | 'postgresql', pgUrl: string | undefined
     url,
     dialect: FORGE,
     pids: () => [child.pid!, ...childPids(child.pid!)],
+    repoDir: (owner, name) => path.join(dataDir, 'repositories', owner, `${name}.git`),
     sql: async () => (db === 'postgresql' ? pgSql(pgUrl!) : sqliteSql(path.join(dataDir, 'forge.db'))),
     restart: async () => {
       await stopChild();
@@ -251,6 +257,7 @@ async function startGiteaServer(db: 'sqlite' | 'postgresql', pgUrl: string | und
     url: gitea.url,
     dialect: GITEA,
     pids: () => [gitea.pid],
+    repoDir: (owner, name) => path.join(gitea.dir, 'repositories', owner, `${name}.git`),
     sql: async () => (db === 'postgresql' ? pgSql(pgUrl!) : sqliteSql(gitea.dbFile)),
     restart: () => gitea.restart(),
     stop: () => gitea.stop(),
@@ -330,6 +337,7 @@ async function load(server: Server, historyDir: string): Promise<void> {
     await sql.close();
   }
   await server.restart();
+  await settleHistory(server);
   server.sample = Array.from({ length: Math.min(REPOS, 220) }, (_, i) => i).filter((i) => i % 10 !== 0).map((i) => `owner${i % OWNERS}/repo-${String(i).padStart(5, '0')}`);
   const count = (await fetch(`${server.url}/api/v1/repos/search?limit=1`)).headers.get('x-total-count');
   console.log(`${server.name}: loaded ${REPOS} repositories (${count} public), ${ISSUES} issues, ${COMMITS} commits in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
@@ -350,6 +358,28 @@ async function makeHistory(): Promise<string> {
     p.stdin.end(lines.join('\n') + '\n');
   });
   return dir;
+}
+
+/**
+ * The clone repository's pack layout before the runs. The forge housekeeps it after the push
+ * (services/git/housekeeping.ts: one pack with a bitmap, a commit-graph); a restart within the
+ * quiet time leaves that to the sweep a few seconds after start, so wait for it. Gitea 1.27
+ * does nothing after a push (git's `gc --auto` leaves a single pushed pack alone; its
+ * git_gc_repos cron is off by default and runs every 72 h when on), so its copy keeps the pushed
+ * pack unless BENCH_GITEA_GC=1, which runs what that cron runs (`git gc`, with Gitea's
+ * gc.writeCommitGraph=true; bitmaps are git's default for bare repositories): like with like.
+ */
+async function settleHistory(server: Server): Promise<void> {
+  const dir = server.repoDir('bencher', 'history');
+  if (server.name === 'gitea') {
+    if (GITEA_GC) await exec('git', ['-C', dir, '-c', 'gc.writeCommitGraph=true', 'gc', '-q']);
+  } else {
+    const deadline = Date.now() + 120_000;
+    while ((await needsHousekeeping(dir)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+  }
+  const pack = fs.readdirSync(path.join(dir, 'objects', 'pack'));
+  const layout = `${pack.filter((f) => f.endsWith('.pack')).length} pack(s), bitmap ${pack.some((f) => f.endsWith('.bitmap')) ? 'yes' : 'no'}, commit-graph ${fs.existsSync(path.join(dir, 'objects', 'info', 'commit-graph')) ? 'yes' : 'no'}`;
+  console.log(`${server.name}: clone repository: ${layout}`);
 }
 
 /* ------------------------------------------------------------------ measuring */
@@ -521,7 +551,7 @@ export async function main(): Promise<void> {
     if (startedPg) await pgCluster.teardown();
     fs.rmSync(history, { recursive: true, force: true });
   }
-  console.log(`\nforge vs Gitea 1.27.3: ${REPOS} repositories, ${ISSUES} issues, ${COMMITS}-commit clone; ${DURATION} s per case and server, ${CONNECTIONS} connections, forge workers ${WORKERS}; ratio = forge/Gitea req/s (memory row: Gitea/forge MiB)`);
+  console.log(`\nforge vs Gitea 1.27.3: ${REPOS} repositories, ${ISSUES} issues, ${COMMITS}-commit clone; ${DURATION} s per case and server, ${CONNECTIONS} connections, forge workers ${WORKERS}, Gitea's copy gc'd ${GITEA_GC ? 'yes' : 'no'}; ratio = forge/Gitea req/s (memory row: Gitea/forge MiB)`);
   console.table(all);
   console.log(`load average (1/5/15 min): ${os.loadavg().map((l) => l.toFixed(2)).join(' / ')} on ${os.cpus().length} CPUs`);
 }

@@ -9,6 +9,8 @@ import { buildModel, finalizeModel } from '../src/model';
 import { renderConfig } from '../src/render';
 import { httpRequest } from '../../e2e/support/http';
 import { occupyPort } from '../../e2e/support/ports';
+import { NginxProcess } from '../src/apply/nginx';
+import { defaultNginxBinary } from '../src/apply/nginx-binary';
 import { Harness, freePort } from './apply-harness';
 import * as f from './model-fixtures';
 
@@ -101,6 +103,22 @@ describe('NginxProcess', () => {
     expect(alive(pid)).toBe(false);
     expect(alive(-pid)).toBe(false); // no process left in its group (workers)
     await expect(httpRequest(port, '/')).rejects.toThrow(/ECONNREFUSED/);
+  });
+
+  test('after an nginx killed outright (its socket file left behind), a new start on the same prefix serves', async () => {
+    await h.nginx.start(h.render(graphTo('one')));
+    const pid = h.nginx.pid!;
+    process.kill(-pid, 'SIGKILL'); // master and workers, as a crash or an OOM kill would
+    for (let i = 0; i < 50 && alive(pid); i++) await new Promise((r) => setTimeout(r, 50));
+    const socket = path.join(h.prefix, 'run', 'status.sock');
+    expect(fs.lstatSync(socket).isSocket()).toBe(true);
+    const next = new NginxProcess({ prefix: h.prefix, binary: defaultNginxBinary(), log: h.log });
+    try {
+      expect(await next.start(h.render(graphTo('two')))).toEqual({ ok: true });
+      expect(await who(port, '/')).toBe('two');
+    } finally {
+      await next.stop();
+    }
   });
 
   test('start() with a config nginx rejects fails with the message and starts nothing', async () => {

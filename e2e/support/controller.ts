@@ -82,7 +82,9 @@ export async function startController(options: ControllerOptions, waitFirstRecon
     ...(options.nginx ? [`--nginx=${options.nginx}`] : []),
     ...(options.args ?? []),
   ];
-  const child = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  // E2E_CONTROLLER_NODE_ARGS: node flags for the controller (e.g. --cpu-prof when profiling a bench).
+  const nodeArgs = (process.env.E2E_CONTROLLER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<number | string>((resolve) => {
     child.once('exit', (code, signal) => resolve(code ?? signal ?? -1));
   });

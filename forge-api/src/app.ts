@@ -97,6 +97,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
   if (!options.prisma) app.addHook('onClose', async () => prisma.$disconnect());
   app.addHook('onClose', async () => services.gitReaders.close());
   app.addHook('onClose', async () => services.gitTransport.close());
+  app.addHook('onClose', async () => services.gitHousekeeping.close());
   app.addHook('onClose', async () => services.hot.close());
   // Pushes to mirrors started by this process finish before the database closes.
   app.addHook('onClose', async () => services.pushMirrors.idle());

@@ -50,6 +50,12 @@ export interface ForgeConfig {
   migrationsAllowLocalNetworks: boolean;
   /** Gitea's [mirror] MIN_INTERVAL (default 10m, never below 1m): the shortest interval of a pull or push mirror. */
   mirrorMinIntervalMs: number;
+  /**
+   * Quiet time after a repository's last push before its background repack with bitmaps and
+   * commit-graph (services/git/housekeeping.ts); GIT_HOUSEKEEPING_DELAY_MS, default 2000;
+   * a negative value turns housekeeping off.
+   */
+  gitHousekeepingDelayMs: number;
   /** Where package files are stored (<dataDir>/packages). */
   packagesDir: string;
   /**
@@ -97,6 +103,12 @@ function int(v: string | undefined, dflt: number): number {
   return Number.isFinite(n) && n > 0 ? n : dflt;
 }
 
+/** An integer that may be zero or negative (a switch-off value). */
+function anyInt(v: string | undefined, dflt: number): number {
+  const n = v === undefined ? NaN : Number.parseInt(v, 10);
+  return Number.isFinite(n) ? n : dflt;
+}
+
 export function providerOf(url: string): 'sqlite' | 'postgresql' {
   return /^postgres(ql)?:\/\//i.test(url) ? 'postgresql' : 'sqlite';
 }
@@ -132,6 +144,7 @@ export function loadConfig(overrides: ForgeConfigInput = {}, env: NodeJS.Process
     webhookDeliverTimeoutMs: overrides.webhookDeliverTimeoutMs ?? int(env.WEBHOOK_DELIVER_TIMEOUT_MS, 5000),
     webhookRetryBaseMs: overrides.webhookRetryBaseMs ?? int(env.WEBHOOK_RETRY_BASE_MS, 10000),
     webhookMaxAttempts: overrides.webhookMaxAttempts ?? int(env.WEBHOOK_MAX_ATTEMPTS, 8),
+    gitHousekeepingDelayMs: overrides.gitHousekeepingDelayMs ?? anyInt(env.GIT_HOUSEKEEPING_DELAY_MS, 2000),
     // The [webhook] key wins over the [security] one, as Gitea reads the deprecated key first.
     webhookAllowedHostList: overrides.webhookAllowedHostList ?? env.WEBHOOK_ALLOWED_HOST_LIST ?? env.ALLOWED_HOST_LIST ?? 'external',
     sshTrustedUserCaKeys:

@@ -384,26 +384,37 @@ export class NginxProcess {
     this.lastFiles = undefined;
   }
 
-  /** A master left running by an earlier controller on the same prefix would hold the ports. */
+  /**
+   * A master left running by an earlier controller on the same prefix would hold the ports; one
+   * that was killed outright (SIGKILL, a crash, a power cut) leaves its unix socket file behind,
+   * and nginx then refuses to start with "Address already in use" until someone deletes it.
+   */
   private async stopStale(): Promise<void> {
+    const owner = this.staleMaster();
+    if (owner !== undefined) {
+      this.log.warn('stopping an nginx left running on this prefix', { component: 'nginx', pid: owner });
+      process.kill(owner, 'SIGQUIT');
+      for (let i = 0; i < 100 && alive(owner); i++) await sleep(100);
+      if (alive(owner)) process.kill(owner, 'SIGKILL');
+    }
+    removeStaleSocket(this.layout.statusSocket);
+  }
+
+  /** The pid of a live nginx master serving this prefix, from its pid file. */
+  private staleMaster(): number | undefined {
     let pid: number;
     try {
       pid = Number(fs.readFileSync(this.layout.pidFile, 'utf8').trim());
     } catch {
-      return;
+      return undefined;
     }
-    if (!Number.isInteger(pid) || pid <= 1 || !alive(pid)) return;
-    let cmdline = '';
+    if (!Number.isInteger(pid) || pid <= 1 || !alive(pid)) return undefined;
     try {
-      cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      return cmdline.includes('nginx') && cmdline.includes(this.layout.prefix) ? pid : undefined;
     } catch {
-      return;
+      return undefined;
     }
-    if (!cmdline.includes('nginx') || !cmdline.includes(this.layout.prefix)) return;
-    this.log.warn('stopping an nginx left running on this prefix', { component: 'nginx', pid });
-    process.kill(pid, 'SIGQUIT');
-    for (let i = 0; i < 100 && alive(pid); i++) await sleep(100);
-    if (alive(pid)) process.kill(pid, 'SIGKILL');
   }
 }
 
@@ -419,4 +430,13 @@ interface WorkerStarts {
 function sameFiles(a: Record<string, string>, b: Record<string, string>): boolean {
   const ka = Object.keys(a);
   return ka.length === Object.keys(b).length && ka.every((k) => a[k] === b[k]);
+}
+
+/** Deletes a unix socket file no process listens on any more (only a socket: never another file). */
+function removeStaleSocket(file: string): void {
+  try {
+    if (fs.lstatSync(file).isSocket()) fs.unlinkSync(file);
+  } catch {
+    // absent already
+  }
 }

@@ -1,5 +1,6 @@
 /** Request and response records of the repository's settings group (edit, avatar, forks, keys, ...). */
 import { bool, dateTime, int, obj, str } from './common';
+import { repoMergeFields, repoTrackerFields } from './repo';
 
 /** structs.EditRepoOption: only the fields sent change. */
 export const EditRepoOptionSchema = obj(
@@ -11,10 +12,7 @@ export const EditRepoOptionSchema = obj(
     template: bool,
     has_code: bool,
     has_issues: bool,
-    internal_tracker: obj({ enable_time_tracker: bool, allow_only_contributors_to_track_time: bool, enable_issue_dependencies: bool }),
-    external_tracker: obj({ external_tracker_url: str, external_tracker_format: str, external_tracker_style: str, external_tracker_regexp_pattern: str }),
-    has_wiki: bool,
-    external_wiki: obj({ external_wiki_url: str }),
+    ...repoTrackerFields,
     default_branch: str,
     has_pull_requests: bool,
     has_projects: bool,
@@ -22,20 +20,7 @@ export const EditRepoOptionSchema = obj(
     has_releases: bool,
     has_packages: bool,
     has_actions: bool,
-    ignore_whitespace_conflicts: bool,
-    allow_merge_commits: bool,
-    allow_rebase: bool,
-    allow_rebase_explicit: bool,
-    allow_squash_merge: bool,
-    allow_fast_forward_only_merge: bool,
-    allow_manual_merge: bool,
-    autodetect_manual_merge: bool,
-    allow_merge_update: bool,
-    allow_rebase_update: bool,
-    default_delete_branch_after_merge: bool,
-    default_merge_style: str,
-    default_update_style: str,
-    default_allow_maintainer_edit: bool,
+    ...repoMergeFields,
     archived: bool,
     mirror_interval: str,
     enable_prune: bool,

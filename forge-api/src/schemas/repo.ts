@@ -2,6 +2,32 @@ import { bool, dateTime, int, obj, str, strList } from './common';
 
 export const PermissionSchema = obj({ admin: bool, push: bool, pull: bool }, [], { $id: 'Permission' });
 
+/** Unit settings that the repository record and EditRepoOption both carry, with the same names and types. */
+export const repoTrackerFields = {
+  internal_tracker: obj({ enable_time_tracker: bool, allow_only_contributors_to_track_time: bool, enable_issue_dependencies: bool }),
+  external_tracker: obj({ external_tracker_url: str, external_tracker_format: str, external_tracker_style: str, external_tracker_regexp_pattern: str }),
+  has_wiki: bool,
+  external_wiki: obj({ external_wiki_url: str }),
+};
+
+/** The merge settings of a repository, read (Repository) and written (EditRepoOption) alike. */
+export const repoMergeFields = {
+  ignore_whitespace_conflicts: bool,
+  allow_merge_commits: bool,
+  allow_rebase: bool,
+  allow_rebase_explicit: bool,
+  allow_squash_merge: bool,
+  allow_fast_forward_only_merge: bool,
+  allow_merge_update: bool,
+  allow_rebase_update: bool,
+  allow_manual_merge: bool,
+  autodetect_manual_merge: bool,
+  default_delete_branch_after_merge: bool,
+  default_merge_style: str,
+  default_update_style: str,
+  default_allow_maintainer_edit: bool,
+};
+
 /** structs.Repository (parent/repo_transfer omitted when empty, as Gitea's omitempty does). */
 export const RepositorySchema = obj(
   {
@@ -41,30 +67,14 @@ export const RepositorySchema = obj(
     permissions: { $ref: 'Permission#' },
     has_code: bool,
     has_issues: bool,
-    internal_tracker: obj({ enable_time_tracker: bool, allow_only_contributors_to_track_time: bool, enable_issue_dependencies: bool }),
-    external_tracker: obj({ external_tracker_url: str, external_tracker_format: str, external_tracker_style: str, external_tracker_regexp_pattern: str }),
-    has_wiki: bool,
-    external_wiki: obj({ external_wiki_url: str }),
+    ...repoTrackerFields,
     has_pull_requests: bool,
     has_projects: bool,
     projects_mode: str,
     has_releases: bool,
     has_packages: bool,
     has_actions: bool,
-    ignore_whitespace_conflicts: bool,
-    allow_merge_commits: bool,
-    allow_rebase: bool,
-    allow_rebase_explicit: bool,
-    allow_squash_merge: bool,
-    allow_fast_forward_only_merge: bool,
-    allow_merge_update: bool,
-    allow_rebase_update: bool,
-    allow_manual_merge: bool,
-    autodetect_manual_merge: bool,
-    default_delete_branch_after_merge: bool,
-    default_merge_style: str,
-    default_update_style: str,
-    default_allow_maintainer_edit: bool,
+    ...repoMergeFields,
     avatar_url: str,
     internal: bool,
     mirror_interval: str,

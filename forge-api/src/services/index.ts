@@ -51,6 +51,7 @@ import { WebhookService } from './webhooks';
 import { DeliveryWorker } from './webhooks/deliver';
 import { GitReaderPool } from './git/reader';
 import { GitTransport } from './git/transport';
+import { RepoHousekeeping } from './git/housekeeping';
 import { SshAccessService } from './ssh-access';
 import { GitDataService } from './git-data';
 import { CommitConverter } from './git-data/commits';
@@ -122,6 +123,8 @@ export interface Services {
   /** What a push must pass before git accepts it (the transports run it from pre-receive). */
   pushRules: PushRules;
   /** git upload-pack/receive-pack/upload-archive with the forge's pre-receive hook, for HTTP and SSH. */
+  /** Background repack + commit-graph after pushes (git/housekeeping.ts). */
+  gitHousekeeping: RepoHousekeeping;
   gitTransport: GitTransport;
   /** Which key may run which git command over SSH (the built-in SSH server asks it). */
   sshAccess: SshAccessService;
@@ -182,6 +185,10 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
   // Pushes (and forge-made ref changes) sync the push mirrors that sync on commit.
   notifier.add(pushMirrors);
   const pushRules = new PushRules(branchProtections, tagProtections);
+  const gitHousekeeping = new RepoHousekeeping({
+    delayMs: config.gitHousekeepingDelayMs,
+    onError: (repoPath, err) => notifier.logError(err, `git housekeeping of ${repoPath}`),
+  });
   const contents = new ContentService(config, (repo) => repos.diskPath(repo.owner.name, repo.name), gitReaders);
   const services: Services = {
     convert,
@@ -228,7 +235,8 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     branches,
     tags: new TagService(branches, tagProtections, () => `${config.rootUrl}api/v1/`, async (repoId, tag) => (await prisma.release.count({ where: { repoId, lowerTagName: tag.toLowerCase() } })) > 0),
     pushRules,
-    gitTransport: new GitTransport(),
+    gitHousekeeping,
+    gitTransport: new GitTransport(gitHousekeeping),
     wiki,
     sshAccess: new SshAccessService(prisma, permissions, users, repos, wiki),
     hot,

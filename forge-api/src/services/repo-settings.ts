@@ -175,7 +175,7 @@ export class RepoSettingsService {
     }
     const wikiFrom = from.replace(/\.git$/, '.wiki.git');
     const wikiTo = to.replace(/\.git$/, '.wiki.git');
-    if (await git.repositoryExists(wikiFrom)) await fs.rename(wikiFrom, wikiTo).catch(() => undefined);
+    if (await git.repositoryExists(wikiFrom)) await git.renameRepository(wikiFrom, wikiTo).catch(() => undefined);
     await this.folderMoved(repo.id);
   }
 

@@ -156,7 +156,7 @@ export class TransferService {
         throw err;
       }
       const wikiFrom = from.replace(/\.git$/, '.wiki.git');
-      if (await git.repositoryExists(wikiFrom)) await fs.rename(wikiFrom, to.replace(/\.git$/, '.wiki.git')).catch(() => undefined);
+      if (await git.repositoryExists(wikiFrom)) await git.renameRepository(wikiFrom, to.replace(/\.git$/, '.wiki.git')).catch(() => undefined);
       await this.folderMoved(repo.id);
     } else {
       await this.prisma.$transaction([

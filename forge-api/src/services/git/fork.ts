@@ -10,6 +10,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { REPOSITORY_CONFIG } from './repository';
 import { runGit } from './run';
+import { repoDiskLock } from './disk-lock';
 
 function alternatesFile(repoPath: string): string {
   return path.join(repoPath, 'objects', 'info', 'alternates');
@@ -53,8 +54,11 @@ export async function detachFork(forkPath: string): Promise<void> {
   } catch {
     return;
   }
-  await runGit(['--git-dir', forkPath, 'repack', '-a', '-d', '-q']);
-  await fs.rm(file, { force: true });
+  // Not while housekeeping repacks the same fork (disk-lock.ts).
+  await repoDiskLock.withMove([forkPath], async () => {
+    await runGit(['--git-dir', forkPath, 'repack', '-a', '-d', '-q']);
+    await fs.rm(file, { force: true });
+  });
 }
 
 /** The alternates entries of a repository ([] when it owns all its objects). */

@@ -1,6 +1,7 @@
 import { promises as fs } from 'fs';
 import path from 'path';
 import { runGit } from './run';
+import { repoDiskLock } from './disk-lock';
 import { commitContent, treeContent, writeBranchRef, writeObject } from './objects';
 import { gitignoreText, licenseText, readmeText } from '../templates';
 
@@ -172,13 +173,19 @@ export async function initRepository(repoPath: string, options: InitRepositoryOp
   }
 }
 
+/** Deletes a repository folder, after any housekeeping running in it (disk-lock.ts). */
 export async function deleteRepository(repoPath: string): Promise<void> {
-  await fs.rm(repoPath, { recursive: true, force: true });
+  await repoDiskLock.withMove([repoPath], () => fs.rm(repoPath, { recursive: true, force: true }));
 }
 
 /** Moves a repository folder (rename of the repository or of its owner). */
 export async function renameRepository(from: string, to: string): Promise<void> {
   if (path.resolve(from) === path.resolve(to)) return;
+  // Housekeeping inside either folder ends first (disk-lock.ts).
+  await repoDiskLock.withMove([from, to], () => moveFolder(from, to));
+}
+
+async function moveFolder(from: string, to: string): Promise<void> {
   if (await exists(to)) throw new RepositoryExistsError(to);
   await fs.mkdir(path.dirname(to), { recursive: true });
   try {

@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { gitEnv } from './run';
+import type { RepoHousekeeping } from './housekeeping';
 
 export type GitServiceName = 'upload-pack' | 'receive-pack' | 'upload-archive';
 
@@ -67,6 +68,9 @@ export const INTERNAL_ERROR_MESSAGE = 'Internal Server Error (no specific error)
 export class GitTransport {
   private hooks: string | null = null;
 
+  /** `housekeeping` hears of every push this transport runs (it plans a repack after the last one). */
+  constructor(private readonly housekeeping?: RepoHousekeeping) {}
+
   /** The folder holding the forge's hooks, written on the first push of this process. */
   private hooksDir(): string {
     if (this.hooks && fs.existsSync(path.join(this.hooks, 'pre-receive'))) return this.hooks;
@@ -88,6 +92,17 @@ export class GitTransport {
     const env = gitEnv(opts.env ?? {});
     if (!isPush) return spawn('git', args, { env });
     const child = spawn('git', args, { env, stdio: ['pipe', 'pipe', 'pipe', 'pipe', 'pipe'] }) as unknown as ChildProcessWithoutNullStreams;
+    const housekeeping = this.housekeeping;
+    if (housekeeping) {
+      housekeeping.pushStarted(repoPath);
+      let ended = false;
+      const end = () => {
+        if (!ended) housekeeping.pushEnded(repoPath);
+        ended = true;
+      };
+      child.on('close', end);
+      child.on('error', end);
+    }
     serveHook(child, opts.checkPush ?? (async () => INTERNAL_ERROR_MESSAGE), opts.onCheckError ?? (() => undefined));
     return child;
   }
