@@ -164,6 +164,12 @@ export class GitSpawner {
     return proc;
   }
 
+  /** Starts the helper now (a server does so at start; otherwise the first command does). */
+  async warm(): Promise<boolean> {
+    if (this.failed || this.closedForGood) return false;
+    return this.ready || this.start();
+  }
+
   /** Stops the helper (its running git commands get SIGTERM). */
   async close(): Promise<void> {
     this.closedForGood = true;

@@ -117,6 +117,11 @@ export class GitTransport {
     return child;
   }
 
+  /** Starts the git helper process ahead of the first clone. */
+  async warm(): Promise<void> {
+    await this.spawner?.warm();
+  }
+
   async close(): Promise<void> {
     if (this.hooks) fs.rmSync(this.hooks, { recursive: true, force: true });
     this.hooks = null;
