@@ -24,7 +24,8 @@
  * Env: BENCH_DB=sqlite|postgresql|both (both), BENCH_REPOS (10000), BENCH_ISSUES (50000),
  * BENCH_COMMITS (1000), BENCH_DURATION s per case and server (10), BENCH_CONNECTIONS (10),
  * BENCH_WORKERS (forge --workers, default 1), BENCH_ONLY=regexp of case names, BENCH_GITEA_GC=1
- * (run Gitea's git_gc_repos `git gc` on its clone repository first: see settleHistory).
+ * (run Gitea's git_gc_repos `git gc` on its clone repository first: see settleHistory),
+ * BENCH_FORGE_NODE_ARGS (node options for the forge server, e.g. --cpu-prof --cpu-prof-dir=DIR).
  * Quick run: BENCH_REPOS=1000 BENCH_ISSUES=5000 BENCH_COMMITS=100 BENCH_DURATION=3 BENCH_DB=sqlite
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
@@ -58,6 +59,8 @@ const COMMITS = Number(process.env.BENCH_COMMITS ?? 1000);
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 1);
+/** Extra node options for the forge server only, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` (NODE_OPTIONS refuses --cpu-prof). */
+const FORGE_NODE_ARGS = (process.env.BENCH_FORGE_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
 const DBS = (process.env.BENCH_DB ?? 'both') === 'both' ? ['sqlite', 'postgresql'] : [process.env.BENCH_DB as string];
 const GITEA_GC = process.env.BENCH_GITEA_GC === '1';
 const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : null;
@@ -209,7 +212,7 @@ async function startForge(db: 'sqlite' | 'postgresql', pgUrl: string | undefined
   let child: ChildProcess;
   const launch = async () => {
     const args = [bin, 'serve', ...(WORKERS > 1 ? ['--workers', String(WORKERS)] : [])];
-    child = spawn(process.execPath, args, { env, stdio: ['ignore', 'inherit', 'inherit'] });
+    child = spawn(process.execPath, [...FORGE_NODE_ARGS, ...args], { env, stdio: ['ignore', 'inherit', 'inherit'] });
     await waitForUrl(`${url}/api/v1/version`, 60000);
   };
   await launch();

@@ -247,7 +247,13 @@ export class Reconciler<M = unknown, C extends RenderedConfigLike = RenderedConf
     if (isGatewayDataplane(dp)) {
       // Each Gateway's data plane builds, renders and applies its own part.
       buildMs = lap();
-      if (!unchanged) dp.publish(graph, policies?.effective);
+      if (!unchanged) {
+        dp.publish(graph, policies?.effective);
+        // The frames just written to agents leave on the next tick (node corks a chunked
+        // response until then): let them go now, so the agents apply while the statuses below
+        // are computed, instead of after.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
       renderMs = lap();
       if (policies) this.lastAppliedPolicies = policies.effective;
       dataplane = (gw) => dp.resultFor(gw);

@@ -1,6 +1,7 @@
 import { parseLoad } from '../src/inference/picker/metrics';
 import { rank, score, steered } from '../src/inference/picker/choose';
 import { BuiltinPicker } from '../src/inference/picker/builtin';
+import { startModelServer, type ModelServer } from '../../e2e/support/model-server';
 import { destinationList } from '../src/inference/picker-client';
 import { parseInferencePoolValue, inferencePoolValue } from '../src/model/inference';
 
@@ -35,9 +36,17 @@ describe('built-in picker: choosing', () => {
     expect(score({ waiting: 1, running: 0, kvCache: 0, at: 0 }, 0)).toBeGreaterThan(score({ waiting: 0, running: 3, kvCache: 0, at: 0 }, 0));
   });
 
-  test('requests sent since the last scrape count as waiting, so a burst spreads', () => {
+  test('requests sent since the last scrape and still in flight count as waiting, so a burst spreads', () => {
     const loads: Record<string, typeof idle> = { 'a:1': idle, 'b:1': { ...idle, waiting: 1 } };
     expect(rank(['a:1', 'b:1'], (e) => loads[e], (e) => (e === 'a:1' ? 3 : 0))[0]).toBe('b:1');
+  });
+
+  test('requests that ended since the scrape shorten the queue it showed (then the running count), never below zero', () => {
+    const load = { waiting: 3, running: 2, kvCache: 0, at: 0 };
+    expect(score(load, -2)).toBe(score({ ...load, waiting: 1 }, 0));
+    expect(score(load, -4)).toBe(score({ ...load, waiting: 0, running: 1 }, 0));
+    expect(score(load, -50)).toBe(score({ ...load, waiting: 0, running: 0 }, 0));
+    expect(score(undefined, -3)).toBe(score(undefined, 0));
   });
 
   test('test-epp-endpoint-selection keeps the named endpoints (ip or ip:port) in the order given', () => {
@@ -59,6 +68,63 @@ describe('built-in picker: choosing', () => {
     } finally {
       picker.close();
     }
+  });
+});
+
+describe('built-in picker: requests in flight, against real model servers', () => {
+  let servers: ModelServer[] = [];
+  let picker: BuiltinPicker | undefined;
+
+  afterEach(async () => {
+    picker?.close();
+    await Promise.all(servers.map((s) => s.close()));
+    servers = [];
+  });
+
+  /** A picker over two fake vLLM servers whose first scrape is in (no further scrape: one a minute). */
+  async function twoPods(): Promise<{ p: BuiltinPicker; a: string; b: string }> {
+    servers = [await startModelServer('a', { address: '127.0.0.211', slots: 2 }), await startModelServer('b', { address: '127.0.0.212', slots: 2 })];
+    return { p: (picker = new BuiltinPicker({ intervalMs: 60_000 })), a: servers[0].endpoint, b: servers[1].endpoint };
+  }
+
+  async function scraped(p: BuiltinPicker, endpoints: string[]): Promise<void> {
+    // The first pick creates the pool and starts its scrapes; its request ends at once (before
+    // the scrapes come in: nothing is in flight when they do).
+    const first = p.pick('ns/p', endpoints, { 'test-epp-endpoint-selection': endpoints[0] });
+    if (first.kind === 'endpoints') first.release();
+    while (!p.view('ns/p').every((e) => e.load)) await new Promise((r) => setTimeout(r, 10));
+  }
+
+  test('a pod with requests in flight gets fewer new ones; once they end it gets them again', async () => {
+    const { p, a, b } = await twoPods();
+    await scraped(p, [a, b]);
+    // Two idle pods: requests held in flight alternate between them.
+    const held = Array.from({ length: 6 }, () => p.pick('ns/p', [a, b], {})).map((d) => {
+      if (d.kind !== 'endpoints') throw new Error('rejected');
+      return d;
+    });
+    const to = (ep: string) => held.filter((d) => d.endpoints[0] === ep);
+    expect([to(a).length, to(b).length]).toEqual([3, 3]);
+    expect(p.view('ns/p').map((e) => e.inFlight)).toEqual([3, 3]);
+    for (const d of to(b)) d.release();
+    const next = p.pick('ns/p', [a, b], {});
+    expect(next.kind === 'endpoints' && next.endpoints[0]).toBe(b);
+  });
+
+  test('a quick idle pod keeps getting a steady stream of requests while a pod with a deep queue gets none', async () => {
+    const { p, a, b } = await twoPods();
+    servers[1].load = { waiting: 10, running: 4, kvCache: 0.8 };
+    await scraped(p, [a, b]);
+    // Many more requests than the busy pod's queue between two scrapes, each ended before the
+    // next: ended requests are no load, so the busy pod never looks the better choice.
+    const chosen = new Set<string>();
+    for (let i = 0; i < 100; i++) {
+      const d = p.pick('ns/p', [a, b], {});
+      if (d.kind !== 'endpoints') throw new Error('rejected');
+      chosen.add(d.endpoints[0]);
+      d.release();
+    }
+    expect([...chosen]).toEqual([a]);
   });
 });
 

@@ -167,7 +167,10 @@ export class InferenceHop {
     // The picker takes part in the response unless it said otherwise (mode_override).
     let exchange: Exchange | undefined;
     if (stream?.wantsResponse()) exchange = { stream, failOpen: spec.failureMode === 'FailOpen' };
-    else stream?.close();
+    // A picker that turned the response phase off gets no message more, but its stream stays
+    // open until the response has ended: its end tells the picker the request is no longer
+    // in flight (so it can count load between two scrapes of the pods' metrics).
+    else if (stream) res.once('close', () => stream.close());
     res.on('close', () => {
       if (!res.writableFinished) exchange?.feed?.abort();
     });

@@ -221,7 +221,7 @@ export class PickerStream {
     return !this.closed && (this.modes.headers || this.modes.body || this.modes.trailers);
   }
 
-  /** Ends the stream (half-close) when no response phase follows. */
+  /** Ends the stream (half-close) when no response phase follows: the hop calls it once the response has ended, so the picker knows the request is no longer in flight. */
   close(): void {
     if (this.phase === 'done') return;
     this.phase = 'done';

@@ -162,6 +162,8 @@ export function buildLocations(
 
   const ruleLocations: RuleLocation[] = [];
   const candidates: Candidate[] = [];
+  let warnAbout = { route: ordered[0]?.attached.route, rule: 0, match: 0 };
+  const warnMatch = (m: string) => ctx.warn(`${warnAbout.route.namespace}/${warnAbout.route.name} rule ${warnAbout.rule} match ${warnAbout.match}: ${m}`);
   for (const { attached, hostKey } of ordered) {
     const route = attached.route;
     const rules = [...route.rules].sort((a, b) => a.index - b.index);
@@ -197,14 +199,15 @@ export function buildLocations(
         const filters = ruleFilters(shares.length === 1 ? rule.backendFilters![shares[0]] : rule.filters, ruleLocation, server, ctx);
         if (filters) ruleLocation.filters = filters;
       }
-      rule.matches.forEach((match, matchIndex) => {
-        const conditions = elementConditions(match, ctx.maps, (m) =>
-          ctx.warn(`${route.namespace}/${route.name} rule ${rule.index} match ${matchIndex}: ${m}`),
-        );
-        if (!conditions) return;
+      // A loop, not a closure per rule and per match: tsx names every closure it creates.
+      for (let matchIndex = 0; matchIndex < rule.matches.length; matchIndex++) {
+        const match = rule.matches[matchIndex];
+        warnAbout = { route, rule: rule.index, match: matchIndex };
+        const conditions = elementConditions(match, ctx.maps, warnMatch);
+        if (!conditions) continue;
         const path = match.path.type === 'PathPrefix' ? normalisePrefix(match.path.value) : match.path.value;
         candidates.push({ hostKey, route, rule, matchIndex, match, path, conditions, ruleLocation, key: precedenceKey(hostKey, match, path), position: 0 });
-      });
+      }
     }
   }
   // Stable: equal keys keep the route, rule and match order they were collected in.

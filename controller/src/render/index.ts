@@ -8,6 +8,7 @@ import { NOT_FOUND_LOCATION } from '../model/locations';
 import { DISPATCH_KEY_VARIABLE } from '../model/matching';
 import { GENERATION_CONF, MAIN_CONF, MAX_UNIX_SOCKET_PATH, prefixLayout } from './layout';
 import { serversRenderer, templates } from './templates';
+import { endLocationRender } from './location-cache';
 
 export { prefixLayout, MAIN_CONF, GENERATION_CONF, type PrefixLayout } from './layout';
 
@@ -40,12 +41,14 @@ function hashSize(n: number, minimum: number): number {
 export function renderConfig(model: NginxModel, options: RenderOptions): RenderedConfig {
   const context = renderContext(model, options);
   const t = templates();
+  const servers = serversRenderer().render(context);
+  endLocationRender();
   return {
     files: {
       [MAIN_CONF]: t['nginx.conf'](context),
       'maps.conf': t['maps.conf'](context),
       'upstreams.conf': t['upstreams.conf'](context),
-      'servers.conf': serversRenderer().render(context),
+      'servers.conf': servers,
       [GENERATION_CONF]: t['generation.conf'](context),
       ...model.secretFiles,
     },

@@ -7,6 +7,7 @@ import * as path from 'path';
 import Handlebars from 'handlebars';
 import { comment, complexValue, hostPort, ident, ifOperator, integer, onOff, quote } from './format';
 import { planServers, ServersRenderer } from './servers-cache';
+import { locationText } from './location-cache';
 
 export const TEMPLATES_DIR = path.resolve(__dirname, '..', '..', '..', 'templates');
 
@@ -45,9 +46,11 @@ export function templates(): Record<string, Template> {
   });
   hb.registerHelper('cv', (parts: unknown) => complexValue(parts));
   hb.registerHelper('ifop', (op: string) => ifOperator(op));
+  // A location's kept text when it did not change (location-cache.ts).
+  hb.registerHelper('locationText', locationText);
   for (const partial of ['settings', 'proxy', 'filters']) hb.registerPartial(partial, hb.compile(read(`${partial}.hbs`), partialOptions()));
   // Known helpers are called directly by the compiled templates (no lookup per call).
-  const helpers = ['q', 'kv', 'concat', 'int', 'onoff', 'comment', 'ident', 'hostport', 'isSet', 'locationModifier', 'percent', 'hasAny', 'cv', 'ifop'];
+  const helpers = ['q', 'kv', 'concat', 'int', 'onoff', 'comment', 'ident', 'hostport', 'isSet', 'locationModifier', 'percent', 'hasAny', 'cv', 'ifop', 'locationText'];
   const options = {
     noEscape: true,
     strict: false,

@@ -18,11 +18,13 @@
  * never blocks). PostgreSQL: a small pool of its own with named (server-side prepared)
  * statements.
  */
+import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { Pool, types as pgTypes } from 'pg';
 import { providerOf } from '../config';
 import { sqlitePath, statementObserver, type Prisma } from './database';
 import type { Issue, Webhook } from '../../generated/prisma/client';
+import type { SqlCondition } from './permissions';
 import type { Repository, User } from './records';
 
 type FieldType = 'Int' | 'BigInt' | 'String' | 'Boolean' | 'DateTime' | 'Float' | 'Json' | 'Bytes' | 'Decimal';
@@ -236,5 +238,39 @@ export class HotReads extends FastReads {
     const i = this.of<Issue>('Issue');
     const rows = await this.all('issue_by_index', `SELECT ${i.select('i', '')} FROM "Issue" i WHERE i."repoId" = ? AND i."index" = ?`, [repoId, index]);
     return rows.length ? i.decode(rows[0], '') : null;
+  }
+
+  /**
+   * One page of repositories with their owners, and how many match: `where` is a condition over
+   * the repository aliased `r`, `orderBy` its ORDER BY list. Two prepared statements per shape
+   * of condition (the shape, not the values, names them), whatever the page holds.
+   */
+  async repoPage(where: SqlCondition | null, orderBy: string, skip: number, take: number): Promise<{ rows: RepoRow[]; total: number }> {
+    const cond = where?.sql ?? '1 = 1';
+    const params = where?.params ?? [];
+    const key = this.shapeKey(`${cond}\n${orderBy}`);
+    const r = this.of<Repository>('Repository');
+    const u = this.of<User>('User');
+    const [counted, rows] = await Promise.all([
+      this.all(`repo_count_${key}`, `SELECT COUNT(*) AS "n" FROM "Repository" r WHERE ${cond}`, params),
+      this.all(
+        `repo_page_${key}`,
+        `SELECT ${r.select('r', 'r_')}, ${u.select('u', 'u_')} FROM "Repository" r JOIN "User" u ON u."id" = r."ownerId" WHERE ${cond} ORDER BY ${orderBy} LIMIT ? OFFSET ?`,
+        [...params, take, skip],
+      ),
+    ]);
+    return { rows: rows.map((row) => ({ ...r.decode(row, 'r_'), owner: u.decode(row, 'u_') })), total: Number(counted[0].n) };
+  }
+
+  private readonly shapes = new Map<string, string>();
+
+  /** A short stable name for a generated statement (PostgreSQL keeps 63 bytes of a statement name). */
+  private shapeKey(sql: string): string {
+    let key = this.shapes.get(sql);
+    if (!key) {
+      key = createHash('sha1').update(sql).digest('hex').slice(0, 16);
+      this.shapes.set(sql, key);
+    }
+    return key;
   }
 }

@@ -252,3 +252,46 @@ export function readableRepoFilter(viewer: Viewer | null): Record<string, unknow
   if (!viewer.isRestricted) ors.push(...publicCond, { isPrivate: false, owner: { orgMembers: { some: { userId: viewer.id } } } });
   return { OR: ors };
 }
+
+/** A SQL condition with its `?` parameters, in order. */
+export interface SqlCondition {
+  sql: string;
+  params: unknown[];
+}
+
+/** `r."ownerId"` is one of the users of these visibilities (one look-up per owner, not per repository). */
+function ownerVisibleSql(visibilities: number[]): string {
+  return `r."ownerId" IN (SELECT "id" FROM "User" WHERE "visibility" IN (${visibilities.map((v) => String(Math.trunc(v))).join(', ')}))`;
+}
+
+/**
+ * readableRepoFilter as a SQL condition over the repository aliased `r` (the same rules, the
+ * same order; for the prepared statements of services/fast-reads.ts). `null`: no condition (a
+ * site admin reads everything). Both filters are tested through the same requests
+ * (forge-api/test/repos.test.ts, hardening-public-only.test.ts).
+ */
+export function readableRepoSql(viewer: Viewer | null): SqlCondition | null {
+  if (viewer?.publicOnly) {
+    const { publicOnly: _p, ...user } = viewer;
+    const inner = readableRepoSql(user as User);
+    const pub = `r."isPrivate" = ? AND ${ownerVisibleSql([0])}`;
+    return inner ? { sql: `(${inner.sql}) AND ${pub}`, params: [...inner.params, false] } : { sql: pub, params: [false] };
+  }
+  if (viewer?.isAdmin) return null;
+  const visibleOwners = viewer ? (viewer.isRestricted ? [0] : [0, 1]) : [0];
+  const publicCond = `(r."isPrivate" = ? AND ${ownerVisibleSql(visibleOwners)})`;
+  if (!viewer) return { sql: publicCond, params: [false] };
+  const id = viewer.id;
+  const ors = [
+    `r."ownerId" = ?`,
+    `EXISTS (SELECT 1 FROM "Collaboration" c WHERE c."repoId" = r."id" AND c."userId" = ?)`,
+    `EXISTS (SELECT 1 FROM "TeamRepo" tr JOIN "TeamUser" tu ON tu."teamId" = tr."teamId" WHERE tr."repoId" = r."id" AND tu."userId" = ?)`,
+    `EXISTS (SELECT 1 FROM "Team" t JOIN "TeamUser" tu ON tu."teamId" = t."id" WHERE t."orgId" = r."ownerId" AND tu."userId" = ? AND (t."authorize" >= ${AccessMode.Owner} OR t."includesAllRepositories" = ?))`,
+  ];
+  const params: unknown[] = [id, id, id, id, true];
+  if (!viewer.isRestricted) {
+    ors.push(publicCond, `(r."isPrivate" = ? AND EXISTS (SELECT 1 FROM "OrgUser" ou WHERE ou."orgId" = r."ownerId" AND ou."userId" = ?))`);
+    params.push(false, false, id);
+  }
+  return { sql: `(${ors.join(' OR ')})`, params };
+}

@@ -17,7 +17,7 @@ import { detachFork } from './git/fork';
 import type { HotReads } from './fast-reads';
 import type { Notifier } from './notify';
 import { checkRepoName } from './names';
-import { USER_TYPE_ORGANIZATION, type PermissionService } from './permissions';
+import { readableRepoSql, USER_TYPE_ORGANIZATION, type PermissionService, type SqlCondition, type Viewer } from './permissions';
 import type { Repository, User } from './records';
 import { labelTemplate } from './templates';
 import { isUniqueViolation } from './users';
@@ -72,6 +72,45 @@ const SORTS: Record<string, string> = {
   forks: 'numForks',
   id: 'id',
 };
+
+/** Column of each sort key (SORTS) as SQL over `r`. */
+const SORT_COLUMNS: Record<string, string> = Object.fromEntries(Object.entries(SORTS).map(([k, field]) => [k, `r."${field}"`]));
+
+/**
+ * A search without a keyword, user, team or priority owner (listing and exploring: the common
+ * request) as one condition and order for the prepared statements of HotReads.repoPage: the
+ * same filters and order as the Prisma query of RepoService.search, which serves every other
+ * shape. `null`: not such a search.
+ */
+export function searchSql(viewer: Viewer | null, o: SearchOptions): { where: SqlCondition | null; orderBy: string } | null {
+  if (o.q || o.uid || o.teamId || o.priorityOwnerId) return null;
+  const conds: string[] = [];
+  const params: unknown[] = [];
+  const readable = readableRepoSql(viewer);
+  if (readable) {
+    conds.push(readable.sql);
+    params.push(...readable.params);
+  }
+  const eq = (column: string, value: boolean) => {
+    conds.push(`r."${column}" = ?`);
+    params.push(value);
+  };
+  if (!o.includePrivate) eq('isPrivate', false);
+  if (o.isPrivate !== undefined) eq('isPrivate', o.isPrivate);
+  if (o.template !== undefined) eq('isTemplate', o.template);
+  if (o.archived !== undefined) eq('isArchived', o.archived);
+  if (o.mode === 'fork') eq('isFork', true);
+  if (o.mode === 'source') {
+    eq('isFork', false);
+    eq('isMirror', false);
+  }
+  if (o.mode === 'mirror') eq('isMirror', true);
+  const sort = o.sort || 'alpha';
+  const dir = o.order === 'desc' ? 'DESC' : 'ASC';
+  const column = SORT_COLUMNS[sort];
+  const orderBy = sort === 'id' ? `${column} ${dir}` : `${column} ${dir}, r."id" ASC`;
+  return { where: conds.length ? { sql: conds.join(' AND '), params } : null, orderBy };
+}
 
 export class RepoService {
   constructor(
@@ -334,6 +373,8 @@ export class RepoService {
 
   /** GET /repos/search (Gitea's SearchRepository options). */
   async search(viewer: User | null, o: SearchOptions) {
+    const plain = searchSql(viewer, o);
+    if (plain) return this.hot.repoPage(plain.where, plain.orderBy, o.skip, o.take);
     const and: Record<string, unknown>[] = [this.permissions.readableRepoFilter(viewer)];
     if (!o.includePrivate) and.push({ isPrivate: false });
     if (o.q) {

@@ -4,7 +4,7 @@
  * behind the ext_proc server of `portcullis-picker`.
  */
 import { rank, steered } from './choose';
-import { MetricsScraper } from './metrics';
+import { MetricsScraper, type EndpointLoad } from './metrics';
 
 export type PickDecision =
   /**
@@ -17,11 +17,17 @@ export type PickDecision =
 /** How many fallbacks follow the chosen endpoint in the destination list. */
 export const FALLBACKS = 2;
 
+/** This picker's requests to one endpoint: in flight now, and when its last scrape came in. */
+interface InFlight {
+  now: number;
+  atScrape: number;
+}
+
 interface PoolState {
   scraper: MetricsScraper;
   key: string;
   usedAt: number;
-  sent: Map<string, { count: number; scrapeAt: number }>;
+  inFlight: Map<string, InFlight>;
 }
 
 export class BuiltinPicker {
@@ -43,35 +49,46 @@ export class BuiltinPicker {
       return { kind: 'reject', status: 503, message: steer !== undefined ? 'no ready endpoint matches test-epp-endpoint-selection' : 'the pool has no ready endpoint' };
     }
     const now = Date.now();
-    const sentOf = (ep: string) => {
-      const s = state.sent.get(ep);
-      const load = state.scraper.load(ep, now);
-      return s && load && s.scrapeAt === load.at ? s.count : s && !load ? s.count : 0;
+    const changeOf = (ep: string) => {
+      const f = state.inFlight.get(ep);
+      if (!f) return 0;
+      return state.scraper.load(ep, now) ? f.now - f.atScrape : f.now;
     };
-    const ranked = steer !== undefined ? candidates : rank(candidates, (ep) => state.scraper.load(ep, now), sentOf);
+    const ranked = steer !== undefined ? candidates : rank(candidates, (ep) => state.scraper.load(ep, now), changeOf);
     const chosen = ranked[0];
-    const load = state.scraper.load(chosen, now);
-    const prev = state.sent.get(chosen);
-    const scrapeAt = load?.at ?? 0;
-    const counted = { count: prev && prev.scrapeAt === scrapeAt ? prev.count + 1 : 1, scrapeAt };
-    state.sent.set(chosen, counted);
+    let f = state.inFlight.get(chosen);
+    if (!f) state.inFlight.set(chosen, (f = { now: 0, atScrape: 0 }));
+    const counter = f;
+    counter.now++;
     let released = false;
-    // A request that has ended is no load: only those still in flight count until the next
-    // scrape. Counting every request sent since the scrape sent most of a burst to a busy pod
-    // once a quick idle pod had answered more requests in 50 ms than the busy pod had queued.
+    // The request is load on its pod until its response has ended (the caller says when).
     const release = () => {
       if (released) return;
       released = true;
-      if (state.sent.get(chosen) === counted && counted.count > 0) counted.count--;
+      counter.now--;
     };
     return { kind: 'endpoints', endpoints: ranked.slice(0, 1 + FALLBACKS), release };
+  }
+
+  /** What the picker knows of a pool's endpoints: the last fresh scrape and its own requests in flight. */
+  view(pool: string): { endpoint: string; load?: EndpointLoad; inFlight: number }[] {
+    const state = this.pools.get(pool);
+    if (!state) return [];
+    const now = Date.now();
+    return state.key.split(',').filter(Boolean).map((endpoint) => ({ endpoint, load: state.scraper.load(endpoint, now), inFlight: state.inFlight.get(endpoint)?.now ?? 0 }));
   }
 
   private pool(pool: string, endpoints: string[]): PoolState {
     const key = endpoints.join(',');
     let state = this.pools.get(pool);
     if (!state) {
-      state = { scraper: new MetricsScraper(this.options.intervalMs ?? 50), key: '', usedAt: 0, sent: new Map() };
+      const created: PoolState = { scraper: new MetricsScraper(this.options.intervalMs ?? 50), key: '', usedAt: 0, inFlight: new Map() };
+      // What the pod reported includes the requests in flight to it then: note how many.
+      created.scraper.onLoad = (ep) => {
+        const f = created.inFlight.get(ep);
+        if (f) f.atScrape = f.now;
+      };
+      state = created;
       this.pools.set(pool, state);
       state.scraper.start();
       this.sweep();
@@ -79,6 +96,8 @@ export class BuiltinPicker {
     if (state.key !== key) {
       state.key = key;
       state.scraper.setEndpoints(endpoints);
+      // (a counter of a gone endpoint is dropped once nothing is in flight to it)
+      for (const [ep, f] of state.inFlight) if (!endpoints.includes(ep) && f.now === 0) state.inFlight.delete(ep);
     }
     state.usedAt = Date.now();
     return state;

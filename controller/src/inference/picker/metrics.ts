@@ -49,6 +49,8 @@ export class MetricsScraper {
   private endpoints: string[] = [];
   private timer?: NodeJS.Timeout;
   private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+  /** Called as each scrape's load is stored (a picker notes what it had in flight then). */
+  onLoad?: (endpoint: string, load: EndpointLoad) => void;
 
   constructor(
     private readonly intervalMs = 50,
@@ -59,6 +61,8 @@ export class MetricsScraper {
   setEndpoints(endpoints: string[]): void {
     this.endpoints = [...endpoints];
     for (const k of this.loads.keys()) if (!endpoints.includes(k)) this.loads.delete(k);
+    // A new endpoint's load is wanted now, not an interval later (the first set comes after start()).
+    if (this.timer) for (const ep of this.endpoints) if (!this.loads.has(ep) && !this.busy.has(ep)) this.scrape(ep);
   }
 
   start(): void {
@@ -97,7 +101,10 @@ export class MetricsScraper {
         done();
         if (res.statusCode !== 200) return;
         const load = parseLoad(Buffer.concat(chunks).toString('utf8'));
-        if (load && this.endpoints.includes(endpoint)) this.loads.set(endpoint, load);
+        if (load && this.endpoints.includes(endpoint)) {
+          this.loads.set(endpoint, load);
+          this.onLoad?.(endpoint, load);
+        }
       });
       res.on('error', done);
     });

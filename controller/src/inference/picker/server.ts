@@ -5,8 +5,10 @@
  * dynamic metadata), or is an ImmediateResponse when no endpoint can take the request. Like the
  * upstream picker it answers only once the whole body is in (a picker may read the prompt).
  * It needs nothing from the response, so its first reply turns the response phase off
- * (`mode_override`: response headers and trailers SKIP, body NONE): the gateway closes the
- * stream once the request is routed instead of passing every response chunk through here.
+ * (`mode_override`: response headers and trailers SKIP, body NONE): no response chunk passes
+ * through here. A request counts against its pod until its stream ends: our hop keeps the
+ * stream open (quiet) until the response has ended, so the picker knows what is in flight; a
+ * gateway that ends it as soon as the request is routed leaves the picker only the scrapes.
  */
 import * as net from 'net';
 import * as grpc from '@grpc/grpc-js';
@@ -34,10 +36,12 @@ export function pickerHandlers(decide: Decide, options: { responsePhase?: boolea
       let headers: Record<string, string> | undefined;
       const chunks: Buffer[] = [];
       let answered = false;
+      let release: (() => void) | undefined;
       const answer = () => {
         if (answered || !headers) return;
         answered = true;
         const decision = decide(headers, Buffer.concat(chunks));
+        if (decision.kind === 'endpoints') release = decision.release;
         if (decision.kind === 'reject') {
           call.write({ immediate_response: { status: { code: decision.status }, body: Buffer.from(decision.message), details: decision.message } });
           return;
@@ -70,8 +74,15 @@ export function pickerHandlers(decide: Decide, options: { responsePhase?: boolea
           call.write({ response_trailers: {} });
         }
       });
-      call.on('end', () => call.end());
-      call.on('error', () => undefined);
+      // The gateway ends the stream when the request is over (or cancels it): no longer in flight.
+      const ended = () => release?.();
+      call.on('end', () => {
+        ended();
+        call.end();
+      });
+      call.on('cancelled', ended);
+      call.on('close', ended);
+      call.on('error', ended);
     },
   };
 }

@@ -102,7 +102,9 @@ export class ContentService {
   /** Gitea's ResolveRefCommit with the default branch for an empty ref; 404 when nothing matches. */
   async resolve(repo: RepoWithOwner, ref: string | undefined): Promise<ResolvedRef> {
     const name = ref || repo.defaultBranch;
-    const found = await resolveRef(this.reader(repo), name);
+    // A branch or tag found is kept until a ref of the repository changes (at most one entry per
+    // ref); names that match nothing and commit ids are looked up each time.
+    const found = await memoByRefs(this.repoPath(repo), `resolveRef\0${name}`, () => resolveRef(this.reader(repo), name), { keep: (r) => r !== null && r.kind !== 'commit' });
     if (!found) throw new NotFoundError(`object does not exist [id: ${name}, rel_path: ]`);
     return found;
   }

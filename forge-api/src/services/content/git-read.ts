@@ -68,8 +68,35 @@ function mode6(mode: string): string {
   return mode.padStart(6, '0');
 }
 
-/** Entries of the tree at `dir` of `commit` with blob sizes (one pipelined look-up each), or null. */
-async function folder(reader: GitReader, commit: string, dir: string): Promise<TreeEntry[] | null> {
+/**
+ * Folder listings by (commit, folder) and root trees by commit: a commit id fixes its trees and
+ * their blobs, so these never go stale, and a folder asked for again costs no look-up on the
+ * object reader (each look-up is a write to `git cat-file` and a wait for its answer: for a
+ * folder of 50 files, the tree plus 50 sizes). Only found folders are kept (a failed or empty
+ * answer is asked again). Shared by every repository: the ids name the same objects everywhere,
+ * and the callers have resolved the commit in their own repository first.
+ */
+const folders = new Lru<string, Promise<TreeEntry[] | null>>(1_000);
+const rootTrees = new Lru<string, string>(5_000);
+
+/** Entries of the tree at `dir` of `commit` with blob sizes (kept; see `folders`), or null. */
+function folder(reader: GitReader, commit: string, dir: string): Promise<TreeEntry[] | null> {
+  const key = `${commit}\0${dir}`;
+  const kept = folders.get(key);
+  if (kept) return kept;
+  const p = readFolder(reader, commit, dir);
+  folders.set(key, p);
+  p.then(
+    (entries) => {
+      if (!entries) folders.delete(key);
+    },
+    () => folders.delete(key),
+  );
+  return p;
+}
+
+/** The entries of a folder, read (one pipelined size look-up per blob). Callers never change them: they are shared. */
+async function readFolder(reader: GitReader, commit: string, dir: string): Promise<TreeEntry[] | null> {
   const tree = await reader.readTree(dir ? `${commit}:${dir}` : `${commit}^{tree}`);
   if (!tree) return null;
   const blobs = tree.entries.filter((e) => e.type === 'blob');
@@ -88,12 +115,23 @@ async function folder(reader: GitReader, commit: string, dir: string): Promise<T
 /** The entry at `p` ("" is the root tree) in `commit`, or null. */
 export async function treeEntry(reader: GitReader, commit: string, p: string): Promise<TreeEntry | null> {
   if (p === '') {
-    const tree = await reader.info(`${commit}^{tree}`);
-    return tree ? { mode: '040000', type: 'tree', oid: tree.oid, size: 0, path: '', name: '' } : null;
+    let oid = rootTrees.get(commit);
+    if (!oid) {
+      oid = (await reader.info(`${commit}^{tree}`))?.oid;
+      if (!oid) return null;
+      rootTrees.set(commit, oid);
+    }
+    return { mode: '040000', type: 'tree', oid, size: 0, path: '', name: '' };
   }
   const slash = p.lastIndexOf('/');
   const dir = slash < 0 ? '' : p.slice(0, slash);
   const name = p.slice(slash + 1);
+  const listed = folders.get(`${commit}\0${dir}`);
+  const entries = listed ? await listed : null;
+  if (entries) {
+    const e = entries.find((x) => x.name === name);
+    return e ? { ...e } : null;
+  }
   const tree = await reader.readTree(dir ? `${commit}:${dir}` : `${commit}^{tree}`);
   const e = tree?.entries.find((x) => x.name === name);
   if (!e) return null;
