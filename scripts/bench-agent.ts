@@ -264,7 +264,7 @@ async function main(): Promise<void> {
       process.stdout.write(`  CPU per change (user+system, over the ${CHANGES} API changes, status writes and reports included): controller ${per('controller')} ms, agent ${per('agent')} ms, nginx (master + workers) ${per('nginx')} ms\n`);
       const perChange = (k: string) => (((apiAfter.get(k) ?? 0) - (apiBefore.get(k) ?? 0)) / Math.max(1, CHANGES)).toFixed(2);
       const verbs = [...new Set([...apiAfter.keys()].filter((k) => k !== 'status writes'))].filter((k) => perChange(k) !== '0.00');
-      process.stdout.write(`  controller API requests per change (metrics, ${CHANGES} API changes; watch streams not counted): status writes ${perChange('status writes')}${verbs.map((v) => `, ${v} ${perChange(v)}`).join('')}\n`);
+      process.stdout.write(`  controller API requests per change (metrics, ${CHANGES} API changes; watch streams not counted): status writes ${perChange('status writes')}${verbs.map((v) => `, ${v} ${perChange(v)}`).join('')} (get + update include the leader election's Lease read and renewal every 2 s)\n`);
       const steps = timeline(marks, controller.logs, agent.logs);
       if (steps.length) {
         process.stdout.write(`  where the time goes (medians over ${marks.length} changes, from the create request; log clocks in ms):\n`);

@@ -29,6 +29,8 @@ interface Side {
   name: 'gitea' | 'forge';
   base: string;
   tokens: Record<string, string>;
+  /** Ids a check saved from its answer (`save`), for later paths on the same server. */
+  saved: Record<string, number>;
 }
 
 interface Answer {
@@ -43,11 +45,16 @@ interface Answer {
 interface Check {
   what: string;
   method: string;
-  path: string;
+  /** A path, or one built from ids saved by earlier checks on that server. */
+  path: string | ((saved: Record<string, number>) => string);
   as?: string;
   body?: unknown;
   raw?: string;
   contentType?: string;
+  /** Save the answer's `id` under this name. */
+  save?: string;
+  /** Compare the error message too (both answers' `message`, or `Message`). */
+  message?: boolean;
 }
 
 function arg(name: string, dflt?: string): string {
@@ -122,8 +129,14 @@ function shapeDiff(g: Json, f: Json, path = '$'): string[] {
   return out;
 }
 
-function compare(g: Answer, f: Answer): string[] {
+function errorMessage(a: Answer): unknown {
+  const b = a.body as Record<string, unknown> | undefined;
+  return b && typeof b === 'object' ? (b.message ?? b.Message) : undefined;
+}
+
+function compare(g: Answer, f: Answer, message = false): string[] {
   const out: string[] = [];
+  if (message && errorMessage(g) !== errorMessage(f)) out.push(`message: gitea ${JSON.stringify(errorMessage(g))}, forge ${JSON.stringify(errorMessage(f))}`);
   if (g.status !== f.status) out.push(`status: gitea ${g.status}, forge ${f.status}${g.status >= 400 ? ` (gitea says ${g.text.slice(0, 120)})` : ''}`);
   if (g.type !== f.type) out.push(`content-type: gitea ${g.type || '(none)'}, forge ${f.type || '(none)'}`);
   if ((g.total === null) !== (f.total === null) || (g.total !== null && g.total !== f.total)) out.push(`X-Total-Count: gitea ${g.total}, forge ${f.total}`);
@@ -201,6 +214,7 @@ function checks(): Check[] {
     { what: 'issue edit', method: 'PATCH', path: `${r}/issues/2`, as: alice, body: { title: 'second, edited' } },
     { what: 'comments list', method: 'GET', path: `${r}/issues/1/comments`, as: alice },
     { what: 'repo comments', method: 'GET', path: `${r}/issues/comments`, as: alice },
+    ...trackedTimeChecks(r),
     { what: 'labels', method: 'GET', path: `${r}/labels`, as: bob },
     { what: 'milestones', method: 'GET', path: `${r}/milestones`, as: bob },
     { what: 'my keys', method: 'GET', path: '/user/keys', as: alice },
@@ -222,18 +236,97 @@ function checks(): Check[] {
   ];
 }
 
+/**
+ * The time tracker: issue 1 is alice's (alice assigned), issue 2 bob's; bob only reads the
+ * repository. Messages are compared where Gitea's text is fixed.
+ */
+function trackedTimeChecks(r: string): Check[] {
+  const { alice, bob } = users;
+  const m = true;
+  const tracker = (on: boolean) => ({ has_issues: true, internal_tracker: { enable_time_tracker: on, allow_only_contributors_to_track_time: true, enable_issue_dependencies: true } });
+  return [
+    { what: 'times empty', method: 'GET', path: `${r}/issues/1/times`, as: alice },
+    { what: 'time add with created', method: 'POST', path: `${r}/issues/1/times`, as: alice, body: { time: 3600, created: '2020-01-02T03:04:05Z' }, save: 'aliceTime' },
+    { what: 'time add by reader', method: 'POST', path: `${r}/issues/1/times`, as: bob, body: { time: 60 } },
+    { what: 'time add by poster', method: 'POST', path: `${r}/issues/2/times`, as: bob, body: { time: 120 }, save: 'bobTime' },
+    { what: 'time add zero', method: 'POST', path: `${r}/issues/1/times`, as: alice, body: { time: 0 }, message: m },
+    { what: 'time add no body', method: 'POST', path: `${r}/issues/1/times`, as: alice, message: m },
+    { what: 'time add negative', method: 'POST', path: `${r}/issues/1/times`, as: alice, body: { time: -5 } },
+    { what: 'time add for another user', method: 'POST', path: `${r}/issues/1/times`, as: alice, body: { time: 30, user_name: bob }, save: 'bobOnAlice' },
+    { what: 'time add for nobody', method: 'POST', path: `${r}/issues/1/times`, as: alice, body: { time: 30, user_name: `nobody${run}` } },
+    { what: 'time add missing issue', method: 'POST', path: `${r}/issues/999/times`, as: alice, body: { time: 30 } },
+    { what: 'time add anonymous', method: 'POST', path: `${r}/issues/1/times`, body: { time: 30 }, message: m },
+    { what: 'times page', method: 'GET', path: `${r}/issues/1/times?limit=1&page=2`, as: alice },
+    { what: 'times as reader', method: 'GET', path: `${r}/issues/1/times`, as: bob },
+    { what: 'times reader asks for a user', method: 'GET', path: `${r}/issues/1/times?user=${alice}`, as: bob, message: m },
+    { what: 'times unknown user', method: 'GET', path: `${r}/issues/1/times?user=nobody${run}`, as: alice },
+    { what: 'times bad since', method: 'GET', path: `${r}/issues/1/times?since=yesterday`, as: alice },
+    { what: 'times since', method: 'GET', path: `${r}/issues/1/times?since=2000-01-01T00:00:00Z&before=2999-01-01T00:00:00%2B02:00`, as: alice },
+    { what: 'times since future', method: 'GET', path: `${r}/issues/1/times?since=2999-01-01T00:00:00Z`, as: alice },
+    { what: 'times anonymous', method: 'GET', path: `${r}/issues/1/times`, message: m },
+    { what: 'repo times', method: 'GET', path: `${r}/times?limit=2`, as: alice },
+    { what: 'repo times as reader', method: 'GET', path: `${r}/times`, as: bob },
+    { what: 'repo times reader asks for a user', method: 'GET', path: `${r}/times?user=${alice}`, as: bob, message: m },
+    { what: 'repo times of a user', method: 'GET', path: `${r}/times/${bob}`, as: bob },
+    { what: "repo times of someone else", method: 'GET', path: `${r}/times/${alice}`, as: bob, message: m },
+    { what: 'repo times of nobody', method: 'GET', path: `${r}/times/nobody${run}`, as: alice },
+    { what: 'my times', method: 'GET', path: '/user/times', as: bob },
+    { what: 'my times anonymous', method: 'GET', path: '/user/times' },
+    { what: "time delete someone else's", method: 'DELETE', path: (s) => `${r}/issues/1/times/${s.aliceTime}`, as: bob },
+    { what: 'time delete of another issue', method: 'DELETE', path: (s) => `${r}/issues/1/times/${s.bobTime}`, as: bob },
+    { what: 'time delete by repo owner', method: 'DELETE', path: (s) => `${r}/issues/1/times/${s.bobOnAlice}`, as: alice },
+    { what: 'time delete own', method: 'DELETE', path: (s) => `${r}/issues/2/times/${s.bobTime}`, as: bob },
+    { what: 'time delete again', method: 'DELETE', path: (s) => `${r}/issues/2/times/${s.bobTime}`, as: bob, message: m },
+    { what: 'time delete not a number', method: 'DELETE', path: `${r}/issues/1/times/abc`, as: alice, message: m },
+    { what: 'time delete by site admin', method: 'DELETE', path: (s) => `${r}/issues/1/times/${s.bobOnAlice}`, as: 'admin' },
+    { what: 'times reset by reader', method: 'DELETE', path: `${r}/issues/1/times`, as: bob },
+    { what: 'times reset', method: 'DELETE', path: `${r}/issues/1/times`, as: alice },
+    { what: 'times reset again', method: 'DELETE', path: `${r}/issues/1/times`, as: alice, message: m },
+    { what: 'stopwatch start', method: 'POST', path: `${r}/issues/1/stopwatch/start`, as: alice },
+    { what: 'stopwatch start again', method: 'POST', path: `${r}/issues/1/stopwatch/start`, as: alice, message: m },
+    { what: 'my stopwatches', method: 'GET', path: '/user/stopwatches', as: alice },
+    { what: 'stopwatch start another', method: 'POST', path: `${r}/issues/2/stopwatch/start`, as: alice },
+    { what: 'stopwatch stop not running', method: 'POST', path: `${r}/issues/1/stopwatch/stop`, as: alice, message: m },
+    { what: 'stopwatch cancel not running', method: 'DELETE', path: `${r}/issues/1/stopwatch/delete`, as: alice, message: m },
+    { what: 'times after a stopwatch switch', method: 'GET', path: `${r}/issues/1/times`, as: alice },
+    { what: 'stopwatch stop', method: 'POST', path: `${r}/issues/2/stopwatch/stop`, as: alice },
+    { what: 'stopwatch by reader', method: 'POST', path: `${r}/issues/2/stopwatch/start`, as: bob },
+    { what: 'stopwatch missing issue', method: 'POST', path: `${r}/issues/999/stopwatch/start`, as: alice, message: m },
+    { what: 'stopwatch start for cancel', method: 'POST', path: `${r}/issues/1/stopwatch/start`, as: alice },
+    { what: 'stopwatch cancel', method: 'DELETE', path: `${r}/issues/1/stopwatch/delete`, as: alice },
+    { what: 'stopwatches none', method: 'GET', path: '/user/stopwatches?limit=1', as: alice },
+    { what: 'timeline of time events', method: 'GET', path: `${r}/issues/1/comments`, as: alice },
+    { what: 'tracker off', method: 'PATCH', path: r, as: alice, body: tracker(false) },
+    { what: 'tracker off: times', method: 'GET', path: `${r}/issues/1/times`, as: alice, message: m },
+    { what: 'tracker off: add', method: 'POST', path: `${r}/issues/1/times`, as: alice, body: { time: 5 }, message: m },
+    { what: 'tracker off: reset', method: 'DELETE', path: `${r}/issues/1/times`, as: alice, message: m },
+    { what: 'tracker off: delete', method: 'DELETE', path: (s) => `${r}/issues/1/times/${s.aliceTime}`, as: alice, message: m },
+    { what: 'tracker off: repo times', method: 'GET', path: `${r}/times`, as: alice, message: m },
+    { what: 'tracker off: repo times of a user', method: 'GET', path: `${r}/times/${alice}`, as: alice, message: m },
+    { what: 'tracker off: stopwatch', method: 'POST', path: `${r}/issues/1/stopwatch/start`, as: alice },
+    { what: 'tracker on', method: 'PATCH', path: r, as: alice, body: tracker(true) },
+  ];
+}
+
 async function main(): Promise<number> {
-  const gitea: Side = { name: 'gitea', base: arg('gitea').replace(/\/$/, ''), tokens: {} };
-  const forge: Side = { name: 'forge', base: arg('forge').replace(/\/$/, ''), tokens: {} };
+  const gitea: Side = { name: 'gitea', base: arg('gitea').replace(/\/$/, ''), tokens: {}, saved: {} };
+  const forge: Side = { name: 'forge', base: arg('forge').replace(/\/$/, ''), tokens: {}, saved: {} };
   await setUp(gitea);
   await setUp(forge);
   let differing = 0;
   for (const c of checks()) {
     if (only && !only.test(c.what)) continue;
     const opts = { as: c.as, body: c.body, raw: c.raw, contentType: c.contentType };
-    const [g, f] = [await send(gitea, c.method, c.path, opts), await send(forge, c.method, c.path, opts)];
-    const diffs = compare(g, f);
-    const where = `${c.method} ${c.path.replace(run, '*')}`;
+    const pathOf = (side: Side) => (typeof c.path === 'string' ? c.path : c.path(side.saved));
+    const [g, f] = [await send(gitea, c.method, pathOf(gitea), opts), await send(forge, c.method, pathOf(forge), opts)];
+    if (c.save) {
+      for (const [side, a] of [[gitea, g], [forge, f]] as const) {
+        const id = (a.body as { id?: number } | undefined)?.id;
+        if (typeof id === 'number') side.saved[c.save] = id;
+      }
+    }
+    const diffs = compare(g, f, c.message);
+    const where = `${c.method} ${pathOf(gitea).replace(run, '*')}`;
     if (!diffs.length) {
       console.log(`same  ${c.what} (${where}: ${g.status})`);
       continue;

@@ -88,10 +88,11 @@ describe('built-in picker: requests in flight, against real model servers', () =
   }
 
   async function scraped(p: BuiltinPicker, endpoints: string[]): Promise<void> {
-    // The first pick creates the pool and starts its scrapes; its request ends at once.
+    // The first pick creates the pool and starts its scrapes; its request ends at once (before
+    // the scrapes come in: nothing is in flight when they do).
     const first = p.pick('ns/p', endpoints, { 'test-epp-endpoint-selection': endpoints[0] });
-    while (!p.view('ns/p').every((e) => e.load)) await new Promise((r) => setTimeout(r, 10));
     if (first.kind === 'endpoints') first.release();
+    while (!p.view('ns/p').every((e) => e.load)) await new Promise((r) => setTimeout(r, 10));
   }
 
   test('a pod with requests in flight gets fewer new ones; once they end it gets them again', async () => {

@@ -1,5 +1,5 @@
 import { buildGraph, DEFAULT_CONTROLLER_NAME, type DataplaneResult, type StatusReport } from '../src/graph';
-import { computeStatuses } from '../src/status';
+import { carryTransitionTimes, computeStatuses } from '../src/status';
 import { parseManifests } from '../src/resources';
 import { gateway, gatewayClass, http, route, service } from './graph-fixtures';
 
@@ -159,5 +159,29 @@ describe('status: parameters a data plane could not use (InvalidParameters)', ()
     expect(summary(cls({ classParameters: () => ({ valid: false, message: 'bad key' }) }).conditions)).toEqual(['Accepted=False/InvalidParameters', 'SupportedVersion=True/SupportedVersion']);
     expect(summary(cls({ classParameters: () => ({ valid: true }) }).conditions)).toEqual(['Accepted=True/Accepted', 'SupportedVersion=True/SupportedVersion']);
     expect(summary(cls({ classParameters: () => undefined }).conditions)).toEqual(['Accepted=True/Accepted', 'SupportedVersion=True/SupportedVersion']);
+  });
+});
+
+describe('status: a reconcile on the same graph reuses the route reports', () => {
+  test("an agent's report (same graph, new dataplane result) changes the Gateway's report only; each route keeps its report object through carryTransitionTimes", () => {
+    const parsed = parseManifests(docs.map((doc, i) => ({ source: `d${i}.yaml`, doc })));
+    const graph = buildGraph(parsed.set, { controllerName: DEFAULT_CONTROLLER_NAME });
+    const pending: DataplaneResult = { programmed: false, reason: 'Pending', message: 'waiting', addresses: [] };
+    const route = (reports: StatusReport[]) => reports.find((r) => r.kind === 'HTTPRoute' && r.name === 'good')!;
+    const computed = [computeStatuses(graph, parsed, pending), computeStatuses(graph, parsed, ok)];
+    // Not built again: no new objects for carryTransitionTimes to compare field by field.
+    expect(route(computed[1])).toBe(route(computed[0]));
+    const first = carryTransitionTimes([], computed[0], '2026-01-01T00:00:00Z');
+    const second = carryTransitionTimes(first, computed[1], '2026-01-01T00:00:05Z');
+    const gw = (reports: StatusReport[]) => reports.find((r) => r.kind === 'Gateway')!;
+    // The status writers skip an object whose report is the one they last settled (identity).
+    expect(route(second)).toBe(route(first));
+    expect(gw(second)).not.toBe(gw(first));
+    expect(summary((gw(second).status as { conditions: { type: string; status: string; reason: string }[] }).conditions)).toContain('Programmed=True/Programmed');
+    // A rebuilt graph (a changed document) gives an equal report: its times are kept.
+    const again = parseManifests(docs.map((doc, i) => ({ source: `d${i}.yaml`, doc })));
+    const third = carryTransitionTimes(second, computeStatuses(buildGraph(again.set, { controllerName: DEFAULT_CONTROLLER_NAME }), again, ok), '2026-01-01T00:00:09Z');
+    expect(route(third)).toEqual(route(first));
+    expect((route(third).status as { parents: { conditions: { lastTransitionTime: string }[] }[] }).parents[0].conditions[0].lastTransitionTime).toBe('2026-01-01T00:00:00Z');
   });
 });

@@ -7,7 +7,7 @@
  *   two scrapes all end quickly at the idle pod, so it stays the better choice (a picker
  *   counting every request sent since the last scrape soon finds the idle pod "busier" than
  *   the other's queue).
- * - Two pods reporting no load, one answering after a second: the requests it holds make it
+ * - Two pods reporting no load, one answering after two seconds: the requests it holds make it
  *   the busier one (a picker forgetting a request once routed would split evenly).
  */
 import * as path from 'path';
@@ -46,10 +46,10 @@ beforeAll(async () => {
   // Scrapes a second apart: far more requests than the busy pod's queue fall between two, on
   // any machine (at the default 50 ms a slow machine may not send that many).
   const pickerPort = await startPicker(pods.map((p) => p.endpoint), 1000);
-  // Two pods reporting no load at all, one answering after a second; their picker scrapes once
+  // Two pods reporting no load at all, one answering after two seconds; their picker scrapes once
   // (at the start) in the test's time, so what it sent and what has ended is all it knows.
   slowPods = (await startPods(['pod-quick', 'pod-slow'], [port], 96)).map((r) => r[0]);
-  slowPods[1].delayMs = 1000;
+  slowPods[1].delayMs = 2000;
   const slowPickerPort = await startPicker(slowPods.map((p) => p.endpoint), 60_000);
   const route = (name: string) => httpRoute(name, { rules: [{ matches: [{ path: { type: 'PathPrefix', value: `/${name}` } }], backendRefs: [{ ...POOL, name }] }] });
   gw = await startInferenceGateway({
@@ -102,6 +102,6 @@ test('portcullis-picker: a pod whose requests are still in flight gets fewer new
   await Promise.all(Array.from({ length: 4 }, client));
   // Both pods look idle to the scrapes: a picker that forgot a request once routed would split
   // the 32 about evenly (16 each); one that counts it until its response has ended sees the
-  // slow pod holding its requests for a second each and sends it only a few.
+  // slow pod holding its requests for two seconds each and sends it only a few.
   expect(slowPods[1].served - before).toBeLessThan(8);
 }, 90000);

@@ -93,7 +93,23 @@ function gatewayStatus(gw: GatewayNode, dataplane: DataplaneResult): StatusRepor
   };
 }
 
+/**
+ * A route's report depends on its graph node alone (and the controller name): a reconcile on the
+ * same graph (an agent's report, a Service's new address) hands out the very report objects of
+ * the last one, so carryTransitionTimes and the status writers see them unchanged by identity,
+ * without comparing 1,000 routes' statuses field by field.
+ */
+const routeReports = new WeakMap<HTTPRouteNode, { controllerName: string; report: StatusReport }>();
+
 function routeStatus(route: HTTPRouteNode, controllerName: string): StatusReport {
+  const hit = routeReports.get(route);
+  if (hit && hit.controllerName === controllerName) return hit.report;
+  const report = freshRouteStatus(route, controllerName);
+  routeReports.set(route, { controllerName, report });
+  return report;
+}
+
+function freshRouteStatus(route: HTTPRouteNode, controllerName: string): StatusReport {
   return {
     apiVersion: API_VERSION,
     kind: route.kind ?? 'HTTPRoute',

@@ -29,9 +29,17 @@ export const STATUS_OF_KIND: Record<ErrorKind, number> = {
 /** Per-route statuses where Gitea answers a kind differently (route config `errorStatus`). */
 export type ErrorStatusOverrides = Partial<Record<ErrorKind, number>>;
 
+/**
+ * Per-route bodies where Gitea's handler writes a kind without its error body (route config
+ * `errorBody`): 'empty' for a bare status (ctx.Status), 'Message' for `{"Message": "..."}`
+ * (a handler that encodes an anonymous struct).
+ */
+export type ErrorBodyOverrides = Partial<Record<ErrorKind, 'empty' | 'Message'>>;
+
 declare module 'fastify' {
   interface FastifyContextConfig {
     errorStatus?: ErrorStatusOverrides;
+    errorBody?: ErrorBodyOverrides;
   }
 }
 
@@ -91,6 +99,9 @@ async function errorsPlugin(app: FastifyInstance) {
   app.setErrorHandler((err: FastifyError | DomainError, request: FastifyRequest, reply: FastifyReply) => {
     if (err instanceof DomainError) {
       const status = statusOf(err, request.routeOptions.config?.errorStatus);
+      const shape = request.routeOptions.config?.errorBody?.[err.kind];
+      if (shape === 'empty') return reply.code(status).send();
+      if (shape === 'Message') return reply.code(status).type('application/json').send({ Message: err.message });
       return reply.code(status).type('application/json').send(errorBody(rootUrl, err.message));
     }
     const fe = err as FastifyError & { validation?: AjvIssue[]; validationContext?: string };

@@ -7,6 +7,7 @@ import labelRoutes from './labels';
 import milestoneRoutes from './milestones';
 import notificationRoutes from './notifications';
 import watchRoutes from './watches';
+import trackedTimeRoutes from './tracked-times';
 
 /**
  * Body parsing as Gitea's clients need it (this plugin's routes only): gitea-js sends some JSON
@@ -40,6 +41,7 @@ export default async function trackerRoutes(app: FastifyInstance) {
   await app.register(milestoneRoutes);
   await app.register(notificationRoutes);
   await app.register(watchRoutes);
+  await app.register(trackedTimeRoutes);
 }
 
 export { attachmentDownloadRoutes };

@@ -87,4 +87,32 @@ export const NotificationThreadSchema = obj(
   { $id: 'NotificationThread' },
 );
 
-export const ISSUE_SCHEMAS = [AttachmentSchema, LabelSchema, MilestoneSchema, IssueSchema, CommentSchema, ReactionSchema, NotificationThreadSchema];
+/** structs.TrackedTime: `issue` is null only where Gitea could not load it. */
+export const TrackedTimeSchema = obj(
+  { id: int, created: dateTime, time: int, user_id: int, user_name: str, issue_id: int, issue: { anyOf: [{ $ref: 'Issue#' }, { type: 'null' }] } },
+  [],
+  { $id: 'TrackedTime' },
+);
+
+/** structs.StopWatch: a running stopwatch, with its elapsed time in seconds and in words. */
+export const StopWatchSchema = obj(
+  { created: dateTime, seconds: int, duration: str, issue_index: int, issue_title: str, repo_owner_name: str, repo_name: str },
+  [],
+  { $id: 'StopWatch' },
+);
+
+/** structs.AddTimeOption */
+export const AddTimeOptionSchema = obj({ time: int, created: dateTime, user_name: str }, ['time'], { $id: 'AddTimeOption' });
+
+export const ISSUE_SCHEMAS = [
+  AttachmentSchema,
+  LabelSchema,
+  MilestoneSchema,
+  IssueSchema,
+  CommentSchema,
+  ReactionSchema,
+  NotificationThreadSchema,
+  TrackedTimeSchema,
+  StopWatchSchema,
+  AddTimeOptionSchema,
+];

@@ -54,6 +54,10 @@ export class CollaboratorService {
 
   async remove(repo: Repository, user: User): Promise<void> {
     await this.prisma.collaboration.deleteMany({ where: { repoId: repo.id, userId: user.id } });
+    // Someone left without any access keeps no stopwatch running there (Gitea's ReconsiderWatches).
+    if ((await this.permissions.repoAccessMode(user, repo)) === 0) {
+      await this.prisma.stopwatch.deleteMany({ where: { userId: user.id, issue: { repoId: repo.id } } });
+    }
   }
 
   /** The user's own access to the repository (Gitea's GetIndividualUserRepoPermission). */

@@ -172,6 +172,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     }),
   );
   notifier.add(new NotificationListener(tracker.notifications));
+  notifier.add(tracker.stopwatches);
   // A deleted tag turns its release back into a draft.
   notifier.add(releases);
 

@@ -93,6 +93,7 @@ export class CommentService {
         posterId: rc.doer.id,
         content: body,
         dependentIssueId: null,
+        timeId: null,
         originalAuthor: '',
         originalAuthorId: 0,
         createdAt: now,

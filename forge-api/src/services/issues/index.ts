@@ -18,6 +18,8 @@ import { MilestoneService } from './milestones';
 import { NotificationService } from './notifications';
 import { PinService } from './pins';
 import { ReactionService } from './reactions';
+import { StopwatchService } from './stopwatches';
+import { TrackedTimeService } from './tracked-times';
 
 export interface TrackerServices {
   context: TrackerContext;
@@ -32,6 +34,9 @@ export interface TrackerServices {
   notifications: NotificationService;
   /** Pinned issues and pull requests. */
   pins: PinService;
+  /** Tracked times and stopwatches (the time tracker). */
+  times: TrackedTimeService;
+  stopwatches: StopwatchService;
 }
 
 export function createTrackerServices(
@@ -44,6 +49,7 @@ export function createTrackerServices(
   const notifications = new NotificationService(prisma, deps.permissions, deps.convert, convert, deps.hot);
   const issues = new IssueService(context, convert, deps.notifier);
   const attachments = new AttachmentService(context, config, convert);
+  const times = new TrackedTimeService(context, issues);
   return {
     context,
     convert,
@@ -56,6 +62,8 @@ export function createTrackerServices(
     milestones: new MilestoneService(context, convert),
     notifications,
     pins: new PinService(prisma),
+    times,
+    stopwatches: new StopwatchService(context, times),
   };
 }
 
