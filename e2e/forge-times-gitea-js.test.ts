@@ -1,8 +1,8 @@
 /**
  * Gitea's JavaScript client (gitea-js) driving the time tracker of a listening forge on SQLite
  * and PostgreSQL: tracked times on an issue (add, list with filters, delete one, reset), the
- * repository's and the user's lists, stopwatches (start, list, stop, cancel) and the client's
- * view of the refusals, through the client's own paths, methods and bodies.
+ * repository's and the user's lists, stopwatches (start, list, stop, cancel), the issue's
+ * timeline and the client's view of the refusals, through the client's own paths, methods and bodies.
  */
 import { giteaApi } from 'gitea-js';
 import { describeForge, PASSWORD } from '../forge-api/test/support/forge';
@@ -59,6 +59,12 @@ describeForge('gitea-js time tracker', (f) => {
     expect((await owner.repos.issueResetTime('maint', 'proj', 1)).status).toBe(204);
     await expect(owner.repos.issueResetTime('maint', 'proj', 1)).rejects.toMatchObject({ status: 404 });
     expect((await owner.repos.repoTrackedTimes('maint', 'proj')).data.map((t) => t.time)).toEqual([120]);
+    const timeline = await reader.repos.issueGetCommentsAndTimeline('maint', 'proj', 1);
+    expect(timeline.data.map((e) => [e.type, e.body, e.tracked_time?.time ?? null])).toEqual([
+      ['add_time_manual', '1 hour 30 minutes', 5400],
+      ['add_time_manual', '2 minutes', 120],
+      ['delete_time_manual', '1 hour 30 minutes', null],
+    ]);
   });
 
   test('stopwatches: start, list, switch, stop into a tracked time, cancel', async () => {

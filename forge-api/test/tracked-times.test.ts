@@ -17,12 +17,14 @@ describeForge('tracked times and stopwatches', (f) => {
     expect(res.status).toBe(200);
     return res.body.map((t: { time: number; user_name: string; issue: { number: number } }) => [t.issue.number, t.user_name, t.time]);
   };
+  /** The time tracker's events on the issue's timeline: [type, user, body, has a tracked time]. */
   const events = async (issue: number) => {
-    const prisma = f().app.services.tracker.context.prisma;
-    const row = await prisma.issue.findFirstOrThrow({ where: { index: issue, repo: { lowerName: 'proj' } } });
-    const rows = await prisma.comment.findMany({ where: { issueId: row.id, type: { in: [12, 13, 14, 15, 26] } }, orderBy: { id: 'asc' } });
-    const users = new Map((await prisma.user.findMany()).map((u) => [u.id, u.name]));
-    return rows.map((c) => [c.type, users.get(c.posterId), c.content, c.timeId !== null]);
+    const res = await f().request('GET', `${R}/issues/${issue}/timeline?limit=50`, as('alice'));
+    expect(res.status).toBe(200);
+    const kinds = ['start_tracking', 'stop_tracking', 'add_time_manual', 'cancel_tracking', 'delete_time_manual'];
+    return (res.body as { type: string; user: { login: string }; body: string; tracked_time: unknown }[])
+      .filter((e) => kinds.includes(e.type))
+      .map((e) => [e.type, e.user.login, e.body, e.tracked_time !== null]);
   };
 
   beforeAll(async () => {
@@ -56,8 +58,8 @@ describeForge('tracked times and stopwatches', (f) => {
     const now = await add('alice', 1, { time: 60 });
     expect(Math.abs(Date.parse(now.body.created) - Date.now())).toBeLessThan(60_000);
     expect(await events(1)).toEqual([
-      [14, 'alice', '|3600', true],
-      [14, 'alice', '|60', true],
+      ['add_time_manual', 'alice', '1 hour', true],
+      ['add_time_manual', 'alice', '1 minute', true],
     ]);
   });
 
@@ -161,9 +163,9 @@ describeForge('tracked times and stopwatches', (f) => {
     res = await f().request('DELETE', `${R}/issues/1/times/${carols.id}`, as('carol'));
     expect([res.status, res.body.message]).toEqual([404, 'tracked time was already deleted']);
     expect((await f().request('DELETE', `${R}/issues/1/times/${bobs.id}`, as('root'))).status).toBe(204);
-    expect((await events(1)).filter((e) => e[0] === 26)).toEqual([
-      [26, 'carol', '|45', false],
-      [26, 'bob', '|30', false],
+    expect((await events(1)).filter((e) => e[0] === 'delete_time_manual')).toEqual([
+      ['delete_time_manual', 'carol', '45 seconds', false],
+      ['delete_time_manual', 'bob', '30 seconds', false],
     ]);
 
     // Reset: the caller's remaining times on the issue, as one event with their sum.
@@ -172,7 +174,7 @@ describeForge('tracked times and stopwatches', (f) => {
     expect((await f().request('DELETE', `${R}/issues/1/times`, as('alice'))).status).toBe(204);
     res = await f().request('DELETE', `${R}/issues/1/times`, as('alice'));
     expect([res.status, res.body.message]).toEqual([404, 'tracked_time does not exist']);
-    expect((await events(1)).at(-1)).toEqual([26, 'alice', '|3660', false]);
+    expect((await events(1)).at(-1)).toEqual(['delete_time_manual', 'alice', '1 hour 1 minute', false]);
     expect(await times('alice', `${R}/issues/1/times`)).toEqual([[1, 'carol', -15]]);
   });
 
@@ -196,8 +198,8 @@ describeForge('tracked times and stopwatches', (f) => {
     expect(switched).toHaveLength(1);
     expect(switched[0].time).toBeGreaterThanOrEqual(1);
     expect((await events(1)).slice(-2)).toEqual([
-      [12, 'alice', '', false],
-      [13, 'alice', expect.stringMatching(/^\d+ seconds?$/), true],
+      ['start_tracking', 'alice', '', false],
+      ['stop_tracking', 'alice', expect.stringMatching(/^\d+ seconds?$/), true],
     ]);
     res = await sw('alice', 1, 'stop');
     expect([res.status, res.body.message]).toEqual([409, 'cannot stop a non-existent stopwatch']);
@@ -208,7 +210,7 @@ describeForge('tracked times and stopwatches', (f) => {
     expect((await sw('alice', 3, 'start')).status).toBe(201);
     expect((await sw('alice', 3, 'delete')).status).toBe(204);
     expect((await f().request('GET', `${R}/issues/3/times`, as('alice'))).body).toEqual([]);
-    expect((await events(3)).map((e) => e[0])).toEqual([12, 15]);
+    expect((await events(3)).map((e) => e[0])).toEqual(['start_tracking', 'cancel_tracking']);
     expect((await f().request('GET', '/user/stopwatches', as('alice'))).body).toEqual([]);
 
     // Readers may not use stopwatches, not even on their own issue; a missing issue is 404.
@@ -282,10 +284,37 @@ describeForge('tracked times and stopwatches', (f) => {
     expect((await f().request('GET', '/user/stopwatches', as('carol'))).body).toEqual([]);
   });
 
+  test('the timeline: comments and events oldest first, tracked times shown even once deleted, paged', async () => {
+    expect((await f().request('POST', `${R}/issues/2/comments`, { ...as('bob'), body: { body: 'a plain comment' } })).status).toBe(201);
+    const all = await f().request('GET', `${R}/issues/2/timeline`);
+    expect(all.status).toBe(200);
+    expect(all.headers.get('link')).toBeNull();
+    const entries = all.body as { id: number; type: string; body: string; tracked_time: { time: number; user_name: string } | null; html_url: string; ref_action: string }[];
+    expect(entries.map((e) => e.type)).toEqual(['add_time_manual', 'start_tracking', 'stop_tracking', 'add_time_manual', 'start_tracking', 'comment']);
+    expect(entries[0]).toMatchObject({ body: '2 minutes', tracked_time: { time: 120, user_name: 'bob' }, ref_action: 'none', dependent_issue: null, label: null });
+    // Dave's account is gone: his events show the ghost.
+    expect((entries[3] as unknown as { user: { login: string } }).user.login).toBe('Ghost');
+    // Alice reset this time on issue 1: the event that added it still shows it.
+    const first = (await f().request('GET', `${R}/issues/1/timeline?limit=1`, as('alice'))).body[0];
+    expect(first).toMatchObject({ type: 'add_time_manual', body: '1 hour', tracked_time: { time: 3600, user_name: 'alice' } });
+    expect((await f().request('GET', `${R}/issues/1/times`, as('alice'))).body.map((t: { id: number }) => t.id)).not.toContain(first.tracked_time.id);
+    expect(entries.at(-1)).toMatchObject({ body: 'a plain comment', tracked_time: null });
+    expect(entries.at(-1)!.html_url).toBe(`${f().url}/alice/proj/issues/2#issuecomment-${entries.at(-1)!.id}`);
+    expect(Object.keys(entries[0]).sort()).toEqual(
+      ['assignee', 'assignee_team', 'body', 'created_at', 'dependent_issue', 'html_url', 'id', 'issue_url', 'label', 'milestone', 'new_ref', 'new_title', 'old_milestone', 'old_project_id', 'old_ref', 'old_title', 'project_id', 'pull_request_url', 'ref_action', 'ref_comment', 'ref_commit_sha', 'ref_issue', 'removed_assignee', 'resolve_doer', 'review_id', 'tracked_time', 'type', 'updated_at', 'user'].sort(),
+    );
+    const page = await f().request('GET', `${R}/issues/2/timeline?limit=3&page=2`, as('bob'));
+    expect(page.body.map((e: { id: number }) => e.id)).toEqual(entries.slice(3, 6).map((e) => e.id));
+    expect(page.headers.get('x-total-count')).toBe('3');
+    expect((await f().request('GET', `${R}/issues/2/timeline?limit=5&page=2`, as('bob'))).headers.get('x-total-count')).toBe('1');
+    expect((await f().request('GET', `${R}/issues/99/timeline`)).status).toBe(404);
+    expect((await f().request('GET', `${R}/issues/2/timeline?since=2999-01-01T00:00:00Z`)).body).toEqual([]);
+  });
+
   test('the operations are declared in /swagger.v1.json', async () => {
     const doc = (await f().request('GET', `${f().url}/swagger.v1.json`)).body;
     const ops = Object.values(doc.paths as Record<string, Record<string, { operationId: string }>>).flatMap((p) => Object.values(p).map((o) => o.operationId));
-    for (const id of ['issueTrackedTimes', 'issueAddTime', 'issueResetTime', 'issueDeleteTime', 'repoTrackedTimes', 'userTrackedTimes', 'userCurrentTrackedTimes', 'issueStartStopWatch', 'issueStopStopWatch', 'issueDeleteStopWatch', 'userGetStopWatches']) {
+    for (const id of ['issueTrackedTimes', 'issueAddTime', 'issueResetTime', 'issueDeleteTime', 'repoTrackedTimes', 'userTrackedTimes', 'userCurrentTrackedTimes', 'issueStartStopWatch', 'issueStopStopWatch', 'issueDeleteStopWatch', 'userGetStopWatches', 'issueGetCommentsAndTimeline']) {
       expect(ops).toContain(id);
     }
   });

@@ -36,6 +36,29 @@ export default async function issueCommentRoutes(app: FastifyInstance) {
     },
   );
 
+  app.get<{ Params: IndexParams; Querystring: CommentRange }>(
+    '/repos/:owner/:repo/issues/:index/timeline',
+    {
+      config: read,
+      schema: {
+        tags,
+        operationId: 'issueGetCommentsAndTimeline',
+        summary: 'List all comments and events on an issue',
+        params: ownerRepoIndexParams,
+        querystring: obj({ ...rangeQuery, ...pagingQuery }),
+        response: { 200: listOf('TimelineComment'), ...errors(404, 422) },
+      },
+    },
+    async (request, reply) => {
+      const rc = request.repoCtx;
+      const issue = await issues.byIndex(rc.repo.id, pathNumber(request.params.index));
+      const data = await app.services.tracker.timeline.list(rc, issue, request.query, paging(app, request));
+      // Gitea counts the entries of this page only, and sends no Link header.
+      setTotalCount(reply, data.length);
+      return data;
+    },
+  );
+
   app.post<{ Params: IndexParams; Body: { body: string } }>(
     '/repos/:owner/:repo/issues/:index/comments',
     {

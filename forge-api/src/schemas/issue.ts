@@ -101,6 +101,43 @@ export const StopWatchSchema = obj(
   { $id: 'StopWatch' },
 );
 
+/** structs.TimelineComment: a comment or an event of an issue's timeline. */
+export const TimelineCommentSchema = obj(
+  {
+    id: int,
+    type: str,
+    html_url: str,
+    pull_request_url: str,
+    issue_url: str,
+    user: { $ref: 'User#' },
+    body: str,
+    created_at: dateTime,
+    updated_at: dateTime,
+    old_project_id: int,
+    project_id: int,
+    old_milestone: nullable({ $ref: 'Milestone#' }),
+    milestone: nullable({ $ref: 'Milestone#' }),
+    tracked_time: nullable({ $ref: 'TrackedTime#' }),
+    old_title: str,
+    new_title: str,
+    old_ref: str,
+    new_ref: str,
+    ref_issue: nullable({ $ref: 'Issue#' }),
+    ref_comment: nullable({ $ref: 'Comment#' }),
+    ref_action: str,
+    ref_commit_sha: str,
+    review_id: int,
+    label: nullable({ $ref: 'Label#' }),
+    assignee: nullable({ $ref: 'User#' }),
+    assignee_team: nullable({ $ref: 'Team#' }),
+    removed_assignee: bool,
+    resolve_doer: nullable({ $ref: 'User#' }),
+    dependent_issue: nullable({ $ref: 'Issue#' }),
+  },
+  [],
+  { $id: 'TimelineComment' },
+);
+
 /** structs.AddTimeOption */
 export const AddTimeOptionSchema = obj({ time: int, created: dateTime, user_name: str }, ['time'], { $id: 'AddTimeOption' });
 
@@ -115,4 +152,5 @@ export const ISSUE_SCHEMAS = [
   TrackedTimeSchema,
   StopWatchSchema,
   AddTimeOptionSchema,
+  TimelineCommentSchema,
 ];

@@ -20,6 +20,7 @@ import { PinService } from './pins';
 import { ReactionService } from './reactions';
 import { StopwatchService } from './stopwatches';
 import { TrackedTimeService } from './tracked-times';
+import { TimelineService } from './timeline';
 
 export interface TrackerServices {
   context: TrackerContext;
@@ -37,6 +38,8 @@ export interface TrackerServices {
   /** Tracked times and stopwatches (the time tracker). */
   times: TrackedTimeService;
   stopwatches: StopwatchService;
+  /** An issue's comments and events together. */
+  timeline: TimelineService;
 }
 
 export function createTrackerServices(
@@ -64,6 +67,7 @@ export function createTrackerServices(
     pins: new PinService(prisma),
     times,
     stopwatches: new StopwatchService(context, times),
+    timeline: new TimelineService(context, convert, issues, times),
   };
 }
 

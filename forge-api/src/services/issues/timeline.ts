@@ -1,0 +1,90 @@
+/**
+ * An issue's timeline (GET /issues/{index}/timeline, Gitea's ListIssueCommentsAndTimeline):
+ * its comments and events of every type, oldest first (Gitea orders by creation second, then
+ * id; ids follow creation here), paged, filtered on the update time by `since` / `before`.
+ * Each entry is Gitea's TimelineComment: the event's name as `type`, the time tracker's
+ * "|<seconds>" contents in words, the tracked time an add-time or stop event recorded (even
+ * once deleted, as Gitea shows it) and the other issue of a dependency event. Fields of kinds
+ * of events the forge does not record (labels, milestones, projects, references, reviews)
+ * keep Gitea's empty values.
+ */
+import { parseDate, type IssueService } from './issues';
+import type { RepoCtx, TrackerContext } from './context';
+import type { IssueConverter } from '../convert';
+import type { TrackedTimeService } from './tracked-times';
+import { secToHours, TimeComment } from './time-tracking';
+import type { Issue } from '../../../generated/prisma/client';
+
+/** Gitea's CommentType names, by number. */
+const COMMENT_TYPES = [
+  'comment', 'reopen', 'close', 'issue_ref', 'commit_ref', 'comment_ref', 'pull_ref', 'label', 'milestone', 'assignees',
+  'change_title', 'delete_branch', 'start_tracking', 'stop_tracking', 'add_time_manual', 'cancel_tracking', 'added_deadline',
+  'modified_deadline', 'removed_deadline', 'add_dependency', 'remove_dependency', 'code', 'review', 'lock', 'unlock',
+  'change_target_branch', 'delete_time_manual', 'review_request', 'merge_pull', 'pull_push', 'project', 'project_board',
+  'dismiss_review', 'change_issue_ref', 'pull_scheduled_merge', 'pull_cancel_scheduled_merge', 'pin', 'unpin', 'change_time_estimate',
+];
+
+const SECONDS_CONTENT: ReadonlySet<number> = new Set([TimeComment.AddTimeManual, TimeComment.StopTracking, TimeComment.DeleteTimeManual]);
+
+export interface TimelineQuery {
+  since?: string;
+  before?: string;
+}
+
+export class TimelineService {
+  constructor(
+    private readonly ctx: TrackerContext,
+    private readonly convert: IssueConverter,
+    private readonly issues: IssueService,
+    private readonly times: TrackedTimeService,
+  ) {}
+
+  async list(rc: RepoCtx, issue: Issue, q: TimelineQuery, page: { skip: number; take: number }) {
+    const before = parseDate(q.before, 'Before');
+    const since = parseDate(q.since, 'Since');
+    const rows = await this.ctx.prisma.comment.findMany({
+      where: { issueId: issue.id, ...(since || before ? { updatedAt: { ...(since ? { gte: since } : {}), ...(before ? { lte: before } : {}) } } : {}) },
+      orderBy: { id: 'asc' },
+      skip: page.skip,
+      take: page.take,
+    });
+    const users = await this.ctx.users(rows.map((c) => c.posterId));
+    const timeIds = rows.map((c) => c.timeId).filter((id): id is number => id !== null);
+    const timeRows = timeIds.length ? await this.ctx.prisma.trackedTime.findMany({ where: { id: { in: timeIds } } }) : [];
+    const timeJson = new Map((await this.times.toJson(timeRows, rc.doer, false)).map((t) => [t.id, t]));
+    const depIds = rows.map((c) => c.dependentIssueId).filter((id): id is number => id !== null);
+    const depJson = new Map((depIds.length ? await this.issues.toJsonMixed([...new Set(depIds)], rc.doer) : []).map((i) => [i.id, i]));
+    const issueUrl = this.convert.issueHtml(rc.repo, issue);
+    return rows.map((c) => ({
+      id: c.id,
+      type: COMMENT_TYPES[c.type] ?? '',
+      html_url: `${issueUrl}#issuecomment-${c.id}`,
+      pull_request_url: issue.isPull ? issueUrl : '',
+      issue_url: issue.isPull ? '' : issueUrl,
+      user: this.convert.userPublic(users.get(c.posterId)),
+      body: SECONDS_CONTENT.has(c.type) && c.content.startsWith('|') ? secToHours(Number(c.content.slice(1)) || 0) : c.content,
+      created_at: c.createdAt.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      updated_at: c.updatedAt.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      old_project_id: 0,
+      project_id: 0,
+      old_milestone: null,
+      milestone: null,
+      tracked_time: (c.timeId !== null && timeJson.get(c.timeId)) || null,
+      old_title: '',
+      new_title: '',
+      old_ref: '',
+      new_ref: '',
+      ref_issue: null,
+      ref_comment: null,
+      ref_action: 'none',
+      ref_commit_sha: '',
+      review_id: 0,
+      label: null,
+      assignee: null,
+      assignee_team: null,
+      removed_assignee: false,
+      resolve_doer: null,
+      dependent_issue: (c.dependentIssueId !== null && depJson.get(c.dependentIssueId)) || null,
+    }));
+  }
+}
