@@ -10,8 +10,10 @@
  *   may not filter by another user (403);
  * - only a repository admin (for someone else) or a site admin may add time in another user's
  *   name; only the time's owner or a site admin may delete it;
- * - lists keep the database's order (Gitea's query has no ORDER BY: insertion order), count
- *   every match in X-Total-Count and then leave out times of issues the caller cannot read.
+ * - lists come in insertion order, count every match in X-Total-Count and then leave out
+ *   times of issues the caller cannot read. (Gitea's query has no ORDER BY: on SQLite, its
+ *   default database, that is insertion order; on PostgreSQL the plan decides, and a
+ *   repository's list came back newest first there. The forge keeps one order on both.)
  * Deletion only marks the row; add, reset and delete leave timeline events (add_time_manual,
  * delete_time_manual with "|<seconds>" as content, Gitea's storage form since 1.21).
  * Gitea ignores the `created` of an added time when storing it (its insert stamps the current
