@@ -92,6 +92,73 @@ describeForge(
       expect((await f().request('PATCH', '/repos/bob/mirror', { ...as('bob'), body: { mirror_interval: '2h30m' } })).body.mirror_interval).toBe('2h30m0s');
     });
 
+    test('update_mirrors fetches the pull mirrors whose interval has passed, then schedules the next; interval 0 never', async () => {
+      await f().user('root', { admin: true });
+      const prisma = f().app.services.tracker.context.prisma;
+      const mirror = async (name: string, interval: string) => {
+        const res = await f().request('POST', '/repos/migrate', { ...as('bob'), body: { clone_addr: `${f().url}/alice/src.git`, repo_name: name, mirror: true, mirror_interval: interval } });
+        expect(res.status).toBe(201);
+        return res.body;
+      };
+      const due = await mirror('pm-due', '10m');
+      await mirror('pm-off', '0s');
+      await mirror('pm-later', '8h');
+      const row = (name: string) => prisma.repository.findFirstOrThrow({ where: { ownerName: 'bob', name } });
+      // A new mirror's next fetch is one interval after its creation; none for interval 0.
+      expect((await row('pm-due')).mirrorNextUpdateAt!.getTime() - Date.parse(due.mirror_updated)).toBeGreaterThanOrEqual(10 * 60_000 - 1000);
+      expect((await row('pm-off')).mirrorNextUpdateAt).toBeNull();
+
+      fs.writeFileSync(path.join(work, 'interval.txt'), 'i');
+      await git(work, 'add', '.');
+      await git(work, 'commit', '-qm', 'for the interval');
+      expect((await git(work, 'push', '-q', 'origin', 'trunk')).exitCode).toBe(0);
+      const head = (await git(work, 'rev-parse', 'HEAD')).stdout.trim();
+      const before = { off: await git(disk('bob', 'pm-off'), 'rev-parse', 'trunk'), later: await git(disk('bob', 'pm-later'), 'rev-parse', 'trunk') };
+      expect(before.off.stdout.trim()).not.toBe(head);
+
+      // Ten minutes pass for pm-due (its next update time is moved back, as the clock would);
+      // pm-off's last sync is as old, but interval 0 means never.
+      const past = new Date(Date.now() - 60_000);
+      await prisma.repository.updateMany({ where: { ownerName: 'bob', name: 'pm-due' }, data: { mirrorNextUpdateAt: past } });
+      await prisma.repository.updateMany({ where: { ownerName: 'bob', name: 'pm-off' }, data: { mirrorUpdatedAt: new Date(Date.now() - 3_600_000) } });
+      const runs = async () => ((await f().request('GET', '/admin/cron', as('root'))).body as { name: string; exec_times: number }[]).find((t) => t.name === 'update_mirrors')!.exec_times;
+      const ran = await runs();
+      expect((await f().request('POST', '/admin/cron/update_mirrors', as('root'))).status).toBe(204);
+      const deadline = Date.now() + 60_000;
+      while ((await runs()) === ran) {
+        if (Date.now() > deadline) throw new Error('update_mirrors did not finish');
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect((await git(disk('bob', 'pm-due'), 'rev-parse', 'trunk')).stdout.trim()).toBe(head);
+      expect((await git(disk('bob', 'pm-off'), 'rev-parse', 'trunk')).stdout).toBe(before.off.stdout);
+      expect((await git(disk('bob', 'pm-later'), 'rev-parse', 'trunk')).stdout).toBe(before.later.stdout);
+      const after = (await f().request('GET', '/repos/bob/pm-due', as('bob'))).body;
+      expect(Date.parse(after.mirror_updated)).toBeGreaterThan(Date.parse(due.mirror_updated));
+      const next = (await row('pm-due')).mirrorNextUpdateAt!.getTime();
+      expect(next - Date.parse(after.mirror_updated)).toBeGreaterThanOrEqual(10 * 60_000 - 1000);
+      expect(next - Date.now()).toBeLessThanOrEqual(10 * 60_000);
+
+      // Changing the interval schedules the next fetch one new interval from now; 0 stops it.
+      expect((await f().request('PATCH', '/repos/bob/pm-later', { ...as('bob'), body: { mirror_interval: '20m' } })).status).toBe(200);
+      const later = (await row('pm-later')).mirrorNextUpdateAt!.getTime() - Date.now();
+      expect(later).toBeGreaterThan(19 * 60_000);
+      expect(later).toBeLessThanOrEqual(20 * 60_000);
+      expect((await f().request('PATCH', '/repos/bob/pm-later', { ...as('bob'), body: { mirror_interval: '0s' } })).status).toBe(200);
+      expect((await row('pm-later')).mirrorNextUpdateAt).toBeNull();
+
+      // A source that went away: the run logs it, touches the update time, and the mirror stays due.
+      expect((await f().request('POST', '/user/repos', { ...as('alice'), body: { name: 'gone', auto_init: true } })).status).toBe(201);
+      const gone = (await f().request('POST', '/repos/migrate', { ...as('bob'), body: { clone_addr: `${f().url}/alice/gone.git`, repo_name: 'pm-gone', mirror: true, mirror_interval: '10m' } })).body;
+      expect((await f().request('DELETE', '/repos/alice/gone', as('alice'))).status).toBe(204);
+      await prisma.repository.updateMany({ where: { ownerName: 'bob', name: 'pm-gone' }, data: { mirrorNextUpdateAt: past } });
+      const logged: unknown[] = [];
+      expect(await f().app.services.migrations.syncDue((err) => logged.push(err))).toBe(0);
+      expect(String(logged[0])).toContain('mirror bob/pm-gone');
+      expect((await row('pm-gone')).mirrorNextUpdateAt!.getTime()).toBe(past.getTime());
+      expect((await row('pm-gone')).mirrorUpdatedAt!.getTime()).toBeGreaterThan(Date.parse(gone.mirror_updated));
+      expect((await git(disk('bob', 'pm-due'), 'rev-parse', 'trunk')).stdout.trim()).toBe(head);
+    });
+
     test('where a migration may clone from: loopback refused unless ALLOW_LOCALNETWORKS; local paths and other schemes refused', async () => {
       const cfg = f().app.config;
       cfg.migrationsAllowLocalNetworks = false;

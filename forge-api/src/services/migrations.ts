@@ -7,7 +7,11 @@
  * loopback or private addresses). The host's addresses are resolved and checked before git
  * runs. A mirror keeps the source (with its credentials) as the `origin` remote in its git
  * config, as Gitea does, and is read-only to pushes; mirror-sync fetches it again (pruning
- * when enable_prune).
+ * when enable_prune). The update_mirrors task fetches the mirrors whose next update time has
+ * come (Gitea's MirrorsIterate: next_update_unix reached and not 0, least recently updated
+ * first, at most PULL_LIMIT a run); a sync schedules the next one an interval later, and a
+ * failed one only touches the update time, so it is tried again at the next run. Syncs of one
+ * mirror never overlap (Gitea's per-repository lock).
  */
 import dns from 'node:dns/promises';
 import net from 'node:net';
@@ -39,6 +43,14 @@ export interface MigrateInput {
 
 const MIRROR_REFSPECS = ['+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*'];
 const DEFAULT_MIRROR_INTERVAL = '8h0m0s';
+/** Pull mirrors the update_mirrors task fetches per run (Gitea's [cron.update_mirrors] PULL_LIMIT default). */
+export const PULL_LIMIT = 50;
+
+/** The next scheduled sync of a mirror with this interval, from `now` (null: interval 0, never; Gitea's ScheduleNextUpdate). */
+export function nextMirrorUpdate(interval: string, now: Date): Date | null {
+  const ms = parseGoDuration(interval) ?? 0;
+  return ms > 0 ? new Date(now.getTime() + ms) : null;
+}
 
 /** A URL without its user information (Gitea's SanitizeURL for original_url). */
 export function sanitizeUrl(u: string): string {
@@ -53,6 +65,9 @@ export function sanitizeUrl(u: string): string {
 }
 
 export class MigrationService {
+  /** The sync running per mirror (repository id): the next one waits for it. */
+  private readonly syncing = new Map<number, Promise<unknown>>();
+
   constructor(
     private readonly prisma: Prisma,
     private readonly config: ForgeConfig,
@@ -150,7 +165,7 @@ export class MigrationService {
         data: {
           originalUrl: sanitizeUrl(o.clone_addr),
           ...(head ? { defaultBranch: head } : {}),
-          ...(o.mirror ? { isMirror: true, mirrorInterval: interval, mirrorUpdatedAt: now, mirrorLastSyncAt: now } : {}),
+          ...(o.mirror ? { isMirror: true, mirrorInterval: interval, mirrorUpdatedAt: now, mirrorLastSyncAt: now, mirrorNextUpdateAt: nextMirrorUpdate(interval, now) } : {}),
         },
       });
       await this.repos.refsChanged(doer, repo.id);
@@ -176,16 +191,62 @@ export class MigrationService {
   /** POST /mirror-sync: fetches the mirror's source again. */
   async sync(doer: User, repo: RepoWithOwner): Promise<void> {
     if (!repo.isMirror) throw new MalformedError('Repository is not a mirror');
-    const disk = this.repos.diskPath(repo.owner.name, repo.name);
-    try {
-      await this.fetch(disk, repo.mirrorEnablePrune);
-    } catch (err) {
-      if (err instanceof GitCommandError) throw new InvalidError(`mirror sync failed: ${err.stderr.trim()}`);
-      throw err;
-    }
+    await this.serialised(repo.id, async () => {
+      try {
+        await this.fetch(this.repos.diskPath(repo.owner.name, repo.name), repo.mirrorEnablePrune);
+      } catch (err) {
+        if (err instanceof GitCommandError) throw new InvalidError(`mirror sync failed: ${err.stderr.trim()}`);
+        throw err;
+      }
+      await this.synced(doer, repo.id);
+    });
+  }
+
+  /** After a successful fetch: the times, the next scheduled sync, and what the new refs change. */
+  private async synced(doer: User, repoId: number): Promise<void> {
     const now = new Date();
-    await this.prisma.repository.update({ where: { id: repo.id }, data: { mirrorUpdatedAt: now, mirrorLastSyncAt: now } });
-    await this.repos.refsChanged(doer, repo.id);
+    const { mirrorInterval } = await this.prisma.repository.findUniqueOrThrow({ where: { id: repoId }, select: { mirrorInterval: true } });
+    await this.prisma.repository.update({ where: { id: repoId }, data: { mirrorUpdatedAt: now, mirrorLastSyncAt: now, mirrorNextUpdateAt: nextMirrorUpdate(mirrorInterval, now) } });
+    await this.repos.refsChanged(doer, repoId);
+  }
+
+  private serialised<T>(repoId: number, run: () => Promise<T>): Promise<T> {
+    const before = this.syncing.get(repoId) ?? Promise.resolve();
+    const p = before.catch(() => undefined).then(run);
+    const settled = p.catch(() => undefined);
+    this.syncing.set(repoId, settled);
+    void settled.then(() => {
+      if (this.syncing.get(repoId) === settled) this.syncing.delete(repoId);
+    });
+    return p;
+  }
+
+  /**
+   * The update_mirrors task's pull side: fetches every mirror whose next update time has come,
+   * one at a time, in the name of the repository's owner (Gitea's scheduled syncs push as the
+   * owner). Returns how many synced; a failure is logged and leaves the mirror due.
+   */
+  async syncDue(logError: (err: unknown, what: string) => void, limit = PULL_LIMIT): Promise<number> {
+    const due = await this.prisma.repository.findMany({
+      where: { isMirror: true, mirrorNextUpdateAt: { not: null, lte: new Date() } },
+      orderBy: [{ mirrorUpdatedAt: 'asc' }, { id: 'asc' }],
+      take: limit,
+      include: { owner: true },
+    });
+    let synced = 0;
+    for (const repo of due) {
+      try {
+        await this.serialised(repo.id, async () => {
+          await this.fetch(this.repos.diskPath(repo.owner.name, repo.name), repo.mirrorEnablePrune);
+          await this.synced(repo.owner, repo.id);
+        });
+        synced++;
+      } catch (err) {
+        await this.prisma.repository.updateMany({ where: { id: repo.id }, data: { mirrorUpdatedAt: new Date() } });
+        logError(err instanceof GitCommandError ? new Error(`mirror ${repo.ownerName}/${repo.name}: ${err.stderr.trim()}`) : err, 'pull mirror sync');
+      }
+    }
+    return synced;
   }
 }
 

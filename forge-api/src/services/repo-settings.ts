@@ -148,6 +148,8 @@ export class RepoSettingsService {
           throw new InvalidError(`invalid mirror interval: ${o.mirror_interval} is below minimum interval: ${formatGoDuration(this.config.mirrorMinIntervalMs)}`);
         }
         m.mirrorInterval = formatGoDuration(ms);
+        // Gitea's ScheduleNextUpdate: the next fetch is one new interval from now (never for 0).
+        m.mirrorNextUpdateAt = ms > 0 ? new Date(Date.now() + ms) : null;
       }
       if (o.enable_prune !== undefined) m.mirrorEnablePrune = o.enable_prune;
       await this.prisma.repository.update({ where: { id: repo.id }, data: m });
