@@ -13,6 +13,8 @@ export async function startServer(overrides: ForgeConfigInput = {}, opts: { work
     noBackground: opts.worker ? !opts.worker.background : false,
   });
   await app.listen({ port: config.port, host: config.host });
+  // The git helper process is started now rather than by the first clone (services/git/spawner.ts).
+  void app.services.gitTransport.warm();
   const close = async () => {
     await app.close();
     process.exit(0);

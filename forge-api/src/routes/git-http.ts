@@ -12,12 +12,12 @@
  */
 import { hasScope, InvalidScopeError, parseScopes, type ScopeLevel } from '../services/scopes';
 import fs from 'node:fs';
-import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { PassThrough, Readable } from 'stream';
 import zlib from 'zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import { repositoryPath, repoStats } from '../services/git';
 import { GitTransport, type PushedRefUpdate } from '../services/git/transport';
+import type { GitProcess } from '../services/git/spawner';
 import { isLsRefsRequest, lsRefsAnswer, MAX_LS_REFS_REQUEST, uploadPackAdvertisement } from '../services/git/upload-pack-memo';
 
 export type { PushedRefUpdate } from '../services/git/transport';
@@ -112,7 +112,7 @@ interface GitOutputError extends Error {
 }
 
 /** Runs a spawned git service to its end: its stdout, or a GitOutputError when it failed. */
-function collect(child: ChildProcessWithoutNullStreams, input?: Buffer): Promise<Buffer> {
+function collect(child: GitProcess, input?: Buffer): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => chunks.push(c));

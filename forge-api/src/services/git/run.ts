@@ -6,15 +6,16 @@ import execa from 'execa';
  * global and system config are switched off and git never prompts on a terminal.
  */
 export function gitEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  return {
-    ...process.env,
-    GIT_CONFIG_NOSYSTEM: '1',
-    GIT_CONFIG_GLOBAL: '/dev/null',
-    GIT_TERMINAL_PROMPT: '0',
-    LC_ALL: 'C',
-    ...extra,
-  };
+  return { ...process.env, ...GIT_ISOLATION, ...extra };
 }
+
+/** What gitEnv sets over the process environment. */
+export const GIT_ISOLATION: Readonly<Record<string, string>> = {
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_TERMINAL_PROMPT: '0',
+  LC_ALL: 'C',
+};
 
 export class GitCommandError extends Error {
   constructor(

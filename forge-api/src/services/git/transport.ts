@@ -11,6 +11,7 @@ import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { gitEnv } from './run';
 import type { RepoHousekeeping } from './housekeeping';
+import { GitSpawner, type GitProcess } from './spawner';
 
 export type GitServiceName = 'upload-pack' | 'receive-pack' | 'upload-archive';
 
@@ -68,8 +69,15 @@ export const INTERNAL_ERROR_MESSAGE = 'Internal Server Error (no specific error)
 export class GitTransport {
   private hooks: string | null = null;
 
-  /** `housekeeping` hears of every push this transport runs (it plans a repack after the last one). */
-  constructor(private readonly housekeeping?: RepoHousekeeping) {}
+  /**
+   * `housekeeping` hears of every push this transport runs (it plans a repack after the last
+   * one). `spawner` runs smart HTTP's upload-pack (the git command of every clone and fetch)
+   * from a small helper process instead of forking the forge (spawner.ts); null: always fork.
+   */
+  constructor(
+    private readonly housekeeping?: RepoHousekeeping,
+    private readonly spawner: GitSpawner | null = new GitSpawner(),
+  ) {}
 
   /** The folder holding the forge's hooks, written on the first push of this process. */
   private hooksDir(): string {
@@ -81,7 +89,7 @@ export class GitTransport {
   }
 
   /** Runs one git service on `repoPath`; the caller pipes its stdin/stdout/stderr. */
-  spawn(service: GitServiceName, repoPath: string, opts: GitServiceOptions = {}): ChildProcessWithoutNullStreams {
+  spawn(service: GitServiceName, repoPath: string, opts: GitServiceOptions = {}): GitProcess {
     const args: string[] = [];
     const isPush = service === 'receive-pack' && !opts.advertiseRefs;
     if (isPush) args.push('-c', `core.hooksPath=${this.hooksDir()}`);
@@ -89,6 +97,8 @@ export class GitTransport {
     if (opts.statelessRpc) args.push('--stateless-rpc');
     if (opts.advertiseRefs) args.push('--advertise-refs');
     args.push(repoPath);
+    // Its stderr is only logged, so it may arrive at the end (SSH relays it as it comes).
+    if (service === 'upload-pack' && opts.statelessRpc && this.spawner) return this.spawner.spawn(args, opts.env ?? {});
     const env = gitEnv(opts.env ?? {});
     if (!isPush) return spawn('git', args, { env });
     const child = spawn('git', args, { env, stdio: ['pipe', 'pipe', 'pipe', 'pipe', 'pipe'] }) as unknown as ChildProcessWithoutNullStreams;
@@ -107,9 +117,15 @@ export class GitTransport {
     return child;
   }
 
-  close(): void {
+  /** Starts the git helper process ahead of the first clone. */
+  async warm(): Promise<void> {
+    await this.spawner?.warm();
+  }
+
+  async close(): Promise<void> {
     if (this.hooks) fs.rmSync(this.hooks, { recursive: true, force: true });
     this.hooks = null;
+    await this.spawner?.close();
   }
 }
 
