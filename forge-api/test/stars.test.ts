@@ -105,4 +105,16 @@ describeForge('stars', (f) => {
     const res = await f().request('PUT', '/user/starred/alice/tools', { token });
     expect(res.status).toBe(403);
   });
+  test('starred lists come in repository order whatever the order of the stars, as Gitea 1.27.3 on SQLite answers', async () => {
+    await f().user('erin');
+    for (const name of ['z1', 'z2', 'z3', 'z4']) expect((await f().request('POST', '/user/repos', { ...as('erin'), body: { name } })).status).toBe(201);
+    for (const name of ['z3', 'z1', 'z4', 'z2']) expect((await f().request('PUT', `/user/starred/erin/${name}`, as('dave'))).status).toBe(204);
+    const names = (res: { body: { name: string }[] }) => res.body.map((r) => r.name);
+    expect(names(await f().request('GET', '/user/starred', as('dave')))).toEqual(['z1', 'z2', 'z3', 'z4']);
+    expect(names(await f().request('GET', '/user/starred?limit=2&page=2', as('dave')))).toEqual(['z3', 'z4']);
+    expect(names(await f().request('GET', '/users/dave/starred', as('erin')))).toEqual(['z1', 'z2', 'z3', 'z4']);
+    // Stargazers, by contrast, come in star order.
+    for (const u of ['bob', 'alice']) expect((await f().request('PUT', '/user/starred/erin/z2', as(u))).status).toBe(204);
+    expect((await f().request('GET', '/repos/erin/z2/stargazers', as('erin'))).body.map((u: { login: string }) => u.login)).toEqual(['dave', 'bob', 'alice']);
+  });
 });

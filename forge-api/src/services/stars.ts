@@ -73,6 +73,10 @@ export class StarService {
    * Repositories `starrer` starred, with the starrer's access mode to each (Gitea's
    * getStarredRepos): with `includePrivate` (the starrer asking) those they can still read,
    * otherwise only public repositories of public owners; the total is starred_repos_count.
+   * Gitea's query has no ORDER BY: on SQLite, its default database, that is repository id
+   * order (checked against Gitea 1.27.3); on PostgreSQL the plan decides, and /user/starred
+   * and /users/{u}/starred came back in different orders there. The forge keeps repository id
+   * order on both.
    */
   async starredRepos(starrer: User, includePrivate: boolean, skip: number, take: number) {
     const visible = includePrivate ? this.permissions.readableRepoFilter(starrer) : PUBLIC_REPOS_OF_PUBLIC_OWNERS;
