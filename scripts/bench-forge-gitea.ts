@@ -241,6 +241,15 @@ async function startForge(db: 'sqlite' | 'postgresql', pgUrl: string | undefined
   };
 }
 
+/** A process's command line, shortened (for the memory breakdown). */
+function processName(pid: number): string {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean).map((a) => path.basename(a)).slice(0, 3).join(' ');
+  } catch {
+    return String(pid);
+  }
+}
+
 /** Direct children of a process (cluster workers), from /proc. */
 function childPids(pid: number): number[] {
   try {
@@ -548,6 +557,9 @@ async function benchDatabase(db: 'sqlite' | 'postgresql', history: string, pgUrl
     }
     const fr = forge.pids().map(rssMiB).reduce<number>((a, b) => a + (b ?? 0), 0);
     const gr = gitea.pids().map(rssMiB).reduce<number>((a, b) => a + (b ?? 0), 0);
+    // Which processes the forge's figure holds (the server, cluster workers, git children alive at the end).
+    const parts = forge.pids().map((pid) => `${processName(pid)} ${rssMiB(pid) ?? '?'}`);
+    console.log(`${db}: forge resident MiB by process: ${parts.join(', ')}`);
     rows.push({ db, case: 'resident memory after the run (MiB)', 'forge req/s': fr, 'gitea req/s': gr, ratio: +(gr / fr).toFixed(2) });
     return rows;
   } finally {

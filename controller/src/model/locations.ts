@@ -280,12 +280,13 @@ export function buildLocations(
     }
     return prefixPlans.get('/');
   };
-  /** Folds `count` candidates (made by `make`, which registers $pc_u) into the host of `path`. */
-  const fold = (path: string, count: number, make: () => Entry[]): boolean => {
+  /**
+   * The location that can take `count` more candidates for `path` (folded in), or undefined.
+   * The caller makes them after this answers (making them registers $pc_u).
+   */
+  const foldHost = (path: string, count: number): Plan | undefined => {
     const host = hostOf(path);
-    if (!host?.host || host.candidates.length + count > MAX_LOCATION_CANDIDATES) return false;
-    host.candidates.push(...make());
-    return true;
+    return host?.host && host.candidates.length + count <= MAX_LOCATION_CANDIDATES ? host : undefined;
   };
 
   // "/" sees every URI.
@@ -303,8 +304,12 @@ export function buildLocations(
   for (const path of [...prefixByPath.keys()].sort((x, y) => x.length - y.length || (x < y ? -1 : 1))) {
     if (path === '/') continue;
     const list = prefixByPath.get(path)!;
-    const own = () => guarded(list, { field: uri(), test: 'segment', fragment: escapeRegex(path) });
-    if (fold(path, list.length, own)) continue;
+    // (No closure per path: tsx names every closure it creates.)
+    const host = foldHost(path, list.length);
+    if (host) {
+      host.candidates.push(...guarded(list, { field: uri(), test: 'segment', fragment: escapeRegex(path) }));
+      continue;
+    }
     const below = prefixCandidates(path).sort(byOrder);
     if (!dispatches(below, runs)) {
       const plain = locationAction(below, runs, runOf);
@@ -314,7 +319,7 @@ export function buildLocations(
       prefixPlans.set(slash.path, slash);
       continue;
     }
-    const plan: Plan = { match: 'prefix', path, candidates: [...own(), ...prefixCandidates(path, true)], host: true };
+    const plan: Plan = { match: 'prefix', path, candidates: [...guarded(list, { field: uri(), test: 'segment', fragment: escapeRegex(path) }), ...prefixCandidates(path, true)], host: true };
     plans.push(plan);
     prefixPlans.set(path, plan);
   }
@@ -322,7 +327,11 @@ export function buildLocations(
   // An Exact /x: folded likewise ($pc_u equals /x) unless a PathPrefix has the same path (its
   // `= /x` twin or folded candidates must see it), else `location = /x`.
   for (const [path, exact] of exactByPath) {
-    if (!prefixByPath.has(path) && fold(path, exact.length, () => guarded(exact, { field: uri(), test: 'equals', fragment: escapeRegex(path) }))) continue;
+    const host = prefixByPath.has(path) ? undefined : foldHost(path, exact.length);
+    if (host) {
+      host.candidates.push(...guarded(exact, { field: uri(), test: 'equals', fragment: escapeRegex(path) }));
+      continue;
+    }
     plans.push({ match: 'exact', path, candidates: [...exact, ...prefixCandidates(path)], host: false });
   }
 

@@ -5,21 +5,35 @@
  * route change, so servers-cache.ts cannot reuse it, and rendering its ~2,000 locations through
  * the template is most of the render. A location that dispatches (or answers a status) with no
  * settings of its own renders from a few strings only (match, path, the dispatch key, its
- * regexes and fallback), so those strings are its key: equal strings, equal text. Locations with
- * settings or an inline proxy carry objects and are rendered every time.
+ * regexes and fallback): equal strings, equal text. Texts are kept per `match path` slot (a few
+ * per slot: several servers may have a location "/") and found by comparing those strings, which
+ * costs less than hashing them into one key. Locations with settings or an inline proxy carry
+ * objects and are rendered every time.
  *
  * servers.conf.hbs wraps the location block in `{{#locationText this}}...{{/locationText}}`:
- * the block must read nothing of the location beyond the fields in `locationKey` (and the @root
- * fields in `ROOT_FIELDS`), which render-cache.test.ts checks by comparing cached renders with
- * whole ones over random route changes.
+ * the block must read nothing of the location beyond the fields compared in `sameLocation` (and
+ * the @root fields in `ROOT_FIELDS`), which render-cache.test.ts checks by comparing cached
+ * renders with whole ones over random route changes.
  */
 import type { Location } from '../model/types';
 
 /** @root fields the location block reads. */
 const ROOT_FIELDS = ['dispatchKeyVariable', 'notFoundLocation'] as const;
+/** Texts kept per slot (servers with the same location path). */
+const PER_SLOT = 8;
 
-/** Texts by key, with the render that last used them. */
-const texts = new Map<string, { text: string; used: number }>();
+interface Kept {
+  kind: 'dispatch' | 'status';
+  code?: number;
+  nginxKey?: string;
+  nginxFallback?: string;
+  regexes?: string[];
+  root: string;
+  text: string;
+  used: number;
+}
+
+const slots = new Map<string, Kept[]>();
 let renders = 0;
 let usedThisRender = 0;
 /** Reuses since the process started (tests look at it). */
@@ -31,51 +45,74 @@ function hasSettings(settings: Location['settings'] | undefined): boolean {
   return false;
 }
 
-/** The key of a location whose text depends only on strings, or undefined. */
-export function locationKey(location: Location, root: Record<string, unknown>): string | undefined {
-  if (hasSettings(location.settings)) return undefined;
+function sameStrings(a: string[] | undefined, b: string[]): boolean {
+  if (!a || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function sameLocation(k: Kept, a: Location['action'], root: string): boolean {
+  if (k.root !== root || k.kind !== a.kind) return false;
+  if (a.kind === 'status') return k.code === a.code;
+  return a.kind === 'dispatch' && k.nginxKey === a.nginxKey && k.nginxFallback === a.nginxFallback && sameStrings(k.regexes, a.regexes);
+}
+
+/** Whether the location's text depends only on the strings compared (else it is rendered each time). */
+function cacheable(location: Location): boolean {
   const a = location.action;
-  let key = `${location.match}\u0000${location.path}`;
-  for (const f of ROOT_FIELDS) key += `\u0000${String(root[f])}`;
-  if (a.kind === 'status') return `${key}\u0000s\u0000${a.code}`;
-  if (a.kind !== 'dispatch' || a.nginxKey === undefined || a.nginxFallback === undefined) return undefined;
-  key += `\u0000d\u0000${a.nginxKey}\u0000${a.nginxFallback}`;
-  for (const r of a.regexes) key += `\u0000${r}`;
-  return key;
+  if (hasSettings(location.settings)) return false;
+  return a.kind === 'status' || (a.kind === 'dispatch' && a.nginxKey !== undefined && a.nginxFallback !== undefined);
 }
 
 /** The block helper: the kept text of an unchanged location, else the block rendered (and kept). */
 export function locationText(this: Location, location: Location, options: { fn: (context: unknown, options?: unknown) => string; data?: { root?: Record<string, unknown> } }): string {
-  const key = locationKey(location, options.data?.root ?? {});
-  if (key === undefined) return options.fn(this, options);
-  const hit = texts.get(key);
-  if (hit) {
-    if (hit.used !== renders) usedThisRender++;
-    hit.used = renders;
+  if (!cacheable(location)) return options.fn(this, options);
+  const rootContext = options.data?.root ?? {};
+  let root = '';
+  for (const f of ROOT_FIELDS) root += `${String(rootContext[f])}\u0000`;
+  const slot = `${location.match} ${location.path}`;
+  let kept = slots.get(slot);
+  const a = location.action;
+  for (const k of kept ?? []) {
+    if (!sameLocation(k, a, root)) continue;
+    if (k.used !== renders) usedThisRender++;
+    k.used = renders;
     locationCacheStats.hits++;
-    return hit.text;
+    return k.text;
   }
   locationCacheStats.misses++;
   const text = options.fn(this, options);
-  texts.set(key, { text, used: renders });
+  if (!kept) slots.set(slot, (kept = []));
+  if (kept.length >= PER_SLOT) kept.sort((x, y) => y.used - x.used).pop();
+  kept.push(
+    a.kind === 'status'
+      ? { kind: 'status', code: a.code, root, text, used: renders }
+      : { kind: 'dispatch', nginxKey: (a as { nginxKey?: string }).nginxKey, nginxFallback: (a as { nginxFallback?: string }).nginxFallback, regexes: (a as { regexes: string[] }).regexes, root, text, used: renders },
+  );
   usedThisRender++;
   return text;
 }
 
 /**
  * Called once per servers.conf render, after it: texts not used by the last few renders are
- * dropped once the cache holds more than twice what a render uses (several Gateways, each with
- * its own locations, share the cache).
+ * dropped once more are kept than twice what a render uses plus a margin (several Gateways,
+ * each with its own locations, share the cache).
  */
 export function endLocationRender(): void {
   const used = usedThisRender;
   renders++;
   usedThisRender = 0;
-  if (texts.size <= 2 * used + 1000) return;
-  for (const [k, v] of texts) if (v.used < renders - 8) texts.delete(k);
+  let size = 0;
+  for (const kept of slots.values()) size += kept.length;
+  if (size <= 2 * used + 1000) return;
+  for (const [slot, kept] of slots) {
+    const live = kept.filter((k) => k.used >= renders - 8);
+    if (live.length === 0) slots.delete(slot);
+    else if (live.length !== kept.length) slots.set(slot, live);
+  }
 }
 
 /** Forgets every kept text (tests). */
 export function clearLocationCache(): void {
-  texts.clear();
+  slots.clear();
 }
