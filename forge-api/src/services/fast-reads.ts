@@ -86,6 +86,9 @@ const PG_TYPES = {
 
 function pgEngine(url: string): Engine {
   const pool = new Pool({ connectionString: url, max: 4, types: PG_TYPES as never });
+  // An idle connection the server ends (restart, failover, pg_terminate_backend) is dropped by
+  // the pool and the next query opens another; unheard, its 'error' event would end the process.
+  pool.on('error', () => undefined);
   const texts = new Map<string, string>();
   return {
     async all(name, sql, params) {
