@@ -125,6 +125,20 @@ export async function startGitea(opts: GiteaOptions = {}): Promise<Gitea> {
 }
 
 /** Resident set size of a process in MiB (Linux /proc), or null when it is gone. */
+/**
+ * Proportional set size: resident pages, each shared page divided among the processes sharing
+ * it. Summed over a server's processes it counts the node (or git) binary's pages once, where a
+ * sum of resident sizes counts them in every process that maps them.
+ */
+export function pssMiB(pid: number): number | null {
+  try {
+    const m = /^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
+    return m ? Math.round(Number(m[1]) / 1024) : null;
+  } catch {
+    return null;
+  }
+}
+
 export function rssMiB(pid: number): number | null {
   try {
     const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
