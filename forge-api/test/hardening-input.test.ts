@@ -148,7 +148,11 @@ describeForge('hostile input over every operation', (f) => {
       const bodyParam = op.params.find((p) => p.in === 'body');
       if (!bodyParam?.schema) continue;
       for (const field of integerFields(bodyParam.schema, defs)) {
-        const body = JSON.stringify(sampleBody(bodyParam.schema, defs)).replace(/^\{/, `{"${field}":9223372036854775809,`).replace(/,\}$/, '}');
+        // The field is left out of the sample: a required one would come again later in the
+        // text, and JSON's last duplicate wins.
+        const sample = sampleBody(bodyParam.schema, defs);
+        delete sample[field];
+        const body = JSON.stringify(sample).replace(/^\{/, `{"${field}":9223372036854775809,`).replace(/,\}$/, '}');
         const res = await f().request(op.method, fillPath(op.path), { ...root, raw: body });
         if (res.status >= 500 || res.status < 400) failures.push(`${op.method} ${op.path} ${field} -> ${res.status} ${res.text.slice(0, 120)}`);
       }

@@ -117,4 +117,12 @@ describeForge('stars', (f) => {
     for (const u of ['bob', 'alice']) expect((await f().request('PUT', '/user/starred/erin/z2', as(u))).status).toBe(204);
     expect((await f().request('GET', '/repos/erin/z2/stargazers', as('erin'))).body.map((u: { login: string }) => u.login)).toEqual(['dave', 'bob', 'alice']);
   });
+  test('an empty body with a JSON content type reads as {} (Gitea): a PUT star succeeds, a create names the missing field', async () => {
+    const empty = { ...as('bob'), raw: '', contentType: 'application/json' };
+    expect((await f().request('PUT', '/user/starred/erin/z1', empty)).status).toBe(204);
+    expect((await f().request('GET', '/user/starred/erin/z1', as('bob'))).status).toBe(204);
+    const res = await f().request('POST', '/user/repos', empty);
+    expect([res.status, res.body.message]).toEqual([422, '[Name]: Required']);
+    expect((await f().request('POST', '/user/repos', { ...as('bob'), raw: '{"name":', contentType: 'application/json' })).status).toBe(422);
+  });
 });

@@ -121,6 +121,15 @@ export const urlInput = shared(async function urlInput(app: FastifyInstance) {
  * before it binds a body: an anonymous request with a bad body is a 401, not a 422).
  */
 export const bodyInput = shared(async function bodyInput(app: FastifyInstance) {
+  // Gitea decodes an empty JSON body as an empty object: a PUT without a body but with a JSON
+  // content type (PUT /user/starred/{o}/{r}) succeeds, and a route that needs fields names the
+  // first one missing ("[Name]: Required"). Anything else goes to Fastify's own parser.
+  const json = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if ((body as string).trim() === '') return done(null, {});
+    return json(request, body as string, done);
+  });
   app.addHook('preValidation', async (request) => {
     dropUnparsableQueryIntegers(request);
     normaliseBody(request);
