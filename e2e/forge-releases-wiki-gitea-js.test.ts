@@ -3,18 +3,14 @@
  * downloaded back byte for byte) and wiki pages of a listening forge on SQLite and PostgreSQL,
  * through the client's own paths, methods and bodies.
  */
-import { giteaApi } from 'gitea-js';
-import { describeForge, PASSWORD } from '../forge-api/test/support/forge';
-
-const basic = (user: string) => ({ headers: { Authorization: `Basic ${Buffer.from(`${user}:${PASSWORD}`).toString('base64')}` } });
+import { describeForge } from '../forge-api/test/support/forge';
+import { tokenClient, type GiteaClient } from './support/gitea-js';
 
 describeForge('gitea-js topics, releases, wiki', (f) => {
-  const client = (token: string) => giteaApi(f().url, { token, customFetch: fetch });
-  let owner: ReturnType<typeof client>;
+  let owner: GiteaClient;
   beforeAll(async () => {
     await f().user('maker');
-    const anon = giteaApi(f().url, { customFetch: fetch });
-    owner = client((await anon.users.userCreateToken('maker', { name: 'cli', scopes: ['write:repository', 'write:user'] }, basic('maker'))).data.sha1 as string);
+    owner = await tokenClient(f().url, 'maker', ['write:repository', 'write:user']);
     await owner.user.createCurrentUserRepo({ name: 'tool', auto_init: true });
   });
 

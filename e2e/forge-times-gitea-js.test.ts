@@ -4,22 +4,18 @@
  * repository's and the user's lists, stopwatches (start, list, stop, cancel), the issue's
  * timeline and the client's view of the refusals, through the client's own paths, methods and bodies.
  */
-import { giteaApi } from 'gitea-js';
-import { describeForge, PASSWORD } from '../forge-api/test/support/forge';
-
-const basic = (user: string) => ({ headers: { Authorization: `Basic ${Buffer.from(`${user}:${PASSWORD}`).toString('base64')}` } });
+import { describeForge } from '../forge-api/test/support/forge';
+import { tokenClient, type GiteaClient } from './support/gitea-js';
 
 describeForge('gitea-js time tracker', (f) => {
-  const client = (token: string) => giteaApi(f().url, { token, customFetch: fetch });
-  let owner: ReturnType<typeof client>;
-  let reader: ReturnType<typeof client>;
+  let owner: GiteaClient;
+  let reader: GiteaClient;
   beforeAll(async () => {
     await f().user('maint');
     await f().user('fan');
-    const anon = giteaApi(f().url, { customFetch: fetch });
     const scopes = ['write:repository', 'write:issue', 'write:user'];
-    owner = client((await anon.users.userCreateToken('maint', { name: 'cli', scopes }, basic('maint'))).data.sha1 as string);
-    reader = client((await anon.users.userCreateToken('fan', { name: 'cli', scopes }, basic('fan'))).data.sha1 as string);
+    owner = await tokenClient(f().url, 'maint', scopes);
+    reader = await tokenClient(f().url, 'fan', scopes);
     await owner.user.createCurrentUserRepo({ name: 'proj' });
     await owner.repos.issueCreateIssue('maint', 'proj', { title: 'Slow start' });
     await reader.repos.issueCreateIssue('maint', 'proj', { title: 'Idea' });
