@@ -56,7 +56,6 @@ import starRoutes from './routes/stars';
 import repoPeopleRoutes from './routes/repo-people';
 import issuePinRoutes from './routes/issue-pins';
 import repoActivityRoutes from './routes/repo-activity';
-import { ForgeSshServer } from './ssh/server';
 
 export interface BuildAppOptions {
   /** Overrides of the environment-derived configuration. */
@@ -169,7 +168,12 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
   await app.register(gitHttpRoutes);
   app.decorate('sshPort', 0);
   if (config.startSshServer) {
-    // Listens with the HTTP server (listen() makes the app ready) and stops with it.
+    // Listens with the HTTP server (listen() makes the app ready) and stops with it. Loaded only
+    // when asked for: ssh2 sets up a 16 MiB WASM heap (its poly1305) as soon as it is loaded.
+    // (A require, not import(): the forge runs its TypeScript through tsx's CommonJS hook, which
+    // a native import() of a .ts file would bypass.)
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { ForgeSshServer } = require('./ssh/server') as typeof import('./ssh/server');
     const ssh = new ForgeSshServer(config, services, app.log);
     app.addHook('onReady', async () => {
       app.sshPort = await ssh.start();

@@ -5,7 +5,7 @@
  * RegExp, which could backtrack for minutes on a user's pattern; any other pattern is a glob
  * (services/glob.ts).
  */
-import { RE2 } from 're2-wasm';
+import type { RE2 } from 're2-wasm';
 import type { Prisma } from './database';
 import { InvalidError, MalformedError, NotFoundError, PermissionDeniedError } from './errors';
 import { compileGlob } from './glob';
@@ -28,12 +28,21 @@ export interface TagProtectionInput {
   whitelist_teams?: string[] | null;
 }
 
+/**
+ * re2-wasm, loaded by the first regular-expression pattern: loading it sets up its 16 MiB WASM
+ * heap, which a forge without such patterns should not carry.
+ */
+function re2(): typeof import('re2-wasm') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('re2-wasm') as typeof import('re2-wasm');
+}
+
 /** A tag-name matcher for a pattern; throws InvalidError when the pattern does not compile. */
 export function tagPatternMatcher(pattern: string): (tag: string) => boolean {
   if (pattern.length >= 2 && pattern.startsWith('/') && pattern.endsWith('/')) {
     let re: RE2;
     try {
-      re = new RE2(pattern.slice(1, -1), 'u');
+      re = new (re2().RE2)(pattern.slice(1, -1), 'u');
     } catch (err) {
       throw new InvalidError(`invalid regular expression: ${(err as Error).message}`);
     }

@@ -1,4 +1,5 @@
-import spdxFull from 'spdx-license-list/full';
+import fs from 'node:fs';
+import path from 'node:path';
 
 /**
  * The license templates Gitea ships since 1.24 (28 SPDX identifiers). Texts come from the
@@ -11,16 +12,32 @@ const LICENSE_NAMES = [
   'Unlicense', 'WTFPL', 'Zlib',
 ] as const;
 
-const texts = spdxFull as unknown as Record<string, { name: string; url: string; licenseText: string } | undefined>;
+/** Where the package keeps one JSON file per license (the whole list, 5 MB of text, is only read for detection: git-data/licenses.ts). */
+const LICENSE_DIR = path.join(path.dirname(require.resolve('spdx-license-list/package.json')), 'licenses');
+const loaded = new Map<string, string | null>();
+
+/** The SPDX text of one of LICENSE_NAMES (read once), or null when the package lacks it. */
+function spdxText(name: (typeof LICENSE_NAMES)[number]): string | null {
+  let text = loaded.get(name);
+  if (text === undefined) {
+    try {
+      text = (JSON.parse(fs.readFileSync(path.join(LICENSE_DIR, `${name}.json`), 'utf8')) as { licenseText?: string }).licenseText || null;
+    } catch {
+      text = null;
+    }
+    loaded.set(name, text);
+  }
+  return text;
+}
 
 export function licenseNames(): string[] {
-  return LICENSE_NAMES.filter((n) => texts[n]?.licenseText);
+  return LICENSE_NAMES.filter((n) => spdxText(n));
 }
 
 /** The raw template text (placeholders unfilled), or null for an unknown name. */
 export function licenseTemplate(name: string): string | null {
   if (!(LICENSE_NAMES as readonly string[]).includes(name)) return null;
-  const text = texts[name]?.licenseText;
+  const text = spdxText(name as (typeof LICENSE_NAMES)[number]);
   if (!text) return null;
   return text.endsWith('\n') ? text : `${text}\n`;
 }
