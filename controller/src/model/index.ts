@@ -39,7 +39,7 @@ export function buildModel(graph: Graph, policies?: EffectivePolicies, memo?: Mo
   const planned = planServers(graph.gateways);
   const servers: Server[] = planned.map((plan) => {
     const { locations, ruleLocations } = memo
-      ? memo.server(`${plan.port}|${plan.https ? 's' : ''}|${plan.name ?? ''}`, plan.routes, ctx, (c) => buildLocations(plan.routes, c, plan))
+      ? memo.server(`${plan.port}|${plan.https ? 's' : ''}|${plan.name ?? ''}`, plan.routes, ctx, (c, parts) => buildLocations(plan.routes, c, plan, parts))
       : buildLocations(plan.routes, ctx, plan);
     return {
       port: plan.port,
