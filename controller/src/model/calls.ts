@@ -11,7 +11,8 @@
  * leaves the registries as the fresh build that follows will leave them.
  */
 import type { LocationContext } from './locations';
-import { targetSignature } from './upstreams';
+import { sameTarget } from './upstreams';
+import type { ProxyTarget } from './types';
 import type { Condition } from './matching';
 
 export type Call =
@@ -19,7 +20,7 @@ export type Call =
   | { kind: 'flag'; source: string; regex: string; out: string }
   | { kind: 'run'; candidates: { conditions: Condition[]; target: string }[]; out: string }
   | { kind: 'uriField'; out: string }
-  | { kind: 'target'; backends: Parameters<LocationContext['upstreams']['target']>[0]; locations?: string[]; grpc?: boolean; out: string }
+  | { kind: 'target'; backends: Parameters<LocationContext['upstreams']['target']>[0]; locations?: string[]; grpc?: boolean; out: ProxyTarget }
   | { kind: 'warn'; message: string };
 
 function push(calls: Call[], call: Call & { out: string }): string {
@@ -39,7 +40,7 @@ export function recording(ctx: LocationContext, calls: Call[]): LocationContext 
     upstreams: {
       target: (backends, locations, grpc) => {
         const out = ctx.upstreams.target(backends, locations, grpc);
-        calls.push({ kind: 'target', backends, ...(locations ? { locations } : {}), ...(grpc ? { grpc } : {}), out: targetSignature(out) });
+        calls.push({ kind: 'target', backends, ...(locations ? { locations } : {}), ...(grpc ? { grpc } : {}), out });
         return out;
       },
     },
@@ -67,7 +68,7 @@ export function replay(calls: Call[], ctx: LocationContext): boolean {
         if (ctx.maps.uriField() !== c.out) return false;
         break;
       case 'target':
-        if (targetSignature(ctx.upstreams.target(c.backends, c.locations, c.grpc)) !== c.out) return false;
+        if (!sameTarget(ctx.upstreams.target(c.backends, c.locations, c.grpc), c.out)) return false;
         break;
       case 'warn':
         ctx.warn(c.message);

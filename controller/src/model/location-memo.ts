@@ -57,8 +57,9 @@ interface ActionEntry {
 export class LocationsMemo<C = unknown> {
   private routes = new Map<RouteRule[], RouteEntry<C>>();
   private nextRoutes = new Map<RouteRule[], RouteEntry<C>>();
-  private actions = new Map<string, ActionEntry>();
-  private nextActions = new Map<string, ActionEntry>();
+  /** By location path, `location = path` and `location path` apart. */
+  private actions = { exact: new Map<string, ActionEntry>(), prefix: new Map<string, ActionEntry>() };
+  private nextActions = { exact: new Map<string, ActionEntry>(), prefix: new Map<string, ActionEntry>() };
   /**
    * The registry calls of the last build, in order: each route's (kept with its parts) and the
    * location plans' ($pc_u, runs). model/memo.ts replays them to reuse the whole server.
@@ -70,7 +71,7 @@ export class LocationsMemo<C = unknown> {
   begin(): void {
     this.calls = [];
     this.nextRoutes = new Map();
-    this.nextActions = new Map();
+    this.nextActions = { exact: new Map(), prefix: new Map() };
     this.stats.routesReused = this.stats.routesBuilt = this.stats.actionsReused = this.stats.actionsBuilt = 0;
   }
 
@@ -104,13 +105,13 @@ export class LocationsMemo<C = unknown> {
   }
 
   /**
-   * The action of the location in `slot` ("match\npath"). `inputs`: its candidates and runs in
+   * The action of the location `match` `path`. `inputs`: its candidates and runs in
    * precedence order, up to and including its first candidate without conditions; `isRun` tells
    * the runs apart; `runOf` gives a run's map (registering it on first use, as the action
    * computed afresh would). Returns an object the caller may change.
    */
-  action<R>(slot: string, inputs: (ActionInput | R)[], isRun: (x: ActionInput | R) => x is R, runOf: (run: R) => DispatchRun, compute: () => LocationAction): LocationAction {
-    const old = this.actions.get(slot);
+  action<R>(match: 'exact' | 'prefix', path: string, inputs: (ActionInput | R)[], isRun: (x: ActionInput | R) => x is R, runOf: (run: R) => DispatchRun, compute: () => LocationAction): LocationAction {
+    const old = this.actions[match].get(path);
     if (old && old.inputs.length === inputs.length) {
       let same = true;
       let runs: DispatchRun[] | undefined;
@@ -128,13 +129,13 @@ export class LocationsMemo<C = unknown> {
         } else same = old.inputs[i] === x;
       }
       if (same) {
-        this.nextActions.set(slot, old);
+        this.nextActions[match].set(path, old);
         this.stats.actionsReused++;
         return old.action.kind === 'dispatch' ? { ...old.action, runs: runs ?? [] } : { ...old.action };
       }
     }
     const action = compute();
-    this.nextActions.set(slot, { inputs: inputs.map((x) => (isRun(x) ? RUN : x)), action, runs: action.kind === 'dispatch' ? action.runs : [] });
+    this.nextActions[match].set(path, { inputs: inputs.map((x) => (isRun(x) ? RUN : x)), action, runs: action.kind === 'dispatch' ? action.runs : [] });
     this.stats.actionsBuilt++;
     return { ...action };
   }

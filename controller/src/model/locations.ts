@@ -328,8 +328,8 @@ export function buildLocations(
     return out;
   };
   /** A location's action, kept from the last build when its inputs are the same (location-memo.ts). */
-  const actionOf = (slot: string, own: Entry[]): LocationAction =>
-    memo ? memo.action(slot, actionInputs(own, runs), isRun, runOf, () => locationAction(own, runs, runOf)) : locationAction(own, runs, runOf);
+  const actionOf = (match: Location['match'], path: string, own: Entry[]): LocationAction =>
+    memo ? memo.action(match, path, actionInputs(own, runs), isRun, runOf, () => locationAction(own, runs, runOf)) : locationAction(own, runs, runOf);
   /** The prefix location nginx picks for `path` when it has none of its own: the longest string prefix. */
   const hostOf = (path: string): Plan | undefined => {
     for (let i = path.length; i > 0; i--) {
@@ -370,9 +370,10 @@ export function buildLocations(
     }
     const below = prefixCandidates(path).sort(byOrder);
     if (!dispatches(below, runs)) {
-      const plain = actionOf(`prefix\n${path}/`, below);
+      const slashPath = path + '/';
+      const plain = actionOf('prefix', slashPath, below);
       if (!exactByPath.has(path)) plans.push({ match: 'exact', path, candidates: [], host: false, action: { ...plain } });
-      const slash: Plan = { match: 'prefix', path: path + '/', candidates: [], host: false, action: plain };
+      const slash: Plan = { match: 'prefix', path: slashPath, candidates: [], host: false, action: plain };
       plans.push(slash);
       prefixPlans.set(slash.path, slash);
       continue;
@@ -394,7 +395,7 @@ export function buildLocations(
   }
 
   const locations: Location[] = plans.map((plan) => {
-    if (!plan.action) plan.action = actionOf(`${plan.match}\n${plan.path}`, plan.candidates.sort(byOrder));
+    if (!plan.action) plan.action = actionOf(plan.match, plan.path, plan.candidates.sort(byOrder));
     let action = plan.action;
     if (action.kind === 'proxy' && action.filters?.prefixRewrite && action.target.kind === 'upstream') {
       const inline = inlinePrefixRewrite(action.filters, plan);
