@@ -81,7 +81,7 @@ export class LocationsMemo<C = unknown> {
   }
 
   /** The route's parts: kept ones when its inputs and registry answers are the same, else built. */
-  route(route: HTTPRouteNode, hostKey: HostKey, ctx: LocationContext, build: (ctx: LocationContext) => RouteParts<C>): RouteParts<C> {
+  route<S>(route: HTTPRouteNode, hostKey: HostKey, ctx: LocationContext, server: S, build: (route: HTTPRouteNode, hostKey: HostKey, ctx: LocationContext, server: S) => RouteParts<C>): RouteParts<C> {
     const old = this.routes.get(route.rules);
     if (old && old.namespace === route.namespace && old.name === route.name && old.kind === route.kind && old.host0 === hostKey[0] && old.host1 === hostKey[1] && replay(old.calls, ctx)) {
       this.nextRoutes.set(route.rules, old);
@@ -90,7 +90,7 @@ export class LocationsMemo<C = unknown> {
       return old.parts;
     }
     const calls: Call[] = [];
-    const parts = build(recording(ctx, calls));
+    const parts = build(route, hostKey, recording(ctx, calls), server);
     this.calls.push(calls);
     this.nextRoutes.set(route.rules, { namespace: route.namespace, name: route.name, kind: route.kind, host0: hostKey[0], host1: hostKey[1], calls, parts });
     this.stats.routesBuilt++;
@@ -108,13 +108,14 @@ export class LocationsMemo<C = unknown> {
    * The action of the location `match` `path`. `inputs`: its candidates and runs in
    * precedence order, up to and including its first candidate without conditions; `isRun` tells
    * the runs apart; `runOf` gives a run's map (registering it on first use, as the action
-   * computed afresh would). Returns an object the caller may change.
+   * computed afresh would); `compute(own, runs, runOf)` computes it afresh (arguments, not a
+   * closure: tsx names every closure it creates). Returns an object the caller may change.
    */
-  action<R>(match: 'exact' | 'prefix', path: string, inputs: (ActionInput | R)[], isRun: (x: ActionInput | R) => x is R, runOf: (run: R) => DispatchRun, compute: () => LocationAction): LocationAction {
+  action<R, O>(match: 'exact' | 'prefix', path: string, inputs: (ActionInput | R)[], isRun: (x: ActionInput | R) => x is R, runOf: (run: R) => DispatchRun, compute: (own: O, runs: R[], runOf: (run: R) => DispatchRun) => LocationAction, own: O, runs: R[]): LocationAction {
     const old = this.actions[match].get(path);
     if (old && old.inputs.length === inputs.length) {
       let same = true;
-      let runs: DispatchRun[] | undefined;
+      let used: DispatchRun[] | undefined;
       for (let i = 0; i < inputs.length && same; i++) {
         const x = inputs[i];
         if (old.inputs[i] === RUN) {
@@ -123,18 +124,18 @@ export class LocationsMemo<C = unknown> {
             // The same calls, in the same order, as computing the action makes.
             // (Its targets may differ: the action hands out the runs as they are now.)
             const d = runOf(x);
-            same = d.variable === old.runs[(runs ??= []).length].variable;
-            runs.push(d);
+            same = d.variable === old.runs[(used ??= []).length].variable;
+            used.push(d);
           }
         } else same = old.inputs[i] === x;
       }
       if (same) {
         this.nextActions[match].set(path, old);
         this.stats.actionsReused++;
-        return old.action.kind === 'dispatch' ? { ...old.action, runs: runs ?? [] } : { ...old.action };
+        return old.action.kind === 'dispatch' ? { ...old.action, runs: used ?? [] } : { ...old.action };
       }
     }
-    const action = compute();
+    const action = compute(own, runs, runOf);
     this.nextActions[match].set(path, { inputs: inputs.map((x) => (isRun(x) ? RUN : x)), action, runs: action.kind === 'dispatch' ? action.runs : [] });
     this.stats.actionsBuilt++;
     return { ...action };

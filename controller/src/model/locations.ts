@@ -240,7 +240,7 @@ export function buildLocations(
   for (const { attached, hostKey } of ordered) {
     const route = attached.route;
     if (memo) {
-      const parts = memo.route(route, hostKey, ctx, (c) => routeParts(route, hostKey, c, server));
+      const parts = memo.route(route, hostKey, ctx, server, routeParts);
       for (const r of parts.ruleLocations) ruleLocations.push(copyRule(r));
       for (const c of parts.candidates) candidates.push(c);
     } else {
@@ -329,7 +329,7 @@ export function buildLocations(
   };
   /** A location's action, kept from the last build when its inputs are the same (location-memo.ts). */
   const actionOf = (match: Location['match'], path: string, own: Entry[]): LocationAction =>
-    memo ? memo.action(match, path, actionInputs(own, runs), isRun, runOf, () => locationAction(own, runs, runOf)) : locationAction(own, runs, runOf);
+    memo ? memo.action(match, path, actionInputs(own, runs), isRun, runOf, locationAction, own, runs) : locationAction(own, runs, runOf);
   /** The prefix location nginx picks for `path` when it has none of its own: the longest string prefix. */
   const hostOf = (path: string): Plan | undefined => {
     for (let i = path.length; i > 0; i--) {
