@@ -115,9 +115,13 @@ export function finalizeModel(model: NginxModel): NginxModel {
     // The rule's location is itself reached through error_page 418 (dispatch) or inline.
     if (backendDispatch || server.grpcErrors) server.recursiveErrorPages = true;
     else delete server.recursiveErrorPages;
-    const bySource = new Map(server.ruleLocations.filter((r) => !r.dispatchedBy).map((r) => [sourceKey(r.source), r]));
+    let bySource: Map<string, RuleLocation> | undefined;
     for (const loc of server.locations) {
       if (loc.action.kind !== 'proxy') continue;
+      if (!bySource) {
+        bySource = new Map();
+        for (const r of server.ruleLocations) if (!r.dispatchedBy) bySource.set(sourceKey(r.source), r);
+      }
       const rule = bySource.get(sourceKey(loc.action.source));
       if (rule && loc.action.settings !== rule.settings) loc.action = { ...loc.action, settings: rule.settings };
     }
@@ -179,15 +183,23 @@ function sourceKey(s: RuleSource): string {
  * Kept per target object with the fields it was made of: a rule kept by the model memo hands out
  * the same target object, so the text (and its hash, for the Map) is not made again per build.
  */
-const signatures = new WeakMap<object, { rule: RuleLocation; signature: string }>();
+interface KeptSignature {
+  name: string;
+  dispatchedBy?: string;
+  grpc?: boolean;
+  bodyLimitVariable?: string;
+  timeout?: string;
+  settings: string;
+  filters?: RuleLocation['filters'];
+  signature: string;
+}
+const signatures = new WeakMap<object, KeptSignature>();
 function ruleSignature(rule: RuleLocation): string {
-  const hit = signatures.get(rule.target);
-  if (hit) {
-    const r = hit.rule;
-    if (r.name === rule.name && r.dispatchedBy === rule.dispatchedBy && r.grpc === rule.grpc && r.bodyLimitVariable === rule.bodyLimitVariable && r.timeout === rule.timeout && r.settings === rule.settings && r.filters === rule.filters) return hit.signature;
-  }
-  const signature = `${rule.dispatchedBy ? `${rule.name}|` : ''}${targetSignature(rule.target)}|${rule.grpc ? 'g' : ''}|${rule.bodyLimitVariable ?? ''}|${rule.timeout ?? ''}|${settingsSignature(rule.settings)}|${rule.filters ? filtersSignature(rule.filters) : ''}`;
-  signatures.set(rule.target, { rule: { ...rule }, signature });
+  const settings = settingsSignature(rule.settings);
+  const r = signatures.get(rule.target);
+  if (r && r.name === rule.name && r.dispatchedBy === rule.dispatchedBy && r.grpc === rule.grpc && r.bodyLimitVariable === rule.bodyLimitVariable && r.timeout === rule.timeout && r.settings === settings && r.filters === rule.filters) return r.signature;
+  const signature = `${rule.dispatchedBy ? `${rule.name}|` : ''}${targetSignature(rule.target)}|${rule.grpc ? 'g' : ''}|${rule.bodyLimitVariable ?? ''}|${rule.timeout ?? ''}|${settings}|${rule.filters ? filtersSignature(rule.filters) : ''}`;
+  signatures.set(rule.target, { name: rule.name, dispatchedBy: rule.dispatchedBy, grpc: rule.grpc, bodyLimitVariable: rule.bodyLimitVariable, timeout: rule.timeout, settings, filters: rule.filters, signature });
   return signature;
 }
 
@@ -251,8 +263,10 @@ function shareNamedLocations(model: NginxModel): void {
       const first = rule.referenced ? bySignature.get(signatures[i])! : rule;
       rule.nginxName = first.name;
       rule.emit = !!rule.referenced && first === rule;
-      alias.set(rule.name, rule.nginxName);
-      shared ||= first !== rule;
+      if (first !== rule) {
+        alias.set(rule.name, rule.nginxName);
+        shared = true;
+      }
     });
     const name = (n: string) => alias.get(n) ?? n;
     const runs = new Set<string>();

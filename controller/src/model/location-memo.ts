@@ -132,13 +132,23 @@ export class LocationsMemo<C = unknown> {
       if (same) {
         this.nextActions[match].set(path, old);
         this.stats.actionsReused++;
-        return old.action.kind === 'dispatch' ? { ...old.action, runs: used ?? [] } : { ...old.action };
+        return copyAction(old.action, used ?? []);
       }
     }
     const action = compute(own, runs, runOf);
     this.nextActions[match].set(path, { inputs: inputs.map((x) => (isRun(x) ? RUN : x)), action, runs: action.kind === 'dispatch' ? action.runs : [] });
     this.stats.actionsBuilt++;
-    return { ...action };
+    return copyAction(action, action.kind === 'dispatch' ? action.runs : []);
   }
+}
+
+/**
+ * A copy for the model. A dispatch is made with the fields finalizeModel sets (nginxKey,
+ * nginxFallback) already there, as one literal shape: adding them to each of ~2,000 objects was
+ * a shape change per object, the costliest line of a kept build.
+ */
+function copyAction(a: LocationAction, runs: DispatchRun[]): LocationAction {
+  if (a.kind !== 'dispatch') return { ...a };
+  return { kind: 'dispatch', key: a.key, regexes: a.regexes, fallback: a.fallback, targets: a.targets, runs, nginxKey: undefined, nginxFallback: undefined };
 }
 

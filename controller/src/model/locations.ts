@@ -39,6 +39,8 @@ export interface Entry {
 export interface Candidate extends Entry {
   hostKey: HostKey;
   match: RouteMatch;
+  /** match.path.type, read once per candidate and build. */
+  pathType: RouteMatch['path']['type'];
   /** Normalised PathPrefix ("/" or "/a/b", no trailing slash) or the Exact value. */
   path: string;
   /** The precedence keys before the route-order ties, packed in one number (bigger = better). */
@@ -199,7 +201,7 @@ function routeParts(route: HTTPRouteNode, hostKey: HostKey, ctx: LocationContext
       const conditions = elementConditions(match, ctx.maps, warnMatch);
       if (!conditions) continue;
       const path = match.path.type === 'PathPrefix' ? normalisePrefix(match.path.value) : match.path.value;
-      candidates.push({ hostKey, match, path, conditions, ruleLocation, key: precedenceKey(hostKey, match, path), position: 0 });
+      candidates.push({ hostKey, match, pathType: match.path.type, path, conditions, ruleLocation, key: precedenceKey(hostKey, match, path), position: 0 });
     }
   }
   return { ruleLocations, candidates };
@@ -260,9 +262,9 @@ export function buildLocations(
   const prefixByPath = new Map<string, Candidate[]>();
   const regexes: Candidate[] = [];
   for (const c of candidates) {
-    if (c.match.path.type === 'RegularExpression') regexes.push(c);
+    if (c.pathType === 'RegularExpression') regexes.push(c);
     else {
-      const index = c.match.path.type === 'Exact' ? exactByPath : prefixByPath;
+      const index = c.pathType === 'Exact' ? exactByPath : prefixByPath;
       const list = index.get(c.path);
       if (list) list.push(c);
       else index.set(c.path, [c]);
@@ -288,6 +290,11 @@ export function buildLocations(
   };
 
   const byOrder = (a: Entry, b: Entry) => a.position - b.position;
+  /** Sorted by position (most lists are already: then no sort call). */
+  const inOrder = <E extends Entry>(list: E[]): E[] => {
+    for (let i = 1; i < list.length; i++) if (list[i - 1].position > list[i].position) return list.sort(byOrder);
+    return list;
+  };
   /** The PathPrefix candidates of the segment-prefixes of `base` ("/", "/a", "/a/b" for "/a/b"). */
   const prefixCandidates = (base: string, skipOwn = false): Candidate[] => {
     const out: Candidate[] = [];
@@ -349,7 +356,7 @@ export function buildLocations(
 
   // "/" sees every URI.
   const root: Plan = { match: 'prefix', path: '/', candidates: prefixCandidates('/'), host: false };
-  root.candidates.sort(byOrder);
+  inOrder(root.candidates);
   root.host = dispatches(root.candidates, runs);
   plans.push(root);
   prefixPlans.set('/', root);
@@ -368,7 +375,7 @@ export function buildLocations(
       host.candidates.push(...guarded(list, 'segment'));
       continue;
     }
-    const below = prefixCandidates(path).sort(byOrder);
+    const below = inOrder(prefixCandidates(path));
     if (!dispatches(below, runs)) {
       const slashPath = path + '/';
       const plain = actionOf('prefix', slashPath, below);
@@ -395,7 +402,7 @@ export function buildLocations(
   }
 
   const locations: Location[] = plans.map((plan) => {
-    if (!plan.action) plan.action = actionOf(plan.match, plan.path, plan.candidates.sort(byOrder));
+    if (!plan.action) plan.action = actionOf(plan.match, plan.path, inOrder(plan.candidates));
     let action = plan.action;
     if (action.kind === 'proxy' && action.filters?.prefixRewrite && action.target.kind === 'upstream') {
       const inline = inlinePrefixRewrite(action.filters, plan);

@@ -21,8 +21,14 @@ interface Entry {
   key: unknown[];
   /** The registry calls its build made, in order (LocationsMemo.calls). */
   calls: Call[][];
-  /** buildLocations' output before finalizeModel mutated it (copied out on each reuse). */
+  /**
+   * buildLocations' locations and, apart, their actions and settings as built: finalizeModel
+   * replaces a location's action or settings (or sets nginxKey / nginxFallback on a dispatch,
+   * which it always sets again), so these are what a reuse copies out.
+   */
   locations: Location[];
+  actions: Location['action'][];
+  settings: Location['settings'][];
   ruleLocations: RuleLocation[];
   /** Routes' parts and locations' actions, for the next build of this server (location-memo.ts). */
   parts: LocationsMemo<Candidate>;
@@ -44,8 +50,10 @@ function sameKey(a: unknown[], b: unknown[]): boolean {
 }
 
 /** Copies that finalizeModel may change without touching the memo. */
-function copyLocations(locations: Location[]): Location[] {
-  return locations.map((l) => ({ ...l, settings: { ...l.settings }, action: { ...l.action } }));
+function copyLocations(e: Entry): Location[] {
+  const out: Location[] = [];
+  for (let i = 0; i < e.locations.length; i++) out.push({ match: e.locations[i].match, path: e.locations[i].path, action: { ...e.actions[i] }, settings: { ...e.settings[i] } });
+  return out;
 }
 
 function copyRules(rules: RuleLocation[]): RuleLocation[] {
@@ -78,7 +86,7 @@ export class ModelMemo {
       if (old.calls.every((calls) => replay(calls, ctx))) {
         this.next.set(id, old);
         this.stats.reused++;
-        return { locations: copyLocations(old.locations), ruleLocations: copyRules(old.ruleLocations) };
+        return { locations: copyLocations(old), ruleLocations: copyRules(old.ruleLocations) };
       }
       rollbackMaps();
       rollbackUpstreams();
@@ -86,7 +94,13 @@ export class ModelMemo {
     }
     const parts = old?.parts ?? new LocationsMemo<Candidate>();
     const built = build(ctx, parts);
-    this.next.set(id, { key, calls: parts.calls, locations: copyLocations(built.locations), ruleLocations: copyRules(built.ruleLocations), parts });
+    const actions: Location['action'][] = [];
+    const settings: Location['settings'][] = [];
+    for (const l of built.locations) {
+      actions.push(l.action);
+      settings.push(l.settings);
+    }
+    this.next.set(id, { key, calls: parts.calls, locations: built.locations, actions, settings, ruleLocations: copyRules(built.ruleLocations), parts });
     this.stats.built++;
     this.stats.routesReused += parts.stats.routesReused;
     this.stats.routesBuilt += parts.stats.routesBuilt;

@@ -181,7 +181,8 @@ export class Upstreams {
    */
   target(backends: BackendRef[], locations?: string[], grpc = false): ProxyTarget {
     if (locations) return this.backendsTarget(backends, locations, grpc);
-    if (backends.some((b) => isInferencePoolRef(b.group, b.kind))) return this.inferenceTarget(backends);
+    // (A loop, not some() with a closure: this runs for every rule of every build.)
+    for (const b of backends) if (isInferencePoolRef(b.group, b.kind)) return this.inferenceTarget(backends);
     if (backends.length === 1) {
       // The common case, without the arrays and sets of the general one.
       const b = backends[0];
