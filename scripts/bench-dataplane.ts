@@ -182,7 +182,7 @@ async function main(): Promise<void> {
       }
     }
     if (process.env.BENCH_FILTERS !== '0' || process.env.BENCH_TLS !== '0') {
-      await benchFilters({ nginx: NGINX, seconds: SECONDS, rounds: ROUNDS, routes: ROUTES, connections: CONNECTIONS, freePort, workerTicks, tickUs: TICK_US, graphOf, backendPort });
+      await benchFilters({ nginx: NGINX, routes: ROUTES, connections: CONNECTIONS, freePort, graphOf, backendPort, backendPid: backend.pid });
     }
   } finally {
     await nginx.stop();
