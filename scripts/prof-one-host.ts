@@ -56,6 +56,7 @@ for (let c = -3; c < CHANGES; c++) {
     time('delta', () => JSON.stringify(makeDelta(p, files)));
   }
   prev = files;
+  if (c === CHANGES - 1) process.stdout.write(`memo stats of the last change: ${JSON.stringify((sources as unknown as { memos: Map<string, { stats: unknown }> }).memos.values().next().value?.stats)}\n`);
   if (c === -1) { for (const k of Object.keys(stage)) stage[k] = []; }
 }
 const cpu = (process.cpuUsage().user + process.cpuUsage().system - cpu0[0]) / 1000 / CHANGES;
