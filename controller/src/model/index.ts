@@ -4,7 +4,7 @@
  */
 import type { Graph } from '../graph/types';
 import type { EffectivePolicies } from '../policies/types';
-import { modelZones, ruleSettings } from '../policies/model-adapter';
+import { modelZones, ruleSettingsOf } from '../policies/model-adapter';
 import { planServers, sniListenerMaps, type ServerPlan } from './hosts';
 import type { ListenerCertificate } from '../graph/tls';
 import { buildLocations } from './locations';
@@ -58,7 +58,8 @@ export function buildModel(graph: Graph, policies?: EffectivePolicies, memo?: Mo
   memo?.end();
   if (policies) {
     for (const server of servers) {
-      for (const rule of server.ruleLocations) rule.settings = ruleSettings(policies, server.gateways, rule.source, rule.grpc ? 'GRPCRoute' : 'HTTPRoute');
+      const settingsOf = ruleSettingsOf(policies, server.gateways);
+      for (const rule of server.ruleLocations) rule.settings = settingsOf(rule.source, rule.grpc ? 'GRPCRoute' : 'HTTPRoute');
     }
   }
 
