@@ -55,7 +55,7 @@ async function startBackend(dir: string, port: number): Promise<{ child: execa.E
     conf,
     `worker_processes 1;\npid ${dir}/backend.pid;\nerror_log ${dir}/logs/backend-error.log warn;\n` +
       `events { worker_connections 4096; }\nhttp { access_log off; client_body_temp_path ${dir}/cb; proxy_temp_path ${dir}/pt;\n` +
-      `fastcgi_temp_path ${dir}/ft; uwsgi_temp_path ${dir}/ut; scgi_temp_path ${dir}/st; keepalive_requests 100000;\n` +
+      `keepalive_requests 100000;\n` +
       `server { listen 127.0.0.1:${port}; location / { return 200 "ok\\n"; } } }\n`,
   );
   const child = execa(NGINX, ['-p', dir + '/', '-e', 'stderr', '-c', conf, '-g', 'daemon off;'], { reject: false, stdio: 'ignore' });
@@ -182,7 +182,7 @@ async function main(): Promise<void> {
       }
     }
     if (process.env.BENCH_FILTERS !== '0' || process.env.BENCH_TLS !== '0') {
-      await benchFilters({ nginx: NGINX, seconds: SECONDS, rounds: ROUNDS, routes: ROUTES, connections: CONNECTIONS, freePort, workerTicks, tickUs: TICK_US, graphOf, backendPort });
+      await benchFilters({ nginx: NGINX, routes: ROUTES, connections: CONNECTIONS, freePort, graphOf, backendPort, backendPid: backend.pid });
     }
   } finally {
     await nginx.stop();

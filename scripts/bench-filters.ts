@@ -1,6 +1,6 @@
 /**
  * The filters and TLS parts of `npm run bench:dataplane` (same routes, backend and wrk as the
- * HTTP part; configs through the real pipeline, one nginx worker, rounds alternating):
+ * HTTP part; configs through the real pipeline, one nginx worker):
  *   - filters: requests/s and nginx CPU per request with, on every rule, a RequestHeaderModifier
  *     (set + add), a ResponseHeaderModifier (set + remove) and a URLRewrite (ReplacePrefixMatch)
  *     vs the same rules without filters. Goal: filtered/plain >= 0.97.
@@ -8,10 +8,22 @@
  *     requests/s on keep-alive connections, and new connections per second (wrk with
  *     `Connection: close`: one full handshake per request, no session resumption).
  *
- *     With valgrind installed, also nginx's instructions per request for both configs under
- *     callgrind (scripts/bench-instructions.ts): the same comparison, free of machine noise.
+ * Method: each config is served by an nginx of its own, started once (no reload between runs),
+ * and the two sides of a comparison run back to back in pairs, in the order A B, B A, A B, ...;
+ * the ratio printed first is the median of the pairs' ratios. wrk, the gateway and the backend
+ * share the machine's cores, so a slow drift of other load moves both runs of a pair alike, and
+ * the ABBA order keeps "second in the pair" from favouring one side. The medians' ratio, the
+ * spread of the pair ratios and the CPU microseconds per request of the gateway's worker, the
+ * backend's worker (/proc/PID/schedstat, ns) and wrk (clock ticks) are printed too: on 2 cores,
+ * req/s follows the three's CPU per request.
  *
- * Env: BENCH_FILTERS=0 / BENCH_TLS=0 skip a part; BENCH_CALLGRIND=0 skips the callgrind count.
+ * With valgrind installed, also nginx's instructions per request for both filter configs under
+ * callgrind (scripts/bench-instructions.ts): the same comparison, free of machine noise, but
+ * user space only.
+ *
+ * Env: BENCH_FILTERS=0 / BENCH_TLS=0 skip a part; BENCH_CALLGRIND=0 skips the callgrind count;
+ * BENCH_PAIRS (default 10; TLS: half as many per comparison, at least 3), BENCH_PAIR_SECONDS
+ * (per run, default 3).
  */
 import * as fs from 'fs';
 import * as os from 'os';
@@ -20,26 +32,29 @@ import execa from 'execa';
 import { NginxProcess } from '../controller/src/apply/nginx';
 import type { Graph } from '../controller/src/graph/types';
 import type { RuleFilters } from '../controller/src/graph/filters';
+import { childPids } from '../controller/src/apply/procs';
 import { silentLogger } from '../controller/src/log';
 import { buildModel } from '../controller/src/model';
-import { renderConfig, type RenderedConfig } from '../controller/src/render';
+import { renderConfig } from '../controller/src/render';
 import { hasCallgrind, instructionsPerRequest } from './bench-instructions';
 
 export interface BenchFiltersOptions {
   nginx: string;
-  seconds: number;
-  rounds: number;
   routes: number;
   connections: number;
   freePort: () => Promise<number>;
-  workerTicks: (master: number) => number;
-  tickUs: number;
+  /** The backend nginx's master: its worker's CPU per request is printed beside the gateway's. */
+  backendPid?: number;
   /** The HTTP part's graph: ROUTES routes x 3 PathPrefix rules to one backend. */
   graphOf: (port: number, backendPort: number, matched: boolean) => Graph;
   backendPort: number;
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}
 
 /** Two header modifiers and a rewrite on every rule of the graph (in place). */
 function addFilters(graph: Graph): Graph {
@@ -66,80 +81,161 @@ function withTls(graph: Graph, pem: string): Graph {
   return graph;
 }
 
-interface Run {
+interface Sample {
   rps: number;
   requests: number;
   errors: number;
+  /** CPU microseconds per request: the gateway's nginx worker, the backend's worker, wrk. */
+  gateway: number;
+  backend: number;
+  client: number;
 }
 
-async function wrk(url: string, seconds: number, connections: number, close = false): Promise<Run> {
-  const args = ['-t1', `-c${connections}`, `-d${seconds}s`, '-H', 'X-Tenant: t1'];
+/** CPU nanoseconds the children of `master` (its workers) have run: exact, unlike clock ticks. */
+function workersNs(master: number | undefined): number {
+  if (master === undefined) return 0;
+  let ns = 0;
+  for (const pid of childPids(master)) {
+    try {
+      ns += Number(fs.readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      /* exited meanwhile */
+    }
+  }
+  return ns;
+}
+
+const TICK_US = 1e6 / Number(process.env.CLK_TCK ?? 100);
+
+/**
+ * One wrk run; also reads the CPU time of the gateway's worker, the backend's worker and wrk
+ * itself (the shell's reaped-children time, /proc/$$/stat fields cutime + cstime, in ticks).
+ */
+async function wrk(o: BenchFiltersOptions, gateway: Gateway, url: string, seconds: number, close = false): Promise<Sample> {
+  const args = ['-t1', `-c${o.connections}`, `-d${seconds}s`, '-H', 'X-Tenant: t1'];
   if (close) args.push('-H', 'Connection: close');
-  const res = await execa('wrk', [...args, url]);
+  const g0 = workersNs(gateway.nginx.pid);
+  const b0 = workersNs(o.backendPid);
+  const res = await execa('sh', ['-c', 'wrk "$@" && cat /proc/$$/stat', 'sh', ...args, url]);
+  const g1 = workersNs(gateway.nginx.pid);
+  const b1 = workersNs(o.backendPid);
   const rps = /Requests\/sec:\s+([\d.]+)/.exec(res.stdout);
-  const requests = /(\d+) requests in/.exec(res.stdout);
+  const requests = Number(/(\d+) requests in/.exec(res.stdout)?.[1] ?? 0);
   const non2xx = /Non-2xx or 3xx responses:\s+(\d+)/.exec(res.stdout);
   const socketErrors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(res.stdout);
-  if (!rps) throw new Error(`cannot read wrk output:\n${res.stdout}`);
+  if (!rps || requests === 0) throw new Error(`cannot read wrk output:\n${res.stdout}`);
   if (non2xx) throw new Error(`${non2xx[1]} non-2xx answers for ${url}`);
-  return { rps: Number(rps[1]), requests: Number(requests?.[1] ?? 0), errors: socketErrors ? Number(socketErrors[1]) + Number(socketErrors[4]) : 0 };
+  const stat = res.stdout.trim().split('\n').pop()!;
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const clientTicks = Number(fields[13]) + Number(fields[14]);
+  return {
+    rps: Number(rps[1]),
+    requests,
+    errors: socketErrors ? Number(socketErrors[1]) + Number(socketErrors[4]) : 0,
+    gateway: (g1 - g0) / 1e3 / requests,
+    backend: (b1 - b0) / 1e3 / requests,
+    client: (clientTicks * TICK_US) / requests,
+  };
 }
 
-/** Alternating rounds of several configs on one nginx; per config the req/s and CPU us/request of each round. */
-async function compare(
-  o: BenchFiltersOptions,
-  nginx: NginxProcess,
-  runs: { name: string; config: RenderedConfig; url: string; close?: boolean }[],
-): Promise<Record<string, { rps: number[]; cpu: number[] }>> {
-  const out: Record<string, { rps: number[]; cpu: number[] }> = {};
-  for (const r of runs) out[r.name] = { rps: [], cpu: [] };
-  for (let round = 1; round <= o.rounds; round++) {
-    for (const r of runs) {
-      const applied = await nginx.apply(r.config);
-      if (!applied.ok) throw new Error(applied.message);
-      await wrk(r.url, 1, o.connections, r.close);
-      const before = o.workerTicks(nginx.pid!);
-      const run = await wrk(r.url, o.seconds, o.connections, r.close);
-      const us = ((o.workerTicks(nginx.pid!) - before) * o.tickUs) / run.requests;
-      out[r.name].rps.push(run.rps);
-      out[r.name].cpu.push(us);
-      console.log(`  round ${round} ${r.name.padEnd(22)} ${run.rps.toFixed(0).padStart(8)} req/s  ${us.toFixed(1).padStart(7)} us nginx CPU/request${run.errors ? `  (${run.errors} socket errors)` : ''}`);
+/** A gateway nginx serving one config on a port of its own, for the whole part. */
+interface Gateway {
+  nginx: NginxProcess;
+  port: number;
+}
+
+interface Side {
+  name: string;
+  gateway: Gateway;
+  url: string;
+  close?: boolean;
+}
+
+interface PairResult {
+  a: Sample[];
+  b: Sample[];
+  /** b.rps / a.rps of each pair of back-to-back runs. */
+  ratios: number[];
+}
+
+/**
+ * Runs `pairs` pairs of back-to-back runs of two sides, in the order A B, B A, A B, ... (a drift
+ * of the machine's load during a pair then favours neither side over the whole series), on
+ * gateways that stay up: no reload between runs, each side on its own nginx with its own config.
+ */
+async function comparePairs(o: BenchFiltersOptions, series: [Side, Side][], pairs: number, seconds: number): Promise<PairResult[]> {
+  const out: PairResult[] = series.map(() => ({ a: [], b: [], ratios: [] }));
+  for (const [a, b] of series) for (const side of [a, b]) await wrk(o, side.gateway, side.url, 1, side.close); // warm-up
+  for (let i = 0; i < pairs; i++) {
+    for (let s = 0; s < series.length; s++) {
+      const [a, b] = series[s];
+      const order = i % 2 === 0 ? [a, b] : [b, a];
+      const got: Record<string, Sample> = {};
+      for (const side of order) {
+        const r = await wrk(o, side.gateway, side.url, seconds, side.close);
+        got[side.name] = r;
+        console.log(
+          `  pair ${String(i + 1).padStart(2)} ${side.name.padEnd(22)} ${r.rps.toFixed(0).padStart(8)} req/s  CPU us/request: nginx ${r.gateway.toFixed(1).padStart(5)}, ` +
+            `backend ${r.backend.toFixed(1).padStart(5)}, wrk ${r.client.toFixed(1).padStart(5)}${r.errors ? `  (${r.errors} socket errors)` : ''}`,
+        );
+      }
+      out[s].a.push(got[a.name]);
+      out[s].b.push(got[b.name]);
+      out[s].ratios.push(got[b.name].rps / got[a.name].rps);
     }
   }
   return out;
 }
 
+/** The summary lines of a series: B against A. */
+function report(a: string, b: string, r: PairResult, goal?: number): void {
+  const m = (xs: Sample[], f: keyof Sample) => median(xs.map((x) => x[f]));
+  const total = (xs: Sample[]) => median(xs.map((x) => x.gateway + x.backend + x.client));
+  console.log(
+    `${b} vs ${a}: req/s ratio ${median(r.ratios).toFixed(3)} (median of ${r.ratios.length} back-to-back pairs; min ${Math.min(...r.ratios).toFixed(3)}, max ${Math.max(...r.ratios).toFixed(3)})` +
+      `${goal ? ` (goal >= ${goal})` : ''}; medians ${m(r.b, 'rps').toFixed(0)} vs ${m(r.a, 'rps').toFixed(0)} req/s (${(m(r.b, 'rps') / m(r.a, 'rps')).toFixed(3)})`,
+  );
+  console.log(
+    `  CPU us per request, ${a} -> ${b}: nginx ${m(r.a, 'gateway').toFixed(1)} -> ${m(r.b, 'gateway').toFixed(1)} (capacity ratio ${(m(r.a, 'gateway') / m(r.b, 'gateway')).toFixed(3)}), ` +
+      `backend ${m(r.a, 'backend').toFixed(1)} -> ${m(r.b, 'backend').toFixed(1)}, wrk ${m(r.a, 'client').toFixed(1)} -> ${m(r.b, 'client').toFixed(1)}; ` +
+      `all three ${total(r.a).toFixed(1)} -> ${total(r.b).toFixed(1)} (ratio ${(total(r.a) / total(r.b)).toFixed(3)})`,
+  );
+}
+
 export async function benchFilters(o: BenchFiltersOptions): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-bench-filters-'));
-  const port = await o.freePort();
-  const prefix = path.join(dir, 'gw');
-  const nginx = new NginxProcess({ prefix, binary: o.nginx, log: silentLogger });
-  const render = (g: Graph, at = prefix) => renderConfig(buildModel(g), { listenAddress: '127.0.0.1', prefix: at, workerProcesses: 1, accessLog: false });
-
+  const gateways: Gateway[] = [];
   const target = `/r${Math.floor(o.routes / 2)}/1/item?plan=1`;
-  const url = `http://127.0.0.1:${port}${target}`;
+  const render = (g: Graph, at: string) => renderConfig(buildModel(g), { listenAddress: '127.0.0.1', prefix: at, workerProcesses: 1, accessLog: false });
+  /** A gateway of its own for the graph `build` makes for a port. */
+  const start = async (name: string, build: (port: number) => Graph): Promise<Gateway> => {
+    const port = await o.freePort();
+    const prefix = path.join(dir, name);
+    const nginx = new NginxProcess({ prefix, binary: o.nginx, log: silentLogger });
+    const gateway = { nginx, port };
+    gateways.push(gateway);
+    const started = await nginx.start(render(build(port), prefix));
+    if (!started.ok) throw new Error(started.message);
+    return gateway;
+  };
+  const pairs = Number(process.env.BENCH_PAIRS ?? 10);
+  const seconds = Number(process.env.BENCH_PAIR_SECONDS ?? 3);
   try {
-    const plain = render(o.graphOf(port, o.backendPort, false));
-    const first = await nginx.start(plain);
-    if (!first.ok) throw new Error(first.message);
+    const plain = await start('plain', (port) => o.graphOf(port, o.backendPort, false));
+    const url = (g: Gateway, scheme = 'http') => `${scheme}://127.0.0.1:${g.port}${target}`;
 
     if (process.env.BENCH_FILTERS !== '0') {
-      console.log(`filters: ${o.routes} HTTPRoutes x 3 rules, each with RequestHeaderModifier (set+add), ResponseHeaderModifier (set+remove), URLRewrite (ReplacePrefixMatch) vs none`);
-      const filtered = render(addFilters(o.graphOf(port, o.backendPort, false)));
+      console.log(
+        `filters: ${o.routes} HTTPRoutes x 3 rules, each with RequestHeaderModifier (set+add), ResponseHeaderModifier (set+remove), URLRewrite (ReplacePrefixMatch) vs none; ` +
+          `each config on its own nginx (1 worker), ${pairs} pairs of back-to-back wrk -c${o.connections} runs of ${seconds} s`,
+      );
+      const filtered = await start('filtered', (port) => addFilters(o.graphOf(port, o.backendPort, false)));
       // The filters must really run: the response header a ResponseHeaderModifier sets is there.
-      const applied = await nginx.apply(filtered);
-      if (!applied.ok) throw new Error(applied.message);
-      if ((await fetch(url)).headers.get('x-served-by') !== 'portcullis') throw new Error('the filtered config did not set X-Served-By');
-      const r = await compare(o, nginx, [
-        { name: 'no filters', config: plain, url },
-        { name: 'filters', config: filtered, url },
-      ]);
-      const ratio = median(r.filters.rps) / median(r['no filters'].rps);
-      console.log(`filters median ${median(r.filters.rps).toFixed(0)} req/s vs none ${median(r['no filters'].rps).toFixed(0)} req/s: ratio ${ratio.toFixed(3)} (goal >= 0.97)`);
-      console.log(`nginx CPU per request: none ${median(r['no filters'].cpu).toFixed(1)} us, filters ${median(r.filters.cpu).toFixed(1)} us; capacity ratio ${(median(r['no filters'].cpu) / median(r.filters.cpu)).toFixed(3)}`);
+      if ((await fetch(url(filtered))).headers.get('x-served-by') !== 'portcullis') throw new Error('the filtered config did not set X-Served-By');
+      const [r] = await comparePairs(o, [[{ name: 'no filters', gateway: plain, url: url(plain) }, { name: 'filters', gateway: filtered, url: url(filtered) }]], pairs, seconds);
+      report('no filters', 'filters', r, 0.97);
       if (process.env.BENCH_CALLGRIND !== '0' && hasCallgrind()) {
         // Load-independent: nginx's own instructions per request under callgrind (user space only).
-        // On a port of its own: the bench's nginx still listens on `port`.
         const cgPort = await o.freePort();
         const count = (kind: 'plain' | 'filtered') => {
           const at = path.join(dir, `cg-${kind}`);
@@ -155,22 +251,22 @@ export async function benchFilters(o: BenchFiltersOptions): Promise<void> {
     if (process.env.BENCH_TLS !== '0') {
       await execa('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'k.pem', '-out', 'c.pem', '-days', '2', '-subj', '/CN=bench.example'], { cwd: dir });
       const pem = fs.readFileSync(path.join(dir, 'c.pem'), 'utf8') + fs.readFileSync(path.join(dir, 'k.pem'), 'utf8');
-      const tls = render(withTls(o.graphOf(port, o.backendPort, false), pem));
-      const httpsUrl = `https://127.0.0.1:${port}${target}`;
+      const tls = await start('tls', (port) => withTls(o.graphOf(port, o.backendPort, false), pem));
       console.log(`TLS: HTTPS listener (RSA 2048, nginx default protocols) vs HTTP, same routes; keep-alive, then Connection: close (a full handshake per request)`);
-      const r = await compare(o, nginx, [
-        { name: 'http keep-alive', config: plain, url },
-        { name: 'https keep-alive', config: tls, url: httpsUrl },
-        { name: 'http new connection', config: plain, url, close: true },
-        { name: 'https new connection', config: tls, url: httpsUrl, close: true },
-      ]);
-      const m = (k: string) => median(r[k].rps);
-      console.log(`keep-alive: https ${m('https keep-alive').toFixed(0)} req/s vs http ${m('http keep-alive').toFixed(0)} req/s, ratio ${(m('https keep-alive') / m('http keep-alive')).toFixed(3)}`);
-      console.log(`new connections: https ${m('https new connection').toFixed(0)} handshakes/s vs http ${m('http new connection').toFixed(0)} connections/s, ratio ${(m('https new connection') / m('http new connection')).toFixed(3)}; ` +
-        `nginx CPU per handshake+request ${median(r['https new connection'].cpu).toFixed(0)} us vs ${median(r['http new connection'].cpu).toFixed(0)} us`);
+      const [ka, nc] = await comparePairs(
+        o,
+        [
+          [{ name: 'http keep-alive', gateway: plain, url: url(plain) }, { name: 'https keep-alive', gateway: tls, url: url(tls, 'https') }],
+          [{ name: 'http new connection', gateway: plain, url: url(plain), close: true }, { name: 'https new connection', gateway: tls, url: url(tls, 'https'), close: true }],
+        ],
+        Math.max(3, Math.ceil(pairs / 2)),
+        seconds,
+      );
+      report('http keep-alive', 'https keep-alive', ka);
+      report('http new connection', 'https new connection', nc);
     }
   } finally {
-    await nginx.stop();
+    for (const g of gateways) await g.nginx.stop();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }

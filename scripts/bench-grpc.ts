@@ -235,6 +235,8 @@ export async function benchGrpc(options: { nginx: string; seconds: number; round
     console.log('gRPC: h2load not installed (Debian package nghttp2-client; scripts/install.sh installs it): only the grpc-js client runs');
     kinds = kinds.filter((k) => k === 'grpc-js');
   }
+  // An even number of rounds, so each target goes first as often as the other.
+  const rounds = options.rounds + (options.rounds % 2);
   const backend = await startBackend();
   const port = await options.freePort();
   const prefix = path.join(dir, 'gw');
@@ -250,13 +252,15 @@ export async function benchGrpc(options: { nginx: string; seconds: number; round
       // The worker's pid: the only child of the master (workerTicks sums children).
       return options.workerTicks(nginx.pid!);
     };
-    console.log(`gRPC unary: ${MESSAGE.length}-byte messages, grpc-js echo backend in its own process, 1 nginx worker (access log on, as shipped), ${options.seconds} s x ${options.rounds} rounds per client and target`);
+    console.log(`gRPC unary: ${MESSAGE.length}-byte messages, grpc-js echo backend in its own process, 1 nginx worker (access log on, as shipped), ${options.seconds} s x ${rounds} rounds per client and target (the first target alternates)`);
     for (const kind of kinds) {
       const runs = { direct: [] as Sample[], gateway: [] as Sample[] };
       samples.set(kind, runs);
       console.log(`  ${CLIENT_LABELS[kind]}`);
-      for (let round = 1; round <= options.rounds; round++) {
-        for (const target of ['direct', 'gateway'] as const) {
+      for (let round = 1; round <= rounds; round++) {
+        // Direct first in odd rounds, the gateway first in even ones: a drift of the machine's
+        // load during a round then favours neither target over the rounds.
+        for (const target of round % 2 === 1 ? (['direct', 'gateway'] as const) : (['gateway', 'direct'] as const)) {
           const drive = (seconds: number) =>
             kind === 'grpc-js' ? driveGrpcJs(channels[target], seconds) : driveH2load(kind, ports[target], seconds, body, options.tickUs);
           await drive(1); // warm-up: connections, JIT
@@ -285,14 +289,22 @@ export async function benchGrpc(options: { nginx: string; seconds: number; round
     await backend.stop();
     fs.rmSync(dir, { recursive: true, force: true });
   }
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const median = (xs: number[]) => {
+    const sorted = [...xs].sort((a, b) => a - b);
+    const mid = Math.floor(sorted.length / 2);
+    return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  };
   const summary = (xs: Sample[]): Sample => ({ rate: median(xs.map((x) => x.rate)), client: median(xs.map((x) => x.client)), backend: median(xs.map((x) => x.backend)), nginx: median(xs.map((x) => x.nginx)) });
   for (const [kind, runs] of samples) {
     const d = summary(runs.direct);
     const g = summary(runs.gateway);
     const dTotal = d.client + d.backend;
     const gTotal = g.client + g.backend + g.nginx;
-    console.log(`gRPC ${CLIENT_LABELS[kind]}: direct ${d.rate.toFixed(0)}, gateway ${g.rate.toFixed(0)} calls/s (medians); ratio gateway/direct ${(g.rate / d.rate).toFixed(3)} (goal >= 0.9)`);
+    const roundRatios = runs.gateway.map((x, i) => x.rate / runs.direct[i].rate);
+    console.log(
+      `gRPC ${CLIENT_LABELS[kind]}: direct ${d.rate.toFixed(0)}, gateway ${g.rate.toFixed(0)} calls/s (medians); ratio gateway/direct ${(g.rate / d.rate).toFixed(3)} (goal >= 0.9); ` +
+        `median of the rounds' ratios ${median(roundRatios).toFixed(3)} (${roundRatios.map((r) => r.toFixed(2)).join(', ')})`,
+    );
     console.log(
       `  CPU per call (medians): direct ${dTotal.toFixed(1)} us (client ${d.client.toFixed(1)} + backend ${d.backend.toFixed(1)}); ` +
         `gateway ${gTotal.toFixed(1)} us (client ${g.client.toFixed(1)} + backend ${g.backend.toFixed(1)} + nginx ${g.nginx.toFixed(1)}); CPU-bound ratio ${(dTotal / gTotal).toFixed(3)}`,

@@ -17,6 +17,7 @@ import { buildGraph } from './graph';
 import { computeStatuses, carryTransitionTimes, withAffected } from './status';
 import { buildModel, ModelMemo, type NginxModel } from './model';
 import { renderConfig, type RenderedConfig } from './render';
+import type { TempPathModule } from './apply/nginx-binary';
 import { parsePolicyDocs, type ParsedPolicies } from './resources/policies';
 import { computePolicies, targetsFromGraph, type EffectivePolicies, type PolicyInput, type PolicyResult } from './policies';
 
@@ -59,7 +60,7 @@ export interface Pipeline<M = unknown, C extends RenderedConfigLike = RenderedCo
   /** Policy documents (gateway.portcullis.dev); optional so a pipeline without policies works. */
   parsePolicyDocs?(docs: ManifestDoc[]): ParsedPolicies;
   computePolicies?(input: PolicyInput): PolicyResult;
-  renderConfig(model: M, options: { listenAddress: string; prefix: string; errorLogLevel?: string; inferenceHop?: string }): C;
+  renderConfig(model: M, options: { listenAddress: string; prefix: string; errorLogLevel?: string; inferenceHop?: string; tempPathModules?: readonly TempPathModule[] }): C;
   computeStatuses(
     graph: Graph,
     parsed: ParsedResources,
@@ -94,8 +95,11 @@ export interface ReconcilerOptions<M, C extends RenderedConfigLike> {
   dataplane: Dataplane<C> | GatewayDataplane;
   log: Logger;
   controllerName: string;
-  /** What the serving nginx can do (apply/nginx-binary.ts); default: a modern nginx. */
-  nginx?: { http2On: boolean; version?: string };
+  /**
+   * What the serving nginx can do (apply/nginx-binary.ts); default: a modern nginx, built as
+   * scripts/build-nginx.sh builds it (tempPathModules: none).
+   */
+  nginx?: { http2On: boolean; version?: string; tempPathModules?: readonly TempPathModule[] };
   /** --gateway-api-inference-extension: InferencePool backends are served. */
   inferenceExtension?: boolean;
   /** Where nginx reaches the inference hop (host:port or unix:/path). */
@@ -272,6 +276,7 @@ export class Reconciler<M = unknown, C extends RenderedConfigLike = RenderedConf
         prefix: this.o.prefix,
         errorLogLevel: this.o.errorLogLevel,
         ...(this.o.inferenceHop ? { inferenceHop: this.o.inferenceHop } : {}),
+        ...(this.o.nginx?.tempPathModules?.length ? { tempPathModules: this.o.nginx.tempPathModules } : {}),
       });
       renderMs = lap();
       configBytes = 0;
@@ -342,7 +347,7 @@ export class Reconciler<M = unknown, C extends RenderedConfigLike = RenderedConf
     const graph = pipeline.buildGraph(parsed.set, {
       controllerName: this.o.controllerName,
       inferenceExtension: this.o.inferenceExtension,
-      ...(this.o.nginx ? { nginx: this.o.nginx } : {}),
+      ...(this.o.nginx ? { nginx: { http2On: this.o.nginx.http2On, ...(this.o.nginx.version ? { version: this.o.nginx.version } : {}) } } : {}),
       // Each Gateway has its own nginx: listeners of different Gateways never share a port.
       ...(isGatewayDataplane(this.o.dataplane) ? { dataplanePerGateway: true } : {}),
     });

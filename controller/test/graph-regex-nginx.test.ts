@@ -76,7 +76,7 @@ beforeAll(async () => {
     `worker_processes 1; pid ${prefix}/nginx.pid; error_log stderr;
 events {}
 http {
-  access_log off; client_body_temp_path ${prefix}/body; proxy_temp_path ${prefix}/proxy; fastcgi_temp_path ${prefix}/fcgi; uwsgi_temp_path ${prefix}/uwsgi; scgi_temp_path ${prefix}/scgi;
+  access_log off; client_body_temp_path ${prefix}/body; proxy_temp_path ${prefix}/proxy;
   map_hash_bucket_size 128;
   ${maps}
   map $uri $end { ${nginxString('~' + endCheck.pcre)} 1; default 0; }

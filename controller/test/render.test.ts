@@ -8,7 +8,7 @@ import { ensurePrefixDirs } from '../src/apply/files';
 import { prefixLayout, renderConfig } from '../src/render';
 import { quote } from '../src/render/format';
 import * as f from './model-fixtures';
-import { defaultNginxBinary } from '../src/apply/nginx-binary';
+import { defaultNginxBinary, hasHttp2Directive, nginxTempPathModules, nginxVersion, parseTempPathModules } from '../src/apply/nginx-binary';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-render-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -18,12 +18,12 @@ function simpleGraph() {
 }
 
 /** Writes the files into <dir>/conf and runs `nginx -t` on them. */
-async function nginxTest(files: Record<string, string>, prefix: string) {
+async function nginxTest(files: Record<string, string>, prefix: string, binary = defaultNginxBinary()) {
   const conf = path.join(prefix, 'conf');
   fs.mkdirSync(conf, { recursive: true });
   ensurePrefixDirs(prefixLayout(prefix));
   for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(conf, name), text);
-  return execa(defaultNginxBinary(), ['-t', '-p', prefix + '/', '-e', 'stderr', '-c', path.join(conf, 'nginx.conf')], { reject: false, all: true });
+  return execa(binary, ['-t', '-p', prefix + '/', '-e', 'stderr', '-c', path.join(conf, 'nginx.conf')], { reject: false, all: true });
 }
 
 describe('nginx string escaping', () => {
@@ -75,6 +75,33 @@ describe('rendered directives', () => {
     expect(main).toContain(`proxy_temp_path "${prefix}/temp/proxy";`);
     expect(main).toContain(`client_body_temp_path "${prefix}/temp/client_body";`);
     expect(main).toContain('worker_processes 3;');
+  });
+
+  test('fastcgi, uwsgi and scgi temp paths only for a binary that has those modules', () => {
+    expect(files['nginx.conf']).not.toMatch(/fastcgi|uwsgi|scgi/);
+    const debian = renderConfig(buildModel(simpleGraph()), { listenAddress: '127.0.0.2', prefix, tempPathModules: ['fastcgi', 'uwsgi', 'scgi'] });
+    expect(debian.files['nginx.conf']).toContain(`fastcgi_temp_path "${prefix}/temp/fastcgi";`);
+    expect(debian.files['nginx.conf']).toContain(`scgi_temp_path "${prefix}/temp/scgi";`);
+    expect(parseTempPathModules('configure arguments: --prefix=/x --without-http_fastcgi_module --without-http_scgi_module')).toEqual(['uwsgi']);
+    expect(parseTempPathModules('configure arguments: --with-cc-opt=-O2 --http-fastcgi-temp-path=/var/lib/nginx/fastcgi')).toEqual(['fastcgi', 'uwsgi', 'scgi']);
+  });
+
+  // The project's build (scripts/build-nginx.sh) lacks those modules and refuses their
+  // directives; Debian's 1.22 has them, with temp paths a non-root nginx cannot create.
+  const binaries = [defaultNginxBinary(), ...(fs.existsSync('/usr/sbin/nginx') ? ['/usr/sbin/nginx'] : [])];
+  test.each(binaries)('%s accepts the config rendered for the modules it has (nginx -V)', async (binary) => {
+    const modules = nginxTempPathModules(binary);
+    const dir = path.join(tmp, `modules-${binaries.indexOf(binary)}`);
+    const g = simpleGraph();
+    // Before 1.25.1 there is no `http2 on` (graph/routekinds.ts).
+    if (!hasHttp2Directive(nginxVersion(binary))) g.nginx = { http2On: false, h2cPorts: [] };
+    const mine = renderConfig(buildModel(g), { listenAddress: '127.0.0.2', prefix: dir, tempPathModules: modules });
+    const res = await nginxTest(mine.files, dir, binary);
+    expect(res.all).toMatch(/test is successful/);
+    if (modules.length === 0) {
+      const other = renderConfig(buildModel(simpleGraph()), { listenAddress: '127.0.0.2', prefix: dir, tempPathModules: ['fastcgi'] });
+      expect((await nginxTest(other.files, dir, binary)).all).toMatch(/unknown directive "fastcgi_temp_path"/);
+    }
   });
 
   test('upstreams use keepalive and HTTP/1.1 with the Host the client sent', () => {

@@ -2,7 +2,7 @@
  * Which nginx the controller, the tests and the benchmarks run: decided here only.
  *
  *   1. $PORTCULLIS_NGINX (a path), else $NGINX_BINARY (the older name, still honoured);
- *   2. the build scripts/build-nginx.sh caches (~/.cache/portcullis-nginx/current/sbin/nginx,
+ *   2. the build scripts/build-nginx.sh caches (~/.cache/portcullis-nginx/lean/sbin/nginx,
  *      or under $PORTCULLIS_CACHE): nginx 1.26.3, the version the project ships and tests;
  *   3. nginx on the PATH, else /usr/sbin/nginx (Debian's; root's PATH may lack /usr/sbin).
  */
@@ -11,10 +11,16 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 
-/** Where scripts/build-nginx.sh links its latest build. */
+/**
+ * Where scripts/build-nginx.sh links its latest build: `lean` since nginx is built without the
+ * modules the config never uses. `current`, the link of the earlier full build, is left to older
+ * checkouts sharing the cache (their configs set fastcgi_temp_path, which the lean build lacks);
+ * it is only a fallback here.
+ */
 export function cachedNginxPath(env: NodeJS.ProcessEnv = process.env): string {
   const cache = env.PORTCULLIS_CACHE ?? path.join(os.homedir(), '.cache');
-  return path.join(cache, 'portcullis-nginx', 'current', 'sbin', 'nginx');
+  const link = (name: string) => path.join(cache, 'portcullis-nginx', name, 'sbin', 'nginx');
+  return fs.existsSync(link('lean')) || !fs.existsSync(link('current')) ? link('lean') : link('current');
 }
 
 export function defaultNginxBinary(env: NodeJS.ProcessEnv = process.env): string {
@@ -63,4 +69,32 @@ export function hasHttp2Directive(v: Pick<NginxVersion, 'major' | 'minor' | 'pat
   if (!v) return true;
   if (v.major !== 1) return v.major > 1;
   return v.minor > 25 || (v.minor === 25 && v.patch >= 1);
+}
+
+/** nginx's modules with temp files of their own besides proxy (nginx.conf.hbs sets their paths). */
+export const TEMP_PATH_MODULES = ['fastcgi', 'uwsgi', 'scgi'] as const;
+export type TempPathModule = (typeof TEMP_PATH_MODULES)[number];
+
+/**
+ * Which of TEMP_PATH_MODULES a binary has, from the configure arguments `nginx -V` prints
+ * (built in unless --without-http_<name>_module). Debian's nginx has all three, with temp paths
+ * under /var/lib/nginx that a non-root nginx cannot create: the config moves them under the
+ * prefix. scripts/build-nginx.sh builds none of them, and nginx refuses their directives then.
+ */
+export function parseTempPathModules(output: string): TempPathModule[] {
+  return TEMP_PATH_MODULES.filter((m) => !output.includes(`--without-http_${m}_module`));
+}
+
+const modules = new Map<string, TempPathModule[]>();
+
+/** TEMP_PATH_MODULES `binary` has (cached per binary); none when it cannot be run. */
+export function nginxTempPathModules(binary: string): TempPathModule[] {
+  let found = modules.get(binary);
+  if (!found) {
+    const r = spawnSync(binary, ['-V'], { encoding: 'utf8' });
+    const out = `${r.stderr ?? ''}${r.stdout ?? ''}`;
+    found = r.error || !/configure arguments:/.test(out) ? [] : parseTempPathModules(out);
+    modules.set(binary, found);
+  }
+  return found;
 }

@@ -4,7 +4,7 @@
  */
 import type { Graph } from '../graph/types';
 import type { EffectivePolicies } from '../policies/types';
-import { modelZones, ruleSettings } from '../policies/model-adapter';
+import { modelZones, ruleSettingsOf } from '../policies/model-adapter';
 import { planServers, sniListenerMaps, type ServerPlan } from './hosts';
 import type { ListenerCertificate } from '../graph/tls';
 import { buildLocations } from './locations';
@@ -39,7 +39,7 @@ export function buildModel(graph: Graph, policies?: EffectivePolicies, memo?: Mo
   const planned = planServers(graph.gateways);
   const servers: Server[] = planned.map((plan) => {
     const { locations, ruleLocations } = memo
-      ? memo.server(`${plan.port}|${plan.https ? 's' : ''}|${plan.name ?? ''}`, plan.routes, ctx, (c) => buildLocations(plan.routes, c, plan))
+      ? memo.server(`${plan.port}|${plan.https ? 's' : ''}|${plan.name ?? ''}`, plan.routes, ctx, (c, parts) => buildLocations(plan.routes, c, plan, parts))
       : buildLocations(plan.routes, ctx, plan);
     return {
       port: plan.port,
@@ -58,7 +58,8 @@ export function buildModel(graph: Graph, policies?: EffectivePolicies, memo?: Mo
   memo?.end();
   if (policies) {
     for (const server of servers) {
-      for (const rule of server.ruleLocations) rule.settings = ruleSettings(policies, server.gateways, rule.source, rule.grpc ? 'GRPCRoute' : 'HTTPRoute');
+      const settingsOf = ruleSettingsOf(policies, server.gateways);
+      for (const rule of server.ruleLocations) rule.settings = settingsOf(rule.source, rule.grpc ? 'GRPCRoute' : 'HTTPRoute');
     }
   }
 
@@ -93,7 +94,6 @@ function secretFiles(plans: ServerPlan[]): Record<string, string> | undefined {
  * buildModel calls it; call it again after changing settings. Idempotent.
  */
 export function finalizeModel(model: NginxModel): NginxModel {
-  const sourceKey = (s: RuleSource) => `${s.namespace}/${s.name}#${s.ruleIndex}`;
   for (const server of model.servers) {
     const targets = new Set<string>();
     const runs = new Set<string[]>();
@@ -116,9 +116,13 @@ export function finalizeModel(model: NginxModel): NginxModel {
     // The rule's location is itself reached through error_page 418 (dispatch) or inline.
     if (backendDispatch || server.grpcErrors) server.recursiveErrorPages = true;
     else delete server.recursiveErrorPages;
-    const bySource = new Map(server.ruleLocations.filter((r) => !r.dispatchedBy).map((r) => [sourceKey(r.source), r]));
+    let bySource: Map<string, RuleLocation> | undefined;
     for (const loc of server.locations) {
       if (loc.action.kind !== 'proxy') continue;
+      if (!bySource) {
+        bySource = new Map();
+        for (const r of server.ruleLocations) if (!r.dispatchedBy) bySource.set(sourceKey(r.source), r);
+      }
       const rule = bySource.get(sourceKey(loc.action.source));
       if (rule && loc.action.settings !== rule.settings) loc.action = { ...loc.action, settings: rule.settings };
     }
@@ -164,6 +168,65 @@ function settingsSignature(settings: RuleLocation['settings']): string {
   return text;
 }
 
+/** "namespace/name#rule", text once per source object (kept ones are the same objects: location-memo.ts). */
+const sourceKeys = new WeakMap<RuleSource, string>();
+function sourceKey(s: RuleSource): string {
+  let key = sourceKeys.get(s);
+  if (key === undefined) {
+    key = `${s.namespace}/${s.name}#${s.ruleIndex}`;
+    sourceKeys.set(s, key);
+  }
+  return key;
+}
+
+/**
+ * What a rule's named location renders from, as text; two rules with the same text share one.
+ * Kept per target object with the fields it was made of: a rule kept by the model memo hands out
+ * the same target object, so the text (and its hash, for the Map) is not made again per build.
+ */
+interface KeptSignature {
+  name: string;
+  dispatchedBy?: string;
+  grpc?: boolean;
+  bodyLimitVariable?: string;
+  timeout?: string;
+  settings: string;
+  filters?: RuleLocation['filters'];
+  signature: string;
+}
+const signatures = new WeakMap<object, KeptSignature>();
+function ruleSignature(rule: RuleLocation): string {
+  const settings = settingsSignature(rule.settings);
+  const r = signatures.get(rule.target);
+  if (r && r.name === rule.name && r.dispatchedBy === rule.dispatchedBy && r.grpc === rule.grpc && r.bodyLimitVariable === rule.bodyLimitVariable && r.timeout === rule.timeout && r.settings === settings && r.filters === rule.filters) return r.signature;
+  const signature = `${rule.dispatchedBy ? `${rule.name}|` : ''}${targetSignature(rule.target)}|${rule.grpc ? 'g' : ''}|${rule.bodyLimitVariable ?? ''}|${rule.timeout ?? ''}|${settings}|${rule.filters ? filtersSignature(rule.filters) : ''}`;
+  signatures.set(rule.target, { name: rule.name, dispatchedBy: rule.dispatchedBy, grpc: rule.grpc, bodyLimitVariable: rule.bodyLimitVariable, timeout: rule.timeout, settings, filters: rule.filters, signature });
+  return signature;
+}
+
+/**
+ * A dispatch key with the shared named locations' names (nginxKey). Kept per regexes array (a
+ * kept action hands out the same one) with the names it mapped: made again only when one of its
+ * named locations is now shared under another name.
+ */
+const nginxKeys = new WeakMap<string[], { key: string; names: string[]; mapped: string[]; nginxKey: string }>();
+function nginxKeyOf(key: string, regexes: string[], name: (n: string) => string): string {
+  let hit = nginxKeys.get(regexes);
+  if (!hit || hit.key !== key) {
+    // Named locations are the fields starting with "@" (64).
+    const names = key.split('\n').filter((f) => f.charCodeAt(0) === 64);
+    hit = { key, names, mapped: [], nginxKey: '' };
+    nginxKeys.set(regexes, hit);
+  }
+  let same = hit.mapped.length === hit.names.length;
+  for (let i = 0; i < hit.names.length && same; i++) same = name(hit.names[i]) === hit.mapped[i];
+  if (!same) {
+    hit.mapped = hit.names.map(name);
+    hit.nginxKey = key.split('\n').map((f) => (f.charCodeAt(0) === 64 ? name(f) : f)).join('\n');
+  }
+  return hit.nginxKey;
+}
+
 /** Mirror locations are named per rule, so two rules' filters that differ only there still share. */
 function filtersSignature(filters: NonNullable<RuleLocation['filters']>): string {
   return JSON.stringify({ ...filters, mirrors: filters.mirrors.map((m) => ({ ...m, uri: '' })) });
@@ -189,7 +252,7 @@ function shareNamedLocations(model: NginxModel): void {
     const signatures: string[] = [];
     for (const rule of server.ruleLocations) {
       // A backend's own location is named in its rule's split_clients: never shared.
-      const signature = `${rule.dispatchedBy ? `${rule.name}|` : ''}${targetSignature(rule.target)}|${rule.grpc ? 'g' : ''}|${rule.bodyLimitVariable ?? ''}|${rule.timeout ?? ''}|${settingsSignature(rule.settings)}|${rule.filters ? filtersSignature(rule.filters) : ''}`;
+      const signature = ruleSignature(rule);
       signatures.push(signature);
       if (!rule.referenced) continue;
       const first = bySignature.get(signature);
@@ -201,14 +264,16 @@ function shareNamedLocations(model: NginxModel): void {
       const first = rule.referenced ? bySignature.get(signatures[i])! : rule;
       rule.nginxName = first.name;
       rule.emit = !!rule.referenced && first === rule;
-      alias.set(rule.name, rule.nginxName);
-      shared ||= first !== rule;
+      if (first !== rule) {
+        alias.set(rule.name, rule.nginxName);
+        shared = true;
+      }
     });
     const name = (n: string) => alias.get(n) ?? n;
     const runs = new Set<string>();
     for (const loc of server.locations) {
       if (loc.action.kind !== 'dispatch') continue;
-      loc.action.nginxKey = shared ? loc.action.key.split('\n').map((f) => (f.charCodeAt(0) === 64 ? name(f) : f)).join('\n') : loc.action.key;
+      loc.action.nginxKey = shared ? nginxKeyOf(loc.action.key, loc.action.regexes, name) : loc.action.key;
       loc.action.nginxFallback = name(loc.action.fallback);
       for (const run of loc.action.runs) runs.add(run.variable);
     }

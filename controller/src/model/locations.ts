@@ -16,7 +16,8 @@ import { escapeRegex } from './regex';
 import { grpcNoWeightTarget, grpcPrecedenceKey } from './grpc';
 import { proxyTimeout } from './timeouts';
 import { inlinePrefixRewrite, locationFilters, sampleHundredths, type ServerInfo } from './filters';
-import type { DispatchRun, Location, RuleLocation } from './types';
+import type { DispatchRun, Location, LocationAction, RuleLocation } from './types';
+import type { ActionInput, LocationsMemo, RouteParts } from './location-memo';
 import { Upstreams } from './upstreams';
 
 export const NOT_FOUND_LOCATION = '@portcullis_404';
@@ -28,23 +29,28 @@ export const NOT_FOUND_LOCATION = '@portcullis_404';
 export const MAX_LOCATION_CANDIDATES = 12;
 
 /** What a location needs of a candidate (a candidate, or one with an added path test). */
-interface Entry {
+export interface Entry {
   conditions: Condition[];
   ruleLocation: RuleLocation;
   /** Index in the server's sorted candidates. */
   position: number;
 }
 
-interface Candidate extends Entry {
+export interface Candidate extends Entry {
   hostKey: HostKey;
-  route: HTTPRouteNode;
-  rule: RouteRule;
-  matchIndex: number;
   match: RouteMatch;
+  /** match.path.type, read once per candidate and build. */
+  pathType: RouteMatch['path']['type'];
   /** Normalised PathPrefix ("/" or "/a/b", no trailing slash) or the Exact value. */
   path: string;
   /** The precedence keys before the route-order ties, packed in one number (bigger = better). */
   key: number;
+  /**
+   * This candidate with its path tested on $pc_u (folded into another path's location), kept
+   * with it: the same object while the candidate is, so a location's kept action still fits.
+   */
+  segmentGuard?: Entry;
+  equalsGuard?: Entry;
 }
 
 /** A PathPrefix's trailing "/" is ignored (Gateway API). */
@@ -146,10 +152,80 @@ export interface ServerLocations {
 
 const PLAIN_HTTP: ServerInfo = { port: 80, https: false };
 
+/**
+ * A route's rule locations and match candidates on a server (positions are set per build). With
+ * a LocationsMemo, an unchanged route's parts are kept from the last build.
+ */
+function routeParts(route: HTTPRouteNode, hostKey: HostKey, ctx: LocationContext, server: ServerInfo): RouteParts<Candidate> {
+  const ruleLocations: RuleLocation[] = [];
+  const candidates: Candidate[] = [];
+  let warnAbout = { rule: 0, match: 0 };
+  const warnMatch = (m: string) => ctx.warn(`${route.namespace}/${route.name} rule ${warnAbout.rule} match ${warnAbout.match}: ${m}`);
+  const rules = [...route.rules].sort((a, b) => a.index - b.index);
+  for (const rule of rules) {
+    if (!rule.valid) continue;
+    const name = ruleLocationName(route, rule);
+    const noWeight = route.kind === 'GRPCRoute' ? grpcNoWeightTarget(rule) : undefined;
+    // backendRef filters: each backend that takes a share of the requests gets a named
+    // location of its own, with its filters; the rule's location only picks one per request.
+    const shares = rule.backendFilters && !noWeight ? weightedIndexes(rule) : [];
+    const perBackend = shares.length > 1 ? rule.backends.map((_, i) => `${name}_b${i}`) : undefined;
+    const ruleLocation: RuleLocation = {
+      name,
+      source: { namespace: route.namespace, name: route.name, ruleIndex: rule.index },
+      target: noWeight ?? ctx.upstreams.target(rule.backends, perBackend, route.kind === 'GRPCRoute'),
+      settings: {},
+      ...(route.kind === 'GRPCRoute' ? { grpc: true } : {}),
+    };
+    const timeout = proxyTimeout(rule.timeouts);
+    if (timeout) ruleLocation.timeout = timeout;
+    ruleLocations.push(ruleLocation);
+    if (perBackend) {
+      if (ruleLocation.target.kind === 'backends') {
+        for (const i of shares) {
+          const own: RuleLocation = { ...ruleLocation, name: perBackend[i], target: ctx.upstreams.target([rule.backends[i]], undefined, route.kind === 'GRPCRoute'), settings: {}, dispatchedBy: name };
+          const filters = ruleFilters(rule.backendFilters![i], own, server, ctx);
+          if (filters) own.filters = filters;
+          ruleLocations.push(own);
+        }
+      }
+    } else {
+      // One backend takes every request: its own filters apply to all of them.
+      const filters = ruleFilters(shares.length === 1 ? rule.backendFilters![shares[0]] : rule.filters, ruleLocation, server, ctx);
+      if (filters) ruleLocation.filters = filters;
+    }
+    // A loop, not a closure per rule and per match: tsx names every closure it creates.
+    for (let matchIndex = 0; matchIndex < rule.matches.length; matchIndex++) {
+      const match = rule.matches[matchIndex];
+      warnAbout = { rule: rule.index, match: matchIndex };
+      const conditions = elementConditions(match, ctx.maps, warnMatch);
+      if (!conditions) continue;
+      const path = match.path.type === 'PathPrefix' ? normalisePrefix(match.path.value) : match.path.value;
+      candidates.push({ hostKey, match, pathType: match.path.type, path, conditions, ruleLocation, key: precedenceKey(hostKey, match, path), position: 0 });
+    }
+  }
+  return { ruleLocations, candidates };
+}
+
+/** A rule location for the model (finalizeModel sets fields on it): the memo keeps its own. */
+function copyRule(r: RuleLocation): RuleLocation {
+  const out: RuleLocation = { name: r.name, source: r.source, target: r.target, settings: {} };
+  if (r.timeout) out.timeout = r.timeout;
+  if (r.grpc) out.grpc = true;
+  if (r.filters) out.filters = r.filters;
+  if (r.dispatchedBy) out.dispatchedBy = r.dispatchedBy;
+  return out;
+}
+
+/**
+ * `memo` (model/location-memo.ts): keeps routes' parts and locations' actions between builds of
+ * this server, so a one-route change does not rebuild a thousand routes' locations.
+ */
 export function buildLocations(
   routes: HostRoute[],
   ctx: LocationContext,
   server: ServerInfo = PLAIN_HTTP,
+  memo?: LocationsMemo<Candidate>,
 ): ServerLocations {
   // A route reachable through several listeners of the group counts once, at its best hostname.
   const unique = new Map<HTTPRouteNode, HostRoute>();
@@ -160,56 +236,23 @@ export function buildLocations(
   }
   const ordered = [...unique.values()].sort((a, b) => compareRoutes(a.attached.route, b.attached.route));
 
+  memo?.begin();
   const ruleLocations: RuleLocation[] = [];
   const candidates: Candidate[] = [];
-  let warnAbout = { route: ordered[0]?.attached.route, rule: 0, match: 0 };
-  const warnMatch = (m: string) => ctx.warn(`${warnAbout.route.namespace}/${warnAbout.route.name} rule ${warnAbout.rule} match ${warnAbout.match}: ${m}`);
   for (const { attached, hostKey } of ordered) {
     const route = attached.route;
-    const rules = [...route.rules].sort((a, b) => a.index - b.index);
-    for (const rule of rules) {
-      if (!rule.valid) continue;
-      const name = ruleLocationName(route, rule);
-      const noWeight = route.kind === 'GRPCRoute' ? grpcNoWeightTarget(rule) : undefined;
-      // backendRef filters: each backend that takes a share of the requests gets a named
-      // location of its own, with its filters; the rule's location only picks one per request.
-      const shares = rule.backendFilters && !noWeight ? weightedIndexes(rule) : [];
-      const perBackend = shares.length > 1 ? rule.backends.map((_, i) => `${name}_b${i}`) : undefined;
-      const ruleLocation: RuleLocation = {
-        name,
-        source: { namespace: route.namespace, name: route.name, ruleIndex: rule.index },
-        target: noWeight ?? ctx.upstreams.target(rule.backends, perBackend, route.kind === 'GRPCRoute'),
-        settings: {},
-        ...(route.kind === 'GRPCRoute' ? { grpc: true } : {}),
-      };
-      const timeout = proxyTimeout(rule.timeouts);
-      if (timeout) ruleLocation.timeout = timeout;
-      ruleLocations.push(ruleLocation);
-      if (perBackend) {
-        if (ruleLocation.target.kind === 'backends') {
-          for (const i of shares) {
-            const own: RuleLocation = { ...ruleLocation, name: perBackend[i], target: ctx.upstreams.target([rule.backends[i]], undefined, route.kind === 'GRPCRoute'), settings: {}, dispatchedBy: name };
-            const filters = ruleFilters(rule.backendFilters![i], own, server, ctx);
-            if (filters) own.filters = filters;
-            ruleLocations.push(own);
-          }
-        }
-      } else {
-        // One backend takes every request: its own filters apply to all of them.
-        const filters = ruleFilters(shares.length === 1 ? rule.backendFilters![shares[0]] : rule.filters, ruleLocation, server, ctx);
-        if (filters) ruleLocation.filters = filters;
-      }
-      // A loop, not a closure per rule and per match: tsx names every closure it creates.
-      for (let matchIndex = 0; matchIndex < rule.matches.length; matchIndex++) {
-        const match = rule.matches[matchIndex];
-        warnAbout = { route, rule: rule.index, match: matchIndex };
-        const conditions = elementConditions(match, ctx.maps, warnMatch);
-        if (!conditions) continue;
-        const path = match.path.type === 'PathPrefix' ? normalisePrefix(match.path.value) : match.path.value;
-        candidates.push({ hostKey, route, rule, matchIndex, match, path, conditions, ruleLocation, key: precedenceKey(hostKey, match, path), position: 0 });
-      }
+    if (memo) {
+      const parts = memo.route(route, hostKey, ctx, server, routeParts);
+      for (const r of parts.ruleLocations) ruleLocations.push(copyRule(r));
+      for (const c of parts.candidates) candidates.push(c);
+    } else {
+      const parts = routeParts(route, hostKey, ctx, server);
+      for (const r of parts.ruleLocations) ruleLocations.push(r);
+      for (const c of parts.candidates) candidates.push(c);
     }
   }
+  // From here on, the registries are asked for $pc_u and the runs' maps only.
+  const plansCtx = memo ? memo.plans(ctx) : ctx;
   // Stable: equal keys keep the route, rule and match order they were collected in.
   candidates.sort((a, b) => b.key - a.key);
   candidates.forEach((c, i) => (c.position = i));
@@ -219,9 +262,9 @@ export function buildLocations(
   const prefixByPath = new Map<string, Candidate[]>();
   const regexes: Candidate[] = [];
   for (const c of candidates) {
-    if (c.match.path.type === 'RegularExpression') regexes.push(c);
+    if (c.pathType === 'RegularExpression') regexes.push(c);
     else {
-      const index = c.match.path.type === 'Exact' ? exactByPath : prefixByPath;
+      const index = c.pathType === 'Exact' ? exactByPath : prefixByPath;
       const list = index.get(c.path);
       if (list) list.push(c);
       else index.set(c.path, [c]);
@@ -238,15 +281,20 @@ export function buildLocations(
     // may put an Exact or PathPrefix candidate between two RegularExpression ones).
     const prev = last?.candidates[last.candidates.length - 1];
     if (last && prev!.position === c.position - 1 && last.candidates[0].hostKey[0] === c.hostKey[0] && last.candidates[0].hostKey[1] === c.hostKey[1]) last.candidates.push(c);
-    else runs.push({ position: c.position, candidates: [c], targets: [] });
+    else runs.push({ position: c.position, candidates: [c], targets: [], run: true });
   }
   for (const run of runs) run.targets = [...new Set(run.candidates.map((c) => c.ruleLocation.name))];
   const runOf = (run: Run): DispatchRun => {
-    run.variable ??= ctx.maps.run(run.candidates.map((c) => ({ conditions: c.conditions, target: c.ruleLocation.name })));
+    run.variable ??= plansCtx.maps.run(run.candidates.map((c) => ({ conditions: c.conditions, target: c.ruleLocation.name })));
     return { variable: run.variable, targets: run.targets };
   };
 
   const byOrder = (a: Entry, b: Entry) => a.position - b.position;
+  /** Sorted by position (most lists are already: then no sort call). */
+  const inOrder = <E extends Entry>(list: E[]): E[] => {
+    for (let i = 1; i < list.length; i++) if (list[i - 1].position > list[i].position) return list.sort(byOrder);
+    return list;
+  };
   /** The PathPrefix candidates of the segment-prefixes of `base` ("/", "/a", "/a/b" for "/a/b"). */
   const prefixCandidates = (base: string, skipOwn = false): Candidate[] => {
     const out: Candidate[] = [];
@@ -269,9 +317,26 @@ export function buildLocations(
   const plans: Plan[] = [];
   /** Prefix locations by their nginx path ("/", "/x" or "/x/"), to find a path's host. */
   const prefixPlans = new Map<string, Plan>();
-  const uri = () => ctx.maps.uriField();
-  const guarded = (list: Candidate[], condition: Condition): Entry[] =>
-    list.map((c) => ({ conditions: [...c.conditions, condition], ruleLocation: c.ruleLocation, position: c.position }));
+  const uri = () => plansCtx.maps.uriField();
+  /** The candidates with their path tested on $pc_u (kept with each candidate: see Candidate). */
+  const guarded = (list: Candidate[], test: 'segment' | 'equals'): Entry[] => {
+    const field = uri();
+    const out: Entry[] = [];
+    for (const c of list) {
+      let e = test === 'segment' ? c.segmentGuard : c.equalsGuard;
+      if (!e || (e.conditions[e.conditions.length - 1] as { field: string }).field !== field) {
+        e = { conditions: [...c.conditions, { field, test, fragment: escapeRegex(c.path) }], ruleLocation: c.ruleLocation, position: 0 };
+        if (test === 'segment') c.segmentGuard = e;
+        else c.equalsGuard = e;
+      }
+      e.position = c.position;
+      out.push(e);
+    }
+    return out;
+  };
+  /** A location's action, kept from the last build when its inputs are the same (location-memo.ts). */
+  const actionOf = (match: Location['match'], path: string, own: Entry[]): LocationAction =>
+    memo ? memo.action(match, path, actionInputs(own, runs), isRun, runOf, locationAction, own, runs) : locationAction(own, runs, runOf);
   /** The prefix location nginx picks for `path` when it has none of its own: the longest string prefix. */
   const hostOf = (path: string): Plan | undefined => {
     for (let i = path.length; i > 0; i--) {
@@ -291,7 +356,7 @@ export function buildLocations(
 
   // "/" sees every URI.
   const root: Plan = { match: 'prefix', path: '/', candidates: prefixCandidates('/'), host: false };
-  root.candidates.sort(byOrder);
+  inOrder(root.candidates);
   root.host = dispatches(root.candidates, runs);
   plans.push(root);
   prefixPlans.set('/', root);
@@ -307,19 +372,20 @@ export function buildLocations(
     // (No closure per path: tsx names every closure it creates.)
     const host = foldHost(path, list.length);
     if (host) {
-      host.candidates.push(...guarded(list, { field: uri(), test: 'segment', fragment: escapeRegex(path) }));
+      host.candidates.push(...guarded(list, 'segment'));
       continue;
     }
-    const below = prefixCandidates(path).sort(byOrder);
+    const below = inOrder(prefixCandidates(path));
     if (!dispatches(below, runs)) {
-      const plain = locationAction(below, runs, runOf);
+      const slashPath = path + '/';
+      const plain = actionOf('prefix', slashPath, below);
       if (!exactByPath.has(path)) plans.push({ match: 'exact', path, candidates: [], host: false, action: { ...plain } });
-      const slash: Plan = { match: 'prefix', path: path + '/', candidates: [], host: false, action: plain };
+      const slash: Plan = { match: 'prefix', path: slashPath, candidates: [], host: false, action: plain };
       plans.push(slash);
       prefixPlans.set(slash.path, slash);
       continue;
     }
-    const plan: Plan = { match: 'prefix', path, candidates: [...guarded(list, { field: uri(), test: 'segment', fragment: escapeRegex(path) }), ...prefixCandidates(path, true)], host: true };
+    const plan: Plan = { match: 'prefix', path, candidates: [...guarded(list, 'segment'), ...prefixCandidates(path, true)], host: true };
     plans.push(plan);
     prefixPlans.set(path, plan);
   }
@@ -329,14 +395,14 @@ export function buildLocations(
   for (const [path, exact] of exactByPath) {
     const host = prefixByPath.has(path) ? undefined : foldHost(path, exact.length);
     if (host) {
-      host.candidates.push(...guarded(exact, { field: uri(), test: 'equals', fragment: escapeRegex(path) }));
+      host.candidates.push(...guarded(exact, 'equals'));
       continue;
     }
     plans.push({ match: 'exact', path, candidates: [...exact, ...prefixCandidates(path)], host: false });
   }
 
   const locations: Location[] = plans.map((plan) => {
-    if (!plan.action) plan.action = locationAction(plan.candidates.sort(byOrder), runs, runOf);
+    if (!plan.action) plan.action = actionOf(plan.match, plan.path, inOrder(plan.candidates));
     let action = plan.action;
     if (action.kind === 'proxy' && action.filters?.prefixRewrite && action.target.kind === 'upstream') {
       const inline = inlinePrefixRewrite(action.filters, plan);
@@ -345,6 +411,7 @@ export function buildLocations(
     return { match: plan.match, path: plan.path, action, settings: {} };
   });
   locations.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.match < b.match ? -1 : 1));
+  memo?.end();
   return { locations, ruleLocations };
 }
 
@@ -374,6 +441,27 @@ interface Run {
   candidates: Candidate[];
   targets: string[];
   variable?: string;
+  run: true;
+}
+
+function isRun(x: ActionInput | Run): x is Run {
+  return (x as Run).run === true;
+}
+
+/**
+ * What locationAction(own, runs) reads: own (sorted) and the runs merged in precedence order, up
+ * to and including the first candidate without conditions (nothing after it is reachable).
+ */
+function actionInputs(own: Entry[], runs: Run[]): (Entry | Run)[] {
+  const out: (Entry | Run)[] = [];
+  let r = 0;
+  for (const e of own) {
+    for (; r < runs.length && runs[r].position < e.position; r++) out.push(runs[r]);
+    out.push(e);
+    if (e.conditions.length === 0) return out;
+  }
+  for (; r < runs.length; r++) out.push(runs[r]);
+  return out;
 }
 
 /** Whether locationAction(own, runs) dispatches, without building the dispatch (own sorted). */

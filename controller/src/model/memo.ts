@@ -11,26 +11,27 @@
  */
 import type { RouteRule } from '../graph/types';
 import type { HostRoute } from './hosts';
-import type { LocationContext, ServerLocations } from './locations';
-import type { ConditionMaps } from './matching';
+import type { Candidate, LocationContext, ServerLocations } from './locations';
+import { LocationsMemo } from './location-memo';
 import type { Location, RuleLocation } from './types';
-import { targetSignature, type Upstreams } from './upstreams';
-
-type Call =
-  | { kind: 'queryValue'; name: string; out: string }
-  | { kind: 'flag'; source: string; regex: string; out: string }
-  | { kind: 'run'; candidates: Parameters<ConditionMaps['run']>[0]; out: string }
-  | { kind: 'uriField'; out: string }
-  | { kind: 'target'; backends: Parameters<Upstreams['target']>[0]; locations?: string[]; grpc?: boolean; out: string }
-  | { kind: 'warn'; message: string };
+import { replay, type Call } from './calls';
 
 interface Entry {
   /** What buildLocations read: per route, its rules array, identity fields and host key. */
   key: unknown[];
-  calls: Call[];
-  /** buildLocations' output before finalizeModel mutated it (copied out on each reuse). */
+  /** The registry calls its build made, in order (LocationsMemo.calls). */
+  calls: Call[][];
+  /**
+   * buildLocations' locations and, apart, their actions and settings as built: finalizeModel
+   * replaces a location's action or settings (or sets nginxKey / nginxFallback on a dispatch,
+   * which it always sets again), so these are what a reuse copies out.
+   */
   locations: Location[];
+  actions: Location['action'][];
+  settings: Location['settings'][];
   ruleLocations: RuleLocation[];
+  /** Routes' parts and locations' actions, for the next build of this server (location-memo.ts). */
+  parts: LocationsMemo<Candidate>;
 }
 
 function keyOf(routes: HostRoute[]): unknown[] {
@@ -48,10 +49,11 @@ function sameKey(a: unknown[], b: unknown[]): boolean {
   return true;
 }
 
-
 /** Copies that finalizeModel may change without touching the memo. */
-function copyLocations(locations: Location[]): Location[] {
-  return locations.map((l) => ({ ...l, settings: { ...l.settings }, action: { ...l.action } }));
+function copyLocations(e: Entry): Location[] {
+  const out: Location[] = [];
+  for (let i = 0; i < e.locations.length; i++) out.push({ match: e.locations[i].match, path: e.locations[i].path, action: { ...e.actions[i] }, settings: { ...e.settings[i] } });
+  return out;
 }
 
 function copyRules(rules: RuleLocation[]): RuleLocation[] {
@@ -61,15 +63,13 @@ function copyRules(rules: RuleLocation[]): RuleLocation[] {
 export class ModelMemo {
   private entries = new Map<string, Entry>();
   private next = new Map<string, Entry>();
-  /** Servers reused / built by the last buildModel (for tests and the log). */
-  readonly stats = { reused: 0, built: 0, replayMismatches: 0 };
+  /** Servers reused / built by the last buildModel, and routes / location actions kept in the servers built (tests, the log). */
+  readonly stats = { reused: 0, built: 0, replayMismatches: 0, routesReused: 0, routesBuilt: 0, actionsReused: 0, actionsBuilt: 0 };
 
   /** Starts a build: entries not used by it are dropped at `end`. */
   begin(): void {
     this.next = new Map();
-    this.stats.reused = 0;
-    this.stats.built = 0;
-    this.stats.replayMismatches = 0;
+    for (const k of Object.keys(this.stats) as (keyof ModelMemo['stats'])[]) this.stats[k] = 0;
   }
 
   end(): void {
@@ -77,76 +77,35 @@ export class ModelMemo {
   }
 
   /** A server's locations: replayed from the last build when its inputs and names still fit. */
-  server(id: string, routes: HostRoute[], ctx: { maps: ConditionMaps; upstreams: Upstreams; warn: (m: string) => void }, build: (ctx: LocationContext) => ServerLocations): ServerLocations {
+  server(id: string, routes: HostRoute[], ctx: LocationContext & { maps: { mark(): () => void }; upstreams: { mark(): () => void } }, build: (ctx: LocationContext, parts: LocationsMemo<Candidate>) => ServerLocations): ServerLocations {
     const key = keyOf(routes);
     const old = this.entries.get(id);
     if (old && sameKey(old.key, key)) {
       const rollbackMaps = ctx.maps.mark();
       const rollbackUpstreams = ctx.upstreams.mark();
-      if (this.replay(old.calls, ctx)) {
+      if (old.calls.every((calls) => replay(calls, ctx))) {
         this.next.set(id, old);
         this.stats.reused++;
-        return { locations: copyLocations(old.locations), ruleLocations: copyRules(old.ruleLocations) };
+        return { locations: copyLocations(old), ruleLocations: copyRules(old.ruleLocations) };
       }
       rollbackMaps();
       rollbackUpstreams();
       this.stats.replayMismatches++;
     }
-    const calls: Call[] = [];
-    const recording: LocationContext = {
-      maps: {
-        queryValue: (name) => push(calls, { kind: 'queryValue', name, out: ctx.maps.queryValue(name) }),
-        flag: (source, regex) => push(calls, { kind: 'flag', source, regex, out: ctx.maps.flag(source, regex) }),
-        run: (candidates) => push(calls, { kind: 'run', candidates, out: ctx.maps.run(candidates) }),
-        uriField: () => push(calls, { kind: 'uriField', out: ctx.maps.uriField() }),
-      },
-      upstreams: {
-        target: (backends, locations, grpc) => {
-          const out = ctx.upstreams.target(backends, locations, grpc);
-          calls.push({ kind: 'target', backends, ...(locations ? { locations } : {}), ...(grpc ? { grpc } : {}), out: targetSignature(out) });
-          return out;
-        },
-      },
-      warn: (message) => {
-        calls.push({ kind: 'warn', message });
-        ctx.warn(message);
-      },
-    };
-    const built = build(recording);
-    this.next.set(id, { key, calls, locations: copyLocations(built.locations), ruleLocations: copyRules(built.ruleLocations) });
+    const parts = old?.parts ?? new LocationsMemo<Candidate>();
+    const built = build(ctx, parts);
+    const actions: Location['action'][] = [];
+    const settings: Location['settings'][] = [];
+    for (const l of built.locations) {
+      actions.push(l.action);
+      settings.push(l.settings);
+    }
+    this.next.set(id, { key, calls: parts.calls, locations: built.locations, actions, settings, ruleLocations: copyRules(built.ruleLocations), parts });
     this.stats.built++;
+    this.stats.routesReused += parts.stats.routesReused;
+    this.stats.routesBuilt += parts.stats.routesBuilt;
+    this.stats.actionsReused += parts.stats.actionsReused;
+    this.stats.actionsBuilt += parts.stats.actionsBuilt;
     return built;
   }
-
-  /** Makes the same calls again; true when every one answers as recorded. */
-  private replay(calls: Call[], ctx: { maps: ConditionMaps; upstreams: Upstreams; warn: (m: string) => void }): boolean {
-    for (const c of calls) {
-      switch (c.kind) {
-        case 'queryValue':
-          if (ctx.maps.queryValue(c.name) !== c.out) return false;
-          break;
-        case 'flag':
-          if (ctx.maps.flag(c.source, c.regex) !== c.out) return false;
-          break;
-        case 'run':
-          if (ctx.maps.run(c.candidates) !== c.out) return false;
-          break;
-        case 'uriField':
-          if (ctx.maps.uriField() !== c.out) return false;
-          break;
-        case 'target':
-          if (targetSignature(ctx.upstreams.target(c.backends, c.locations, c.grpc)) !== c.out) return false;
-          break;
-        case 'warn':
-          ctx.warn(c.message);
-          break;
-      }
-    }
-    return true;
-  }
-}
-
-function push(calls: Call[], call: Call & { out: string }): string {
-  calls.push(call);
-  return call.out;
 }

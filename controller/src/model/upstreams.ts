@@ -53,6 +53,34 @@ export function targetSignature(t: ProxyTarget): string {
   }
 }
 
+/** targetSignature(a) === targetSignature(b), without making the texts. */
+export function sameTarget(a: ProxyTarget, b: ProxyTarget): boolean {
+  if (a === b) return true;
+  switch (a.kind) {
+    case 'upstream':
+      return b.kind === 'upstream' && a.upstream === b.upstream;
+    case 'split':
+      return b.kind === 'split' && a.variable === b.variable && a.invalidShare === b.invalidShare && a.noEndpointsShare === b.noEndpointsShare;
+    case 'inference':
+      return b.kind === 'inference' && (a.pool ?? '') === (b.pool ?? '') && (a.poolVariable ?? '') === (b.poolVariable ?? '') && a.poolInvalidShare === b.poolInvalidShare;
+    case 'backends':
+      return b.kind === 'backends' && a.dispatchVariable === b.dispatchVariable && a.invalidShare === b.invalidShare && a.noEndpointsShare === b.noEndpointsShare;
+    case 'status':
+      return b.kind === 'status' && a.code === b.code;
+  }
+}
+
+/** "namespace/name:port" of a backend, made once per BackendRef object (the graph reuses them). */
+const backendKeys = new WeakMap<BackendRef, string>();
+function backendKey(b: BackendRef): string {
+  let key = backendKeys.get(b);
+  if (key === undefined) {
+    key = `${b.namespace}/${b.name}:${b.port ?? ''}`;
+    backendKeys.set(b, key);
+  }
+  return key;
+}
+
 export class Upstreams {
   private readonly byKey = new Map<string, Upstream>();
   private readonly names = new Set<string>();
@@ -79,7 +107,7 @@ export class Upstreams {
 
   /** The upstream for a valid backend with endpoints. */
   private upstream(b: BackendRef, grpc: boolean): Upstream {
-    const backend = `${b.namespace}/${b.name}:${b.port ?? ''}`;
+    const backend = backendKey(b);
     const key = grpc ? `${backend} grpc` : backend;
     const found = this.byKey.get(key);
     if (found) return found;
@@ -153,7 +181,8 @@ export class Upstreams {
    */
   target(backends: BackendRef[], locations?: string[], grpc = false): ProxyTarget {
     if (locations) return this.backendsTarget(backends, locations, grpc);
-    if (backends.some((b) => isInferencePoolRef(b.group, b.kind))) return this.inferenceTarget(backends);
+    // (A loop, not some() with a closure: this runs for every rule of every build.)
+    for (const b of backends) if (isInferencePoolRef(b.group, b.kind)) return this.inferenceTarget(backends);
     if (backends.length === 1) {
       // The common case, without the arrays and sets of the general one.
       const b = backends[0];

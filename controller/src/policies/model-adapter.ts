@@ -65,6 +65,43 @@ export function ruleSettings(effective: EffectivePolicies, gateways: ObjectKey[]
   return {};
 }
 
+/**
+ * ruleSettings for the many rules of one server: the same answers, with the Gateways' share
+ * looked up once and a route's own only when some route has policies (the keys are texts made
+ * per lookup: at 3,000 rules per build they were a few ms of every change).
+ */
+export function ruleSettingsOf(effective: EffectivePolicies, gateways: ObjectKey[]): (source: RuleSource, kind?: 'HTTPRoute' | 'GRPCRoute') => PolicySettings {
+  let anyRoute = false;
+  for (const _ in effective.routes) {
+    anyRoute = true;
+    break;
+  }
+  let fallback: PolicySettings | undefined;
+  let fallbackKnown = false;
+  return (source, kind = 'HTTPRoute') => {
+    if (anyRoute) {
+      const perGateway = effective.routes[routeKey(kind, source.namespace, source.name)];
+      if (perGateway) {
+        for (const gw of gateways) {
+          const own = perGateway[gatewayKey(gw.namespace, gw.name)];
+          if (own) return sharedSettings(own);
+        }
+      }
+    }
+    if (!fallbackKnown) {
+      for (const gw of gateways) {
+        const shared = effective.gateways[gatewayKey(gw.namespace, gw.name)];
+        if (shared) {
+          fallback = sharedSettings(shared);
+          break;
+        }
+      }
+      fallbackKnown = true;
+    }
+    return fallback ?? {};
+  };
+}
+
 /** nginx's client_max_body_size default. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 

@@ -24,6 +24,12 @@ export interface RenderOptions {
   accessLog?: boolean;
   /** Where the inference hop listens: host:port or unix:/path (default unix:<prefix>/run/inference-hop.sock). */
   inferenceHop?: string;
+  /**
+   * The binary's modules with temp files besides proxy (apply/nginx-binary.ts, from `nginx -V`),
+   * whose temp paths go under the prefix too: Debian's nginx has them; default none, as the
+   * project's build (scripts/build-nginx.sh), which refuses their directives.
+   */
+  tempPathModules?: readonly ('fastcgi' | 'uwsgi' | 'scgi')[];
 }
 
 export interface RenderedConfig {
@@ -75,6 +81,7 @@ export function renderContext(model: NginxModel, options: RenderOptions) {
     listenAddress: options.listenAddress,
     // Not `inferenceHop`: that is the model's flag (some rule uses the hop), which this must not shadow.
     inferenceHopAddress: options.inferenceHop ?? `unix:${layout.inferenceHopSocket}`,
+    moduleTempPaths: (options.tempPathModules ?? []).map((m) => ({ directive: `${m}_temp_path`, path: layout.temp[m] })),
     errorLogLevel,
     workerProcesses: String(workers),
     workerConnections: 4096,

@@ -33,7 +33,8 @@ interface Kept {
   used: number;
 }
 
-const slots = new Map<string, Kept[]>();
+/** By `match`, then path (no key text made per location: paths are the model's own strings). */
+const slots = { exact: new Map<string, Kept[]>(), prefix: new Map<string, Kept[]>() };
 let renders = 0;
 let usedThisRender = 0;
 /** Reuses since the process started (tests look at it). */
@@ -64,14 +65,24 @@ function cacheable(location: Location): boolean {
   return a.kind === 'status' || (a.kind === 'dispatch' && a.nginxKey !== undefined && a.nginxFallback !== undefined);
 }
 
+/** The @root fields the block reads, as one text: made once per render's root object. */
+const rootTexts = new WeakMap<object, string>();
+function rootText(context: Record<string, unknown>): string {
+  let text = rootTexts.get(context);
+  if (text === undefined) {
+    text = '';
+    for (const f of ROOT_FIELDS) text += `${String(context[f])}\u0000`;
+    rootTexts.set(context, text);
+  }
+  return text;
+}
+
 /** The block helper: the kept text of an unchanged location, else the block rendered (and kept). */
 export function locationText(this: Location, location: Location, options: { fn: (context: unknown, options?: unknown) => string; data?: { root?: Record<string, unknown> } }): string {
   if (!cacheable(location)) return options.fn(this, options);
-  const rootContext = options.data?.root ?? {};
-  let root = '';
-  for (const f of ROOT_FIELDS) root += `${String(rootContext[f])}\u0000`;
-  const slot = `${location.match} ${location.path}`;
-  let kept = slots.get(slot);
+  const root = rootText(options.data?.root ?? {});
+  const bySlot = slots[location.match];
+  let kept = bySlot.get(location.path);
   const a = location.action;
   for (const k of kept ?? []) {
     if (!sameLocation(k, a, root)) continue;
@@ -82,7 +93,7 @@ export function locationText(this: Location, location: Location, options: { fn: 
   }
   locationCacheStats.misses++;
   const text = options.fn(this, options);
-  if (!kept) slots.set(slot, (kept = []));
+  if (!kept) bySlot.set(location.path, (kept = []));
   if (kept.length >= PER_SLOT) kept.sort((x, y) => y.used - x.used).pop();
   kept.push(
     a.kind === 'status'
@@ -103,16 +114,19 @@ export function endLocationRender(): void {
   renders++;
   usedThisRender = 0;
   let size = 0;
-  for (const kept of slots.values()) size += kept.length;
+  for (const bySlot of [slots.exact, slots.prefix]) for (const kept of bySlot.values()) size += kept.length;
   if (size <= 2 * used + 1000) return;
-  for (const [slot, kept] of slots) {
-    const live = kept.filter((k) => k.used >= renders - 8);
-    if (live.length === 0) slots.delete(slot);
-    else if (live.length !== kept.length) slots.set(slot, live);
+  for (const bySlot of [slots.exact, slots.prefix]) {
+    for (const [path, kept] of bySlot) {
+      const live = kept.filter((k) => k.used >= renders - 8);
+      if (live.length === 0) bySlot.delete(path);
+      else if (live.length !== kept.length) bySlot.set(path, live);
+    }
   }
 }
 
 /** Forgets every kept text (tests). */
 export function clearLocationCache(): void {
-  slots.clear();
+  slots.exact.clear();
+  slots.prefix.clear();
 }

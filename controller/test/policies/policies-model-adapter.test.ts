@@ -1,4 +1,5 @@
 import { computePolicies, dispatchBodySize, modelZones, ruleSettings } from '../../src/policies';
+import { ruleSettingsOf } from '../../src/policies/model-adapter';
 import { client, gateway, gwRef, proxy, rateLimit, route, routeRef, rules } from './helpers';
 
 describe('EffectivePolicies as model fields', () => {
@@ -44,6 +45,20 @@ describe('EffectivePolicies as model fields', () => {
       clientMaxBodySize: '1024',
     });
     expect(ruleSettings(result.effective, [{ namespace: 'default', name: 'other' }], { namespace: 'default', name: 'plain', ruleIndex: 0 })).toEqual({});
+  });
+
+  it('ruleSettingsOf (one server\'s many rules) answers as ruleSettings, Gateway share and all', () => {
+    const none = computePolicies({ policies: [], targets: [gateway(), route('plain')] });
+    for (const effective of [result.effective, none.effective]) {
+      for (const gateways of [gws, [{ namespace: 'default', name: 'other' }], [{ namespace: 'default', name: 'other' }, ...gws], []]) {
+        const of = ruleSettingsOf(effective, gateways);
+        for (const name of ['r', 'plain', 'missing']) {
+          const source = { namespace: 'default', name, ruleIndex: 0 };
+          expect(of(source)).toEqual(ruleSettings(effective, gateways, source));
+          expect(of(source, 'GRPCRoute')).toEqual(ruleSettings(effective, gateways, source, 'GRPCRoute'));
+        }
+      }
+    }
   });
 
   it("nginx's defaults (dry run off, log level error, status 503) are left to nginx; others are set", () => {
