@@ -12,7 +12,7 @@ import { exitWith, logLevelFlag, readFlags, runCommand, untilSignalled, UsageErr
 import { FileProvider } from './providers/file';
 import { Reconciler, standardPipeline } from './reconcile';
 import { NginxProcess } from './apply/nginx';
-import { defaultNginxBinary, hasHttp2Directive, nginxTempPathModules, nginxVersion, type TempPathModule } from './apply/nginx-binary';
+import { defaultNginxBinary, nginxCapabilities } from './apply/nginx-binary';
 import { DEFAULT_CONTROLLER_NAME } from './graph/types';
 import { runKubernetes } from './run-kubernetes';
 import { startInferenceHop } from './inference/hop-process';
@@ -217,12 +217,6 @@ export function parseArgs(argv: string[]): CliOptions {
   }
   if (!options.listenAddress) throw new UsageError('--listen-address must not be empty');
   return options;
-}
-
-/** What the graph needs to know of the nginx binary (older ones cannot mix h1 and h2c on a port). */
-function nginxCapabilities(binary: string): { http2On: boolean; version?: string; tempPathModules: TempPathModule[] } {
-  const v = nginxVersion(binary);
-  return { http2On: hasHttp2Directive(v), ...(v ? { version: v.text } : {}), tempPathModules: nginxTempPathModules(binary) };
 }
 
 /** Runs the file provider until a signal; resolves with the exit code. */

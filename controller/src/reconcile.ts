@@ -347,7 +347,7 @@ export class Reconciler<M = unknown, C extends RenderedConfigLike = RenderedConf
     const graph = pipeline.buildGraph(parsed.set, {
       controllerName: this.o.controllerName,
       inferenceExtension: this.o.inferenceExtension,
-      ...(this.o.nginx ? { nginx: { http2On: this.o.nginx.http2On, ...(this.o.nginx.version ? { version: this.o.nginx.version } : {}) } } : {}),
+      ...(this.o.nginx ? { nginx: this.o.nginx } : {}),
       // Each Gateway has its own nginx: listeners of different Gateways never share a port.
       ...(isGatewayDataplane(this.o.dataplane) ? { dataplanePerGateway: true } : {}),
     });

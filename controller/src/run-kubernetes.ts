@@ -12,7 +12,7 @@ import type { CliOptions } from './cli';
 import type { Logger } from './log';
 import { NginxProcess } from './apply/nginx';
 import { startAgentDataplane } from './configserver/options';
-import { defaultNginxBinary, hasHttp2Directive, nginxTempPathModules, nginxVersion } from './apply/nginx-binary';
+import { defaultNginxBinary, nginxCapabilities } from './apply/nginx-binary';
 import { startInferenceHop } from './inference/hop-process';
 import { Reconciler, standardPipeline } from './reconcile';
 import { AlwaysLeader, KubeClient, KubernetesProvider, LeaderElector, watchedKinds, type Leadership } from './providers/kubernetes';
@@ -60,16 +60,14 @@ export async function runKubernetes(options: CliOptions, log: Logger): Promise<n
   const stateDir = path.resolve(options.stateDir ?? '.');
   const prefix = path.join(stateDir, 'nginx');
   let nginx: NginxProcess | undefined;
-  let version: ReturnType<typeof nginxVersion> | undefined;
-  let tempPathModules: ReturnType<typeof nginxTempPathModules> = [];
+  let capabilities: ReturnType<typeof nginxCapabilities> | undefined;
   let hop: Awaited<ReturnType<typeof startInferenceHop>> | undefined;
   if (!agents) {
     fs.mkdirSync(stateDir, { recursive: true });
     const binary = options.nginx ?? defaultNginxBinary();
     if (!fs.existsSync(binary)) throw new Error(`nginx binary ${binary} not found (install nginx or pass --nginx=PATH)`);
     nginx = new NginxProcess({ prefix, binary, log });
-    version = nginxVersion(binary);
-    tempPathModules = nginxTempPathModules(binary);
+    capabilities = nginxCapabilities(binary);
     hop = options.inferenceExtension ? await startInferenceHop(options, log) : undefined;
   }
 
@@ -85,9 +83,7 @@ export async function runKubernetes(options: CliOptions, log: Logger): Promise<n
     prefix,
     errorLogLevel: options.logLevel === 'debug' ? 'info' : 'notice',
     // Agents run the image's nginx (1.26.3, which has `http2 on`, built by scripts/build-nginx.sh).
-    nginx: agents
-      ? { http2On: true }
-      : { http2On: hasHttp2Directive(version), ...(version ? { version: version.text } : {}), tempPathModules },
+    nginx: capabilities ?? { http2On: true },
   });
   if (agents) {
     // An agent's report (or a Service's new address) changes statuses: reconcile again.

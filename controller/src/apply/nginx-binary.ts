@@ -98,3 +98,13 @@ export function nginxTempPathModules(binary: string): TempPathModule[] {
   }
   return found;
 }
+
+/**
+ * What the controller needs to know of the nginx binary that serves its config: whether it has
+ * `http2 on` (older ones cannot mix h1 and h2c on a port), its version for messages, and which
+ * modules with temp paths of their own it has.
+ */
+export function nginxCapabilities(binary: string): { http2On: boolean; version?: string; tempPathModules: TempPathModule[] } {
+  const v = nginxVersion(binary);
+  return { http2On: hasHttp2Directive(v), ...(v ? { version: v.text } : {}), tempPathModules: nginxTempPathModules(binary) };
+}
