@@ -229,6 +229,36 @@ export function composite(candidates: Condition[][]): { key: string; regexes: st
 /** Alternatives per dispatch regex (each ~100-300 bytes of compiled pattern). */
 export const MAX_ALTERNATIVES = 40;
 
+/**
+ * Bytes of alternatives per dispatch regex as written in the config (nginx refuses a token
+ * longer than its 4,096-byte read buffer; the rest is for the quotes, "~^(?|" and ")").
+ */
+export const MAX_REGEX_TEXT = 3800;
+
+/**
+ * A bound on a dispatch regex's compiled size (bytes): PCRE2 links with 16-bit offsets (64 KB)
+ * and compiles a group repeated {n} times as n copies, so skipping to field 150 costs ~1.5 KB
+ * (a location with many candidates has that many fields: values, then names).
+ */
+export const MAX_COMPILED = 40000;
+
+/** An over-estimate of an alternative's compiled size: ~12 bytes per skipped field, 2 per other byte. */
+function compiledSize(branch: string): number {
+  let n = 2 * branch.length;
+  for (let i = branch.indexOf('){'); i >= 0; i = branch.indexOf('){', i + 2)) n += 12 * parseInt(branch.slice(i + 2), 10);
+  return n;
+}
+
+/** The length of `text` as a quoted nginx string's contents (a backslash or quote doubles). */
+function quotedLength(text: string): number {
+  let n = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 92 || c === 34) n++;
+  }
+  return n;
+}
+
 /** One alternative of a location's dispatch, in precedence order. */
 export type Alternative = { conditions: Condition[]; target: string } | { run: string };
 
@@ -312,10 +342,27 @@ export function dispatchComposite(alternatives: Alternative[], fallback: string)
     return groups ? `(?=${skip(target)}(.*))${r}` : `${r}${skip(target)}(.*)`;
   });
   branches.push(`${skip(names.get(fallback)!)}(.*)`);
-  // PCRE's compiled patterns are limited (64 KB with the default link size): at most
-  // MAX_ALTERNATIVES per regex, the next ones in a following entry of the same map.
+  // PCRE's compiled patterns are limited (64 KB with the default link size), and nginx reads a
+  // token of at most 4 KB of config text: at most MAX_ALTERNATIVES and MAX_REGEX_TEXT bytes (as
+  // quoted) per regex, the next ones in a following entry of the same map.
   const regexes: string[] = [];
-  for (let i = 0; i < branches.length; i += MAX_ALTERNATIVES) regexes.push(`^(?|${branches.slice(i, i + MAX_ALTERNATIVES).join('|')})`);
+  let chunk: string[] = [];
+  let size = 0;
+  let compiled = 0;
+  for (const b of branches) {
+    const bytes = quotedLength(b) + 1;
+    const code = compiledSize(b);
+    if (chunk.length > 0 && (chunk.length === MAX_ALTERNATIVES || size + bytes > MAX_REGEX_TEXT || compiled + code > MAX_COMPILED)) {
+      regexes.push(`^(?|${chunk.join('|')})`);
+      chunk = [];
+      size = 0;
+      compiled = 0;
+    }
+    chunk.push(b);
+    size += bytes;
+    compiled += code;
+  }
+  regexes.push(`^(?|${chunk.join('|')})`);
   return { key: [...index.keys(), ...literals.keys(), ...names.keys()].join('\n'), regexes, variable: dispatchVariable(regexes) };
 }
 
