@@ -3,16 +3,18 @@
  *
  * nginx resolves variable names by a linear scan while loading the config, so a design with
  * one `map` (one variable) per location made `nginx -t` and reloads grow with the square of
- * the number of routes. Instead, a location that must look at conditions does:
+ * the number of routes; an `if` per location costs a location config of every module and a
+ * regex compile at each reload. Instead, a location that must look at conditions does:
  *
- *   set $pc_k "$request_method\n$http_x_a\n$args";   # one variable name for every location
- *   if ($pc_k ~ "^(?=GET\n)(?=[^\n]*\n1\n)...") { error_page 418 = @rule_...; return 418; }
- *   ...                                               # candidates in precedence order
- *   error_page 418 = @rule_... | @portcullis_404; return 418;
+ *   set $pc_k "$request_method\n$http_x_a\n$args\nt1\n@rule_a\n@rule_b";  # one variable name
+ *   error_page 418 = $pc_d<hash>; return 418;
  *
- * The composite holds only the fields this location's candidates read, "\n"-separated (header
- * values and $args cannot hold a raw newline); each candidate is ONE regex of lookaheads that we
- * generate (values regex-escaped), one per condition, each skipping to its field by position.
+ * and `map $pc_k $pc_d<hash>` holds the regexes (dispatchComposite): the composite holds only
+ * the fields this location's candidates read, "\n"-separated (header values and $args cannot
+ * hold a raw newline), then the values they compare with and the named locations; each
+ * candidate is one alternative of lookaheads that we generate (values regex-escaped, or read
+ * from the composite by backreference), one per condition, each skipping to its field by
+ * position. The map is named after its regexes, so every location that reads alike shares it.
  * User regexes (RegularExpression path, header and query value conditions) never go into a
  * composite: each distinct one is a 0/1 `map` variable ($pc_r<N>), read as a field that must be
  * "1". RegularExpression path candidates apply to every location of a server, in the same order:
