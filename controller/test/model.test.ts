@@ -170,8 +170,9 @@ describe('conditions', () => {
     const model = onlyRule(f.prefix('/', { method: 'GET', headers: [H('X-A', '1')], queryParams: [H('q', '2')] }));
     expect(model.maps).toHaveLength(0);
     const action = location(server(model, 80), 'prefix', '/').action;
-    // The fields, then the named locations the regex captures as $1.
-    expect(action).toMatchObject({ kind: 'dispatch', key: '$request_method\n$http_x_a\n$args\n@rule_default_r_0', fallback: '@portcullis_404' });
+    // The fields, the values they are compared with, then the named locations the regex
+    // captures as $1, the fallback's last.
+    expect(action).toMatchObject({ kind: 'dispatch', key: '$request_method\n$http_x_a\n$args\n1\n2\n@rule_default_r_0\n@portcullis_404', fallback: '@portcullis_404' });
     expect(simulate(model, 80, { path: '/?q=2', headers: { 'X-A': '1' } })).toBe(hit);
     expect(simulate(model, 80, { path: '/?q=2', method: 'HEAD', headers: { 'X-A': '1' } })).toBe(404);
   });
@@ -286,7 +287,7 @@ describe('nginx variables do not grow with routes', () => {
       const r7 = location(s, 'prefix', '/r7').action;
       expect(r7.kind).toBe('dispatch');
       const fields = s.locations.flatMap((l) => (l.action.kind === 'dispatch' ? l.action.key.split('\n') : []));
-      expect([...new Set(fields.filter((x) => !x.startsWith('@')))].sort()).toEqual(['$args', '$http_x_t', '$pc_u', '$request_method']);
+      expect([...new Set(fields.filter((x) => x.startsWith('$')))].sort()).toEqual(['$args', '$http_x_t', '$pc_u', '$request_method']);
       if (n === 10) {
         expect(r7.kind === 'dispatch' && r7.key.split('\n')).toContain('@rule_default_r7_1');
         expect(s.locations.some((l) => l.path === '/r7/login')).toBe(false);

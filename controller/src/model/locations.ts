@@ -334,7 +334,7 @@ export function buildLocations(
     for (const c of list) {
       let e = test === 'segment' ? c.segmentGuard : c.equalsGuard;
       if (!e || (e.conditions[e.conditions.length - 1] as { field: string }).field !== field) {
-        e = { conditions: [...c.conditions, { field, test, fragment: escapeRegex(c.path) }], ruleLocation: c.ruleLocation, position: 0 };
+        e = { conditions: [...c.conditions, { field, test, fragment: escapeRegex(c.path), literal: c.path }], ruleLocation: c.ruleLocation, position: 0 };
         if (test === 'segment') c.segmentGuard = e;
         else c.equalsGuard = e;
       }
@@ -512,6 +512,6 @@ function locationAction(own: Entry[], runs: Run[], runOf: (run: Run) => Dispatch
     targets.add(c.ruleLocation.name);
   }
   if (firstUnconditional >= 0) targets.add(fallback);
-  const { key, regexes } = dispatchComposite(alternatives);
-  return { kind: 'dispatch', key, regexes, fallback, targets: [...targets], runs: used };
+  const { key, regexes, variable } = dispatchComposite(alternatives, fallback);
+  return { kind: 'dispatch', key, regexes, variable, fallback, targets: [...targets], runs: used };
 }
