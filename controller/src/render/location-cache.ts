@@ -5,7 +5,7 @@
  * route change, so servers-cache.ts cannot reuse it, and rendering its ~2,000 locations through
  * the template is most of the render. A location that dispatches (or answers a status) with no
  * settings of its own renders from a few strings only (match, path, the dispatch key, its
- * regexes and fallback): equal strings, equal text. Texts are kept per `match path` slot (a few
+ * regexes, its map variable and fallback): equal strings, equal text. Texts are kept per `match path` slot (a few
  * per slot: several servers may have a location "/") and found by comparing those strings, which
  * costs less than hashing them into one key. Locations with settings or an inline proxy carry
  * objects and are rendered every time.
@@ -28,6 +28,7 @@ interface Kept {
   nginxKey?: string;
   nginxFallback?: string;
   regexes?: string[];
+  variable?: string;
   root: string;
   text: string;
   used: number;
@@ -55,7 +56,7 @@ function sameStrings(a: string[] | undefined, b: string[]): boolean {
 function sameLocation(k: Kept, a: Location['action'], root: string): boolean {
   if (k.root !== root || k.kind !== a.kind) return false;
   if (a.kind === 'status') return k.code === a.code;
-  return a.kind === 'dispatch' && k.nginxKey === a.nginxKey && k.nginxFallback === a.nginxFallback && sameStrings(k.regexes, a.regexes);
+  return a.kind === 'dispatch' && k.nginxKey === a.nginxKey && k.variable === a.variable && k.nginxFallback === a.nginxFallback && sameStrings(k.regexes, a.regexes);
 }
 
 /** Whether the location's text depends only on the strings compared (else it is rendered each time). */
@@ -102,7 +103,7 @@ function locationText(location: Location, options: BlockOptions, root: string): 
   kept.push(
     a.kind === 'status'
       ? { kind: 'status', code: a.code, root, text, used: renders }
-      : { kind: 'dispatch', nginxKey: (a as { nginxKey?: string }).nginxKey, nginxFallback: (a as { nginxFallback?: string }).nginxFallback, regexes: (a as { regexes: string[] }).regexes, root, text, used: renders },
+      : { kind: 'dispatch', nginxKey: (a as { nginxKey?: string }).nginxKey, nginxFallback: (a as { nginxFallback?: string }).nginxFallback, regexes: (a as { regexes: string[] }).regexes, variable: (a as { variable: string }).variable, root, text, used: renders },
   );
   usedThisRender++;
   return text;
