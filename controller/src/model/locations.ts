@@ -68,6 +68,21 @@ export function segmentPrefixes(path: string): string[] {
   return out;
 }
 
+/**
+ * segmentPrefixes, kept per path text: every build asks again for every path of a server (one
+ * host: ~3,000 lists of new slices per change, for paths that mostly did not change). Read only.
+ */
+const keptPrefixes = new Map<string, readonly string[]>();
+function segmentPrefixesOf(path: string): readonly string[] {
+  let out = keptPrefixes.get(path);
+  if (out === undefined) {
+    if (keptPrefixes.size >= 50000) keptPrefixes.clear();
+    out = segmentPrefixes(path);
+    keptPrefixes.set(path, out);
+  }
+  return out;
+}
+
 const PATH_RANK = { Exact: 3, RegularExpression: 2, PathPrefix: 1 } as const;
 
 /**
@@ -304,13 +319,13 @@ export function buildLocations(
     for (let i = 1; i < list.length; i++) if (list[i - 1].position > list[i].position) return list.sort(byOrder);
     return list;
   };
-  /** The PathPrefix candidates of the segment-prefixes of `base` ("/", "/a", "/a/b" for "/a/b"). */
-  const prefixCandidates = (base: string, skipOwn = false): Candidate[] => {
-    const out: Candidate[] = [];
-    for (const p of segmentPrefixes(base)) {
-      if (skipOwn && p === base) continue;
-      const list = prefixByPath.get(p);
-      if (list) for (const c of list) out.push(c);
+  /** The PathPrefix candidates of the segment-prefixes of `base` ("/", "/a", "/a/b" for "/a/b"), added to `out`. */
+  const prefixCandidates = (base: string, skipOwn = false, out: Entry[] = []): Entry[] => {
+    const prefixes = segmentPrefixesOf(base);
+    for (let i = 0; i < prefixes.length; i++) {
+      if (skipOwn && prefixes[i] === base) continue;
+      const list = prefixByPath.get(prefixes[i]);
+      if (list) for (let k = 0; k < list.length; k++) out.push(list[k]);
     }
     return out;
   };
@@ -327,10 +342,9 @@ export function buildLocations(
   /** Prefix locations by their nginx path ("/", "/x" or "/x/"), to find a path's host. */
   const prefixPlans = new Map<string, Plan>();
   const uri = () => plansCtx.maps.uriField();
-  /** The candidates with their path tested on $pc_u (kept with each candidate: see Candidate). */
-  const guarded = (list: Candidate[], test: 'segment' | 'equals'): Entry[] => {
+  /** The candidates with their path tested on $pc_u (kept with each candidate: see Candidate), added to `out`. */
+  const guarded = (list: Candidate[], test: 'segment' | 'equals', out: Entry[]): Entry[] => {
     const field = uri();
-    const out: Entry[] = [];
     for (const c of list) {
       let e = test === 'segment' ? c.segmentGuard : c.equalsGuard;
       if (!e || (e.conditions[e.conditions.length - 1] as { field: string }).field !== field) {
@@ -381,7 +395,7 @@ export function buildLocations(
     // (No closure per path: tsx names every closure it creates.)
     const host = foldHost(path, list.length);
     if (host) {
-      host.candidates.push(...guarded(list, 'segment'));
+      guarded(list, 'segment', host.candidates);
       continue;
     }
     const below = inOrder(prefixCandidates(path));
@@ -394,7 +408,7 @@ export function buildLocations(
       prefixPlans.set(slash.path, slash);
       continue;
     }
-    const plan: Plan = { match: 'prefix', path, candidates: [...guarded(list, 'segment'), ...prefixCandidates(path, true)], host: true };
+    const plan: Plan = { match: 'prefix', path, candidates: prefixCandidates(path, true, guarded(list, 'segment', [])), host: true };
     plans.push(plan);
     prefixPlans.set(path, plan);
   }
@@ -404,10 +418,10 @@ export function buildLocations(
   for (const [path, exact] of exactByPath) {
     const host = prefixByPath.has(path) ? undefined : foldHost(path, exact.length);
     if (host) {
-      host.candidates.push(...guarded(exact, 'equals'));
+      guarded(exact, 'equals', host.candidates);
       continue;
     }
-    plans.push({ match: 'exact', path, candidates: [...exact, ...prefixCandidates(path)], host: false });
+    plans.push({ match: 'exact', path, candidates: prefixCandidates(path, false, exact.slice()), host: false });
   }
 
   const locations: Location[] = plans.map((plan) => {
