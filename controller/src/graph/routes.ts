@@ -26,8 +26,15 @@ export interface Attachment {
 }
 
 function resolvedRefsCondition(rules: RouteRule[]): GraphCondition {
+  // Loops first: nearly every route resolves, and this runs for every route of every build.
+  let allValid = true;
+  for (const r of rules) {
+    if (!r.valid) continue;
+    for (const b of r.backends) allValid &&= b.valid;
+    for (const m of r.filters?.mirrors ?? []) allValid &&= m.backend.valid;
+  }
+  if (allValid) return routeConditions.resolvedRefs();
   const bad = rules.filter((r) => r.valid).flatMap((r) => [...r.backends, ...(r.filters?.mirrors.map((m) => m.backend) ?? [])].filter((b) => !b.valid));
-  if (bad.length === 0) return routeConditions.resolvedRefs();
   return routeConditions.unresolvedRefs(bad[0].invalidReason ?? 'BackendNotFound', bad.map((b) => b.invalidMessage).join('; '));
 }
 
