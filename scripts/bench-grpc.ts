@@ -27,6 +27,10 @@
  * Debian, the processes a shell starts share one CPU share against other sessions', so on a busy
  * machine that is also where calls/s end up.)
  *
+ * Also printed: the bound the same per-call costs give on an otherwise idle machine, where each
+ * process (single-threaded: h2load -t1, the grpc-js server, one nginx worker) can use one core
+ * and the three together all of them: direct vs gateway calls/s at best.
+ *
  * Env: BENCH_SECONDS, BENCH_ROUNDS (shared with the HTTP part), BENCH_GRPC_CLIENTS (comma list
  * of h2load-64c, h2load-1c, grpc-js; default all three; h2load ones are skipped, with a message,
  * where h2load is not installed).
@@ -308,6 +312,17 @@ export async function benchGrpc(options: { nginx: string; seconds: number; round
     console.log(
       `  CPU per call (medians): direct ${dTotal.toFixed(1)} us (client ${d.client.toFixed(1)} + backend ${d.backend.toFixed(1)}); ` +
         `gateway ${gTotal.toFixed(1)} us (client ${g.client.toFixed(1)} + backend ${g.backend.toFixed(1)} + nginx ${g.nginx.toFixed(1)}); CPU-bound ratio ${(dTotal / gTotal).toFixed(3)}`,
+    );
+    // With the machine to themselves, each process is one thread on one core at most, and the
+    // processes together have all the cores: calls/s <= min(cores / total CPU per call,
+    // 1 core / the costliest process's CPU per call). The two paths' bounds, from these costs:
+    const cores = os.cpus().length;
+    const bound = (costs: number[]) => Math.min(cores / costs.reduce((a, b) => a + b, 0), 1 / Math.max(...costs)) * 1e6;
+    const dBound = bound([d.client, d.backend]);
+    const gBound = bound([g.client, g.backend, g.nginx]);
+    console.log(
+      `  bound on ${cores} idle cores from these costs: direct ${dBound.toFixed(0)}, gateway ${gBound.toFixed(0)} calls/s, ratio ${(gBound / dBound).toFixed(3)}` +
+        ` (on a shared machine the CPU-bound ratio applies instead)`,
     );
   }
 }
