@@ -148,6 +148,11 @@ export interface LocationContext {
 export interface ServerLocations {
   locations: Location[];
   ruleLocations: RuleLocation[];
+  /**
+   * With a LocationsMemo: the memo's own rule locations, of which `ruleLocations` are copies (in
+   * the same order), never changed by anyone; model/memo.ts keeps them instead of copying again.
+   */
+  keptRules?: RuleLocation[];
 }
 
 const PLAIN_HTTP: ServerInfo = { port: 80, https: false };
@@ -238,12 +243,16 @@ export function buildLocations(
 
   memo?.begin();
   const ruleLocations: RuleLocation[] = [];
+  const keptRules: RuleLocation[] | undefined = memo ? [] : undefined;
   const candidates: Candidate[] = [];
   for (const { attached, hostKey } of ordered) {
     const route = attached.route;
     if (memo) {
       const parts = memo.route(route, hostKey, ctx, server, routeParts);
-      for (const r of parts.ruleLocations) ruleLocations.push(copyRule(r));
+      for (const r of parts.ruleLocations) {
+        ruleLocations.push(copyRule(r));
+        keptRules!.push(r);
+      }
       for (const c of parts.candidates) candidates.push(c);
     } else {
       const parts = routeParts(route, hostKey, ctx, server);
@@ -417,7 +426,7 @@ export function buildLocations(
   });
   locations.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.match < b.match ? -1 : 1));
   memo?.end();
-  return { locations, ruleLocations };
+  return keptRules ? { locations, ruleLocations, keptRules } : { locations, ruleLocations };
 }
 
 /** The indexes of the rule's backends that take a share of its requests (weight > 0). */
