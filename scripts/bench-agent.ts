@@ -91,7 +91,7 @@ const at = (l: Log) => Date.parse(l.time ?? '');
  * (one machine, millisecond log stamps).
  */
 function timeline(marks: { i: number; start: number; created: number; served: number }[], controllerLogs: Log[], agentLogs: Log[]): [string, number[]][] {
-  const names = ['create request answered', 'controller asked to reconcile (watch event + 5 ms)', 'reconcile started', 'config frame sent (parse, graph, model, render, hash)', 'agent received the frame', 'agent wrote the files, signalled nginx', 'new nginx workers forked', 'new workers answer (apply done)', 'served to the bench probe'];
+  const names = ['create request answered', 'controller asked to reconcile (watch event)', 'reconcile started', 'config frame sent (parse, graph, model, render, hash)', 'agent received the frame', 'agent wrote the files, signalled nginx', 'new nginx workers forked', 'new workers answer (apply done)', 'served to the bench probe'];
   const rows: number[][] = names.map(() => []);
   for (const m of marks) {
     // The first reconcile after the create that pushed a new config.

@@ -31,6 +31,27 @@ function pickLocation(server: Server, uri: string): Location | undefined {
     .sort((a, b) => b.path.length - a.path.length)[0];
 }
 
+/** The alternatives of an alternation, split at its top-level "|" (escapes and classes skipped). */
+function topLevelAlternatives(body: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i];
+    if (c === '\\') i++;
+    else if (c === '[') {
+      for (i++; i < body.length && body[i] !== ']'; i++) if (body[i] === '\\') i++;
+    } else if (c === '(') depth++;
+    else if (c === ')') depth--;
+    else if (c === '|' && depth === 0) {
+      out.push(body.slice(start, i));
+      start = i + 1;
+    }
+  }
+  out.push(body.slice(start));
+  return out;
+}
+
 /** Which rule answers (as "namespace/name#rule"), or the status nginx returns. */
 /** PCRE's `\z` (end of subject) is JS's `$` without the m flag. */
 function jsRegex(pcre: string): RegExp {
@@ -64,16 +85,22 @@ export function simulate(model: NginxModel, port: number, req: SimRequest): stri
   if (act.kind === 'status') return act.code;
   if (act.kind === 'proxy') source = act.source;
   else {
-    // set $pc_k "<key>"; if ($pc_k ~ "^(?|A|B...)") -> $1; else the fallback. JavaScript has no
-    // branch reset "(?|": each alternative has its own group, and only the matching one is set.
+    // set $pc_k "<key>"; error_page 418 = <map of $pc_k>: its regexes "^(?|A|B...)" in order,
+    // the first that matches naming the location as $1, else the map's default. JavaScript has
+    // no branch reset "(?|": each alternative is tried as a regex of its own, in order (what
+    // PCRE does for an anchored alternation), so its groups are numbered from 1 as in PCRE.
     const key = expand(act.key);
-    let target = act.fallback;
-    for (const regex of act.regexes) {
-      if (!regex.startsWith('^(?|')) throw new Error(`unexpected dispatch regex ${regex}`);
-      const m = new RegExp('^(?:' + regex.slice(4)).exec(key);
-      if (m) {
-        target = m.slice(1).find((g) => g !== undefined)!;
-        break;
+    let target = '@portcullis_404';
+    const map = model.dispatchMaps?.find((m) => m.variable === act.variable);
+    if (!map || JSON.stringify(map.regexes) !== JSON.stringify(act.regexes)) throw new Error(`no dispatch map ${act.variable} for its location`);
+    found: for (const regex of act.regexes) {
+      if (!regex.startsWith('^(?|') || !regex.endsWith(')')) throw new Error(`unexpected dispatch regex ${regex}`);
+      for (const alternative of topLevelAlternatives(regex.slice(4, -1))) {
+        const m = new RegExp('^' + alternative.replace(/\\g\{(\d+)\}/g, '\\$1')).exec(key);
+        if (m) {
+          target = m[1];
+          break found;
+        }
       }
     }
     const rl = server.ruleLocations.find((r) => r.name === target);

@@ -48,3 +48,47 @@ for (const hosts of [0, 3]) {
     expect(locationCacheStats.hits - before.hits).toBeGreaterThan(100);
   });
 }
+
+/**
+ * servers.conf.hbs walks a server's locations with eachLocation (kept texts) and only the
+ * `emittedRules` of its rule locations (render/templates.ts): the rules it leaves out must be
+ * those the loop body writes nothing for. Compared with the same template walking every location
+ * and rule location with Handlebars' `each`, over random routes plus rules with mirrors (their
+ * locations are written whether or not the rule's own location is), backendRef filters (a
+ * location per backend) and weighted backends.
+ */
+test('the servers.conf loops over kept location texts and emitted rules render what plain loops over every location and rule do', async () => {
+  const { compileTemplate, readTemplate } = await import('../src/render/templates');
+  const source = readTemplate('servers.conf.hbs');
+  expect(source).toContain('{{#each (emittedRules ruleLocations)}}');
+  // ...and Handlebars' own loop over the locations instead of eachLocation (no kept texts).
+  expect(source).toContain('{{#eachLocation locations}}');
+  const everyRule = compileTemplate(
+    source.replace('{{#each (emittedRules ruleLocations)}}', '{{#each ruleLocations}}').replace('{{#eachLocation locations}}', '{{#each locations}}').replace('{{/eachLocation}}', '{{/each}}'),
+  );
+  const mirror = (percent: number) => ({ mirrors: [{ backend: f.backend('mirror', 9090), percent }] });
+  let compared = 0;
+  for (let seed = 1; seed <= 8; seed++) {
+    const r = rng(seed * 7919);
+    const routes = routeSet(r, 16, 'm', seed % 2 ? 0 : 3).map((rt, i) => {
+      if (i % 3 !== 0) return rt;
+      // Mirrors on some rules, on a backendRef of a split rule on others.
+      const rules = rt.rules.map((rule, k) =>
+        k % 2 === 0
+          ? { ...rule, filters: mirror(i % 2 ? 100 : 25) }
+          : { ...rule, backends: [f.backend('a', 8081, { weight: 1 }), f.backend('b', 8082, { weight: 3 })], backendFilters: [mirror(50), undefined] },
+      );
+      return { ...rt, rules };
+    });
+    const graph = f.graph([f.listener(80, routes.map((rt) => f.attach(rt)))]);
+    const context = renderContext(buildModel(graph), options);
+    // Twice: with nothing kept, then with every location's text kept from the first.
+    clearLocationCache();
+    const text = templates()['servers.conf'](context);
+    expect(text).toEqual(everyRule(context));
+    expect(templates()['servers.conf'](context)).toEqual(text);
+    if (text.includes('copies of requests for a RequestMirror filter')) compared++;
+  }
+  // The mirrors' locations were among what was compared.
+  expect(compared).toBeGreaterThan(4);
+});

@@ -10,7 +10,7 @@ import type { ListenerCertificate } from '../graph/tls';
 import { buildLocations } from './locations';
 import { ConditionMaps } from './matching';
 import { finalizeBodyLimits } from './bodylimit';
-import type { NginxModel, RuleLocation, RuleSource, Server, SplitClients } from './types';
+import type { DispatchMap, NginxModel, RuleLocation, RuleSource, Server, SplitClients } from './types';
 import type { HeaderAppendMap } from './filters';
 import { targetSignature, Upstreams } from './upstreams';
 import { grpcErrorPages } from './grpc';
@@ -129,6 +129,7 @@ export function finalizeModel(model: NginxModel): NginxModel {
   }
   finalizeBodyLimits(model);
   shareNamedLocations(model);
+  model.dispatchMaps = dispatchMaps(model);
   const appends = new Map<string, HeaderAppendMap>();
   for (const server of model.servers) for (const r of server.ruleLocations) for (const m of r.filters?.appendMaps ?? []) appends.set(m.variable, m);
   if (appends.size) model.headerAppends = [...appends.values()].sort((a, b) => (a.variable < b.variable ? -1 : 1));
@@ -225,6 +226,31 @@ function nginxKeyOf(key: string, regexes: string[], name: (n: string) => string)
     hit.nginxKey = key.split('\n').map((f) => (f.charCodeAt(0) === 64 ? name(f) : f)).join('\n');
   }
   return hit.nginxKey;
+}
+
+/**
+ * The maps dispatching locations name (LocationAction 'dispatch' `variable`), once each, in a
+ * stable order. A variable is a hash of its regexes: two different lists under one name (a
+ * 1-in-2^80 chance) would send requests astray, so that is an error, never a config.
+ */
+function dispatchMaps(model: NginxModel): DispatchMap[] {
+  const byVariable = new Map<string, string[]>();
+  for (const server of model.servers) {
+    for (const loc of server.locations) {
+      const a = loc.action;
+      if (a.kind !== 'dispatch') continue;
+      const seen = byVariable.get(a.variable);
+      if (!seen) byVariable.set(a.variable, a.regexes);
+      else if (seen !== a.regexes && !sameStrings(seen, a.regexes)) throw new Error(`dispatch map ${a.variable} names two different regex lists`);
+    }
+  }
+  return [...byVariable].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([variable, regexes]) => ({ variable, regexes }));
+}
+
+function sameStrings(a: string[], b: string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** Mirror locations are named per rule, so two rules' filters that differ only there still share. */

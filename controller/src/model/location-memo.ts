@@ -149,6 +149,6 @@ export class LocationsMemo<C = unknown> {
  */
 function copyAction(a: LocationAction, runs: DispatchRun[]): LocationAction {
   if (a.kind !== 'dispatch') return { ...a };
-  return { kind: 'dispatch', key: a.key, regexes: a.regexes, fallback: a.fallback, targets: a.targets, runs, nginxKey: undefined, nginxFallback: undefined };
+  return { kind: 'dispatch', key: a.key, regexes: a.regexes, variable: a.variable, fallback: a.fallback, targets: a.targets, runs, nginxKey: undefined, nginxFallback: undefined };
 }
 

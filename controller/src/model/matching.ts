@@ -3,16 +3,18 @@
  *
  * nginx resolves variable names by a linear scan while loading the config, so a design with
  * one `map` (one variable) per location made `nginx -t` and reloads grow with the square of
- * the number of routes. Instead, a location that must look at conditions does:
+ * the number of routes; an `if` per location costs a location config of every module and a
+ * regex compile at each reload. Instead, a location that must look at conditions does:
  *
- *   set $pc_k "$request_method\n$http_x_a\n$args";   # one variable name for every location
- *   if ($pc_k ~ "^(?=GET\n)(?=[^\n]*\n1\n)...") { error_page 418 = @rule_...; return 418; }
- *   ...                                               # candidates in precedence order
- *   error_page 418 = @rule_... | @portcullis_404; return 418;
+ *   set $pc_k "$request_method\n$http_x_a\n$args\nt1\n@rule_a\n@rule_b";  # one variable name
+ *   error_page 418 = $pc_d<hash>; return 418;
  *
- * The composite holds only the fields this location's candidates read, "\n"-separated (header
- * values and $args cannot hold a raw newline); each candidate is ONE regex of lookaheads that we
- * generate (values regex-escaped), one per condition, each skipping to its field by position.
+ * and `map $pc_k $pc_d<hash>` holds the regexes (dispatchComposite): the composite holds only
+ * the fields this location's candidates read, "\n"-separated (header values and $args cannot
+ * hold a raw newline), then the values they compare with and the named locations; each
+ * candidate is one alternative of lookaheads that we generate (values regex-escaped, or read
+ * from the composite by backreference), one per condition, each skipping to its field by
+ * position. The map is named after its regexes, so every location that reads alike shares it.
  * User regexes (RegularExpression path, header and query value conditions) never go into a
  * composite: each distinct one is a 0/1 `map` variable ($pc_r<N>), read as a field that must be
  * "1". RegularExpression path candidates apply to every location of a server, in the same order:
@@ -21,6 +23,7 @@
  */
 import type { RouteMatch } from '../graph/types';
 import type { LocationAction, MapBlock } from './types';
+import { createHash } from 'crypto';
 import { escapeRegex, queryValueRegex } from './regex';
 
 /** The one variable every dispatching location sets to its composite. */
@@ -28,10 +31,16 @@ export const DISPATCH_KEY_VARIABLE = '$pc_k';
 
 /** One condition on one field of a composite. */
 export type Condition =
-  /** The field's whole value equals (a regex-escaped fragment). */
-  | { field: string; test: 'equals'; fragment: string }
-  /** The field ($args) holds a parameter matching `fragment` ("name=value"), ended by & or the end. */
-  | { field: string; test: 'param'; fragment: string; name: string }
+  /**
+   * The field's whole value equals (a regex-escaped fragment). `literal`: the value itself, when
+   * a dispatch may carry it in its composite instead of its regex (see dispatchComposite).
+   */
+  | { field: string; test: 'equals'; fragment: string; literal?: string }
+  /**
+   * The field ($args) holds a parameter matching `fragment` ("name=value"), ended by & or the
+   * end. `literal`: the value, when the parameter's bytes are only that value (no encodings).
+   */
+  | { field: string; test: 'param'; fragment: string; name: string; literal?: string }
   /** The field ($args) holds a parameter whose name matches `fragment` ("name="). */
   | { field: string; test: 'present'; fragment: string }
   /** The field is a 0/1 map variable that must be "1". */
@@ -40,7 +49,7 @@ export type Condition =
    * The field (ConditionMaps.uriField) starts with `fragment` (a regex-escaped path) followed by
    * "/" or its end: a PathPrefix's segment rule, in a location nginx also reaches for /xyz.
    */
-  | { field: string; test: 'segment'; fragment: string };
+  | { field: string; test: 'segment'; fragment: string; literal?: string };
 
 /** The nginx variable for a request header, or undefined when nginx cannot read that name. */
 export function headerVariable(name: string): string | undefined {
@@ -147,12 +156,16 @@ export function elementConditions(match: RouteMatch, maps: ConditionRegistry, wa
       warn(`header name ${JSON.stringify(h.name)} cannot be read by nginx; the match element never matches`);
       return undefined;
     }
-    if (h.type === 'Exact') out.push({ field: variable, test: 'equals', fragment: escapeRegex(h.value) });
+    if (h.type === 'Exact') out.push({ field: variable, test: 'equals', fragment: escapeRegex(h.value), literal: h.value });
     else out.push({ field: maps.flag(variable, h.value), test: 'flag' });
   }
   for (const q of firstByName(match.queryParams, (n) => n)) {
     const name = queryValueRegex(q.name);
-    if (q.type === 'Exact') out.push({ field: '$args', test: 'param', name, fragment: `${name}=${queryValueRegex(q.value)}` });
+    if (q.type === 'Exact') {
+      const value = queryValueRegex(q.value);
+      // Only a value of letters and digits has no other spelling in a raw query string.
+      out.push({ field: '$args', test: 'param', name, fragment: `${name}=${value}`, ...(value === q.value ? { literal: q.value } : {}) });
+    }
     else {
       out.push({ field: '$args', test: 'present', fragment: `${name}=` });
       out.push({ field: maps.flag(maps.queryValue(q.name), q.value), test: 'flag' });
@@ -174,21 +187,25 @@ function skip(i: number): string {
   return SKIP[i];
 }
 
-function lookahead(c: Condition, i: number, last: boolean): string {
+/**
+ * The lookahead testing `c` on field `i`. `ref`: a backreference (\g{N}) to the group holding
+ * the condition's literal, read from the composite, instead of the value in the regex.
+ */
+function lookahead(c: Condition, i: number, last: boolean, ref?: string): string {
   const end = last ? '$' : '\\n';
   switch (c.test) {
     case 'equals':
-      return `(?=${skip(i)}${c.fragment}${end})`;
+      return `(?=${skip(i)}${ref ?? c.fragment}${end})`;
     case 'flag':
       return `(?=${skip(i)}1${end})`;
     case 'param':
       // The first parameter of that name decides (the Gateway API's recommendation, and what
       // the $pq_N maps of RegularExpression values read): skip only parameters of other names.
-      return `(?=${skip(i)}(?:(?!${c.name}=)[^&\\n]*&)*${c.fragment}(?:&|${end}))`;
+      return `(?=${skip(i)}(?:(?!${c.name}=)[^&\\n]*&)*${ref ? `${c.name}=${ref}` : c.fragment}(?:&|${end}))`;
     case 'present':
       return `(?=${skip(i)}(?:.*&)?${c.fragment})`;
     case 'segment':
-      return `(?=${skip(i)}${c.fragment}(?:/|${end}))`;
+      return `(?=${skip(i)}${ref ?? c.fragment}(?:/|${end}))`;
   }
 }
 
@@ -214,41 +231,141 @@ export function composite(candidates: Condition[][]): { key: string; regexes: st
 /** Alternatives per dispatch regex (each ~100-300 bytes of compiled pattern). */
 export const MAX_ALTERNATIVES = 40;
 
+/**
+ * Bytes of alternatives per dispatch regex as written in the config (nginx refuses a token
+ * longer than its 4,096-byte read buffer; the rest is for the quotes, "~^(?|" and ")").
+ */
+export const MAX_REGEX_TEXT = 3800;
+
+/**
+ * A bound on a dispatch regex's compiled size (bytes): PCRE2 links with 16-bit offsets (64 KB)
+ * and compiles a group repeated {n} times as n copies, so skipping to field 150 costs ~1.5 KB
+ * (a location with many candidates has that many fields: values, then names).
+ */
+export const MAX_COMPILED = 40000;
+
+/** An over-estimate of an alternative's compiled size: ~12 bytes per skipped field, 2 per other byte. */
+function compiledSize(branch: string): number {
+  let n = 2 * branch.length;
+  for (let i = branch.indexOf('){'); i >= 0; i = branch.indexOf('){', i + 2)) n += 12 * parseInt(branch.slice(i + 2), 10);
+  return n;
+}
+
+/** The length of `text` as a quoted nginx string's contents (a backslash or quote doubles). */
+function quotedLength(text: string): number {
+  let n = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 92 || c === 34) n++;
+  }
+  return n;
+}
+
 /** One alternative of a location's dispatch, in precedence order. */
 export type Alternative = { conditions: Condition[]; target: string } | { run: string };
 
 /**
- * A location's whole dispatch as ONE regex (one `if`: each `if` costs nginx a location config,
- * ~15 KB): the composite holds the fields the alternatives read, then the names of the named
- * locations they go to, one per field; the regex is a branch-reset alternation `^(?|A1|A2...)`
- * (PCRE tries alternatives in order, so the first that holds wins) where each alternative checks
- * its conditions (lookaheads) and captures its target's name from the composite as $1; a run's
- * alternative captures its map's value when not empty.
+ * A condition's value as a field of the composite, or undefined when it stays in the regex: a
+ * field is a literal part of an nginx string between "\n"s, so it holds no "\n" and no "$"
+ * (nginx would read a variable), and does not start with "@" (fields starting with "@" are
+ * named locations: finalizeModel renames shared ones).
  */
-export function dispatchComposite(alternatives: Alternative[]): { key: string; regexes: string[] } {
+function keyLiteral(c: Condition): string | undefined {
+  if (c.test !== 'equals' && c.test !== 'param' && c.test !== 'segment') return undefined;
+  const v = c.literal;
+  if (v === undefined || v.charCodeAt(0) === 64 || v.indexOf('$') >= 0 || v.indexOf('\n') >= 0) return undefined;
+  return v;
+}
+
+/** The dispatch map variable named after its regexes (see DispatchMap). */
+function dispatchVariable(regexes: string[]): string {
+  return '$pc_d' + createHash('sha256').update(regexes.join('\n')).digest('hex').slice(0, 20);
+}
+
+/**
+ * A location's whole dispatch as a `map` of the composite to the named location to go to, with
+ * no `if` (each `if` costs nginx a location config, ~15 KB, when it loads) and no regex of its
+ * own: the map's variable is named after its regexes, so every location whose dispatch reads
+ * the same way, in any server, shares one map and nginx compiles its regexes once.
+ *
+ * The composite holds the fields the alternatives read, then the values their conditions
+ * compare with (paths, header and query values: see keyLiteral), then the names of the named
+ * locations they go to and, last, the fallback's. The regex is a branch-reset alternation
+ * `^(?|A1|A2...|F)` (PCRE tries alternatives in order, so the first that holds wins) whose
+ * alternatives capture their target's name from the composite as $1: each checks its
+ * conditions with lookaheads, a value from the composite by backreference; a run's alternative
+ * captures its map's value when not empty; F, last, captures the fallback. So the regex depends
+ * on the shape of the candidates (which fields, which tests, in which order), not on their
+ * paths and values: the one-host benchmark's ~1,900 dispatching locations read ~40 regexes.
+ */
+export function dispatchComposite(alternatives: Alternative[], fallback: string): { key: string; regexes: string[]; variable: string } {
   const index = new Map<string, number>();
   for (const a of alternatives) {
     if ('run' in a) {
       if (!index.has(a.run)) index.set(a.run, index.size);
     } else for (const c of a.conditions) if (!index.has(c.field)) index.set(c.field, index.size);
   }
+  const literals = new Map<string, number>();
+  for (const a of alternatives) {
+    if ('run' in a) continue;
+    for (const c of a.conditions) {
+      const v = keyLiteral(c);
+      if (v !== undefined && !literals.has(v)) literals.set(v, index.size + literals.size);
+    }
+  }
   const names = new Map<string, number>();
-  for (const a of alternatives) if (!('run' in a) && !names.has(a.target)) names.set(a.target, index.size + names.size);
-  const lastIndex = index.size + names.size - 1;
+  const first = index.size + literals.size;
+  for (const a of alternatives) if (!('run' in a) && !names.has(a.target)) names.set(a.target, first + names.size);
+  if (!names.has(fallback)) names.set(fallback, first + names.size);
+  const lastIndex = first + names.size - 1;
   const branches = alternatives.map((a) => {
     if ('run' in a) return `${skip(index.get(a.run)!)}(.+)`;
     let r = '';
+    // Group 1 is the target's name (branch reset numbers each alternative's groups from 1);
+    // each literal this alternative compares with is one more group.
+    let groups: Map<string, number> | undefined;
     for (const c of a.conditions) {
       const i = index.get(c.field)!;
-      r += lookahead(c, i, i === lastIndex);
+      const v = keyLiteral(c);
+      if (v === undefined) {
+        r += lookahead(c, i, i === lastIndex);
+        continue;
+      }
+      groups ??= new Map();
+      let g = groups.get(v);
+      if (g === undefined) {
+        g = groups.size + 2;
+        groups.set(v, g);
+        r += `(?=${skip(literals.get(v)!)}(.*)\\n)`;
+      }
+      r += lookahead(c, i, i === lastIndex, `\\g{${g}}`);
     }
-    return `${r}${skip(names.get(a.target)!)}(.*)`;
+    const target = names.get(a.target)!;
+    return groups ? `(?=${skip(target)}(.*))${r}` : `${r}${skip(target)}(.*)`;
   });
-  // PCRE's compiled patterns are limited (64 KB with the default link size): at most
-  // MAX_ALTERNATIVES per regex, the next ones in a following `if` over the same composite.
+  branches.push(`${skip(names.get(fallback)!)}(.*)`);
+  // PCRE's compiled patterns are limited (64 KB with the default link size), and nginx reads a
+  // token of at most 4 KB of config text: at most MAX_ALTERNATIVES and MAX_REGEX_TEXT bytes (as
+  // quoted) per regex, the next ones in a following entry of the same map.
   const regexes: string[] = [];
-  for (let i = 0; i < branches.length; i += MAX_ALTERNATIVES) regexes.push(`^(?|${branches.slice(i, i + MAX_ALTERNATIVES).join('|')})`);
-  return { key: [...index.keys(), ...names.keys()].join('\n'), regexes };
+  let chunk: string[] = [];
+  let size = 0;
+  let compiled = 0;
+  for (const b of branches) {
+    const bytes = quotedLength(b) + 1;
+    const code = compiledSize(b);
+    if (chunk.length > 0 && (chunk.length === MAX_ALTERNATIVES || size + bytes > MAX_REGEX_TEXT || compiled + code > MAX_COMPILED)) {
+      regexes.push(`^(?|${chunk.join('|')})`);
+      chunk = [];
+      size = 0;
+      compiled = 0;
+    }
+    chunk.push(b);
+    size += bytes;
+    compiled += code;
+  }
+  regexes.push(`^(?|${chunk.join('|')})`);
+  return { key: [...index.keys(), ...literals.keys(), ...names.keys()].join('\n'), regexes, variable: dispatchVariable(regexes) };
 }
 
 /** Every named location a location may send requests to (its own steps, fallback and runs). */

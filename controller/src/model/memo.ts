@@ -100,12 +100,12 @@ export class ModelMemo {
       actions.push(l.action);
       settings.push(l.settings);
     }
-    this.next.set(id, { key, calls: parts.calls, locations: built.locations, actions, settings, ruleLocations: copyRules(built.ruleLocations), parts });
+    this.next.set(id, { key, calls: parts.calls, locations: built.locations, actions, settings, ruleLocations: built.keptRules ?? copyRules(built.ruleLocations), parts });
     this.stats.built++;
     this.stats.routesReused += parts.stats.routesReused;
     this.stats.routesBuilt += parts.stats.routesBuilt;
     this.stats.actionsReused += parts.stats.actionsReused;
     this.stats.actionsBuilt += parts.stats.actionsBuilt;
-    return built;
+    return { locations: built.locations, ruleLocations: built.ruleLocations };
   }
 }

@@ -130,16 +130,19 @@ export interface RuleLocation {
 /** What a path location does with a request. */
 export type LocationAction =
   /**
-   * Candidates carry conditions (model/matching.ts): set the dispatch key variable to `key`;
-   * at the first of `regexes` it matches, go to the named location captured as $1, else to
-   * `fallback` (a rule's named location, or the 404 location).
+   * Candidates carry conditions (model/matching.ts): set the dispatch key variable to `key`
+   * and go to the named location `variable` names: a map (NginxModel.dispatchMaps) from the
+   * key through `regexes`, the first that matches capturing the name as $1 (the last one
+   * always matches: it captures `fallback`, a rule's named location or the 404 location).
    */
   | {
       kind: 'dispatch';
-      /** "\n"-joined nginx variables and named-location names. */
+      /** "\n"-joined nginx variables, literal values and named-location names (the fallback's last). */
       key: string;
-      /** One `if` each, in order (one regex holds at most MAX_ALTERNATIVES candidates). */
+      /** One map entry each, in order (one regex holds at most MAX_ALTERNATIVES candidates). */
       regexes: string[];
+      /** The map's variable: named after `regexes`, so locations that read alike share it. */
+      variable: string;
       fallback: string;
       /** Named locations the regex and fallback may send to, best first (see also `runs`). */
       targets: string[];
@@ -223,6 +226,16 @@ export interface MapBlock {
   default: string;
 }
 
+/**
+ * `map $pc_k <variable> { volatile; "~regex" $1; ... default @portcullis_404; }`: the named
+ * location of a dispatching location (LocationAction 'dispatch'). Volatile: $pc_k is set anew
+ * by each location a request passes through.
+ */
+export interface DispatchMap {
+  variable: string;
+  regexes: string[];
+}
+
 export interface MapEntry {
   /** A PCRE regex matched case-sensitively against the source. */
   regex: string;
@@ -258,6 +271,8 @@ export interface NginxModel {
   /** Some rule proxies to InferencePools: the inference hop's upstream is rendered. */
   inferenceHop?: boolean;
   maps: MapBlock[];
+  /** Set by finalizeModel: the dispatch maps of every server's locations, one per variable. */
+  dispatchMaps?: DispatchMap[];
   splitClients: SplitClients[];
   upstreams: Upstream[];
   servers: Server[];

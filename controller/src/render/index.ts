@@ -86,7 +86,7 @@ export function renderContext(model: NginxModel, options: RenderOptions) {
     workerProcesses: String(workers),
     workerConnections: 4096,
     accessLog: options.accessLog ?? true,
-    variablesHashMaxSize: hashSize(model.maps.length + model.splitClients.length + 64, 1024),
+    variablesHashMaxSize: hashSize(model.maps.length + (model.dispatchMaps?.length ?? 0) + model.splitClients.length + 64, 1024),
     serverNamesHashMaxSize: hashSize(model.servers.length, 512),
     generationConf: GENERATION_CONF,
     generation: '0',

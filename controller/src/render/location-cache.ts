@@ -5,12 +5,12 @@
  * route change, so servers-cache.ts cannot reuse it, and rendering its ~2,000 locations through
  * the template is most of the render. A location that dispatches (or answers a status) with no
  * settings of its own renders from a few strings only (match, path, the dispatch key, its
- * regexes and fallback): equal strings, equal text. Texts are kept per `match path` slot (a few
+ * regexes, its map variable and fallback): equal strings, equal text. Texts are kept per `match path` slot (a few
  * per slot: several servers may have a location "/") and found by comparing those strings, which
  * costs less than hashing them into one key. Locations with settings or an inline proxy carry
  * objects and are rendered every time.
  *
- * servers.conf.hbs wraps the location block in `{{#locationText this}}...{{/locationText}}`:
+ * servers.conf.hbs renders a server's locations with `{{#eachLocation locations}}...{{/eachLocation}}`:
  * the block must read nothing of the location beyond the fields compared in `sameLocation` (and
  * the @root fields in `ROOT_FIELDS`), which render-cache.test.ts checks by comparing cached
  * renders with whole ones over random route changes.
@@ -28,6 +28,7 @@ interface Kept {
   nginxKey?: string;
   nginxFallback?: string;
   regexes?: string[];
+  variable?: string;
   root: string;
   text: string;
   used: number;
@@ -55,7 +56,7 @@ function sameStrings(a: string[] | undefined, b: string[]): boolean {
 function sameLocation(k: Kept, a: Location['action'], root: string): boolean {
   if (k.root !== root || k.kind !== a.kind) return false;
   if (a.kind === 'status') return k.code === a.code;
-  return a.kind === 'dispatch' && k.nginxKey === a.nginxKey && k.nginxFallback === a.nginxFallback && sameStrings(k.regexes, a.regexes);
+  return a.kind === 'dispatch' && k.nginxKey === a.nginxKey && k.variable === a.variable && k.nginxFallback === a.nginxFallback && sameStrings(k.regexes, a.regexes);
 }
 
 /** Whether the location's text depends only on the strings compared (else it is rendered each time). */
@@ -77,31 +78,51 @@ function rootText(context: Record<string, unknown>): string {
   return text;
 }
 
-/** The block helper: the kept text of an unchanged location, else the block rendered (and kept). */
-export function locationText(this: Location, location: Location, options: { fn: (context: unknown, options?: unknown) => string; data?: { root?: Record<string, unknown> } }): string {
-  if (!cacheable(location)) return options.fn(this, options);
-  const root = rootText(options.data?.root ?? {});
+type BlockOptions = { fn: (context: unknown, options?: unknown) => string; data?: { root?: Record<string, unknown> } };
+
+/** The kept text of an unchanged location, else the block rendered for it (and kept). */
+function locationText(location: Location, options: BlockOptions, root: string): string {
+  if (!cacheable(location)) return options.fn(location, options);
   const bySlot = slots[location.match];
   let kept = bySlot.get(location.path);
   const a = location.action;
-  for (const k of kept ?? []) {
-    if (!sameLocation(k, a, root)) continue;
-    if (k.used !== renders) usedThisRender++;
-    k.used = renders;
-    locationCacheStats.hits++;
-    return k.text;
+  if (kept) {
+    for (let i = 0; i < kept.length; i++) {
+      const k = kept[i];
+      if (!sameLocation(k, a, root)) continue;
+      if (k.used !== renders) usedThisRender++;
+      k.used = renders;
+      locationCacheStats.hits++;
+      return k.text;
+    }
   }
   locationCacheStats.misses++;
-  const text = options.fn(this, options);
+  const text = options.fn(location, options);
   if (!kept) bySlot.set(location.path, (kept = []));
   if (kept.length >= PER_SLOT) kept.sort((x, y) => y.used - x.used).pop();
   kept.push(
     a.kind === 'status'
       ? { kind: 'status', code: a.code, root, text, used: renders }
-      : { kind: 'dispatch', nginxKey: (a as { nginxKey?: string }).nginxKey, nginxFallback: (a as { nginxFallback?: string }).nginxFallback, regexes: (a as { regexes: string[] }).regexes, root, text, used: renders },
+      : { kind: 'dispatch', nginxKey: (a as { nginxKey?: string }).nginxKey, nginxFallback: (a as { nginxFallback?: string }).nginxFallback, regexes: (a as { regexes: string[] }).regexes, variable: (a as { variable: string }).variable, root, text, used: renders },
   );
   usedThisRender++;
   return text;
+}
+
+/**
+ * The block helper over a server's locations (`{{#eachLocation locations}}...{{/eachLocation}}`):
+ * the block once per location, with the location as its context, each text kept or rendered as
+ * above. One helper call per server instead of Handlebars' `each` and a helper per location: a
+ * server of ~2,000 unchanged locations cost more in that per-location machinery (a data frame,
+ * the helper's wrapper and options object per iteration) than in finding the kept texts. The
+ * block sees no @index/@first/@last/@key.
+ */
+export function eachLocation(locations: Location[] | undefined, options: BlockOptions): string {
+  if (!locations?.length) return '';
+  const root = rootText(options.data?.root ?? {});
+  let out = '';
+  for (let i = 0; i < locations.length; i++) out += locationText(locations[i], options, root);
+  return out;
 }
 
 /**

@@ -7,7 +7,8 @@ import * as path from 'path';
 import Handlebars from 'handlebars';
 import { comment, complexValue, hostPort, ident, ifOperator, integer, onOff, quote } from './format';
 import { planServers, ServersRenderer } from './servers-cache';
-import { locationText } from './location-cache';
+import { eachLocation } from './location-cache';
+import type { RuleLocation } from '../model/types';
 
 export const TEMPLATES_DIR = path.resolve(__dirname, '..', '..', '..', 'templates');
 
@@ -21,12 +22,16 @@ function partialOptions() {
   return { noEscape: true, knownHelpers: Object.fromEntries(helpers.map((h) => [h, true])), knownHelpersOnly: true };
 }
 
-function read(name: string): string {
+/** A file of templates/. */
+export function readTemplate(name: string): string {
   return fs.readFileSync(path.join(TEMPLATES_DIR, name), 'utf8');
 }
 
-export function templates(): Record<string, Template> {
-  if (compiled) return compiled;
+let environment: ((source: string) => Template) | undefined;
+
+/** Compiles `source` with the helpers and partials of templates/ (templates() uses it; tests too). */
+export function compileTemplate(source: string): Template {
+  if (environment) return environment(source);
   const hb = Handlebars.create();
   hb.registerHelper('q', (v: string | number) => quote(v));
   hb.registerHelper('kv', (k: string, v: string | number) => quote(`${k}=${v}`));
@@ -46,11 +51,14 @@ export function templates(): Record<string, Template> {
   });
   hb.registerHelper('cv', (parts: unknown) => complexValue(parts));
   hb.registerHelper('ifop', (op: string) => ifOperator(op));
-  // A location's kept text when it did not change (location-cache.ts).
-  hb.registerHelper('locationText', locationText);
-  for (const partial of ['settings', 'proxy', 'filters']) hb.registerPartial(partial, hb.compile(read(`${partial}.hbs`), partialOptions()));
+  // A server's locations, each one's kept text when it did not change (location-cache.ts).
+  hb.registerHelper('eachLocation', eachLocation);
+  // The rule locations that render anything (servers.conf.hbs: a shared named location or a
+  // mirror's location); one host's ~3,000 rules would otherwise each cost a loop iteration.
+  hb.registerHelper('emittedRules', emittedRules);
+  for (const partial of ['settings', 'proxy', 'filters']) hb.registerPartial(partial, hb.compile(readTemplate(`${partial}.hbs`), partialOptions()));
   // Known helpers are called directly by the compiled templates (no lookup per call).
-  const helpers = ['q', 'kv', 'concat', 'int', 'onoff', 'comment', 'ident', 'hostport', 'isSet', 'locationModifier', 'percent', 'hasAny', 'cv', 'ifop', 'locationText'];
+  const helpers = ['q', 'kv', 'concat', 'int', 'onoff', 'comment', 'ident', 'hostport', 'isSet', 'locationModifier', 'percent', 'hasAny', 'cv', 'ifop', 'eachLocation', 'emittedRules'];
   const options = {
     noEscape: true,
     strict: false,
@@ -58,18 +66,29 @@ export function templates(): Record<string, Template> {
     knownHelpers: Object.fromEntries(helpers.map((h) => [h, true])),
     knownHelpersOnly: true,
   };
+  environment = (text) => hb.compile(text, options) as Template;
+  return environment(source);
+}
+
+export function templates(): Record<string, Template> {
+  if (compiled) return compiled;
   compiled = {};
-  for (const name of ['nginx.conf', 'maps.conf', 'upstreams.conf', 'servers.conf', 'generation.conf']) {
-    compiled[name] = hb.compile(read(`${name}.hbs`), options) as Template;
-  }
+  for (const name of ['nginx.conf', 'maps.conf', 'upstreams.conf', 'servers.conf', 'generation.conf']) compiled[name] = compileTemplate(readTemplate(`${name}.hbs`));
   return compiled;
+}
+
+/** The rule locations servers.conf.hbs writes something for: emitted ones and those with mirrors. */
+export function emittedRules(rules: RuleLocation[] | undefined): RuleLocation[] {
+  const out: RuleLocation[] = [];
+  for (const r of rules ?? []) if (r.emit || r.filters?.mirrors?.length) out.push(r);
+  return out;
 }
 
 /** servers.conf, rendered per server with the text of unchanged servers reused (servers-cache.ts). */
 export function serversRenderer(): ServersRenderer {
   if (servers) return servers;
   servers = new ServersRenderer(templates()['servers.conf'], () =>
-    planServers(read('servers.conf.hbs'), Object.fromEntries(['settings', 'proxy', 'filters'].map((p) => [p, read(`${p}.hbs`)]))),
+    planServers(readTemplate('servers.conf.hbs'), Object.fromEntries(['settings', 'proxy', 'filters'].map((p) => [p, readTemplate(`${p}.hbs`)]))),
   );
   return servers;
 }

@@ -33,7 +33,11 @@ export interface KubernetesProviderOptions {
   kinds?: readonly WatchedKind[];
   /** InferencePool and Pod are watched only then (the chart grants their RBAC only then). */
   inferenceExtension?: boolean;
-  /** Quiet time after an event before the pipeline runs (a burst of events makes one run). */
+  /**
+   * Wait after an event before the pipeline runs; default 0: it runs once the events already
+   * read are handled (setImmediate). A burst that keeps coming while a reconcile runs makes one
+   * more run (the Reconciler coalesces), so a wait here only delayed every single change.
+   */
   debounceMs?: number;
   statusConcurrency?: number;
   onStatusWrite?: () => void;
@@ -45,6 +49,7 @@ export class KubernetesProvider {
   private readonly o: KubernetesProviderOptions;
   private onChange?: () => void;
   private timer?: NodeJS.Timeout;
+  private immediate?: NodeJS.Immediate;
   private synced = false;
 
   constructor(options: KubernetesProviderOptions) {
@@ -91,12 +96,15 @@ export class KubernetesProvider {
 
   private changed(): void {
     if (!this.synced || !this.onChange) return;
-    if (this.timer) return;
+    if (this.timer || this.immediate) return;
     const fire = () => {
       this.timer = undefined;
+      this.immediate = undefined;
       this.onChange?.();
     };
-    this.timer = setTimeout(fire, this.o.debounceMs ?? 5);
+    const wait = this.o.debounceMs ?? 0;
+    if (wait > 0) this.timer = setTimeout(fire, wait);
+    else this.immediate = setImmediate(fire);
   }
 
   async scan(): Promise<ManifestDoc[]> {
@@ -122,7 +130,9 @@ export class KubernetesProvider {
 
   stop(): void {
     if (this.timer) clearTimeout(this.timer);
+    if (this.immediate) clearImmediate(this.immediate);
     this.timer = undefined;
+    this.immediate = undefined;
     this.onChange = undefined;
     for (const i of this.informers.values()) i.stop();
     this.writer.disable();

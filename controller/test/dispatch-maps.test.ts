@@ -1,0 +1,166 @@
+/**
+ * Dispatch as shared maps (model/matching.ts dispatchComposite): a location sets $pc_k and goes
+ * to the named location a `map $pc_k $pc_d...` names; the map's regexes depend on the shape of
+ * the candidates only (their paths and values are fields of $pc_k), so locations that read
+ * alike share one map and nginx compiles its regexes once. What a request is sent to, and the
+ * order in which candidates are tried, must not change.
+ */
+import { buildModel } from '../src/model';
+import { dispatchComposite, MAX_ALTERNATIVES, type Alternative, type Condition } from '../src/model/matching';
+import type { NginxModel } from '../src/model/types';
+import { renderConfig } from '../src/render';
+import * as f from './model-fixtures';
+import { simulate } from './model-simulate';
+
+const H = (name: string, value: string, type: 'Exact' | 'RegularExpression' = 'Exact') => ({ name, type, value });
+
+/** The target a dispatch sends `key` (its fields already expanded) to: PCRE's reading of the map. */
+function dispatchOf(regexes: string[], key: string): string | undefined {
+  for (const regex of regexes) {
+    // Branch reset: each alternative numbers its groups from 1; the first that matches wins.
+    for (const alternative of splitTop(regex.slice(4, -1))) {
+      const m = new RegExp('^' + alternative.replace(/\\g\{(\d+)\}/g, '\\$1')).exec(key);
+      if (m) return m[1];
+    }
+  }
+  return undefined;
+}
+
+function splitTop(body: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i];
+    if (c === '\\') i++;
+    else if (c === '[') {
+      for (i++; i < body.length && body[i] !== ']'; i++) if (body[i] === '\\') i++;
+    } else if (c === '(') depth++;
+    else if (c === ')') depth--;
+    else if (c === '|' && depth === 0) {
+      out.push(body.slice(start, i));
+      start = i + 1;
+    }
+  }
+  out.push(body.slice(start));
+  return out;
+}
+
+/** The composite nginx builds for `key` from these variable values. */
+function expand(key: string, vars: Record<string, string>): string {
+  return key
+    .split('\n')
+    .map((field) => (field.startsWith('$') ? vars[field] ?? '' : field))
+    .join('\n');
+}
+
+const header = (value: string): Condition => ({ field: '$http_x_t', test: 'equals', fragment: value.replace(/[^A-Za-z0-9]/g, (c) => `\\${c}`), literal: value });
+const segment = (path: string): Condition => ({ field: '$pc_u', test: 'segment', fragment: path.replace(/[^A-Za-z0-9]/g, (c) => `\\${c}`), literal: path });
+
+describe('dispatchComposite', () => {
+  test('same shape, other paths and values: one regex list (one map), the values in the key, the fallback last', () => {
+    const a = dispatchComposite([{ conditions: [header('t1'), segment('/r1/api')], target: '@a' }], '@fa');
+    const b = dispatchComposite([{ conditions: [header('t22'), segment('/r22/api')], target: '@b' }], '@fb');
+    expect(b.regexes).toEqual(a.regexes);
+    expect(b.variable).toBe(a.variable);
+    expect(a.variable).toMatch(/^\$pc_d[0-9a-f]{20}$/);
+    expect(a.key).toBe('$http_x_t\n$pc_u\nt1\n/r1/api\n@a\n@fa');
+    expect(b.key).toBe('$http_x_t\n$pc_u\nt22\n/r22/api\n@b\n@fb');
+    for (const [d, t, p, to, fallback] of [[a, 't1', '/r1/api', '@a', '@fa'], [b, 't22', '/r22/api', '@b', '@fb']] as const) {
+      expect(dispatchOf(d.regexes, expand(d.key, { $http_x_t: t, $pc_u: p }))).toBe(to);
+      expect(dispatchOf(d.regexes, expand(d.key, { $http_x_t: t, $pc_u: `${p}/x` }))).toBe(to);
+      expect(dispatchOf(d.regexes, expand(d.key, { $http_x_t: t, $pc_u: `${p}x` }))).toBe(fallback);
+      expect(dispatchOf(d.regexes, expand(d.key, { $http_x_t: `${t}0`, $pc_u: p }))).toBe(fallback);
+      expect(dispatchOf(d.regexes, expand(d.key, { $http_x_t: t.slice(0, -1), $pc_u: p }))).toBe(fallback);
+    }
+    // A value the key cannot carry ("$" would be a variable, "@" a named location) stays in the regex.
+    const dollar = dispatchComposite([{ conditions: [header('a$b'), segment('/r1/api')], target: '@a' }], '@fa');
+    const at = dispatchComposite([{ conditions: [header('@x'), segment('/r1/api')], target: '@a' }], '@fa');
+    expect(dollar.key).toBe('$http_x_t\n$pc_u\n/r1/api\n@a\n@fa');
+    expect(at.key).toBe('$http_x_t\n$pc_u\n/r1/api\n@a\n@fa');
+    expect(dollar.variable).not.toBe(a.variable);
+    expect(dispatchOf(dollar.regexes, expand(dollar.key, { $http_x_t: 'a$b', $pc_u: '/r1/api' }))).toBe('@a');
+    expect(dispatchOf(dollar.regexes, expand(dollar.key, { $http_x_t: 'aXb', $pc_u: '/r1/api' }))).toBe('@fa');
+    expect(dispatchOf(at.regexes, expand(at.key, { $http_x_t: '@x', $pc_u: '/r1/api' }))).toBe('@a');
+  });
+
+  test('a value with regex characters compares as bytes (backreference, not a pattern)', () => {
+    const d = dispatchComposite([{ conditions: [header('a.b+c')], target: '@a' }], '@f');
+    expect(d.key).toContain('\na.b+c\n');
+    expect(dispatchOf(d.regexes, expand(d.key, { $http_x_t: 'a.b+c' }))).toBe('@a');
+    expect(dispatchOf(d.regexes, expand(d.key, { $http_x_t: 'aXbbc' }))).toBe('@f');
+    expect(dispatchOf(d.regexes, expand(d.key, { $http_x_t: 'a.b+cc' }))).toBe('@f');
+  });
+
+  test('precedence: the first alternative that holds wins, across regexes, whatever the targets are called', () => {
+    // 2 x MAX_ALTERNATIVES + 5 candidates on the same header: the ones matching "hit" are at
+    // positions 3, MAX_ALTERNATIVES + 1 and the last; each list must pick the first of them.
+    const n = 2 * MAX_ALTERNATIVES + 5;
+    const hits = [3, MAX_ALTERNATIVES + 1, n - 1];
+    for (const names of [(i: number) => `@t${i}`, (i: number) => `@t${n - i}`]) {
+      const alternatives: Alternative[] = Array.from({ length: n }, (_, i) => ({ conditions: [header(hits.includes(i) ? 'hit' : `v${i}`)], target: names(i) }));
+      const d = dispatchComposite(alternatives, '@none');
+      expect(d.regexes.length).toBeGreaterThan(2);
+      expect(dispatchOf(d.regexes, expand(d.key, { $http_x_t: 'hit' }))).toBe(names(3));
+      for (let skip = 0; skip < hits.length - 1; skip++) {
+        // Without the earlier hits the next one wins.
+        const rest = alternatives.map((a, i) => (hits.slice(0, skip + 1).includes(i) ? { ...a, conditions: [header(`gone${i}`)] } : a));
+        const r = dispatchComposite(rest, '@none');
+        expect(dispatchOf(r.regexes, expand(r.key, { $http_x_t: 'hit' }))).toBe(names(hits[skip + 1]));
+      }
+      expect(dispatchOf(d.regexes, expand(d.key, { $http_x_t: 'miss' }))).toBe('@none');
+    }
+  });
+});
+
+/** Routes like bench:agent's one-host case: three rules per route, paths /rN/... */
+function benchRoutes(n: number) {
+  return Array.from({ length: n }, (_, i) =>
+    f.route(`r${i}`, [
+      f.rule(0, [f.prefix(`/r${i}/api`, { headers: [H('X-Tenant', `t${i % 7}`)] }), f.prefix(`/r${i}/api`, { queryParams: [H('tenant', `t${i % 7}`)] })], [f.backend(`a${i % 5}`, 9000)]),
+      f.rule(1, [f.exact(`/r${i}/login`, { method: 'POST' })], [f.backend(`b${i % 5}`, 9000)]),
+      f.rule(2, [f.prefix(`/r${i}`, { queryParams: [H('v', '[0-9]+', 'RegularExpression')] }), f.prefix(`/r${i}/items`, { method: 'GET' }), f.prefix(`/r${i}`)], [f.backend(`c${i % 5}`, 9000)]),
+    ]),
+  );
+}
+
+describe('shared dispatch maps in the model', () => {
+  const built = new Map<number, NginxModel>();
+  const model = (n: number) => {
+    if (!built.has(n)) built.set(n, buildModel(f.graph([f.listener(80, benchRoutes(n).map((r) => f.attach(r)))])));
+    return built.get(n)!;
+  };
+
+  test('the number of dispatch maps does not grow with the routes; every dispatching location names one', () => {
+    const small = model(40);
+    const large = model(400);
+    const dispatching = (m: NginxModel) => m.servers.flatMap((s) => s.locations).filter((l) => l.action.kind === 'dispatch');
+    // One location per route: /rN hosts its own /rN/api, /rN/login and /rN/items (and not
+    // /rN0.../rN9, whose segment it is not), but for the few that "/" hosts.
+    expect(dispatching(large).length).toBeGreaterThanOrEqual(400);
+    expect(dispatching(large).length).toBeLessThan(420);
+    expect(large.dispatchMaps!.length).toBeLessThanOrEqual(small.dispatchMaps!.length + 2);
+    expect(large.dispatchMaps!.length).toBeLessThan(20);
+    const variables = new Set(large.dispatchMaps!.map((m) => m.variable));
+    for (const l of dispatching(large)) expect(variables.has((l.action as { variable: string }).variable)).toBe(true);
+    // Rendered: one map block per variable, no `if` in any dispatching location.
+    const files = renderConfig(large, { listenAddress: '127.0.0.1', prefix: '/tmp/portcullis-dispatch-maps-test' }).files;
+    expect(files['maps.conf'].match(/^map \$pc_k /gm)).toHaveLength(large.dispatchMaps!.length);
+    expect(files['servers.conf']).not.toMatch(/if \(\$pc_k/);
+  });
+
+  test('each location still sends requests by its own paths and values (routes share maps)', () => {
+    const m = model(400);
+    for (const i of [0, 7, 10, 123, 399]) {
+      const t = `t${i % 7}`;
+      expect(simulate(m, 80, { path: `/r${i}/api`, headers: { 'X-Tenant': t } })).toBe(`default/r${i}#0`);
+      expect(simulate(m, 80, { path: `/r${i}/api/x?tenant=${t}` })).toBe(`default/r${i}#0`);
+      expect(simulate(m, 80, { path: `/r${i}/api`, headers: { 'X-Tenant': `t${(i + 1) % 7}` } })).toBe(`default/r${i}#2`);
+      expect(simulate(m, 80, { path: `/r${i}/apix`, headers: { 'X-Tenant': t } })).toBe(`default/r${i}#2`);
+      expect(simulate(m, 80, { path: `/r${i}/login`, method: 'POST' })).toBe(`default/r${i}#1`);
+      expect(simulate(m, 80, { path: `/r${i}/login` })).toBe(`default/r${i}#2`);
+      expect(simulate(m, 80, { path: `/r${i}/items/1`, method: 'GET' })).toBe(`default/r${i}#2`);
+      expect(simulate(m, 80, { path: `/r${i}x` })).toBe(404);
+    }
+  });
+});
