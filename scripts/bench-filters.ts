@@ -25,7 +25,8 @@
  * with the machine's noise divided out) and for the gateway alone. Each ratio is given as the
  * median of the pairs with a distribution-free 95 % confidence interval (order statistics of
  * the pairs), so whether two figures like 0.96 and 0.98 can be told apart is printed, not
- * guessed. Each run also reads the machine's busy time (/proc/stat) minus the three
+ * guessed. The req/s ratio per core left by other work (req/s / (cores - others' CPU)) is the
+ * throughput figure with most of that noise divided out. Each run also reads the machine's busy time (/proc/stat) minus the three
  * processes': the CPU other work took during it ("others"); the req/s ratio is printed again
  * over the pairs where others took under 0.25 of a core in both runs, when there are 5 or more.
  *
@@ -279,6 +280,11 @@ function report(a: string, b: string, r: PairResult, goal?: number): void {
     `  per pair, median [95 % CI]: req/s ratio ${interval(r.ratios)}; capacity ratio (${a} CPU / ${b} CPU per request, all three processes) ${interval(capacity)}, ` +
       `gateway alone ${interval(gatewayCapacity)}; other work on the machine ${median(others).toFixed(2)} cores (median of the runs, max ${Math.max(...others).toFixed(2)})`,
   );
+  // req/s per core the other work left: on a saturated machine (the bench's processes use what
+  // others leave), this divides the machine's noise out of req/s itself.
+  const cores = os.cpus().length;
+  const perCore = (x: Sample) => x.rps / Math.max(0.1, cores - x.others);
+  console.log(`  req/s per core left by other work (req/s / (${cores} - others)), per pair: ${interval(r.b.map((x, i) => perCore(x) / perCore(r.a[i])))}`);
   console.log(
     quiet.length >= 5
       ? `  req/s ratio over the ${quiet.length} quiet pairs (others < ${QUIET_OTHERS} cores in both runs): ${interval(quiet)}`
