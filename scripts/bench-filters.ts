@@ -246,7 +246,8 @@ export function medianInterval(xs: number[]): { median: number; low: number; hig
 const f3 = (x: number) => x.toFixed(3);
 const interval = (xs: number[]) => {
   const m = medianInterval(xs);
-  return `${f3(m.median)} [95 % CI ${f3(m.low)}-${f3(m.high)}]`;
+  // Under 6 pairs no order statistics cover 95 %: the whole range is shown, named as such.
+  return `${f3(m.median)} [${xs.length >= 6 ? '95 % CI' : `range of ${xs.length}`} ${f3(m.low)}-${f3(m.high)}]`;
 };
 
 /** Per pair: A's CPU per request over B's, the three processes together. */
