@@ -17,13 +17,27 @@
  * backend's worker (/proc/PID/schedstat, ns) and wrk (clock ticks) are printed too: on 2 cores,
  * req/s follows the three's CPU per request.
  *
+ * Precision: under other sessions' load req/s swings 2-3x between runs seconds apart while the
+ * CPU per request moves a few per cent, so beside the req/s ratio (what the goal is stated in)
+ * the summary prints, per pair, the capacity ratio: A's CPU per request over B's, for the three
+ * processes together (on 2 cores shared by the three, or a CPU share under the kernel's
+ * autogroup scheduling, req/s = CPU available / CPU per request, so this is the req/s ratio
+ * with the machine's noise divided out) and for the gateway alone. Each ratio is given as the
+ * median of the pairs with a distribution-free 95 % confidence interval (order statistics of
+ * the pairs), so whether two figures like 0.96 and 0.98 can be told apart is printed, not
+ * guessed. The req/s ratio per core left by other work (req/s / (cores - others' CPU)) is the
+ * throughput figure with most of that noise divided out. Each run also reads the machine's busy time (/proc/stat) minus the three
+ * processes': the CPU other work took during it ("others"); the req/s ratio is printed again
+ * over the pairs where others took under 0.25 of a core in both runs, when there are 5 or more.
+ *
  * With valgrind installed, also nginx's instructions per request for both filter configs under
  * callgrind (scripts/bench-instructions.ts): the same comparison, free of machine noise, but
  * user space only.
  *
  * Env: BENCH_FILTERS=0 / BENCH_TLS=0 skip a part; BENCH_CALLGRIND=0 skips the callgrind count;
- * BENCH_PAIRS (default 10; TLS: half as many per comparison, at least 3), BENCH_PAIR_SECONDS
- * (per run, default 3).
+ * BENCH_PAIRS (default 20; TLS: a quarter as many per comparison, at least 3), BENCH_PAIR_SECONDS
+ * (per run, default 2), BENCH_MAX_PAIRS (filters: after BENCH_PAIRS, pairs go on until the
+ * capacity ratio's 95 % interval is at most 0.02 wide or this many pairs ran; default 3x BENCH_PAIRS).
  */
 import * as fs from 'fs';
 import * as os from 'os';
@@ -89,6 +103,14 @@ interface Sample {
   gateway: number;
   backend: number;
   client: number;
+  /** Cores' worth of CPU that other processes on the machine used during the run. */
+  others: number;
+}
+
+/** Busy time of all CPUs (user, nice, system, irq, softirq, steal), in clock ticks. */
+function machineBusyTicks(): number {
+  const f = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  return f[0] + f[1] + f[2] + f[5] + f[6] + f[7];
 }
 
 /** CPU nanoseconds the children of `master` (its workers) have run: exact, unlike clock ticks. */
@@ -116,9 +138,13 @@ async function wrk(o: BenchFiltersOptions, gateway: Gateway, url: string, second
   if (close) args.push('-H', 'Connection: close');
   const g0 = workersNs(gateway.nginx.pid);
   const b0 = workersNs(o.backendPid);
+  const m0 = machineBusyTicks();
+  const t0 = process.hrtime.bigint();
   const res = await execa('sh', ['-c', 'wrk "$@" && cat /proc/$$/stat', 'sh', ...args, url]);
   const g1 = workersNs(gateway.nginx.pid);
   const b1 = workersNs(o.backendPid);
+  const busyUs = (machineBusyTicks() - m0) * TICK_US;
+  const wallUs = Number(process.hrtime.bigint() - t0) / 1e3;
   const rps = /Requests\/sec:\s+([\d.]+)/.exec(res.stdout);
   const requests = Number(/(\d+) requests in/.exec(res.stdout)?.[1] ?? 0);
   const non2xx = /Non-2xx or 3xx responses:\s+(\d+)/.exec(res.stdout);
@@ -128,6 +154,7 @@ async function wrk(o: BenchFiltersOptions, gateway: Gateway, url: string, second
   const stat = res.stdout.trim().split('\n').pop()!;
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const clientTicks = Number(fields[13]) + Number(fields[14]);
+  const ownUs = (g1 - g0 + b1 - b0) / 1e3 + clientTicks * TICK_US;
   return {
     rps: Number(rps[1]),
     requests,
@@ -135,6 +162,8 @@ async function wrk(o: BenchFiltersOptions, gateway: Gateway, url: string, second
     gateway: (g1 - g0) / 1e3 / requests,
     backend: (b1 - b0) / 1e3 / requests,
     client: (clientTicks * TICK_US) / requests,
+    // This process (node) and the shell are idle during the run: what is left is other work.
+    others: Math.max(0, busyUs - ownUs) / wallUs,
   };
 }
 
@@ -163,10 +192,17 @@ interface PairResult {
  * of the machine's load during a pair then favours neither side over the whole series), on
  * gateways that stay up: no reload between runs, each side on its own nginx with its own config.
  */
-async function comparePairs(o: BenchFiltersOptions, series: [Side, Side][], pairs: number, seconds: number): Promise<PairResult[]> {
+async function comparePairs(
+  o: BenchFiltersOptions,
+  series: [Side, Side][],
+  pairs: number,
+  seconds: number,
+  more?: { maxPairs: number; enough: (r: PairResult[]) => boolean },
+): Promise<PairResult[]> {
   const out: PairResult[] = series.map(() => ({ a: [], b: [], ratios: [] }));
   for (const [a, b] of series) for (const side of [a, b]) await wrk(o, side.gateway, side.url, 1, side.close); // warm-up
-  for (let i = 0; i < pairs; i++) {
+  // After `pairs` pairs, more pairs (up to maxPairs, an even number in all) until `enough`.
+  for (let i = 0; i < pairs || (more && i < more.maxPairs && (i % 2 === 1 || !more.enough(out))); i++) {
     for (let s = 0; s < series.length; s++) {
       const [a, b] = series[s];
       const order = i % 2 === 0 ? [a, b] : [b, a];
@@ -176,7 +212,7 @@ async function comparePairs(o: BenchFiltersOptions, series: [Side, Side][], pair
         got[side.name] = r;
         console.log(
           `  pair ${String(i + 1).padStart(2)} ${side.name.padEnd(22)} ${r.rps.toFixed(0).padStart(8)} req/s  CPU us/request: nginx ${r.gateway.toFixed(1).padStart(5)}, ` +
-            `backend ${r.backend.toFixed(1).padStart(5)}, wrk ${r.client.toFixed(1).padStart(5)}${r.errors ? `  (${r.errors} socket errors)` : ''}`,
+            `backend ${r.backend.toFixed(1).padStart(5)}, wrk ${r.client.toFixed(1).padStart(5)}; others ${r.others.toFixed(2)} cores${r.errors ? `  (${r.errors} socket errors)` : ''}`,
         );
       }
       out[s].a.push(got[a.name]);
@@ -187,10 +223,47 @@ async function comparePairs(o: BenchFiltersOptions, series: [Side, Side][], pair
   return out;
 }
 
+/**
+ * The median of `xs` with a distribution-free 95 % confidence interval: the order statistics
+ * x(k) and x(n+1-k) for the largest k with P(Binomial(n, 1/2) < k) <= 2.5 % (n >= 6; for fewer
+ * pairs the interval is the whole range, which says as much).
+ */
+export function medianInterval(xs: number[]): { median: number; low: number; high: number } {
+  const s = [...xs].sort((a, b) => a - b);
+  const n = s.length;
+  let k = 0;
+  let below = 0; // P(Binomial(n, 1/2) < k + 1) = sum of P(X = i) for i <= k
+  let term = Math.pow(0.5, n); // P(X = 0)
+  while (k < n && below + term <= 0.025) {
+    below += term;
+    term = (term * (n - k)) / (k + 1);
+    k++;
+  }
+  const lo = Math.max(1, k);
+  return { median: median(s), low: s[lo - 1], high: s[n - lo] };
+}
+
+const f3 = (x: number) => x.toFixed(3);
+const interval = (xs: number[]) => {
+  const m = medianInterval(xs);
+  // Under 6 pairs no order statistics cover 95 %: the whole range is shown, named as such.
+  return `${f3(m.median)} [${xs.length >= 6 ? '95 % CI' : `range of ${xs.length}`} ${f3(m.low)}-${f3(m.high)}]`;
+};
+
+/** Per pair: A's CPU per request over B's, the three processes together. */
+function capacityRatios(r: PairResult): number[] {
+  const all = (x: Sample) => x.gateway + x.backend + x.client;
+  return r.a.map((x, i) => all(x) / all(r.b[i]));
+}
+
+/** Pairs where other work took under this much CPU (cores) in both runs: the quiet ones. */
+const QUIET_OTHERS = 0.25;
+
 /** The summary lines of a series: B against A. */
 function report(a: string, b: string, r: PairResult, goal?: number): void {
   const m = (xs: Sample[], f: keyof Sample) => median(xs.map((x) => x[f]));
-  const total = (xs: Sample[]) => median(xs.map((x) => x.gateway + x.backend + x.client));
+  const all = (x: Sample) => x.gateway + x.backend + x.client;
+  const total = (xs: Sample[]) => median(xs.map(all));
   console.log(
     `${b} vs ${a}: req/s ratio ${median(r.ratios).toFixed(3)} (median of ${r.ratios.length} back-to-back pairs; min ${Math.min(...r.ratios).toFixed(3)}, max ${Math.max(...r.ratios).toFixed(3)})` +
       `${goal ? ` (goal >= ${goal})` : ''}; medians ${m(r.b, 'rps').toFixed(0)} vs ${m(r.a, 'rps').toFixed(0)} req/s (${(m(r.b, 'rps') / m(r.a, 'rps')).toFixed(3)})`,
@@ -199,6 +272,24 @@ function report(a: string, b: string, r: PairResult, goal?: number): void {
     `  CPU us per request, ${a} -> ${b}: nginx ${m(r.a, 'gateway').toFixed(1)} -> ${m(r.b, 'gateway').toFixed(1)} (capacity ratio ${(m(r.a, 'gateway') / m(r.b, 'gateway')).toFixed(3)}), ` +
       `backend ${m(r.a, 'backend').toFixed(1)} -> ${m(r.b, 'backend').toFixed(1)}, wrk ${m(r.a, 'client').toFixed(1)} -> ${m(r.b, 'client').toFixed(1)}; ` +
       `all three ${total(r.a).toFixed(1)} -> ${total(r.b).toFixed(1)} (ratio ${(total(r.a) / total(r.b)).toFixed(3)})`,
+  );
+  const capacity = capacityRatios(r);
+  const gatewayCapacity = r.a.map((x, i) => x.gateway / r.b[i].gateway);
+  const quiet = r.ratios.filter((_, i) => r.a[i].others < QUIET_OTHERS && r.b[i].others < QUIET_OTHERS);
+  const others = [...r.a, ...r.b].map((x) => x.others);
+  console.log(
+    `  per pair, median [95 % CI]: req/s ratio ${interval(r.ratios)}; capacity ratio (${a} CPU / ${b} CPU per request, all three processes) ${interval(capacity)}, ` +
+      `gateway alone ${interval(gatewayCapacity)}; other work on the machine ${median(others).toFixed(2)} cores (median of the runs, max ${Math.max(...others).toFixed(2)})`,
+  );
+  // req/s per core the other work left: on a saturated machine (the bench's processes use what
+  // others leave), this divides the machine's noise out of req/s itself.
+  const cores = os.cpus().length;
+  const perCore = (x: Sample) => x.rps / Math.max(0.1, cores - x.others);
+  console.log(`  req/s per core left by other work (req/s / (${cores} - others)), per pair: ${interval(r.b.map((x, i) => perCore(x) / perCore(r.a[i])))}`);
+  console.log(
+    quiet.length >= 5
+      ? `  req/s ratio over the ${quiet.length} quiet pairs (others < ${QUIET_OTHERS} cores in both runs): ${interval(quiet)}`
+      : `  only ${quiet.length} quiet pairs (others < ${QUIET_OTHERS} cores in both runs): the req/s ratio carries the machine's noise; the capacity ratio does not`,
   );
 }
 
@@ -218,8 +309,9 @@ export async function benchFilters(o: BenchFiltersOptions): Promise<void> {
     if (!started.ok) throw new Error(started.message);
     return gateway;
   };
-  const pairs = Number(process.env.BENCH_PAIRS ?? 10);
-  const seconds = Number(process.env.BENCH_PAIR_SECONDS ?? 3);
+  const pairs = Number(process.env.BENCH_PAIRS ?? 20);
+  const seconds = Number(process.env.BENCH_PAIR_SECONDS ?? 2);
+  const maxPairs = Number(process.env.BENCH_MAX_PAIRS ?? 3 * pairs);
   try {
     const plain = await start('plain', (port) => o.graphOf(port, o.backendPort, false));
     const url = (g: Gateway, scheme = 'http') => `${scheme}://127.0.0.1:${g.port}${target}`;
@@ -227,12 +319,23 @@ export async function benchFilters(o: BenchFiltersOptions): Promise<void> {
     if (process.env.BENCH_FILTERS !== '0') {
       console.log(
         `filters: ${o.routes} HTTPRoutes x 3 rules, each with RequestHeaderModifier (set+add), ResponseHeaderModifier (set+remove), URLRewrite (ReplacePrefixMatch) vs none; ` +
-          `each config on its own nginx (1 worker), ${pairs} pairs of back-to-back wrk -c${o.connections} runs of ${seconds} s`,
+          `each config on its own nginx (1 worker), ${pairs} to ${maxPairs} pairs of back-to-back wrk -c${o.connections} runs of ${seconds} s`,
       );
       const filtered = await start('filtered', (port) => addFilters(o.graphOf(port, o.backendPort, false)));
       // The filters must really run: the response header a ResponseHeaderModifier sets is there.
       if ((await fetch(url(filtered))).headers.get('x-served-by') !== 'portcullis') throw new Error('the filtered config did not set X-Served-By');
-      const [r] = await comparePairs(o, [[{ name: 'no filters', gateway: plain, url: url(plain) }, { name: 'filters', gateway: filtered, url: url(filtered) }]], pairs, seconds);
+      // Enough: the capacity ratio's 95 % interval is at most 0.02 wide (0.96 vs 0.98 told apart).
+      const enough = ([f]: PairResult[]) => {
+        const c = medianInterval(capacityRatios(f));
+        return c.high - c.low <= 0.02;
+      };
+      const [r] = await comparePairs(
+        o,
+        [[{ name: 'no filters', gateway: plain, url: url(plain) }, { name: 'filters', gateway: filtered, url: url(filtered) }]],
+        pairs,
+        seconds,
+        { maxPairs, enough },
+      );
       report('no filters', 'filters', r, 0.97);
       if (process.env.BENCH_CALLGRIND !== '0' && hasCallgrind()) {
         // Load-independent: nginx's own instructions per request under callgrind (user space only).
@@ -259,7 +362,7 @@ export async function benchFilters(o: BenchFiltersOptions): Promise<void> {
           [{ name: 'http keep-alive', gateway: plain, url: url(plain) }, { name: 'https keep-alive', gateway: tls, url: url(tls, 'https') }],
           [{ name: 'http new connection', gateway: plain, url: url(plain), close: true }, { name: 'https new connection', gateway: tls, url: url(tls, 'https'), close: true }],
         ],
-        Math.max(3, Math.ceil(pairs / 2)),
+        Math.max(3, Math.ceil(pairs / 4)),
         seconds,
       );
       report('http keep-alive', 'https keep-alive', ka);

@@ -27,6 +27,13 @@
  * Debian, the processes a shell starts share one CPU share against other sessions', so on a busy
  * machine that is also where calls/s end up.)
  *
+ * Each run also reads the machine's busy time (/proc/stat) minus the three processes': the CPU
+ * other work took ("others"); calls/s / (cores - others) per round is the throughput with most
+ * of the machine's noise divided out, and its gateway/direct ratio is printed too.
+ * Also printed: the bound the same per-call costs give on an otherwise idle machine, where each
+ * process (single-threaded: h2load -t1, the grpc-js server, one nginx worker) can use one core
+ * and the three together all of them: direct vs gateway calls/s at best.
+ *
  * Env: BENCH_SECONDS, BENCH_ROUNDS (shared with the HTTP part), BENCH_GRPC_CLIENTS (comma list
  * of h2load-64c, h2load-1c, grpc-js; default all three; h2load ones are skipped, with a message,
  * where h2load is not installed).
@@ -135,6 +142,12 @@ function graphOf(port: number, backendPort: number): Graph {
   };
 }
 
+/** Busy time of all CPUs (user, nice, system, irq, softirq, steal), in clock ticks. */
+function machineBusyTicks(): number {
+  const f = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  return f[0] + f[1] + f[2] + f[5] + f[6] + f[7];
+}
+
 /** utime + stime of one process, in clock ticks. */
 function processTicks(pid: number): number {
   const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -215,6 +228,8 @@ function hasH2load(): boolean {
 
 interface Sample {
   rate: number;
+  /** Cores' worth of CPU other processes on the machine used during the run. */
+  others: number;
   /** CPU microseconds per call: client, backend, nginx. */
   client: number;
   backend: number;
@@ -267,17 +282,22 @@ export async function benchGrpc(options: { nginx: string; seconds: number; round
           const servedBefore = await backend.served();
           const backendBefore = processTicks(backend.pid);
           const nginxBefore = target === 'gateway' ? worker() : 0;
+          const busyBefore = machineBusyTicks();
+          const wallBefore = process.hrtime.bigint();
           const run = await drive(options.seconds);
+          const wallUs = Number(process.hrtime.bigint() - wallBefore) / 1e3;
+          const busyUs = (machineBusyTicks() - busyBefore) * options.tickUs;
           const backendUs = (processTicks(backend.pid) - backendBefore) * options.tickUs;
           const nginxUs = target === 'gateway' ? (worker() - nginxBefore) * options.tickUs : 0;
+          const others = Math.max(0, busyUs - run.clientUs - backendUs - nginxUs) / wallUs;
           const served = (await backend.served()) - servedBefore;
           const done = 'done' in run ? (run as { done: number }).done : run.calls;
           if (served < done) throw new Error(`gRPC ${target}: the client counted ${done} answers but the backend served ${served} calls: answers that are not the backend's`);
-          const s: Sample = { rate: run.calls / run.seconds, client: run.clientUs / run.calls, backend: backendUs / run.calls, nginx: nginxUs / run.calls };
+          const s: Sample = { rate: run.calls / run.seconds, others, client: run.clientUs / run.calls, backend: backendUs / run.calls, nginx: nginxUs / run.calls };
           runs[target].push(s);
           console.log(
             `    round ${round} ${target.padEnd(7)} ${s.rate.toFixed(0).padStart(7)} calls/s   CPU us/call: client ${s.client.toFixed(1).padStart(5)}, backend ${s.backend.toFixed(1).padStart(5)}` +
-              (target === 'gateway' ? `, nginx ${s.nginx.toFixed(1).padStart(5)}` : '') + `   (load ${os.loadavg()[0].toFixed(1)})`,
+              (target === 'gateway' ? `, nginx ${s.nginx.toFixed(1).padStart(5)}` : '') + `   (load ${os.loadavg()[0].toFixed(1)}, others ${s.others.toFixed(2)} cores)`,
           );
         }
       }
@@ -294,7 +314,7 @@ export async function benchGrpc(options: { nginx: string; seconds: number; round
     const mid = Math.floor(sorted.length / 2);
     return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
   };
-  const summary = (xs: Sample[]): Sample => ({ rate: median(xs.map((x) => x.rate)), client: median(xs.map((x) => x.client)), backend: median(xs.map((x) => x.backend)), nginx: median(xs.map((x) => x.nginx)) });
+  const summary = (xs: Sample[]): Sample => ({ rate: median(xs.map((x) => x.rate)), others: median(xs.map((x) => x.others)), client: median(xs.map((x) => x.client)), backend: median(xs.map((x) => x.backend)), nginx: median(xs.map((x) => x.nginx)) });
   for (const [kind, runs] of samples) {
     const d = summary(runs.direct);
     const g = summary(runs.gateway);
@@ -308,6 +328,25 @@ export async function benchGrpc(options: { nginx: string; seconds: number; round
     console.log(
       `  CPU per call (medians): direct ${dTotal.toFixed(1)} us (client ${d.client.toFixed(1)} + backend ${d.backend.toFixed(1)}); ` +
         `gateway ${gTotal.toFixed(1)} us (client ${g.client.toFixed(1)} + backend ${g.backend.toFixed(1)} + nginx ${g.nginx.toFixed(1)}); CPU-bound ratio ${(dTotal / gTotal).toFixed(3)}`,
+    );
+    // calls/s per core the other work left (the three processes and the others keep the cores
+    // busy): the rounds' ratio with most of the machine's noise divided out.
+    const perCore = (x: Sample) => x.rate / Math.max(0.1, os.cpus().length - x.others);
+    const perCoreRatios = runs.gateway.map((x, i) => perCore(x) / perCore(runs.direct[i]));
+    console.log(
+      `  calls/s per core left by other work (calls/s / (${os.cpus().length} - others)): ratio ${median(perCoreRatios).toFixed(3)} (${perCoreRatios.map((r) => r.toFixed(2)).join(', ')}); ` +
+        `others ${d.others.toFixed(2)} / ${g.others.toFixed(2)} cores (medians, direct / gateway runs)`,
+    );
+    // With the machine to themselves, each process is one thread on one core at most, and the
+    // processes together have all the cores: calls/s <= min(cores / total CPU per call,
+    // 1 core / the costliest process's CPU per call). The two paths' bounds, from these costs:
+    const cores = os.cpus().length;
+    const bound = (costs: number[]) => Math.min(cores / costs.reduce((a, b) => a + b, 0), 1 / Math.max(...costs)) * 1e6;
+    const dBound = bound([d.client, d.backend]);
+    const gBound = bound([g.client, g.backend, g.nginx]);
+    console.log(
+      `  bound on ${cores} idle cores from these costs: direct ${dBound.toFixed(0)}, gateway ${gBound.toFixed(0)} calls/s, ratio ${(gBound / dBound).toFixed(3)}` +
+        ` (on a shared machine the CPU-bound ratio applies instead)`,
     );
   }
 }

@@ -135,7 +135,10 @@ describe('shared dispatch maps in the model', () => {
     const small = model(40);
     const large = model(400);
     const dispatching = (m: NginxModel) => m.servers.flatMap((s) => s.locations).filter((l) => l.action.kind === 'dispatch');
-    expect(dispatching(large).length).toBeGreaterThan(600);
+    // One location per route: /rN hosts its own /rN/api, /rN/login and /rN/items (and not
+    // /rN0.../rN9, whose segment it is not), but for the few that "/" hosts.
+    expect(dispatching(large).length).toBeGreaterThanOrEqual(400);
+    expect(dispatching(large).length).toBeLessThan(420);
     expect(large.dispatchMaps!.length).toBeLessThanOrEqual(small.dispatchMaps!.length + 2);
     expect(large.dispatchMaps!.length).toBeLessThan(20);
     const variables = new Set(large.dispatchMaps!.map((m) => m.variable));

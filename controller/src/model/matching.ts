@@ -296,7 +296,7 @@ function dispatchVariable(regexes: string[]): string {
  * conditions with lookaheads, a value from the composite by backreference; a run's alternative
  * captures its map's value when not empty; F, last, captures the fallback. So the regex depends
  * on the shape of the candidates (which fields, which tests, in which order), not on their
- * paths and values: the one-host benchmark's ~1,900 dispatching locations read ~40 regexes.
+ * paths and values: the one-host benchmark's ~1,000 dispatching locations read 6 maps.
  */
 export function dispatchComposite(alternatives: Alternative[], fallback: string): { key: string; regexes: string[]; variable: string } {
   const index = new Map<string, number>();
