@@ -10,7 +10,7 @@ import { dispatchComposite, MAX_ALTERNATIVES, type Alternative, type Condition }
 import type { NginxModel } from '../src/model/types';
 import { renderConfig } from '../src/render';
 import * as f from './model-fixtures';
-import { simulate } from './model-simulate';
+import { simulate, topLevelAlternatives } from './model-simulate';
 
 const H = (name: string, value: string, type: 'Exact' | 'RegularExpression' = 'Exact') => ({ name, type, value });
 
@@ -18,32 +18,12 @@ const H = (name: string, value: string, type: 'Exact' | 'RegularExpression' = 'E
 function dispatchOf(regexes: string[], key: string): string | undefined {
   for (const regex of regexes) {
     // Branch reset: each alternative numbers its groups from 1; the first that matches wins.
-    for (const alternative of splitTop(regex.slice(4, -1))) {
+    for (const alternative of topLevelAlternatives(regex.slice(4, -1))) {
       const m = new RegExp('^' + alternative.replace(/\\g\{(\d+)\}/g, '\\$1')).exec(key);
       if (m) return m[1];
     }
   }
   return undefined;
-}
-
-function splitTop(body: string): string[] {
-  const out: string[] = [];
-  let depth = 0;
-  let start = 0;
-  for (let i = 0; i < body.length; i++) {
-    const c = body[i];
-    if (c === '\\') i++;
-    else if (c === '[') {
-      for (i++; i < body.length && body[i] !== ']'; i++) if (body[i] === '\\') i++;
-    } else if (c === '(') depth++;
-    else if (c === ')') depth--;
-    else if (c === '|' && depth === 0) {
-      out.push(body.slice(start, i));
-      start = i + 1;
-    }
-  }
-  out.push(body.slice(start));
-  return out;
 }
 
 /** The composite nginx builds for `key` from these variable values. */

@@ -32,7 +32,7 @@ function pickLocation(server: Server, uri: string): Location | undefined {
 }
 
 /** The alternatives of an alternation, split at its top-level "|" (escapes and classes skipped). */
-function topLevelAlternatives(body: string): string[] {
+export function topLevelAlternatives(body: string): string[] {
   const out: string[] = [];
   let depth = 0;
   let start = 0;
