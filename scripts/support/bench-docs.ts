@@ -33,12 +33,19 @@ export interface DocsTable {
   note?: string;
 }
 
+/** `npm run <script> -- <this run's options>`, for the table's first line (environment knobs are the caller's to add). */
+export function benchCommand(script: string, env = ''): string {
+  const options = process.argv.slice(2).filter((a) => a !== '--write-docs');
+  return `${env ? `${env} ` : ''}npm run ${script}${options.length ? ` -- ${options.join(' ')}` : ''}`;
+}
+
 /** Commit, date and machine of this run, as the table's first line says them. */
 export function runContext(): string {
   let commit = 'unknown commit';
   try {
     commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
+    // The docs files themselves change as a run writes its tables: they do not count.
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no', '--', '.', ':!docs'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
     if (dirty) commit += ' + local changes';
   } catch {
     // not a git checkout: the table says so
