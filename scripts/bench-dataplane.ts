@@ -209,7 +209,7 @@ async function main(): Promise<void> {
     docsTable({
       doc: 'gateway',
       id: 'dataplane-matching',
-      command: benchCommand('bench:dataplane', 'BENCH_FILTERS=0 BENCH_TLS=0 BENCH_GRPC=0'),
+      command: benchCommand('bench:dataplane'),
       columns: ['figure', 'matched routes', 'plain proxy', 'ratio', 'goal'],
       rows: [
         [`req/s (medians of ${results.plain.length} rounds)`, matched.toFixed(0), plain.toFixed(0), (matched / plain).toFixed(3), '>= 0.95'],

@@ -365,7 +365,7 @@ export async function benchFilters(o: BenchFiltersOptions): Promise<void> {
         console.log(`nginx instructions per request (callgrind, user space): none ${none.toFixed(0)}, filters ${withFilters.toFixed(0)} (+${(withFilters - none).toFixed(0)}, +${((100 * (withFilters - none)) / none).toFixed(1)} %)`);
         filterRows.push(['nginx instructions per request (callgrind)', `${withFilters.toFixed(0)} / ${none.toFixed(0)} (+${((100 * (withFilters - none)) / none).toFixed(1)} %)`, '']);
       }
-      docsTable({ doc: 'gateway', id: 'dataplane-filters', command: benchCommand('bench:dataplane', 'BENCH_HTTP=0 BENCH_TLS=0 BENCH_GRPC=0'), columns: ['figure', 'with filters / without', 'goal'], rows: filterRows });
+      docsTable({ doc: 'gateway', id: 'dataplane-filters', command: benchCommand('bench:dataplane'), columns: ['figure', 'with filters / without', 'goal'], rows: filterRows });
     }
 
     if (process.env.BENCH_TLS !== '0') {
@@ -387,7 +387,7 @@ export async function benchFilters(o: BenchFiltersOptions): Promise<void> {
       docsTable({
         doc: 'gateway',
         id: 'dataplane-tls',
-        command: benchCommand('bench:dataplane', 'BENCH_HTTP=0 BENCH_FILTERS=0 BENCH_GRPC=0'),
+        command: benchCommand('bench:dataplane'),
         columns: ['figure', 'HTTPS / HTTP req/s (medians)', 'HTTPS / HTTP req/s, median of pairs', 'nginx CPU per request HTTPS / HTTP'],
         rows: [
           ['keep-alive connections', `${k.rpsB.toFixed(0)} / ${k.rpsA.toFixed(0)}`, k.ratio, k.nginx],

@@ -355,7 +355,7 @@ export async function benchGrpc(options: { nginx: string; seconds: number; round
   docsTable({
     doc: 'gateway',
     id: 'dataplane-grpc',
-    command: benchCommand('bench:dataplane', 'BENCH_HTTP=0 BENCH_FILTERS=0 BENCH_TLS=0'),
+    command: benchCommand('bench:dataplane'),
     columns: ['client', 'gateway / direct calls/s', 'bound on idle cores', 'CPU per call direct / through nginx', 'goal'],
     rows: docRows,
   });

@@ -33,10 +33,11 @@ export interface DocsTable {
   note?: string;
 }
 
-/** `npm run <script> -- <this run's options>`, for the table's first line (environment knobs are the caller's to add). */
-export function benchCommand(script: string, env = ''): string {
+/** `BENCH_...=... npm run <script> -- <options>`: this run's knobs, for the table's first line. */
+export function benchCommand(script: string): string {
+  const env = Object.entries(process.env).filter(([k]) => k.startsWith('BENCH_')).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => `${k}=${v} `).join('');
   const options = process.argv.slice(2).filter((a) => a !== '--write-docs');
-  return `${env ? `${env} ` : ''}npm run ${script}${options.length ? ` -- ${options.join(' ')}` : ''}`;
+  return `${env}npm run ${script}${options.length ? ` -- ${options.join(' ')}` : ''}`;
 }
 
 /** Commit, date and machine of this run, as the table's first line says them. */
@@ -54,6 +55,12 @@ export function runContext(): string {
   const cpu = os.cpus();
   const load = os.loadavg().map((l) => l.toFixed(1)).join(' / ');
   return `commit \`${commit}\`, ${date} UTC, ${cpu.length} cores (${cpu[0]?.model.trim() ?? 'unknown CPU'}), load average ${load} (1 / 5 / 15 min) at the end of the run`;
+}
+
+/** Columns and rows from the records a script prints with console.table (the first record's keys). */
+export function recordsTable(records: Array<Record<string, unknown>>): Pick<DocsTable, 'columns' | 'rows'> {
+  const columns = Object.keys(records[0] ?? {});
+  return { columns, rows: records.map((r) => columns.map((c) => (r[c] === null || r[c] === undefined ? '' : String(r[c])))) };
 }
 
 const cell = (v: string | number) => String(v).replace(/\|/g, '\\|').replace(/\n/g, ' ');
