@@ -33,12 +33,20 @@ export interface DocsTable {
   note?: string;
 }
 
+/** `BENCH_...=... npm run <script> -- <options>`: this run's knobs, for the table's first line. */
+export function benchCommand(script: string): string {
+  const env = Object.entries(process.env).filter(([k]) => k.startsWith('BENCH_')).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => `${k}=${v} `).join('');
+  const options = process.argv.slice(2).filter((a) => a !== '--write-docs');
+  return `${env}npm run ${script}${options.length ? ` -- ${options.join(' ')}` : ''}`;
+}
+
 /** Commit, date and machine of this run, as the table's first line says them. */
 export function runContext(): string {
   let commit = 'unknown commit';
   try {
     commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
+    // The docs files themselves change as a run writes its tables: they do not count.
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no', '--', '.', ':!docs'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
     if (dirty) commit += ' + local changes';
   } catch {
     // not a git checkout: the table says so
@@ -47,6 +55,12 @@ export function runContext(): string {
   const cpu = os.cpus();
   const load = os.loadavg().map((l) => l.toFixed(1)).join(' / ');
   return `commit \`${commit}\`, ${date} UTC, ${cpu.length} cores (${cpu[0]?.model.trim() ?? 'unknown CPU'}), load average ${load} (1 / 5 / 15 min) at the end of the run`;
+}
+
+/** Columns and rows from the records a script prints with console.table (the first record's keys). */
+export function recordsTable(records: Array<Record<string, unknown>>): Pick<DocsTable, 'columns' | 'rows'> {
+  const columns = Object.keys(records[0] ?? {});
+  return { columns, rows: records.map((r) => columns.map((c) => (r[c] === null || r[c] === undefined ? '' : String(r[c])))) };
 }
 
 const cell = (v: string | number) => String(v).replace(/\|/g, '\\|').replace(/\n/g, ' ');
