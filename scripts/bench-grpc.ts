@@ -24,8 +24,8 @@
  * same cores and CPU is the limit, calls/s can be at best (client + backend) / (client + backend
  * + nginx) of direct through the gateway: printed as "CPU-bound ratio", the figure that other
  * work on the machine moves least. (With the kernel's autogroup scheduling, the default on
- * Debian, the processes a shell starts share one CPU share against other logins', so on a busy
- * machine that is also where calls/s end up.)
+ * Debian, the processes a shell starts share one CPU share against every other autogroup's, so
+ * on a busy machine that is also where calls/s end up.)
  *
  * Each run also reads the machine's busy time (/proc/stat) minus the three processes': the CPU
  * other work took ("others"); calls/s / (cores - others) per round is the throughput with most
