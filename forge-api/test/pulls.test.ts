@@ -212,6 +212,50 @@ describeForge('pulls', (f) => {
     expect(await rev('alice', 'proj', 'refs/pull/3/head')).toBe(bobTip);
   });
 
+  test('commits (paged, X-Total-Count / X-HasMore), files (status, additions, deletions, changes), .diff and .patch', async () => {
+    const tip = await rev('alice', 'proj', 'refs/heads/feature');
+    let res = await f().request('GET', `${R}/pulls/2/commits?limit=1`);
+    expect(res.status).toBe(200);
+    expect(res.body.map((c: { sha: string }) => c.sha)).toEqual([tip]);
+    expect(res.body[0].stats).toEqual({ total: 1, additions: 1, deletions: 0 });
+    expect([res.headers.get('x-total-count'), res.headers.get('x-hasmore'), res.headers.get('x-pagecount'), res.headers.get('x-perpage')]).toEqual(['2', 'true', '2', '1']);
+    res = await f().request('GET', `${R}/pulls/2/commits?page=2&limit=1`);
+    expect(res.body.map((c: { sha: string }) => c.sha)).toEqual([await rev('alice', 'proj', 'refs/heads/feature~1')]);
+    expect(res.headers.get('x-hasmore')).toBe('false');
+    res = await f().request('GET', `${R}/pulls/2/files`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-total-count')).toBe('1');
+    expect(res.body).toEqual([
+      {
+        filename: 'feature.txt',
+        status: 'added',
+        additions: 3,
+        deletions: 0,
+        changes: 3,
+        html_url: `${f().url}/alice/proj/src/commit/${tip}/feature.txt`,
+        contents_url: `${f().url}/api/v1/repos/alice/proj/contents/feature.txt?ref=${tip}`,
+        raw_url: `${f().url}/alice/proj/raw/commit/${tip}/feature.txt`,
+      },
+    ]);
+    // The conflicting pull request (made from feature) changes a file that exists on both sides.
+    res = await f().request('GET', `${R}/pulls/4/files`);
+    expect(res.body.map((x: { filename: string; status: string }) => [x.filename, x.status])).toEqual([['README.md', 'changed'], ['feature.txt', 'added']]);
+    expect(res.body[0].deletions).toBeGreaterThan(0);
+    res = await f().request('GET', `${R}/pulls/2.diff`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
+    expect(res.text).toContain('diff --git a/feature.txt b/feature.txt');
+    expect(res.text).toContain('+three');
+    res = await f().request('GET', `${R}/pulls/2.patch`);
+    expect(res.status).toBe(200);
+    expect(res.text.startsWith(`From ${await rev('alice', 'proj', 'refs/heads/feature~1')}`)).toBe(true);
+    expect(res.text.match(/^Subject: /gm)).toHaveLength(2);
+    expect((await f().request('GET', `${R}/pulls/1.diff`)).status).toBe(404);
+    expect((await f().request('GET', `${R}/pulls/2/files`, as('carl'))).status).toBe(200);
+    // Not merged: no pull request for its head commit.
+    expect((await f().request('GET', `${R}/commits/${tip}/pull`)).status).toBe(404);
+  });
+
   test('private repositories stay 404 to outsiders; token scopes: repository for /pulls', async () => {
     const res = await f().request('POST', '/repos/alice/hidden/pulls', { ...as('alice'), body: { head: 'topic', base: 'main', title: 'secret' } });
     expect(res.status).toBe(201);

@@ -8,7 +8,11 @@ import { bool, dateTime, int, listOf, obj, ownerRepoParams, ref, str, strList } 
 import type { CreatePullInput, EditPullInput } from '../services/pulls/pulls';
 import { errors, paging, pagingQuery, sendPage } from './helpers';
 import { many, ownerRepoIndexParams, pathNumber, type OwnerRepo } from './issue-helpers';
-import { changeCtx, PULLS_CHANGE, PULLS_READ } from '../plugins/repo-assignment';
+import { changeCtx, CODE_READ, PULLS_CHANGE, PULLS_READ } from '../plugins/repo-assignment';
+import { exposeHeader, setPagingHeaders } from '../plugins/paging';
+import { commitOptionsFromQuery, formBool } from '../services/git-data';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Paging } from '../plugins/paging';
 
 type IndexParams = OwnerRepo & { index: string };
 
@@ -47,7 +51,18 @@ const EditPullRequestOption = obj({
 type ListQuery = { state?: string; sort?: string; milestone?: number; labels?: string | string[]; poster?: string; base_branch?: string };
 
 export default async function pullRoutes(app: FastifyInstance) {
-  const { pulls } = app.services.pulls;
+  const { pulls, changes } = app.services.pulls;
+
+  /** Gitea's paging headers of the commit and file lists (Link, X-Total-Count, X-Page...). */
+  const pageHeaders = (request: FastifyRequest, reply: FastifyReply, total: number, p: Paging) => {
+    const pageCount = Math.ceil(total / p.limit);
+    setPagingHeaders(request, reply, total, p, app.config.rootUrl);
+    reply.header('X-Page', String(p.page));
+    reply.header('X-PerPage', String(p.limit));
+    reply.header('X-PageCount', String(pageCount));
+    reply.header('X-HasMore', String(p.page < pageCount));
+    for (const h of ['X-Page', 'X-PerPage', 'X-PageCount', 'X-HasMore']) exposeHeader(reply, h);
+  };
   const tags = ['repository'];
   const read = { scopes: ['repository' as const], repo: PULLS_READ };
   const change = { auth: 'required' as const, scopes: ['repository' as const], repo: PULLS_CHANGE };
@@ -143,6 +158,93 @@ export default async function pullRoutes(app: FastifyInstance) {
       const rc = changeCtx(request);
       const pr = await pulls.byIndex(rc.repo.id, pathNumber(request.params.index));
       return reply.code(201).send(await pulls.edit(rc, pr, request.body ?? {}));
+    },
+  );
+
+  app.get<{ Params: IndexParams & { diffType: string }; Querystring: { binary?: string } }>(
+    '/repos/:owner/:repo/pulls/:index.:diffType',
+    {
+      config: read,
+      schema: {
+        tags,
+        operationId: 'repoDownloadPullDiffOrPatch',
+        summary: 'Get a pull request diff or patch',
+        params: obj({ owner: str, repo: str, index: str, diffType: { type: 'string', enum: ['diff', 'patch'] } }, ['owner', 'repo', 'index', 'diffType']),
+        querystring: obj({ binary: str }),
+        produces: ['text/plain'],
+        response: { 200: { description: 'the diff or patch text', type: 'string' }, ...errors(404) },
+      },
+    },
+    async (request, reply) => {
+      const rc = request.repoCtx;
+      const pr = await pulls.byIndex(rc.repo.id, pathNumber(request.params.index));
+      const text = await changes.raw(rc.repo, pr, request.params.diffType === 'diff' ? 'diff' : 'patch', formBool(request.query.binary));
+      return reply.type('text/plain; charset=utf-8').send(text);
+    },
+  );
+
+  app.get<{ Params: IndexParams; Querystring: { verification?: string; files?: string; page?: number; limit?: number } }>(
+    '/repos/:owner/:repo/pulls/:index/commits',
+    {
+      config: read,
+      schema: {
+        tags,
+        operationId: 'repoGetPullRequestCommits',
+        summary: 'Get commits for a pull request',
+        params: ownerRepoIndexParams,
+        querystring: obj({ ...pagingQuery, verification: str, files: str }),
+        response: { 200: listOf('Commit'), ...errors(404) },
+      },
+    },
+    async (request, reply) => {
+      const rc = request.repoCtx;
+      const pr = await pulls.byIndex(rc.repo.id, pathNumber(request.params.index));
+      const p = paging(app, request);
+      const { data, total } = await changes.commits(rc.repo, pr, p.skip, p.take, commitOptionsFromQuery(request.query));
+      pageHeaders(request, reply, total, p);
+      return data;
+    },
+  );
+
+  app.get<{ Params: IndexParams; Querystring: { 'skip-to'?: string; whitespace?: string; page?: number; limit?: number } }>(
+    '/repos/:owner/:repo/pulls/:index/files',
+    {
+      config: read,
+      schema: {
+        tags,
+        operationId: 'repoGetPullRequestFiles',
+        summary: 'Get changed files for a pull request',
+        params: ownerRepoIndexParams,
+        querystring: obj({ 'skip-to': str, whitespace: { type: 'string', enum: ['ignore-all', 'ignore-change', 'ignore-eol', 'show-all'] }, ...pagingQuery }),
+        response: { 200: listOf('ChangedFile'), ...errors(404) },
+      },
+    },
+    async (request, reply) => {
+      const rc = request.repoCtx;
+      const pr = await pulls.byIndex(rc.repo.id, pathNumber(request.params.index));
+      const p = paging(app, request);
+      const { data, total } = await changes.files(rc.repo, pr, p.skip, p.take);
+      pageHeaders(request, reply, total, p);
+      return data;
+    },
+  );
+
+  app.get<{ Params: OwnerRepo & { sha: string } }>(
+    '/repos/:owner/:repo/commits/:sha/pull',
+    {
+      // Gitea serves this among the repository's code routes (reqRepoReader(code)).
+      config: { scopes: ['repository' as const], repo: CODE_READ },
+      schema: {
+        tags,
+        operationId: 'repoGetCommitPullRequest',
+        summary: 'Get the merged pull request of the commit',
+        params: obj({ owner: str, repo: str, sha: str }, ['owner', 'repo', 'sha']),
+        response: { 200: ref('PullRequest'), ...errors(404) },
+      },
+    },
+    async (request) => {
+      const rc = request.repoCtx;
+      return pulls.json(rc, await pulls.byMergedCommit(rc.repo.id, request.params.sha));
     },
   );
 }

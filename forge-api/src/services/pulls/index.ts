@@ -12,10 +12,14 @@ import { ZERO_SHA } from '../git/push';
 import type { User } from '../records';
 import { PullChecker } from './checker';
 import { PullService } from './pulls';
+import { PullChangeService } from './changes';
+import type { GitDataService } from '../git-data';
 
 export interface PullServices {
   pulls: PullService;
   checker: PullChecker;
+  /** Commits, files, diff and patch of a pull request. */
+  changes: PullChangeService;
 }
 
 /** Queues the open pull requests of a pushed branch (as base or head) for a check. */
@@ -32,7 +36,7 @@ export class PullPushListener implements NotifyListener {
 export function createPullServices(
   prisma: Prisma,
   _config: ForgeConfig,
-  deps: { convert: Converter; permissions: PermissionService; repos: RepoService; forks: ForkService; tracker: TrackerServices; logError(err: unknown, what: string): void },
+  deps: { convert: Converter; permissions: PermissionService; repos: RepoService; forks: ForkService; tracker: TrackerServices; gitData: GitDataService; logError(err: unknown, what: string): void },
 ): PullServices {
   const diskPath = (r: RepoWithOwner) => deps.repos.diskPath(r.owner.name, r.name);
   const checker = new PullChecker({
@@ -56,7 +60,8 @@ export function createPullServices(
     diskPath,
     withParent: (r) => deps.forks.withParent(r),
   });
-  return { pulls, checker };
+  const changes = new PullChangeService(deps.gitData, { html: (r) => deps.tracker.convert.repoHtml(r), api: (r) => deps.tracker.convert.repoApi(r) });
+  return { pulls, checker, changes };
 }
 
 export { PullStatus } from './git';
