@@ -6,6 +6,8 @@ import type { FastifyInstance } from 'fastify';
 import { INT64_LIMIT, INT64_MIN } from '../schemas/common';
 import { bool, dateTime, int, listOf, obj, ownerRepoParams, ref, str, strList } from '../schemas';
 import type { CreatePullInput, EditPullInput } from '../services/pulls/pulls';
+import { MERGE_STYLES, type MergeInput } from '../services/pulls/merge';
+import { NotFoundError } from '../services/errors';
 import { errors, paging, pagingQuery, sendPage } from './helpers';
 import { many, ownerRepoIndexParams, pathNumber, type OwnerRepo } from './issue-helpers';
 import { changeCtx, CODE_READ, PULLS_CHANGE, PULLS_READ } from '../plugins/repo-assignment';
@@ -51,7 +53,7 @@ const EditPullRequestOption = obj({
 type ListQuery = { state?: string; sort?: string; milestone?: number; labels?: string | string[]; poster?: string; base_branch?: string };
 
 export default async function pullRoutes(app: FastifyInstance) {
-  const { pulls, changes } = app.services.pulls;
+  const { pulls, changes, merges } = app.services.pulls;
 
   /** Gitea's paging headers of the commit and file lists (Link, X-Total-Count, X-Page...). */
   const pageHeaders = (request: FastifyRequest, reply: FastifyReply, total: number, p: Paging) => {
@@ -245,6 +247,51 @@ export default async function pullRoutes(app: FastifyInstance) {
     async (request) => {
       const rc = request.repoCtx;
       return pulls.json(rc, await pulls.byMergedCommit(rc.repo.id, request.params.sha));
+    },
+  );
+
+  app.get<{ Params: IndexParams }>(
+    '/repos/:owner/:repo/pulls/:index/merge',
+    {
+      config: read,
+      schema: { tags, operationId: 'repoPullRequestIsMerged', summary: 'Check if a pull request has been merged', params: ownerRepoIndexParams, response: { 204: { type: 'null' }, ...errors(404) } },
+    },
+    async (request, reply) => {
+      const rc = request.repoCtx;
+      const pr = await pulls.byIndex(rc.repo.id, pathNumber(request.params.index));
+      if (!pr.hasMerged) throw new NotFoundError();
+      return reply.code(204).send();
+    },
+  );
+
+  app.post<{ Params: IndexParams; Body: MergeInput }>(
+    '/repos/:owner/:repo/pulls/:index/merge',
+    {
+      config: change,
+      schema: {
+        tags,
+        operationId: 'repoMergePullRequest',
+        summary: 'Merge a pull request',
+        params: ownerRepoIndexParams,
+        body: obj({
+          Do: { type: 'string', enum: [...MERGE_STYLES] },
+          do: { type: 'string', enum: [...MERGE_STYLES] },
+          merge_title_field: str,
+          merge_message_field: str,
+          merge_commit_id: str,
+          head_commit_id: str,
+          force_merge: bool,
+          merge_when_checks_succeed: bool,
+          delete_branch_after_merge: bool,
+        }),
+        response: { 200: { type: 'null' }, ...errors(404, 405, 409, 423) },
+      },
+    },
+    async (request, reply) => {
+      const rc = changeCtx(request);
+      const pr = await pulls.byIndex(rc.repo.id, pathNumber(request.params.index));
+      await merges.merge(rc, pr, request.body ?? {});
+      return reply.code(200).send();
     },
   );
 }

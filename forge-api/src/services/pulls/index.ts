@@ -13,6 +13,7 @@ import type { User } from '../records';
 import { PullChecker } from './checker';
 import { PullService } from './pulls';
 import { PullChangeService } from './changes';
+import { PullMergeService } from './merge';
 import type { GitDataService } from '../git-data';
 
 export interface PullServices {
@@ -20,6 +21,7 @@ export interface PullServices {
   checker: PullChecker;
   /** Commits, files, diff and patch of a pull request. */
   changes: PullChangeService;
+  merges: PullMergeService;
 }
 
 /** Queues the open pull requests of a pushed branch (as base or head) for a check. */
@@ -61,7 +63,14 @@ export function createPullServices(
     withParent: (r) => deps.forks.withParent(r),
   });
   const changes = new PullChangeService(deps.gitData, { html: (r) => deps.tracker.convert.repoHtml(r), api: (r) => deps.tracker.convert.repoApi(r) });
-  return { pulls, checker, changes };
+  const merges = new PullMergeService({
+    prisma,
+    permissions: deps.permissions,
+    diskPath,
+    repoById: (id) => deps.repos.byId(id),
+    refsChanged: (doer, repoId) => deps.repos.refsChanged(doer, repoId),
+  });
+  return { pulls, checker, changes, merges };
 }
 
 export { PullStatus } from './git';
