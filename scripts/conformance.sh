@@ -10,6 +10,9 @@
 # CLUSTER_DIR chooses the folder). PROFILES (default GATEWAY-HTTP,GATEWAY-GRPC), RUN_TEST (one
 # test), SUITE_ARGS (more suite flags) and GO_TEST_TIMEOUT (default 80m) tune the run. The
 # supported features are the ones the GatewayClass publishes (the suite reads its status).
+# TOTALS=FILE writes "N passed, N failed" there: the suite's tests that ran (each top-level test
+# of a claimed feature; those of features not claimed are skipped by the suite and not counted),
+# or "0 passed, 1 failed" when the run did not get that far. .ci/run adds it to npm test's.
 # Exit status: the suite's (non-zero when a test of a claimed feature fails).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,6 +30,8 @@ HOME_URL=$(sed -n 's/^home: *//p' charts/portcullis/Chart.yaml)
 REPORT=${1:-charts/portcullis/conformance/gateway-api-$SUITE_VERSION-portcullis-$APP_VERSION.yaml}
 REPORT=$(realpath -m "$REPORT")
 T0=$(date +%s)
+TOTALS=${TOTALS:-}
+[[ -z $TOTALS ]] || echo "0 passed, 1 failed" >"$TOTALS"
 log() { printf '[conformance.sh %4ss] %s\n' "$(($(date +%s) - T0))" "$*" >&2; }
 
 # ------------------------------------------------------------------ build (cached)
@@ -79,10 +84,17 @@ args=(
 # shellcheck disable=SC2206
 [[ -n ${SUITE_ARGS:-} ]] && args+=($SUITE_ARGS)
 set +e
-(cd conformance && go test -count=1 -timeout "${GO_TEST_TIMEOUT:-80m}" -run TestConformance . -args "${args[@]}") \
+(cd conformance && go test -v -count=1 -timeout "${GO_TEST_TIMEOUT:-80m}" -run TestConformance . -args "${args[@]}") \
   >"$DIR/suite.log" 2>&1
 rc=$?
 set -e
-grep -E '^\s*--- (PASS|FAIL|SKIP)' "$DIR/suite.log" | sed 's/^ *//' | sort | uniq -c | sort -rn | head -5 >&2 || true
-log "suite exit $rc; log $DIR/suite.log; report $REPORT"
+# one line per top-level test: "    --- PASS: TestConformance/Name (1.2s)"
+passed=$(grep -cE '^    --- PASS: TestConformance/[^/ ]+ ' "$DIR/suite.log" || true)
+failed=$(grep -cE '^    --- FAIL: TestConformance/[^/ ]+ ' "$DIR/suite.log" || true)
+skipped=$(grep -cE '^    --- SKIP: TestConformance/[^/ ]+ ' "$DIR/suite.log" || true)
+# a run that ended before its tests (setup failed, timeout) is a failure even with no FAIL line
+if [[ $rc != 0 && $failed == 0 ]]; then failed=1; fi
+[[ -z $TOTALS ]] || echo "$passed passed, $failed failed" >"$TOTALS"
+grep -E '^    --- FAIL: TestConformance/[^/ ]+ ' "$DIR/suite.log" >&2 || true
+log "suite exit $rc: $passed passed, $failed failed, $skipped skipped (features not claimed); log $DIR/suite.log; report $REPORT"
 exit $rc
