@@ -35,10 +35,16 @@ const suiteLog = fs.existsSync(path.join(clusterDir, 'suite.log')) ? fs.readFile
 const results = new Map<string, 'PASS' | 'FAIL'>();
 for (const m of suiteLog.matchAll(/^ {4}--- (PASS|FAIL): TestConformance\/([^/\s]+) /gm)) results.set(m[2], m[1] as 'PASS' | 'FAIL');
 
-/** The log lines of one test (its own and its subtests'), to show why it failed. */
+/** The last log lines of one test and its subtests (go test -v interleaves parallel tests under headers). */
 function linesOf(name: string): string {
-  const lines = suiteLog.split('\n').filter((l) => l.includes(`TestConformance/${name}`) || /Error( Trace)?:|Messages:/.test(l));
-  return lines.slice(-40).join('\n');
+  const own: string[] = [];
+  let current = '';
+  for (const line of suiteLog.split('\n')) {
+    const header = /^=== (?:RUN|CONT|NAME|PAUSE)\s+TestConformance\/([^/\s]+)/.exec(line);
+    if (header) current = header[1];
+    else if (current === name && line.trim()) own.push(line);
+  }
+  return own.slice(-40).join('\n');
 }
 
 describe(`Gateway API conformance suite (GATEWAY-HTTP, GATEWAY-GRPC; ${seconds} s with the cluster)`, () => {
