@@ -26,6 +26,7 @@ import { sqlitePath, statementObserver, type Prisma } from './database';
 import type { Issue, Webhook } from '../../generated/prisma/client';
 import type { SqlCondition } from './permissions';
 import type { Repository, User } from './records';
+import { WATCHING_SQL } from './watches';
 
 type FieldType = 'Int' | 'BigInt' | 'String' | 'Boolean' | 'DateTime' | 'Float' | 'Json' | 'Bytes' | 'Decimal';
 interface RuntimeField {
@@ -203,7 +204,7 @@ export class HotReads extends FastReads {
 
   /** Users watching the repository (Gitea's watch modes normal and auto). */
   async watcherIds(repoId: number): Promise<number[]> {
-    const rows = await this.all('watcher_ids', `SELECT w."userId" AS "userId" FROM "Watch" w WHERE w."repoId" = ? AND w."mode" IN (1, 3)`, [repoId]);
+    const rows = await this.all('watcher_ids', `SELECT w."userId" AS "userId" FROM "Watch" w WHERE w."repoId" = ? AND w."mode" IN (${WATCHING_SQL})`, [repoId]);
     return rows.map((row) => Number(row.userId));
   }
 
