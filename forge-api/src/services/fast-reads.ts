@@ -154,6 +154,8 @@ export class FastReads {
           else if (f.type === 'Boolean') out[f.name] = sqlite ? v === 1 || v === 1n || v === true : v;
           else if (f.type === 'DateTime') out[f.name] = v instanceof Date ? v : new Date(v as string);
           else if (f.type === 'BigInt') out[f.name] = BigInt(v as number);
+          // SQLite hands integers back as bigint through some drivers (Prisma's raw queries).
+          else if (f.type === 'Int' && typeof v === 'bigint') out[f.name] = Number(v);
           else out[f.name] = v;
         }
         return out as T;
