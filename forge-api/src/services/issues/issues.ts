@@ -65,6 +65,7 @@ export interface PreparedIssue {
   deadline: Date | null;
 }
 
+/** Transaction client of the issue's insert (what a pull request's own row is written with). */
 export type IssueTx = Parameters<Parameters<TrackerContext['prisma']['$transaction']>[0]>[0];
 
 export interface InsertIssueOptions {
@@ -73,6 +74,15 @@ export interface InsertIssueOptions {
   createdAt?: Date;
   /** More writes in the issue's transaction, e.g. the pull request row for the new issue. */
   within?(tx: IssueTx, issue: Issue): Promise<void>;
+}
+
+/**
+ * What turns a new issue into a pull request: the issue is numbered and counted as a pull, and
+ * `writeRow` adds the pull request's own row inside the same transaction, so a failure leaves
+ * neither (and gives the number back).
+ */
+export interface NewPullSide {
+  writeRow(tx: IssueTx, issue: Issue): Promise<void>;
 }
 
 /** Gitea keeps the last exclusive label of each scope (RemoveDuplicateExclusiveLabels). */
@@ -261,10 +271,12 @@ export class IssueService {
     }, TX);
   }
 
-  async create(rc: RepoCtx & { doer: User }, input: CreateIssueInput) {
+  /** POST /issues, and the issue side of a new pull request (`pull`; see NewPullSide). */
+  async create(rc: RepoCtx & { doer: User }, input: CreateIssueInput, pull?: NewPullSide) {
+    const isPull = pull !== undefined;
     const prepared = await this.prepare(rc, input);
     const { assignees, labels, milestoneId } = prepared;
-    const issue = await this.insert(rc.repo, rc.doer, prepared);
+    const issue = await this.insert(rc.repo, rc.doer, prepared, pull ? { isPull, within: (tx, created) => pull.writeRow(tx, created) } : {});
     const milestone = milestoneId ? await this.recountMilestone(milestoneId) : null;
     const mentioned = await this.mentionedUserIds(issue.body);
     await this.notifier.issueCreated(rc.doer, rc.repo, issue, mentioned);
@@ -274,8 +286,9 @@ export class IssueService {
       await this.setClosed(rc, issue, true);
       return this.json(issue.id, rc.repo, rc.doer);
     }
+    if (isPull) return this.json(issue.id, rc.repo, rc.doer);
     // Everything the answer shows is at hand: no reload (this is the hot path of issue creation).
-    const full: IssueFull = { ...issue, labels: labels.map((label) => ({ label })), milestone, assignees: assignees.map((u) => ({ assigneeId: u.id })), attachments: [] };
+    const full: IssueFull = { ...issue, labels: labels.map((label) => ({ label })), milestone, assignees: assignees.map((u) => ({ assigneeId: u.id })), attachments: [], pull: null };
     const users = new Map<number, User>([[rc.doer.id, rc.doer], ...assignees.map((u): [number, User] => [u.id, u])]);
     return this.convert.issue(full, rc.repo, users, rc.doer);
   }
