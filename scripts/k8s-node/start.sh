@@ -107,7 +107,7 @@ echo "$APISERVER_PORT" >"$DIR/apiserver-port"
 # certificate lets it read pod logs from the kubelet.
 log "control plane"
 APISERVER_PORT=$APISERVER_PORT \
-  APISERVER_ARGS="--bind-address=0.0.0.0 --advertise-address=$NODE_IP --endpoint-reconciler-type=lease --kubelet-client-certificate=$DIR/cp/pki/admin.crt --kubelet-client-key=$DIR/cp/pki/admin.key ${APISERVER_ARGS:-}" \
+  APISERVER_ARGS="--kubelet-preferred-address-types=InternalIP --bind-address=0.0.0.0 --advertise-address=$NODE_IP --endpoint-reconciler-type=lease --kubelet-client-certificate=$DIR/cp/pki/admin.crt --kubelet-client-key=$DIR/cp/pki/admin.key ${APISERVER_ARGS:-}" \
   K8S_TOOLS=$K8S_TOOLS bash "$SHARED_K8S/start.sh" "$DIR/cp" >"$DIR/control-plane.log" 2>&1 ||
   fail "the control plane did not start" "$DIR/control-plane.log"
 # shellcheck disable=SC1091
