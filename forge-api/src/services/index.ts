@@ -41,6 +41,10 @@ import { ReleaseService } from './releases';
 import { WikiService } from './wiki';
 import { UserService } from './users';
 import { WatchService } from './watches';
+import { FollowService } from './follows';
+import { BlockService } from './blocks';
+import { EmailService } from './emails';
+import { UserSettingsService } from './user-settings';
 import { CollaboratorService } from './collaborators';
 import { StarService } from './stars';
 import { AssigneeService } from './assignees';
@@ -93,6 +97,13 @@ export interface Services {
   cron: CronService;
   httpsig: HttpSignatureService;
   watches: WatchService;
+  /** Users following users and organizations. */
+  follows: FollowService;
+  /** Users and organizations blocking users (and the rule every blocked action asks). */
+  blocks: BlockService;
+  /** A user's own e-mail addresses. */
+  emails: EmailService;
+  userSettings: UserSettingsService;
   collaborators: CollaboratorService;
   /** Stars on repositories (stargazers, starred lists, stars_count). */
   stars: StarService;
@@ -219,6 +230,10 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     cron: new CronService(prisma),
     httpsig: new HttpSignatureService(prisma, () => config.sshTrustedUserCaKeys),
     watches: new WatchService(prisma),
+    follows: new FollowService(prisma),
+    blocks: new BlockService(prisma, (userId, orgId) => permissions.isOrgOwner(userId, orgId)),
+    emails: new EmailService(prisma),
+    userSettings: new UserSettingsService(prisma),
     collaborators: new CollaboratorService(prisma, permissions),
     stars: new StarService(prisma, permissions),
     assignees: new AssigneeService(prisma, permissions),
