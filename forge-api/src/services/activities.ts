@@ -191,13 +191,14 @@ export class ActivityService {
 
   /** structs.Activity for each row (users, repositories and comments loaded in batches). */
   async toJson(rows: Awaited<ReturnType<ActivityService['list']>>['rows'], viewer: User | null) {
-    const userIds = new Set(rows.map((r) => r.actUserId));
-    const users = new Map((await this.prisma.user.findMany({ where: { id: { in: [...userIds] } } })).map((u) => [u.id, u]));
     const commentIds = rows.map((r) => r.commentId).filter((id): id is number => id !== null);
     const comments = new Map(
-      (await this.prisma.comment.findMany({ where: { id: { in: commentIds } }, include: { attachments: true, issue: { select: { index: true, isPull: true } } } })).map((c) => [c.id, c]),
+      (commentIds.length ? await this.prisma.comment.findMany({ where: { id: { in: commentIds } }, include: { attachments: true, issue: { select: { index: true, isPull: true } } } }) : []).map((c) => [c.id, c]),
     );
-    const commentPosters = new Map((await this.prisma.user.findMany({ where: { id: { in: [...comments.values()].map((c) => c.posterId) } } })).map((u) => [u.id, u]));
+    // Actors and comment posters in one look-up.
+    const userIds = new Set([...rows.map((r) => r.actUserId), ...[...comments.values()].map((c) => c.posterId)]);
+    const users = new Map((await this.prisma.user.findMany({ where: { id: { in: [...userIds] } } })).map((u) => [u.id, u]));
+    const commentPosters = users;
     // The viewer's access to every repository of the page in one batch (not one look-up per repository).
     const repos = [...new Map(rows.map((r) => [r.repoId, r.repo])).values()];
     const accessModes = await this.permissions.repoAccessModes(viewer, repos);
