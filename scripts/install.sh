@@ -53,8 +53,8 @@ else
 fi
 # The inference extension's upstream endpoint pickers (lwepp v1.6.0 and epp v1.5.0, for
 # e2e/inference/upstream-epp.test.ts), built from the Go module proxy and cached under
-# ~/.cache/portcullis-epp: about 2.5 + 5 min of CPU cold (26 + 30 min wall on 2 cores shared with
-# 8 sessions), nothing once cached. A failed build fails that test on CI, saying what is missing.
+# ~/.cache/portcullis-epp: about 2.5 + 5 min of CPU cold (up to ~30 min each in wall time on 2
+# cores busy with other builds), nothing once cached. A failed build fails that test on CI, saying what is missing.
 bash scripts/build-epp.sh all || echo "!!! the upstream endpoint pickers did not build (scripts/build-epp.sh); e2e/inference/upstream-epp.test.ts will fail"
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund
