@@ -45,6 +45,7 @@ import { FollowService } from './follows';
 import { BlockService } from './blocks';
 import { EmailService } from './emails';
 import { UserSettingsService } from './user-settings';
+import { OwnerRenameService } from './owner-rename';
 import { CollaboratorService } from './collaborators';
 import { StarService } from './stars';
 import { AssigneeService } from './assignees';
@@ -107,6 +108,8 @@ export interface Services {
   /** A user's own e-mail addresses. */
   emails: EmailService;
   userSettings: UserSettingsService;
+  /** Renaming users and organizations, with their repositories' directory. */
+  ownerRename: OwnerRenameService;
   collaborators: CollaboratorService;
   /** Stars on repositories (stargazers, starred lists, stars_count). */
   stars: StarService;
@@ -241,6 +244,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     blocks: new BlockService(prisma, (userId, orgId) => permissions.isOrgOwner(userId, orgId)),
     emails: new EmailService(prisma),
     userSettings: new UserSettingsService(prisma),
+    ownerRename: new OwnerRenameService(users, config.reposDir),
     collaborators: new CollaboratorService(prisma, permissions),
     stars: new StarService(prisma, permissions),
     assignees: new AssigneeService(prisma, permissions),
