@@ -1,8 +1,9 @@
 /**
  * Gitea's JavaScript client (gitea-js) driving the people side of a listening forge on SQLite and
  * PostgreSQL: following, blocking (seen from the blocked user's side), e-mail addresses,
- * settings, watched repositories, the heatmap and the activity feeds, through the client's own
- * paths, methods, query parameters and bodies.
+ * settings, watched repositories, the heatmap and the activity feeds, and managing an
+ * organization (edit, membership checks, public memberships, removing a member, deleting it),
+ * through the client's own paths, methods, query parameters and bodies.
  */
 import { describeForge } from '../forge-api/test/support/forge';
 import { tokenClient, type GiteaClient } from './support/gitea-js';
@@ -91,5 +92,23 @@ describeForge('gitea-js people', (f) => {
     expect(feed.data.map((a) => a.op_type)).toEqual(expect.arrayContaining(['create_repo', 'create_issue']));
     const orgFeed = await friend.orgs.orgListActivityFeeds('growers');
     expect(orgFeed.data.map((a) => a.repo?.full_name)).toContain('growers/seeds');
+  });
+
+  test('managing an organization: edit, membership, public membership, removal, delete', async () => {
+    await owner.orgs.orgCreate({ username: 'pickers' });
+    const edited = await owner.orgs.orgEdit('pickers', { full_name: 'The Pickers', location: 'Hill' });
+    expect(edited.data).toMatchObject({ name: 'pickers', full_name: 'The Pickers', location: 'Hill' });
+    await expect(friend.orgs.orgEdit('pickers', { full_name: 'x' })).rejects.toMatchObject({ status: 403 });
+    const team = await owner.orgs.orgCreateTeam('pickers', { name: 'hands', permission: 'read', units: ['repo.code'] } as never);
+    await owner.teams.orgAddTeamMember(team.data.id as number, 'friend');
+    expect((await owner.orgs.orgIsMember('pickers', 'friend')).status).toBe(204);
+    await expect(owner.orgs.orgIsPublicMember('pickers', 'friend')).rejects.toMatchObject({ status: 404 });
+    expect((await friend.orgs.orgPublicizeMember('pickers', 'friend')).status).toBe(204);
+    expect((await pest.orgs.orgIsPublicMember('pickers', 'friend')).status).toBe(204);
+    expect((await friend.orgs.orgConcealMember('pickers', 'friend')).status).toBe(204);
+    expect((await owner.orgs.orgDeleteMember('pickers', 'friend')).status).toBe(204);
+    await expect(owner.orgs.orgIsMember('pickers', 'friend')).rejects.toMatchObject({ status: 404 });
+    expect((await owner.orgs.orgDelete('pickers')).status).toBe(204);
+    await expect(owner.orgs.orgGet('pickers')).rejects.toMatchObject({ status: 404 });
   });
 });

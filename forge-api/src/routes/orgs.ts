@@ -195,7 +195,7 @@ export default async function orgRoutes(app: FastifyInstance) {
     '/orgs/:org/members/:username',
     {
       config: { auth: 'required', scopes: ['organization'], org: ORG_READ },
-      schema: { tags, operationId: 'orgIsMember', summary: 'Check if a user is a member of an organization', params: orgUserParams, response: { 204: { type: 'null' }, 302: { type: 'null' }, ...errors(401, 404) } },
+      schema: { tags, operationId: 'orgIsMember', summary: 'Check if a user is a member of an organization', params: orgUserParams, response: { 204: { type: 'null' }, 303: { type: 'null' }, ...errors(401, 404) } },
     },
     async (request, reply) => {
       const { org } = request.orgCtx;
@@ -208,7 +208,8 @@ export default async function orgRoutes(app: FastifyInstance) {
         return reply.code(204).send();
       }
       if (doer.id === user.id) throw new NotFoundError();
-      return reply.redirect(`${app.config.rootUrl}api/v1/orgs/${encodeURIComponent(org.name)}/public_members/${encodeURIComponent(user.name)}`, 302);
+      // Gitea answers 303 with a path (its AppSubURL, empty at the root).
+      return reply.redirect(`${new URL(app.config.rootUrl).pathname}api/v1/orgs/${encodeURIComponent(org.name)}/public_members/${encodeURIComponent(user.name)}`, 303);
     },
   );
 
