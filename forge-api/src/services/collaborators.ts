@@ -8,8 +8,8 @@ import { InvalidError, PermissionDeniedError } from './errors';
 import { BLOCKED_MESSAGE, isBlockedBy } from './blocks';
 import type { Repository, User } from './records';
 import type { PermissionService } from './permissions';
+import { WATCHING } from './watches';
 
-const WATCHING = [1, 3];
 const MODE_NAMES = ['none', 'read', 'write', 'admin', 'owner'] as const;
 
 /** Gitea's AccessMode.ToString(). */
