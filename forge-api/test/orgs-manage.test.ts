@@ -19,7 +19,7 @@ describeForge('organizations: edit, rename, delete, members', (f) => {
     await f().user('root', { admin: true });
     for (const u of ['boss', 'mate', 'stranger']) await f().user(u);
     await ok('POST', '/orgs', 'boss', { username: 'works' });
-    const team = (await ok('POST', '/orgs/works/teams', 'boss', { name: 'crew', permission: 'write', units: ['repo.code'] })).body;
+    const team = (await ok('POST', '/orgs/works/teams', 'boss', { name: 'crew', permission: 'write', units: ['repo.code'], includes_all_repositories: true })).body;
     await ok('PUT', `/teams/${team.id}/members/mate`, 'boss');
   });
 
@@ -92,7 +92,7 @@ describeForge('organizations: edit, rename, delete, members', (f) => {
     let res = await f().request('DELETE', '/orgs/shop', as('boss'));
     expect(res.status).toBe(422);
     expect(res.body.message).toMatch(/still has ownership of repositories/);
-    expect((await f().request('DELETE', '/orgs/shop/repos', as('stranger'))).status).toBe(404);
+    expect((await f().request('DELETE', '/orgs/shop/repos', as('stranger'))).status).toBe(403);
     expect((await f().request('DELETE', '/orgs/shop/repos', as('boss'))).status).toBe(202);
     expect((await f().request('DELETE', '/orgs/shop/repos', as('boss'))).status).toBe(204);
     expect((await f().request('GET', '/repos/shop/yard', as('boss'))).status).toBe(404);
