@@ -1,5 +1,5 @@
 /**
- * Gitea's own JS client (gitea-js) against the forge for issue 6: teams, team repositories,
+ * Gitea's own JS client (gitea-js) against the forge: teams, team repositories,
  * org permissions, org webhooks with a real delivery, user keys, packages and cron tasks.
  */
 import crypto from 'node:crypto';

@@ -9,13 +9,15 @@
  * the new route answers from its backend. Two clocks:
  *   - api:     from the create request (HTTPS POST to the API server, as kubectl does it) to served;
  *   - kubectl: from spawning `kubectl apply -f -` to served (adds kubectl's own start, ~100+ ms).
- * Goal (issue 10): p50 under 250 ms including the agent hop. Anchor: NGINX Gateway Fabric 2.6
+ * Goal: p50 under 250 ms including the agent hop (150 ms on one host). Anchor: NGINX Gateway Fabric 2.6
  * publishes 160 ms per change batch at 1,000 HTTPRoutes for its controller alone (before its
  * agent writes files and reloads nginx).
  *
- * --one-host: the routes have no hostnames (issue 10's one-host case through the API server).
+ * --one-host: the routes have no hostnames (one nginx server block, the costliest case for a
+ * change), through the API server.
+ * --write-docs: also write the figures as docs/benchmarks-gateway.md's table (agent or agent-one-host).
  *
- *   npm run bench:agent [-- --routes=1000 --changes=20 --kubectl-changes=10 --one-host]
+ *   npm run bench:agent [-- --routes=1000 --changes=20 --kubectl-changes=10 --one-host --write-docs]
  */
 import { spawn } from 'child_process';
 import * as fs from 'fs';
@@ -32,6 +34,7 @@ import { freePort } from '../e2e/support/ports';
 import { makeTempDir, removeDir } from '../e2e/support/tmp';
 import { toYaml } from '../e2e/support/manifests';
 import { HOSTS, routeDoc, SERVICES } from './bench-manifests';
+import { benchCommand, docsTable } from './support/bench-docs';
 
 function arg(name: string, fallback: string): string {
   const hit = process.argv.find((a) => a.startsWith(`--${name}=`));
@@ -273,6 +276,21 @@ async function main(): Promise<void> {
       const goal = ONE_HOST ? 150 : 250;
       process.stdout.write(`goal: p50 < ${goal} ms; ratio to goal ${(pct(apiTimes, 50) / goal).toFixed(2)}\n`);
       process.stdout.write(`anchor: NGINX Gateway Fabric 2.6, 160 ms avg per change batch at 1,000 HTTPRoutes (controller only, before its agent and reload); ours end to end / theirs controller-only = ${(pct(apiTimes, 50) / 160).toFixed(2)}\n`);
+      const p = (xs: number[]) => (xs.length ? `${pct(xs, 50)} / ${pct(xs, 90)} ms` : 'not measured');
+      docsTable({
+        doc: 'gateway',
+        id: ONE_HOST ? 'agent-one-host' : 'agent',
+        command: benchCommand('bench:agent'),
+        columns: ['figure', 'Portcullis', 'goal', 'anchor'],
+        rows: [
+          [`create request -> served p50 / p90 (${ROUTES} routes${ONE_HOST ? ', one host' : ''})`, p(apiTimes), `p50 < ${goal} ms`, 'NGF 2.6: 160 ms per change batch at 1,000 routes (its controller alone)'],
+          ['kubectl apply spawned -> served p50 / p90', p(kubectlTimes), '', ''],
+          ['agent apply p50 / p90', p(applies), '', ''],
+          ['nginx reload median', reloads.length ? `${med(reloads.map((l) => Number(l.reloadMs)))} ms` : 'not measured', '', ''],
+          ['CPU per change: controller / agent / nginx', `${per('controller')} / ${per('agent')} / ${per('nginx')} ms`, '', ''],
+          ['status writes per change', perChange('status writes'), '', ''],
+        ],
+      });
       await agent.stop();
     } finally {
       await controller.stop();

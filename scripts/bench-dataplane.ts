@@ -14,6 +14,7 @@
  *      BENCH_CONNECTIONS (default 32), PORTCULLIS_NGINX (see controller/src/apply/nginx-binary.ts),
  *      BENCH_HTTP=0 skips the HTTP rounds, BENCH_FILTERS=0 / BENCH_TLS=0 the filters / TLS parts
  *      (scripts/bench-filters.ts: filtered/plain req/s, HTTPS vs HTTP keep-alive and handshakes/s), BENCH_GRPC=0 the gRPC part (scripts/bench-grpc.ts: unary calls/s gateway vs direct).
+ * --write-docs: also write each part's figures as its table in docs/benchmarks-gateway.md.
  */
 import * as fs from 'fs';
 import * as net from 'net';
@@ -28,6 +29,7 @@ import { renderConfig } from '../controller/src/render';
 import { defaultNginxBinary } from '../controller/src/apply/nginx-binary';
 import { benchGrpc } from './bench-grpc';
 import { benchFilters } from './bench-filters';
+import { benchCommand, docsTable } from './support/bench-docs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -204,6 +206,16 @@ async function main(): Promise<void> {
       `capacity ratio plain/matched CPU ${(cpuPlain / cpuMatched).toFixed(3)} (goal >= 0.95)`);
     console.log(`least-disturbed rounds: plain ${best(cpu.plain).toFixed(1)} us, matched ${best(cpu.matched).toFixed(1)} us; ` +
       `ratio ${(best(cpu.plain) / best(cpu.matched)).toFixed(3)}; best req/s ratio ${(Math.max(...results.matched) / Math.max(...results.plain)).toFixed(3)}`);
+    docsTable({
+      doc: 'gateway',
+      id: 'dataplane-matching',
+      command: benchCommand('bench:dataplane'),
+      columns: ['figure', 'matched routes', 'plain proxy', 'ratio', 'goal'],
+      rows: [
+        [`req/s (medians of ${results.plain.length} rounds)`, matched.toFixed(0), plain.toFixed(0), (matched / plain).toFixed(3), '>= 0.95'],
+        ['nginx CPU per request', `${cpuMatched.toFixed(1)} µs`, `${cpuPlain.toFixed(1)} µs`, (cpuPlain / cpuMatched).toFixed(3), ''],
+      ],
+    });
   }
   if (process.env.BENCH_GRPC !== '0') {
     await benchGrpc({ nginx: NGINX, seconds: SECONDS, rounds: ROUNDS, freePort, workerTicks, tickUs: TICK_US });

@@ -17,7 +17,7 @@
  * backend's worker (/proc/PID/schedstat, ns) and wrk (clock ticks) are printed too: on 2 cores,
  * req/s follows the three's CPU per request.
  *
- * Precision: under other sessions' load req/s swings 2-3x between runs seconds apart while the
+ * Precision: under other work's load req/s swings 2-3x between runs seconds apart while the
  * CPU per request moves a few per cent, so beside the req/s ratio (what the goal is stated in)
  * the summary prints, per pair, the capacity ratio: A's CPU per request over B's, for the three
  * processes together (on 2 cores shared by the three, or a CPU share under the kernel's
@@ -51,6 +51,7 @@ import { silentLogger } from '../controller/src/log';
 import { buildModel } from '../controller/src/model';
 import { renderConfig } from '../controller/src/render';
 import { hasCallgrind, instructionsPerRequest } from './bench-instructions';
+import { benchCommand, docsTable } from './support/bench-docs';
 
 export interface BenchFiltersOptions {
   nginx: string;
@@ -259,8 +260,8 @@ function capacityRatios(r: PairResult): number[] {
 /** Pairs where other work took under this much CPU (cores) in both runs: the quiet ones. */
 const QUIET_OTHERS = 0.25;
 
-/** The summary lines of a series: B against A. */
-function report(a: string, b: string, r: PairResult, goal?: number): void {
+/** The summary lines of a series: B against A. Returns the figures docs/benchmarks-gateway.md's tables hold. */
+function report(a: string, b: string, r: PairResult, goal?: number): { ratio: string; medians: string; capacity: string; nginx: string; rpsA: number; rpsB: number } {
   const m = (xs: Sample[], f: keyof Sample) => median(xs.map((x) => x[f]));
   const all = (x: Sample) => x.gateway + x.backend + x.client;
   const total = (xs: Sample[]) => median(xs.map(all));
@@ -291,6 +292,14 @@ function report(a: string, b: string, r: PairResult, goal?: number): void {
       ? `  req/s ratio over the ${quiet.length} quiet pairs (others < ${QUIET_OTHERS} cores in both runs): ${interval(quiet)}`
       : `  only ${quiet.length} quiet pairs (others < ${QUIET_OTHERS} cores in both runs): the req/s ratio carries the machine's noise; the capacity ratio does not`,
   );
+  return {
+    ratio: `${median(r.ratios).toFixed(3)} (median of ${r.ratios.length} pairs) ${interval(r.ratios)}`,
+    medians: `${(m(r.b, 'rps') / m(r.a, 'rps')).toFixed(3)} (${m(r.b, 'rps').toFixed(0)} / ${m(r.a, 'rps').toFixed(0)})`,
+    capacity: interval(capacity),
+    nginx: `${m(r.b, 'gateway').toFixed(1)} / ${m(r.a, 'gateway').toFixed(1)} µs`,
+    rpsA: m(r.a, 'rps'),
+    rpsB: m(r.b, 'rps'),
+  };
 }
 
 export async function benchFilters(o: BenchFiltersOptions): Promise<void> {
@@ -336,7 +345,13 @@ export async function benchFilters(o: BenchFiltersOptions): Promise<void> {
         seconds,
         { maxPairs, enough },
       );
-      report('no filters', 'filters', r, 0.97);
+      const f = report('no filters', 'filters', r, 0.97);
+      const filterRows: Array<Array<string | number>> = [
+        ['req/s ratio, median of pairs [95 % interval]', f.ratio, '>= 0.97'],
+        ['ratio of the req/s medians', f.medians, ''],
+        ['capacity ratio [95 % interval]', f.capacity, ''],
+        ['nginx CPU per request', f.nginx, ''],
+      ];
       if (process.env.BENCH_CALLGRIND !== '0' && hasCallgrind()) {
         // Load-independent: nginx's own instructions per request under callgrind (user space only).
         const cgPort = await o.freePort();
@@ -348,7 +363,9 @@ export async function benchFilters(o: BenchFiltersOptions): Promise<void> {
         const none = await count('plain');
         const withFilters = await count('filtered');
         console.log(`nginx instructions per request (callgrind, user space): none ${none.toFixed(0)}, filters ${withFilters.toFixed(0)} (+${(withFilters - none).toFixed(0)}, +${((100 * (withFilters - none)) / none).toFixed(1)} %)`);
+        filterRows.push(['nginx instructions per request (callgrind)', `${withFilters.toFixed(0)} / ${none.toFixed(0)} (+${((100 * (withFilters - none)) / none).toFixed(1)} %)`, '']);
       }
+      docsTable({ doc: 'gateway', id: 'dataplane-filters', command: benchCommand('bench:dataplane'), columns: ['figure', 'with filters / without', 'goal'], rows: filterRows });
     }
 
     if (process.env.BENCH_TLS !== '0') {
@@ -365,8 +382,18 @@ export async function benchFilters(o: BenchFiltersOptions): Promise<void> {
         Math.max(3, Math.ceil(pairs / 4)),
         seconds,
       );
-      report('http keep-alive', 'https keep-alive', ka);
-      report('http new connection', 'https new connection', nc);
+      const k = report('http keep-alive', 'https keep-alive', ka);
+      const n = report('http new connection', 'https new connection', nc);
+      docsTable({
+        doc: 'gateway',
+        id: 'dataplane-tls',
+        command: benchCommand('bench:dataplane'),
+        columns: ['figure', 'HTTPS / HTTP req/s (medians)', 'HTTPS / HTTP req/s, median of pairs', 'nginx CPU per request HTTPS / HTTP'],
+        rows: [
+          ['keep-alive connections', `${k.rpsB.toFixed(0)} / ${k.rpsA.toFixed(0)}`, k.ratio, k.nginx],
+          ['a new connection per request (HTTPS: a full handshake)', `${n.rpsB.toFixed(0)} / ${n.rpsA.toFixed(0)}`, n.ratio, n.nginx],
+        ],
+      });
     }
   } finally {
     for (const g of gateways) await g.nginx.stop();

@@ -19,6 +19,7 @@
  *
  * The repository is made with git fast-import (BENCH_COMMITS commits over 500 files in 10
  * folders, a branch every BENCH_COMMITS/BENCH_BRANCHES commits) and pushed over HTTP to both.
+ * --write-docs: also write the figures as docs/benchmarks-forge.md's table (forge-content).
  * Env: BENCH_COMMITS (10000), BENCH_BRANCHES (500), BENCH_DURATION s per round (5),
  * BENCH_CONNECTIONS (10), BENCH_ONLY=regexp of case names.
  */
@@ -29,6 +30,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { freePort, waitForUrl } from '../e2e/support/ports';
 import { startGitea, type Gitea } from './support/gitea';
+import { benchCommand, docsTable } from './support/bench-docs';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const autocannon = require('autocannon') as (opts: Record<string, unknown>) => Promise<{ requests: { average: number; total: number }; latency: { p50: number; p99: number }; non2xx: number; errors: number; timeouts: number }>;
@@ -245,6 +247,7 @@ async function main(): Promise<void> {
     ];
     console.log(`load average before: ${loadavg()} on ${os.cpus().length} CPUs`);
     const rows: string[] = [];
+    const docRows: string[][] = [];
     for (const [name, p] of cases) {
       if (ONLY && !ONLY.test(name)) continue;
       const first = typeof p === 'string' ? p : p[p.length - 1];
@@ -255,6 +258,7 @@ async function main(): Promise<void> {
       if (served.some((r) => r.status !== 200)) {
         rows.push(`${name.padEnd(34)} not compared: forge ${served[0].status}, gitea ${served[1].status} ${served.find((r) => r.status !== 200)!.text}`);
         console.log(rows[rows.length - 1]);
+        docRows.push([name, `not compared: forge ${served[0].status}, gitea ${served[1].status}`, '', '>= 1.5']);
         continue;
       }
       const runs: Record<string, Figures[]> = { forge: [], gitea: [] };
@@ -271,7 +275,9 @@ async function main(): Promise<void> {
       const line = `${name.padEnd(34)} ${side('forge', a)} | ${side('gitea', b)} | ${verdict}`;
       rows.push(line);
       console.log(line);
+      docRows.push([name, verdict.startsWith('ratio') ? (a.rps / b.rps).toFixed(2) : verdict, `${a.cpu.toFixed(2)} / ${b.cpu.toFixed(2)}`, '>= 1.5']);
     }
+    docsTable({ doc: 'forge', id: 'forge-content', command: benchCommand('bench:forge-content'), columns: ['case', 'forge / Gitea req/s', 'CPU ms/req forge / Gitea', 'goal'], rows: docRows });
     console.log('\nsummary');
     for (const r of rows) console.log(r);
     console.log(`load average after: ${loadavg()} on ${os.cpus().length} CPUs`);

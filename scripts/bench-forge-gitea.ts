@@ -26,6 +26,7 @@
  * BENCH_WORKERS (forge --workers, default 1), BENCH_ONLY=regexp of case names, BENCH_GITEA_GC=1
  * (run Gitea's git_gc_repos `git gc` on its clone repository first: see settleHistory),
  * BENCH_FORGE_NODE_ARGS (node options for the forge server, e.g. --cpu-prof --cpu-prof-dir=DIR).
+ * --write-docs: also write the figures as docs/benchmarks-forge.md's table (forge-gitea).
  * Quick run: BENCH_REPOS=1000 BENCH_ISSUES=5000 BENCH_COMMITS=100 BENCH_DURATION=3 BENCH_DB=sqlite
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
@@ -37,6 +38,7 @@ import Database from 'better-sqlite3';
 import { Client as PgClient } from 'pg';
 import { freePort, waitForUrl } from '../e2e/support/ports';
 import { pssMiB, rssMiB, startGitea, type Gitea } from './support/gitea';
+import { benchCommand, docsTable, recordsTable } from './support/bench-docs';
 import { needsHousekeeping } from '../forge-api/src/services/git/housekeeping';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -591,6 +593,7 @@ export async function main(): Promise<void> {
   }
   console.log(`\nforge vs Gitea 1.27.3: ${REPOS} repositories, ${ISSUES} issues, ${COMMITS}-commit clone; ${DURATION} s per case and server, ${CONNECTIONS} connections, forge workers ${WORKERS}, Gitea's copy gc'd ${GITEA_GC ? 'yes' : 'no'}; ratio = forge/Gitea req/s (memory row: Gitea/forge MiB)`);
   console.table(all);
+  docsTable({ doc: 'forge', id: 'forge-gitea', command: benchCommand('bench:forge-gitea'), ...recordsTable(all) });
   console.log(`load average (1/5/15 min): ${os.loadavg().map((l) => l.toFixed(2)).join(' / ')} on ${os.cpus().length} CPUs`);
 }
 

@@ -6,6 +6,7 @@
  *   3. with 5 active hooks pointing at a port where nothing listens,
  * and reports req/s and p50/p99 per case, plus how many deliveries were queued and how many
  * were still pending when the case ended (the queue absorbs them; the requests do not wait).
+ * --write-docs: also write the figures as docs/benchmarks-forge.md's table.
  * Env: BENCH_REQUESTS per case (1000), BENCH_CONNECTIONS (10).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -20,6 +21,7 @@ import { loadConfig } from '../forge-api/src/config';
 import { createPrisma, migrate } from '../forge-api/src/services/database';
 import { TokenService } from '../forge-api/src/services/tokens';
 import { UserService } from '../forge-api/src/services/users';
+import { benchCommand, docsTable, recordsTable } from './support/bench-docs';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const autocannon = require('autocannon') as (opts: Record<string, unknown>) => Promise<{
@@ -99,6 +101,7 @@ async function main() {
     await addHooks(deadUrl);
     await runCase(`POST /issues, ${HOOKS} hooks, receiver down`);
     console.table(results);
+    docsTable({ doc: 'forge', id: 'forge-webhooks', command: benchCommand('bench:forge-webhooks'), ...recordsTable(results) });
     console.log(`load average (1/5/15 min): ${os.loadavg().map((l) => l.toFixed(2)).join(' / ')} on ${os.cpus().length} CPUs`);
   } finally {
     server?.kill('SIGTERM');

@@ -9,6 +9,7 @@
  * The data is seeded through Prisma directly (createMany), the server runs in its own process
  * (bin/portcullis-forge.js serve) so autocannon does not share its event loop.
  * `npm run bench:forge -- --gitea` runs the side-by-side comparison with a real Gitea instead.
+ * --write-docs: also write the figures as docs/benchmarks-forge.md's table.
  * Env: BENCH_REPOS (10000), BENCH_DURATION seconds per case (10), BENCH_CONNECTIONS (10).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -20,6 +21,7 @@ import { loadConfig } from '../forge-api/src/config';
 import { createPrisma, migrate } from '../forge-api/src/services/database';
 import { TokenService } from '../forge-api/src/services/tokens';
 import { UserService } from '../forge-api/src/services/users';
+import { benchCommand, docsTable, recordsTable } from './support/bench-docs';
 import { issueCases, jsonPosts, seedIssues, summary } from './bench-forge-issues';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -129,6 +131,7 @@ async function main() {
     );
     results.push(...(await issueCases(base, issueData, run)));
     console.table(results);
+    docsTable({ doc: 'forge', id: 'forge', command: benchCommand('bench:forge'), ...recordsTable(results) });
     // Figures from a shared machine are only comparable at similar load.
     console.log(`load average (1/5/15 min): ${os.loadavg().map((l) => l.toFixed(2)).join(' / ')} on ${os.cpus().length} CPUs`);
   } finally {

@@ -6,6 +6,7 @@
  *     (push includes the size/empty/default-branch refresh);
  *  3. rendering a comment with POST /markdown's renderer (Mode comment).
  * Env: BENCH_N (iterations per measurement, default 30).
+ * --write-docs: also write the figures as docs/benchmarks-forge.md's table (git).
  */
 import { promises as fs } from 'fs';
 import os from 'os';
@@ -17,6 +18,7 @@ import { initRepository } from '../forge-api/src/services/git';
 import { gitEnv } from '../forge-api/src/services/git/run';
 import { gitignoreText, licenseText, readmeText } from '../forge-api/src/services/templates';
 import { renderMarkup } from '../forge-api/src/services/markup';
+import { benchCommand, docsTable } from './support/bench-docs';
 
 const N = Number(process.env.BENCH_N ?? 30);
 const env = gitEnv({ GIT_AUTHOR_NAME: 'B', GIT_AUTHOR_EMAIL: 'b@e', GIT_COMMITTER_NAME: 'B', GIT_COMMITTER_EMAIL: 'b@e' });
@@ -105,6 +107,8 @@ async function main() {
     await fs.rm(tmp, { recursive: true, force: true });
   }
   console.log(JSON.stringify(results, null, 2));
+  const fig = (v: unknown) => (typeof v === 'object' && v !== null ? `mean ${(v as { mean: number }).mean} ms, p50 ${(v as { p50: number }).p50} ms, p99 ${(v as { p99: number }).p99} ms` : String(v));
+  docsTable({ doc: 'forge', id: 'git', command: benchCommand('bench:git'), columns: ['figure', 'forge'], rows: Object.entries(results).map(([name, v]) => [name, fig(v)]) });
 }
 
 main().catch((err) => {

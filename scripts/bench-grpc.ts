@@ -24,8 +24,8 @@
  * same cores and CPU is the limit, calls/s can be at best (client + backend) / (client + backend
  * + nginx) of direct through the gateway: printed as "CPU-bound ratio", the figure that other
  * work on the machine moves least. (With the kernel's autogroup scheduling, the default on
- * Debian, the processes a shell starts share one CPU share against other sessions', so on a busy
- * machine that is also where calls/s end up.)
+ * Debian, the processes a shell starts share one CPU share against every other autogroup's, so
+ * on a busy machine that is also where calls/s end up.)
  *
  * Each run also reads the machine's busy time (/proc/stat) minus the three processes': the CPU
  * other work took ("others"); calls/s / (cores - others) per round is the throughput with most
@@ -48,6 +48,7 @@ import type { BackendRef, Graph, HTTPRouteNode } from '../controller/src/graph/t
 import { silentLogger } from '../controller/src/log';
 import { buildModel } from '../controller/src/model';
 import { renderConfig } from '../controller/src/render';
+import { benchCommand, docsTable } from './support/bench-docs';
 
 const SERVICE = 'bench.Echo';
 const METHOD = `/${SERVICE}/Unary`;
@@ -315,6 +316,7 @@ export async function benchGrpc(options: { nginx: string; seconds: number; round
     return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
   };
   const summary = (xs: Sample[]): Sample => ({ rate: median(xs.map((x) => x.rate)), others: median(xs.map((x) => x.others)), client: median(xs.map((x) => x.client)), backend: median(xs.map((x) => x.backend)), nginx: median(xs.map((x) => x.nginx)) });
+  const docRows: Array<Array<string | number>> = [];
   for (const [kind, runs] of samples) {
     const d = summary(runs.direct);
     const g = summary(runs.gateway);
@@ -348,5 +350,13 @@ export async function benchGrpc(options: { nginx: string; seconds: number; round
       `  bound on ${cores} idle cores from these costs: direct ${dBound.toFixed(0)}, gateway ${gBound.toFixed(0)} calls/s, ratio ${(gBound / dBound).toFixed(3)}` +
         ` (on a shared machine the CPU-bound ratio applies instead)`,
     );
+    docRows.push([CLIENT_LABELS[kind], (g.rate / d.rate).toFixed(3), (gBound / dBound).toFixed(3), `${dTotal.toFixed(0)} / ${gTotal.toFixed(0)} µs`, '>= 0.9']);
   }
+  docsTable({
+    doc: 'gateway',
+    id: 'dataplane-grpc',
+    command: benchCommand('bench:dataplane'),
+    columns: ['client', 'gateway / direct calls/s', 'bound on idle cores', 'CPU per call direct / through nginx', 'goal'],
+    rows: docRows,
+  });
 }

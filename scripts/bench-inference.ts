@@ -14,6 +14,7 @@
  * autocannon (BENCH_CONNECTIONS), then the picker's choice quality: two pods, one slow with a
  * deep queue, concurrent clients, share of requests sent to the idle pod (goal >= 90 %).
  *
+ * --write-docs: also write the figures as docs/benchmarks-gateway.md's table (inference).
  * Env: BENCH_REQUESTS (latency samples per path, default 2000), BENCH_SECONDS (per throughput
  * run, default 5), BENCH_CONNECTIONS (default 16), BENCH_QUALITY (requests, default 400).
  */
@@ -26,6 +27,7 @@ import { freePort, waitForPort } from '../e2e/support/ports';
 import { inferencePool, podFor } from '../e2e/support/model-server';
 import { startInferenceGateway } from '../e2e/inference/support';
 import { pickerService } from '../e2e/inference/test-picker';
+import { benchCommand, docsTable } from './support/bench-docs';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -137,12 +139,21 @@ async function main(): Promise<void> {
       console.log(`  added by ${paths[j][0].padEnd(23)} ${f(percentile(sorted[j], 50) - percentile(sorted[0], 50)).padStart(7)}  ${f(percentile(sorted[j], 99) - percentile(sorted[0], 99)).padStart(7)}   (goal: p50 < 1 ms)`);
     }
     agents.forEach((a) => a.destroy());
+    const docRows = paths.map(([name], j) => [
+      name.trim() === '+ response phase' ? 'hop + ext_proc picker with the response phase' : name,
+      `${f(percentile(sorted[j], 50))} ms`,
+      `${f(percentile(sorted[j], 99))} ms`,
+      j === 0 ? '' : `${f(percentile(sorted[j], 50) - percentile(sorted[0], 50))} / ${f(percentile(sorted[j], 99) - percentile(sorted[0], 99))} ms`,
+      '',
+      '',
+    ]);
 
     console.log('\nthroughput (requests/s)');
     const rps: number[] = [];
     for (const [name, p, h] of paths) {
       rps.push(await throughput(gw.port, p, h));
       console.log(`  ${name.padEnd(32)} ${rps[rps.length - 1].toFixed(0).padStart(7)}   (${(rps[rps.length - 1] / rps[0]).toFixed(2)} of direct)`);
+      docRows[rps.length - 1][4] = `${rps[rps.length - 1].toFixed(0)} (${(rps[rps.length - 1] / rps[0]).toFixed(2)})`;
     }
 
     console.log(`\nchoice quality: ${QUALITY} requests from 8 concurrent clients; pod-busy answers after 50 ms with a queue of 10`);
@@ -160,7 +171,16 @@ async function main(): Promise<void> {
       const toIdle = (await idle.control()).served - before.idle;
       const total = toIdle + (await busy.control()).served - before.busy;
       console.log(`  ${name.padEnd(32)} ${((100 * toIdle) / total).toFixed(1)} % to the idle pod (${toIdle}/${total})   (goal >= 90 %)`);
+      docRows[p === '/builtin/v1/completions' ? 1 : 2][5] = `${((100 * toIdle) / total).toFixed(1)} %`;
     }
+    docsTable({
+      doc: 'gateway',
+      id: 'inference',
+      command: benchCommand('bench:inference'),
+      columns: ['path', 'p50', 'p99', 'added p50 / p99', `req/s, ${CONNECTIONS} connections (of direct)`, 'to the idle pod'],
+      rows: docRows,
+      note: 'Goals: added p50 < 1 ms; >= 90 % of the requests to the idle pod.',
+    });
   } finally {
     await gw.close();
     picker.kill('SIGTERM');

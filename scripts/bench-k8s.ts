@@ -11,6 +11,8 @@
  * 2. API requests per route change: requests the controller sent (watches and the lease
  *    aside) and status writes, for one route edited;
  * 3. controller memory (RSS) with N routes (default 5,000) in Kubernetes mode.
+ *
+ * --write-docs: also write the figures as docs/benchmarks-gateway.md's table (k8s).
  */
 import { readFileSync } from 'fs';
 import * as path from 'path';
@@ -21,6 +23,7 @@ import { startNetnsBackends } from '../e2e/support/netns';
 import { backendOf } from '../e2e/support/http';
 import { freePort } from '../e2e/support/ports';
 import { makeTempDir, removeDir } from '../e2e/support/tmp';
+import { benchCommand, docsTable } from './support/bench-docs';
 
 const NGF = { 30: 24, 150: 126 } as Record<number, number>;
 const GOAL = { 30: 5, 150: 15 } as Record<number, number>;
@@ -87,6 +90,7 @@ async function main(): Promise<void> {
     });
     const pid = controller.child.pid!;
     console.log('time-to-ready: namespaces each with Service + EndpointSlice + HTTPRoute, created after the controller started');
+    const rows: Array<Array<string | number>> = [];
     for (const n of [30, 150]) {
       const docs: Manifest[] = [];
       const paths: string[] = [];
@@ -103,6 +107,7 @@ async function main(): Promise<void> {
       await waitServed(port, paths, 300000);
       const s = (Date.now() - t0) / 1000;
       console.log(`  ${String(n).padStart(3)} namespaces: ${s.toFixed(1)} s (kubectl apply ${(applied / 1000).toFixed(1)} s of it)  NGF 2.6: ${NGF[n]} s  ratio ${(NGF[n] / s).toFixed(1)}x  goal < ${GOAL[n]} s`);
+      rows.push([`time to ready, ${n} namespaces (kubectl apply ${(applied / 1000).toFixed(1)} s of it)`, `${s.toFixed(1)} s`, `< ${GOAL[n]} s`, `NGF 2.6: ${NGF[n]} s`]);
     }
 
     // API requests for one route change (steady state first).
@@ -116,6 +121,7 @@ async function main(): Promise<void> {
     console.log(
       `API requests per route change: ${requestsSent(after) - requestsSent(before)} sent (status writes ${d('portcullis_controller_status_writes_total')}, reconciles ${d('portcullis_controller_reconciles_total')}); watch events in, no list`,
     );
+    rows.push(['one route changed: API requests / reconciles', `${requestsSent(after) - requestsSent(before)} / ${d('portcullis_controller_reconciles_total')}`, '', '']);
 
     if (manyRoutes > 0) {
       const rssBefore = rssMb(pid);
@@ -130,7 +136,9 @@ async function main(): Promise<void> {
       await waitServed(port, [`/m0/x`, `/m${manyRoutes - 1}/x`], 600000);
       await new Promise((r) => setTimeout(r, 3000));
       console.log(`controller memory with ${manyRoutes + 180} routes: RSS ${rssMb(pid)} MB (${rssBefore} MB with 180); all served ${((Date.now() - t0) / 1000).toFixed(1)} s after the first apply`);
+      rows.push([`controller RSS with ${manyRoutes + 180} routes`, `${rssMb(pid)} MB`, '', '']);
     }
+    docsTable({ doc: 'gateway', id: 'k8s', command: benchCommand('bench:k8s'), columns: ['figure', 'Portcullis', 'goal', 'anchor'], rows });
   } finally {
     await controller?.stop('SIGTERM');
     await netns.close();

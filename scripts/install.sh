@@ -30,6 +30,8 @@ command -v unzip >/dev/null || need+=(unzip)
 # Container images (scripts/build-images.sh, e2e/images): buildah + a Debian root filesystem.
 command -v buildah >/dev/null || need+=(buildah)
 command -v mmdebstrap >/dev/null || need+=(mmdebstrap)
+# runc (scripts/k8s-node/build.sh) is cgo with seccomp: libseccomp's headers, found by pkg-config.
+pkg-config --exists libseccomp 2>/dev/null || need+=(libseccomp-dev pkg-config)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}"
   $SUDO apt-get update -qq
@@ -57,10 +59,17 @@ else
   echo "!!! ../shared/tools/k8s/build.sh not found beside the repository; e2e/k8s will fail on CI"
 fi
 step "Kubernetes tools (../shared/tools/k8s/build.sh)"
+# A node that runs pods for that control plane (kubelet, kube-proxy, kube-scheduler, containerd,
+# runc, CNI plugins, crictl, CoreDNS) and the images the Gateway API conformance suite runs,
+# built from the Go module proxy and cached under ~/.cache/portcullis-k8s-node (cold times in
+# scripts/k8s-node/README.md; nothing once cached). A failed build fails the conformance run.
+{ bash scripts/k8s-node/build.sh && bash scripts/k8s-node/images.sh; } ||
+  echo "!!! the test cluster's node did not build (scripts/k8s-node/build.sh); the conformance suite will fail"
+step "Kubernetes node and conformance images (scripts/k8s-node)"
 # The inference extension's upstream endpoint pickers (lwepp v1.6.0 and epp v1.5.0, for
 # e2e/inference/upstream-epp.test.ts), built from the Go module proxy and cached under
-# ~/.cache/portcullis-epp: about 2.5 + 5 min of CPU cold (26 + 30 min wall on 2 cores shared with
-# 8 sessions), nothing once cached. A failed build fails that test on CI, saying what is missing.
+# ~/.cache/portcullis-epp: about 2.5 + 5 min of CPU cold (up to ~30 min each in wall time on 2
+# cores busy with other builds), nothing once cached. A failed build fails that test on CI, saying what is missing.
 bash scripts/build-epp.sh all || echo "!!! the upstream endpoint pickers did not build (scripts/build-epp.sh); e2e/inference/upstream-epp.test.ts will fail"
 step "endpoint pickers (scripts/build-epp.sh)"
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then

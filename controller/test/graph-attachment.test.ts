@@ -202,6 +202,21 @@ describe('graph: route attachment', () => {
     expect(accepted(g, 'r')).toMatchObject({ status: 'False', reason: 'NoMatchingParent', message: 'Gateway default/gw is not accepted' });
   });
 
+  test('a Gateway whose only listener has a missing certificate is not accepted, yet the listener counts the route it allows', () => {
+    // the official conformance suite's GatewayWithAttachedRoutes: attachment is decided by
+    // allowedRoutes and parentRefs, so the broken listener still shows attachedRoutes 1
+    const tls = { mode: 'Terminate', certificateRefs: [{ group: '', kind: 'Secret', name: 'does-not-exist' }] };
+    const g = build(
+      gatewayClass(),
+      gateway('gw', [{ name: 'tls', port: 443, protocol: 'HTTPS', tls, allowedRoutes: { kinds: [{ kind: 'HTTPRoute' }] } }]),
+      route('r', { parentRefs: [{ name: 'gw', sectionName: 'tls' }], rules: [{ backendRefs: [{ name: 'does-not-exist', port: 8080 }] }] }),
+    );
+    expect(g.gateways).toEqual([]);
+    expect(listener(g, 'gw', 'tls')).toMatchObject({ valid: false, attachedRoutes: 1 });
+    expect(accepted(g, 'r')).toMatchObject({ status: 'False', reason: 'NoMatchingParent' });
+    expect(routeNode(g, 'r').parents[0].conditions.find((c) => c.type === 'ResolvedRefs')).toMatchObject({ status: 'False', reason: 'BackendNotFound' });
+  });
+
   test('attachedRoutes counts accepted routes only, once per route', () => {
     const g = build(
       gatewayClass(),

@@ -181,6 +181,22 @@ describe('config agents', () => {
     expect(server.connectedAgents('default/gw').sort()).toEqual(['pod-a', 'pod-b']);
   });
 
+  it('a Gateway that is not accepted still gets a config: its new pod turns Ready and serves nothing', async () => {
+    // Its only listener's certificate Secret does not exist: no valid listener, not accepted.
+    const tls = { mode: 'Terminate', certificateRefs: [{ kind: 'Secret', name: 'does-not-exist' }] };
+    publish([routeTo('r1', '/one')], [{ name: 'https', port, protocol: 'HTTPS', tls }]);
+    const c = await agent('pod-c', '127.0.0.3');
+    try {
+      await eventually(() => httpRequest(c.options.healthPort, '/readyz').then((r) => r.status), (st) => st === 200, 30000);
+      expect(await serves('127.0.0.3', '/one')).toBe(0);
+      await eventually(() => serves('127.0.0.1', '/one'), (st) => st === 0, 10000);
+    } finally {
+      await c.stop();
+    }
+    publish([routeTo('r1', '/one')]);
+    await eventually(() => serves('127.0.0.1', '/one'), (st) => st === 200, 10000);
+  });
+
   it('carries configs far beyond a ConfigMap (5,000 routes)', async () => {
     const routes = Array.from({ length: 5000 }, (_, i) => routeTo(`bulk-${i}`, `/bulk/${i}`));
     const t0 = Date.now();

@@ -13,7 +13,7 @@ const REPO = path.resolve(__dirname, '../..');
 export const K8S_TOOLS = process.env.K8S_TOOLS ?? path.join(os.homedir(), '.cache', 'portcullis-k8s');
 const GATEWAY_API_CRDS = path.join(K8S_TOOLS, 'crds', 'gateway-api-v1.6.3', 'standard');
 
-/** ../shared/tools/k8s beside the repository (a worktree may sit deeper). */
+/** ../shared/tools/k8s beside the repository (or beside its parent, for a checkout nested one level deeper). */
 function findShared(): string {
   if (process.env.PORTCULLIS_SHARED_DIR) return path.join(process.env.PORTCULLIS_SHARED_DIR, 'tools', 'k8s');
   for (let dir = path.dirname(REPO); path.dirname(dir) !== dir; dir = path.dirname(dir)) {

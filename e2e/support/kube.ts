@@ -19,7 +19,7 @@ export const K8S_TOOLS = process.env.K8S_TOOLS ?? path.join(os.homedir(), '.cach
 export const GATEWAY_API_CRDS = process.env.GATEWAY_API_CRDS ?? path.join(K8S_TOOLS, 'crds', 'gateway-api-v1.6.3', 'standard');
 export const POLICY_CRDS = path.join(REPO_ROOT, 'charts', 'portcullis', 'crds');
 
-/** ../shared/tools/k8s from the repository root (a worktree may sit one level deeper). */
+/** ../shared/tools/k8s from the repository root (or from its parent, for a checkout nested one level deeper). */
 export function sharedK8sTools(): string | undefined {
   if (process.env.PORTCULLIS_SHARED_DIR) return path.join(process.env.PORTCULLIS_SHARED_DIR, 'tools', 'k8s');
   for (let dir = path.dirname(REPO_ROOT); ; dir = path.dirname(dir)) {

@@ -44,6 +44,7 @@ import cronRoutes from './routes/cron';
 import pushMirrorRoutes from './routes/push-mirrors';
 import mergeUpstreamRoutes from './routes/merge-upstream';
 import trackerRoutes, { attachmentDownloadRoutes } from './routes/tracker';
+import pullRoutes from './routes/pulls';
 import gitDataRoutes, { repoStatsRoutes } from './routes/git-data';
 import statusRoutes from './routes/statuses';
 import miscellaneousRoutes from './routes/miscellaneous';
@@ -100,6 +101,8 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
   app.addHook('onClose', async () => services.hot.close());
   // Pushes to mirrors started by this process finish before the database closes.
   app.addHook('onClose', async () => services.pushMirrors.idle());
+  // A check in progress finishes before the database closes.
+  app.addHook('onClose', async () => services.pulls.checker.idle());
   app.addHook('onResponse', async (request, reply) => {
     const q = request.url.indexOf('?');
     const path = q < 0 ? request.url : request.url.slice(0, q);
@@ -145,6 +148,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
       await api.register(packageRoutes);
       await api.register(cronRoutes);
       await api.register(trackerRoutes);
+      await api.register(pullRoutes);
       await api.register(miscellaneousRoutes);
       await api.register(gitDataRoutes);
       await api.register(repoStatsRoutes);

@@ -1,6 +1,6 @@
 /**
  * Packages (generic registry upload/download/delete, package records, list filters, access)
- * and the admin side of issue 6 (cron tasks as real scheduled jobs, user edits taking effect
+ * and the admin API (cron tasks as real scheduled jobs, user edits taking effect
  * at once), over HTTP on SQLite and PostgreSQL.
  */
 import crypto from 'node:crypto';

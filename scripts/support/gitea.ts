@@ -26,7 +26,7 @@ export const GITEA_VERSION = process.env.GITEA_VERSION ?? 'v1.27.3';
 export const GITEA_BIN = process.env.GITEA_BIN ?? path.join(GITEA_TOOLS, `gitea-${GITEA_VERSION}`);
 export const GITEA_ADMIN = { username: 'root', password: process.env.GITEA_ADMIN_PASSWORD ?? 'portcullis-root-1' };
 
-/** ../shared/tools/gitea from the repository root (a worktree may sit one level deeper). */
+/** ../shared/tools/gitea from the repository root (or from its parent, for a checkout nested one level deeper). */
 export function sharedGiteaTools(): string | undefined {
   if (process.env.PORTCULLIS_SHARED_DIR) return path.join(process.env.PORTCULLIS_SHARED_DIR, 'tools', 'gitea');
   for (let dir = path.dirname(REPO_ROOT); ; dir = path.dirname(dir)) {

@@ -19,11 +19,15 @@ export class GatewaySources {
 
   build(graph: Graph, policies?: EffectivePolicies): Map<string, GatewaySource> {
     const out = new Map<string, GatewaySource>();
-    for (const gw of graph.gateways) {
+    const accepted = new Set(graph.gateways);
+    // A Gateway that is not accepted still has its provisioned pods: they get a config that
+    // serves nothing, so nginx runs and the pods turn Ready (a pod that never does holds up
+    // rollouts and whatever waits for its namespace) while the Gateway reports Programmed False.
+    for (const gw of [...graph.gateways, ...graph.rejectedGateways]) {
       const key = `${gw.namespace}/${gw.name}`;
       let memo = this.memos.get(key);
       if (!memo) this.memos.set(key, (memo = new ModelMemo()));
-      const model: NginxModel = buildModel({ ...graph, gateways: [gw], rejectedGateways: [] }, policies, memo);
+      const model: NginxModel = buildModel({ ...graph, gateways: accepted.has(gw) ? [gw] : [], rejectedGateways: [] }, policies, memo);
       out.set(key, {
         serviceAccount: baseName(gw.name, gw.className),
         render: (variant) => renderConfig(model, { prefix: variant.prefix, listenAddress: variant.listenAddress, errorLogLevel: this.options.errorLogLevel }).files,

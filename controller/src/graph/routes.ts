@@ -130,7 +130,15 @@ export function buildRoute(route: HTTPRoute | GRPCRoute, gateways: GatewayLookup
     if (!gateway) accepted = routeConditions.noMatchingParent(`Gateway ${key} not found`);
     else {
       parent.gateway = { namespace: gateway.namespace, name: gateway.name };
-      if (!gateway.accepted) accepted = routeConditions.noMatchingParent(`Gateway ${key} is not accepted`);
+      if (!gateway.accepted) {
+        accepted = routeConditions.noMatchingParent(`Gateway ${key} is not accepted`);
+        // Still counted in the listeners' attachedRoutes (the Gateway API defines attachment by
+        // allowedRoutes and parentRefs alone, so users see which routes a broken listener holds);
+        // a Gateway that is not accepted serves nothing, so the route is not served through it.
+        for (const a of attachToGateway(route, ref, gateway, gateways.namespaceLabels).attachments) {
+          attachments.push({ listener: a.listener, route: node, hostnames: a.hostnames });
+        }
+      }
       else if (allDropped) {
         const message = `All rules are invalid: ${dropped.map((r) => r.invalidMessage).join('; ')}`;
         accepted = dropped.every((r) => r.invalidReason === 'IncompatibleFilters') ? routeConditions.incompatibleFilters(message) : routeConditions.unsupportedValue(message);

@@ -22,7 +22,7 @@ export { DISPATCH_KEY_VARIABLE } from './matching';
 export { ModelMemo } from './memo';
 
 /**
- * `policies` (issue 3, from computePolicies().effective): zones go to the http level and each
+ * `policies` (from computePolicies().effective): zones go to the http level and each
  * rule location gets its route's settings (its Gateway's when the route has none); nothing is
  * set at server/http level, since dispatching and 404 locations `return` before limit_req runs.
  */

@@ -1,6 +1,6 @@
 /**
  * The nginx model: what nginx must do, already decided, as plain data. render/ turns it into
- * config text without taking any decision; policies (issue 3) set the `settings` fields at the
+ * config text without taking any decision; policies set the `settings` fields at the
  * level they apply (http, server, location, per-rule named location).
  */
 import type { GrpcErrorPage } from './grpc';

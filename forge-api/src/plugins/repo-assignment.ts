@@ -15,12 +15,12 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AccessMode } from '../services/convert';
-import { ArchivedError, PermissionDeniedError, UnauthenticatedError } from '../services/errors';
+import { ArchivedError, NotFoundError, PermissionDeniedError, UnauthenticatedError } from '../services/errors';
 import type { RepoCtx } from '../services/issues/context';
 import type { User } from '../services/records';
 import { shared } from './shared';
 
-export type RepoUnit = 'issues' | 'code' | 'releases' | 'wiki';
+export type RepoUnit = 'issues' | 'code' | 'releases' | 'wiki' | 'pulls';
 
 export interface RepoAssignment {
   access: 'read' | 'change' | 'write' | 'admin';
@@ -50,6 +50,12 @@ export const ISSUES_CHANGE: RepoAssignment = { access: 'change', unit: 'issues' 
 export const CODE_READ: RepoAssignment = { access: 'read', unit: 'code' };
 export const CODE_WRITE: RepoAssignment = { access: 'write', unit: 'code' };
 export const REPO_ADMIN: RepoAssignment = { access: 'admin' };
+/**
+ * Pull requests (Gitea's mustAllowPulls + reqRepoReader(code)): the unit enabled and readable
+ * (404 otherwise), the code readable (403); `canWrite` is write access to the pull requests.
+ */
+export const PULLS_READ: RepoAssignment = { access: 'read', unit: 'pulls' };
+export const PULLS_CHANGE: RepoAssignment = { access: 'change', unit: 'pulls' };
 
 /** The assigned repository of a 'change', 'write' or 'admin' route, whose caller is signed in. */
 export function changeCtx(request: FastifyRequest): RepoCtx & { doer: User } {
@@ -58,7 +64,7 @@ export function changeCtx(request: FastifyRequest): RepoCtx & { doer: User } {
   return rc as RepoCtx & { doer: User };
 }
 
-const UNIT_KEY: Record<Exclude<RepoUnit, 'issues'>, string> = { code: 'repo.code', releases: 'repo.releases', wiki: 'repo.wiki' };
+const UNIT_KEY: Record<Exclude<RepoUnit, 'issues' | 'pulls'>, string> = { code: 'repo.code', releases: 'repo.releases', wiki: 'repo.wiki' };
 
 async function repoAssignment(app: FastifyInstance) {
   const { context, permissions } = { context: app.services.tracker.context, permissions: app.services.tracker.context.permissions };
@@ -76,7 +82,14 @@ async function repoAssignment(app: FastifyInstance) {
     }
     const refuseArchived = assignment.archived ? assignment.archived === 'refuse' : assignment.access === 'change' || assignment.access === 'write';
     if (refuseArchived && rc.repo.isArchived) throw new ArchivedError('repo is archived');
-    if (assignment.unit && assignment.unit !== 'issues') {
+    if (assignment.unit === 'pulls') {
+      const pullsMode = rc.isAdmin ? rc.mode : await permissions.repoAccessMode(doer, rc.repo, 'repo.pulls');
+      if (!rc.repo.hasPullRequests || pullsMode < AccessMode.Read) throw new NotFoundError('not found', ['repository has no pull requests']);
+      const codeMode = rc.isAdmin ? rc.mode : await permissions.repoAccessMode(doer, rc.repo, 'repo.code');
+      if (codeMode < AccessMode.Read) throw new PermissionDeniedError('user should have specific read permission or be a repo admin or a site admin');
+      rc.unitMode = pullsMode;
+      rc.canWrite = pullsMode >= AccessMode.Write;
+    } else if (assignment.unit && assignment.unit !== 'issues') {
       // Team members get the team's mode for this unit; owners, admins and collaborators keep theirs.
       const unitMode = rc.isAdmin ? rc.mode : await permissions.repoAccessMode(doer, rc.repo, UNIT_KEY[assignment.unit]);
       const enabled = assignment.unit === 'releases' ? rc.repo.hasReleases : assignment.unit === 'wiki' ? rc.repo.hasWiki : true;

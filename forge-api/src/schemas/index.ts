@@ -6,6 +6,7 @@ import { ISSUE_SCHEMAS } from './issue';
 import { GIT_DATA_SCHEMAS } from './git-data';
 import { BRANCH_SCHEMAS } from './branch';
 import { REPO_SETTINGS_SCHEMAS } from './repo-settings';
+import { PULL_SCHEMAS } from './pull';
 
 export * from './common';
 export * from './user';
@@ -31,6 +32,7 @@ export const SHARED_SCHEMAS = [
   ...GIT_DATA_SCHEMAS,
   ...BRANCH_SCHEMAS,
   ...REPO_SETTINGS_SCHEMAS,
+  ...PULL_SCHEMAS,
 ];
 
 export const ref = (id: string) => ({ $ref: `${id}#` });

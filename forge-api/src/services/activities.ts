@@ -61,7 +61,7 @@ export interface FeedQuery {
   take: number;
 }
 
-/** Writes the feed rows of one event (the function named in the brief; the service wraps it). */
+/** Writes the feed rows of one event (a plain function over its dependencies; ActivityService.record wraps it for the notifier's feed listener). */
 export async function recordActivity(prisma: Prisma, hot: HotReads, permissions: PermissionService, input: ActivityInput): Promise<void> {
   const repo = input.repo;
   const owner = repo.owner ?? (await prisma.user.findUniqueOrThrow({ where: { id: repo.ownerId } }));

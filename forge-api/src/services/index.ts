@@ -56,6 +56,7 @@ import { SshAccessService } from './ssh-access';
 import { GitDataService } from './git-data';
 import { CommitConverter } from './git-data/commits';
 import { CommitStatusService } from './git-data/statuses';
+import { createPullServices, PullPushListener, type PullServices } from './pulls';
 
 export interface Services {
   convert: Converter;
@@ -83,6 +84,8 @@ export interface Services {
   activities: ActivityService;
   /** Issues, comments, attachments, reactions, dependencies, labels, milestones, notifications. */
   tracker: TrackerServices;
+  /** Pull requests and their background mergeability checker. */
+  pulls: PullServices;
   teams: TeamService;
   /** Webhook CRUD and the queue of deliveries. */
   webhooks: WebhookService;
@@ -172,6 +175,9 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     }),
   );
   notifier.add(new NotificationListener(tracker.notifications));
+  const pulls = createPullServices(prisma, config, { convert, permissions, repos, forks, tracker, logError: (err, what) => notifier.logError(err, what) });
+  // Pushes to a base or head branch queue its open pull requests for a check.
+  notifier.add(new PullPushListener(pulls));
   notifier.add(tracker.stopwatches);
   // A deleted tag turns its release back into a draft.
   notifier.add(releases);
@@ -211,6 +217,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     admin: new AdminService(prisma, config),
     activities,
     tracker,
+    pulls,
     teams,
     webhooks,
     deliveries,

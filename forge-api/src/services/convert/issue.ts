@@ -14,6 +14,8 @@ export type IssueFull = Issue & {
   milestone: Milestone | null;
   assignees: { assigneeId: number }[];
   attachments: Attachment[];
+  /** The pull request side (null for an issue). */
+  pull: { hasMerged: boolean; mergedAt: Date | null } | null;
 };
 
 export const ISSUE_INCLUDE = {
@@ -21,7 +23,16 @@ export const ISSUE_INCLUDE = {
   milestone: true,
   assignees: true,
   attachments: { where: { commentId: null } },
+  pull: { select: { hasMerged: true, mergedAt: true } },
 } as const;
+
+/** Title prefixes that mark a pull request as a draft (Gitea's WORK_IN_PROGRESS_PREFIXES default). */
+const WIP_PREFIXES = ['WIP:', '[WIP]'];
+
+/** Gitea's HasWorkInProgressPrefix: a case-insensitive prefix of the title. */
+export function isWorkInProgress(title: string): boolean {
+  return WIP_PREFIXES.some((p) => title.slice(0, p.length).toUpperCase() === p.toUpperCase());
+}
 
 export function issueHtmlUrl(c: ConvertContext, repo: RepoWithOwner, issue: Pick<Issue, 'index' | 'isPull'>): string {
   return `${repoHtmlUrl(c, repo)}/${issue.isPull ? 'pulls' : 'issues'}/${issue.index}`;
@@ -58,7 +69,10 @@ export function toIssue(c: ConvertContext, i: IssueFull, repo: RepoWithOwner, us
     closed_at: i.closedAt ? fmtTime(i.closedAt) : null,
     due_date: i.deadline ? fmtTime(i.deadline) : null,
     time_estimate: 0,
-    pull_request: null,
+    pull_request:
+      i.isPull && i.pull
+        ? { merged: i.pull.hasMerged, merged_at: i.pull.hasMerged && i.pull.mergedAt ? fmtTime(i.pull.mergedAt) : null, draft: isWorkInProgress(i.title), html_url: issueHtmlUrl(c, repo, i) }
+        : null,
     repository: { id: repo.id, name: repo.name, owner: repo.owner.name, full_name: `${repo.owner.name}/${repo.name}` },
     pin_order: i.pinOrder,
     // Projects do not exist here yet: Gitea's empty list encodes as null.

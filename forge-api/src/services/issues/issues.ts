@@ -10,7 +10,8 @@ import { InvalidError, NotFoundError, PermissionDeniedError, PreconditionFailedE
 import type { Notifier } from '../notify';
 import type { User } from '../records';
 import { ISSUE_INCLUDE, labelScope, type IssueConverter, type IssueFull, type RepoWithOwner } from '../convert';
-import type { RepoCtx, TrackerContext } from './context';
+import type { RepoCtx } from './context';
+import type { TrackerContext } from './context';
 import type { Issue, Label } from '../../../generated/prisma/client';
 
 export const CommentType = { Comment: 0, Reopen: 1, Close: 2, AddDependency: 19, RemoveDependency: 20 } as const;
@@ -53,6 +54,18 @@ export interface ListIssuesQuery {
 }
 
 const TX = { maxWait: 120000, timeout: 120000 };
+
+/** Transaction client of the issue's insert (what a pull request's own row is written with). */
+export type IssueTx = Parameters<Parameters<TrackerContext['prisma']['$transaction']>[0]>[0];
+
+/**
+ * What turns a new issue into a pull request: the issue is numbered and counted as a pull, and
+ * `writeRow` adds the pull request's own row inside the same transaction, so a failure leaves
+ * neither (and gives the number back).
+ */
+export interface NewPullSide {
+  writeRow(tx: IssueTx, issue: Issue): Promise<void>;
+}
 
 /** Gitea keeps the last exclusive label of each scope (RemoveDuplicateExclusiveLabels). */
 export function dropDuplicateExclusive(labels: Label[]): Label[] {
@@ -172,7 +185,8 @@ export class IssueService {
     return (await this.prisma.user.findMany({ where: { lowerName: { in: names }, type: 0 }, select: { id: true } })).map((u) => u.id);
   }
 
-  async create(rc: RepoCtx & { doer: User }, input: CreateIssueInput) {
+  async create(rc: RepoCtx & { doer: User }, input: CreateIssueInput, pull?: NewPullSide) {
+    const isPull = pull !== undefined;
     const title = (input.title ?? '').trim();
     if (!title) throw new ValidationError('[Title]: Required');
     if (title.length > 255) throw new ValidationError('[Title]: MaxSize(255)');
@@ -194,7 +208,11 @@ export class IssueService {
     const issue = await this.prisma.$transaction(async (tx): Promise<Issue> => {
       // Plain SQL for the two statements every new issue runs: Prisma's update and create cost
       // 0.8-0.9 ms of JavaScript each, the same statements as raw SQL ~0.25 ms.
-      const [counter] = await tx.$queryRaw<{ nextIssueIndex: number | bigint }[]>`
+      const [counter] = isPull
+        ? await tx.$queryRaw<{ nextIssueIndex: number | bigint }[]>`
+        UPDATE "Repository" SET "nextIssueIndex" = "nextIssueIndex" + 1, "numPulls" = "numPulls" + 1
+        WHERE "id" = ${rc.repo.id} RETURNING "nextIssueIndex"`
+        : await tx.$queryRaw<{ nextIssueIndex: number | bigint }[]>`
         UPDATE "Repository" SET "nextIssueIndex" = "nextIssueIndex" + 1, "numIssues" = "numIssues" + 1
         WHERE "id" = ${rc.repo.id} RETURNING "nextIssueIndex"`;
       const index = Number(counter.nextIssueIndex) - 1;
@@ -202,10 +220,10 @@ export class IssueService {
       const ref = input.ref ?? '';
       if (!labels.length && !assignees.length) {
         const [row] = await tx.$queryRaw<{ id: number | bigint }[]>`
-          INSERT INTO "Issue" ("repoId", "index", "posterId", "title", "body", "ref", "milestoneId", "deadline", "createdAt", "updatedAt")
-          VALUES (${rc.repo.id}, ${index}, ${rc.doer.id}, ${title}, ${body}, ${ref}, ${milestoneId}, ${deadline}, ${now}, ${now}) RETURNING "id"`;
+          INSERT INTO "Issue" ("repoId", "index", "posterId", "title", "body", "ref", "isPull", "milestoneId", "deadline", "createdAt", "updatedAt")
+          VALUES (${rc.repo.id}, ${index}, ${rc.doer.id}, ${title}, ${body}, ${ref}, ${isPull}, ${milestoneId}, ${deadline}, ${now}, ${now}) RETURNING "id"`;
         // The row as the table's defaults made it (the type lists every column).
-        return {
+        const created: Issue = {
           id: Number(row.id),
           repoId: rc.repo.id,
           index,
@@ -215,7 +233,7 @@ export class IssueService {
           contentVersion: 0,
           ref,
           isClosed: false,
-          isPull: false,
+          isPull,
           isLocked: false,
           pinOrder: 0,
           milestoneId,
@@ -227,8 +245,10 @@ export class IssueService {
           updatedAt: now,
           closedAt: null,
         };
+        if (pull) await pull.writeRow(tx, created);
+        return created;
       }
-      return tx.issue.create({
+      const created = await tx.issue.create({
         data: {
           repoId: rc.repo.id,
           index,
@@ -236,6 +256,7 @@ export class IssueService {
           title,
           body: input.body ?? '',
           ref: input.ref ?? '',
+          isPull,
           milestoneId,
           deadline,
           createdAt: now,
@@ -244,6 +265,8 @@ export class IssueService {
           assignees: assignees.length ? { create: assignees.map((u) => ({ assigneeId: u.id })) } : undefined,
         },
       });
+      if (pull) await pull.writeRow(tx, created);
+      return created;
     }, TX);
     const milestone = milestoneId ? await this.recountMilestone(milestoneId) : null;
     const mentioned = await this.mentionedUserIds(issue.body);
@@ -255,7 +278,8 @@ export class IssueService {
       return this.json(issue.id, rc.repo, rc.doer);
     }
     // Everything the answer shows is at hand: no reload (this is the hot path of issue creation).
-    const full: IssueFull = { ...issue, labels: labels.map((label) => ({ label })), milestone, assignees: assignees.map((u) => ({ assigneeId: u.id })), attachments: [] };
+    if (isPull) return this.json(issue.id, rc.repo, rc.doer);
+    const full: IssueFull = { ...issue, labels: labels.map((label) => ({ label })), milestone, assignees: assignees.map((u) => ({ assigneeId: u.id })), attachments: [], pull: null };
     const users = new Map<number, User>([[rc.doer.id, rc.doer], ...assignees.map((u): [number, User] => [u.id, u])]);
     return this.convert.issue(full, rc.repo, users, rc.doer);
   }

@@ -48,7 +48,7 @@ export class ActivityListener implements NotifyListener {
   }
 
   async issueCreated(doer: User, repo: RepoWithOwner, issue: Issue) {
-    await this.activities.record({ opType: ActionType.CreateIssue, actUserId: doer.id, repo, content: `${issue.index}|${issue.title}` });
+    await this.activities.record({ opType: issue.isPull ? ActionType.CreatePullRequest : ActionType.CreateIssue, actUserId: doer.id, repo, content: `${issue.index}|${issue.title}` });
   }
 
   async issueStatusChanged(doer: User, repo: RepoWithOwner, issue: Issue, closed: boolean) {

@@ -1,0 +1,54 @@
+/** Gitea's pull request records: structs.PullRequest, PRBranchInfo. */
+import { bool, dateTime, int, obj, str } from './common';
+
+const nullable = (s: Record<string, unknown>) => ({ anyOf: [s, { type: 'null' }] });
+const nullTime = { type: ['string', 'null'], format: 'date-time' };
+
+export const PRBranchInfoSchema = obj({ label: str, ref: str, sha: str, repo_id: int, repo: nullable({ $ref: 'Repository#' }) }, [], { $id: 'PRBranchInfo' });
+
+export const PullRequestSchema = obj(
+  {
+    id: int,
+    url: str,
+    number: int,
+    user: { $ref: 'User#' },
+    title: str,
+    body: str,
+    labels: { type: 'array', items: { $ref: 'Label#' } },
+    milestone: nullable({ $ref: 'Milestone#' }),
+    assignee: nullable({ $ref: 'User#' }),
+    assignees: { type: 'array', items: { $ref: 'User#' } },
+    requested_reviewers: { type: 'array', items: { $ref: 'User#' } },
+    requested_reviewers_teams: { type: 'array', items: { $ref: 'Team#' } },
+    state: str,
+    draft: bool,
+    is_locked: bool,
+    comments: int,
+    review_comments: int,
+    additions: int,
+    deletions: int,
+    changed_files: int,
+    html_url: str,
+    diff_url: str,
+    patch_url: str,
+    mergeable: bool,
+    merged: bool,
+    merged_at: nullTime,
+    merge_commit_sha: { type: ['string', 'null'] },
+    merged_by: nullable({ $ref: 'User#' }),
+    allow_maintainer_edit: bool,
+    base: { $ref: 'PRBranchInfo#' },
+    head: { $ref: 'PRBranchInfo#' },
+    merge_base: str,
+    due_date: nullTime,
+    created_at: dateTime,
+    updated_at: dateTime,
+    closed_at: nullTime,
+    pin_order: int,
+    content_version: int,
+  },
+  [],
+  { $id: 'PullRequest' },
+);
+
+export const PULL_SCHEMAS = [PRBranchInfoSchema, PullRequestSchema];

@@ -1,0 +1,230 @@
+/**
+ * Pull requests over HTTP on real git, SQLite and PostgreSQL: create from a branch of the same
+ * repository and from a fork (refs/pull/{index}/head written, mergeability and merge base
+ * checked), Gitea's refusals, list filters / sorts / paging headers, get by number and by base
+ * and head, edit, a pull request as an issue, the background check after pushes, private
+ * repositories and token scopes.
+ */
+import path from 'node:path';
+import { describeForge, PASSWORD } from './support/forge';
+import { git } from './support/git';
+
+describeForge('pulls', (f) => {
+  const as = (name: string) => ({ basic: [name, PASSWORD] as [string, string] });
+  const disk = (owner: string, name: string) => path.join(f().dataDir, 'repositories', owner, `${name}.git`);
+  const rev = async (owner: string, name: string, ref: string) => (await git(disk(owner, name), 'rev-parse', '--verify', '--quiet', ref).catch(() => ({ stdout: '' }))).stdout.trim();
+  const b64 = (s: string) => Buffer.from(s).toString('base64');
+  /** A commit through the contents API: a new file, or a new version of one, on `branch` (made from `from`). */
+  const write = async (who: string, repo: string, file: string, text: string, branch: string, from?: string) => {
+    const cur = await f().request('GET', `/repos/${repo}/contents/${file}?ref=${from ?? branch}`, as(who));
+    const body = { content: b64(text), message: `${who} ${file}`, ...(from ? { branch: from, new_branch: branch } : { branch }), ...(cur.status === 200 ? { sha: cur.body.sha } : {}) };
+    const res = await f().request(cur.status === 200 ? 'PUT' : 'POST', `/repos/${repo}/contents/${file}`, { ...as(who), body });
+    expect([res.status, res.body.message]).toEqual([cur.status === 200 ? 200 : 201, undefined]);
+    return res.body.commit.sha as string;
+  };
+  const settle = () => f().app.services.pulls.checker.idle();
+  const R = '/repos/alice/proj';
+
+  beforeAll(async () => {
+    for (const u of ['alice', 'bob', 'carl']) await f().user(u);
+    expect((await f().request('POST', '/user/repos', { ...as('alice'), body: { name: 'proj', auto_init: true, issue_labels: 'Default' } })).status).toBe(201);
+    expect((await f().request('POST', '/user/repos', { ...as('alice'), body: { name: 'hidden', auto_init: true, private: true } })).status).toBe(201);
+    // An issue first: pull requests share the repository's one number sequence.
+    expect((await f().request('POST', `${R}/issues`, { ...as('alice'), body: { title: 'an issue' } })).body.number).toBe(1);
+    await write('alice', 'alice/proj', 'feature.txt', 'one\ntwo\n', 'feature', 'main');
+    await write('alice', 'alice/proj', 'README.md', 'changed on main\n', 'main');
+    // clash starts before main's README change and changes the README otherwise.
+    await write('alice', 'alice/proj', 'README.md', 'changed on the branch\n', 'clash', 'feature');
+    expect((await f().request('POST', `${R}/forks`, { ...as('bob'), body: {} })).status).toBe(202);
+    await write('bob', 'bob/proj', 'bob.txt', 'from bob\n', 'bobs', 'main');
+    await write('alice', 'alice/hidden', 'x.txt', 'x\n', 'topic', 'main');
+  });
+
+  test('create from a branch: 201, next number, head/base, refs/pull/{n}/head, merge base, mergeable, diff size', async () => {
+    const res = await f().request('POST', `${R}/pulls`, { ...as('alice'), body: { head: 'feature', base: 'main', title: 'Add feature', body: 'please' } });
+    expect(res.status).toBe(201);
+    const featureTip = await rev('alice', 'proj', 'refs/heads/feature');
+    const mainTip = await rev('alice', 'proj', 'refs/heads/main');
+    expect(res.body).toMatchObject({
+      number: 2,
+      title: 'Add feature',
+      body: 'please',
+      state: 'open',
+      draft: false,
+      merged: false,
+      merged_at: null,
+      merge_commit_sha: null,
+      merged_by: null,
+      mergeable: true,
+      assignees: [],
+      requested_reviewers: [],
+      requested_reviewers_teams: [],
+      additions: 2,
+      deletions: 0,
+      changed_files: 1,
+      html_url: `${f().url}/alice/proj/pulls/2`,
+      url: `${f().url}/alice/proj/pulls/2`,
+      diff_url: `${f().url}/alice/proj/pulls/2.diff`,
+      patch_url: `${f().url}/alice/proj/pulls/2.patch`,
+      base: { label: 'main', ref: 'main', sha: mainTip, repo: { full_name: 'alice/proj' } },
+      head: { label: 'feature', ref: 'feature', sha: featureTip, repo: { full_name: 'alice/proj' } },
+    });
+    expect(res.body.user.login).toBe('alice');
+    expect(res.body.merge_base).toBe(await rev('alice', 'proj', 'refs/heads/feature~1'));
+    expect(await rev('alice', 'proj', 'refs/pull/2/head')).toBe(featureTip);
+    // A pull request is an issue: same number through the issue routes, with pull_request set.
+    const issue = await f().request('GET', `${R}/issues/2`);
+    expect(issue.body.pull_request).toEqual({ merged: false, merged_at: null, draft: false, html_url: `${f().url}/alice/proj/pulls/2` });
+    expect((await f().request('GET', `${R}/issues/1`)).body.pull_request).toBeNull();
+    const repo = await f().request('GET', R);
+    expect(repo.body.open_pr_counter).toBe(1);
+    expect(repo.body.open_issues_count).toBe(1);
+  });
+
+  test("refusals: head == base 422, an open pull request for the pair 409, unknown branch or fork 404, outsider's branch 403", async () => {
+    let res = await f().request('POST', `${R}/pulls`, { ...as('alice'), body: { head: 'main', base: 'main', title: 't' } });
+    expect([res.status, res.body.message]).toEqual([422, 'Invalid PullRequest: There are no changes between the head and the base']);
+    res = await f().request('POST', `${R}/pulls`, { ...as('alice'), body: { head: 'feature', base: 'main', title: 'again' } });
+    expect(res.status).toBe(409);
+    expect(res.body.message).toMatch(/^pull request already exists for these targets \[id: \d+, issue_id: 2, head_repo_id: \d+, base_repo_id: \d+, head_branch: feature, base_branch: main\]$/);
+    expect((await f().request('POST', `${R}/pulls`, { ...as('alice'), body: { head: 'nope', base: 'main', title: 't' } })).status).toBe(404);
+    expect((await f().request('POST', `${R}/pulls`, { ...as('alice'), body: { head: 'carl:main', base: 'main', title: 't' } })).status).toBe(404);
+    expect((await f().request('POST', `${R}/pulls`, { ...as('alice'), body: { head: 'feature', base: 'main' } })).status).toBe(422);
+    // carl neither collaborates on alice/proj nor writes to it: he cannot open a pull request from alice's branch.
+    res = await f().request('POST', `${R}/pulls`, { ...as('carl'), body: { head: 'clash', base: 'main', title: 'from carl' } });
+    expect(res.status).toBe(403);
+    expect((await f().request('POST', `${R}/pulls`, { body: { head: 'clash', base: 'main', title: 'anonymous' } })).status).toBe(401);
+  });
+
+  test('create from a fork (owner:branch): the head commits reach the base repository at refs/pull/{n}/head', async () => {
+    const res = await f().request('POST', `${R}/pulls`, { ...as('bob'), body: { head: 'bob:bobs', base: 'main', title: 'From the fork', allow_maintainer_edit: true } });
+    expect(res.status).toBe(201);
+    const tip = await rev('bob', 'proj', 'refs/heads/bobs');
+    expect(res.body).toMatchObject({ number: 3, mergeable: true, allow_maintainer_edit: true, head: { label: 'bobs', ref: 'bobs', sha: tip, repo: { full_name: 'bob/proj', fork: true } }, base: { repo: { full_name: 'alice/proj' } } });
+    expect(res.body.head.repo_id).not.toBe(res.body.base.repo_id);
+    expect(await rev('alice', 'proj', 'refs/pull/3/head')).toBe(tip);
+    expect((await git(disk('alice', 'proj'), 'cat-file', '-t', tip)).stdout.trim()).toBe('commit');
+    // owner/repo:branch names the same head.
+    const byName = await f().request('GET', `${R}/pulls/main/bob/proj:bobs`);
+    expect([byName.status, byName.body.number]).toEqual([200, 3]);
+  });
+
+  test('a conflicting branch is created but not mergeable', async () => {
+    const res = await f().request('POST', `${R}/pulls`, { ...as('alice'), body: { head: 'clash', base: 'main', title: 'Clash' } });
+    expect(res.status).toBe(201);
+    expect(res.body.mergeable).toBe(false);
+    const row = await f().app.prisma.pullRequest.findFirst({ where: { index: res.body.number } });
+    expect([row!.status, JSON.parse(row!.conflictedFiles)]).toEqual([0, ['README.md']]);
+  });
+
+  test('get by number (an issue number is 404) and by base/head', async () => {
+    let res = await f().request('GET', `${R}/pulls/2`);
+    expect([res.status, res.body.number, res.body.head.ref]).toEqual([200, 2, 'feature']);
+    expect((await f().request('GET', `${R}/pulls/1`)).status).toBe(404);
+    expect((await f().request('GET', `${R}/pulls/999`)).status).toBe(404);
+    res = await f().request('GET', `${R}/pulls/main/feature`);
+    expect([res.status, res.body.number]).toEqual([200, 2]);
+    res = await f().request('GET', `${R}/pulls/main/bob:bobs`);
+    expect([res.status, res.body.number]).toEqual([200, 3]);
+    expect((await f().request('GET', `${R}/pulls/main/nothing`)).status).toBe(404);
+  });
+
+  test('list: state, sort (oldest, recentupdate), poster, labels, milestone; paging with Link and X-Total-Count; /issues?type=pulls', async () => {
+    let res = await f().request('GET', `${R}/pulls?state=open`);
+    expect(res.status).toBe(200);
+    expect(res.body.map((p: { number: number }) => p.number)).toEqual([4, 3, 2]);
+    expect(res.headers.get('x-total-count')).toBe('3');
+    res = await f().request('GET', `${R}/pulls?state=open&sort=oldest&limit=2&page=1`);
+    expect(res.body.map((p: { number: number }) => p.number)).toEqual([2, 3]);
+    expect(res.headers.get('x-total-count')).toBe('3');
+    expect(res.headers.get('link')).toContain('rel="next"');
+    res = await f().request('GET', `${R}/pulls?state=open&poster=bob`);
+    expect(res.body.map((p: { number: number }) => p.number)).toEqual([3]);
+    expect((await f().request('GET', `${R}/pulls?poster=nobody`)).status).toBe(400);
+    // A comment on #2 makes it the most recently updated.
+    expect((await f().request('POST', `${R}/issues/2/comments`, { ...as('bob'), body: { body: 'looks good' } })).status).toBe(201);
+    res = await f().request('GET', `${R}/pulls?state=open&sort=recentupdate`);
+    expect(res.body[0].number).toBe(2);
+    expect(res.body[0].comments).toBe(1);
+    const labels = (await f().request('GET', `${R}/labels`)).body as { id: number; name: string }[];
+    const bug = labels.find((l) => l.name === 'bug')!;
+    expect((await f().request('POST', `${R}/issues/3/labels`, { ...as('alice'), body: { labels: [bug.id] } })).status).toBe(200);
+    res = await f().request('GET', `${R}/pulls?state=all&labels=${bug.id}`);
+    expect(res.body.map((p: { number: number }) => p.number)).toEqual([3]);
+    expect(res.body[0].labels.map((l: { name: string }) => l.name)).toEqual(['bug']);
+    const ms = await f().request('POST', `${R}/milestones`, { ...as('alice'), body: { title: 'v1' } });
+    expect((await f().request('PATCH', `${R}/pulls/4`, { ...as('alice'), body: { milestone: ms.body.id } })).status).toBe(201);
+    res = await f().request('GET', `${R}/pulls?state=all&milestone=${ms.body.id}`);
+    expect(res.body.map((p: { number: number }) => p.number)).toEqual([4]);
+    res = await f().request('GET', `${R}/issues?type=pulls&state=all`);
+    expect(res.body.map((i: { number: number }) => i.number)).toEqual([4, 3, 2]);
+    expect(res.body.every((i: { pull_request: unknown }) => i.pull_request !== null)).toBe(true);
+    res = await f().request('GET', `${R}/issues?type=issues&state=all`);
+    expect(res.body.map((i: { number: number }) => i.number)).toEqual([1]);
+  });
+
+  test('edit: title, body, assignees, due date, state (closed -> listed as closed), base; allow_maintainer_edit is the author\'s', async () => {
+    let res = await f().request('PATCH', `${R}/pulls/4`, { ...as('alice'), body: { title: 'WIP: clash', body: 'b', assignees: ['bob'], due_date: '2030-05-06T12:00:00Z' } });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ title: 'WIP: clash', body: 'b', draft: true, mergeable: false, due_date: '2030-05-06T23:59:59Z' });
+    expect(res.body.assignees.map((u: { login: string }) => u.login)).toEqual(['bob']);
+    res = await f().request('PATCH', `${R}/pulls/4`, { ...as('alice'), body: { state: 'closed' } });
+    expect([res.status, res.body.state]).toEqual([201, 'closed']);
+    expect(res.body.closed_at).not.toBeNull();
+    expect((await f().request('GET', `${R}/pulls?state=closed`)).body.map((p: { number: number }) => p.number)).toEqual([4]);
+    // Closed, #4 no longer holds clash -> main: a new pull request for the pair may be opened.
+    expect((await f().request('GET', R)).body.open_pr_counter).toBe(2);
+    // Base: a missing branch is 404; an existing one moves the pull request and re-checks it.
+    res = await f().request('PATCH', `${R}/pulls/2`, { ...as('alice'), body: { base: 'nope' } });
+    expect([res.status, res.body.message]).toEqual([404, "new base 'nope' not exist"]);
+    res = await f().request('PATCH', `${R}/pulls/2`, { ...as('alice'), body: { base: 'clash' } });
+    expect([res.status, res.body.base.ref]).toEqual([201, 'clash']);
+    expect((await f().request('GET', `${R}/pulls/clash/feature`)).body.number).toBe(2);
+    res = await f().request('PATCH', `${R}/pulls/2`, { ...as('alice'), body: { base: 'main' } });
+    expect(res.body.base.ref).toBe('main');
+    // Only the author changes allow_maintainer_edit; others who may edit get 403.
+    expect((await f().request('PATCH', `${R}/pulls/3`, { ...as('alice'), body: { allow_maintainer_edit: false } })).status).toBe(403);
+    res = await f().request('PATCH', `${R}/pulls/3`, { ...as('bob'), body: { allow_maintainer_edit: false } });
+    expect([res.status, res.body.allow_maintainer_edit]).toEqual([201, false]);
+    // carl is neither author nor writer.
+    expect((await f().request('PATCH', `${R}/pulls/3`, { ...as('carl'), body: { title: 'mine now' } })).status).toBe(403);
+  });
+
+  test('pushes: a push to the head moves refs/pull/{n}/head and re-checks; a push to the base re-checks too (in the background)', async () => {
+    const before = (await f().request('GET', `${R}/pulls/2`)).body;
+    const tip = await write('alice', 'alice/proj', 'feature.txt', 'one\ntwo\nthree\n', 'feature');
+    await settle();
+    let res = await f().request('GET', `${R}/pulls/2`);
+    expect(res.body.head.sha).toBe(tip);
+    expect(await rev('alice', 'proj', 'refs/pull/2/head')).toBe(tip);
+    expect(res.body).toMatchObject({ additions: 3, changed_files: 1, mergeable: true, merge_base: before.merge_base });
+    // A push to the base: the checker records the new divergence (the merge base stays).
+    const mainTip = await write('alice', 'alice/proj', 'other.txt', 'x\n', 'main');
+    await settle();
+    res = await f().request('GET', `${R}/pulls/2`);
+    expect(res.body.base.sha).toBe(mainTip);
+    expect(res.body.mergeable).toBe(true);
+    const row = await f().app.prisma.pullRequest.findFirst({ where: { index: 2, baseRepoId: res.body.base.repo_id } });
+    expect([row!.commitsAhead, row!.commitsBehind, row!.headCommitId]).toEqual([2, 2, tip]);
+    // The fork's branch moves too.
+    const bobTip = await write('bob', 'bob/proj', 'bob.txt', 'from bob, again\n', 'bobs');
+    await settle();
+    expect(await rev('alice', 'proj', 'refs/pull/3/head')).toBe(bobTip);
+  });
+
+  test('private repositories stay 404 to outsiders; token scopes: repository for /pulls', async () => {
+    const res = await f().request('POST', '/repos/alice/hidden/pulls', { ...as('alice'), body: { head: 'topic', base: 'main', title: 'secret' } });
+    expect(res.status).toBe(201);
+    for (const p of ['/repos/alice/hidden/pulls', '/repos/alice/hidden/pulls/1', '/repos/alice/hidden/pulls/main/topic']) {
+      expect((await f().request('GET', p, as('carl'))).status).toBe(404);
+      expect((await f().request('GET', p)).status).toBe(404);
+    }
+    expect((await f().request('PATCH', '/repos/alice/hidden/pulls/1', { ...as('carl'), body: { title: 'x' } })).status).toBe(404);
+    expect((await f().request('POST', '/repos/alice/hidden/pulls', { ...as('carl'), body: { head: 'topic', base: 'main', title: 'x' } })).status).toBe(404);
+    const issueOnly = await f().token('alice', ['read:issue']);
+    expect((await f().request('GET', `${R}/pulls`, { token: issueOnly })).status).toBe(403);
+    const repoRead = await f().token('alice', ['read:repository']);
+    expect((await f().request('GET', `${R}/pulls`, { token: repoRead })).status).toBe(200);
+    expect((await f().request('PATCH', `${R}/pulls/2`, { token: repoRead, body: { title: 'no' } })).status).toBe(403);
+  });
+});
