@@ -17,6 +17,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AccessMode } from '../services/convert';
 import { ArchivedError, NotFoundError, PermissionDeniedError, UnauthenticatedError } from '../services/errors';
 import type { RepoCtx } from '../services/issues/context';
+import { hiddenFromPublicOnly } from '../services/permissions';
 import type { User } from '../services/records';
 import { shared } from './shared';
 
@@ -77,7 +78,7 @@ async function repoAssignment(app: FastifyInstance) {
     const issuesUnit = assignment.unit === 'issues' ? 'issues' : null;
     if (assignment.access !== 'read' && !doer && assignment.anonymous !== 'forbidden') throw new UnauthenticatedError('token is required');
     const rc = await context.repo(owner, repo, doer, issuesUnit);
-    if (request.auth?.scopes?.publicOnly && (rc.repo.isPrivate || rc.repo.owner.visibility !== 0)) {
+    if (request.auth?.scopes?.publicOnly && hiddenFromPublicOnly(rc.repo)) {
       throw new PermissionDeniedError('token scope is limited to public repos');
     }
     const refuseArchived = assignment.archived ? assignment.archived === 'refuse' : assignment.access === 'change' || assignment.access === 'write';

@@ -15,7 +15,11 @@ import fs from 'node:fs';
 import { PassThrough, Readable } from 'stream';
 import zlib from 'zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
-import { repositoryPath, repoStats } from '../services/git';
+import { repositoryPath } from '../services/git';
+import type { AuthResult } from '../plugins/auth';
+import { USER_TYPE_ORGANIZATION } from '../services/permissions';
+import type { User } from '../services/records';
+import type { RepoWithOwner } from '../services/repos';
 import { GitTransport, type PushedRefUpdate } from '../services/git/transport';
 import type { GitProcess } from '../services/git/spawner';
 import { isLsRefsRequest, lsRefsAnswer, MAX_LS_REFS_REQUEST, uploadPackAdvertisement } from '../services/git/upload-pack-memo';
@@ -30,8 +34,8 @@ export interface GitHttpUser {
   isAdmin?: boolean;
 }
 
-export interface GitHttpAuth {
-  user: GitHttpUser | null;
+export interface GitHttpAuth<U extends GitHttpUser = GitHttpUser> {
+  user: U | null;
   /** Scopes of the token used, or null when the caller signed in with a password. */
   tokenScopes: string[] | null;
   /** Set when credentials were sent but are wrong (or a password needs a second factor). */
@@ -61,21 +65,22 @@ export interface GitHttpAccess {
 }
 
 /** What the routes need from the rest of the forge; built from the app's decorations by default. */
-export interface GitHttpDeps {
+export interface GitHttpDeps<U extends GitHttpUser = GitHttpUser, R extends GitHttpRepo = GitHttpRepo> {
   reposDir: string;
   realm: string;
-  authenticate(request: FastifyRequest): Promise<GitHttpAuth>;
-  findRepo(owner: string, name: string): Promise<GitHttpRepo | null>;
-  access(user: GitHttpUser | null, repo: GitHttpRepo, unit?: 'repo.code' | 'repo.wiki'): Promise<GitHttpAccess>;
+  authenticate(request: FastifyRequest): Promise<GitHttpAuth<U>>;
+  findRepo(owner: string, name: string): Promise<R | null>;
+  /** `user` and `repo` are what authenticate() and findRepo() returned (so are the others'). */
+  access(user: U | null, repo: R, unit?: 'repo.code' | 'repo.wiki'): Promise<GitHttpAccess>;
   /** The wiki repository of `repo` on disk, created on the first push (Gitea's InitWiki); null when the forge has no wikis. */
-  wikiPath?(repo: GitHttpRepo, create: boolean): Promise<string | null>;
+  wikiPath?(repo: R, create: boolean): Promise<string | null>;
   /** Called when a push ended; `pusher` is who authenticated it. */
-  afterPush(repo: GitHttpRepo, repoPath: string, pusher: GitHttpUser | null): Promise<void>;
+  afterPush(repo: R, repoPath: string, pusher: U | null): Promise<void>;
   /**
    * Gitea's pre-receive checks: the refusal the git client must see, or null to let the ref
    * updates in. `env` reaches the objects of the incoming pack (git's quarantine directory).
    */
-  checkPush?(repo: GitHttpRepo, repoPath: string, pusher: GitHttpUser | null, updates: PushedRefUpdate[], env: Record<string, string>): Promise<string | null>;
+  checkPush?(repo: R, repoPath: string, pusher: U | null, updates: PushedRefUpdate[], env: Record<string, string>): Promise<string | null>;
 }
 
 export interface GitHttpOptions {
@@ -161,44 +166,37 @@ function readAll(input: Readable, limit: number): Promise<Buffer | null> {
   });
 }
 
-/* ---------- default dependencies: the app's decorations ---------- */
+/* ---------- the forge's dependencies: the app's decorations (types/fastify.ts) ---------- */
 
-type AnyRecord = Record<string, any>;
+/** A repository as the forge finds it, with what the routes ask of its owner. */
+type ForgeGitRepo = RepoWithOwner & GitHttpRepo;
 
-function userOf(u: AnyRecord | null | undefined): GitHttpUser | null {
-  if (!u) return null;
-  return { ...u, id: Number(u.id), name: String(u.name ?? u.login ?? ''), isAdmin: Boolean(u.isAdmin ?? u.is_admin) };
+/** A token's scopes as the scope strings allowsRepository reads; null for a password. */
+function scopesOf(result: AuthResult): string[] | null {
+  const set = result.scopes;
+  // A token without a scope list (a signed request) reaches no repository code.
+  if (!set) return result.method === 'token' ? [] : null;
+  const out: string[] = set.publicOnly ? ['public-only'] : [];
+  const level = set.all ? 2 : set.levels.repository ?? 0;
+  if (level >= 2) out.push('write:repository');
+  else if (level === 1) out.push('read:repository');
+  return out;
 }
 
-function scopesOf(result: AnyRecord): string[] | null {
-  const token = result.token as AnyRecord | undefined;
-  const raw = result.tokenScopes ?? result.scopes ?? token?.scopes ?? token?.scope;
-  if (raw == null) return result.method === 'token' || result.isToken ? [] : null;
-  if (Array.isArray(raw)) return raw.map(String);
-  if (typeof raw === 'string') return raw.split(',');
-  if (typeof raw === 'object' && raw.levels) {
-    // a parsed ScopeSet (services/scopes)
-    const out: string[] = raw.publicOnly ? ['public-only'] : [];
-    const lv = raw.all ? 2 : (raw.levels.repository ?? 0);
-    if (lv >= 2) out.push('write:repository');
-    else if (lv === 1) out.push('read:repository');
-    return out;
-  }
-  return [];
-}
-
-function defaultDeps(app: FastifyInstance): GitHttpDeps {
-  const a = app as unknown as AnyRecord;
+/**
+ * The routes' dependencies from the forge's services. The users and repositories the routes
+ * hand back to access(), afterPush() and the rest are the ones authenticate() and findRepo()
+ * returned, so they are the forge's own records.
+ */
+function forgeDeps(app: FastifyInstance): GitHttpDeps<User, ForgeGitRepo> {
+  const { services } = app;
   return {
-    reposDir: a.config?.reposDir,
+    reposDir: app.config.reposDir,
     realm: 'Gitea',
     async authenticate(request) {
-      const r = request as unknown as AnyRecord;
-      let result: AnyRecord | null | undefined;
+      let result: AuthResult;
       try {
-        if (typeof a.auth?.resolveUser === 'function') result = await a.auth.resolveUser(request);
-        else if (typeof r.authenticate === 'function') result = await r.authenticate();
-        else result = r.auth;
+        result = await app.auth.resolveUser(request);
       } catch (err) {
         let message = (err as Error).message || 'invalid credentials';
         // git cannot send a one-time password: say so as Gitea does.
@@ -208,51 +206,38 @@ function defaultDeps(app: FastifyInstance): GitHttpDeps {
         }
         return { user: null, tokenScopes: null, error: message };
       }
-      if (!result) return { user: null, tokenScopes: null };
-      const raw = result.user ?? (result.id !== undefined ? result : null);
-      const user = userOf(raw);
-      const blocked =
-        raw && (raw.isActive === false || raw.prohibitLogin === true)
-          ? 'This account is prohibited from signing in, please contact your site administrator.'
-          : undefined;
-      return { user, tokenScopes: user ? scopesOf(result) : null, blocked };
+      const user = result.user;
+      if (!user) return { user: null, tokenScopes: null };
+      const blocked = !user.isActive || user.prohibitLogin ? 'This account is prohibited from signing in, please contact your site administrator.' : undefined;
+      return { user, tokenScopes: scopesOf(result), blocked };
     },
     async findRepo(owner, name) {
-      const repo = await a.services?.repos?.findByOwnerAndName(owner, name);
+      const repo = await services.repos.findByOwnerAndName(owner, name);
       if (!repo) return null;
-      const ownerRow = repo.owner as AnyRecord | undefined;
-      const visibility = ownerRow?.visibility;
       return {
         ...repo,
-        ownerIsPublic: visibility === undefined || visibility === 0 || visibility === 'public',
+        ownerIsPublic: repo.owner.visibility === 0,
         // organizations (type 1) have no active flag of their own
-        ownerIsActive: ownerRow?.type === 1 || ownerRow?.isActive !== false,
+        ownerIsActive: repo.owner.type === USER_TYPE_ORGANIZATION || repo.owner.isActive,
       };
     },
     async access(user, repo, unit = 'repo.code') {
-      const p = await a.services?.permissions?.repoAccess(user, repo, unit);
-      return { read: Boolean(p?.read), write: Boolean(p?.write) };
+      const p = await services.permissions.repoAccess(user, repo, unit);
+      return { read: p.read, write: p.write };
     },
     async wikiPath(repo, create) {
-      const wiki = a.services?.wiki;
-      if (!wiki) return null;
-      const full = await a.services.repos.byId(repo.id);
-      if (!full) return null;
-      if (create) return wiki.init(full);
-      const p: string = wiki.wikiPath(full);
+      if (create) return services.wiki.init(repo);
+      const p = services.wiki.wikiPath(repo);
       return fs.existsSync(p) ? p : null;
     },
-    async afterPush(repo, repoPath, pusher) {
-      if (typeof a.services?.repos?.afterPush === 'function') await a.services.repos.afterPush(pusher, repo.id);
-      else await repoStats(repoPath);
+    async afterPush(repo, _repoPath, pusher) {
+      await services.repos.afterPush(pusher, repo.id);
     },
     async checkPush(repo, repoPath, pusher, updates, env) {
-      const rules = a.services?.pushRules;
-      if (!rules) return null;
-      const full = await a.services.repos.byId(repo.id);
+      // The row again: a push waits on the client, and the repository may have changed meanwhile.
+      const full = await services.repos.byId(repo.id);
       if (!full) return 'Repository not found';
-      const user = pusher ? await a.services.users.findById?.(pusher.id) ?? pusher : null;
-      return rules.check(full, repoPath, user, updates, env);
+      return services.pushRules.check(full, repoPath, pusher, updates, env);
     },
   };
 }
@@ -269,10 +254,16 @@ function plain(reply: FastifyReply, code: number, text: string) {
 }
 
 export default async function gitHttpRoutes(app: FastifyInstance, opts: GitHttpOptions = {}) {
-  const deps: GitHttpDeps = { ...defaultDeps(app), ...(opts.deps ?? {}) } as GitHttpDeps;
+  // Inside the forge the app's decorations give every dependency; on their own (tests), the
+  // routes take them from `opts.deps`.
+  const forge = app.hasDecorator('services');
+  const given = { realm: 'Gitea', ...(forge ? forgeDeps(app) : {}), ...(opts.deps ?? {}) };
+  const missing = (['reposDir', 'authenticate', 'findRepo', 'access', 'afterPush'] as const).filter((k) => given[k] === undefined);
+  if (missing.length) throw new Error(`git over HTTP needs ${missing.join(', ')}`);
+  const deps = given as GitHttpDeps;
   // The forge's shared transport (its pre-receive hook serves SSH pushes too); a private one
   // when the routes run without the forge's services.
-  let transport: GitTransport = (app as unknown as AnyRecord).services?.gitTransport;
+  let transport: GitTransport | undefined = forge ? app.services.gitTransport : undefined;
   if (!transport) {
     const own = new GitTransport();
     transport = own;

@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { MalformedError, NotFoundError, ValidationError } from '../services/errors';
 import { setTotalCount } from '../plugins/paging';
 import { int, listOf, obj, ownerRepoParams, ref, str, strList } from '../schemas';
-import { parseStatuses, parseSubjects, parseTargetStatus, type ThreadFilter } from '../services/issues/notifications';
+import { NotificationStatus, parseStatuses, parseSubjects, parseTargetStatus, type ThreadFilter } from '../services/issues/notifications';
 import { doerOf, errors, paging, pagingQuery } from './helpers';
 import { many, type OwnerRepo } from './issue-helpers';
 
@@ -40,7 +40,7 @@ function time(value: string | undefined, field: string, parsedByHandler = false)
 function listFilter(q: ListQuery): ThreadFilter {
   return {
     all: q.all === true || q.all === 'true',
-    statuses: parseStatuses(many(q['status-types']), [1, 3]),
+    statuses: parseStatuses(many(q['status-types']), [NotificationStatus.Unread, NotificationStatus.Pinned]),
     subjects: parseSubjects(many(q['subject-type'])),
     since: time(q.since, 'Since'),
     before: time(q.before, 'Before'),

@@ -7,8 +7,8 @@ import type { Prisma } from './database';
 import { InvalidError } from './errors';
 import type { Repository, User } from './records';
 import type { PermissionService } from './permissions';
+import { WATCHING } from './watches';
 
-const WATCHING = [1, 3];
 const MODE_NAMES = ['none', 'read', 'write', 'admin', 'owner'] as const;
 
 /** Gitea's AccessMode.ToString(). */

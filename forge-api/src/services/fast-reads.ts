@@ -26,6 +26,7 @@ import { sqlitePath, statementObserver, type Prisma } from './database';
 import type { Issue, Webhook } from '../../generated/prisma/client';
 import type { SqlCondition } from './permissions';
 import type { Repository, User } from './records';
+import { WATCHING_SQL } from './watches';
 
 type FieldType = 'Int' | 'BigInt' | 'String' | 'Boolean' | 'DateTime' | 'Float' | 'Json' | 'Bytes' | 'Decimal';
 interface RuntimeField {
@@ -153,6 +154,8 @@ export class FastReads {
           else if (f.type === 'Boolean') out[f.name] = sqlite ? v === 1 || v === 1n || v === true : v;
           else if (f.type === 'DateTime') out[f.name] = v instanceof Date ? v : new Date(v as string);
           else if (f.type === 'BigInt') out[f.name] = BigInt(v as number);
+          // SQLite hands integers back as bigint through some drivers (Prisma's raw queries).
+          else if (f.type === 'Int' && typeof v === 'bigint') out[f.name] = Number(v);
           else out[f.name] = v;
         }
         return out as T;
@@ -203,7 +206,7 @@ export class HotReads extends FastReads {
 
   /** Users watching the repository (Gitea's watch modes normal and auto). */
   async watcherIds(repoId: number): Promise<number[]> {
-    const rows = await this.all('watcher_ids', `SELECT w."userId" AS "userId" FROM "Watch" w WHERE w."repoId" = ? AND w."mode" IN (1, 3)`, [repoId]);
+    const rows = await this.all('watcher_ids', `SELECT w."userId" AS "userId" FROM "Watch" w WHERE w."repoId" = ? AND w."mode" IN (${WATCHING_SQL})`, [repoId]);
     return rows.map((row) => Number(row.userId));
   }
 

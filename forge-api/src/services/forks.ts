@@ -15,10 +15,8 @@ import { cloneForFork, detachFork, relinkFork } from './git/fork';
 import { checkRepoName } from './names';
 import type { Notifier } from './notify';
 import { USER_TYPE_ORGANIZATION, type PermissionService } from './permissions';
-import { beginCreation, endCreation, markPending } from './repo-creation';
 import type { RepoService, RepoWithOwner } from './repos';
 import type { User } from './records';
-import { isUniqueViolation } from './users';
 
 export class ForkService {
   constructor(
@@ -65,13 +63,8 @@ export class ForkService {
   async fork(doer: User, owner: User, base: RepoWithOwner, name: string | undefined): Promise<RepoWithOwner> {
     const forkName = name || base.name;
     checkRepoName(forkName);
-    if (!doer.isAdmin && owner.type !== USER_TYPE_ORGANIZATION) {
-      // Gitea's CanForkRepoIn: the owner's repository limit.
-      const limit = owner.maxRepoCreation >= 0 ? owner.maxRepoCreation : this.config.maxCreationLimit;
-      if (limit >= 0 && (await this.prisma.repository.count({ where: { ownerId: owner.id } })) >= limit) {
-        throw new ConflictError(`user has reached maximum limit of repositories [limit: ${limit}]`);
-      }
-    }
+    const limit = await this.repos.reachedRepoLimit(doer, owner);
+    if (limit !== null) throw new ConflictError(`user has reached maximum limit of repositories [limit: ${limit}]`);
     const existing = await this.prisma.repository.findFirst({ where: { ownerId: owner.id, forkId: base.id, isFork: true } });
     if (existing) {
       throw new ConflictError(`repository is already forked by user [uname: ${owner.name}, repo path: ${base.owner.name}/${base.name}, fork path: ${owner.name}/${existing.name}]`);
@@ -82,58 +75,29 @@ export class ForkService {
     const finalPath = this.repos.diskPath(owner.name, forkName);
     if (await git.repositoryExists(finalPath)) throw taken();
     const parentPath = this.repos.diskPath(base.owner.name, base.name);
-
-    const creation = await beginCreation(this.config.reposDir);
-    let repo: RepoWithOwner;
-    try {
-      await cloneForFork(parentPath, creation.staging, finalPath);
-      await git.runGit(['--git-dir', creation.staging, 'symbolic-ref', 'HEAD', `refs/heads/${base.defaultBranch}`]);
-      // The refs the fork starts with are not news: its first push reports only what it changes.
-      await recordRefs(creation.staging);
-      const stats = await git.repoStats(creation.staging);
-      await markPending(creation, finalPath);
-      try {
-        await git.renameRepository(creation.staging, finalPath);
-      } catch (err) {
-        if (err instanceof git.RepositoryExistsError) throw taken();
-        throw err;
-      }
-      try {
-        repo = await this.prisma.$transaction(async (tx) => {
-          const created = await tx.repository.create({
-            data: {
-              ownerId: owner.id,
-              ownerName: owner.name,
-              name: forkName,
-              lowerName,
-              description: base.description,
-              defaultBranch: base.defaultBranch,
-              isPrivate: base.isPrivate || base.owner.visibility === 2,
-              isEmpty: base.isEmpty,
-              isFork: true,
-              forkId: base.id,
-              objectFormatName: base.objectFormatName,
-              size: stats.sizeKiB,
-              numBranches: stats.branchCount,
-              numWatches: 1,
-              licenses: base.licenses,
-            },
-            include: { owner: true },
-          });
-          await tx.watch.create({ data: { userId: doer.id, repoId: created.id, mode: 3 } });
-          await tx.repository.update({ where: { id: base.id }, data: { numForks: { increment: 1 } } });
-          return created;
-        });
-      } catch (err) {
-        await git.deleteRepository(finalPath);
-        if (isUniqueViolation(err)) throw taken();
-        throw err;
-      }
-    } finally {
-      await endCreation(creation);
-    }
-    await this.repos.makeCreatorAdmin(doer, owner, repo);
-    await this.notifier.repositoryCreated(doer, repo);
+    const repo = await this.repos.insertRepository(doer, owner, {
+      name: forkName,
+      taken,
+      async build(staging) {
+        await cloneForFork(parentPath, staging, finalPath);
+        await git.runGit(['--git-dir', staging, 'symbolic-ref', 'HEAD', `refs/heads/${base.defaultBranch}`]);
+        // The refs the fork starts with are not news: its first push reports only what it changes.
+        await recordRefs(staging);
+      },
+      row: () => ({
+        description: base.description,
+        defaultBranch: base.defaultBranch,
+        isPrivate: base.isPrivate || base.owner.visibility === 2,
+        isEmpty: base.isEmpty,
+        isFork: true,
+        forkId: base.id,
+        objectFormatName: base.objectFormatName,
+        licenses: base.licenses,
+      }),
+      async within(tx) {
+        await tx.repository.update({ where: { id: base.id }, data: { numForks: { increment: 1 } } });
+      },
+    });
     return { ...repo, parent: base } as RepoWithOwner;
   }
 

@@ -38,6 +38,14 @@ export type Viewer = User & { publicOnly?: boolean };
 /** The `public-only` restriction as a repository filter. */
 export const PUBLIC_REPOS_OF_PUBLIC_OWNERS = { isPrivate: false, owner: { visibility: 0 } } as const;
 
+/**
+ * The `public-only` restriction for one repository: what PUBLIC_REPOS_OF_PUBLIC_OWNERS keeps
+ * out of lists, a route on a single repository refuses (403, plugins/repo-assignment.ts).
+ */
+export function hiddenFromPublicOnly(repo: Pick<Repository, 'isPrivate'> & { owner: Pick<User, 'visibility'> }): boolean {
+  return repo.isPrivate || repo.owner.visibility !== 0;
+}
+
 /** The doer of a request made with a public-only token. */
 export function publicOnlyViewer(user: User): Viewer {
   return { ...user, publicOnly: true };
@@ -231,7 +239,8 @@ export class PermissionService {
 
 /**
  * Prisma filter for the repositories a viewer may read (used by search and lists), the same
- * rules as repoAccessMode expressed as one query.
+ * rules as repoAccessMode expressed as one query (compared with it by
+ * forge-api/test/permission-forms.test.ts).
  */
 export function readableRepoFilter(viewer: Viewer | null): Record<string, unknown> {
   if ((viewer as Viewer | null)?.publicOnly) {
@@ -267,8 +276,9 @@ function ownerVisibleSql(visibilities: number[]): string {
 /**
  * readableRepoFilter as a SQL condition over the repository aliased `r` (the same rules, the
  * same order; for the prepared statements of services/fast-reads.ts). `null`: no condition (a
- * site admin reads everything). Both filters are tested through the same requests
- * (forge-api/test/repos.test.ts, hardening-public-only.test.ts).
+ * site admin reads everything). forge-api/test/permission-forms.test.ts compares this, the
+ * Prisma filter, repoAccessMode and repoAccessModes on random users, organizations, teams and
+ * repositories.
  */
 export function readableRepoSql(viewer: Viewer | null): SqlCondition | null {
   if (viewer?.publicOnly) {

@@ -21,8 +21,28 @@ import { readableRepoSql, USER_TYPE_ORGANIZATION, type PermissionService, type S
 import type { Repository, User } from './records';
 import { labelTemplate } from './templates';
 import { isUniqueViolation } from './users';
+import { WatchMode } from './watches';
+import type { Prisma as PrismaTypes } from '../../generated/prisma/client';
+
+type RepositoryCreateData = PrismaTypes.RepositoryUncheckedCreateInput;
+type PrismaTx = Parameters<Parameters<Prisma['$transaction']>[0]>[0];
 
 export type RepoWithOwner = Repository & { owner: User };
+
+/** What a creation path tells insertRepository (see there). */
+export interface NewRepository {
+  name: string;
+  /** The error for a name that turns out to be taken (the callers answer differently). */
+  taken(): Error;
+  /** Makes the git repository at `staging`. */
+  build(staging: string): Promise<void>;
+  /** The row's own columns; owner, name, size, branch count and watch count are filled in. */
+  row(initial: git.RepoStats): Omit<RepositoryCreateData, 'ownerId' | 'ownerName' | 'name' | 'lowerName'>;
+  /** More writes in the row's transaction (a fork's parent count). */
+  within?(tx: PrismaTx, created: RepoWithOwner): Promise<void>;
+  /** After the commit, before the creation is announced; returns the repository to announce. */
+  afterCommit?(repo: RepoWithOwner): Promise<RepoWithOwner>;
+}
 
 export interface CreateRepoInput {
   name: string;
@@ -165,6 +185,17 @@ export class RepoService {
     return { repo, mode };
   }
 
+  /**
+   * Gitea's CanCreateRepo / CanForkRepoIn: the limit an individual owner has reached (their
+   * own max_repo_creation, else the site's), or null when `doer` may add one more.
+   */
+  async reachedRepoLimit(doer: User, owner: User): Promise<number | null> {
+    if (doer.isAdmin || owner.type === USER_TYPE_ORGANIZATION) return null;
+    const limit = owner.maxRepoCreation >= 0 ? owner.maxRepoCreation : this.config.maxCreationLimit;
+    if (limit >= 0 && (await this.prisma.repository.count({ where: { ownerId: owner.id } })) >= limit) return limit;
+    return null;
+  }
+
   /** May `doer` create repositories owned by `owner`? (403 otherwise) */
   async assertCanCreateIn(doer: User, owner: User): Promise<void> {
     if (doer.isAdmin) return;
@@ -190,93 +221,116 @@ export class RepoService {
       labels = set;
     }
     if (input.readme && input.readme !== 'Default') throw new InvalidError(`readme template "${input.readme}" does not exist`);
-    if (!doer.isAdmin && owner.type !== USER_TYPE_ORGANIZATION) {
-      const limit = owner.maxRepoCreation >= 0 ? owner.maxRepoCreation : this.config.maxCreationLimit;
-      if (limit >= 0 && (await this.prisma.repository.count({ where: { ownerId: owner.id } })) >= limit) {
-        throw new PermissionDeniedError(`user has reached maximum limit of repositories [limit: ${limit}]`);
-      }
-    }
+    const limit = await this.reachedRepoLimit(doer, owner);
+    if (limit !== null) throw new PermissionDeniedError(`user has reached maximum limit of repositories [limit: ${limit}]`);
     const lowerName = input.name.toLowerCase();
     const exists = await this.prisma.repository.count({ where: { ownerId: owner.id, lowerName } });
     if (exists) throw new AlreadyExistsError('The repository with the same name already exists.');
     const trustModel = input.trust_model && TRUST_MODELS.has(input.trust_model) ? input.trust_model : 'default';
     const diskPath = this.diskPath(owner.name, input.name);
     if (await git.repositoryExists(diskPath)) throw new AlreadyExistsError('The repository with the same name already exists.');
-    // Built aside, moved into place, then committed with its row: see repo-creation.ts for
-    // what a crash at each step leaves and how start-up undoes it.
-    const creation = await beginCreation(this.config.reposDir);
-    let repo: RepoWithOwner;
-    try {
-      try {
-        await git.initRepository(creation.staging, {
-          defaultBranch,
-          autoInit: input.auto_init
-            ? {
-                readme: { name: input.name, description: input.description ?? '', template: input.readme || 'Default', cloneUrlHttps: `${this.config.rootUrl}${owner.name}/${input.name}.git`, owner: owner.name },
-                license: input.license || undefined,
-                gitignores: input.gitignores ? input.gitignores.split(',').map((s) => s.trim()).filter(Boolean) : undefined,
-                author: { name: doer.fullName || doer.name, email: doer.email || `${doer.lowerName}@noreply.localhost` },
-                owner: owner.name,
-                repoName: input.name,
-              }
-            : undefined,
-        });
-      } catch (err) {
-        if (err instanceof git.UnknownTemplateError) throw new InvalidError(`${err.kind} template "${err.template}" does not exist`);
-        throw err;
-      }
+    const rootUrl = this.config.rootUrl;
+    const taken = () => new AlreadyExistsError('The repository with the same name already exists.');
+    return this.insertRepository(doer, owner, {
+      name: input.name,
+      taken,
+      async build(staging) {
+        try {
+          await git.initRepository(staging, {
+            defaultBranch,
+            autoInit: input.auto_init
+              ? {
+                  readme: { name: input.name, description: input.description ?? '', template: input.readme || 'Default', cloneUrlHttps: `${rootUrl}${owner.name}/${input.name}.git`, owner: owner.name },
+                  license: input.license || undefined,
+                  gitignores: input.gitignores ? input.gitignores.split(',').map((s) => s.trim()).filter(Boolean) : undefined,
+                  author: { name: doer.fullName || doer.name, email: doer.email || `${doer.lowerName}@noreply.localhost` },
+                  owner: owner.name,
+                  repoName: input.name,
+                }
+              : undefined,
+          });
+        } catch (err) {
+          if (err instanceof git.UnknownTemplateError) throw new InvalidError(`${err.kind} template "${err.template}" does not exist`);
+          throw err;
+        }
+      },
       // The row is written with what is on disk (an auto_init commit makes it non-empty), so
       // a crash between its commit and afterPush's refresh cannot leave an "empty" repository
       // that does have its initial commit.
+      row: (initial) => ({
+        description: input.description ?? '',
+        isPrivate: input.private ?? false,
+        isTemplate: input.template ?? false,
+        trustModel,
+        objectFormatName: objectFormat,
+        defaultBranch,
+        isEmpty: initial.empty,
+        licenses: input.auto_init && input.license ? input.license : '',
+        labels: labels.length
+          ? { create: labels.map((l) => ({ name: l.name, color: `#${l.color.replace(/^#/, '')}`, description: l.description, exclusive: l.exclusive })) }
+          : undefined,
+      }),
+      afterCommit: async (repo) => {
+        if (input.auto_init) return this.afterPush(doer, repo.id);
+        await recordRefs(diskPath).catch(() => undefined);
+        return repo;
+      },
+    });
+  }
+
+  /**
+   * The one way a repository comes to exist (created, forked, generated, migrated). `build`
+   * makes the git repository in a staging folder; it is moved into place and committed with
+   * its row, the creator's automatic watch and `within`'s writes in one transaction (see
+   * repo-creation.ts for what a crash at each step leaves and how start-up undoes it); then
+   * an organization's creator becomes admin if no team makes them one, `afterCommit` runs and
+   * the creation is announced.
+   */
+  async insertRepository(doer: User, owner: User, spec: NewRepository): Promise<RepoWithOwner> {
+    const diskPath = this.diskPath(owner.name, spec.name);
+    const creation = await beginCreation(this.config.reposDir);
+    let repo: RepoWithOwner;
+    try {
+      await spec.build(creation.staging);
       const initial = await git.repoStats(creation.staging);
       await markPending(creation, diskPath);
       try {
         await git.renameRepository(creation.staging, diskPath);
       } catch (err) {
-        if (err instanceof git.RepositoryExistsError) throw new AlreadyExistsError('The repository with the same name already exists.');
+        if (err instanceof git.RepositoryExistsError) throw spec.taken();
         throw err;
       }
       try {
         repo = await this.prisma.$transaction(async (tx) => {
           const created = await tx.repository.create({
             data: {
+              ...spec.row(initial),
               ownerId: owner.id,
               ownerName: owner.name,
-              name: input.name,
-              lowerName,
-              description: input.description ?? '',
-              isPrivate: input.private ?? false,
-              isTemplate: input.template ?? false,
-              trustModel,
-              objectFormatName: objectFormat,
-              defaultBranch,
-              isEmpty: initial.empty,
+              name: spec.name,
+              lowerName: spec.name.toLowerCase(),
               size: initial.sizeKiB,
               numBranches: initial.branchCount,
               numWatches: 1,
-              licenses: input.auto_init && input.license ? input.license : '',
-              labels: labels.length
-                ? { create: labels.map((l) => ({ name: l.name, color: `#${l.color.replace(/^#/, '')}`, description: l.description, exclusive: l.exclusive })) }
-                : undefined,
             },
             include: { owner: true },
           });
           // Gitea's [service] AUTO_WATCH_NEW_REPOS (default true): the creator watches the new
           // repository (mode auto), so issue notifications and feeds reach them.
-          await tx.watch.create({ data: { userId: doer.id, repoId: created.id, mode: 3 } });
+          await tx.watch.create({ data: { userId: doer.id, repoId: created.id, mode: WatchMode.Auto } });
+          await spec.within?.(tx, created);
           return created;
         });
       } catch (err) {
         await git.deleteRepository(diskPath);
-        if (isUniqueViolation(err)) throw new AlreadyExistsError('The repository with the same name already exists.');
+        if (isUniqueViolation(err)) throw spec.taken();
         throw err;
       }
     } finally {
       await endCreation(creation);
     }
     await this.makeCreatorAdmin(doer, owner, repo);
-    if (input.auto_init) repo = await this.afterPush(doer, repo.id);
-    else await recordRefs(diskPath).catch(() => undefined);
+    if (spec.afterCommit) repo = await spec.afterCommit(repo);
     await this.notifier.repositoryCreated(doer, repo);
     return repo;
   }

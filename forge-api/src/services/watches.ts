@@ -1,7 +1,22 @@
-/** Watching repositories (Gitea's watch table): modes 1 (watching) and 3 (auto, on creation) count. */
+/** Watching repositories (Gitea's watch table): modes Normal and Auto count as watching. */
 import type { Prisma } from './database';
 
-const WATCHING = [1, 3];
+/** Gitea's repo_model.WatchMode values, as stored in Watch.mode. */
+export const WatchMode = {
+  None: 0,
+  /** Watched explicitly (PUT /repos/{owner}/{repo}/subscription). */
+  Normal: 1,
+  /** Explicitly not watching. */
+  Dont: 2,
+  /** Watched automatically (the creator of a repository). */
+  Auto: 3,
+} as const;
+
+/** The modes that count as watching (watcher lists, counts, notifications). */
+export const WATCHING: number[] = [WatchMode.Normal, WatchMode.Auto];
+
+/** WATCHING as a SQL list, for `"mode" IN (...)` in raw statements. */
+export const WATCHING_SQL = WATCHING.map(String).join(', ');
 
 export class WatchService {
   constructor(private readonly prisma: Prisma) {}
@@ -13,7 +28,7 @@ export class WatchService {
   }
 
   async watch(userId: number, repoId: number) {
-    const w = await this.prisma.watch.upsert({ where: { userId_repoId: { userId, repoId } }, create: { userId, repoId, mode: 1 }, update: { mode: 1 } });
+    const w = await this.prisma.watch.upsert({ where: { userId_repoId: { userId, repoId } }, create: { userId, repoId, mode: WatchMode.Normal }, update: { mode: WatchMode.Normal } });
     await this.recount(repoId);
     return w;
   }
