@@ -283,7 +283,9 @@ export class UserService {
       throw new AlreadyExistsError('Key title has been used');
     }
     return this.prisma.publicKey.create({
-      data: { ownerId: user.id, name: input.title, content: parsed.content, fingerprint: parsed.fingerprint, mode: input.read_only ? 1 : 2 },
+      // Gitea's AddPublicKey: a user's key acts with the user's own access; `read_only` is
+      // accepted in the body (the option is shared with deploy keys) and ignored.
+      data: { ownerId: user.id, name: input.title, content: parsed.content, fingerprint: parsed.fingerprint, mode: 2 },
     });
   }
 }
