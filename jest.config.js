@@ -4,7 +4,8 @@ module.exports = {
   roots: ['<rootDir>/controller', '<rootDir>/forge-api', '<rootDir>/e2e'],
   testMatch: ['**/*.test.ts'],
   transform: {
-    '^.+\\.ts$': ['ts-jest', { diagnostics: false }],
+    // esbuild's per-file compile (tsconfig.json has isolatedModules); tsc --noEmit type-checks.
+    '^.+\\.ts$': '<rootDir>/scripts/jest-ts-transform.js',
     '/node_modules/.+\\.m?js$': '<rootDir>/scripts/jest-esm-transform.js',
   },
   // Only these packages are ES modules without a CommonJS build (@kubernetes/client-node 2.x

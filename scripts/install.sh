@@ -9,6 +9,9 @@ export DEBIAN_FRONTEND=noninteractive
 # node-gyp (better-sqlite3) must build against the local Node headers: no downloads here.
 export npm_config_nodedir=/usr
 SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
+# step NAME: prints how long the part of the install since the previous step took (.ci/run shows these lines).
+step_t=$(date +%s)
+step() { echo "[install] $1: $(( $(date +%s) - step_t )) s"; step_t=$(date +%s); }
 need=()
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need+=(nginx-light)
 command -v git >/dev/null || need+=(git)
@@ -36,9 +39,11 @@ if [ ${#need[@]} -gt 0 ]; then
   # Debian starts a system nginx on :80 and a system PostgreSQL; Portcullis runs its own.
   $SUDO systemctl stop nginx >/dev/null 2>&1 || $SUDO service nginx stop >/dev/null 2>&1 || true
 fi
+step "Debian packages"
 # The nginx the controller, tests and benchmarks run (controller/src/apply/nginx-binary.ts
 # finds it): ~17 s to build on 2 cores the first time, nothing once cached.
 bash scripts/build-nginx.sh
+step "nginx 1.26.3 (scripts/build-nginx.sh)"
 # An earlier machine setup left `nodedir=/usr` in ~/.npmrc, which npm 11 answers with an
 # "Unknown user config" warning on every npm/npx call; the variable above does its job.
 if [ -f "$HOME/.npmrc" ] && grep -q '^nodedir=' "$HOME/.npmrc"; then
@@ -53,20 +58,24 @@ if [ -f ../shared/tools/k8s/build.sh ]; then
 else
   echo "!!! ../shared/tools/k8s/build.sh not found beside the repository; e2e/k8s will fail on CI"
 fi
+step "Kubernetes tools (../shared/tools/k8s/build.sh)"
 # A node that runs pods for that control plane (kubelet, kube-proxy, kube-scheduler, containerd,
 # runc, CNI plugins, crictl, CoreDNS) and the images the Gateway API conformance suite runs,
 # built from the Go module proxy and cached under ~/.cache/portcullis-k8s-node (cold times in
 # scripts/k8s-node/README.md; nothing once cached). A failed build fails the conformance run.
 { bash scripts/k8s-node/build.sh && bash scripts/k8s-node/images.sh; } ||
   echo "!!! the test cluster's node did not build (scripts/k8s-node/build.sh); the conformance suite will fail"
+step "Kubernetes node and conformance images (scripts/k8s-node)"
 # The inference extension's upstream endpoint pickers (lwepp v1.6.0 and epp v1.5.0, for
 # e2e/inference/upstream-epp.test.ts), built from the Go module proxy and cached under
 # ~/.cache/portcullis-epp: about 2.5 + 5 min of CPU cold (up to ~30 min each in wall time on 2
 # cores busy with other builds), nothing once cached. A failed build fails that test on CI, saying what is missing.
 bash scripts/build-epp.sh all || echo "!!! the upstream endpoint pickers did not build (scripts/build-epp.sh); e2e/inference/upstream-epp.test.ts will fail"
+step "endpoint pickers (scripts/build-epp.sh)"
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund
 fi
+step "npm ci"
 # schemathesis (PyPI, pinned): the OpenAPI fuzzer of forge-api/test/openapi-fuzz.test.ts, in its
 # own virtualenv under ~/.cache so it touches neither the system Python nor the repository.
 SCHEMATHESIS_VERSION=4.32.5
@@ -77,3 +86,4 @@ if [ "$("$SCHEMATHESIS_HOME/venv/bin/schemathesis" --version 2>/dev/null)" != "s
   python3 -m venv "$SCHEMATHESIS_HOME/venv"
   "$SCHEMATHESIS_HOME/venv/bin/pip" install -q "schemathesis==$SCHEMATHESIS_VERSION"
 fi
+step "schemathesis"

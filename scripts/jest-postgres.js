@@ -1,6 +1,8 @@
 // jest globalSetup/globalTeardown: gives `npm test` a throwaway PostgreSQL cluster on a free
 // loopback port, so the forge suites run on PostgreSQL as well as SQLite with no manual step.
 // Skipped when PG_TEST_URL is already set (use that server) or PostgreSQL is not installed.
+// Also gives the run one directory (PORTCULLIS_TEST_RUN_DIR) for what its workers share, such
+// as the migrated SQLite template the forge suites copy (forge-api/test/support/forge.ts).
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
@@ -33,6 +35,10 @@ function asPostgres(cmd, args) {
 }
 
 async function setup() {
+  if (!process.env.PORTCULLIS_TEST_RUN_DIR) {
+    process.env.PORTCULLIS_TEST_RUN_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'portcullis-run-'));
+    process.env.PORTCULLIS_TEST_RUN_DIR_OWNED = '1';
+  }
   if (process.env.PG_TEST_URL) return;
   const bin = pgBinDir();
   if (!bin) {
@@ -52,6 +58,7 @@ async function setup() {
 }
 
 async function teardown() {
+  if (process.env.PORTCULLIS_TEST_RUN_DIR_OWNED) fs.rmSync(process.env.PORTCULLIS_TEST_RUN_DIR, { recursive: true, force: true });
   const dir = process.env.PORTCULLIS_TEST_PG_DIR;
   if (!dir) return;
   try {

@@ -1,7 +1,8 @@
 /**
  * Answers as Gitea 1.27 gives them, where a client saw the forge differ: optional body fields
  * sent as null, the repositories of /user/repos, users embedded in records, the Repository
- * record's fields, error bodies, wrong methods and the version.
+ * record's fields, error bodies, wrong methods and the version; webhook names, user keys
+ * without a read-only mode, the types and headers of /markdown/raw and the blocks list.
  */
 import { describeForge, PASSWORD } from './support/forge';
 
@@ -87,6 +88,58 @@ describeForge('Gitea 1.27 answers', (f) => {
     expect(other.body[0].key_type).toBeUndefined();
     const admin = await f().request('GET', '/users/alice/keys', as('root'));
     expect(admin.body[0]).toMatchObject({ key_type: 'user', user: { login: 'alice', email: 'alice@example.com', active: true } });
+  });
+
+  test("a user's key has no read-only mode; anonymous callers of /users/{username}/keys get 401", async () => {
+    const key = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl ro@example';
+    const added = await f().request('POST', '/user/keys', { ...as('bob'), body: { key, title: 'ro', read_only: true } });
+    expect(added.status).toBe(201);
+    expect(added.body).not.toHaveProperty('read_only');
+    const listed = await f().request('GET', '/users/bob/keys', as('bob'));
+    expect(listed.body.map((k: Record<string, unknown>) => 'read_only' in k)).toEqual([false]);
+    for (const user of ['bob', 'nobody']) {
+      const anonymous = await f().request('GET', `/users/${user}/keys`);
+      expect({ user, status: anonymous.status, message: anonymous.body?.message }).toEqual({ user, status: 401, message: 'token is required' });
+    }
+  });
+
+  test('webhooks have a name: set at creation (trimmed), changed by an edit, kept by an edit without it, on every kind of hook', async () => {
+    expect((await f().request('POST', '/orgs', { ...as('alice'), body: { username: 'hookorg' } })).status).toBe(201);
+    const config = { url: 'http://example.com/hook', content_type: 'json' };
+    for (const base of ['/repos/alice/tracker/hooks', '/orgs/hookorg/hooks', '/user/hooks', '/admin/hooks']) {
+      const who = base === '/admin/hooks' ? as('root') : as('alice');
+      const created = await f().request('POST', base, { ...who, body: { type: 'gitea', name: '  ci  ', config, active: true } });
+      expect({ base, status: created.status, name: created.body?.name }).toEqual({ base, status: 201, name: 'ci' });
+      const unnamed = await f().request('POST', base, { ...who, body: { type: 'gitea', config } });
+      expect({ base, name: unnamed.body?.name }).toEqual({ base, name: '' });
+      const renamed = await f().request('PATCH', `${base}/${created.body.id}`, { ...who, body: { name: 'deploy' } });
+      expect({ base, status: renamed.status, name: renamed.body?.name }).toEqual({ base, status: 200, name: 'deploy' });
+      const kept = await f().request('PATCH', `${base}/${created.body.id}`, { ...who, body: { active: false } });
+      expect({ base, name: kept.body?.name }).toEqual({ base, name: 'deploy' });
+      // Admin hooks list the system ones unless asked for all (these are default hooks).
+      const listed = await f().request('GET', base === '/admin/hooks' ? `${base}?type=all` : base, who);
+      expect({ base, names: listed.body.map((h: { name: string }) => h.name) }).toEqual({ base, names: ['deploy', ''] });
+      const long = await f().request('POST', base, { ...who, body: { type: 'gitea', name: 'n'.repeat(256), config } });
+      expect({ base, status: long.status }).toEqual({ base, status: 422 });
+      // The limit counts characters, not bytes.
+      expect((await f().request('POST', base, { ...who, body: { type: 'gitea', name: '\u00e9'.repeat(255), config } })).status).toBe(201);
+    }
+  });
+
+  test('/markdown/raw answers text/html; the blocks list sends no X-Total-Count, the dependencies list does', async () => {
+    const md = await f().request('POST', '/markdown/raw', { ...as('alice'), raw: '# hi', contentType: 'text/plain' });
+    expect(md.status).toBe(200);
+    expect(md.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    const a = await f().request('POST', '/repos/alice/tracker/issues', { ...as('alice'), body: { title: 'blocker' } });
+    const b = await f().request('POST', '/repos/alice/tracker/issues', { ...as('alice'), body: { title: 'blocked' } });
+    const blocks = await f().request('POST', `/repos/alice/tracker/issues/${a.body.number}/blocks`, { ...as('alice'), body: { owner: 'alice', repo: 'tracker', index: b.body.number } });
+    expect(blocks.status).toBe(201);
+    const listed = await f().request('GET', `/repos/alice/tracker/issues/${a.body.number}/blocks`, as('alice'));
+    expect(listed.body.map((i: { number: number }) => i.number)).toEqual([b.body.number]);
+    expect(listed.headers.get('x-total-count')).toBeNull();
+    const deps = await f().request('GET', `/repos/alice/tracker/issues/${b.body.number}/dependencies`, as('alice'));
+    expect(deps.body.map((i: { number: number }) => i.number)).toEqual([a.body.number]);
+    expect(deps.headers.get('x-total-count')).toBe('1');
   });
 
   test('repository records carry the 1.27 fields; a license chosen at creation is listed', async () => {

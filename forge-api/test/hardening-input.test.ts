@@ -6,6 +6,10 @@
  *    lone UTF-16 surrogate is stored as U+FFFD (as Go's decoder does) or refused, never a 500;
  *  - authentication before validation: an anonymous request with a bad body is a 401 wherever
  *    the route needs a signed-in user; anonymous sudo is a 403;
+ *  - JSON nested deeper than Go's decoder allows (10,000 levels) is a 4xx, as Gitea refuses it,
+ *    whether sent as JSON or as text/plain; nesting within the limit is never a 5xx;
+ *  - a NUL in a multipart upload's file name is a 422 as in any other text (PostgreSQL cannot
+ *    store it);
  *  - a 500 shows nothing of the server's internals.
  */
 import { describeForge, PASSWORD, type Forge } from './support/forge';
@@ -178,6 +182,56 @@ describeForge('hostile input over every operation', (f) => {
     }
     expect(tried).toBeGreaterThan(50);
     expect(failures).toEqual([]);
+  });
+
+  test('JSON nested 10,000 or 200,000 levels, as JSON or as text/plain, is never a 5xx; too deep or of the wrong shape it is a 4xx', async () => {
+    const arrays = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
+    const objects = (depth: number) => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+    // Arrays where an object is expected, and anything beyond Go's depth limit, are refused; an
+    // object nested within the limit is a body with an unknown field, which Gitea ignores.
+    const shapes: { name: string; text: string; refused: boolean; contentType: string }[] = [
+      { name: 'arrays 10,000 deep', text: arrays(10_000), refused: true, contentType: 'application/json' },
+      { name: 'objects 10,000 deep', text: objects(10_000), refused: false, contentType: 'application/json' },
+      { name: 'arrays 200,000 deep', text: arrays(200_000), refused: true, contentType: 'application/json' },
+      { name: 'objects 10,001 deep', text: objects(10_001), refused: true, contentType: 'application/json' },
+      { name: 'arrays 200,000 deep as text', text: arrays(200_000), refused: true, contentType: 'text/plain' },
+      { name: 'objects 10,000 deep as text', text: objects(10_000), refused: false, contentType: 'text/plain' },
+    ];
+    const failures: string[] = [];
+    let tried = 0;
+    for (const op of ops) {
+      const bodyParam = op.params.find((p) => p.in === 'body');
+      // Bodies that are text by definition (/markdown/raw renders whatever it is sent) are not JSON.
+      if (!bodyParam || op.method === 'GET' || resolve(bodyParam.schema, defs).type === 'string') continue;
+      for (const shape of shapes) {
+        const res = await f().request(op.method, fillPath(op.path), { ...root, raw: shape.text, contentType: shape.contentType });
+        tried++;
+        if (res.status >= 500 || (shape.refused && res.status < 400)) failures.push(`${shape.name} ${op.method} ${op.path} -> ${res.status} ${res.text.slice(0, 120)}`);
+      }
+    }
+    expect(tried).toBeGreaterThan(300);
+    expect(failures).toEqual([]);
+    // Gitea's answer to JSON beyond the limit.
+    const deep = await f().request('POST', '/repos/alice/r/issues', { ...root, raw: arrays(200_000) });
+    expect(deep.status).toBe(422);
+    expect(deep.body.message).toBe("[]: invalid character '[' exceeded max depth");
+  });
+
+  test('a NUL in the file name of a multipart upload is a 422, as in a JSON string', async () => {
+    const upload = (p: string, filename: string) =>
+      f().request('POST', p, {
+        ...root,
+        contentType: 'multipart/form-data; boundary=XBOUNDARY',
+        raw: `--XBOUNDARY\r\nContent-Disposition: form-data; name="attachment"; filename="${filename}"\r\nContent-Type: text/plain\r\n\r\nhello\r\n--XBOUNDARY--\r\n`,
+      });
+    const rel = await f().request('POST', '/repos/alice/r/releases', { ...root, body: { tag_name: 'v-nul', name: 'nul' } });
+    expect(rel.status).toBe(201);
+    for (const p of ['/repos/alice/r/issues/1/assets', `/repos/alice/r/releases/${rel.body.id}/assets`]) {
+      const bad = await upload(p, 'a\u0000b.txt');
+      expect({ p, status: bad.status, message: bad.body?.message }).toEqual({ p, status: 422, message: '[Attachment]: Text' });
+      const good = await upload(p, 'ab.txt');
+      expect({ p, status: good.status, name: good.body?.name }).toEqual({ p, status: 201, name: 'ab.txt' });
+    }
   });
 
   test('a lone surrogate is stored as U+FFFD, as Gitea stores it', async () => {

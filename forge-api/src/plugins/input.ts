@@ -11,6 +11,7 @@
  *    so Gitea, turns it into U+FFFD; so does the forge, before validation, so a body with one
  *    is stored like Gitea stores it instead of failing in the driver.
  */
+import type { MultipartFile } from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { MalformedError, ValidationError } from '../services/errors';
 import { shared } from './shared';
@@ -26,45 +27,94 @@ function decodedUrlHasNul(url: string): boolean {
   return false;
 }
 
-/** Where a NUL is, as a field path (`title`, `labels.0`), or null. */
-export function findNul(value: unknown, at = ''): string | null {
-  if (typeof value === 'string') return NUL.test(value) ? at || 'body' : null;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const hit = findNul(value[i], at ? `${at}.${i}` : String(i));
-      if (hit) return hit;
+/**
+ * Where a NUL is, as a field path (`title`, `labels.0`), or null. Walks with its own stack, not
+ * by recursion: a body nested as deep as the JSON parser allows must not overflow the call
+ * stack (a RangeError would be a 500).
+ */
+export function findNul(value: unknown): string | null {
+  const stack: [unknown, string][] = [[value, '']];
+  while (stack.length) {
+    const [v, at] = stack.pop()!;
+    if (typeof v === 'string') {
+      if (NUL.test(v)) return at || 'body';
+      continue;
     }
-    return null;
-  }
-  if (value && typeof value === 'object' && !Buffer.isBuffer(value)) {
-    for (const [k, v] of Object.entries(value)) {
-      if (NUL.test(k)) return at || k;
-      const hit = findNul(v, at ? `${at}.${k}` : k);
-      if (hit) return hit;
+    if (!v || typeof v !== 'object' || Buffer.isBuffer(v)) continue;
+    // Pushed in reverse, so the first field with a NUL is the one named, as before.
+    const entries = Array.isArray(v) ? v.map((item, i): [string, unknown] => [String(i), item]) : Object.entries(v);
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [k, item] = entries[i];
+      if (!Array.isArray(v) && NUL.test(k)) return at || k;
+      stack.push([item, at ? `${at}.${k}` : k]);
     }
   }
   return null;
 }
 
-/** The value with each lone surrogate replaced by U+FFFD (objects are changed in place). */
+/** The value with each lone surrogate replaced by U+FFFD (objects are changed in place; no recursion, as findNul). */
 export function repairSurrogates<T>(value: T): T {
-  if (typeof value === 'string') return value.replace(LONE_SURROGATE, '\ufffd') as T;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) value[i] = repairSurrogates(value[i]);
-    return value;
-  }
-  if (value && typeof value === 'object' && !Buffer.isBuffer(value)) {
-    const obj = value as Record<string, unknown>;
+  const fix = (text: string) => text.replace(LONE_SURROGATE, '\ufffd');
+  if (typeof value === 'string') return fix(value) as T;
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (!v || typeof v !== 'object' || Buffer.isBuffer(v)) continue;
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        if (typeof v[i] === 'string') v[i] = fix(v[i]);
+        else stack.push(v[i]);
+      }
+      continue;
+    }
+    const obj = v as Record<string, unknown>;
     for (const k of Object.keys(obj)) {
-      const fixed = repairSurrogates(k);
-      const v = repairSurrogates(obj[k]);
+      const fixed = fix(k);
+      let item = obj[k];
+      if (typeof item === 'string') item = fix(item);
+      else stack.push(item);
       if (fixed !== k) {
         delete obj[k];
-        obj[fixed] = v;
-      } else obj[k] = v;
+        obj[fixed] = item;
+      } else obj[k] = item;
     }
   }
   return value;
+}
+
+/** Go's encoding/json refuses JSON nested deeper than this (Gitea binds bodies with it). */
+export const MAX_JSON_DEPTH = 10000;
+
+/**
+ * The first bracket that nests a JSON text deeper than MAX_JSON_DEPTH, or null. A linear scan
+ * that skips strings; texts too short to nest that deep are not scanned at all.
+ */
+export function tooDeep(text: string): string | null {
+  if (text.length <= MAX_JSON_DEPTH) return null;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > MAX_JSON_DEPTH) return text[i];
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return null;
+}
+
+/**
+ * A JSON request body, parsed as Gitea's decoder would accept it: nesting deeper than Go's
+ * limit is refused as Gitea refuses it (422), before JSON.parse or any walk over the value.
+ * Every JSON body parser of the API goes through here.
+ */
+export function parseJsonBody(text: string): unknown {
+  const bracket = tooDeep(text);
+  if (bracket) throw new ValidationError(`[]: invalid character '${bracket}' exceeded max depth`);
+  return JSON.parse(text);
 }
 
 function pascal(field: string): string {
@@ -90,6 +140,25 @@ export function normaliseBody(request: FastifyRequest): void {
   const field = findNul(body);
   if (field) throw new ValidationError(`[${pascal(field)}]: Text`);
   request.body = repairSurrogates(body);
+}
+
+/**
+ * The text parts of a multipart upload (the file's name, the other fields), normalised as a
+ * JSON body's strings are: a NUL refused (422 `[Field]: Text`; PostgreSQL cannot store it),
+ * lone surrogates repaired. `fileField` names the file part in the answer (`Attachment`).
+ */
+export function normaliseMultipart(file: MultipartFile, fileField: string): void {
+  const fields = file.fields as Record<string, unknown>;
+  if (NUL.test(file.filename)) throw new ValidationError(`[${pascal(fileField)}]: Text`);
+  file.filename = repairSurrogates(file.filename);
+  for (const [name, part] of Object.entries(fields)) {
+    for (const p of Array.isArray(part) ? part : [part]) {
+      const field = p as { type?: string; value?: unknown };
+      if (field.type !== 'field' || typeof field.value !== 'string') continue;
+      if (NUL.test(name) || NUL.test(field.value)) throw new ValidationError(`[${pascal(name)}]: Text`);
+      field.value = repairSurrogates(field.value);
+    }
+  }
 }
 
 /**
@@ -127,8 +196,11 @@ export const bodyInput = shared(async function bodyInput(app: FastifyInstance) {
   const json = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if ((body as string).trim() === '') return done(null, {});
-    return json(request, body as string, done);
+    const text = body as string;
+    if (text.trim() === '') return done(null, {});
+    const bracket = tooDeep(text);
+    if (bracket) return done(new ValidationError(`[]: invalid character '${bracket}' exceeded max depth`));
+    return json(request, text, done);
   });
   app.addHook('preValidation', async (request) => {
     dropUnparsableQueryIntegers(request);

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { MultipartFile } from '@fastify/multipart';
 import { MalformedError, NotFoundError, PermissionDeniedError, UnauthenticatedError, ValidationError } from '../services/errors';
 import { pagingQuery, parsePaging, setPagingHeaders, type Paging } from '../plugins/paging';
+import { normaliseMultipart } from '../plugins/input';
 import type { User } from '../services/records';
 
 export { pagingQuery };
@@ -68,6 +69,12 @@ export async function attachmentPart(request: FastifyRequest): Promise<Multipart
   if (!file || file.fieldname !== 'attachment') {
     file?.file.resume();
     throw new ValidationError('[Attachment]: Required');
+  }
+  try {
+    normaliseMultipart(file, 'attachment');
+  } catch (err) {
+    file.file.resume();
+    throw err;
   }
   return file;
 }

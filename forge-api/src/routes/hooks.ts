@@ -17,6 +17,7 @@ const configSchema = { type: 'object', additionalProperties: { type: 'string' } 
 export const HookSchema = obj(
   {
     id: int,
+    name: str,
     type: str,
     branch_filter: str,
     config: configSchema,
@@ -30,11 +31,13 @@ export const HookSchema = obj(
   { $id: 'Hook' },
 );
 
+/** Gitea's MaxSize(255) on the name, counted in characters. */
+const hookName = { type: 'string', maxLength: 255 };
 const CreateHookOption = obj(
-  { type: { type: 'string', minLength: 1 }, config: configSchema, events: strList, branch_filter: str, authorization_header: str, active: bool },
+  { type: { type: 'string', minLength: 1 }, name: hookName, config: configSchema, events: strList, branch_filter: str, authorization_header: str, active: bool },
   ['type', 'config'],
 );
-const EditHookOption = obj({ config: configSchema, events: strList, branch_filter: str, authorization_header: str, active: bool });
+const EditHookOption = obj({ name: hookName, config: configSchema, events: strList, branch_filter: str, authorization_header: str, active: bool });
 
 export default async function hookRoutes(app: FastifyInstance) {
   const { webhooks } = app.services;

@@ -214,7 +214,8 @@ export default async function issueRoutes(app: FastifyInstance) {
         const issue = await issues.byIndex(rc.repo.id, pathNumber(request.params.index));
         const p = paging(app, request);
         const { data, total } = await dependencies.list(rc, issue, kind, p.skip, p.take);
-        setTotalCount(reply, total);
+        // Gitea counts the dependencies list for X-Total-Count but not the blocks list.
+        if (kind === 'dependencies') setTotalCount(reply, total);
         return data;
       },
     );

@@ -62,8 +62,9 @@ export default async function keyRoutes(app: FastifyInstance) {
   app.get<{ Params: { username: string }; Querystring: { fingerprint?: string } }>(
     '/users/:username/keys',
     {
-      config: { scopes: ['user'] },
-      schema: { tags, operationId: 'userListKeys', summary: 'List the given user\'s public keys', params: usernameParams, querystring: obj({ fingerprint: str, ...pagingQuery }), response: { 200: listOf('PublicKey'), ...errors(404) } },
+      // Gitea asks for a token before it looks the user up: anonymous callers get 401.
+      config: { auth: 'required', scopes: ['user'] },
+      schema: { tags, operationId: 'userListKeys', summary: 'List the given user\'s public keys', params: usernameParams, querystring: obj({ fingerprint: str, ...pagingQuery }), response: { 200: listOf('PublicKey'), ...errors(401, 404) } },
     },
     async (request, reply) => {
       const user = await contextUser(app, request, reply, request.params.username);

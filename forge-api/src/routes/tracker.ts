@@ -1,5 +1,7 @@
 /** The issue tracker's API routes (registered under /api/v1) and the root download route. */
 import type { FastifyInstance } from 'fastify';
+import { parseJsonBody } from '../plugins/input';
+import { ValidationError } from '../services/errors';
 import issueRoutes from './issues';
 import issueCommentRoutes from './issue-comments';
 import issueAttachmentRoutes, { attachmentDownloadRoutes } from './issue-attachments';
@@ -18,8 +20,9 @@ function lenientJson(app: FastifyInstance) {
   const parse = (_req: unknown, body: string, done: (err: Error | null, value?: unknown) => void) => {
     if (body.trim() === '') return done(null, undefined);
     try {
-      done(null, JSON.parse(body));
+      done(null, parseJsonBody(body));
     } catch (err) {
+      if (err instanceof ValidationError) return done(err);
       done(Object.assign(new Error(`invalid JSON body: ${(err as Error).message}`), { statusCode: 400, code: 'FST_ERR_CTP_INVALID_JSON_BODY' }));
     }
   };

@@ -41,6 +41,11 @@ import { ReleaseService } from './releases';
 import { WikiService } from './wiki';
 import { UserService } from './users';
 import { WatchService } from './watches';
+import { FollowService } from './follows';
+import { BlockService } from './blocks';
+import { EmailService } from './emails';
+import { UserSettingsService } from './user-settings';
+import { OwnerRenameService } from './owner-rename';
 import { CollaboratorService } from './collaborators';
 import { StarService } from './stars';
 import { AssigneeService } from './assignees';
@@ -96,6 +101,15 @@ export interface Services {
   cron: CronService;
   httpsig: HttpSignatureService;
   watches: WatchService;
+  /** Users following users and organizations. */
+  follows: FollowService;
+  /** Users and organizations blocking users (and the rule every blocked action asks). */
+  blocks: BlockService;
+  /** A user's own e-mail addresses. */
+  emails: EmailService;
+  userSettings: UserSettingsService;
+  /** Renaming users and organizations, with their repositories' directory. */
+  ownerRename: OwnerRenameService;
   collaborators: CollaboratorService;
   /** Stars on repositories (stargazers, starred lists, stars_count). */
   stars: StarService;
@@ -226,6 +240,11 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     cron: new CronService(prisma),
     httpsig: new HttpSignatureService(prisma, () => config.sshTrustedUserCaKeys),
     watches: new WatchService(prisma),
+    follows: new FollowService(prisma),
+    blocks: new BlockService(prisma, (userId, orgId) => permissions.isOrgOwner(userId, orgId)),
+    emails: new EmailService(prisma),
+    userSettings: new UserSettingsService(prisma),
+    ownerRename: new OwnerRenameService(users, config.reposDir),
     collaborators: new CollaboratorService(prisma, permissions),
     stars: new StarService(prisma, permissions),
     assignees: new AssigneeService(prisma, permissions),

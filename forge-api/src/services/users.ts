@@ -207,6 +207,9 @@ export class UserService {
     // The user's stars go with the row; the starred repositories' stars_count must follow.
     await this.prisma.$transaction(async (tx) => {
       await dropUserStars(tx, user.id);
+      // Their follows go with the row too: the counters of the other side follow.
+      await tx.user.updateMany({ where: { followers: { some: { userId: user.id } }, numFollowers: { gt: 0 } }, data: { numFollowers: { decrement: 1 } } });
+      await tx.user.updateMany({ where: { following: { some: { followId: user.id } }, numFollowing: { gt: 0 } }, data: { numFollowing: { decrement: 1 } } });
       await tx.user.delete({ where: { id: user.id } });
     });
     emitUserChanged(this.prisma, user.id);
@@ -280,7 +283,9 @@ export class UserService {
       throw new AlreadyExistsError('Key title has been used');
     }
     return this.prisma.publicKey.create({
-      data: { ownerId: user.id, name: input.title, content: parsed.content, fingerprint: parsed.fingerprint, mode: input.read_only ? 1 : 2 },
+      // Gitea's AddPublicKey: a user's key acts with the user's own access; `read_only` is
+      // accepted in the body (the option is shared with deploy keys) and ignored.
+      data: { ownerId: user.id, name: input.title, content: parsed.content, fingerprint: parsed.fingerprint, mode: 2 },
     });
   }
 }

@@ -11,7 +11,8 @@ import { Client } from 'pg';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app';
 import type { ForgeConfigInput } from '../../src/config';
-import { createPrisma, migrate, tunePrisma, type Prisma } from '../../src/services/database';
+import { createPrisma, migrate, sqlitePath, tunePrisma, type Prisma } from '../../src/services/database';
+import { migratedPgDatabase, sqliteTemplateFile } from './templates';
 import type { User } from '../../src/services/records';
 
 export type Provider = 'sqlite' | 'postgresql';
@@ -90,11 +91,15 @@ export const PASSWORD = 'password1';
 export async function startForge(provider: Provider = 'sqlite', config: ForgeConfigInput = {}, opts: { countStatements?: boolean } = {}): Promise<Forge> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'forge-test-'));
   let drop: (() => Promise<void>) | null = null;
-  let databaseUrl = `file:${path.join(dataDir, 'forge.db')}`;
-  if (provider === 'postgresql') {
-    const db = await freshPgDatabase();
-    databaseUrl = db.url;
-    drop = db.drop;
+  let databaseUrl = config.databaseUrl ?? `file:${path.join(dataDir, 'forge.db')}`;
+  if (config.databaseUrl === undefined) {
+    if (provider === 'postgresql') {
+      const db = await migratedPgDatabase();
+      databaseUrl = db.url;
+      drop = db.drop;
+    } else {
+      fs.copyFileSync(await sqliteTemplateFile(), sqlitePath(databaseUrl));
+    }
   }
   let executed = 0;
   let prisma: Prisma | undefined;

@@ -1,6 +1,6 @@
 /** structs.PublicKey. */
 import type { PublicKey, User } from '../records';
-import { AccessMode, fmtTime } from './common';
+import { fmtTime } from './common';
 import type { ConvertContext } from './context';
 import { toUser } from './user';
 
@@ -19,8 +19,6 @@ export function toPublicKey(c: ConvertContext, k: PublicKey, owner: User, doer: 
     created_at: fmtTime(k.createdAt),
     last_used_at: fmtTime(k.updatedAt),
     ...(privileged ? { user: toUser(c, owner, true, true) } : {}),
-    // `omitempty` in Gitea's record: present only on a read-only key.
-    ...(k.mode === AccessMode.Read ? { read_only: true } : {}),
     ...(privileged ? { key_type: k.keyType } : {}),
   };
 }

@@ -20,6 +20,7 @@ type RepoWithOwner = Repository & { owner: User };
 
 export interface CreateHookInput {
   type: string;
+  name?: string;
   config: Record<string, string>;
   events?: string[];
   branch_filter?: string;
@@ -28,6 +29,7 @@ export interface CreateHookInput {
 }
 
 export interface EditHookInput {
+  name?: string;
   config?: Record<string, string>;
   events?: string[];
   branch_filter?: string;
@@ -93,6 +95,7 @@ export class WebhookService {
     }
     return {
       id: h.id,
+      name: h.name,
       type: h.type,
       branch_filter: h.branchFilter,
       config,
@@ -152,6 +155,8 @@ export class WebhookService {
         repoId: scope.kind === 'repo' ? scope.repoId : null,
         ownerId: scope.kind === 'owner' ? scope.ownerId : null,
         isSystem: scope.kind === 'system' && config.is_system_webhook === 'true',
+        // Gitea keeps the name without surrounding blanks.
+        name: (input.name ?? '').trim(),
         type,
         url: config.url,
         contentType: config.content_type,
@@ -170,6 +175,7 @@ export class WebhookService {
   async edit(scope: HookScope, id: number, input: EditHookInput): Promise<WebhookRow> {
     const h = await this.get(scope, id);
     const data: Record<string, unknown> = { updatedAt: new Date() };
+    if (input.name !== undefined) data.name = input.name.trim();
     const config = input.config;
     if (config) {
       if (config.url !== undefined) {
