@@ -67,15 +67,11 @@ export class LocationsMemo<C = unknown> {
    */
   uses: Uses[] = [];
   private ctx?: LocationContext;
-  /** The runs' DispatchRun objects by map variable (see dispatchRun). */
-  private runs = new Map<string, DispatchRun>();
-  private nextRuns = new Map<string, DispatchRun>();
   readonly stats = { routesReused: 0, routesBuilt: 0, actionsReused: 0, actionsBuilt: 0 };
 
   /** Starts a build of the server: what it does not use is dropped at `end`. */
   begin(): void {
     this.uses = [];
-    this.nextRuns = new Map();
     this.nextRoutes = new Map();
     this.nextActions = { exact: new Map(), prefix: new Map() };
     this.stats.routesReused = this.stats.routesBuilt = this.stats.actionsReused = this.stats.actionsBuilt = 0;
@@ -84,7 +80,6 @@ export class LocationsMemo<C = unknown> {
   end(): void {
     this.ctx?.record(undefined);
     this.ctx = undefined;
-    this.runs = this.nextRuns;
     this.routes = this.nextRoutes;
     this.actions = this.nextActions;
   }
@@ -111,16 +106,6 @@ export class LocationsMemo<C = unknown> {
     this.nextRoutes.set(route.rules, { namespace: route.namespace, name: route.name, kind: route.kind, host0: hostKey[0], host1: hostKey[1], uses, parts });
     this.stats.routesBuilt++;
     return parts;
-  }
-
-  /** The run `variable` with these targets: last build's object when its targets are the same. */
-  dispatchRun(variable: string, targets: string[]): DispatchRun {
-    const old = this.runs.get(variable);
-    let same = old !== undefined && old.targets.length === targets.length;
-    for (let i = 0; same && i < targets.length; i++) same = old!.targets[i] === targets[i];
-    const run = same ? old! : { variable, targets };
-    this.nextRuns.set(variable, run);
-    return run;
   }
 
   /** Records what the location plans use (after every route's parts) until `end`. */

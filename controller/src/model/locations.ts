@@ -323,9 +323,7 @@ export function buildLocations(
   }
   const runOf = (run: Run): DispatchRun => {
     run.variable ??= plansCtx.maps.run(run.candidates.map((c) => ({ conditions: c.conditions, target: c.ruleLocation.name })), scope, run.role);
-    // One object per run, kept across builds while its targets are the same: the locations'
-    // actions then hold the same objects, which the render cache compares at a glance.
-    return (run.dispatch ??= memo ? memo.dispatchRun(run.variable, run.targets) : { variable: run.variable, targets: run.targets });
+    return { variable: run.variable, targets: run.targets };
   };
 
   const byOrder = (a: Entry, b: Entry) => a.position - b.position;
@@ -486,7 +484,6 @@ interface Run {
   /** Which run of the server it is (its hostname key, and which run of that key): names its map. */
   role: string;
   variable?: string;
-  dispatch?: DispatchRun;
   run: true;
 }
 
