@@ -197,10 +197,10 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
   notifier.add(releases);
 
   const gitData = new GitDataService(config, gitReaders, repos, new CommitConverter(prisma, convert, config.rootUrl));
-  const pulls = createPullServices(prisma, config, { convert, permissions, repos, forks, tracker, gitData, logError: (err, what) => notifier.logError(err, what) });
+  const branchProtections = new BranchProtectionService(prisma, permissions);
+  const pulls = createPullServices(prisma, config, { convert, permissions, repos, forks, tracker, gitData, protections: branchProtections, logError: (err, what) => notifier.logError(err, what) });
   // Pushes to a base or head branch queue its open pull requests for a check.
   notifier.add(new PullPushListener(pulls));
-  const branchProtections = new BranchProtectionService(prisma, permissions);
   const branches = new BranchService(prisma, config, permissions, branchProtections, repos);
   const migrations = new MigrationService(prisma, config, permissions, repos);
   const teams = new TeamService(prisma, permissions);

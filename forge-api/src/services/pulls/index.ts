@@ -15,6 +15,9 @@ import { PullService } from './pulls';
 import { PullChangeService } from './changes';
 import { PullMergeService } from './merge';
 import type { GitDataService } from '../git-data';
+import type { BranchProtectionService } from '../branch-protection';
+import { PullReviewService } from './reviews';
+import { ReviewRequestService } from './review-requests';
 
 export interface PullServices {
   pulls: PullService;
@@ -22,6 +25,9 @@ export interface PullServices {
   /** Commits, files, diff and patch of a pull request. */
   changes: PullChangeService;
   merges: PullMergeService;
+  reviews: PullReviewService;
+  /** Requested reviewers (users and teams). */
+  reviewRequests: ReviewRequestService;
 }
 
 /** Queues the open pull requests of a pushed branch (as base or head) for a check. */
@@ -38,7 +44,7 @@ export class PullPushListener implements NotifyListener {
 export function createPullServices(
   prisma: Prisma,
   _config: ForgeConfig,
-  deps: { convert: Converter; permissions: PermissionService; repos: RepoService; forks: ForkService; tracker: TrackerServices; gitData: GitDataService; logError(err: unknown, what: string): void },
+  deps: { convert: Converter; permissions: PermissionService; repos: RepoService; forks: ForkService; tracker: TrackerServices; gitData: GitDataService; protections: BranchProtectionService; logError(err: unknown, what: string): void },
 ): PullServices {
   const diskPath = (r: RepoWithOwner) => deps.repos.diskPath(r.owner.name, r.name);
   const checker = new PullChecker({
@@ -49,7 +55,10 @@ export function createPullServices(
     },
     onError: deps.logError,
   });
+  const reviews = new PullReviewService({ prisma, convert: deps.convert, permissions: deps.permissions, protections: deps.protections, diskPath });
+  const reviewRequests = new ReviewRequestService({ prisma, permissions: deps.permissions, protections: deps.protections, reviews });
   const pulls = new PullService({
+    reviewRequests,
     prisma,
     issues: deps.tracker.issues,
     labels: deps.tracker.labels,
@@ -70,7 +79,7 @@ export function createPullServices(
     repoById: (id) => deps.repos.byId(id),
     refsChanged: (doer, repoId) => deps.repos.refsChanged(doer, repoId),
   });
-  return { pulls, checker, changes, merges };
+  return { pulls, checker, changes, merges, reviews, reviewRequests };
 }
 
 export { PullStatus } from './git';
