@@ -39,6 +39,7 @@ import { TokenService } from './tokens';
 import { TopicService } from './topics';
 import { ReleaseService } from './releases';
 import { WikiService } from './wiki';
+import { PasswordHasher } from './passwords';
 import { UserService } from './users';
 import { WatchService } from './watches';
 import { FollowService } from './follows';
@@ -160,7 +161,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
   const notifier = new Notifier(options.logError ?? ((err, event) => console.error(`notify ${event} failed`, err)));
   const hot = new HotReads(config.databaseUrl, prisma);
   const permissions = new PermissionService(prisma);
-  const users = new UserService(prisma);
+  const users = new UserService(prisma, new PasswordHasher(config.passwordHashAlgo));
   const repos = new RepoService(prisma, config, permissions, notifier, hot);
   const convert = new Converter(config);
   const gitReaders = new GitReaderPool();
