@@ -25,6 +25,7 @@ import versionRoutes from './routes/version';
 import settingsRoutes from './routes/settings';
 import userRoutes from './routes/users';
 import tokenRoutes from './routes/tokens';
+import oauth2ApplicationRoutes from './routes/oauth2-applications';
 import adminRoutes from './routes/admin';
 import orgRoutes from './routes/orgs';
 import repoRoutes from './routes/repos';
@@ -135,6 +136,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
       await api.register(settingsRoutes);
       await api.register(userRoutes);
       await api.register(tokenRoutes);
+      await api.register(oauth2ApplicationRoutes);
       await api.register(adminRoutes);
       await api.register(orgRoutes);
       await api.register(repoRoutes);

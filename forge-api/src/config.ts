@@ -2,6 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseGoDuration } from './services/go-duration';
 import { PasswordHasher } from './services/passwords';
+import { DEFAULT_APPLICATION_NAMES } from './services/oauth2/builtin-applications';
 
 /**
  * The Gitea release whose API v1 the forge implements (paths, JSON shapes, statuses); answered
@@ -84,6 +85,14 @@ export interface ForgeConfig {
    * ones present are used; when none is, Ed25519 and ECDSA keys are generated beside the first.
    */
   sshServerHostKeys: string[];
+  /**
+   * Built-in OAuth2 applications that exist (Gitea's [oauth2] DEFAULT_APPLICATIONS,
+   * OAUTH2_DEFAULT_APPLICATIONS comma-separated; all four by default, empty for none).
+   */
+  oauth2DefaultApplications: string[];
+  /** Lifetimes of OAuth2 access and refresh tokens (Gitea: 3600 s and 730 h). */
+  oauth2AccessTokenTtlSeconds: number;
+  oauth2RefreshTokenTtlSeconds: number;
 }
 
 export type ForgeConfigInput = Partial<ForgeConfig>;
@@ -172,5 +181,12 @@ export function loadConfig(overrides: ForgeConfigInput = {}, env: NodeJS.Process
       .map((k) => k.trim())
       .filter(Boolean)
       .map((k) => path.resolve(dataDir, k)),
+    oauth2DefaultApplications:
+      overrides.oauth2DefaultApplications ??
+      (env.OAUTH2_DEFAULT_APPLICATIONS === undefined
+        ? [...DEFAULT_APPLICATION_NAMES]
+        : env.OAUTH2_DEFAULT_APPLICATIONS.split(',').map((s) => s.trim()).filter(Boolean)),
+    oauth2AccessTokenTtlSeconds: overrides.oauth2AccessTokenTtlSeconds ?? int(env.OAUTH2_ACCESS_TOKEN_EXPIRATION_TIME, 3600),
+    oauth2RefreshTokenTtlSeconds: overrides.oauth2RefreshTokenTtlSeconds ?? int(env.OAUTH2_REFRESH_TOKEN_EXPIRATION_TIME, 730) * 3600,
   };
 }

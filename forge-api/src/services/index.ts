@@ -36,6 +36,7 @@ import { MergeUpstreamService } from './merge-upstream';
 import { IssueTemplateService } from './issue-templates';
 import { TeamService } from './teams';
 import { TokenService } from './tokens';
+import { OAuth2ApplicationService } from './oauth2/applications';
 import { TopicService } from './topics';
 import { ReleaseService } from './releases';
 import { WikiService } from './wiki';
@@ -69,6 +70,8 @@ export interface Services {
   permissions: PermissionService;
   users: UserService;
   tokens: TokenService;
+  /** OAuth2 applications (the provider's clients). */
+  oauth2Apps: OAuth2ApplicationService;
   orgs: OrgService;
   repos: RepoService;
   /** PATCH of a repository's settings (rename, units, archive). */
@@ -217,6 +220,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     permissions,
     users,
     tokens: new TokenService(prisma),
+    oauth2Apps: new OAuth2ApplicationService(prisma, config.oauth2DefaultApplications),
     orgs: new OrgService(prisma, users, permissions),
     repos,
     repoSettings: new RepoSettingsService(prisma, config, (id) => forks.relinkForksOf(id)),
