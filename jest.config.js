@@ -13,7 +13,7 @@ module.exports = {
   transformIgnorePatterns: [
     '/node_modules/(?!(@kubernetes/client-node|@jsep-plugin|agent-base|jose|jsep|jsonpath-plus|oauth4webapi|openid-client|rfc4648|socks-proxy-agent)/)',
   ],
-  testTimeout: 60000,
+  testTimeout: 120000,
   // A throwaway PostgreSQL for the forge suites (PG_TEST_URL), unless one is given.
   globalSetup: '<rootDir>/scripts/jest-global-setup.js',
   globalTeardown: '<rootDir>/scripts/jest-global-teardown.js',

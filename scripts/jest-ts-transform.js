@@ -5,9 +5,10 @@
  * The semantics are tsc's for this tree because tsconfig.json sets isolatedModules: every file
  * already has to compile on its own (no const enums read across files, no re-exported types
  * without `export type`), which is exactly what a per-file compiler can do. The compiler
- * options that change emitted code are passed through from tsconfig.json (target; class fields
- * with define semantics as ES2022 has them; esModuleInterop's default-import rule, which
- * esbuild's CommonJS output follows through the __esModule flag). Type errors are `tsc
+ * options that change emitted code are passed through from tsconfig.json (target; strict mode,
+ * "use strict" atop each file; class fields with define semantics as ES2022 has them;
+ * esModuleInterop's default-import rule, which esbuild's CommonJS output follows through the
+ * __esModule flag). Type errors are `tsc
  * --noEmit`'s job (npm test and .ci/run run it), as they were with ts-jest's diagnostics off.
  */
 const { transformSync } = require('esbuild');
@@ -23,6 +24,10 @@ const selfText = fs.readFileSync(__filename, 'utf8');
 const tsconfigRaw = {
   compilerOptions: {
     target: compilerOptions.target,
+    // strict implies alwaysStrict: tsc puts "use strict" atop every CommonJS file, and tests
+    // rely on strict mode (a write to a frozen object throws).
+    strict: compilerOptions.strict,
+    alwaysStrict: compilerOptions.alwaysStrict,
     useDefineForClassFields: compilerOptions.useDefineForClassFields,
     experimentalDecorators: compilerOptions.experimentalDecorators,
     verbatimModuleSyntax: compilerOptions.verbatimModuleSyntax,

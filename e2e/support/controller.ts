@@ -129,7 +129,9 @@ export async function startController(options: ControllerOptions, waitFirstRecon
   running.add(proc);
   if (waitFirstReconcile) {
     try {
-      await proc.waitForLog((l) => l.msg === 'reconciled', 30000);
+      // The first start compiles the controller with tsx; with suites in parallel workers on two
+      // cores that alone can take longer than half a minute, so wait up to two.
+      await proc.waitForLog((l) => l.msg === 'reconciled', 120_000);
     } catch (err) {
       await proc.stop('SIGKILL');
       throw err;

@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import './types/fastify';
+import { lazySchemaCompilers } from './plugins/lazy-compilers';
 import { loadConfig, type ForgeConfigInput } from './config';
 import authPlugin, { AuthResolver } from './plugins/auth';
 import backgroundPlugin from './plugins/background';
@@ -24,6 +25,7 @@ import versionRoutes from './routes/version';
 import settingsRoutes from './routes/settings';
 import userRoutes from './routes/users';
 import tokenRoutes from './routes/tokens';
+import oauth2ApplicationRoutes from './routes/oauth2-applications';
 import adminRoutes from './routes/admin';
 import orgRoutes from './routes/orgs';
 import repoRoutes from './routes/repos';
@@ -54,6 +56,10 @@ import topicRoutes from './routes/topics';
 import releaseRoutes, { releaseDownloadRoutes } from './routes/releases';
 import wikiRoutes from './routes/wiki';
 import starRoutes from './routes/stars';
+import followRoutes from './routes/follows';
+import blockRoutes from './routes/blocks';
+import userAccountRoutes from './routes/user-account';
+import userActivityRoutes from './routes/user-activity';
 import repoPeopleRoutes from './routes/repo-people';
 import issuePinRoutes from './routes/issue-pins';
 import repoActivityRoutes from './routes/repo-activity';
@@ -69,6 +75,8 @@ export interface BuildAppOptions {
   skipMigrations?: boolean;
   /** Run no background work (webhook deliveries, cron): another process of a cluster does. */
   noBackground?: boolean;
+  /** Compile every route's request and response schemas at startup, as Fastify does by default. */
+  eagerSchemas?: boolean;
 }
 
 export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyInstance> {
@@ -86,6 +94,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     bodyLimit: 32 * 1024 * 1024,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: true, useDefaults: true, allErrors: false } },
+    schemaController: lazySchemaCompilers(options.eagerSchemas),
   });
   const services = createServices(prisma, config, { logError: (err, event) => app.log.error({ err }, `notify ${event} failed`) });
   // A crash during repository creation leaves at most pending work that is undone here.
@@ -127,6 +136,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
       await api.register(settingsRoutes);
       await api.register(userRoutes);
       await api.register(tokenRoutes);
+      await api.register(oauth2ApplicationRoutes);
       await api.register(adminRoutes);
       await api.register(orgRoutes);
       await api.register(repoRoutes);
@@ -158,6 +168,10 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
       await api.register(releaseRoutes);
       await api.register(wikiRoutes);
       await api.register(starRoutes);
+      await api.register(followRoutes);
+      await api.register(blockRoutes);
+      await api.register(userAccountRoutes);
+      await api.register(userActivityRoutes);
       await api.register(repoPeopleRoutes);
       await api.register(issuePinRoutes);
       await api.register(repoActivityRoutes);

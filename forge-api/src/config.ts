@@ -1,6 +1,8 @@
 import os from 'node:os';
 import path from 'node:path';
 import { parseGoDuration } from './services/go-duration';
+import { PasswordHasher } from './services/passwords';
+import { DEFAULT_APPLICATION_NAMES } from './services/oauth2/builtin-applications';
 
 /**
  * The Gitea release whose API v1 the forge implements (paths, JSON shapes, statuses); answered
@@ -33,6 +35,11 @@ export interface ForgeConfig {
   /** Site default for users whose max_repo_creation is -1; -1 = unlimited. */
   maxCreationLimit: number;
   disableQueryAuthToken: boolean;
+  /**
+   * Gitea's [security] PASSWORD_HASH_ALGO: how new password hashes are made (pbkdf2 (default,
+   * pbkdf2$50000$50), pbkdf2_v1, pbkdf2_hi, scrypt, bcrypt, or parameters spelled out).
+   */
+  passwordHashAlgo: string;
   /** Webhook deliveries: per-request timeout, first retry delay (doubles), attempts. */
   webhookDeliverTimeoutMs: number;
   webhookRetryBaseMs: number;
@@ -78,6 +85,14 @@ export interface ForgeConfig {
    * ones present are used; when none is, Ed25519 and ECDSA keys are generated beside the first.
    */
   sshServerHostKeys: string[];
+  /**
+   * Built-in OAuth2 applications that exist (Gitea's [oauth2] DEFAULT_APPLICATIONS,
+   * OAUTH2_DEFAULT_APPLICATIONS comma-separated; all four by default, empty for none).
+   */
+  oauth2DefaultApplications: string[];
+  /** Lifetimes of OAuth2 access and refresh tokens (Gitea: 3600 s and 730 h). */
+  oauth2AccessTokenTtlSeconds: number;
+  oauth2RefreshTokenTtlSeconds: number;
 }
 
 export type ForgeConfigInput = Partial<ForgeConfig>;
@@ -141,6 +156,7 @@ export function loadConfig(overrides: ForgeConfigInput = {}, env: NodeJS.Process
     defaultBranch: overrides.defaultBranch ?? env.DEFAULT_BRANCH ?? 'main',
     maxCreationLimit: overrides.maxCreationLimit ?? -1,
     disableQueryAuthToken: overrides.disableQueryAuthToken ?? bool(env.DISABLE_QUERY_AUTH_TOKEN, false),
+    passwordHashAlgo: new PasswordHasher(overrides.passwordHashAlgo ?? env.PASSWORD_HASH_ALGO ?? 'pbkdf2').setting,
     webhookDeliverTimeoutMs: overrides.webhookDeliverTimeoutMs ?? int(env.WEBHOOK_DELIVER_TIMEOUT_MS, 5000),
     webhookRetryBaseMs: overrides.webhookRetryBaseMs ?? int(env.WEBHOOK_RETRY_BASE_MS, 10000),
     webhookMaxAttempts: overrides.webhookMaxAttempts ?? int(env.WEBHOOK_MAX_ATTEMPTS, 8),
@@ -165,5 +181,12 @@ export function loadConfig(overrides: ForgeConfigInput = {}, env: NodeJS.Process
       .map((k) => k.trim())
       .filter(Boolean)
       .map((k) => path.resolve(dataDir, k)),
+    oauth2DefaultApplications:
+      overrides.oauth2DefaultApplications ??
+      (env.OAUTH2_DEFAULT_APPLICATIONS === undefined
+        ? [...DEFAULT_APPLICATION_NAMES]
+        : env.OAUTH2_DEFAULT_APPLICATIONS.split(',').map((s) => s.trim()).filter(Boolean)),
+    oauth2AccessTokenTtlSeconds: overrides.oauth2AccessTokenTtlSeconds ?? int(env.OAUTH2_ACCESS_TOKEN_EXPIRATION_TIME, 3600),
+    oauth2RefreshTokenTtlSeconds: overrides.oauth2RefreshTokenTtlSeconds ?? int(env.OAUTH2_REFRESH_TOKEN_EXPIRATION_TIME, 730) * 3600,
   };
 }

@@ -25,9 +25,11 @@ describeForge('issue dependencies', (f) => {
     expect(res.body.number).toBe(1);
     let list = await f().request('GET', `${a}/issues/1/dependencies`);
     expect(list.body.map((i: { number: number }) => i.number)).toEqual([2]);
+    expect(list.headers.get('x-total-count')).toBe('1');
     list = await f().request('GET', `${a}/issues/2/blocks`);
     expect(list.body.map((i: { number: number }) => i.number)).toEqual([1]);
-    expect(list.headers.get('x-total-count')).toBe('1');
+    // Gitea 1.27.3 pages the blocks list without a total count header (seen side by side).
+    expect(list.headers.get('x-total-count')).toBeNull();
   });
 
   test('blocks: POST on the blocker makes the body issue depend on it', async () => {

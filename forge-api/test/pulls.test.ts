@@ -212,6 +212,50 @@ describeForge('pulls', (f) => {
     expect(await rev('alice', 'proj', 'refs/pull/3/head')).toBe(bobTip);
   });
 
+  test('commits (paged, X-Total-Count / X-HasMore), files (status, additions, deletions, changes), .diff and .patch', async () => {
+    const tip = await rev('alice', 'proj', 'refs/heads/feature');
+    let res = await f().request('GET', `${R}/pulls/2/commits?limit=1`);
+    expect(res.status).toBe(200);
+    expect(res.body.map((c: { sha: string }) => c.sha)).toEqual([tip]);
+    expect(res.body[0].stats).toEqual({ total: 1, additions: 1, deletions: 0 });
+    expect([res.headers.get('x-total-count'), res.headers.get('x-hasmore'), res.headers.get('x-pagecount'), res.headers.get('x-perpage')]).toEqual(['2', 'true', '2', '1']);
+    res = await f().request('GET', `${R}/pulls/2/commits?page=2&limit=1`);
+    expect(res.body.map((c: { sha: string }) => c.sha)).toEqual([await rev('alice', 'proj', 'refs/heads/feature~1')]);
+    expect(res.headers.get('x-hasmore')).toBe('false');
+    res = await f().request('GET', `${R}/pulls/2/files`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-total-count')).toBe('1');
+    expect(res.body).toEqual([
+      {
+        filename: 'feature.txt',
+        status: 'added',
+        additions: 3,
+        deletions: 0,
+        changes: 3,
+        html_url: `${f().url}/alice/proj/src/commit/${tip}/feature.txt`,
+        contents_url: `${f().url}/api/v1/repos/alice/proj/contents/feature.txt?ref=${tip}`,
+        raw_url: `${f().url}/alice/proj/raw/commit/${tip}/feature.txt`,
+      },
+    ]);
+    // The conflicting pull request (made from feature) changes a file that exists on both sides.
+    res = await f().request('GET', `${R}/pulls/4/files`);
+    expect(res.body.map((x: { filename: string; status: string }) => [x.filename, x.status])).toEqual([['README.md', 'changed'], ['feature.txt', 'added']]);
+    expect(res.body[0].deletions).toBeGreaterThan(0);
+    res = await f().request('GET', `${R}/pulls/2.diff`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
+    expect(res.text).toContain('diff --git a/feature.txt b/feature.txt');
+    expect(res.text).toContain('+three');
+    res = await f().request('GET', `${R}/pulls/2.patch`);
+    expect(res.status).toBe(200);
+    expect(res.text.startsWith(`From ${await rev('alice', 'proj', 'refs/heads/feature~1')}`)).toBe(true);
+    expect(res.text.match(/^Subject: /gm)).toHaveLength(2);
+    expect((await f().request('GET', `${R}/pulls/1.diff`)).status).toBe(404);
+    expect((await f().request('GET', `${R}/pulls/2/files`, as('carl'))).status).toBe(200);
+    // Not merged: no pull request for its head commit.
+    expect((await f().request('GET', `${R}/commits/${tip}/pull`)).status).toBe(404);
+  });
+
   test('private repositories stay 404 to outsiders; token scopes: repository for /pulls', async () => {
     const res = await f().request('POST', '/repos/alice/hidden/pulls', { ...as('alice'), body: { head: 'topic', base: 'main', title: 'secret' } });
     expect(res.status).toBe(201);
@@ -226,5 +270,124 @@ describeForge('pulls', (f) => {
     const repoRead = await f().token('alice', ['read:repository']);
     expect((await f().request('GET', `${R}/pulls`, { token: repoRead })).status).toBe(200);
     expect((await f().request('PATCH', `${R}/pulls/2`, { token: repoRead, body: { title: 'no' } })).status).toBe(403);
+  });
+});
+
+describeForge('pulls: merge', (f) => {
+  const as = (name: string) => ({ basic: [name, PASSWORD] as [string, string] });
+  const disk = (owner: string, name: string) => path.join(f().dataDir, 'repositories', owner, `${name}.git`);
+  const rev = async (owner: string, name: string, ref: string) => (await git(disk(owner, name), 'rev-parse', '--verify', '--quiet', ref).catch(() => ({ stdout: '' }))).stdout.trim();
+  const b64 = (s: string) => Buffer.from(s).toString('base64');
+  const branch = async (who: string, repo: string, file: string, text: string, name: string, from = 'main') => {
+    const res = await f().request('POST', `/repos/${repo}/contents/${file}`, { ...as(who), body: { content: b64(text), message: `${who} ${file}`, branch: from, new_branch: name } });
+    expect([res.status, res.body.message]).toEqual([201, undefined]);
+    return res.body.commit.sha as string;
+  };
+  const put = async (who: string, repo: string, file: string, text: string, on: string) => {
+    const cur = await f().request('GET', `/repos/${repo}/contents/${file}?ref=${on}`, as(who));
+    const res = await f().request('PUT', `/repos/${repo}/contents/${file}`, { ...as(who), body: { content: b64(text), message: `${who} ${file}`, branch: on, sha: cur.body.sha } });
+    expect([res.status, res.body.message]).toEqual([200, undefined]);
+  };
+  const open = async (who: string, head: string, title: string) => {
+    const res = await f().request('POST', `${R}/pulls`, { ...as(who), body: { head, base: 'main', title } });
+    expect(res.status).toBe(201);
+    return res.body as { number: number; head: { sha: string }; mergeable: boolean };
+  };
+  const merge = (n: number, body: Record<string, unknown>, who = 'alice') => f().request('POST', `${R}/pulls/${n}/merge`, { ...as(who), body });
+  const R = '/repos/alice/m';
+
+  beforeAll(async () => {
+    for (const u of ['alice', 'bob']) await f().user(u);
+    expect((await f().request('POST', '/user/repos', { ...as('alice'), body: { name: 'm', auto_init: true } })).status).toBe(201);
+    expect((await f().request('POST', `${R}/forks`, { ...as('bob'), body: {} })).status).toBe(202);
+  });
+
+  test('merge: head_commit_id checked (409), a merge commit of base and head with Gitea\'s title, merged state, branch deleted on request, 405 once merged', async () => {
+    const tip = await branch('alice', 'alice/m', 'a.txt', 'a\n', 'topic-a');
+    const pr = await open('alice', 'topic-a', 'Add a');
+    expect(pr.mergeable).toBe(true);
+    expect((await f().request('GET', `${R}/pulls/${pr.number}/merge`)).status).toBe(404);
+    let res = await merge(pr.number, { Do: 'merge', head_commit_id: '0'.repeat(40) });
+    expect([res.status, res.body.message]).toEqual([409, 'head out of date']);
+    expect((await merge(pr.number, {})).status).toBe(422);
+    const before = await rev('alice', 'm', 'refs/heads/main');
+    res = await merge(pr.number, { Do: 'merge', head_commit_id: tip, delete_branch_after_merge: true });
+    expect(res.status).toBe(200);
+    const main = await rev('alice', 'm', 'refs/heads/main');
+    expect((await git(disk('alice', 'm'), 'rev-list', '--parents', '-n1', main)).stdout.trim()).toBe(`${main} ${before} ${tip}`);
+    expect((await git(disk('alice', 'm'), 'log', '-1', '--format=%s', main)).stdout.trim()).toBe("Merge pull request 'Add a' (#1) from topic-a into main");
+    expect(await rev('alice', 'm', 'refs/heads/topic-a')).toBe('');
+    expect((await f().request('GET', `${R}/pulls/${pr.number}/merge`)).status).toBe(204);
+    const got = (await f().request('GET', `${R}/pulls/${pr.number}`)).body;
+    expect(got).toMatchObject({ merged: true, merge_commit_sha: main, state: 'closed', merged_by: { login: 'alice' } });
+    expect(got.merged_at).not.toBeNull();
+    expect((await f().request('GET', `${R}/issues/${pr.number}`)).body.pull_request.merged).toBe(true);
+    expect((await f().request('GET', `${R}/commits/${main}/pull`)).body.number).toBe(pr.number);
+    res = await merge(pr.number, { Do: 'merge' });
+    expect([res.status, res.body.message]).toEqual([405, 'The PR is already merged']);
+    expect((await f().request('GET', R)).body.open_pr_counter).toBe(0);
+  });
+
+  test('squash from a fork: one commit authored by the poster; only writers merge (405); WIP and conflicts refused (405)', async () => {
+    await branch('bob', 'bob/m', 'b.txt', 'b\n', 'from-bob');
+    const pr = await open('bob', 'bob:from-bob', 'Add b');
+    let res = await merge(pr.number, { Do: 'squash' }, 'bob');
+    expect([res.status, res.body.message]).toEqual([405, 'User not allowed to merge PR']);
+    const before = await rev('alice', 'm', 'refs/heads/main');
+    res = await merge(pr.number, { Do: 'squash', merge_message_field: 'details' });
+    expect(res.status).toBe(200);
+    const main = await rev('alice', 'm', 'refs/heads/main');
+    expect((await git(disk('alice', 'm'), 'rev-list', '--parents', '-n1', main)).stdout.trim()).toBe(`${main} ${before}`);
+    expect((await git(disk('alice', 'm'), 'log', '-1', '--format=%an|%cn|%B', main)).stdout.trim()).toBe('bob|alice|Add b (#2)\n\ndetails');
+    expect((await git(disk('alice', 'm'), 'cat-file', '-p', `${main}:b.txt`)).stdout.trim()).toBe('b');
+    // A draft and a conflicting pull request cannot be merged.
+    await branch('alice', 'alice/m', 'c.txt', 'c\n', 'wip');
+    const wip = await open('alice', 'wip', 'WIP: not yet');
+    res = await merge(wip.number, { Do: 'merge' });
+    expect([res.status, res.body.message]).toEqual([405, 'Work in progress PRs cannot be merged']);
+    // b.txt changed on a new branch and, differently, on main.
+    await branch('alice', 'alice/m', 'x.txt', 'x\n', 'clash');
+    await put('alice', 'alice/m', 'b.txt', 'b from clash\n', 'clash');
+    await put('alice', 'alice/m', 'b.txt', 'b from main\n', 'main');
+    await f().app.services.pulls.checker.idle();
+    const clash = await open('alice', 'clash', 'Clash');
+    expect(clash.mergeable).toBe(false);
+    res = await merge(clash.number, { Do: 'merge' });
+    expect([res.status, res.body.message]).toEqual([405, 'Please try again later']);
+  });
+
+  test('fast-forward-only moves the base to the head; manually-merged needs the commit on the base (409 otherwise)', async () => {
+    const tip = await branch('alice', 'alice/m', 'f.txt', 'f\n', 'ff');
+    const pr = await open('alice', 'ff', 'FF');
+    expect((await merge(pr.number, { Do: 'fast-forward-only' })).status).toBe(200);
+    expect(await rev('alice', 'm', 'refs/heads/main')).toBe(tip);
+    const tip2 = await branch('alice', 'alice/m', 'g.txt', 'g\n', 'by-hand');
+    const pr2 = await open('alice', 'by-hand', 'By hand');
+    // Not allowed by default (allow_manual_merge false), then allowed.
+    expect((await merge(pr2.number, { Do: 'manually-merged', merge_commit_id: tip2 })).status).toBe(405);
+    expect((await f().request('PATCH', R, { ...as('alice'), body: { allow_manual_merge: true } })).status).toBe(200);
+    let res = await merge(pr2.number, { Do: 'manually-merged', merge_commit_id: tip2 });
+    expect([res.status, res.body.message]).toEqual([409, 'Wrong commit ID']);
+    await git(disk('alice', 'm'), 'update-ref', 'refs/heads/main', tip2);
+    res = await merge(pr2.number, { Do: 'manually-merged', merge_commit_id: tip2 });
+    expect(res.status).toBe(200);
+    expect((await f().request('GET', `${R}/pulls/${pr2.number}`)).body).toMatchObject({ merged: true, merge_commit_sha: tip2 });
+  });
+
+  test('two merges racing on one base: never a lost commit; a loser gets 409', async () => {
+    const a = await open('alice', `${(await branch('alice', 'alice/m', 'r1.txt', '1\n', 'race-1')) && 'race-1'}`, 'Race 1');
+    const b = await open('alice', `${(await branch('alice', 'alice/m', 'r2.txt', '2\n', 'race-2')) && 'race-2'}`, 'Race 2');
+    const results = await Promise.all([merge(a.number, { Do: 'merge' }), merge(b.number, { Do: 'merge' })]);
+    const statuses = results.map((r) => r.status).sort();
+    expect(statuses[0]).toBe(200);
+    // The loser either found the base moved (409) or its pull request queued for a new check after the winner's push (405).
+    expect([200, 405, 409]).toContain(statuses[1]);
+    const main = await rev('alice', 'm', 'refs/heads/main');
+    for (const [pr, res] of [[a, results[0]], [b, results[1]]] as const) {
+      const merged = (await f().request('GET', `${R}/pulls/${pr.number}`)).body.merged;
+      expect(merged).toBe(res.status === 200);
+      const contained = (await git(disk('alice', 'm'), 'merge-base', '--is-ancestor', pr.head.sha, main)).exitCode === 0;
+      expect(contained).toBe(res.status === 200);
+    }
   });
 });

@@ -405,5 +405,7 @@ describe.each(providers())('webhook deliveries survive a restart [%s]', (provide
       await f2?.close();
       await f1?.close().catch(() => undefined);
     }
-  });
+    // Two forge starts and a retry cycle: on a busy CI machine with suites in parallel workers
+    // this takes longer than the default minute, which says nothing about the behaviour.
+  }, 180_000);
 });

@@ -34,7 +34,7 @@ export { resolveTargets, targetsFromGraph } from './targets';
 export { gatewayKey, routeKey, targetKey, zoneId } from './keys';
 export { contentLengthAbove } from './bodysize';
 export { withAffected } from '../status/policies';
-export { modelZones, toPolicySettings, ruleSettings, dispatchBodySize, DEFAULT_MAX_BODY_BYTES } from './model-adapter';
+export { modelZones, toPolicySettings, type LimitReq, type LimitReqZone, type PolicySettings } from './directives';
 
 const EMPTY: LocationPolicies = Object.freeze({}) as LocationPolicies;
 

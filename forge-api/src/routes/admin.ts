@@ -8,8 +8,6 @@ import type { CreateRepoInput } from '../services/repos';
 import type { CreateOrgInput } from '../services/orgs';
 import type { CreateUserInput, EditUserInput } from '../services/users';
 import type { User } from '../services/records';
-import * as git from '../services/git';
-import path from 'node:path';
 
 const visibility = { type: 'string', enum: ['public', 'limited', 'private', ''] };
 
@@ -210,15 +208,7 @@ export default async function adminRoutes(app: FastifyInstance) {
     },
     async (request, reply) => {
       const user = await userParam(request);
-      const newName = request.body.new_username;
-      await users.rename(user, newName);
-      if (newName.toLowerCase() !== user.lowerName) {
-        const from = path.join(app.config.reposDir, user.lowerName);
-        const to = path.join(app.config.reposDir, newName.toLowerCase());
-        await git.renameRepository(from, to).catch((err: NodeJS.ErrnoException) => {
-          if (err.code !== 'ENOENT') throw err;
-        });
-      }
+      await app.services.ownerRename.rename(user, request.body.new_username);
       return reply.code(204).send();
     },
   );

@@ -1,16 +1,20 @@
-/** Organizations: create, get, list, members, public members, repositories. */
+/**
+ * Organizations: create, get, edit, delete, rename, list, members (list, check, remove), public
+ * members (list, check, publicize, conceal), repositories (list, create, delete all). Owner-only
+ * routes declare ORG_OWNER (plugins/org-assignment.ts: 403 "Must be an organization owner").
+ */
 import { visibleOwnerTypes } from '../services/permissions';
 import type { FastifyInstance } from 'fastify';
 import { NotFoundError, PermissionDeniedError } from '../services/errors';
-import { listOf, obj, orgParams, ref } from '../schemas';
+import { bool, listOf, obj, orgParams, ref, str } from '../schemas';
 import { CreateOrgOptionSchema } from './admin';
-import { ORG_READ } from '../plugins/org-assignment';
-import { doerOf, errors, paging, pagingQuery, publicOnly, sendPage, REPO_CREATE_STATUS } from './helpers';
+import { ORG_OWNER, ORG_READ } from '../plugins/org-assignment';
+import { contextUser, doerOf, errors, paging, pagingQuery, publicOnly, sendPage, REPO_CREATE_STATUS } from './helpers';
 import type { CreateOrgInput } from '../services/orgs';
 import type { CreateRepoInput } from '../services/repos';
 
 export default async function orgRoutes(app: FastifyInstance) {
-  const { convert, orgs, repos, permissions } = app.services;
+  const { convert, orgs, repos, permissions, ownerRename } = app.services;
   const tags = ['organization'];
 
   app.get(
@@ -124,4 +128,128 @@ export default async function orgRoutes(app: FastifyInstance) {
     { config: { auth: 'required', scopes: ['organization', 'repository'], errorStatus: REPO_CREATE_STATUS }, schema: createSchema('createOrgRepoDeprecated', true) },
     async (request, reply) => reply.code(201).send(await createOrgRepo(request.params.org, request, request.body)),
   );
+
+  const EditOrgOption = obj({
+    full_name: { type: 'string', maxLength: 100 },
+    email: { type: 'string', maxLength: 255 },
+    description: { type: 'string', maxLength: 255 },
+    website: { type: 'string', maxLength: 255 },
+    location: { type: 'string', maxLength: 50 },
+    visibility: { type: 'string' },
+    repo_admin_change_team_access: bool,
+  });
+  const owner = { auth: 'required' as const, scopes: ['organization' as const], org: ORG_OWNER };
+
+  app.patch<{ Params: { org: string }; Body: Omit<CreateOrgInput, 'username'> }>(
+    '/orgs/:org',
+    { config: owner, schema: { tags, operationId: 'orgEdit', summary: 'Edit an organization', params: orgParams, body: EditOrgOption, response: { 200: ref('Organization'), ...errors(401, 403, 404, 422) } } },
+    async (request) => convert.org(await orgs.edit(request.orgCtx.org, request.body ?? {})),
+  );
+
+  app.delete<{ Params: { org: string } }>(
+    '/orgs/:org',
+    { config: owner, schema: { tags, operationId: 'orgDelete', summary: 'Delete an organization', params: orgParams, response: { 204: { type: 'null' }, ...errors(401, 403, 404, 422) } } },
+    async (request, reply) => {
+      await orgs.delete(request.orgCtx.org);
+      return reply.code(204).send();
+    },
+  );
+
+  app.post<{ Params: { org: string }; Body: { new_name: string } }>(
+    '/orgs/:org/rename',
+    {
+      config: owner,
+      schema: {
+        tags,
+        operationId: 'renameOrg',
+        summary: 'Rename an organization',
+        params: orgParams,
+        body: obj({ new_name: { type: 'string', minLength: 1, maxLength: 40 } }, ['new_name']),
+        response: { 204: { type: 'null' }, ...errors(401, 403, 404, 422) },
+      },
+    },
+    async (request, reply) => {
+      await ownerRename.rename(request.orgCtx.org, request.body.new_name);
+      return reply.code(204).send();
+    },
+  );
+
+  app.delete<{ Params: { org: string } }>(
+    '/orgs/:org/repos',
+    {
+      config: { auth: 'required', scopes: ['organization', 'repository'], org: ORG_OWNER },
+      schema: { tags, operationId: 'orgDeleteRepos', summary: "Delete all repositories in an organization", params: orgParams, response: { 202: { type: 'null' }, 204: { type: 'null' }, ...errors(401, 403, 404) } },
+    },
+    async (request, reply) => {
+      // Gitea answers 202 and deletes in the background; here the repositories are gone when it answers.
+      const deleted = await repos.deleteAllOf(doerOf(request), request.orgCtx.org);
+      return reply.code(deleted ? 202 : 204).send();
+    },
+  );
+
+  type OrgUser = { Params: { org: string; username: string } };
+  const orgUserParams = obj({ org: str, username: str }, ['org', 'username']);
+  const empty = { 204: { type: 'null' }, ...errors(401, 403, 404, 422) };
+
+  app.get<OrgUser>(
+    '/orgs/:org/members/:username',
+    {
+      config: { auth: 'required', scopes: ['organization'], org: ORG_READ },
+      schema: { tags, operationId: 'orgIsMember', summary: 'Check if a user is a member of an organization', params: orgUserParams, response: { 204: { type: 'null' }, 303: { type: 'null' }, ...errors(401, 404) } },
+    },
+    async (request, reply) => {
+      const { org } = request.orgCtx;
+      const doer = doerOf(request);
+      const user = await contextUser(app, request, reply, request.params.username);
+      if (!user) return reply;
+      // Members and site admins learn any membership; others are sent to the public membership check.
+      if (doer.isAdmin || (await orgs.isMember(org, doer.id))) {
+        if (!(await orgs.isMember(org, user.id))) throw new NotFoundError();
+        return reply.code(204).send();
+      }
+      if (doer.id === user.id) throw new NotFoundError();
+      // Gitea answers 303 with a path (its AppSubURL, empty at the root).
+      return reply.redirect(`${new URL(app.config.rootUrl).pathname}api/v1/orgs/${encodeURIComponent(org.name)}/public_members/${encodeURIComponent(user.name)}`, 303);
+    },
+  );
+
+  app.delete<OrgUser>(
+    '/orgs/:org/members/:username',
+    { config: owner, schema: { tags, operationId: 'orgDeleteMember', summary: 'Remove a member from an organization', params: orgUserParams, response: empty } },
+    async (request, reply) => {
+      const user = await contextUser(app, request, reply, request.params.username);
+      if (!user) return reply;
+      await orgs.removeMember(request.orgCtx.org, user);
+      return reply.code(204).send();
+    },
+  );
+
+  app.get<OrgUser>(
+    '/orgs/:org/public_members/:username',
+    { config: { scopes: ['organization'], org: ORG_READ }, schema: { tags, operationId: 'orgIsPublicMember', summary: 'Check if a user is a public member of an organization', params: orgUserParams, response: { 204: { type: 'null' }, ...errors(404) } } },
+    async (request, reply) => {
+      const user = await contextUser(app, request, reply, request.params.username);
+      if (!user) return reply;
+      if (!(await orgs.isPublicMember(request.orgCtx.org, user.id))) throw new NotFoundError();
+      return reply.code(204).send();
+    },
+  );
+
+  for (const [method, operationId, summary, isPublic] of [
+    ['PUT', 'orgPublicizeMember', "Publicize a user's membership", true],
+    ['DELETE', 'orgConcealMember', "Conceal a user's membership", false],
+  ] as const) {
+    app.route<OrgUser>({
+      method,
+      url: '/orgs/:org/public_members/:username',
+      config: { auth: 'required', scopes: ['organization'], org: { access: 'member' } },
+      schema: { tags, operationId, summary, params: orgUserParams, response: { 204: { type: 'null' }, ...errors(401, 403, 404) } },
+      handler: async (request, reply) => {
+        const user = await contextUser(app, request, reply, request.params.username);
+        if (!user) return reply;
+        await orgs.setMembershipPublic(request.orgCtx.org, user, doerOf(request), isPublic);
+        return reply.code(204).send();
+      },
+    });
+  }
 }

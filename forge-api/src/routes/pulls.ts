@@ -6,9 +6,15 @@ import type { FastifyInstance } from 'fastify';
 import { INT64_LIMIT, INT64_MIN } from '../schemas/common';
 import { bool, dateTime, int, listOf, obj, ownerRepoParams, ref, str, strList } from '../schemas';
 import type { CreatePullInput, EditPullInput } from '../services/pulls/pulls';
+import { MERGE_STYLES, type MergeInput } from '../services/pulls/merge';
+import { NotFoundError } from '../services/errors';
 import { errors, paging, pagingQuery, sendPage } from './helpers';
 import { many, ownerRepoIndexParams, pathNumber, type OwnerRepo } from './issue-helpers';
-import { changeCtx, PULLS_CHANGE, PULLS_READ } from '../plugins/repo-assignment';
+import { changeCtx, CODE_READ, PULLS_CHANGE, PULLS_READ } from '../plugins/repo-assignment';
+import { exposeHeader, setPagingHeaders } from '../plugins/paging';
+import { commitOptionsFromQuery, formBool } from '../services/git-data';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Paging } from '../plugins/paging';
 
 type IndexParams = OwnerRepo & { index: string };
 
@@ -47,7 +53,18 @@ const EditPullRequestOption = obj({
 type ListQuery = { state?: string; sort?: string; milestone?: number; labels?: string | string[]; poster?: string; base_branch?: string };
 
 export default async function pullRoutes(app: FastifyInstance) {
-  const { pulls } = app.services.pulls;
+  const { pulls, changes, merges } = app.services.pulls;
+
+  /** Gitea's paging headers of the commit and file lists (Link, X-Total-Count, X-Page...). */
+  const pageHeaders = (request: FastifyRequest, reply: FastifyReply, total: number, p: Paging) => {
+    const pageCount = Math.ceil(total / p.limit);
+    setPagingHeaders(request, reply, total, p, app.config.rootUrl);
+    reply.header('X-Page', String(p.page));
+    reply.header('X-PerPage', String(p.limit));
+    reply.header('X-PageCount', String(pageCount));
+    reply.header('X-HasMore', String(p.page < pageCount));
+    for (const h of ['X-Page', 'X-PerPage', 'X-PageCount', 'X-HasMore']) exposeHeader(reply, h);
+  };
   const tags = ['repository'];
   const read = { scopes: ['repository' as const], repo: PULLS_READ };
   const change = { auth: 'required' as const, scopes: ['repository' as const], repo: PULLS_CHANGE };
@@ -143,6 +160,138 @@ export default async function pullRoutes(app: FastifyInstance) {
       const rc = changeCtx(request);
       const pr = await pulls.byIndex(rc.repo.id, pathNumber(request.params.index));
       return reply.code(201).send(await pulls.edit(rc, pr, request.body ?? {}));
+    },
+  );
+
+  app.get<{ Params: IndexParams & { diffType: string }; Querystring: { binary?: string } }>(
+    '/repos/:owner/:repo/pulls/:index.:diffType',
+    {
+      config: read,
+      schema: {
+        tags,
+        operationId: 'repoDownloadPullDiffOrPatch',
+        summary: 'Get a pull request diff or patch',
+        params: obj({ owner: str, repo: str, index: str, diffType: { type: 'string', enum: ['diff', 'patch'] } }, ['owner', 'repo', 'index', 'diffType']),
+        querystring: obj({ binary: str }),
+        produces: ['text/plain'],
+        response: { 200: { description: 'the diff or patch text', type: 'string' }, ...errors(404) },
+      },
+    },
+    async (request, reply) => {
+      const rc = request.repoCtx;
+      const pr = await pulls.byIndex(rc.repo.id, pathNumber(request.params.index));
+      const text = await changes.raw(rc.repo, pr, request.params.diffType === 'diff' ? 'diff' : 'patch', formBool(request.query.binary));
+      return reply.type('text/plain; charset=utf-8').send(text);
+    },
+  );
+
+  app.get<{ Params: IndexParams; Querystring: { verification?: string; files?: string; page?: number; limit?: number } }>(
+    '/repos/:owner/:repo/pulls/:index/commits',
+    {
+      config: read,
+      schema: {
+        tags,
+        operationId: 'repoGetPullRequestCommits',
+        summary: 'Get commits for a pull request',
+        params: ownerRepoIndexParams,
+        querystring: obj({ ...pagingQuery, verification: str, files: str }),
+        response: { 200: listOf('Commit'), ...errors(404) },
+      },
+    },
+    async (request, reply) => {
+      const rc = request.repoCtx;
+      const pr = await pulls.byIndex(rc.repo.id, pathNumber(request.params.index));
+      const p = paging(app, request);
+      const { data, total } = await changes.commits(rc.repo, pr, p.skip, p.take, commitOptionsFromQuery(request.query));
+      pageHeaders(request, reply, total, p);
+      return data;
+    },
+  );
+
+  app.get<{ Params: IndexParams; Querystring: { 'skip-to'?: string; whitespace?: string; page?: number; limit?: number } }>(
+    '/repos/:owner/:repo/pulls/:index/files',
+    {
+      config: read,
+      schema: {
+        tags,
+        operationId: 'repoGetPullRequestFiles',
+        summary: 'Get changed files for a pull request',
+        params: ownerRepoIndexParams,
+        querystring: obj({ 'skip-to': str, whitespace: { type: 'string', enum: ['ignore-all', 'ignore-change', 'ignore-eol', 'show-all'] }, ...pagingQuery }),
+        response: { 200: listOf('ChangedFile'), ...errors(404) },
+      },
+    },
+    async (request, reply) => {
+      const rc = request.repoCtx;
+      const pr = await pulls.byIndex(rc.repo.id, pathNumber(request.params.index));
+      const p = paging(app, request);
+      const { data, total } = await changes.files(rc.repo, pr, p.skip, p.take);
+      pageHeaders(request, reply, total, p);
+      return data;
+    },
+  );
+
+  app.get<{ Params: OwnerRepo & { sha: string } }>(
+    '/repos/:owner/:repo/commits/:sha/pull',
+    {
+      // Gitea serves this among the repository's code routes (reqRepoReader(code)).
+      config: { scopes: ['repository' as const], repo: CODE_READ },
+      schema: {
+        tags,
+        operationId: 'repoGetCommitPullRequest',
+        summary: 'Get the merged pull request of the commit',
+        params: obj({ owner: str, repo: str, sha: str }, ['owner', 'repo', 'sha']),
+        response: { 200: ref('PullRequest'), ...errors(404) },
+      },
+    },
+    async (request) => {
+      const rc = request.repoCtx;
+      return pulls.json(rc, await pulls.byMergedCommit(rc.repo.id, request.params.sha));
+    },
+  );
+
+  app.get<{ Params: IndexParams }>(
+    '/repos/:owner/:repo/pulls/:index/merge',
+    {
+      config: read,
+      schema: { tags, operationId: 'repoPullRequestIsMerged', summary: 'Check if a pull request has been merged', params: ownerRepoIndexParams, response: { 204: { type: 'null' }, ...errors(404) } },
+    },
+    async (request, reply) => {
+      const rc = request.repoCtx;
+      const pr = await pulls.byIndex(rc.repo.id, pathNumber(request.params.index));
+      if (!pr.hasMerged) throw new NotFoundError();
+      return reply.code(204).send();
+    },
+  );
+
+  app.post<{ Params: IndexParams; Body: MergeInput }>(
+    '/repos/:owner/:repo/pulls/:index/merge',
+    {
+      config: change,
+      schema: {
+        tags,
+        operationId: 'repoMergePullRequest',
+        summary: 'Merge a pull request',
+        params: ownerRepoIndexParams,
+        body: obj({
+          Do: { type: 'string', enum: [...MERGE_STYLES] },
+          do: { type: 'string', enum: [...MERGE_STYLES] },
+          merge_title_field: str,
+          merge_message_field: str,
+          merge_commit_id: str,
+          head_commit_id: str,
+          force_merge: bool,
+          merge_when_checks_succeed: bool,
+          delete_branch_after_merge: bool,
+        }),
+        response: { 200: { type: 'null' }, ...errors(404, 405, 409, 423) },
+      },
+    },
+    async (request, reply) => {
+      const rc = changeCtx(request);
+      const pr = await pulls.byIndex(rc.repo.id, pathNumber(request.params.index));
+      await merges.merge(rc, pr, request.body ?? {});
+      return reply.code(200).send();
     },
   );
 }

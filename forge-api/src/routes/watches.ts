@@ -39,7 +39,7 @@ export default async function watchRoutes(app: FastifyInstance) {
     async (request) => {
       const doer = doerOf(request);
       const { repo } = request.repoCtx;
-      const w = await app.services.watches.watch(doer.id, repo.id);
+      const w = await app.services.watches.watch(doer, repo);
       return info(repo, w.createdAt);
     },
   );

@@ -1,7 +1,7 @@
 import { ApiErrorSchema } from './common';
 import { OrganizationPermissionsSchema, OrganizationSchema, TeamSchema } from './org';
 import { CreateRepoOptionSchema, PermissionSchema, RepositorySchema, SearchResultsSchema } from './repo';
-import { AccessTokenSchema, CronSchema, EmailSchema, PublicKeySchema, UserSchema } from './user';
+import { AccessTokenSchema, CronSchema, EmailSchema, OAuth2ApplicationSchema, PublicKeySchema, UserSchema } from './user';
 import { ISSUE_SCHEMAS } from './issue';
 import { GIT_DATA_SCHEMAS } from './git-data';
 import { BRANCH_SCHEMAS } from './branch';
@@ -18,6 +18,7 @@ export const SHARED_SCHEMAS = [
   ApiErrorSchema,
   UserSchema,
   AccessTokenSchema,
+  OAuth2ApplicationSchema,
   EmailSchema,
   PublicKeySchema,
   CronSchema,

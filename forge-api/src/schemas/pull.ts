@@ -51,4 +51,10 @@ export const PullRequestSchema = obj(
   { $id: 'PullRequest' },
 );
 
-export const PULL_SCHEMAS = [PRBranchInfoSchema, PullRequestSchema];
+export const ChangedFileSchema = obj(
+  { filename: str, previous_filename: str, status: str, additions: int, deletions: int, changes: int, html_url: str, contents_url: str, raw_url: str },
+  [],
+  { $id: 'ChangedFile' },
+);
+
+export const PULL_SCHEMAS = [PRBranchInfoSchema, PullRequestSchema, ChangedFileSchema];

@@ -66,3 +66,19 @@ export const PublicKeySchema = obj(
 );
 
 export const CronSchema = obj({ name: str, schedule: str, next: dateTime, prev: dateTime, exec_times: int }, [], { $id: 'Cron' });
+
+/** structs.OAuth2Application */
+export const OAuth2ApplicationSchema = obj(
+  {
+    id: int,
+    name: str,
+    client_id: str,
+    client_secret: str,
+    confidential_client: bool,
+    skip_secondary_authorization: bool,
+    redirect_uris: { type: 'array', items: str },
+    created: dateTime,
+  },
+  [],
+  { $id: 'OAuth2Application' },
+);

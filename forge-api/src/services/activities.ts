@@ -57,6 +57,14 @@ export interface FeedQuery {
   onlyPerformedBy?: boolean;
   /** Only this UTC day (YYYY-MM-DD), Gitea's `date` filter. */
   date?: string;
+  /** Rows marked private (events of private repositories) too; Gitea's IncludePrivate. Default true. */
+  includePrivate?: boolean;
+  /**
+   * Leave out actions of actors the viewer may not see or who keep their activity private
+   * (Gitea's ActivityQueryCondition on act_user_id; the viewer's own actions stay, and those of
+   * `exempt`, the organization whose feed it is).
+   */
+  hideUnseenActors?: { exempt: number[] };
   skip: number;
   take: number;
 }
@@ -111,6 +119,15 @@ export class ActivityService {
     const where: Record<string, unknown> = { userId: q.userId, repo: this.permissions.readableRepoFilter(q.viewer) };
     if (q.repoIds) where.repoId = { in: q.repoIds };
     if (q.onlyPerformedBy) where.actUserId = q.userId;
+    if (q.includePrivate === false) where.isPrivate = false;
+    if (q.hideUnseenActors && !q.viewer?.isAdmin) {
+      const seen = q.viewer ? [0, 1] : [0];
+      const hidden = await this.prisma.user.findMany({
+        where: { OR: [{ keepActivityPrivate: true }, { visibility: { notIn: seen } }], id: { notIn: [q.viewer?.id ?? 0, ...q.hideUnseenActors.exempt] } },
+        select: { id: true },
+      });
+      if (hidden.length) where.actUserId = { ...(q.onlyPerformedBy ? { equals: q.userId } : {}), notIn: hidden.map((u) => u.id) };
+    }
     if (q.date) {
       const start = new Date(`${q.date}T00:00:00Z`);
       if (!Number.isNaN(start.getTime())) where.createdAt = { gte: start, lt: new Date(start.getTime() + 86400000) };
@@ -145,17 +162,47 @@ export class ActivityService {
     return { rows, total };
   }
 
+  /**
+   * Gitea's ActivityReadable: a user who keeps their activity private shows it to themselves
+   * and site admins only (feeds and heatmap are empty for everyone else).
+   */
+  static readable(user: User, viewer: User | null): boolean {
+    return !user.keepActivityPrivate || (viewer !== null && (viewer.isAdmin || viewer.id === user.id));
+  }
+
+  /**
+   * Gitea's user heatmap: the feed rows of `user` of the last 373 days (366 + the first week),
+   * only the user's own actions for an individual, in repositories the viewer reads, counted per
+   * 15-minute slot ({timestamp: slot start in Unix seconds, contributions}), oldest first.
+   */
+  async heatmap(user: User, viewer: User | null): Promise<{ timestamp: number; contributions: number }[]> {
+    if (!ActivityService.readable(user, viewer)) return [];
+    const since = new Date(Date.now() - (366 + 7) * 86400_000);
+    const where: Record<string, unknown> = { userId: user.id, createdAt: { gt: since }, repo: this.permissions.readableRepoFilter(viewer) };
+    if (user.type !== USER_TYPE_ORGANIZATION) where.actUserId = user.id;
+    const rows = await this.prisma.activity.findMany({ where, select: { createdAt: true } });
+    const slots = new Map<number, number>();
+    for (const r of rows) {
+      const slot = Math.floor(r.createdAt.getTime() / 1000 / 900) * 900;
+      slots.set(slot, (slots.get(slot) ?? 0) + 1);
+    }
+    return [...slots.entries()].sort((a, b) => a[0] - b[0]).map(([timestamp, contributions]) => ({ timestamp, contributions }));
+  }
+
   /** structs.Activity for each row (users, repositories and comments loaded in batches). */
   async toJson(rows: Awaited<ReturnType<ActivityService['list']>>['rows'], viewer: User | null) {
-    const userIds = new Set(rows.map((r) => r.actUserId));
-    const users = new Map((await this.prisma.user.findMany({ where: { id: { in: [...userIds] } } })).map((u) => [u.id, u]));
     const commentIds = rows.map((r) => r.commentId).filter((id): id is number => id !== null);
     const comments = new Map(
-      (await this.prisma.comment.findMany({ where: { id: { in: commentIds } }, include: { attachments: true, issue: { select: { index: true, isPull: true } } } })).map((c) => [c.id, c]),
+      (commentIds.length ? await this.prisma.comment.findMany({ where: { id: { in: commentIds } }, include: { attachments: true, issue: { select: { index: true, isPull: true } } } }) : []).map((c) => [c.id, c]),
     );
-    const commentPosters = new Map((await this.prisma.user.findMany({ where: { id: { in: [...comments.values()].map((c) => c.posterId) } } })).map((u) => [u.id, u]));
-    const modes = new Map<number, number>();
-    for (const r of rows) if (!modes.has(r.repoId)) modes.set(r.repoId, await this.permissions.repoAccessMode(viewer, r.repo));
+    // Actors and comment posters in one look-up.
+    const userIds = new Set([...rows.map((r) => r.actUserId), ...[...comments.values()].map((c) => c.posterId)]);
+    const users = new Map((await this.prisma.user.findMany({ where: { id: { in: [...userIds] } } })).map((u) => [u.id, u]));
+    const commentPosters = users;
+    // The viewer's access to every repository of the page in one batch (not one look-up per repository).
+    const repos = [...new Map(rows.map((r) => [r.repoId, r.repo])).values()];
+    const accessModes = await this.permissions.repoAccessModes(viewer, repos);
+    const modes = new Map(repos.map((r, i) => [r.id, accessModes[i]]));
     return rows.map((r) => {
       const c = r.commentId !== null ? comments.get(r.commentId) : undefined;
       return {

@@ -4,7 +4,8 @@
  * (PermissionService.repoAccessMode), so a change here changes what a collaborator may do at once.
  */
 import type { Prisma } from './database';
-import { InvalidError } from './errors';
+import { InvalidError, PermissionDeniedError } from './errors';
+import { BLOCKED_MESSAGE, isBlockedBy } from './blocks';
 import type { Repository, User } from './records';
 import type { PermissionService } from './permissions';
 import { WATCHING } from './watches';
@@ -45,6 +46,9 @@ export class CollaboratorService {
   async addOrUpdate(repo: Repository, user: User, mode: number): Promise<void> {
     if (mode < 1 || mode > 3) throw new InvalidError('Invalid access mode');
     if (!user.isActive) throw new InvalidError("collaborator's account is inactive");
+    // Neither side of a block can make the other a collaborator (Gitea's AddOrUpdateCollaborator).
+    const owner = { id: repo.ownerId, isAdmin: false };
+    if ((await isBlockedBy(this.prisma, user, [repo.ownerId])) || (await isBlockedBy(this.prisma, owner, [user.id]))) throw new PermissionDeniedError(BLOCKED_MESSAGE);
     await this.prisma.collaboration.upsert({
       where: { repoId_userId: { repoId: repo.id, userId: user.id } },
       create: { repoId: repo.id, userId: user.id, mode },

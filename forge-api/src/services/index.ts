@@ -36,11 +36,18 @@ import { MergeUpstreamService } from './merge-upstream';
 import { IssueTemplateService } from './issue-templates';
 import { TeamService } from './teams';
 import { TokenService } from './tokens';
+import { OAuth2ApplicationService } from './oauth2/applications';
 import { TopicService } from './topics';
 import { ReleaseService } from './releases';
 import { WikiService } from './wiki';
+import { PasswordHasher } from './passwords';
 import { UserService } from './users';
 import { WatchService } from './watches';
+import { FollowService } from './follows';
+import { BlockService } from './blocks';
+import { EmailService } from './emails';
+import { UserSettingsService } from './user-settings';
+import { OwnerRenameService } from './owner-rename';
 import { CollaboratorService } from './collaborators';
 import { StarService } from './stars';
 import { AssigneeService } from './assignees';
@@ -63,6 +70,8 @@ export interface Services {
   permissions: PermissionService;
   users: UserService;
   tokens: TokenService;
+  /** OAuth2 applications (the provider's clients). */
+  oauth2Apps: OAuth2ApplicationService;
   orgs: OrgService;
   repos: RepoService;
   /** PATCH of a repository's settings (rename, units, archive). */
@@ -96,6 +105,15 @@ export interface Services {
   cron: CronService;
   httpsig: HttpSignatureService;
   watches: WatchService;
+  /** Users following users and organizations. */
+  follows: FollowService;
+  /** Users and organizations blocking users (and the rule every blocked action asks). */
+  blocks: BlockService;
+  /** A user's own e-mail addresses. */
+  emails: EmailService;
+  userSettings: UserSettingsService;
+  /** Renaming users and organizations, with their repositories' directory. */
+  ownerRename: OwnerRenameService;
   collaborators: CollaboratorService;
   /** Stars on repositories (stargazers, starred lists, stars_count). */
   stars: StarService;
@@ -146,7 +164,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
   const notifier = new Notifier(options.logError ?? ((err, event) => console.error(`notify ${event} failed`, err)));
   const hot = new HotReads(config.databaseUrl, prisma);
   const permissions = new PermissionService(prisma);
-  const users = new UserService(prisma);
+  const users = new UserService(prisma, new PasswordHasher(config.passwordHashAlgo));
   const repos = new RepoService(prisma, config, permissions, notifier, hot);
   const convert = new Converter(config);
   const gitReaders = new GitReaderPool();
@@ -175,14 +193,14 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     }),
   );
   notifier.add(new NotificationListener(tracker.notifications));
-  const pulls = createPullServices(prisma, config, { convert, permissions, repos, forks, tracker, logError: (err, what) => notifier.logError(err, what) });
-  // Pushes to a base or head branch queue its open pull requests for a check.
-  notifier.add(new PullPushListener(pulls));
   notifier.add(tracker.stopwatches);
   // A deleted tag turns its release back into a draft.
   notifier.add(releases);
 
   const gitData = new GitDataService(config, gitReaders, repos, new CommitConverter(prisma, convert, config.rootUrl));
+  const pulls = createPullServices(prisma, config, { convert, permissions, repos, forks, tracker, gitData, logError: (err, what) => notifier.logError(err, what) });
+  // Pushes to a base or head branch queue its open pull requests for a check.
+  notifier.add(new PullPushListener(pulls));
   const branchProtections = new BranchProtectionService(prisma, permissions);
   const branches = new BranchService(prisma, config, permissions, branchProtections, repos);
   const migrations = new MigrationService(prisma, config, permissions, repos);
@@ -202,6 +220,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     permissions,
     users,
     tokens: new TokenService(prisma),
+    oauth2Apps: new OAuth2ApplicationService(prisma, config.oauth2DefaultApplications),
     orgs: new OrgService(prisma, users, permissions),
     repos,
     repoSettings: new RepoSettingsService(prisma, config, (id) => forks.relinkForksOf(id)),
@@ -226,6 +245,11 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     cron: new CronService(prisma),
     httpsig: new HttpSignatureService(prisma, () => config.sshTrustedUserCaKeys),
     watches: new WatchService(prisma),
+    follows: new FollowService(prisma),
+    blocks: new BlockService(prisma, (userId, orgId) => permissions.isOrgOwner(userId, orgId)),
+    emails: new EmailService(prisma),
+    userSettings: new UserSettingsService(prisma),
+    ownerRename: new OwnerRenameService(users, config.reposDir),
     collaborators: new CollaboratorService(prisma, permissions),
     stars: new StarService(prisma, permissions),
     assignees: new AssigneeService(prisma, permissions),

@@ -2,7 +2,9 @@
  * Organizations are users of type 1 (as in Gitea). Creating one makes the creator a member of
  * its "Owners" team (owner access to everything, may create repositories).
  */
-import { AlreadyExistsError, NotFoundError, PermissionDeniedError, ValidationError } from './errors';
+import { AlreadyExistsError, InvalidError, NotFoundError, PermissionDeniedError, ValidationError } from './errors';
+import { checkEmail } from './names';
+import { emitUserChanged } from './events';
 import { AccessMode, visibilityValue } from './convert';
 import type { Prisma } from './database';
 import { checkUserName } from './names';
@@ -132,5 +134,98 @@ export class OrgService {
       this.prisma.user.count({ where }),
     ]);
     return { rows, total };
+  }
+
+  /**
+   * PATCH /orgs/{org} (Gitea's EditOrgOption): fields left out stay; an invalid e-mail is 422,
+   * as Gitea's UpdateOrgEmailAddress; an unknown visibility is the binding's 422.
+   */
+  async edit(org: User, input: Omit<CreateOrgInput, 'username'>): Promise<User> {
+    const data: Record<string, unknown> = {};
+    if (input.email !== undefined) {
+      if (input.email !== '') {
+        try {
+          checkEmail(input.email);
+        } catch {
+          throw new InvalidError(`e-mail invalid [email: ${input.email}]`);
+        }
+      }
+      data.email = input.email;
+    }
+    if (input.visibility !== undefined && input.visibility !== '') {
+      const visibility = visibilityValue(input.visibility);
+      if (visibility === undefined) throw new ValidationError('[Visibility]: In');
+      data.visibility = visibility;
+    }
+    if (input.full_name !== undefined) data.fullName = input.full_name;
+    if (input.description !== undefined) data.description = input.description;
+    if (input.website !== undefined) data.website = input.website;
+    if (input.location !== undefined) data.location = input.location;
+    if (input.repo_admin_change_team_access !== undefined) data.repoAdminChangeTeamAccess = input.repo_admin_change_team_access;
+    if (!Object.keys(data).length) return org;
+    const updated = await this.prisma.user.update({ where: { id: org.id }, data });
+    emitUserChanged(this.prisma, org.id);
+    return updated;
+  }
+
+  /**
+   * DELETE /orgs/{org}: refused while it owns repositories or packages (Gitea's
+   * ErrUserOwnRepos / ErrUserOwnPackages, which Gitea 1.27.3's API answers with a 500; 422 here).
+   * Teams, memberships, follows and blocks go with the row.
+   */
+  async delete(org: User): Promise<void> {
+    if (await this.prisma.repository.count({ where: { ownerId: org.id } })) throw new InvalidError(`user still has ownership of repositories [uid: ${org.id}]`);
+    if (await this.prisma.package.count({ where: { ownerId: org.id } })) throw new InvalidError(`user still has ownership of packages [uid: ${org.id}]`);
+    await this.prisma.$transaction(async (tx) => {
+      // Those who followed the organization follow one fewer.
+      await tx.user.updateMany({ where: { following: { some: { followId: org.id } }, numFollowing: { gt: 0 } }, data: { numFollowing: { decrement: 1 } } });
+      await tx.user.delete({ where: { id: org.id } });
+    });
+    emitUserChanged(this.prisma, org.id);
+  }
+
+  async isMember(org: User, userId: number): Promise<boolean> {
+    return (await this.prisma.orgUser.count({ where: { orgId: org.id, userId } })) > 0;
+  }
+
+  async isPublicMember(org: User, userId: number): Promise<boolean> {
+    return (await this.prisma.orgUser.count({ where: { orgId: org.id, userId, isPublic: true } })) > 0;
+  }
+
+  /**
+   * PUT/DELETE /orgs/{org}/public_members/{username}: members change their own visibility,
+   * owners and site admins anyone's (403 "Cannot change member visibility" otherwise). A user
+   * who is not a member changes nothing (Gitea updates no row).
+   */
+  async setMembershipPublic(org: User, user: User, doer: User, isPublic: boolean): Promise<void> {
+    if (user.id !== doer.id && !doer.isAdmin && !(await this.permissions.isOrgOwner(doer.id, org.id))) throw new PermissionDeniedError('Cannot change member visibility');
+    await this.prisma.orgUser.updateMany({ where: { orgId: org.id, userId: user.id }, data: { isPublic } });
+  }
+
+  /**
+   * DELETE /orgs/{org}/members/{username} (Gitea's RemoveOrgUser): the membership, the user's
+   * teams of the organization and their watches of its repositories go; the last member of
+   * the Owners team cannot leave (Gitea 1.27.3 answers a 500 there; 422 here). Not a member:
+   * nothing to do.
+   */
+  async removeMember(org: User, user: User): Promise<void> {
+    if (!(await this.isMember(org, user.id))) return;
+    const ownerTeam = await this.prisma.team.findFirst({ where: { orgId: org.id, authorize: AccessMode.Owner, lowerName: OWNER_TEAM.toLowerCase() }, include: { members: { select: { userId: true } } } });
+    if (ownerTeam && ownerTeam.members.length === 1 && ownerTeam.members[0].userId === user.id) {
+      throw new InvalidError(`user is the last member of owner team [uid: ${user.id}]`);
+    }
+    await this.prisma.$transaction(async (tx) => {
+      await tx.orgUser.deleteMany({ where: { orgId: org.id, userId: user.id } });
+      const teams = await tx.teamUser.findMany({ where: { orgId: org.id, userId: user.id }, select: { teamId: true } });
+      await tx.teamUser.deleteMany({ where: { orgId: org.id, userId: user.id } });
+      if (teams.length) await tx.team.updateMany({ where: { id: { in: teams.map((t) => t.teamId) }, numMembers: { gt: 0 } }, data: { numMembers: { decrement: 1 } } });
+      // Watches of repositories the user can no longer read: private ones of the organization.
+      const watched = await tx.watch.findMany({ where: { userId: user.id, repo: { ownerId: org.id, isPrivate: true, collaborators: { none: { userId: user.id } } } }, select: { repoId: true, mode: true } });
+      if (watched.length) {
+        await tx.watch.deleteMany({ where: { userId: user.id, repoId: { in: watched.map((w) => w.repoId) } } });
+        const counted = watched.filter((w) => w.mode === 1 || w.mode === 3).map((w) => w.repoId);
+        if (counted.length) await tx.repository.updateMany({ where: { id: { in: counted }, numWatches: { gt: 0 } }, data: { numWatches: { decrement: 1 } } });
+      }
+    });
   }
 }

@@ -62,6 +62,27 @@ export function visibleOwnerTypes(viewer: Viewer | null, all = viewer?.isAdmin =
   return viewer && !viewer.isRestricted ? [0, 1] : [0];
 }
 
+/**
+ * Prisma filter for the users a viewer may see listed (Gitea's isUserVisibleToViewerCond, used
+ * by the follower lists): everyone for site admins; public users for anonymous and restricted
+ * viewers and public-only tokens; otherwise every non-private user, the viewer, those who
+ * follow the viewer, members of the viewer's organizations and those organizations.
+ */
+export function visibleUserFilter(viewer: Viewer | null): Record<string, unknown> {
+  if (viewer?.publicOnly) return { visibility: 0 };
+  if (viewer?.isAdmin) return {};
+  if (!viewer || viewer.isRestricted) return { visibility: 0 };
+  return {
+    OR: [
+      { visibility: { not: 2 } },
+      { id: viewer.id },
+      { following: { some: { followId: viewer.id } } },
+      { orgMemberships: { some: { org: { orgMembers: { some: { userId: viewer.id } } } } } },
+      { orgMembers: { some: { userId: viewer.id } } },
+    ],
+  };
+}
+
 function access(mode: number): RepoAccess {
   return { mode, read: mode >= AccessMode.Read, write: mode >= AccessMode.Write, admin: mode >= AccessMode.Admin };
 }

@@ -415,6 +415,16 @@ export class RepoService {
     await git.deleteRepository(this.diskPath(repo.owner.name, repo.name));
   }
 
+  /**
+   * DELETE /orgs/{org}/repos: every repository of the owner, one after the other (the caller
+   * has checked ownership of the organization). Returns how many there were.
+   */
+  async deleteAllOf(doer: User, owner: User): Promise<number> {
+    const all = await this.prisma.repository.findMany({ where: { ownerId: owner.id }, include: { owner: true }, orderBy: { id: 'asc' } });
+    for (const repo of all) await this.delete(doer, repo, AccessMode.Owner);
+    return all.length;
+  }
+
   /** Repositories of an owner visible to the viewer, by name. */
   async listForOwner(owner: User, viewer: User | null, skip: number, take: number) {
     const where = { AND: [{ ownerId: owner.id }, this.permissions.readableRepoFilter(viewer)] };

@@ -11,6 +11,7 @@ import type { PermissionService } from './permissions';
 import { PUBLIC_REPOS_OF_PUBLIC_OWNERS } from './permissions';
 import type { Repository, User } from './records';
 import { isUniqueViolation } from './db-errors';
+import { refuseIfBlocked } from './blocks';
 
 /** The part of a Prisma client (or of a transaction) the counter corrections need. */
 type Tx = Pick<Prisma, 'user' | 'repository' | 'star'>;
@@ -43,6 +44,8 @@ export class StarService {
   /** Stars (star = true) or unstars the repository; doing what is already done changes nothing. */
   async setStar(user: User, repo: Repository, star: boolean): Promise<void> {
     if (star) {
+      // A user the owner blocked cannot star the owner's repositories (Gitea's StarRepo).
+      await refuseIfBlocked(this.prisma, user, [repo.ownerId]);
       try {
         await this.prisma.$transaction([
           this.prisma.star.create({ data: { userId: user.id, repoId: repo.id } }),

@@ -68,7 +68,7 @@ export function ghostUser(): User {
     mustChangePassword: false, loginName: '', loginSource: 0, location: '', website: '', description: '', language: '', avatarUrl: '',
     visibility: 0, isActive: false, isAdmin: false, isRestricted: false, prohibitLogin: true, allowGitHook: false, allowImportLocal: false,
     allowCreateOrganization: false, maxRepoCreation: -1, repoAdminChangeTeamAccess: false, totpSecret: null, totpLastUsed: null,
-    numFollowers: 0, numFollowing: 0, numStars: 0, numRepos: 0, createdAt: epoch, updatedAt: epoch, lastLoginAt: null,
+    theme: '', diffViewStyle: '', keepActivityPrivate: false, numFollowers: 0, numFollowing: 0, numStars: 0, numRepos: 0, createdAt: epoch, updatedAt: epoch, lastLoginAt: null,
   } as User;
 }
 

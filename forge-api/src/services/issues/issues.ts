@@ -7,6 +7,7 @@
 import { AccessMode } from '../convert';
 import { idFromText } from '../ids';
 import { InvalidError, NotFoundError, PermissionDeniedError, PreconditionFailedError, ValidationError } from '../errors';
+import { refuseIfBlocked } from '../blocks';
 import type { Notifier } from '../notify';
 import type { User } from '../records';
 import { ISSUE_INCLUDE, labelScope, type IssueConverter, type IssueFull, type RepoWithOwner } from '../convert';
@@ -184,6 +185,8 @@ export class IssueService {
       if (!assignable) {
         throw new InvalidError(`user doesn't have access to repo [user_id: ${u.id}, repo_name: ${rc.repo.name}]`);
       }
+      // Nobody can be assigned by a user they blocked (Gitea's validateAssignee).
+      if (rc.doer) await refuseIfBlocked(this.prisma, rc.doer, [u.id]);
       out.push(u);
     }
     return out;
@@ -211,6 +214,8 @@ export class IssueService {
     const title = (input.title ?? '').trim();
     if (!title) throw new ValidationError('[Title]: Required');
     if (title.length > 255) throw new ValidationError('[Title]: MaxSize(255)');
+    // A user the repository's owner blocked cannot open issues there (Gitea's NewIssue).
+    await refuseIfBlocked(this.prisma, rc.doer, [rc.repo.ownerId]);
     const prepared: PreparedIssue = { title, body: input.body ?? '', ref: input.ref ?? '', assignees: [], labels: [], milestoneId: null, deadline: null };
     // Non-writers may open issues but not set labels, milestone, assignees or deadline.
     if (rc.canWrite) {

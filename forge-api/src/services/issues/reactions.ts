@@ -1,5 +1,6 @@
 /** Reactions on issues (commentId 0) and comments, with Gitea's default allowed set. */
 import { PermissionDeniedError, ValidationError } from '../errors';
+import { refuseIfBlocked } from '../blocks';
 import type { User } from '../records';
 import { isUniqueViolation } from '../users';
 import type { RepoCtx, TrackerContext } from './context';
@@ -38,6 +39,8 @@ export class ReactionService {
   async add(rc: RepoCtx & { doer: User }, issue: Issue, commentId: number, content: string) {
     if (typeof content !== 'string' || content === '') throw new ValidationError('[Content]: Required');
     this.check(rc, issue, content);
+    // A user blocked by the issue's poster or the repository's owner cannot react (Gitea's CreateIssueReaction).
+    await refuseIfBlocked(this.prisma, rc.doer, [issue.posterId, rc.repo.ownerId]);
     const key = { type_issueId_commentId_userId: { type: content, issueId: issue.id, commentId, userId: rc.doer.id } };
     let created = false;
     let row = await this.prisma.reaction.findUnique({ where: key });

@@ -12,10 +12,16 @@ import { ZERO_SHA } from '../git/push';
 import type { User } from '../records';
 import { PullChecker } from './checker';
 import { PullService } from './pulls';
+import { PullChangeService } from './changes';
+import { PullMergeService } from './merge';
+import type { GitDataService } from '../git-data';
 
 export interface PullServices {
   pulls: PullService;
   checker: PullChecker;
+  /** Commits, files, diff and patch of a pull request. */
+  changes: PullChangeService;
+  merges: PullMergeService;
 }
 
 /** Queues the open pull requests of a pushed branch (as base or head) for a check. */
@@ -32,7 +38,7 @@ export class PullPushListener implements NotifyListener {
 export function createPullServices(
   prisma: Prisma,
   _config: ForgeConfig,
-  deps: { convert: Converter; permissions: PermissionService; repos: RepoService; forks: ForkService; tracker: TrackerServices; logError(err: unknown, what: string): void },
+  deps: { convert: Converter; permissions: PermissionService; repos: RepoService; forks: ForkService; tracker: TrackerServices; gitData: GitDataService; logError(err: unknown, what: string): void },
 ): PullServices {
   const diskPath = (r: RepoWithOwner) => deps.repos.diskPath(r.owner.name, r.name);
   const checker = new PullChecker({
@@ -56,7 +62,15 @@ export function createPullServices(
     diskPath,
     withParent: (r) => deps.forks.withParent(r),
   });
-  return { pulls, checker };
+  const changes = new PullChangeService(deps.gitData, { html: (r) => deps.tracker.convert.repoHtml(r), api: (r) => deps.tracker.convert.repoApi(r) });
+  const merges = new PullMergeService({
+    prisma,
+    permissions: deps.permissions,
+    diskPath,
+    repoById: (id) => deps.repos.byId(id),
+    refsChanged: (doer, repoId) => deps.repos.refsChanged(doer, repoId),
+  });
+  return { pulls, checker, changes, merges };
 }
 
 export { PullStatus } from './git';

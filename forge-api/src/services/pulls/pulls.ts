@@ -247,6 +247,13 @@ export class PullService {
     return pr;
   }
 
+  /** GET /commits/{sha}/pull: the pull request whose merge made this commit (Gitea's GetPullRequestByMergedCommit). */
+  async byMergedCommit(repoId: number, sha: string): Promise<PullRequest> {
+    const pr = sha ? await this.prisma.pullRequest.findFirst({ where: { baseRepoId: repoId, mergedCommitId: sha } }) : null;
+    if (!pr) throw new NotFoundError(`pull request does not exist [id: 0, issue_id: 0, head_repo_id: 0, base_repo_id: ${repoId}, head_branch: , base_branch: ]`);
+    return pr;
+  }
+
   async edit(rc: PullCtx, pr: PullRequest, input: EditPullInput) {
     const issue = await this.deps.issues.byIndex(rc.repo.id, pr.index);
     if (issue.posterId !== rc.doer.id && !rc.canWrite) throw new PermissionDeniedError('user should be the poster or have write permission');

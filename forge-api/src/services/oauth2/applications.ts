@@ -1,0 +1,197 @@
+/**
+ * OAuth2 applications a user registers (Gitea's /user/applications/oauth2): the clients of the
+ * forge's OAuth2/OpenID provider. The client secret is shown once, at creation and each time an
+ * edit regenerates it (as Gitea's API does); only its SHA-256 is stored: a secret is 32 random
+ * bytes, so a fast hash loses nothing against guessing, and the provider can compare it.
+ * Deleting an application deletes every grant, code and token issued to it.
+ */
+import crypto from 'node:crypto';
+import type { Prisma } from '../database';
+import { InvalidError, NotFoundError } from '../errors';
+import { enabledBuiltins, type BuiltinApplication } from './builtin-applications';
+
+export interface OAuth2ApplicationRow {
+  id: number;
+  userId: number;
+  name: string;
+  clientId: string;
+  clientSecretHash: string;
+  confidentialClient: boolean;
+  skipSecondaryAuthorization: boolean;
+  redirectUris: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface ApplicationInput {
+  name: string;
+  redirectUris: string[];
+  confidentialClient?: boolean;
+  skipSecondaryAuthorization?: boolean;
+}
+
+/** What the provider needs to know about any client, registered or built in. */
+export interface OAuth2Client {
+  clientId: string;
+  name: string;
+  /** SHA-256 hex of the secret; null for public clients. */
+  secretHash: string | null;
+  confidential: boolean;
+  skipSecondaryAuthorization: boolean;
+  redirectUris: string[];
+  builtin: boolean;
+}
+
+const LOWER_BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
+
+/** Gitea's secret format: `gto_` and 52 lowercase base32 characters (256 random bits). */
+function newClientSecret(): string {
+  const bytes = crypto.randomBytes(32);
+  let bits = 0;
+  let value = 0;
+  let out = '';
+  for (const b of bytes) {
+    value = (value << 8) | b;
+    bits += 8;
+    while (bits >= 5) {
+      out += LOWER_BASE32[(value >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+  }
+  if (bits > 0) out += LOWER_BASE32[(value << (5 - bits)) & 31];
+  return `gto_${out}`;
+}
+
+export function hashClientSecret(secret: string): string {
+  return crypto.createHash('sha256').update(secret, 'utf8').digest('hex');
+}
+
+/** Gitea accepts http(s) URLs with a host (and the site's custom schemes, not configurable here). */
+function invalidRedirectUri(uris: string[]): string | null {
+  for (const u of uris) {
+    let parsed: URL | null = null;
+    try {
+      parsed = new URL(u);
+    } catch {
+      parsed = null;
+    }
+    if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || !parsed.hostname) return u;
+  }
+  return null;
+}
+
+export class OAuth2ApplicationService {
+  private readonly builtins: BuiltinApplication[];
+
+  constructor(
+    private readonly prisma: Prisma,
+    defaultApplications: readonly string[],
+  ) {
+    this.builtins = enabledBuiltins(defaultApplications);
+  }
+
+  async create(userId: number, input: ApplicationInput): Promise<{ row: OAuth2ApplicationRow; secret: string }> {
+    const bad = invalidRedirectUri(input.redirectUris);
+    if (bad !== null) throw new InvalidError(`invalid redirect URI: ${bad}`);
+    const secret = newClientSecret();
+    const row = await this.prisma.oAuth2Application.create({
+      data: {
+        userId,
+        name: input.name,
+        clientId: crypto.randomUUID(),
+        clientSecretHash: hashClientSecret(secret),
+        confidentialClient: input.confidentialClient ?? false,
+        skipSecondaryAuthorization: input.skipSecondaryAuthorization ?? false,
+        redirectUris: JSON.stringify(input.redirectUris),
+      },
+    });
+    return { row, secret };
+  }
+
+  async list(userId: number, skip: number, take: number) {
+    const [rows, total] = await Promise.all([
+      this.prisma.oAuth2Application.findMany({ where: { userId }, orderBy: { id: 'asc' }, skip, take }),
+      this.prisma.oAuth2Application.count({ where: { userId } }),
+    ]);
+    return { rows, total };
+  }
+
+  async get(userId: number, id: number): Promise<OAuth2ApplicationRow> {
+    const row = await this.prisma.oAuth2Application.findFirst({ where: { id, userId } });
+    if (!row) throw new NotFoundError('not found');
+    return row;
+  }
+
+  /** Gitea's edit replaces every field and regenerates the secret, which the answer shows. */
+  async update(userId: number, id: number, input: ApplicationInput): Promise<{ row: OAuth2ApplicationRow; secret: string }> {
+    const bad = invalidRedirectUri(input.redirectUris);
+    if (bad !== null) throw new InvalidError(`invalid redirect URI: ${bad}`);
+    await this.get(userId, id);
+    const secret = newClientSecret();
+    const row = await this.prisma.oAuth2Application.update({
+      where: { id },
+      data: {
+        name: input.name,
+        clientSecretHash: hashClientSecret(secret),
+        confidentialClient: input.confidentialClient ?? false,
+        skipSecondaryAuthorization: input.skipSecondaryAuthorization ?? false,
+        redirectUris: JSON.stringify(input.redirectUris),
+        updatedAt: new Date(),
+      },
+    });
+    return { row, secret };
+  }
+
+  /** Deletes the application and, with it, every grant, code, access and refresh token issued to it. */
+  async delete(userId: number, id: number): Promise<void> {
+    const row = await this.get(userId, id);
+    await this.prisma.$transaction([
+      this.prisma.oAuth2Application.delete({ where: { id: row.id } }),
+      this.prisma.oAuth2ProviderRecord.deleteMany({ where: { clientId: row.clientId } }),
+    ]);
+  }
+
+  /** A client of the provider by client id: an enabled built-in or a registered application. */
+  async findClient(clientId: string): Promise<OAuth2Client | null> {
+    const builtin = this.builtins.find((b) => b.clientId === clientId);
+    if (builtin) {
+      return { clientId, name: builtin.displayName, secretHash: null, confidential: false, skipSecondaryAuthorization: false, redirectUris: builtin.redirectUris, builtin: true };
+    }
+    const row = await this.prisma.oAuth2Application.findUnique({ where: { clientId } });
+    if (!row) return null;
+    return {
+      clientId,
+      name: row.name,
+      secretHash: row.confidentialClient ? row.clientSecretHash : null,
+      confidential: row.confidentialClient,
+      skipSecondaryAuthorization: row.skipSecondaryAuthorization,
+      redirectUris: JSON.parse(row.redirectUris) as string[],
+      builtin: false,
+    };
+  }
+}
+
+/**
+ * Gitea's redirect URI rule: an exact match, ignoring ASCII case and a trailing slash; for a
+ * public client a loopback http URI also matches with its port left out (RFC 8252 7.3: native
+ * apps listen on whatever port is free).
+ */
+export function redirectUriAllowed(client: Pick<OAuth2Client, 'confidential' | 'redirectUris'>, uri: string): boolean {
+  const norm = (u: string) => u.toLowerCase().replace(/\/$/, '');
+  const candidates = [uri];
+  if (!client.confidential) {
+    try {
+      const parsed = new URL(uri);
+      const host = parsed.hostname.replace(/^\[|\]$/g, '');
+      const loopback = /^127\.\d+\.\d+\.\d+$/.test(host) || host === '::1';
+      if (parsed.protocol === 'http:' && parsed.port !== '' && loopback) {
+        parsed.port = '';
+        candidates.push(parsed.toString());
+      }
+    } catch {
+      // not a URL: only the exact comparison applies
+    }
+  }
+  const registered = client.redirectUris.map(norm);
+  return candidates.some((c) => registered.includes(norm(c)));
+}
