@@ -12,7 +12,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { NotFoundError, PermissionDeniedError, UnauthenticatedError } from '../services/errors';
 import { shared } from './shared';
-import { verifyPassword } from '../services/passwords';
 import { verifyTotp } from '../services/totp';
 import type { User } from '../services/records';
 import { publicOnlyViewer } from '../services/permissions';
@@ -96,7 +95,7 @@ export class AuthResolver {
         if (found) return { user: found.user, method: 'token', basic: true, scopes: found.scopes, tokenId: found.token.id };
       }
       const user = await this.users.findIndividual(basic.user);
-      if (!user || !(await verifyPassword(basic.pass, user.passwordHash))) throw new UnauthenticatedError(INVALID);
+      if (!user || !(await this.users.verifyPassword(user, basic.pass))) throw new UnauthenticatedError(INVALID);
       const otp = OTP_HEADERS.map((h) => request.headers[h]).find((v) => typeof v === 'string' && v !== '') as string | undefined;
       if (!this.checkOtp(user, otp)) throw new UnauthenticatedError('invalid provided OTP');
       return { user, method: 'basic', basic: true, scopes: null, tokenId: null };

@@ -40,6 +40,7 @@ import { OAuth2ApplicationService } from './oauth2/applications';
 import { TopicService } from './topics';
 import { ReleaseService } from './releases';
 import { WikiService } from './wiki';
+import { PasswordHasher } from './passwords';
 import { UserService } from './users';
 import { WatchService } from './watches';
 import { FollowService } from './follows';
@@ -163,7 +164,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
   const notifier = new Notifier(options.logError ?? ((err, event) => console.error(`notify ${event} failed`, err)));
   const hot = new HotReads(config.databaseUrl, prisma);
   const permissions = new PermissionService(prisma);
-  const users = new UserService(prisma);
+  const users = new UserService(prisma, new PasswordHasher(config.passwordHashAlgo));
   const repos = new RepoService(prisma, config, permissions, notifier, hot);
   const convert = new Converter(config);
   const gitReaders = new GitReaderPool();
@@ -198,8 +199,20 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
 
   const gitData = new GitDataService(config, gitReaders, repos, new CommitConverter(prisma, convert, config.rootUrl));
   const branchProtections = new BranchProtectionService(prisma, permissions);
-  const pulls = createPullServices(prisma, config, { convert, permissions, repos, forks, tracker, gitData, protections: branchProtections, logError: (err, what) => notifier.logError(err, what) });
-  // Pushes to a base or head branch queue its open pull requests for a check.
+  const pulls = createPullServices(prisma, config, {
+    protections: branchProtections,
+    convert,
+    permissions,
+    repos,
+    forks,
+    tracker,
+    gitData,
+    logError: (err, what) => notifier.logError(err, what),
+    ruleFor: (repoId, branch) => branchProtections.ruleFor(repoId, branch),
+    latestStatuses: async (repo, sha) => (await services.commitStatuses.latest(repo, sha, 0, Number.MAX_SAFE_INTEGER)).rows,
+  });
+  // Pushes to a base or head branch queue its open pull requests for a check; success statuses
+  // may complete a scheduled merge.
   notifier.add(new PullPushListener(pulls));
   const branches = new BranchService(prisma, config, permissions, branchProtections, repos);
   const migrations = new MigrationService(prisma, config, permissions, repos);
