@@ -87,9 +87,28 @@ context() { # context DIR
   printf 'nginx:x:101:\nportcullis:x:65532:\n' >>"$ctx/overlay/etc/group"
 }
 
+# An image is rebuilt only when what goes into it changed: its key hashes the Containerfile, the
+# base root filesystem's key and every file of the overlay (bundles, templates, node, nginx), and
+# a kept image whose key matches is reused. The bundling runs each time (a few seconds); the
+# buildah build it saves copies the whole root filesystem (vfs storage).
+input_key() { # input_key CONTAINERFILE CONTEXT
+  { sha256sum <"$1"; echo "$BASE_KEY"
+    tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C "$2" -cf - overlay | sha256sum
+  } | sha256sum | cut -c1-16
+}
+
 build() { # build NAME CONTAINERFILE CONTEXT
-  "${BUILDAH[@]}" bud --quiet --isolation chroot --layers=false -f "$2" -t "$1" "$3" >/dev/null
-  echo "image $1"
+  local key stamp
+  key=$(input_key "$2" "$3")
+  stamp="$CACHE/image-$(echo "$1" | tr '/:' '__').key"
+  if [[ -f $stamp && "$(cat "$stamp")" == "$key" ]] && "${BUILDAH[@]}" inspect --type image "$1" >/dev/null 2>&1; then
+    echo "image $1 (unchanged, key $key)"
+  else
+    rm -f "$stamp"
+    "${BUILDAH[@]}" bud --quiet --isolation chroot --layers=false -f "$2" -t "$1" "$3" >/dev/null
+    echo "$key" >"$stamp"
+    echo "image $1"
+  fi
   if [ -n "$archive_dir" ]; then
     mkdir -p "$archive_dir"
     local file="$archive_dir/$(basename "${1%%:*}").oci.tar"

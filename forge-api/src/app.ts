@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import './types/fastify';
+import { lazySchemaCompilers } from './plugins/lazy-compilers';
 import { loadConfig, type ForgeConfigInput } from './config';
 import authPlugin, { AuthResolver } from './plugins/auth';
 import backgroundPlugin from './plugins/background';
@@ -75,6 +76,8 @@ export interface BuildAppOptions {
   skipMigrations?: boolean;
   /** Run no background work (webhook deliveries, cron): another process of a cluster does. */
   noBackground?: boolean;
+  /** Compile every route's request and response schemas at startup, as Fastify does by default. */
+  eagerSchemas?: boolean;
 }
 
 export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyInstance> {
@@ -92,6 +95,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
     bodyLimit: 32 * 1024 * 1024,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: true, useDefaults: true, allErrors: false } },
+    schemaController: lazySchemaCompilers(options.eagerSchemas),
   });
   const services = createServices(prisma, config, { logError: (err, event) => app.log.error({ err }, `notify ${event} failed`) });
   // A crash during repository creation leaves at most pending work that is undone here.

@@ -10,6 +10,7 @@ import cluster from 'node:cluster';
 import { loadConfig } from './config';
 import { createPrisma, migrate } from './services/database';
 import { UserService } from './services/users';
+import { PasswordHasher } from './services/passwords';
 import { DomainError } from './services/errors';
 import { startCluster, startServer } from './server';
 
@@ -56,7 +57,7 @@ async function adminUserCreate(flags: Record<string, string | boolean>): Promise
   await migrate(config.databaseUrl);
   const prisma = createPrisma(config.databaseUrl);
   try {
-    const users = new UserService(prisma);
+    const users = new UserService(prisma, new PasswordHasher(config.passwordHashAlgo));
     const user = await users.create({
       username,
       password,

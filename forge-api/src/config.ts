@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { parseGoDuration } from './services/go-duration';
+import { PasswordHasher } from './services/passwords';
 import { DEFAULT_APPLICATION_NAMES } from './services/oauth2/builtin-applications';
 
 /**
@@ -34,6 +35,11 @@ export interface ForgeConfig {
   /** Site default for users whose max_repo_creation is -1; -1 = unlimited. */
   maxCreationLimit: number;
   disableQueryAuthToken: boolean;
+  /**
+   * Gitea's [security] PASSWORD_HASH_ALGO: how new password hashes are made (pbkdf2 (default,
+   * pbkdf2$50000$50), pbkdf2_v1, pbkdf2_hi, scrypt, bcrypt, or parameters spelled out).
+   */
+  passwordHashAlgo: string;
   /** Webhook deliveries: per-request timeout, first retry delay (doubles), attempts. */
   webhookDeliverTimeoutMs: number;
   webhookRetryBaseMs: number;
@@ -150,6 +156,7 @@ export function loadConfig(overrides: ForgeConfigInput = {}, env: NodeJS.Process
     defaultBranch: overrides.defaultBranch ?? env.DEFAULT_BRANCH ?? 'main',
     maxCreationLimit: overrides.maxCreationLimit ?? -1,
     disableQueryAuthToken: overrides.disableQueryAuthToken ?? bool(env.DISABLE_QUERY_AUTH_TOKEN, false),
+    passwordHashAlgo: new PasswordHasher(overrides.passwordHashAlgo ?? env.PASSWORD_HASH_ALGO ?? 'pbkdf2').setting,
     webhookDeliverTimeoutMs: overrides.webhookDeliverTimeoutMs ?? int(env.WEBHOOK_DELIVER_TIMEOUT_MS, 5000),
     webhookRetryBaseMs: overrides.webhookRetryBaseMs ?? int(env.WEBHOOK_RETRY_BASE_MS, 10000),
     webhookMaxAttempts: overrides.webhookMaxAttempts ?? int(env.WEBHOOK_MAX_ATTEMPTS, 8),

@@ -9,7 +9,7 @@
  * message names the listener it lost to. Compatible listeners keep being served together, with
  * the most specific hostname winning as inside one Gateway.
  */
-import { gatewayConditions, listenerConditions, mergeConditions } from '../status/conditions';
+import { gatewayConditions, listenerConditions, mergeConditions } from '../conditions';
 import type { GatewayNode, ListenerNode } from './types';
 
 export interface DatedGateway {

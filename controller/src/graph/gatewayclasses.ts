@@ -1,5 +1,5 @@
 import type { GatewayClass } from '../resources/types';
-import { gatewayClassConditions } from '../status/conditions';
+import { gatewayClassConditions } from '../conditions';
 import type { GatewayClassNode } from './types';
 
 /** Our GatewayClasses (controllerName matches), each Accepted. */

@@ -1,6 +1,6 @@
 import { CertificateIndex, type ListenerCertificate } from './tls';
 import { GATEWAY_API_GROUP, type Gateway, type Listener } from '../resources/types';
-import { gatewayConditions, listenerConditions, mergeConditions } from '../status/conditions';
+import { gatewayConditions, listenerConditions, mergeConditions } from '../conditions';
 import type { GatewayNode, GraphCondition, ListenerNode, SupportedKind } from './types';
 
 /** Protocols whose listeners we can program today. */

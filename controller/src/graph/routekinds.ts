@@ -8,7 +8,7 @@
  * both, so GRPCRoutes are served only on ports that carry no HTTPRoute; elsewhere the listener
  * says so (Programmed False) instead of answering HTTP/1.1 clients with HTTP/2 frames.
  */
-import { cond } from '../status/conditions';
+import { cond } from '../conditions';
 import { hostnamesIntersect } from './hostnames';
 import { routeOrder } from './isolation';
 import type { Attachment } from './routes';

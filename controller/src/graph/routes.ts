@@ -1,7 +1,7 @@
 import { GATEWAY_API_GROUP, type GRPCRoute, type HTTPRoute } from '../resources/types';
 import { buildGrpcRules } from './grpcroute';
 import type { BackendIndex } from './backends';
-import { routeConditions } from '../status/conditions';
+import { routeConditions } from '../conditions';
 import { acceptedHostnames } from './hostnames';
 import { selectorMatches } from './selectors';
 import { buildRules } from './rules';

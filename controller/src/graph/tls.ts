@@ -9,7 +9,7 @@
 import { createPrivateKey, X509Certificate } from 'crypto';
 import { GATEWAY_API_GROUP, type Gateway, type Listener, type ReferenceGrant, type ResourceSet, type Secret } from '../resources/types';
 import type { GraphCondition } from './types';
-import { listenerConditions } from '../status/conditions';
+import { listenerConditions } from '../conditions';
 
 export const TLS_SECRET_TYPE = 'kubernetes.io/tls';
 

@@ -8,15 +8,8 @@ import type { RuleFilters } from './filters';
 import type { ListenerCertificate } from './tls';
 import type { HTTPMethod, LabelSelector, ParentReference, PathMatchType, ValueMatchType } from '../resources/types';
 
-export type ConditionStatus = 'True' | 'False' | 'Unknown';
-
-/** A condition as the graph decides it; status/statuses.ts adds observedGeneration and lastTransitionTime. */
-export interface GraphCondition {
-  type: string;
-  status: ConditionStatus;
-  reason: string;
-  message: string;
-}
+import type { GraphCondition } from '../conditions/types';
+export type { ConditionStatus, GraphCondition, StatusCondition, StatusReport } from '../conditions/types';
 
 export interface ObjectRef {
   namespace: string;
@@ -294,18 +287,3 @@ export interface DataplaneResult {
  * undefined when it has no verdict (standalone mode, where parametersRef is ignored).
  */
 export type ParametersVerdict = { valid: true } | { valid: false; message: string };
-
-export interface StatusCondition extends GraphCondition {
-  observedGeneration: number;
-  /** Filled by carryTransitionTimes. */
-  lastTransitionTime?: string;
-}
-
-export interface StatusReport {
-  apiVersion: string;
-  kind: string;
-  namespace?: string;
-  name: string;
-  generation: number;
-  status: Record<string, unknown>;
-}

@@ -4,7 +4,8 @@
  */
 import type { Graph } from '../graph/types';
 import type { EffectivePolicies } from '../policies/types';
-import { modelZones, ruleSettingsOf } from '../policies/model-adapter';
+import { modelZones } from '../policies';
+import { ruleSettingsOf } from './policy-settings';
 import { planServers, sniListenerMaps, type ServerPlan } from './hosts';
 import type { ListenerCertificate } from '../graph/tls';
 import { buildLocations } from './locations';
@@ -157,7 +158,7 @@ function mirrorSamples(servers: Server[]): SplitClients[] {
   });
 }
 
-/** Settings objects are shared per policy outcome (policies/model-adapter.ts): text them once. */
+/** Settings objects are shared per policy outcome (model/policy-settings.ts): text them once. */
 const settingsText = new WeakMap<object, string>();
 function settingsSignature(settings: RuleLocation['settings']): string {
   if (isEmpty(settings)) return '';

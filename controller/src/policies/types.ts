@@ -2,8 +2,9 @@
  * Policies after attachment, conflicts and merging: plain data the model renders as nginx
  * directives, and the statuses the policies and their targets get. Pure: no I/O here.
  */
-import type { GraphCondition, ObjectRef, StatusCondition, StatusReport } from '../graph/types';
-import type { Policy, PolicyKind, RateLimitLogLevel, TargetKind } from '../resources/policies';
+import type { ObjectRef } from '../graph/types';
+import type { GraphCondition, PolicyAncestorStatus, PolicyReason, StatusCondition, StatusReport, TargetAffected } from '../conditions/types';
+import type { InvalidPolicy, Policy, RateLimitLogLevel, TargetKind } from '../resources/policies';
 
 // ---------------------------------------------------------------- input
 
@@ -15,18 +16,6 @@ export interface PolicyTarget {
   generation: number;
   /** Routes only: the Gateways the route is accepted on (its nginx locations live there). */
   gateways?: ObjectRef[];
-}
-
-/** A policy document that failed its schema: it still gets status.ancestors (reason Invalid). */
-export interface InvalidPolicy {
-  kind: PolicyKind;
-  namespace: string;
-  name: string;
-  generation: number;
-  /** Field path + problem, from the schema. */
-  message: string;
-  /** The document as written; targetRefs are read from it leniently to name the ancestors. */
-  doc: unknown;
 }
 
 export interface PolicyInput {
@@ -111,22 +100,6 @@ export interface EffectivePolicies {
 
 // ---------------------------------------------------------------- status
 
-export type PolicyReason = 'Accepted' | 'Conflicted' | 'Invalid' | 'TargetNotFound';
-
-export interface PolicyAncestorStatus {
-  ancestorRef: { group: string; kind: TargetKind; namespace: string; name: string };
-  controllerName: string;
-  conditions: StatusCondition[];
-}
-
-/** `<Kind>Affected` conditions for one target (Gateway: status.conditions; route: every status.parents[].conditions). */
-export interface TargetAffected {
-  kind: TargetKind;
-  namespace: string;
-  name: string;
-  conditions: StatusCondition[];
-}
-
 export interface PolicyResult {
   effective: EffectivePolicies;
   /** One per policy (valid or invalid): status.ancestors. */
@@ -135,4 +108,5 @@ export interface PolicyResult {
   affected: TargetAffected[];
 }
 
-export type { GraphCondition, ObjectRef, StatusCondition, StatusReport };
+export type { InvalidPolicy };
+export type { GraphCondition, ObjectRef, PolicyAncestorStatus, PolicyReason, StatusCondition, StatusReport, TargetAffected };

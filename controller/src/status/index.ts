@@ -6,4 +6,4 @@
 export { computeStatuses, SUPPORTED_FEATURES, type StatusOptions } from './statuses';
 export { adoptTransitionTimes, carryTransitionTimes } from './transitions';
 export { acceptedCondition, affectedCondition, looseTargetRefs, policyStatus, withAffected, type AncestorOutcome } from './policies';
-export { gatewayClassConditions, gatewayConditions, listenerConditions, mergeConditions, routeConditions } from './conditions';
+export { gatewayClassConditions, gatewayConditions, listenerConditions, mergeConditions, routeConditions } from '../conditions';

@@ -1,6 +1,6 @@
 import { GATEWAY_API_GROUP } from '../resources/types';
 import { POLICY_API_VERSION, TARGET_KINDS, type PolicyKind, type TargetKind } from '../resources/policies';
-import type { PolicyAncestorStatus, PolicyReason, StatusCondition, StatusReport, TargetAffected } from '../policies/types';
+import type { PolicyAncestorStatus, PolicyReason, StatusCondition, StatusReport, TargetAffected } from '../conditions/types';
 
 export interface AncestorOutcome {
   kind: TargetKind;

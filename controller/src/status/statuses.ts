@@ -5,7 +5,7 @@
  */
 import { isIP } from 'node:net';
 import { GATEWAY_API_GROUP, type InvalidResource, type ParsedResources } from '../resources/types';
-import { gatewayClassConditions, gatewayConditions, listenerConditions } from './conditions';
+import { gatewayClassConditions, gatewayConditions, listenerConditions } from '../conditions';
 import type { DataplaneResult, GatewayClassNode, GatewayNode, ParametersVerdict, Graph, GraphCondition, HTTPRouteNode, ListenerNode, StatusCondition, StatusReport } from '../graph/types';
 import { DEFAULT_CONTROLLER_NAME } from '../graph/types';
 import { inferencePoolStatuses } from './inferencepools';

@@ -13,7 +13,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { NotFoundError, PermissionDeniedError, UnauthenticatedError } from '../services/errors';
 import { shared } from './shared';
-import { verifyPassword } from '../services/passwords';
 import { verifyTotp } from '../services/totp';
 import type { User } from '../services/records';
 import { publicOnlyViewer } from '../services/permissions';
@@ -105,7 +104,7 @@ export class AuthResolver {
       const oauth = await this.oauth2.verifyAccessToken(basic.pass);
       if (oauth) return { user: oauth.user, method: 'token', basic: true, scopes: oauth.scopes, tokenId: null };
       const user = await this.users.findIndividual(basic.user);
-      if (!user || !(await verifyPassword(basic.pass, user.passwordHash))) throw new UnauthenticatedError(INVALID);
+      if (!user || !(await this.users.verifyPassword(user, basic.pass))) throw new UnauthenticatedError(INVALID);
       const otp = OTP_HEADERS.map((h) => request.headers[h]).find((v) => typeof v === 'string' && v !== '') as string | undefined;
       if (!this.checkOtp(user, otp)) throw new UnauthenticatedError('invalid provided OTP');
       return { user, method: 'basic', basic: true, scopes: null, tokenId: null };

@@ -41,6 +41,7 @@ import { OAuth2Provider } from './oauth2/provider';
 import { TopicService } from './topics';
 import { ReleaseService } from './releases';
 import { WikiService } from './wiki';
+import { PasswordHasher } from './passwords';
 import { UserService } from './users';
 import { WatchService } from './watches';
 import { FollowService } from './follows';
@@ -166,7 +167,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
   const notifier = new Notifier(options.logError ?? ((err, event) => console.error(`notify ${event} failed`, err)));
   const hot = new HotReads(config.databaseUrl, prisma);
   const permissions = new PermissionService(prisma);
-  const users = new UserService(prisma);
+  const users = new UserService(prisma, new PasswordHasher(config.passwordHashAlgo));
   const oauth2Apps = new OAuth2ApplicationService(prisma, config.oauth2DefaultApplications);
   const repos = new RepoService(prisma, config, permissions, notifier, hot);
   const convert = new Converter(config);

@@ -6,7 +6,7 @@ import { visibilityValue } from './convert';
 import type { Prisma } from './database';
 import { checkEmail, checkUserName } from './names';
 import { emitUserChanged } from './events';
-import { hashPassword } from './passwords';
+import { PasswordHasher } from './passwords';
 import { USER_TYPE_INDIVIDUAL, USER_TYPE_ORGANIZATION } from './permissions';
 import type { User } from './records';
 
@@ -60,7 +60,23 @@ import { visibleOwnerTypes } from './permissions';
 export { isUniqueViolation };
 
 export class UserService {
-  constructor(private readonly prisma: Prisma) {}
+  constructor(
+    private readonly prisma: Prisma,
+    private readonly passwords = new PasswordHasher(),
+  ) {}
+
+  /**
+   * Whether `password` is the user's. A hash made with an older setting (PASSWORD_HASH_ALGO
+   * changed since) is replaced by one with the current setting, as Gitea does at login.
+   */
+  async verifyPassword(user: User, password: string): Promise<boolean> {
+    if (!(await this.passwords.verify(password, user.passwordHash))) return false;
+    if (!this.passwords.isCurrent(user.passwordHash)) {
+      const passwordHash = await this.passwords.hash(password);
+      await this.prisma.user.updateMany({ where: { id: user.id, passwordHash: user.passwordHash }, data: { passwordHash } });
+    }
+    return true;
+  }
 
   /** A user or organization by name (case-insensitive). */
   async findByName(name: string): Promise<User | null> {
@@ -110,7 +126,7 @@ export class UserService {
     if (input.visibility && visibility === undefined) throw new ValidationError(`[Visibility]: In`);
     if (await this.nameTaken(input.username)) throw new AlreadyExistsError(`user already exists [name: ${input.username}]`);
     if (await this.emailTaken(input.email)) throw new AlreadyExistsError(`e-mail already in use [email: ${input.email}]`);
-    const passwordHash = await hashPassword(input.password);
+    const passwordHash = await this.passwords.hash(input.password);
     try {
       return await this.prisma.user.create({
         data: {
@@ -151,7 +167,7 @@ export class UserService {
     }
     if (input.password !== undefined && input.password !== '') {
       this.checkPassword(input.password);
-      data.passwordHash = await hashPassword(input.password);
+      data.passwordHash = await this.passwords.hash(input.password);
     }
     if (input.visibility !== undefined && input.visibility !== '') {
       const v = visibilityValue(input.visibility);

@@ -88,6 +88,13 @@ export async function freshPgDatabase(): Promise<{ url: string; drop(): Promise<
 
 export const PASSWORD = 'password1';
 
+/**
+ * The suites log in with a password thousands of times, and each login derives the key again
+ * (25 ms of CPU at the default pbkdf2$50000$50); they run with fewer iterations of the same
+ * scheme. passwords.test.ts covers the default and every other setting.
+ */
+const TEST_PASSWORD_HASH = 'pbkdf2$1000$50';
+
 export async function startForge(provider: Provider = 'sqlite', config: ForgeConfigInput = {}, opts: { countStatements?: boolean } = {}): Promise<Forge> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'forge-test-'));
   let drop: (() => Promise<void>) | null = null;
@@ -113,7 +120,7 @@ export async function startForge(provider: Provider = 'sqlite', config: ForgeCon
   for (let attempt = 0; attempt < 5 && !app; attempt++) {
     const port = await freePort();
     url = `http://127.0.0.1:${port}`;
-    const candidate = await buildApp({ config: { dataDir, databaseUrl, rootUrl: `${url}/`, port, ...config }, prisma });
+    const candidate = await buildApp({ config: { dataDir, databaseUrl, rootUrl: `${url}/`, port, passwordHashAlgo: TEST_PASSWORD_HASH, ...config }, prisma });
     try {
       await candidate.listen({ port, host: '127.0.0.1' });
       app = candidate;

@@ -64,4 +64,4 @@ export function parsePolicy(doc: unknown): PolicyParseResult {
 export function policyTargetRefs(policy: Policy): TargetRef[] {
   return policy.kind === 'ClientSettingsPolicy' ? [policy.spec.targetRef] : policy.spec.targetRefs;
 }
-export { parsePolicyDocs, type ParsedPolicies } from './parse';
+export { parsePolicyDocs, type InvalidPolicy, type ParsedPolicies } from './parse';

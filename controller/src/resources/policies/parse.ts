@@ -5,8 +5,20 @@
  */
 import type { ManifestDoc } from '../types';
 import { isReadOnlyDocument } from '../readonly';
-import type { InvalidPolicy } from '../../policies/types';
-import { isPolicyGroup, isPolicyKind, parsePolicy, type Policy, type PolicyParseResult } from './index';
+import { isPolicyGroup, isPolicyKind, parsePolicy, type Policy, type PolicyKind, type PolicyParseResult } from './index';
+
+/** A policy document that failed its schema: it still gets status.ancestors (reason Invalid). */
+export interface InvalidPolicy {
+  kind: PolicyKind;
+  namespace: string;
+  name: string;
+  generation: number;
+  /** Field path + problem, from the schema. */
+  message: string;
+  /** The document as written; targetRefs are read from it leniently to name the ancestors. */
+  doc: unknown;
+}
+
 
 export interface ParsedPolicies {
   policies: Policy[];

@@ -1,5 +1,5 @@
-import { computePolicies, dispatchBodySize, modelZones, ruleSettings } from '../../src/policies';
-import { ruleSettingsOf } from '../../src/policies/model-adapter';
+import { computePolicies, modelZones } from '../../src/policies';
+import { dispatchBodySize, ruleSettings, ruleSettingsOf } from '../../src/model/policy-settings';
 import { client, gateway, gwRef, proxy, rateLimit, route, routeRef, rules } from './helpers';
 
 describe('EffectivePolicies as model fields', () => {

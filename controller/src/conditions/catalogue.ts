@@ -2,7 +2,7 @@
  * Conditions as the Gateway API names them (types and reasons from apis/v1), with our messages.
  * Grouped per object so each builder reads like the status it produces.
  */
-import type { GraphCondition } from '../graph/types';
+import type { GraphCondition } from './types';
 
 export const cond = (type: string, status: 'True' | 'False', reason: string, message: string): GraphCondition => ({ type, status, reason, message });
 

@@ -1,16 +1,10 @@
 /**
- * From EffectivePolicies to the fields of DATAPLANE's model (model/types.ts). Types only are
- * imported from the model, so the model can call these without a cycle at runtime.
+ * Which policy settings apply to which location: the model asks here, per server, for the
+ * settings of each rule it builds (the settings themselves come from policies/directives.ts).
  */
-import type { LimitReqZone, ObjectKey, PolicySettings, RuleSource } from '../model/types';
-import { DEFAULT_LOG_LEVEL, DEFAULT_REJECT_CODE, sizeBytes } from '../resources/policies';
-import { gatewayKey, routeKey } from './keys';
-import type { EffectivePolicies, LocationPolicies } from './types';
-
-/** http-level `limit_req_zone` lines. */
-export function modelZones(effective: EffectivePolicies): LimitReqZone[] {
-  return effective.zones.map((z) => ({ name: z.id, key: z.key, size: z.size, rate: z.rate }));
-}
+import { gatewayKey, routeKey, toPolicySettings, type EffectivePolicies, type LocationPolicies } from '../policies';
+import { sizeBytes } from '../resources/policies';
+import type { ObjectKey, PolicySettings, RuleSource } from './types';
 
 /**
  * The model fields of one LocationPolicies object, made once: every rule of a route (and every
@@ -23,27 +17,6 @@ function sharedSettings(p: LocationPolicies): PolicySettings {
     s = toPolicySettings(p);
     converted.set(p, s);
   }
-  return s;
-}
-
-/** One proxying location's settings as model fields (only what policies set). */
-export function toPolicySettings(p: LocationPolicies): PolicySettings {
-  const s: PolicySettings = {};
-  if (p.rateLimit) {
-    s.limitReq = p.rateLimit.limits.map((l) => (l.burst !== undefined ? { zone: l.zone, burst: l.burst } : { zone: l.zone }));
-    // nginx's defaults (off, error, 503) are left out: policies never set these at server or
-    // http level, so a location without them gets the defaults (a third less config text).
-    if (p.rateLimit.dryRun) s.limitReqDryRun = true;
-    if (p.rateLimit.logLevel !== DEFAULT_LOG_LEVEL) s.limitReqLogLevel = p.rateLimit.logLevel;
-    if (p.rateLimit.rejectCode !== DEFAULT_REJECT_CODE) s.limitReqStatus = p.rateLimit.rejectCode;
-  }
-  if (p.proxy) {
-    if (p.proxy.buffering !== undefined) s.proxyBuffering = p.proxy.buffering;
-    if (p.proxy.bufferSize !== undefined) s.proxyBufferSize = p.proxy.bufferSize;
-    if (p.proxy.buffers !== undefined) s.proxyBuffers = { ...p.proxy.buffers };
-    if (p.proxy.busyBuffersSize !== undefined) s.proxyBusyBuffersSize = p.proxy.busyBuffersSize;
-  }
-  if (p.clientMaxBodySize !== undefined) s.clientMaxBodySize = p.clientMaxBodySize;
   return s;
 }
 
