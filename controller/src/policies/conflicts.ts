@@ -1,25 +1,14 @@
 import type { Policy } from '../resources/policies';
 import { comparePolicies, policyKey } from './keys';
+import { KIND_MODULES } from './kinds';
 import type { Attachment } from './targets';
 
 /**
- * Fields two policies of one kind on one target cannot both set (NGINX Gateway Fabric's rule):
- * RateLimitPolicy dryRun / logLevel / rejectCode (rules never conflict: they add up);
- * ProxySettingsPolicy each buffering field; ClientSettingsPolicy body.maxSize.
+ * Fields two policies of one kind on one target cannot both set (NGINX Gateway Fabric's rule),
+ * as each kind's module says (e.g. RateLimitPolicy's rules never conflict: they add up).
  */
 export function exclusiveFields(policy: Policy): string[] {
-  switch (policy.kind) {
-    case 'RateLimitPolicy': {
-      const rl = policy.spec.rateLimit ?? {};
-      return (['dryRun', 'logLevel', 'rejectCode'] as const).filter((f) => rl[f] !== undefined).map((f) => `rateLimit.${f}`);
-    }
-    case 'ProxySettingsPolicy': {
-      const b = policy.spec.buffering ?? {};
-      return (['disable', 'bufferSize', 'buffers', 'busyBuffersSize'] as const).filter((f) => b[f] !== undefined).map((f) => `buffering.${f}`);
-    }
-    case 'ClientSettingsPolicy':
-      return policy.spec.body?.maxSize !== undefined ? ['body.maxSize'] : [];
-  }
+  return KIND_MODULES[policy.kind].exclusiveFields(policy);
 }
 
 export interface Conflict {

@@ -3,7 +3,7 @@
  * types), and how EffectivePolicies become them. The model looks up which settings apply where
  * (model/policy-settings.ts); what the settings say is decided here.
  */
-import { DEFAULT_LOG_LEVEL, DEFAULT_REJECT_CODE } from '../resources/policies';
+import { KINDS } from './kinds';
 import type { EffectivePolicies, LocationPolicies } from './types';
 
 /** Directives a policy may set. Every field is optional: unset means "nginx's default / inherited". */
@@ -50,23 +50,9 @@ export function modelZones(effective: EffectivePolicies): LimitReqZone[] {
   return effective.zones.map((z) => ({ name: z.id, key: z.key, size: z.size, rate: z.rate }));
 }
 
-/** One proxying location's settings as model fields (only what policies set). */
+/** One proxying location's settings as model fields (only what policies set), kind by kind. */
 export function toPolicySettings(p: LocationPolicies): PolicySettings {
   const s: PolicySettings = {};
-  if (p.rateLimit) {
-    s.limitReq = p.rateLimit.limits.map((l) => (l.burst !== undefined ? { zone: l.zone, burst: l.burst } : { zone: l.zone }));
-    // nginx's defaults (off, error, 503) are left out: policies never set these at server or
-    // http level, so a location without them gets the defaults (a third less config text).
-    if (p.rateLimit.dryRun) s.limitReqDryRun = true;
-    if (p.rateLimit.logLevel !== DEFAULT_LOG_LEVEL) s.limitReqLogLevel = p.rateLimit.logLevel;
-    if (p.rateLimit.rejectCode !== DEFAULT_REJECT_CODE) s.limitReqStatus = p.rateLimit.rejectCode;
-  }
-  if (p.proxy) {
-    if (p.proxy.buffering !== undefined) s.proxyBuffering = p.proxy.buffering;
-    if (p.proxy.bufferSize !== undefined) s.proxyBufferSize = p.proxy.bufferSize;
-    if (p.proxy.buffers !== undefined) s.proxyBuffers = { ...p.proxy.buffers };
-    if (p.proxy.busyBuffersSize !== undefined) s.proxyBusyBuffersSize = p.proxy.busyBuffersSize;
-  }
-  if (p.clientMaxBodySize !== undefined) s.clientMaxBodySize = p.clientMaxBodySize;
+  for (const kind of KINDS) kind.generate(p, s);
   return s;
 }

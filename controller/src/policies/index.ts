@@ -4,20 +4,23 @@
  * Order: resolve targets (TargetNotFound) -> resolve conflicts per (kind, target) (Conflicted)
  * -> merge per level (Gateway, route) -> check what nginx would refuse after merging (zone key
  * changes, busy-buffer bounds) and keep the previous settings there (Invalid, with the fix) ->
- * statuses and `<Kind>Affected`.
+ * statuses and `<Kind>Affected`. What is particular to a kind (its conflicting fields, what its
+ * policies set on a target, how a location's settings merge and what nginx would refuse, its
+ * directives) is that kind's module, policies/<kind>/ (kind.ts, kinds.ts); this file only
+ * orders the steps.
  */
-import type { ClientSettingsPolicy, Policy, PolicyKind, ProxySettingsPolicy, RateLimitPolicy } from '../resources/policies';
+import type { Policy, PolicyKind } from '../resources/policies';
 import { DEFAULT_CONTROLLER_NAME } from '../graph/types';
-import { checkProxySettings, DEFAULT_PAGE_SIZE, mergeProxy } from './buffers';
+import { DEFAULT_PAGE_SIZE } from './proxysettings';
 import { resolveConflicts, type Conflict } from './conflicts';
-import { gatewayKey, policyKey, policyName, routeKey, targetKey } from './keys';
-import { checkZoneKeys, combineRateLimits, policyZones, rateLimitLevel, type RateLimitLevel } from './ratelimit';
+import { gatewayKey, policyName, routeKey, targetKey } from './keys';
+import type { MergeContext } from './kind';
+import { KIND_MODULES, KINDS } from './kinds';
 import { affectedCondition, looseTargetRefs, policyStatus, type AncestorOutcome } from '../status/policies';
 import { resolveTargets, type Attachment } from './targets';
 import type {
   EffectivePolicies,
   LocationPolicies,
-  LocationProxySettings,
   PolicyInput,
   PolicyReason,
   PolicyResult,
@@ -27,12 +30,14 @@ import type {
 } from './types';
 
 export * from './types';
-export { checkProxySettings, mergeProxy, DEFAULT_PAGE_SIZE } from './buffers';
+export { checkProxySettings, mergeProxy, DEFAULT_PAGE_SIZE } from './proxysettings';
 export { combineRateLimits, checkZoneKeys, rateLimitLevel, policyZones } from './ratelimit';
+export { KINDS } from './kinds';
+export type { MergeContext, MergePlace, PolicyKindModule } from './kind';
 export { resolveConflicts, exclusiveFields } from './conflicts';
 export { resolveTargets, targetsFromGraph } from './targets';
 export { gatewayKey, routeKey, targetKey, zoneId } from './keys';
-export { contentLengthAbove } from './bodysize';
+export { contentLengthAbove } from './clientsettings';
 export { withAffected } from '../status/policies';
 export { modelZones, toPolicySettings, type LimitReq, type LimitReqZone, type PolicySettings } from './directives';
 
@@ -62,49 +67,8 @@ interface Outcome {
   inForce: boolean;
 }
 
-type ProxyField = keyof LocationProxySettings;
-
-interface ProxyLevel {
-  settings: LocationProxySettings;
-  sources: Map<ProxyField, Attachment>;
-}
-
-interface Level {
-  rateLimit?: RateLimitLevel;
-  proxy?: ProxyLevel;
-  body?: { maxSize: string; source: Attachment };
-}
-
-function proxyLevel(applied: Attachment[]): ProxyLevel | undefined {
-  const settings: LocationProxySettings = {};
-  const sources = new Map<ProxyField, Attachment>();
-  for (const a of applied) {
-    const b = (a.policy as ProxySettingsPolicy).spec.buffering;
-    if (!b) continue;
-    const set = <F extends ProxyField>(field: F, value: LocationProxySettings[F] | undefined) => {
-      if (value === undefined || settings[field] !== undefined) return;
-      settings[field] = value;
-      sources.set(field, a);
-    };
-    set('buffering', b.disable === undefined ? undefined : !b.disable);
-    set('bufferSize', b.bufferSize);
-    set('buffers', b.buffers ? { number: b.buffers.number, size: b.buffers.size } : undefined);
-    set('busyBuffersSize', b.busyBuffersSize);
-  }
-  return sources.size > 0 ? { settings, sources } : undefined;
-}
-
-const FIELD_NAMES: Record<ProxyField, string> = { buffering: 'disable', bufferSize: 'bufferSize', buffers: 'buffers', busyBuffersSize: 'busyBuffersSize' };
-
-function describeSources(levels: (ProxyLevel | undefined)[], merged: LocationProxySettings): string {
-  const parts: string[] = [];
-  for (const field of ['bufferSize', 'buffers', 'busyBuffersSize'] as const) {
-    if (merged[field] === undefined) continue;
-    const source = levels.map((l) => l?.sources.get(field)).find((s) => s !== undefined);
-    if (source) parts.push(`${FIELD_NAMES[field]} from ${policyName(source.policy)} on ${source.kind} ${source.namespace}/${source.name}`);
-  }
-  return parts.join(', ');
-}
+/** Per target key: each kind's level (what the target's applied policies of that kind set). */
+type Level = Partial<Record<PolicyKind, unknown>>;
 
 function isEmpty(l: LocationPolicies): boolean {
   return l.rateLimit === undefined && l.proxy === undefined && l.clientMaxBodySize === undefined;
@@ -149,73 +113,31 @@ export function computePolicies(input: PolicyInput): PolicyResult {
     const key = applied[0].key;
     const level = levels.get(key) ?? {};
     levels.set(key, level);
-    switch (applied[0].policy.kind) {
-      case 'RateLimitPolicy':
-        level.rateLimit = rateLimitLevel(applied.map((a) => a.policy as RateLimitPolicy));
-        break;
-      case 'ProxySettingsPolicy':
-        level.proxy = proxyLevel(applied);
-        break;
-      case 'ClientSettingsPolicy': {
-        const source = applied.find((a) => (a.policy as ClientSettingsPolicy).spec.body?.maxSize !== undefined);
-        if (source) level.body = { maxSize: (source.policy as ClientSettingsPolicy).spec.body!.maxSize!, source };
-        break;
-      }
-    }
+    const kind = applied[0].policy.kind;
+    const value = KIND_MODULES[kind].level(applied);
+    if (value !== undefined) level[kind] = value;
   }
+  const ctx: MergeContext = { pageSize, invalidate };
 
-  // 2. zones: every rule of a RateLimitPolicy applied somewhere; a changed key keeps the live zone
-  const zonePolicies = new Map<string, { policy: RateLimitPolicy; applied: Attachment[] }>();
-  for (const a of all) {
-    if (a.policy.kind !== 'RateLimitPolicy' || outcomes.get(a)?.reason !== 'Accepted') continue;
-    const entry = zonePolicies.get(policyKey(a.policy)) ?? { policy: a.policy, applied: [] };
-    entry.applied.push(a);
-    zonePolicies.set(policyKey(a.policy), entry);
+  // 2. http-level definitions (zones: every rule of a RateLimitPolicy applied somewhere)
+  const effective: EffectivePolicies = { zones: [], gateways: {}, routes: {} };
+  for (const kind of KINDS) {
+    if (!kind.zones) continue;
+    const accepted = all.filter((a) => a.policy.kind === kind.kind && outcomes.get(a)?.reason === 'Accepted');
+    effective.zones.push(...kind.zones(accepted, input.previous?.zones, ctx));
   }
-  const byZone = new Map<string, { applied: Attachment[]; ruleIndex: number }>();
-  const wanted = [...zonePolicies.values()].flatMap(({ policy, applied }) =>
-    policyZones(policy).map((z, ruleIndex) => {
-      byZone.set(z.id, { applied, ruleIndex });
-      return z;
-    }),
-  );
-  const zoneCheck = checkZoneKeys(wanted, input.previous?.zones);
-  for (const { zone, kept } of zoneCheck.changes) {
-    const owner = byZone.get(zone.id)!;
-    const message =
-      `spec.rateLimit.local.rules[${owner.ruleIndex}].key changed from "${kept.key}" to "${zone.key}" while zoneSize stays ${zone.size}: ` +
-      `nginx cannot change the key of its running zone ${zone.id}, so that zone keeps its previous settings ` +
-      `(key "${kept.key}", zoneSize ${kept.size}, rate ${kept.rate}); the rest of this policy is applied. ` +
-      `To use the new key, change zoneSize together with key, or delete this policy and create it again.`;
-    for (const a of owner.applied) invalidate(a, message, true);
-  }
-  const effective: EffectivePolicies = { zones: [...zoneCheck.zones].sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0)), gateways: {}, routes: {} };
+  effective.zones.sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
 
   // 3. Gateway level
-  const gatewayProxy = new Map<string, LocationProxySettings | undefined>();
   for (const t of input.targets) {
     if (t.kind !== 'Gateway') continue;
     const gk = gatewayKey(t.namespace, t.name);
     const level = levels.get(targetKey('Gateway', t.namespace, t.name));
     if (!level) continue;
-    let proxy = level.proxy?.settings;
-    if (proxy && level.proxy) {
-      const problem = checkProxySettings(proxy, pageSize);
-      if (problem) {
-        const kept = input.previous?.gateways[gk]?.proxy;
-        const message =
-          `${problem.problem} (${describeSources([level.proxy], proxy)}). nginx would refuse this, so ` +
-          `${kept ? 'the Gateway keeps its previous proxy buffering settings' : 'no proxy buffering settings are applied on this Gateway'}. Fix: ${problem.fix}.`;
-        for (const a of new Set(level.proxy.sources.values())) invalidate(a, message, kept !== undefined);
-        proxy = kept;
-      }
-    }
-    gatewayProxy.set(gk, proxy);
     const settings: LocationPolicies = {};
-    const rateLimit = combineRateLimits(level.rateLimit, undefined);
-    if (rateLimit) settings.rateLimit = rateLimit;
-    if (proxy) settings.proxy = proxy;
-    if (level.body) settings.clientMaxBodySize = level.body.maxSize;
+    for (const kind of KINDS) {
+      kind.merge({ gateway: level[kind.kind], where: { gatewayKey: gk, route: false }, previous: input.previous?.gateways[gk] }, settings, ctx);
+    }
     if (!isEmpty(settings)) effective.gateways[gk] = settings;
   }
 
@@ -229,25 +151,15 @@ export function computePolicies(input: PolicyInput): PolicyResult {
     for (const gw of t.gateways ?? []) {
       const gk = gatewayKey(gw.namespace, gw.name);
       const gwLevel = levels.get(targetKey('Gateway', gw.namespace, gw.name));
+      const previous = input.previous ? locationPolicies(input.previous, gw, { kind: t.kind as 'HTTPRoute' | 'GRPCRoute', namespace: t.namespace, name: t.name }) : undefined;
       const settings: LocationPolicies = {};
-      const rateLimit = combineRateLimits(gwLevel?.rateLimit, level.rateLimit);
-      if (rateLimit) settings.rateLimit = rateLimit;
-      let proxy = mergeProxy(gatewayProxy.get(gk), level.proxy?.settings);
-      if (proxy && level.proxy) {
-        const problem = checkProxySettings(proxy, pageSize);
-        if (problem) {
-          const previous = input.previous ? locationPolicies(input.previous, gw, { kind: t.kind as 'HTTPRoute' | 'GRPCRoute', namespace: t.namespace, name: t.name }) : undefined;
-          const kept = previous?.proxy;
-          const message =
-            `On Gateway ${gk}, ${problem.problem} (${describeSources([level.proxy, gwLevel?.proxy], proxy)}). ` +
-            `nginx would refuse this, so this route keeps ${kept ? 'its previous proxy buffering settings' : "the Gateway's proxy buffering settings"} there. Fix: ${problem.fix}.`;
-          for (const a of new Set(level.proxy.sources.values())) invalidate(a, message, kept !== undefined);
-          proxy = kept ?? gatewayProxy.get(gk);
-        }
+      for (const kind of KINDS) {
+        kind.merge(
+          { gateway: gwLevel?.[kind.kind], route: level[kind.kind], where: { gatewayKey: gk, route: true }, gatewaySettings: effective.gateways[gk], previous },
+          settings,
+          ctx,
+        );
       }
-      if (proxy) settings.proxy = proxy;
-      const body = level.body?.maxSize ?? gwLevel?.body?.maxSize;
-      if (body !== undefined) settings.clientMaxBodySize = body;
       perGateway[gk] = settings;
     }
     if (Object.keys(perGateway).length > 0) effective.routes[rk] = perGateway;

@@ -198,8 +198,19 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
   notifier.add(releases);
 
   const gitData = new GitDataService(config, gitReaders, repos, new CommitConverter(prisma, convert, config.rootUrl));
-  const pulls = createPullServices(prisma, config, { convert, permissions, repos, forks, tracker, gitData, logError: (err, what) => notifier.logError(err, what) });
-  // Pushes to a base or head branch queue its open pull requests for a check.
+  const pulls = createPullServices(prisma, config, {
+    convert,
+    permissions,
+    repos,
+    forks,
+    tracker,
+    gitData,
+    logError: (err, what) => notifier.logError(err, what),
+    ruleFor: (repoId, branch) => branchProtections.ruleFor(repoId, branch),
+    latestStatuses: async (repo, sha) => (await services.commitStatuses.latest(repo, sha, 0, Number.MAX_SAFE_INTEGER)).rows,
+  });
+  // Pushes to a base or head branch queue its open pull requests for a check; success statuses
+  // may complete a scheduled merge.
   notifier.add(new PullPushListener(pulls));
   const branchProtections = new BranchProtectionService(prisma, permissions);
   const branches = new BranchService(prisma, config, permissions, branchProtections, repos);

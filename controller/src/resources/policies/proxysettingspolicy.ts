@@ -15,7 +15,7 @@ const positiveSize = () => bufferSize().refine((v) => sizeBytes(v) > 0, { messag
  * The spec's rule: busyBuffersSize > bufferSize and < number*size - size, checked when the
  * fields sit in one policy. nginx also wants busyBuffersSize >= buffers.size; checked too so a
  * single policy can never fail a reload. Values merged across policies are checked later
- * (controller/src/policies/buffers.ts) against what nginx itself enforces.
+ * (controller/src/policies/proxysettings/buffers.ts) against what nginx itself enforces.
  */
 export function busyBufferProblems(b: ProxyBuffering): string[] {
   if (b.busyBuffersSize === undefined) return [];

@@ -4,8 +4,8 @@
  * with nginx's defaults for what no policy sets. A failing location would make the whole reload
  * fail, so it never reaches nginx.
  */
-import { describeBytes, sizeBytes } from '../resources/policies';
-import type { LocationProxySettings } from './types';
+import { describeBytes, sizeBytes } from '../../resources/policies';
+import type { LocationProxySettings } from '../types';
 
 export const DEFAULT_PAGE_SIZE = 4096;
 /** proxy_max_temp_file_size default (1024m): nginx wants it >= max(buffer_size, one buffer). */

@@ -2,9 +2,9 @@
  * Rate limits: what each target level contributes, how a route location combines its
  * Gateway's limits with its own, and which zones nginx can load without refusing the reload.
  */
-import { DEFAULT_LOG_LEVEL, DEFAULT_REJECT_CODE, DEFAULT_ZONE_SIZE, sizeBytes, type RateLimitLogLevel, type RateLimitPolicy } from '../resources/policies';
-import { zoneId } from './keys';
-import type { LocationRateLimit, RateLimitRef, RateLimitZone } from './types';
+import { DEFAULT_LOG_LEVEL, DEFAULT_REJECT_CODE, DEFAULT_ZONE_SIZE, sizeBytes, type RateLimitLogLevel, type RateLimitPolicy } from '../../resources/policies';
+import { zoneId } from '../keys';
+import type { LocationRateLimit, RateLimitRef, RateLimitZone } from '../types';
 
 /** The rate-limit settings one target (a Gateway or a route) gets from its applied policies. */
 export interface RateLimitLevel {
