@@ -51,6 +51,7 @@ import gitDataRoutes, { repoStatsRoutes } from './routes/git-data';
 import statusRoutes from './routes/statuses';
 import miscellaneousRoutes from './routes/miscellaneous';
 import gitHttpRoutes from './routes/git-http';
+import oauth2ProviderRoutes from './routes/oauth2-provider';
 import branchRoutes from './routes/branches';
 import topicRoutes from './routes/topics';
 import releaseRoutes, { releaseDownloadRoutes } from './routes/releases';
@@ -102,7 +103,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
   app.decorate('config', config);
   app.decorate('prisma', prisma);
   app.decorate('services', services);
-  app.decorate('auth', new AuthResolver(services.users, services.tokens, services.httpsig, { disableQueryAuthToken: config.disableQueryAuthToken }));
+  app.decorate('auth', new AuthResolver(services.users, services.tokens, services.httpsig, services.oauth2, { disableQueryAuthToken: config.disableQueryAuthToken }));
   if (!options.prisma) app.addHook('onClose', async () => prisma.$disconnect());
   app.addHook('onClose', async () => services.gitReaders.close());
   app.addHook('onClose', async () => services.gitTransport.close());
@@ -183,6 +184,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
   await app.register(releaseDownloadRoutes);
   await app.register(repoAvatarFileRoutes);
   await app.register(packageRegistryRoutes, { prefix: '/api/packages' });
+  await app.register(oauth2ProviderRoutes);
   await app.register(gitHttpRoutes);
   app.decorate('sshPort', 0);
   if (config.startSshServer) {

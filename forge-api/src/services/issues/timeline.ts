@@ -4,9 +4,10 @@
  * id; ids follow creation here), paged, filtered on the update time by `since` / `before`.
  * Each entry is Gitea's TimelineComment: the event's name as `type`, the time tracker's
  * "|<seconds>" contents in words, the tracked time an add-time or stop event recorded (even
- * once deleted, as Gitea shows it) and the other issue of a dependency event. Fields of kinds
- * of events the forge does not record (labels, milestones, projects, references, reviews)
- * keep Gitea's empty values.
+ * once deleted, as Gitea shows it), the user an assignee event added or removed, the titles of
+ * a title change and the other issue of a dependency event. Fields of kinds of events the
+ * forge does not record (labels, milestones, projects, references, reviews) keep Gitea's
+ * empty values.
  */
 import { parseDate, type IssueService } from './issues';
 import type { RepoCtx, TrackerContext } from './context';
@@ -54,6 +55,7 @@ export class TimelineService {
     const timeJson = new Map((await this.times.toJson(timeRows, rc.doer, false)).map((t) => [t.id, t]));
     const depIds = rows.map((c) => c.dependentIssueId).filter((id): id is number => id !== null);
     const depJson = new Map((depIds.length ? await this.issues.toJsonMixed([...new Set(depIds)], rc.doer) : []).map((i) => [i.id, i]));
+    const assignees = await this.ctx.users(rows.map((c) => c.assigneeId).filter((id): id is number => id !== null));
     const issueUrl = this.convert.issueHtml(rc.repo, issue);
     return rows.map((c) => ({
       id: c.id,
@@ -70,8 +72,8 @@ export class TimelineService {
       old_milestone: null,
       milestone: null,
       tracked_time: (c.timeId !== null && timeJson.get(c.timeId)) || null,
-      old_title: '',
-      new_title: '',
+      old_title: c.oldTitle,
+      new_title: c.newTitle,
       old_ref: '',
       new_ref: '',
       ref_issue: null,
@@ -80,9 +82,9 @@ export class TimelineService {
       ref_commit_sha: '',
       review_id: 0,
       label: null,
-      assignee: null,
+      assignee: c.assigneeId !== null ? this.convert.userPublic(assignees.get(c.assigneeId)) : null,
       assignee_team: null,
-      removed_assignee: false,
+      removed_assignee: c.removedAssignee,
       resolve_doer: null,
       dependent_issue: (c.dependentIssueId !== null && depJson.get(c.dependentIssueId)) || null,
     }));
