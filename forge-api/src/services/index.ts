@@ -206,7 +206,9 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
   notifier.add(releases);
 
   const gitData = new GitDataService(config, gitReaders, repos, new CommitConverter(prisma, convert, config.rootUrl));
+  const branchProtections = new BranchProtectionService(prisma, permissions);
   const pulls = createPullServices(prisma, config, {
+    protections: branchProtections,
     convert,
     permissions,
     repos,
@@ -214,14 +216,12 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     tracker,
     gitData,
     logError: (err, what) => notifier.logError(err, what),
-    ruleFor: (repoId, branch) => branchProtections.ruleFor(repoId, branch),
     notifier,
     latestStatuses: async (repo, sha) => (await services.commitStatuses.latest(repo, sha, 0, Number.MAX_SAFE_INTEGER)).rows,
   });
   // Pushes to a base or head branch queue its open pull requests for a check; success statuses
   // may complete a scheduled merge.
   notifier.add(new PullPushListener(pulls, notifier));
-  const branchProtections = new BranchProtectionService(prisma, permissions);
   const branches = new BranchService(prisma, config, permissions, branchProtections, repos);
   const migrations = new MigrationService(prisma, config, permissions, repos);
   const teams = new TeamService(prisma, permissions);
