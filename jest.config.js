@@ -9,9 +9,10 @@ module.exports = {
     '/node_modules/.+\\.m?js$': '<rootDir>/scripts/jest-esm-transform.js',
   },
   // Only these packages are ES modules without a CommonJS build (@kubernetes/client-node 2.x
-  // and its dependencies); every other file under node_modules is loaded untouched.
+  // and its dependencies, oidc-provider and openid-client); every other file under
+  // node_modules is loaded untouched.
   transformIgnorePatterns: [
-    '/node_modules/(?!(@kubernetes/client-node|@jsep-plugin|agent-base|jose|jsep|jsonpath-plus|oauth4webapi|openid-client|rfc4648|socks-proxy-agent)/)',
+    '/node_modules/(?!(@kubernetes/client-node|@jsep-plugin|agent-base|jose|jsep|jsonpath-plus|oauth4webapi|oidc-provider|openid-client|rfc4648|socks-proxy-agent)/)',
   ],
   testTimeout: 120000,
   // A throwaway PostgreSQL for the forge suites (PG_TEST_URL), unless one is given.

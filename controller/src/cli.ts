@@ -10,7 +10,7 @@ import * as path from 'path';
 import { LOG_LEVELS, Logger, LogLevel } from './log';
 import { exitWith, logLevelFlag, readFlags, runCommand, untilSignalled, UsageError } from './command';
 import { FileProvider } from './providers/file';
-import { Reconciler, standardPipeline } from './reconcile';
+import { localDataplane, Reconciler, standardPipeline } from './reconcile';
 import { NginxProcess } from './apply/nginx';
 import { defaultNginxBinary, nginxCapabilities } from './apply/nginx-binary';
 import { DEFAULT_CONTROLLER_NAME } from './graph/types';
@@ -228,20 +228,24 @@ export async function runFileProvider(options: CliOptions, log: Logger): Promise
   const binary = options.nginx ?? defaultNginxBinary();
   if (!fs.existsSync(binary)) throw new Error(`nginx binary ${binary} not found (install nginx or pass --nginx=PATH)`);
   const nginx = new NginxProcess({ prefix, binary, log });
+  const capabilities = nginxCapabilities(binary);
   const hop = options.inferenceExtension ? await startInferenceHop(options, log) : undefined;
   const reconciler = new Reconciler({
     pipeline: standardPipeline,
     source: provider,
-    dataplane: nginx,
+    dataplane: localDataplane(standardPipeline, nginx, {
+      log,
+      listenAddress: options.listenAddress,
+      prefix,
+      errorLogLevel: options.logLevel === 'debug' ? 'info' : 'notice',
+      ...(hop ? { inferenceHop: hop.address } : {}),
+      tempPathModules: capabilities.tempPathModules,
+    }),
     log,
     controllerName: options.controllerName,
     inferenceExtension: options.inferenceExtension,
-    ...(hop ? { inferenceHop: hop.address } : {}),
-    listenAddress: options.listenAddress,
-    prefix,
-    errorLogLevel: options.logLevel === 'debug' ? 'info' : 'notice',
     previousStatuses,
-    nginx: nginxCapabilities(binary),
+    nginx: capabilities,
   });
   log.info('controller starting', {
     provider: 'file',

@@ -21,36 +21,8 @@ import type { TempPathModule } from './apply/nginx-binary';
 import { parsePolicyDocs, type ParsedPolicies } from './resources/policies';
 import { computePolicies, targetsFromGraph, type EffectivePolicies, type PolicyInput, type PolicyResult } from './policies';
 
-/**
- * A data plane per Gateway (Kubernetes with agents): the loop hands it the graph and the
- * effective policies, it renders and delivers each Gateway's config itself, and the outcomes
- * come later (the caller triggers a reconcile when one changes). It says per Gateway what the
- * Programmed condition and addresses are.
- */
-export interface GatewayDataplane {
-  publish(graph: Graph, policies: EffectivePolicies | undefined): void;
-  resultFor(gateway: Pick<GatewayNode, 'namespace' | 'name'>): DataplaneResult;
-  /** Whether a GatewayClass's parametersRef could be used (undefined: no verdict yet). */
-  classParameters?(className: string): ParametersVerdict | undefined;
-}
-
-export function isGatewayDataplane(d: Dataplane<RenderedConfigLike> | GatewayDataplane): d is GatewayDataplane {
-  return typeof (d as GatewayDataplane).publish === 'function';
-}
-
-/** render/ RenderedConfig: files relative to the nginx prefix. */
-export interface RenderedConfigLike {
-  files: Record<string, string>;
-}
-
-export type ApplyOutcome = { ok: true } | { ok: false; message: string };
-
-/** The part of apply/nginx.ts NginxProcess the loop uses. */
-export interface Dataplane<C extends RenderedConfigLike = RenderedConfigLike> {
-  start(config: C): Promise<ApplyOutcome>;
-  apply(config: C): Promise<ApplyOutcome>;
-  stop(): Promise<void>;
-}
+import { LocalDataplane, type ApplyOutcome, type Dataplane, type NginxApplier, type PublishResult, type RenderedConfigLike } from './dataplane';
+export type { ApplyOutcome, Dataplane, NginxApplier, PublishResult, RenderedConfigLike } from './dataplane';
 
 export interface Pipeline<M = unknown, C extends RenderedConfigLike = RenderedConfigLike> {
   parseManifests(docs: ManifestDoc[]): ParsedResources;
@@ -82,6 +54,37 @@ export const standardPipeline: Pipeline<NginxModel, RenderedConfig> = {
   carryTransitionTimes,
 };
 
+/** Standalone's data plane (dataplane/local.ts) with this pipeline's model and render stages. */
+export function localDataplane<M, C extends RenderedConfigLike>(
+  pipeline: Pipeline<M, C>,
+  nginx: NginxApplier<C>,
+  o: {
+    log: Logger;
+    listenAddress: string;
+    /** nginx -p prefix (paths inside the config). */
+    prefix: string;
+    errorLogLevel?: string;
+    /** Where nginx reaches the inference hop (host:port or unix:/path). */
+    inferenceHop?: string;
+    tempPathModules?: readonly TempPathModule[];
+  },
+): LocalDataplane<M, C> {
+  return new LocalDataplane<M, C>({
+    nginx,
+    log: o.log,
+    listenAddress: o.listenAddress,
+    buildModel: (graph, policies, memo) => pipeline.buildModel(graph, policies, memo),
+    render: (model) =>
+      pipeline.renderConfig(model, {
+        listenAddress: o.listenAddress,
+        prefix: o.prefix,
+        errorLogLevel: o.errorLogLevel,
+        ...(o.inferenceHop ? { inferenceHop: o.inferenceHop } : {}),
+        ...(o.tempPathModules?.length ? { tempPathModules: o.tempPathModules } : {}),
+      }),
+  });
+}
+
 /** The provider side (file provider today, Kubernetes later). */
 export interface ResourceSource {
   scan(): Promise<ManifestDoc[]>;
@@ -91,8 +94,8 @@ export interface ResourceSource {
 export interface ReconcilerOptions<M, C extends RenderedConfigLike> {
   pipeline: Pipeline<M, C>;
   source: ResourceSource;
-  /** One local nginx for every Gateway (standalone), or one data plane per Gateway. */
-  dataplane: Dataplane<C> | GatewayDataplane;
+  /** One local nginx for every Gateway (dataplane/local.ts), or one per Gateway served to agents. */
+  dataplane: Dataplane;
   log: Logger;
   controllerName: string;
   /**
@@ -102,12 +105,6 @@ export interface ReconcilerOptions<M, C extends RenderedConfigLike> {
   nginx?: { http2On: boolean; version?: string; tempPathModules?: readonly TempPathModule[] };
   /** --gateway-api-inference-extension: InferencePool backends are served. */
   inferenceExtension?: boolean;
-  /** Where nginx reaches the inference hop (host:port or unix:/path). */
-  inferenceHop?: string;
-  listenAddress: string;
-  /** nginx -p prefix (render options need it for paths inside the config). */
-  prefix: string;
-  errorLogLevel?: string;
   /** Statuses written by an earlier run (status.yaml), so transition times survive a restart. */
   previousStatuses?: StatusReport[];
   /** First retry delay after a failed apply; doubles up to 60 s. 0 disables retries. */
@@ -146,26 +143,15 @@ interface Built {
   policies?: PolicyResult;
 }
 
-function sameFiles(a: Record<string, string> | undefined, b: Record<string, string>): boolean {
-  if (!a) return false;
-  const ka = Object.keys(a);
-  if (ka.length !== Object.keys(b).length) return false;
-  return ka.every((k) => a[k] === b[k]);
-}
-
 export class Reconciler<M = unknown, C extends RenderedConfigLike = RenderedConfigLike> {
   private readonly o: ReconcilerOptions<M, C>;
   private previous: StatusReport[];
-  private started = false;
-  private lastGoodFiles?: Record<string, string>;
-  private lastAttemptOk = false;
   /**
    * The effective policies of the configuration nginx serves: computePolicies keeps a zone whose
    * key changed, or a location whose merged buffers nginx would refuse, on these settings.
    */
   private lastAppliedPolicies?: EffectivePolicies;
   private running?: Promise<void>;
-  private readonly modelMemo = new ModelMemo();
   private built?: Built;
   private pending = false;
   private stopped = false;
@@ -238,71 +224,30 @@ export class Reconciler<M = unknown, C extends RenderedConfigLike = RenderedConf
     // Nothing changed since the last reconcile (an agent reported, a Service got an address, a
     // retry): the graph, policies and published configs are what they were, so only the
     // statuses are computed again. Not after a failed local apply: that one is retried.
-    const unchanged = sameDocs(this.built?.docs, docs) && (isGatewayDataplane(dp) || (this.started && this.lastAttemptOk));
+    const unchanged = sameDocs(this.built?.docs, docs) && dp.settled();
     const { parsed, graph, policies } = unchanged ? this.built! : this.build(docs);
     this.built = { docs, parsed, graph, policies };
+    const graphMs = lap();
 
-    let outcome: ApplyOutcome = { ok: true };
-    let applied = false;
-    let configBytes: number | undefined;
-    let buildMs: number;
-    let renderMs: number;
-    let dataplane: DataplaneResult | ((gateway: GatewayNode) => DataplaneResult);
-    if (isGatewayDataplane(dp)) {
-      // Each Gateway's data plane builds, renders and applies its own part.
-      buildMs = lap();
-      if (!unchanged) {
-        dp.publish(graph, policies?.effective);
-        // The frames just written to agents leave on the next tick (node corks a chunked
-        // response until then): let them go now, so the agents apply while the statuses below
-        // are computed, instead of after.
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-      renderMs = lap();
-      if (policies) this.lastAppliedPolicies = policies.effective;
-      dataplane = (gw) => dp.resultFor(gw);
-      const failed = graph.gateways.map((gw) => dp.resultFor(gw)).find((r) => !r.programmed);
-      if (failed) outcome = { ok: false, message: failed.message ?? 'not programmed' };
-    } else if (unchanged) {
-      // The config nginx serves was built from these very documents.
-      buildMs = lap();
-      renderMs = 0;
-      dataplane = { programmed: true, addresses: [this.o.listenAddress] };
-    } else {
-      const model = pipeline.buildModel(graph, policies?.effective, this.modelMemo);
-      buildMs = lap();
-      const config = pipeline.renderConfig(model, {
-        listenAddress: this.o.listenAddress,
-        prefix: this.o.prefix,
-        errorLogLevel: this.o.errorLogLevel,
-        ...(this.o.inferenceHop ? { inferenceHop: this.o.inferenceHop } : {}),
-        ...(this.o.nginx?.tempPathModules?.length ? { tempPathModules: this.o.nginx.tempPathModules } : {}),
-      });
-      renderMs = lap();
-      configBytes = 0;
-      for (const text of Object.values(config.files)) configBytes += text.length;
-      if (!(this.started && this.lastAttemptOk && sameFiles(this.lastGoodFiles, config.files))) {
-        applied = true;
-        outcome = this.started ? await dp.apply(config) : await dp.start(config);
-        if (outcome.ok) {
-          this.started = true;
-          this.lastGoodFiles = config.files;
-        }
-        this.lastAttemptOk = outcome.ok;
-      }
-      if (outcome.ok && policies) this.lastAppliedPolicies = policies.effective;
-      if (!outcome.ok) {
-        log.error(this.started ? 'nginx rejected the new configuration; the last good one keeps serving' : 'nginx did not start', {
-          error: outcome.message,
-        });
-      }
-      dataplane = outcome.ok
-        ? { programmed: true, addresses: [this.o.listenAddress] }
-        : { programmed: false, message: outcome.message, addresses: [this.o.listenAddress] };
+    let published: PublishResult = { outcome: { ok: true }, applied: false, modelMs: 0, renderMs: 0 };
+    if (!unchanged) {
+      published = await dp.publish(graph, policies?.effective);
+      // Frames just written to agents leave on the next tick (node corks a chunked response
+      // until then): let them go now, so the agents apply while the statuses are computed.
+      if (dp.perGateway) await new Promise((resolve) => setImmediate(resolve));
+      if (published.outcome.ok && policies) this.lastAppliedPolicies = policies.effective;
     }
+    const publishMs = lap();
+    const buildMs = Math.round((graphMs + published.modelMs) * 10) / 10;
+    const renderMs = published.renderMs;
+    const dataplane = (gw: GatewayNode): DataplaneResult => dp.resultFor(gw);
+    const failed = published.outcome.ok ? graph.gateways.map((gw) => dp.resultFor(gw)).find((r) => !r.programmed) : undefined;
+    const outcome: ApplyOutcome = !published.outcome.ok ? published.outcome : failed ? { ok: false, message: failed.message ?? 'not programmed' } : { ok: true };
+    const applied = published.applied;
+    const configBytes = published.configBytes;
 
-    const applyMs = lap();
-    const classParameters = isGatewayDataplane(dp) && dp.classParameters ? (name: string) => dp.classParameters!(name) : undefined;
+    const applyMs = Math.max(0, Math.round((publishMs - published.modelMs - published.renderMs) * 10) / 10);
+    const classParameters = dp.classParameters ? (name: string) => dp.classParameters!(name) : undefined;
     let statuses = pipeline.computeStatuses(graph, parsed, dataplane, { controllerName: this.o.controllerName, ...(classParameters ? { classParameters } : {}) });
     if (policies) statuses = [...withAffected(statuses, policies.affected), ...policies.statuses];
     const now = (this.o.now ?? (() => new Date().toISOString()))();
@@ -324,7 +269,7 @@ export class Reconciler<M = unknown, C extends RenderedConfigLike = RenderedConf
     summary.ms = Math.round((Number(process.hrtime.bigint() - t0) / 1e6) * 10) / 10;
     log.info('reconciled', { ...summary });
     // Per-Gateway data planes report later (a Pending Gateway is not a failed apply to retry).
-    this.scheduleRetry(outcome.ok || isGatewayDataplane(dp));
+    this.scheduleRetry(published.outcome.ok);
     for (const l of this.listeners) l(summary);
   }
 
@@ -349,7 +294,7 @@ export class Reconciler<M = unknown, C extends RenderedConfigLike = RenderedConf
       inferenceExtension: this.o.inferenceExtension,
       ...(this.o.nginx ? { nginx: this.o.nginx } : {}),
       // Each Gateway has its own nginx: listeners of different Gateways never share a port.
-      ...(isGatewayDataplane(this.o.dataplane) ? { dataplanePerGateway: true } : {}),
+      ...(this.o.dataplane.perGateway ? { dataplanePerGateway: true } : {}),
     });
     const policies =
       parsedPolicies && pipeline.computePolicies

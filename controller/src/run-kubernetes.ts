@@ -14,7 +14,7 @@ import { NginxProcess } from './apply/nginx';
 import { startAgentDataplane } from './configserver/options';
 import { defaultNginxBinary, nginxCapabilities } from './apply/nginx-binary';
 import { startInferenceHop } from './inference/hop-process';
-import { Reconciler, standardPipeline } from './reconcile';
+import { localDataplane, Reconciler, standardPipeline } from './reconcile';
 import { AlwaysLeader, KubeClient, KubernetesProvider, LeaderElector, watchedKinds, type Leadership } from './providers/kubernetes';
 import { loadKubeConfig } from './providers/kubernetes/client';
 import { ControllerMetrics } from './observability/metrics';
@@ -74,14 +74,19 @@ export async function runKubernetes(options: CliOptions, log: Logger): Promise<n
   const reconciler = new Reconciler({
     pipeline: standardPipeline,
     source: provider,
-    dataplane: agents ?? nginx!,
+    dataplane:
+      agents ??
+      localDataplane(standardPipeline, nginx!, {
+        log,
+        listenAddress: options.listenAddress,
+        prefix,
+        errorLogLevel: options.logLevel === 'debug' ? 'info' : 'notice',
+        ...(hop ? { inferenceHop: hop.address } : {}),
+        tempPathModules: capabilities?.tempPathModules,
+      }),
     log,
     controllerName: options.controllerName,
     inferenceExtension: options.inferenceExtension,
-    ...(hop ? { inferenceHop: hop.address } : {}),
-    listenAddress: options.listenAddress,
-    prefix,
-    errorLogLevel: options.logLevel === 'debug' ? 'info' : 'notice',
     // Agents run the image's nginx (1.26.3, which has `http2 on`, built by scripts/build-nginx.sh).
     nginx: capabilities ?? { http2On: true },
   });

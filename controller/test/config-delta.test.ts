@@ -3,11 +3,11 @@ import type { AddressInfo } from 'net';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { applyDelta, diffLines, makeDelta } from '../src/configserver/delta';
-import { configVersion } from '../src/configserver/version';
+import { applyDelta, diffLines, makeDelta } from '../src/dataplane/protocol';
+import { configVersion } from '../src/dataplane/protocol';
 import { AgentChannel } from '../src/agent/channel';
 import { createLogger } from '../src/log';
-import type { ConfigFrame } from '../src/configserver/protocol';
+import type { ConfigFrame } from '../src/dataplane/protocol';
 
 /** A deterministic pseudo-random source (tests repeat). */
 function random(seed: number): () => number {

@@ -1,6 +1,6 @@
 import { foldOutcome, PENDING_MESSAGE } from '../src/configserver/outcomes';
 import { TokenAuthenticator, AuthError } from '../src/configserver/auth';
-import { configVersion } from '../src/configserver/version';
+import { configVersion } from '../src/dataplane/protocol';
 import { parseStubStatus } from '../src/agent/metrics';
 
 describe("a Gateway's Programmed from its agents' reports", () => {

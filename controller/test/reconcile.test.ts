@@ -3,7 +3,7 @@
  * coalesced into one more, an unchanged config not re-applied, a refused config retried.
  * (The stages themselves are tested with real data elsewhere, and end to end in e2e/gateway.)
  */
-import { Reconciler, standardPipeline, type Dataplane, type ResourceSource } from '../src/reconcile';
+import { localDataplane, Reconciler, standardPipeline, type NginxApplier, type ResourceSource } from '../src/reconcile';
 import { silentLogger } from '../src/log';
 import type { StatusReport } from '../src/graph/types';
 
@@ -28,8 +28,8 @@ function setup(options: { applyOk?: () => boolean; applyDelayMs?: number } = {})
       written.push(s);
     },
   };
-  const dataplane: Dataplane = {
-    start: (c) => dataplane.apply(c),
+  const nginx: NginxApplier = {
+    start: (c) => nginx.apply(c),
     async apply(config) {
       running++;
       maxConcurrent = Math.max(maxConcurrent, running);
@@ -44,11 +44,9 @@ function setup(options: { applyOk?: () => boolean; applyDelayMs?: number } = {})
   const reconciler = new Reconciler({
     pipeline: standardPipeline as any,
     source,
-    dataplane,
+    dataplane: localDataplane(standardPipeline as any, nginx, { log: silentLogger, listenAddress: '127.0.0.1', prefix: '/tmp/portcullis-reconcile-test' }),
     log: silentLogger,
     controllerName: 'gateway.portcullis.dev/controller',
-    listenAddress: '127.0.0.1',
-    prefix: '/tmp/portcullis-reconcile-test',
     retryMs: 20,
     now: () => new Date(Date.UTC(2026, 0, 1, 0, 0, ++clock)).toISOString(),
   });
@@ -120,11 +118,9 @@ test('statuses carry the --controller-name the reconciler runs with, even where 
   const reconciler = new Reconciler({
     pipeline: standardPipeline as any,
     source: { scan: async () => [route] as any, writeStatuses: async (s) => void written.push(s) },
-    dataplane: { start: async () => ({ ok: true }), apply: async () => ({ ok: true }), stop: async () => {} },
+    dataplane: localDataplane(standardPipeline as any, { start: async () => ({ ok: true }), apply: async () => ({ ok: true }), stop: async () => {} }, { log: silentLogger, listenAddress: '127.0.0.1', prefix: '/tmp/portcullis-reconcile-test' }),
     log: silentLogger,
     controllerName: 'example.com/other-controller',
-    listenAddress: '127.0.0.1',
-    prefix: '/tmp/portcullis-reconcile-test',
     retryMs: 0,
   });
   await reconciler.trigger();
@@ -144,13 +140,16 @@ describe('a reconcile with the same documents (per-Gateway data planes)', () => 
       pipeline: standardPipeline as any,
       source: { scan: async () => docs as any, writeStatuses: async (s) => void written.push(s) },
       dataplane: {
-        publish: (graph) => void published.push(graph),
+        perGateway: true,
+        settled: () => true,
+        publish: async (graph) => {
+          published.push(graph);
+          return { outcome: { ok: true }, applied: true, modelMs: 0, renderMs: 0 };
+        },
         resultFor: () => (programmed ? { programmed: true, addresses: ['10.0.0.1'] } : { programmed: false, reason: 'Pending' as const, message: 'waiting', addresses: [] }),
       },
       log: silentLogger,
       controllerName: 'gateway.portcullis.dev/controller',
-      listenAddress: '127.0.0.1',
-      prefix: '/tmp/portcullis-reconcile-test',
     });
     const gatewayProgrammed = () => (written[written.length - 1].find((s) => s.kind === 'Gateway')!.status as any).conditions.find((c: any) => c.type === 'Programmed');
     await reconciler.trigger();

@@ -47,10 +47,12 @@ import pushMirrorRoutes from './routes/push-mirrors';
 import mergeUpstreamRoutes from './routes/merge-upstream';
 import trackerRoutes, { attachmentDownloadRoutes } from './routes/tracker';
 import pullRoutes from './routes/pulls';
+import pullReviewRoutes from './routes/pull-reviews';
 import gitDataRoutes, { repoStatsRoutes } from './routes/git-data';
 import statusRoutes from './routes/statuses';
 import miscellaneousRoutes from './routes/miscellaneous';
 import gitHttpRoutes from './routes/git-http';
+import oauth2ProviderRoutes from './routes/oauth2-provider';
 import branchRoutes from './routes/branches';
 import topicRoutes from './routes/topics';
 import releaseRoutes, { releaseDownloadRoutes } from './routes/releases';
@@ -102,7 +104,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
   app.decorate('config', config);
   app.decorate('prisma', prisma);
   app.decorate('services', services);
-  app.decorate('auth', new AuthResolver(services.users, services.tokens, services.httpsig, { disableQueryAuthToken: config.disableQueryAuthToken }));
+  app.decorate('auth', new AuthResolver(services.users, services.tokens, services.httpsig, services.oauth2, { disableQueryAuthToken: config.disableQueryAuthToken }));
   if (!options.prisma) app.addHook('onClose', async () => prisma.$disconnect());
   app.addHook('onClose', async () => services.gitReaders.close());
   app.addHook('onClose', async () => services.gitTransport.close());
@@ -159,6 +161,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
       await api.register(cronRoutes);
       await api.register(trackerRoutes);
       await api.register(pullRoutes);
+      await api.register(pullReviewRoutes);
       await api.register(miscellaneousRoutes);
       await api.register(gitDataRoutes);
       await api.register(repoStatsRoutes);
@@ -183,6 +186,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
   await app.register(releaseDownloadRoutes);
   await app.register(repoAvatarFileRoutes);
   await app.register(packageRegistryRoutes, { prefix: '/api/packages' });
+  await app.register(oauth2ProviderRoutes);
   await app.register(gitHttpRoutes);
   app.decorate('sshPort', 0);
   if (config.startSshServer) {

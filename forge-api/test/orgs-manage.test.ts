@@ -5,15 +5,11 @@
  * to the public check), removing members (never the last owner), publicizing and concealing
  * memberships.
  */
-import { describeForge, PASSWORD } from './support/forge';
+import { describeForge } from './support/forge';
+import { as, okRequester } from './support/requests';
 
 describeForge('organizations: edit, rename, delete, members', (f) => {
-  const as = (name: string) => ({ basic: [name, PASSWORD] as [string, string] });
-  const ok = async (method: string, p: string, user: string, body?: unknown) => {
-    const res = await f().request(method, p, { ...as(user), body });
-    if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${res.text}`);
-    return res;
-  };
+  const ok = okRequester(f);
 
   beforeAll(async () => {
     await f().user('root', { admin: true });

@@ -72,6 +72,25 @@ describeForge('access tokens', (f) => {
     expect((await f().request('DELETE', '/users/alice/tokens/gone-by-name', alice)).status).toBe(404);
   });
 
+  test('GET /token shows the token of the request; DELETE /token revokes it; other credentials are 404', async () => {
+    const token = await f().token('alice', ['read:issue']);
+    for (const scheme of ['token', 'Bearer']) {
+      const res = await f().request('GET', '/token', { headers: { Authorization: `${scheme} ${token}` } });
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ id: expect.any(Number), name: expect.any(String), scopes: ['read:issue'], created_at: expect.any(String), last_used_at: expect.any(String), user: { id: expect.any(Number), login: 'alice' } });
+    }
+    for (const other of [alice, { basic: ['alice', token] as [string, string] }]) {
+      const res = await f().request('GET', '/token', other);
+      expect([res.status, res.body.message]).toEqual([404, 'invalid access token']);
+    }
+    expect((await f().request('GET', `/token?token=${token}`)).status).toBe(404);
+    expect((await f().request('GET', '/token')).status).toBe(401);
+    expect((await f().request('DELETE', '/token', alice)).status).toBe(404);
+    expect((await f().request('DELETE', '/token', { token })).status).toBe(204);
+    const after = await f().request('GET', '/token', { token });
+    expect([after.status, after.body.message]).toEqual([401, 'invalid username, password or token']);
+  });
+
   test('last_used_at follows use', async () => {
     const t = await f().request('POST', '/users/alice/tokens', { ...alice, body: { name: 'used', scopes: ['read:user'] } });
     await f().request('GET', '/user', { token: t.body.sha1 });

@@ -5,16 +5,12 @@
  * watched repositories, the heatmap and the user and organization activity feeds, with private
  * repositories and private users kept out of every list.
  */
-import { describeForge, PASSWORD } from './support/forge';
+import { describeForge } from './support/forge';
+import { as, okRequester } from './support/requests';
 
 describeForge('users: follows, blocks, emails, settings, subscriptions, activity', (f) => {
-  const as = (name: string) => ({ basic: [name, PASSWORD] as [string, string] });
   const logins = (res: { body: { login: string }[] }) => res.body.map((u) => u.login);
-  const ok = async (method: string, p: string, user: string, body?: unknown) => {
-    const res = await f().request(method, p, { ...as(user), body });
-    if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${res.text}`);
-    return res;
-  };
+  const ok = okRequester(f);
 
   beforeAll(async () => {
     await f().user('root', { admin: true });

@@ -6,7 +6,7 @@
  * (a port still held by a process that is going away).
  */
 import type { Logger } from '../log';
-import type { ConfigFrame } from '../configserver/protocol';
+import type { ConfigFrame } from '../dataplane/protocol';
 import type { ApplyResult } from '../apply/nginx';
 import type { AgentMetrics } from './metrics';
 

@@ -1,5 +1,5 @@
 /**
- * The agent's side of the config channel (../configserver/protocol.ts): one long GET that
+ * The agent's side of the config channel (../dataplane/protocol/): one long GET that
  * receives config frames, and a POST per outcome. It reconnects on any failure with backoff
  * (0.2 s doubling to 5 s; at once after a clean end, e.g. a leader change), re-reads the token
  * file on every connect (the kubelet rotates projected tokens), and gives up on a stream that
@@ -9,9 +9,7 @@ import * as fs from 'fs';
 import * as http from 'http';
 import * as https from 'https';
 import type { Logger } from '../log';
-import { CONFIG_PATH, SILENCE_TIMEOUT_MS, STATUS_PATH, type ApplyReport, type ConfigFrame, type RenderVariant } from '../configserver/protocol';
-import { applyDelta } from '../configserver/delta';
-import { configVersion } from '../configserver/version';
+import { applyDelta, configVersion, CONFIG_PATH, SILENCE_TIMEOUT_MS, STATUS_PATH, type ApplyReport, type ConfigFrame, type RenderVariant } from '../dataplane/protocol';
 
 export interface ChannelOptions {
   server: string;

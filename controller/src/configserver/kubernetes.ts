@@ -13,6 +13,7 @@ import * as k8s from '@kubernetes/client-node';
 import type { Logger } from '../log';
 import type { DataplaneResult, Graph, ObjectRef, ParametersVerdict } from '../graph/types';
 import type { EffectivePolicies } from '../policies';
+import type { Dataplane, PublishResult } from '../dataplane';
 import type { ManifestDoc } from '../resources/types';
 import { gatewayAddresses, type ServiceForAddresses } from '../provisioning/addresses';
 import { Provisioner, type ObjectClient } from '../provisioning/applier';
@@ -43,7 +44,7 @@ const SELECTOR = `app.kubernetes.io/managed-by=${MANAGED_BY}`;
 
 export type GatewayDataplaneResult = DataplaneResult;
 
-export class KubernetesDataplane {
+export class KubernetesDataplane implements Dataplane {
   readonly perGateway = true as const;
   readonly server: ConfigServer;
   readonly provisioner: Provisioner;
@@ -149,12 +150,23 @@ export class KubernetesDataplane {
     this.changed();
   }
 
-  /** After every build: each Gateway's model becomes what its agents are served. */
-  publish(graph: Graph, policies?: EffectivePolicies): void {
+  /**
+   * After every build: each Gateway's model becomes what its agents are served (rendered per
+   * agent layout when one asks). The outcome comes later, in the agents' reports.
+   */
+  async publish(graph: Graph, policies?: EffectivePolicies): Promise<PublishResult> {
+    const t0 = process.hrtime.bigint();
     const names = new Map<string, string>();
     for (const gw of [...graph.gateways, ...graph.rejectedGateways]) names.set(`${gw.namespace}/${gw.name}`, baseName(gw.name, gw.className));
     this.serviceNames = names;
     this.server.setSources(this.sources.build(graph, policies));
+    const ms = Math.round(Number(process.hrtime.bigint() - t0) / 1e5) / 10;
+    return { outcome: { ok: true }, applied: true, modelMs: 0, renderMs: ms };
+  }
+
+  /** Agents are sent every new config as it is published; there is nothing to retry here. */
+  settled(): boolean {
+    return true;
   }
 
   /** Programmed and addresses of one Gateway. */

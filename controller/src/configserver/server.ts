@@ -16,9 +16,7 @@ import type { AddressInfo } from 'net';
 import type { Logger } from '../log';
 import { AuthError, serviceAccountUser, type TokenAuthenticator } from './auth';
 import { foldOutcome, type DataplaneOutcome } from './outcomes';
-import { CONFIG_PATH, PING_INTERVAL_MS, STATUS_PATH, type ApplyReport, type ConfigFrame, type RenderVariant } from './protocol';
-import { configVersion } from './version';
-import { makeDelta } from './delta';
+import { configVersion, makeDelta, CONFIG_PATH, PING_INTERVAL_MS, STATUS_PATH, type ApplyReport, type ConfigFrame, type RenderVariant } from '../dataplane/protocol';
 
 export interface GatewaySource {
   /** The ServiceAccount (in the Gateway's namespace) whose tokens may fetch this config. */

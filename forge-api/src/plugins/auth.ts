@@ -1,6 +1,7 @@
 /**
  * Authentication and authorization for every API route, as Gitea's API does it:
- *  - credentials: `Authorization: token|bearer <t>`, `?token=` / `?access_token=`, HTTP basic
+ *  - credentials: `Authorization: token|bearer <t>`, `?token=` / `?access_token=` (a personal
+ *    access token or an access token of the forge's OAuth2 provider, everywhere), HTTP basic
  *    with a password (plus a TOTP code in X-Portcullis-OTP / X-Forgejo-OTP / X-Gitea-OTP when
  *    two-factor is on) or with a token as password (or as user name with an empty password or
  *    `x-oauth-basic`). Any credential that does not verify is a 401, even on public routes.
@@ -19,6 +20,7 @@ import { hasScope, levelForMethod, scopeList, type ScopeCategory, type ScopeSet 
 import type { TokenService } from '../services/tokens';
 import type { UserService } from '../services/users';
 import type { HttpSignatureService } from '../services/httpsig';
+import type { OAuth2Provider } from '../services/oauth2/provider';
 
 export type AuthMethod = 'anonymous' | 'basic' | 'token';
 
@@ -54,6 +56,7 @@ export class AuthResolver {
     private readonly users: UserService,
     private readonly tokens: TokenService,
     private readonly httpsig: HttpSignatureService,
+    private readonly oauth2: Pick<OAuth2Provider, 'verifyAccessToken'>,
     private readonly opts: { disableQueryAuthToken: boolean },
   ) {}
 
@@ -68,8 +71,10 @@ export class AuthResolver {
 
   private async byToken(token: string, basic: boolean): Promise<AuthResult> {
     const found = await this.tokens.verify(token);
-    if (!found) throw new UnauthenticatedError(INVALID);
-    return { user: found.user, method: 'token', basic, scopes: found.scopes, tokenId: found.token.id };
+    if (found) return { user: found.user, method: 'token', basic, scopes: found.scopes, tokenId: found.token.id };
+    const oauth = await this.oauth2.verifyAccessToken(token);
+    if (oauth) return { user: oauth.user, method: 'token', basic, scopes: oauth.scopes, tokenId: null };
+    throw new UnauthenticatedError(INVALID);
   }
 
   /**
@@ -94,6 +99,10 @@ export class AuthResolver {
         const found = await this.tokens.verify(basic.pass);
         if (found) return { user: found.user, method: 'token', basic: true, scopes: found.scopes, tokenId: found.token.id };
       }
+      // Credential helpers (git-credential-oauth, Git Credential Manager) send an OAuth2 access
+      // token as the password, with any user name.
+      const oauth = await this.oauth2.verifyAccessToken(basic.pass);
+      if (oauth) return { user: oauth.user, method: 'token', basic: true, scopes: oauth.scopes, tokenId: null };
       const user = await this.users.findIndividual(basic.user);
       if (!user || !(await this.users.verifyPassword(user, basic.pass))) throw new UnauthenticatedError(INVALID);
       const otp = OTP_HEADERS.map((h) => request.headers[h]).find((v) => typeof v === 'string' && v !== '') as string | undefined;

@@ -100,7 +100,7 @@ async function errorsPlugin(app: FastifyInstance) {
     if (err instanceof DomainError) {
       const status = statusOf(err, request.routeOptions.config?.errorStatus);
       const shape = request.routeOptions.config?.errorBody?.[err.kind];
-      if (shape === 'empty') return reply.code(status).send();
+      if (shape === 'empty' || err.bare) return reply.code(status).send();
       if (shape === 'Message') return reply.code(status).type('application/json').send({ Message: err.message });
       return reply.code(status).type('application/json').send(errorBody(rootUrl, err.message));
     }

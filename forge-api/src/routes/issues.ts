@@ -8,6 +8,7 @@ import { PermissionDeniedError } from '../services/errors';
 import { bool, dateTime, int, listOf, obj, ownerRepoParams, ref, str, strList } from '../schemas';
 import type { CreateIssueInput, EditIssueInput, ListIssuesQuery } from '../services/issues/issues';
 import type { IssueMeta } from '../services/issues/dependencies';
+import type { SearchIssuesQuery } from '../services/issues/search';
 import { errors, paging, pagingQuery, sendPage } from './helpers';
 import { ownerRepoIndexParams, pathNumber, type OwnerRepo } from './issue-helpers';
 import { changeCtx, ISSUES_CHANGE, ISSUES_READ } from '../plugins/repo-assignment';
@@ -49,6 +50,29 @@ export default async function issueRoutes(app: FastifyInstance) {
   const tags = ['issue'];
   const read = { scopes: ['issue' as const], repo: ISSUES_READ };
   const write = { auth: 'required' as const, scopes: ['issue' as const], repo: ISSUES_CHANGE };
+
+  app.get<{ Querystring: SearchIssuesQuery }>(
+    '/repos/issues/search',
+    {
+      // An unknown owner or team, or a team without its owner, is Gitea's 400.
+      config: { scopes: ['issue' as const], errorStatus: { Invalid: 400 } },
+      schema: {
+        tags,
+        operationId: 'issueSearchIssues',
+        summary: 'Search for issues across the repositories that the user has access to',
+        querystring: obj({
+          state: str, labels: str, milestones: str, q: str, priority_repo_id: str, type: str, since: str, before: str,
+          assigned: str, created: str, mentioned: str, review_requested: str, reviewed: str, owner: str, team: str, created_by: str, ...pagingQuery,
+        }),
+        response: { 200: listOf('Issue'), ...errors(400, 404, 422) },
+      },
+    },
+    async (request, reply) => {
+      const p = paging(app, request);
+      const { data, total } = await app.services.tracker.search.search(request.doer, request.query, p.skip, p.take);
+      return sendPage(app, request, reply, data, total, p);
+    },
+  );
 
   app.get<{ Params: OwnerRepo; Querystring: ListIssuesQuery }>(
     '/repos/:owner/:repo/issues',

@@ -53,7 +53,7 @@ const EditPullRequestOption = obj({
 type ListQuery = { state?: string; sort?: string; milestone?: number; labels?: string | string[]; poster?: string; base_branch?: string };
 
 export default async function pullRoutes(app: FastifyInstance) {
-  const { pulls, changes, merges } = app.services.pulls;
+  const { pulls, changes, merges, autoMerge } = app.services.pulls;
 
   /** Gitea's paging headers of the commit and file lists (Link, X-Total-Count, X-Page...). */
   const pageHeaders = (request: FastifyRequest, reply: FastifyReply, total: number, p: Paging) => {
@@ -284,14 +284,34 @@ export default async function pullRoutes(app: FastifyInstance) {
           merge_when_checks_succeed: bool,
           delete_branch_after_merge: bool,
         }),
-        response: { 200: { type: 'null' }, ...errors(404, 405, 409, 423) },
+        response: { 200: { type: 'null' }, 201: { type: 'null' }, ...errors(404, 405, 409, 423) },
       },
     },
     async (request, reply) => {
       const rc = changeCtx(request);
       const pr = await pulls.byIndex(rc.repo.id, pathNumber(request.params.index));
-      await merges.merge(rc, pr, request.body ?? {});
-      return reply.code(200).send();
+      const done = await merges.merge(rc, pr, request.body ?? {});
+      return reply.code(done === 'scheduled' ? 201 : 200).send();
+    },
+  );
+
+  app.delete<{ Params: IndexParams }>(
+    '/repos/:owner/:repo/pulls/:index/merge',
+    {
+      config: change,
+      schema: {
+        tags,
+        operationId: 'repoCancelScheduledAutoMerge',
+        summary: 'Cancel the scheduled auto merge for the given pull request',
+        params: ownerRepoIndexParams,
+        response: { 204: { type: 'null' }, ...errors(403, 404, 423) },
+      },
+    },
+    async (request, reply) => {
+      const rc = changeCtx(request);
+      const pr = await pulls.byIndex(rc.repo.id, pathNumber(request.params.index));
+      await autoMerge.cancel(rc.doer, rc.repo, pr);
+      return reply.code(204).send();
     },
   );
 }

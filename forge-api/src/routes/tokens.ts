@@ -1,7 +1,7 @@
-/** Personal access tokens: /users/{username}/tokens, HTTP basic authentication only. */
+/** Personal access tokens: /users/{username}/tokens (HTTP basic authentication only), and /token, the token a request is made with. */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { NotFoundError, PermissionDeniedError } from '../services/errors';
-import { listOf, obj, ref, str, strList, usernameParams } from '../schemas';
+import { int, listOf, obj, ref, str, strList, usernameParams } from '../schemas';
 import { doerOf, errors, paging, pagingQuery, sendPage } from './helpers';
 import type { User } from '../services/records';
 
@@ -78,6 +78,29 @@ export default async function tokenRoutes(app: FastifyInstance) {
     async (request, reply) => {
       const user = await target(request);
       await tokens.delete(user.id, request.params.token);
+      return reply.code(204).send();
+    },
+  );
+
+  // The token of the request itself (Gitea's token introspection): any token, whatever its scopes.
+  const CurrentAccessToken = obj({ id: int, name: str, scopes: strList, created_at: { type: 'string', format: 'date-time' }, last_used_at: { type: 'string', format: 'date-time' }, user: obj({ id: int, login: str }) });
+  const current = { config: { auth: 'required' as const } };
+
+  app.get(
+    '/token',
+    { ...current, schema: { tags: ['miscellaneous'], operationId: 'getCurrentToken', summary: 'Get the currently authenticated token', response: { 200: CurrentAccessToken, ...errors(401, 404) } } },
+    async (request) => {
+      const { row, scopes } = await tokens.presented(request.headers.authorization, request.auth.tokenId);
+      return convert.currentToken(row, scopes, row.user);
+    },
+  );
+
+  app.delete(
+    '/token',
+    { ...current, schema: { tags: ['miscellaneous'], operationId: 'deleteCurrentToken', summary: 'Delete the currently authenticated token', response: { 204: { type: 'null' }, ...errors(401, 404) } } },
+    async (request, reply) => {
+      const { row } = await tokens.presented(request.headers.authorization, request.auth.tokenId);
+      await tokens.delete(row.userId, String(row.id));
       return reply.code(204).send();
     },
   );

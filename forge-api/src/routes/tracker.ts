@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { parseJsonBody } from '../plugins/input';
 import { ValidationError } from '../services/errors';
 import issueRoutes from './issues';
+import issuePeopleRoutes from './issue-people';
 import issueCommentRoutes from './issue-comments';
 import issueAttachmentRoutes, { attachmentDownloadRoutes } from './issue-attachments';
 import labelRoutes from './labels';
@@ -38,6 +39,7 @@ function lenientJson(app: FastifyInstance) {
 export default async function trackerRoutes(app: FastifyInstance) {
   lenientJson(app);
   await app.register(issueRoutes);
+  await app.register(issuePeopleRoutes);
   await app.register(issueCommentRoutes);
   await app.register(issueAttachmentRoutes);
   await app.register(labelRoutes);

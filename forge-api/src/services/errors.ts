@@ -39,6 +39,9 @@ export type ErrorKind =
 export type ErrorDetails = string[] | null;
 
 export class DomainError extends Error {
+  /** Gitea's handler answers this error with its status alone (ctx.Status), no error body. */
+  bare = false;
+
   constructor(
     readonly kind: ErrorKind,
     message: string,
@@ -125,6 +128,12 @@ export class NotAllowedError extends DomainError {
   constructor(message: string) {
     super('NotAllowed', message);
   }
+}
+
+/** `err`, answered with its status alone (see DomainError.bare). */
+export function withoutBody<T extends DomainError>(err: T): T {
+  err.bare = true;
+  return err;
 }
 
 export function isNotFound(err: unknown): err is NotFoundError {

@@ -37,6 +37,7 @@ import { IssueTemplateService } from './issue-templates';
 import { TeamService } from './teams';
 import { TokenService } from './tokens';
 import { OAuth2ApplicationService } from './oauth2/applications';
+import { OAuth2Provider } from './oauth2/provider';
 import { TopicService } from './topics';
 import { ReleaseService } from './releases';
 import { WikiService } from './wiki';
@@ -72,6 +73,8 @@ export interface Services {
   tokens: TokenService;
   /** OAuth2 applications (the provider's clients). */
   oauth2Apps: OAuth2ApplicationService;
+  /** The OAuth2/OpenID provider (created on first use). */
+  oauth2: OAuth2Provider;
   orgs: OrgService;
   repos: RepoService;
   /** PATCH of a repository's settings (rename, units, archive). */
@@ -165,6 +168,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
   const hot = new HotReads(config.databaseUrl, prisma);
   const permissions = new PermissionService(prisma);
   const users = new UserService(prisma, new PasswordHasher(config.passwordHashAlgo));
+  const oauth2Apps = new OAuth2ApplicationService(prisma, config.oauth2DefaultApplications);
   const repos = new RepoService(prisma, config, permissions, notifier, hot);
   const convert = new Converter(config);
   const gitReaders = new GitReaderPool();
@@ -198,10 +202,22 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
   notifier.add(releases);
 
   const gitData = new GitDataService(config, gitReaders, repos, new CommitConverter(prisma, convert, config.rootUrl));
-  const pulls = createPullServices(prisma, config, { convert, permissions, repos, forks, tracker, gitData, logError: (err, what) => notifier.logError(err, what) });
-  // Pushes to a base or head branch queue its open pull requests for a check.
-  notifier.add(new PullPushListener(pulls));
   const branchProtections = new BranchProtectionService(prisma, permissions);
+  const pulls = createPullServices(prisma, config, {
+    protections: branchProtections,
+    convert,
+    permissions,
+    repos,
+    forks,
+    tracker,
+    gitData,
+    logError: (err, what) => notifier.logError(err, what),
+    ruleFor: (repoId, branch) => branchProtections.ruleFor(repoId, branch),
+    latestStatuses: async (repo, sha) => (await services.commitStatuses.latest(repo, sha, 0, Number.MAX_SAFE_INTEGER)).rows,
+  });
+  // Pushes to a base or head branch queue its open pull requests for a check; success statuses
+  // may complete a scheduled merge.
+  notifier.add(new PullPushListener(pulls));
   const branches = new BranchService(prisma, config, permissions, branchProtections, repos);
   const migrations = new MigrationService(prisma, config, permissions, repos);
   const teams = new TeamService(prisma, permissions);
@@ -220,7 +236,8 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     permissions,
     users,
     tokens: new TokenService(prisma),
-    oauth2Apps: new OAuth2ApplicationService(prisma, config.oauth2DefaultApplications),
+    oauth2Apps,
+    oauth2: new OAuth2Provider(prisma, config, users, oauth2Apps),
     orgs: new OrgService(prisma, users, permissions),
     repos,
     repoSettings: new RepoSettingsService(prisma, config, (id) => forks.relinkForksOf(id)),

@@ -89,6 +89,18 @@ export class TokenService {
     return { rows, total };
   }
 
+  /**
+   * The token a request presented in its Authorization header (GET / DELETE /token), with its
+   * user: 404 "invalid access token" for any other credential (basic, a token in the query, a
+   * signature or an OAuth2 grant), as Gitea reads the header only.
+   */
+  async presented(header: string | undefined, tokenId: number | null) {
+    const bearer = header !== undefined && /^(token|bearer)\s+\S+$/i.test(header.trim());
+    const row = bearer && tokenId !== null ? await this.prisma.accessToken.findUnique({ where: { id: tokenId }, include: { user: true } }) : null;
+    if (!row) throw new NotFoundError('invalid access token');
+    return { row, scopes: row.scope ? row.scope.split(',') : [] };
+  }
+
   /** DELETE by numeric id or by name (422 when a name matches several, as Gitea). */
   async delete(userId: number, idOrName: string): Promise<void> {
     let id: number | null = null;

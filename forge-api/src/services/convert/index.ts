@@ -17,7 +17,7 @@ import { toOrganization } from './organization';
 import { toPublicKey } from './public-key';
 import { toReaction } from './reaction';
 import { repoApiUrl, repoHtmlUrl, sshCloneUrl, toRepository, type RepoExtras, type RepoWithOwner } from './repository';
-import { toAccessToken } from './token';
+import { toAccessToken, toCurrentAccessToken } from './token';
 import { avatarUrl, embeddedUser, placeholderEmail, toUser, userFor, userPublic, viewedUser } from './user';
 
 export * from './common';
@@ -69,6 +69,10 @@ export class Converter {
 
   token(t: AccessToken, scopes: string[], sha1 = '') {
     return toAccessToken(t, scopes, sha1);
+  }
+
+  currentToken(t: AccessToken, scopes: string[], user: Pick<User, 'id' | 'name'>) {
+    return toCurrentAccessToken(t, scopes, user);
   }
 
   email(e: EmailAddress, user: Pick<User, 'name' | 'id'>) {

@@ -7,12 +7,16 @@ import type { PermissionService } from '../permissions';
 import type { RepoService } from '../repos';
 import { ActivityService } from '../activities';
 import type { Notifier } from '../notify';
+import { IssueAssignmentService } from './assignments';
 import { AttachmentService } from './attachments';
 import { CommentService } from './comments';
 import { TrackerContext } from './context';
 import { IssueConverter } from '../convert';
 import { DependencyService } from './dependencies';
 import { IssueService } from './issues';
+import { IssueLockService } from './locks';
+import { IssueSearchService } from './search';
+import { IssueSubscriptionService } from './subscriptions';
 import { LabelService } from './labels';
 import { MilestoneService } from './milestones';
 import { NotificationService } from './notifications';
@@ -26,6 +30,12 @@ export interface TrackerServices {
   context: TrackerContext;
   convert: IssueConverter;
   issues: IssueService;
+  /** Adding, removing and checking an issue's assignees. */
+  assignments: IssueAssignmentService;
+  locks: IssueLockService;
+  subscriptions: IssueSubscriptionService;
+  /** Issues of every readable repository (GET /repos/issues/search). */
+  search: IssueSearchService;
   comments: CommentService;
   attachments: AttachmentService;
   reactions: ReactionService;
@@ -57,6 +67,10 @@ export function createTrackerServices(
     context,
     convert,
     issues,
+    assignments: new IssueAssignmentService(context, issues, deps.notifier),
+    locks: new IssueLockService(context),
+    subscriptions: new IssueSubscriptionService(context, convert),
+    search: new IssueSearchService(context, issues),
     comments: new CommentService(context, convert, issues, attachments, deps.notifier),
     attachments,
     reactions: new ReactionService(context, convert),

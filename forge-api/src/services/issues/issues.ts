@@ -14,7 +14,10 @@ import { ISSUE_INCLUDE, labelScope, type IssueConverter, type IssueFull, type Re
 import type { RepoCtx, TrackerContext } from './context';
 import type { Issue, Label } from '../../../generated/prisma/client';
 
-export const CommentType = { Comment: 0, Reopen: 1, Close: 2, AddDependency: 19, RemoveDependency: 20 } as const;
+export const CommentType = { Comment: 0, Reopen: 1, Close: 2, Assignees: 9, ChangeTitle: 10, AddDependency: 19, RemoveDependency: 20, Lock: 23, Unlock: 24 } as const;
+
+/** Something that writes rows: the client or a transaction's. */
+type Db = Pick<TrackerContext['prisma'], 'issueAssignee' | 'comment'>;
 
 export interface CreateIssueInput {
   title: string;
@@ -124,6 +127,12 @@ export function mentionedNames(text: string): string[] {
   return [...out];
 }
 
+/** Issues whose title or body holds `keyword`, case-insensitively as Gitea's issue indexer matches. */
+export function keywordFilter(provider: 'sqlite' | 'postgresql', keyword: string): Record<string, unknown> {
+  const mode = provider === 'postgresql' ? { mode: 'insensitive' as const } : {};
+  return { OR: [{ title: { contains: keyword, ...mode } }, { body: { contains: keyword, ...mode } }] };
+}
+
 export class IssueService {
   constructor(
     private readonly ctx: TrackerContext,
@@ -179,10 +188,7 @@ export class IssueService {
     for (const name of [...new Set(names.filter(Boolean))]) {
       const u = await this.prisma.user.findUnique({ where: { lowerName: name.toLowerCase() } });
       if (!u || u.type !== 0) throw new InvalidError(`Assignee does not exist: [name: ${name}]`);
-      const assignable =
-        (await this.ctx.accessMode(u, rc.repo)) >= AccessMode.Write ||
-        (rc.repo.hasPullRequests && (await this.ctx.permissions.repoAccessMode(u, rc.repo, 'repo.pulls')) >= AccessMode.Read);
-      if (!assignable) {
+      if (!(await this.canBeAssigned(u, rc.repo))) {
         throw new InvalidError(`user doesn't have access to repo [user_id: ${u.id}, repo_name: ${rc.repo.name}]`);
       }
       // Nobody can be assigned by a user they blocked (Gitea's validateAssignee).
@@ -190,6 +196,35 @@ export class IssueService {
       out.push(u);
     }
     return out;
+  }
+
+  /**
+   * Gitea's CanBeAssigned, the one rule of who may be assigned: write access, or read access to
+   * the pull requests (which every signed-in user has on a public repository whose pull
+   * requests are enabled).
+   */
+  async canBeAssigned(u: User, repo: RepoWithOwner): Promise<boolean> {
+    if (u.type !== 0) return false;
+    if ((await this.ctx.accessMode(u, repo)) >= AccessMode.Write) return true;
+    return repo.hasPullRequests && (await this.ctx.permissions.repoAccessMode(u, repo, 'repo.pulls')) >= AccessMode.Read;
+  }
+
+  /**
+   * The one way assignees change: the assignment rows and, for each change, the timeline's
+   * assignee event (removals first, as Gitea records an edit), in `db` (a transaction's client
+   * when the change is part of a larger write).
+   */
+  async writeAssigneeChanges(db: Db, issue: Issue, doer: User, added: number[], removed: number[], at = new Date()): Promise<void> {
+    if (removed.length) await db.issueAssignee.deleteMany({ where: { issueId: issue.id, assigneeId: { in: removed } } });
+    if (added.length) await db.issueAssignee.createMany({ data: added.map((assigneeId) => ({ issueId: issue.id, assigneeId })) });
+    const events = [...removed.map((id) => [id, true] as const), ...added.map((id) => [id, false] as const)];
+    if (events.length) {
+      await db.comment.createMany({
+        data: events.map(([assigneeId, removedAssignee]) => ({
+          type: CommentType.Assignees, issueId: issue.id, repoId: issue.repoId, posterId: doer.id, assigneeId, removedAssignee, createdAt: at, updatedAt: at,
+        })),
+      });
+    }
   }
 
   /** Label ids of the repository or its owning organization (others are ignored, as Gitea does). */
@@ -270,7 +305,7 @@ export class IssueService {
       );
       const issue = issues.decode(inserted, '');
       if (p.labels.length) await tx.issueLabel.createMany({ data: p.labels.map((l) => ({ issueId: issue.id, labelId: l.id })) });
-      if (p.assignees.length) await tx.issueAssignee.createMany({ data: p.assignees.map((u) => ({ issueId: issue.id, assigneeId: u.id })) });
+      if (p.assignees.length) await this.writeAssigneeChanges(tx, issue, poster, p.assignees.map((u) => u.id), [], now);
       await opts.within?.(tx, issue);
       return issue;
     }, TX);
@@ -323,11 +358,7 @@ export class IssueService {
       const ids = ms.filter((m) => items.some((it) => String(m.id) === it || m.name.toLowerCase() === it.toLowerCase())).map((m) => m.id);
       and.push({ milestoneId: { in: ids } });
     }
-    if (q.q) {
-      // Keyword search is case-insensitive, as Gitea's issue indexer is.
-      const mode = this.ctx.provider === 'postgresql' ? { mode: 'insensitive' as const } : {};
-      and.push({ OR: [{ title: { contains: q.q, ...mode } }, { body: { contains: q.q, ...mode } }] });
-    }
+    if (q.q) and.push(keywordFilter(this.ctx.provider, q.q));
     const since = parseDate(q.since, 'Since');
     const before = parseDate(q.before, 'Before');
     if (since) and.push({ updatedAt: { gte: since } });
@@ -359,7 +390,7 @@ export class IssueService {
     const data: Record<string, unknown> = {};
     if (input.title !== undefined && input.title.trim() !== '') {
       if (input.title.length > 255) throw new ValidationError('[Title]: MaxSize(255)');
-      data.title = input.title.trim();
+      if (input.title.trim() !== issue.title) data.title = input.title.trim();
     }
     if (input.body !== undefined && input.body !== issue.body) {
       data.body = input.body;
@@ -388,15 +419,20 @@ export class IssueService {
       }
     }
     if (newState === true && !issue.isClosed) await this.assertNoOpenDependencies(issue);
-    data.updatedAt = new Date();
+    const now = new Date();
+    data.updatedAt = now;
     await this.prisma.issue.update({ where: { id: issue.id }, data });
+    if (data.title !== undefined) {
+      await this.prisma.comment.create({
+        data: { type: CommentType.ChangeTitle, issueId: issue.id, repoId: issue.repoId, posterId: rc.doer.id, oldTitle: issue.title, newTitle: data.title as string, createdAt: now, updatedAt: now },
+      });
+    }
     let added: number[] = [];
     if (assignees) {
       const before = new Set((await this.prisma.issueAssignee.findMany({ where: { issueId: issue.id } })).map((a) => a.assigneeId));
       const after = new Set(assignees.map((u) => u.id));
-      await this.prisma.issueAssignee.deleteMany({ where: { issueId: issue.id, assigneeId: { notIn: [...after] } } });
       added = [...after].filter((id) => !before.has(id));
-      if (added.length) await this.prisma.issueAssignee.createMany({ data: added.map((assigneeId) => ({ issueId: issue.id, assigneeId })) });
+      await this.writeAssigneeChanges(this.prisma, issue, rc.doer, added, [...before].filter((id) => !after.has(id)), now);
     }
     if ('milestoneId' in data) {
       if (oldMilestone) await this.recountMilestone(oldMilestone);

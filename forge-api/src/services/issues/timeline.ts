@@ -4,9 +4,10 @@
  * id; ids follow creation here), paged, filtered on the update time by `since` / `before`.
  * Each entry is Gitea's TimelineComment: the event's name as `type`, the time tracker's
  * "|<seconds>" contents in words, the tracked time an add-time or stop event recorded (even
- * once deleted, as Gitea shows it) and the other issue of a dependency event. Fields of kinds
- * of events the forge does not record (labels, milestones, projects, references, reviews)
- * keep Gitea's empty values.
+ * once deleted, as Gitea shows it), the user an assignee event added or removed, the titles of
+ * a title change and the other issue of a dependency event. Fields of kinds of events the
+ * forge does not record (labels, milestones, projects, references, reviews) keep Gitea's
+ * empty values.
  */
 import { parseDate, type IssueService } from './issues';
 import type { RepoCtx, TrackerContext } from './context';
@@ -14,6 +15,9 @@ import type { IssueConverter } from '../convert';
 import type { TrackedTimeService } from './tracked-times';
 import { secToHours, TimeComment } from './time-tracking';
 import type { Issue } from '../../../generated/prisma/client';
+
+/** Gitea's CommentTypeCode: a review's line comment. */
+const CODE_COMMENT = 21;
 
 /** Gitea's CommentType names, by number. */
 const COMMENT_TYPES = [
@@ -43,17 +47,20 @@ export class TimelineService {
     const before = parseDate(q.before, 'Before');
     const since = parseDate(q.since, 'Since');
     const rows = await this.ctx.prisma.comment.findMany({
-      where: { issueId: issue.id, ...(since || before ? { updatedAt: { ...(since ? { gte: since } : {}), ...(before ? { lte: before } : {}) } } : {}) },
+      // Code comments of reviews live under their review, not on the timeline (as Gitea lists it).
+      where: { issueId: issue.id, type: { not: CODE_COMMENT }, ...(since || before ? { updatedAt: { ...(since ? { gte: since } : {}), ...(before ? { lte: before } : {}) } } : {}) },
       orderBy: { id: 'asc' },
       skip: page.skip,
       take: page.take,
+      include: { review: true },
     });
-    const users = await this.ctx.users(rows.map((c) => c.posterId));
+    const users = await this.ctx.users([...rows.map((c) => c.posterId), ...rows.flatMap((c) => (c.review?.assigneeId ? [c.review.assigneeId] : []))]);
     const timeIds = rows.map((c) => c.timeId).filter((id): id is number => id !== null);
     const timeRows = timeIds.length ? await this.ctx.prisma.trackedTime.findMany({ where: { id: { in: timeIds } } }) : [];
     const timeJson = new Map((await this.times.toJson(timeRows, rc.doer, false)).map((t) => [t.id, t]));
     const depIds = rows.map((c) => c.dependentIssueId).filter((id): id is number => id !== null);
     const depJson = new Map((depIds.length ? await this.issues.toJsonMixed([...new Set(depIds)], rc.doer) : []).map((i) => [i.id, i]));
+    const assignees = await this.ctx.users(rows.map((c) => c.assigneeId).filter((id): id is number => id !== null));
     const issueUrl = this.convert.issueHtml(rc.repo, issue);
     return rows.map((c) => ({
       id: c.id,
@@ -70,19 +77,24 @@ export class TimelineService {
       old_milestone: null,
       milestone: null,
       tracked_time: (c.timeId !== null && timeJson.get(c.timeId)) || null,
-      old_title: '',
-      new_title: '',
+      old_title: c.oldTitle,
+      new_title: c.newTitle,
       old_ref: '',
       new_ref: '',
       ref_issue: null,
       ref_comment: null,
       ref_action: 'none',
       ref_commit_sha: '',
-      review_id: 0,
+      review_id: c.review?.reviewId ?? 0,
       label: null,
-      assignee: null,
+      // A review request names its reviewer on the review side of the row; assignment events on the row itself.
+      assignee: c.review?.assigneeId
+        ? this.convert.userPublic(users.get(c.review.assigneeId))
+        : c.assigneeId !== null
+          ? this.convert.userPublic(assignees.get(c.assigneeId))
+          : null,
       assignee_team: null,
-      removed_assignee: false,
+      removed_assignee: c.review ? c.review.removedAssignee : c.removedAssignee,
       resolve_doer: null,
       dependent_issue: (c.dependentIssueId !== null && depJson.get(c.dependentIssueId)) || null,
     }));

@@ -16,6 +16,8 @@ export interface CheckerDeps {
   /** The bare repository of a repository id (null when it is gone). */
   repoPath(repoId: number): Promise<string | null>;
   onError(err: unknown, what: string): void;
+  /** After a check stored its result (a scheduled merge may now go ahead). */
+  checked?(pr: PullRequest): Promise<void>;
 }
 
 export class PullChecker {
@@ -64,7 +66,7 @@ export class PullChecker {
       return this.deps.prisma.pullRequest.update({ where: { id }, data: { status: PullStatus.Error, headCommitId: headSha ?? pr.headCommitId } });
     }
     const r = await checkMergeable(basePath, baseSha, headSha);
-    return this.deps.prisma.pullRequest.update({
+    const updated = await this.deps.prisma.pullRequest.update({
       where: { id },
       data: {
         status: r.status,
@@ -78,5 +80,7 @@ export class PullChecker {
         changedFiles: r.changedFiles,
       },
     });
+    await this.deps.checked?.(updated);
+    return updated;
   }
 }

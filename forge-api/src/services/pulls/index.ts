@@ -15,6 +15,12 @@ import { PullService } from './pulls';
 import { PullChangeService } from './changes';
 import { PullMergeService } from './merge';
 import type { GitDataService } from '../git-data';
+import type { BranchProtectionService, ProtectionRule } from '../branch-protection';
+import { PullReviewService } from './reviews';
+import { ReviewRequestService } from './review-requests';
+import type { CommitStatusCreated } from '../notify/notifier';
+import { PullAutoMergeService } from './auto-merge';
+import type { LatestStatus } from './required-statuses';
 
 export interface PullServices {
   pulls: PullService;
@@ -22,6 +28,11 @@ export interface PullServices {
   /** Commits, files, diff and patch of a pull request. */
   changes: PullChangeService;
   merges: PullMergeService;
+  /** Merges scheduled for when the required statuses succeed. */
+  autoMerge: PullAutoMergeService;
+  reviews: PullReviewService;
+  /** Requested reviewers (users and teams). */
+  reviewRequests: ReviewRequestService;
 }
 
 /** Queues the open pull requests of a pushed branch (as base or head) for a check. */
@@ -33,13 +44,30 @@ export class PullPushListener implements NotifyListener {
     const ids = await this.services.pulls.affectedByPush(repo.id, ref.ref.slice('refs/heads/'.length));
     await this.services.checker.enqueue(ids);
   }
+
+  /** A success status may complete the required statuses of a scheduled merge. */
+  async commitStatusCreated(_doer: User, repo: RepoWithOwner, created: CommitStatusCreated): Promise<void> {
+    if (created.status.state === 'success') await this.services.autoMerge.statusSucceeded(repo.id, created.status.sha);
+  }
 }
 
 export function createPullServices(
   prisma: Prisma,
   _config: ForgeConfig,
-  deps: { convert: Converter; permissions: PermissionService; repos: RepoService; forks: ForkService; tracker: TrackerServices; gitData: GitDataService; logError(err: unknown, what: string): void },
+  deps: {
+    convert: Converter;
+    permissions: PermissionService;
+    repos: RepoService;
+    forks: ForkService;
+    tracker: TrackerServices;
+    gitData: GitDataService;
+    protections: BranchProtectionService;
+    logError(err: unknown, what: string): void;
+    ruleFor(repoId: number, branch: string): Promise<ProtectionRule | null>;
+    latestStatuses(repo: RepoWithOwner, sha: string): Promise<LatestStatus[]>;
+  },
 ): PullServices {
+  let autoMerge: PullAutoMergeService | undefined;
   const diskPath = (r: RepoWithOwner) => deps.repos.diskPath(r.owner.name, r.name);
   const checker = new PullChecker({
     prisma,
@@ -48,8 +76,14 @@ export function createPullServices(
       return r ? diskPath(r) : null;
     },
     onError: deps.logError,
+    checked: async (pr) => {
+      if (autoMerge && (await autoMerge.scheduled(pr.id))) await autoMerge.start(pr);
+    },
   });
+  const reviews = new PullReviewService({ prisma, convert: deps.convert, permissions: deps.permissions, protections: deps.protections, diskPath });
+  const reviewRequests = new ReviewRequestService({ prisma, permissions: deps.permissions, protections: deps.protections, reviews });
   const pulls = new PullService({
+    reviewRequests,
     prisma,
     issues: deps.tracker.issues,
     labels: deps.tracker.labels,
@@ -69,8 +103,19 @@ export function createPullServices(
     diskPath,
     repoById: (id) => deps.repos.byId(id),
     refsChanged: (doer, repoId) => deps.repos.refsChanged(doer, repoId),
+    scheduleMerge: (doer, pr, style, message, deleteBranch) => autoMerge!.schedule(doer, pr, style, message, deleteBranch),
   });
-  return { pulls, checker, changes, merges };
+  autoMerge = new PullAutoMergeService({
+    prisma,
+    permissions: deps.permissions,
+    merges,
+    diskPath,
+    repoById: (id) => deps.repos.byId(id),
+    ruleFor: deps.ruleFor,
+    latestStatuses: deps.latestStatuses,
+    onError: deps.logError,
+  });
+  return { pulls, checker, changes, merges, autoMerge, reviews, reviewRequests };
 }
 
 export { PullStatus } from './git';

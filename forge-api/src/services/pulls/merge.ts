@@ -52,6 +52,8 @@ export interface MergeDeps {
   repoById(id: number): Promise<RepoWithOwner | null>;
   /** After the forge moved refs of a repository: push events, size, checks of other pull requests. */
   refsChanged(doer: User, repoId: number): Promise<unknown>;
+  /** Schedules the merge for when the required statuses succeed (auto-merge.ts). */
+  scheduleMerge(doer: User, pr: PullRequest, style: MergeStyle, message: string, deleteBranchAfterMerge: boolean): Promise<void>;
 }
 
 export class PullMergeService {
@@ -83,8 +85,8 @@ export class PullMergeService {
     return `Merge pull request '${title}' (#${pr.index}) from ${from}:${pr.headBranch} into ${pr.baseBranch}`;
   }
 
-  /** POST /pulls/{index}/merge. */
-  async merge(rc: RepoCtx & { doer: User }, pr: PullRequest, input: MergeInput): Promise<void> {
+  /** POST /pulls/{index}/merge: merged now, or scheduled for when the required statuses succeed. */
+  async merge(rc: RepoCtx & { doer: User }, pr: PullRequest, input: MergeInput): Promise<'merged' | 'scheduled'> {
     const given = input.do || input.Do;
     if (!given) throw new ValidationError('[Do]: Required');
     const style = given as MergeStyle;
@@ -98,7 +100,6 @@ export class PullMergeService {
       if (isWorkInProgress(issue.title)) throw new NotAllowedError('Work in progress PRs cannot be merged');
       if (pr.status === PullStatus.Checking || pr.status === PullStatus.Conflict || pr.status === PullStatus.Error) throw new NotAllowedError('Please try again later');
     }
-    if (input.merge_when_checks_succeed) throw new NotAllowedError('scheduled merges are not supported yet');
     if (!this.allowed(rc.repo, style)) throw new NotAllowedError(`${style} is not allowed an allowed merge style for this repository`);
     const path = this.deps.diskPath(rc.repo);
     const baseRef = `refs/heads/${pr.baseBranch}`;
@@ -112,12 +113,16 @@ export class PullMergeService {
       const ok = /^[0-9a-f]{40}$/.test(commit) && (await isAncestor(path, commit, baseTip).catch(() => false)) && (await isAncestor(path, headTip, commit).catch(() => false));
       if (!ok) throw new ConflictError('Wrong commit ID');
       await this.markMerged(rc, pr, commit, PullStatus.ManuallyMerged);
-      return;
+      return 'merged';
     }
-    if (input.head_commit_id && input.head_commit_id !== headTip) throw new ConflictError('head out of date');
-
     const title = (input.merge_title_field ?? '').trim() || (await this.defaultTitle(rc.repo, pr, issue.title, style));
     const extra = (input.merge_message_field ?? '').trim();
+    const deleteBranch = input.delete_branch_after_merge ?? rc.repo.defaultDeleteBranchAfterMerge;
+    if (input.merge_when_checks_succeed) {
+      await this.deps.scheduleMerge(rc.doer, pr, style, extra ? `${title}\n\n${extra}` : title, deleteBranch);
+      return 'scheduled';
+    }
+    if (input.head_commit_id && input.head_commit_id !== headTip) throw new ConflictError('head out of date');
     const message = `${extra ? `${title}\n\n${extra}` : title}\n`;
     const me = gitIdentityOf(rc.doer);
     const now = new Date();
@@ -150,8 +155,8 @@ export class PullMergeService {
     }
     await this.markMerged(rc, pr, newTip, PullStatus.Mergeable);
     await this.deps.refsChanged(rc.doer, rc.repo.id);
-    const deleteBranch = input.delete_branch_after_merge ?? rc.repo.defaultDeleteBranchAfterMerge;
     if (deleteBranch) await this.deleteHeadBranch(rc.doer, pr, headTip);
+    return 'merged';
   }
 
   /** The merged state, once: a second writer finds hasMerged already set and gets the 405 of a merged pull request. */
@@ -162,6 +167,8 @@ export class PullMergeService {
       data: { hasMerged: true, mergedAt: now, mergedCommitId: commit, mergerId: rc.doer.id, status },
     });
     if (!done.count) throw new NotAllowedError('The PR is already merged');
+    // A merge scheduled for later is done with (Gitea removes it whoever merged).
+    await this.deps.prisma.autoMerge.deleteMany({ where: { pullId: pr.id } });
     const closed = await this.deps.prisma.issue.updateMany({ where: { id: pr.issueId, isClosed: false }, data: { isClosed: true, closedAt: now, updatedAt: now } });
     if (closed.count) await this.deps.prisma.repository.update({ where: { id: pr.baseRepoId }, data: { numClosedPulls: { increment: 1 } } });
     await this.deps.prisma.comment.create({ data: { type: COMMENT_MERGE_PULL, issueId: pr.issueId, repoId: pr.baseRepoId, posterId: rc.doer.id, createdAt: now, updatedAt: now } });

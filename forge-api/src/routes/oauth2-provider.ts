@@ -1,0 +1,207 @@
+/**
+ * The OAuth2 / OpenID Connect provider at Gitea's paths (/login/oauth/..., the discovery
+ * document), and its sign-in and consent step.
+ *
+ * The protocol endpoints are oidc-provider's (services/oauth2/provider.ts); this file only adapts
+ * requests to Gitea's conventions before handing them over:
+ *  - PKCE `plain` (and a challenge without a method, which means plain): oidc-provider accepts
+ *    only S256, so a plain challenge c is passed on as S256(c); the verifier the client later
+ *    sends is c itself, whose S256 then matches. Same check, one implementation.
+ *  - no scope: Gitea then grants full access; the request is passed on asking for `all`.
+ *  - client secrets: only their SHA-256 is stored, so a presented secret (basic header or form
+ *    body, both accepted as in Gitea) is hashed before the provider compares it.
+ *
+ * Sign-in and consent: the forge has no web sessions of its own, so the page the provider sends
+ * the browser to asks for the account's password with HTTP basic authentication (a 401 with
+ * `WWW-Authenticate: Basic realm="Gitea"`; browsers show their sign-in dialog, TOTP through the
+ * X-Gitea-OTP header as for the API), then shows Gitea's grant question for the application
+ * unless the application skips it (skip_secondary_authorization) or the user already granted
+ * those scopes. The provider's interaction cookie (SameSite=Lax, bound to this interaction)
+ * keeps another site from submitting the form.
+ */
+import crypto from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { InteractionResults } from 'oidc-provider';
+import { UnauthenticatedError } from '../services/errors';
+import type { User } from '../services/records';
+import { discoveryDocument, OAUTH2_PATHS, SCOPES_SUPPORTED } from '../services/oauth2/gitea-provider';
+import { hashClientSecret } from '../services/oauth2/applications';
+
+const PROVIDER_PATHS = [OAUTH2_PATHS.authorize, `${OAUTH2_PATHS.authorize}/*`, OAUTH2_PATHS.token, OAUTH2_PATHS.userinfo, OAUTH2_PATHS.introspect, OAUTH2_PATHS.keys];
+
+function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+}
+
+function page(title: string, body: string): string {
+  return `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title></head>
+<body><main>
+${body}
+</main></body></html>
+`;
+}
+
+/** S256 of a plain PKCE challenge (see the file comment). */
+function s256(value: string): string {
+  return crypto.createHash('sha256').update(value, 'ascii').digest('base64url');
+}
+
+/** application/x-www-form-urlencoded value decoding, as RFC 6749 2.3.1 asks of basic credentials. */
+function formDecode(s: string): string {
+  return decodeURIComponent(s.replace(/\+/g, ' '));
+}
+
+function formEncode(s: string): string {
+  return encodeURIComponent(s);
+}
+
+/** The presented client secret replaced by its SHA-256, wherever it travels; other requests untouched. */
+function hashPresentedSecret(request: FastifyRequest): string | undefined {
+  const body = typeof request.body === 'string' ? request.body : undefined;
+  const header = request.headers.authorization;
+  const basic = header && /^basic\s+(\S+)$/i.exec(header.trim());
+  if (basic) {
+    const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
+    const i = decoded.indexOf(':');
+    if (i > 0) {
+      try {
+        const id = formDecode(decoded.slice(0, i));
+        const secret = formDecode(decoded.slice(i + 1));
+        if (secret) request.raw.headers.authorization = `Basic ${Buffer.from(`${formEncode(id)}:${hashClientSecret(secret)}`).toString('base64')}`;
+      } catch {
+        // malformed: the provider answers it
+      }
+    }
+  }
+  if (body !== undefined && /(^|&)client_secret=/.test(body)) {
+    const params = new URLSearchParams(body);
+    const secret = params.get('client_secret');
+    if (secret) params.set('client_secret', hashClientSecret(secret));
+    return params.toString();
+  }
+  return body;
+}
+
+export default async function oauth2ProviderRoutes(app: FastifyInstance) {
+  const { oauth2, oauth2Apps, prisma } = { oauth2: app.services.oauth2, oauth2Apps: app.services.oauth2Apps, prisma: app.prisma };
+
+  // Bodies reach the provider as the text that came: it parses form and JSON bodies itself.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+
+  // Not part of the API v1 document (Gitea's swagger has none of these either).
+  const hidden = { schema: { hide: true } };
+  app.get(OAUTH2_PATHS.discovery, hidden, async (_request, reply) => reply.type('application/json').send(discoveryDocument(oauth2.issuer)));
+
+  async function toProvider(request: FastifyRequest, reply: FastifyReply) {
+    let body = typeof request.body === 'string' ? request.body : undefined;
+    let redirectUri: string | undefined;
+    const path = request.url.split('?')[0];
+    if (path === OAUTH2_PATHS.authorize) {
+      const url = new URL(request.url, 'http://forge.invalid');
+      const params = request.method === 'POST' && body !== undefined ? new URLSearchParams(body) : url.searchParams;
+      const challenge = params.get('code_challenge');
+      const method = params.get('code_challenge_method');
+      if (challenge && (method === null || method === 'plain')) {
+        params.set('code_challenge', s256(challenge));
+        params.set('code_challenge_method', 'S256');
+      }
+      // Gitea grants full API access when no scope is asked for (CI systems ask for none); the
+      // provider grants nothing without a scope, so the request asks for `all` instead.
+      if (!params.get('scope')?.trim()) params.set('scope', 'all');
+      redirectUri = params.get('redirect_uri') ?? undefined;
+      if (request.method === 'POST' && body !== undefined) body = params.toString();
+      else request.raw.url = `${url.pathname}?${params.toString()}`;
+    } else if (path === OAUTH2_PATHS.token || path === OAUTH2_PATHS.introspect) {
+      body = hashPresentedSecret(request);
+    }
+    if (body !== undefined) (request.raw as unknown as { body: string }).body = body;
+    reply.hijack();
+    await oauth2.handle(request.raw, reply.raw, { redirectUri });
+  }
+  for (const url of PROVIDER_PATHS) app.route({ method: ['GET', 'POST'], url, ...hidden, handler: toProvider });
+
+  /** The account behind the request's basic credentials (password, TOTP when enrolled), or null. */
+  async function signedIn(request: FastifyRequest): Promise<User | null> {
+    if (!request.headers.authorization) return null;
+    try {
+      const auth = await app.auth.resolveUser(request);
+      return auth.method === 'basic' && auth.user?.isActive && !auth.user.prohibitLogin ? auth.user : null;
+    } catch (err) {
+      if (err instanceof UnauthenticatedError) return null;
+      throw err;
+    }
+  }
+
+  async function interaction(request: FastifyRequest<{ Params: { uid: string } }>, reply: FastifyReply) {
+    const provider = await oauth2.instance();
+    let details;
+    try {
+      details = await provider.interactionDetails(request.raw, reply.raw);
+    } catch {
+      return reply
+        .code(400)
+        .type('text/html; charset=utf-8')
+        .send(page('Authorization request expired', '<h1>Authorization request expired</h1><p>Start again from the application.</p>'));
+    }
+    if (details.uid !== request.params.uid) return reply.code(400).type('text/plain').send('interaction mismatch');
+    const user = await signedIn(request);
+    if (!user) {
+      return reply
+        .code(401)
+        .header('www-authenticate', 'Basic realm="Gitea"')
+        .type('text/html; charset=utf-8')
+        .send(page('Sign in', '<h1>Sign in</h1><p>Sign in with your user name and password to continue.</p>'));
+    }
+    const clientId = String(details.params.client_id ?? '');
+    const client = await oauth2Apps.findClient(clientId);
+    if (!client) return reply.code(400).type('text/plain').send('unknown application');
+    const requested = String(details.params.scope ?? '')
+      .split(' ')
+      .filter((s) => SCOPES_SUPPORTED.includes(s));
+    const accountId = String(user.id);
+
+    const finish = async (result: InteractionResults) => {
+      const to = await provider.interactionResult(request.raw, reply.raw, result, { mergeWithLastSubmission: false });
+      return reply.code(303).header('location', to).send();
+    };
+
+    if (request.method === 'POST') {
+      const form = new URLSearchParams(typeof request.body === 'string' ? request.body : '');
+      if (form.get('granted') !== 'true') return finish({ error: 'access_denied', error_description: 'the user denied the request' });
+    }
+
+    // A grant this user already gave this application, covering every scope asked for, is reused (Gitea asks once).
+    const previous = await prisma.oAuth2ProviderRecord.findFirst({ where: { kind: 'Grant', clientId, accountId }, orderBy: { expiresAt: 'desc' } });
+    let grant = previous ? await provider.Grant.find(previous.id) : undefined;
+    const covered = !!grant && requested.every((s) => (grant?.getOIDCScope() ?? '').split(' ').includes(s));
+    if (request.method === 'GET' && !covered && !client.skipSecondaryAuthorization) {
+      const scopes = requested.length ? requested : ['all'];
+      return reply
+        .code(200)
+        .type('text/html; charset=utf-8')
+        .header('cache-control', 'no-store')
+        .send(
+          page(
+            `Authorize ${client.name}`,
+            `<h1>Authorize application</h1>
+<p><strong>${escapeHtml(client.name)}</strong> would like to access your account <strong>${escapeHtml(user.name)}</strong>.</p>
+<p>Scopes asked for:</p>
+<ul>${scopes.map((s) => `<li>${escapeHtml(s)}</li>`).join('')}</ul>
+<p>If you authorize it, it can access and modify all your account information, including private repositories and organizations, within those scopes.</p>
+<form method="post" action="${OAUTH2_PATHS.interaction}/${escapeHtml(details.uid)}">
+<button type="submit" name="granted" value="true">Authorize Application</button>
+<button type="submit" name="granted" value="false">Cancel</button>
+</form>`,
+          ),
+        );
+    }
+    grant ??= new provider.Grant({ accountId, clientId });
+    if (requested.length) grant.addOIDCScope(requested.join(' '));
+    const grantId = await grant.save();
+    return finish({ login: { accountId }, consent: { grantId } });
+  }
+  app.get(`${OAUTH2_PATHS.interaction}/:uid`, hidden, interaction);
+  app.post(`${OAUTH2_PATHS.interaction}/:uid`, hidden, interaction);
+}

@@ -1,0 +1,213 @@
+/**
+ * The forge's OAuth2 / OpenID Connect provider, at Gitea's paths, on `oidc-provider`: an
+ * OpenID-certified implementation of the protocol (authorization code with PKCE, refresh token
+ * rotation with reuse detection, client authentication, ID tokens, JWKS, introspection) that
+ * takes its storage, accounts and clients from the host application, so the forge writes no JWT,
+ * PKCE or client-authentication code of its own; what is Gitea's (paths, client rules, scope
+ * names, login and consent) is configured around it here.
+ *
+ * oidc-provider is an ES module; this CommonJS code loads it with require(), which Node >= 20.19
+ * (the project's engines) answers with the module namespace. It is loaded on first use, so a
+ * forge that never sees an OAuth2 request does not pay for it (nor print its runtime notice).
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { default as ProviderType, AdapterPayload, Configuration, KoaContextWithOIDC } from 'oidc-provider';
+import type { ForgeConfig } from '../../config';
+import type { Prisma } from '../database';
+import type { User } from '../records';
+import type { UserService } from '../users';
+import { parseScopes, type ScopeSet } from '../scopes';
+import { redirectUriAllowed, type OAuth2ApplicationService, type OAuth2Client } from './applications';
+import { loadProviderKey } from './provider-key';
+import { ProviderStore } from './provider-store';
+import { GENERAL_SCOPES, OAUTH2_PATHS, SCOPES_SUPPORTED } from './gitea-provider';
+
+type OidcModule = typeof import('oidc-provider');
+
+/** What a request presents that a client lookup may depend on (the redirect URI under Gitea's rule). */
+interface RequestContext {
+  redirectUri?: string;
+}
+
+export interface VerifiedOAuth2Token {
+  user: User;
+  scopes: ScopeSet;
+  clientId: string;
+}
+
+/**
+ * Gitea's rule for the API access an OAuth2 token gives: the scopes the grant holds other than
+ * the OpenID ones, normalized; none (or only unparseable ones) means all, as since Gitea 1.22.
+ */
+export function accessScopesOf(grantScope: string): ScopeSet {
+  const access = grantScope.split(' ').filter((s) => s && !(GENERAL_SCOPES as readonly string[]).includes(s) && s !== 'offline_access');
+  if (access.length) {
+    try {
+      return parseScopes(access);
+    } catch {
+      // Gitea keeps 1.22's behaviour here: invalid scopes grant all.
+    }
+  }
+  return parseScopes('all');
+}
+
+export class OAuth2Provider {
+  private provider: Promise<ProviderType> | null = null;
+  private readonly requestContext = new AsyncLocalStorage<RequestContext>();
+
+  constructor(
+    private readonly prisma: Prisma,
+    private readonly config: ForgeConfig,
+    private readonly users: UserService,
+    private readonly apps: OAuth2ApplicationService,
+  ) {}
+
+  /** Gitea's issuer: ROOT_URL without its trailing slash. */
+  get issuer(): string {
+    return this.config.rootUrl.replace(/\/$/, '');
+  }
+
+  instance(): Promise<ProviderType> {
+    this.provider ??= this.create().catch((err) => {
+      this.provider = null;
+      throw err;
+    });
+    return this.provider;
+  }
+
+  /** Hands a request to the provider (its own Koa application), with what the client lookup needs. */
+  async handle(req: IncomingMessage, res: ServerResponse, context: RequestContext = {}): Promise<void> {
+    const provider = await this.instance();
+    const callback = provider.callback();
+    await this.requestContext.run(context, () => callback(req, res));
+  }
+
+  private clientMetadata(client: OAuth2Client): AdapterPayload | undefined {
+    // Gitea's redirect rule (case, trailing slash, any loopback port for public clients) is
+    // applied here: the URI presented is registered for this lookup when the rule allows it.
+    const presented = this.requestContext.getStore()?.redirectUri;
+    const uris = [...client.redirectUris];
+    if (presented && !uris.includes(presented) && redirectUriAllowed(client, presented)) uris.push(presented);
+    const web = uris.filter((u) => /^https?:\/\//i.test(u));
+    const native = uris.filter((u) => !/^https?:\/\//i.test(u));
+    if (!web.length && !native.length) return undefined;
+    return {
+      client_id: client.clientId,
+      client_name: client.name,
+      ...(client.secretHash ? { client_secret: client.secretHash, token_endpoint_auth_method: 'client_secret_basic' } : { token_endpoint_auth_method: 'none' }),
+      // oidc-provider checks a web client's URIs to be http(s), a native one's not to be;
+      // Gitea allows both kinds on any client, so the kind follows what is registered.
+      application_type: web.length ? 'web' : 'native',
+      redirect_uris: web.length ? web : native,
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+    };
+  }
+
+  private async findAccount(_ctx: KoaContextWithOIDC, sub: string) {
+    const user = /^\d+$/.test(sub) ? await this.users.findById(Number(sub)) : null;
+    if (!user || !user.isActive || user.prohibitLogin) return undefined;
+    const profile = `${this.config.rootUrl}${user.name}`;
+    return {
+      accountId: sub,
+      claims: async () => ({
+        sub,
+        name: user.fullName || user.name,
+        preferred_username: user.name,
+        profile,
+        picture: `${this.config.rootUrl}avatars/${user.id}`,
+        website: user.website,
+        locale: user.language,
+        updated_at: Math.floor(user.updatedAt.getTime() / 1000),
+        email: user.email,
+        email_verified: true,
+        groups: [] as string[],
+      }),
+    };
+  }
+
+  private async create(): Promise<ProviderType> {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const oidc = require('oidc-provider') as OidcModule;
+    const key = await loadProviderKey(this.prisma);
+    const lookup = async (clientId: string) => {
+      const client = await this.apps.findClient(clientId);
+      return client ? this.clientMetadata(client) : undefined;
+    };
+    const prisma = this.prisma;
+    const configuration: Configuration = {
+      adapter: (name: string) => new ProviderStore(prisma, name, lookup),
+      findAccount: (ctx, sub) => this.findAccount(ctx, sub),
+      jwks: { keys: [key.jwk] },
+      cookies: { keys: [key.cookieKey] },
+      routes: {
+        authorization: OAUTH2_PATHS.authorize,
+        token: OAUTH2_PATHS.token,
+        userinfo: OAUTH2_PATHS.userinfo,
+        introspection: OAUTH2_PATHS.introspect,
+        jwks: OAUTH2_PATHS.keys,
+        end_session: '/login/oauth/end_session',
+        revocation: '/login/oauth/revoke',
+        device_authorization: '/login/oauth/device',
+        pushed_authorization_request: '/login/oauth/par',
+        code_verification: '/login/oauth/device/verify',
+        backchannel_authentication: '/login/oauth/backchannel',
+        challenge: '/login/oauth/challenge',
+      },
+      interactions: { url: (_ctx, interaction) => `${OAUTH2_PATHS.interaction}/${interaction.uid}` },
+      scopes: [...SCOPES_SUPPORTED],
+      claims: {
+        openid: ['sub'],
+        profile: ['name', 'preferred_username', 'profile', 'picture', 'website', 'locale', 'updated_at'],
+        email: ['email', 'email_verified'],
+        groups: ['groups'],
+      },
+      // Gitea puts the profile claims into the ID token itself.
+      conformIdTokenClaims: false,
+      features: {
+        devInteractions: { enabled: false },
+        introspection: { enabled: true },
+        revocation: { enabled: false },
+        userinfo: { enabled: true },
+      },
+      responseTypes: ['code'],
+      clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
+      enabledJWA: { idTokenSigningAlgValues: ['RS256'] },
+      // Gitea issues a refresh token with every code exchange, offline_access or not.
+      issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+      // Every refresh returns a new refresh token; reusing a spent one revokes the grant.
+      rotateRefreshToken: true,
+      ttl: {
+        AccessToken: this.config.oauth2AccessTokenTtlSeconds,
+        AuthorizationCode: 600,
+        RefreshToken: this.config.oauth2RefreshTokenTtlSeconds,
+        Grant: this.config.oauth2RefreshTokenTtlSeconds,
+        IdToken: this.config.oauth2AccessTokenTtlSeconds,
+        Interaction: 3600,
+        Session: 14 * 24 * 3600,
+      },
+      renderError: async (ctx, out) => {
+        ctx.type = 'application/json';
+        ctx.body = out;
+      },
+    };
+    const provider = new oidc.default(this.issuer, configuration);
+    // ROOT_URL is the public address; behind a TLS proxy the request's own scheme is http.
+    provider.proxy = true;
+    return provider;
+  }
+
+  /** The caller behind an access token of this provider, with the API scopes its grant gives; null if it is none. */
+  async verifyAccessToken(token: string): Promise<VerifiedOAuth2Token | null> {
+    // oidc-provider's opaque tokens: 43 base64url characters; anything else is not ours.
+    if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return null;
+    const provider = await this.instance();
+    const at = await provider.AccessToken.find(token);
+    if (!at || !at.accountId || !at.clientId) return null;
+    if (at.grantId && !(await provider.Grant.find(at.grantId))) return null;
+    const user = await this.users.findById(Number(at.accountId));
+    if (!user) return null;
+    return { user, scopes: accessScopesOf(at.scope ?? ''), clientId: at.clientId };
+  }
+}

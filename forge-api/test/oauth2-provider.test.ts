@@ -1,0 +1,229 @@
+/**
+ * The OAuth2 / OpenID provider end to end with a real client library (openid-client), the way
+ * CI systems and credential helpers use it: code + PKCE for public clients (tea, git
+ * credentials), confidential clients with the secret in the basic header (Woodpecker) or the
+ * form body (Drone), refresh with rotation, the token on the API and on git HTTP, revocation.
+ * The browser is played by fetch with a cookie jar: sign-in is HTTP basic, consent a form.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import * as oidc from 'openid-client';
+import { describeForge, PASSWORD, type Forge } from './support/forge';
+import { git } from './support/git';
+import { loadProviderKey } from '../src/services/oauth2/provider-key';
+
+const TEA = 'd57cb8c4-630c-4168-8324-ec79935e18d4';
+const ALICE: [string, string] = ['alice', PASSWORD];
+
+/** A browser: keeps cookies, follows nothing by itself. */
+function browser(base: string) {
+  const jar = new Map<string, string>();
+  return async function go(url: string, opts: { method?: string; body?: string; basic?: [string, string] } = {}) {
+    const headers: Record<string, string> = {};
+    if (jar.size) headers.cookie = [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
+    if (opts.basic) headers.authorization = `Basic ${Buffer.from(opts.basic.join(':')).toString('base64')}`;
+    if (opts.body !== undefined) headers['content-type'] = 'application/x-www-form-urlencoded';
+    const res = await fetch(new URL(url, base), { method: opts.method ?? 'GET', headers, body: opts.body, redirect: 'manual' });
+    for (const c of res.headers.getSetCookie()) {
+      const [pair] = c.split(';');
+      const i = pair.indexOf('=');
+      jar.set(pair.slice(0, i), pair.slice(i + 1));
+    }
+    return res;
+  };
+}
+
+/**
+ * Walks the browser part: authorize -> sign-in (401 challenge, then basic) -> consent (when
+ * asked) -> back to the client's redirect URI. Returns that final URL.
+ */
+async function authorizeInBrowser(f: Forge, authorizeUrl: URL, opts: { consent?: 'grant' | 'deny'; expectConsent?: boolean } = {}) {
+  const go = browser(f.url);
+  let res = await go(authorizeUrl.href);
+  expect(res.status).toBe(303);
+  const interaction = res.headers.get('location') as string;
+  expect(interaction).toMatch(/\/login\/oauth\/interaction\/[\w-]+$/);
+  res = await go(interaction);
+  expect(res.status).toBe(401);
+  expect(res.headers.get('www-authenticate')).toBe('Basic realm="Gitea"');
+  res = await go(interaction, { basic: ALICE });
+  if (res.status === 200) {
+    if (opts.expectConsent === false) throw new Error('consent was asked for');
+    const html = await res.text();
+    expect(html).toContain('Authorize Application');
+    res = await go(interaction, { method: 'POST', basic: ALICE, body: `granted=${opts.consent === 'deny' ? 'false' : 'true'}` });
+  } else if (opts.expectConsent) {
+    throw new Error(`no consent page: ${res.status}`);
+  }
+  // Back through the provider's resume endpoint to the client.
+  while (res.status === 303 || res.status === 302) {
+    const location = res.headers.get('location') as string;
+    if (!location.startsWith(f.url)) return new URL(location);
+    res = await go(location);
+  }
+  throw new Error(`authorization did not return to the client: ${res.status} ${await res.text()}`);
+}
+
+async function discover(f: Forge, clientId: string, auth: oidc.ClientAuth, secret?: string) {
+  return oidc.discovery(new URL(f.url), clientId, secret, auth, { execute: [oidc.allowInsecureRequests] });
+}
+
+async function codeFlow(f: Forge, config: oidc.Configuration, redirectUri: string, scope?: string, consent?: 'grant' | 'deny') {
+  const verifier = oidc.randomPKCECodeVerifier();
+  const state = oidc.randomState();
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: redirectUri,
+    ...(scope ? { scope } : {}),
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    state,
+  });
+  const back = await authorizeInBrowser(f, url, { consent, expectConsent: consent ? true : undefined });
+  return { back, tokens: () => oidc.authorizationCodeGrant(config, back, { pkceCodeVerifier: verifier, expectedState: state }) };
+}
+
+describeForge('OAuth2 provider at Gitea\'s paths', (f) => {
+  let repoDir: string;
+  beforeAll(async () => {
+    await f().user('alice');
+    const res = await f().request('POST', '/user/repos', { basic: ALICE, body: { name: 'secret', private: true, auto_init: true } });
+    expect(res.status).toBe(201);
+    repoDir = fs.mkdtempSync(path.join(os.tmpdir(), 'oauth2-clone-'));
+  });
+  afterAll(() => fs.rmSync(repoDir, { recursive: true, force: true }));
+
+  test('discovery answers Gitea\'s document; JWKS serves the RS256 key kept in the database', async () => {
+    const doc = await (await fetch(`${f().url}/.well-known/openid-configuration`)).json();
+    expect(doc).toMatchObject({
+      issuer: f().url,
+      authorization_endpoint: `${f().url}/login/oauth/authorize`,
+      token_endpoint: `${f().url}/login/oauth/access_token`,
+      jwks_uri: `${f().url}/login/oauth/keys`,
+      userinfo_endpoint: `${f().url}/login/oauth/userinfo`,
+      introspection_endpoint: `${f().url}/login/oauth/introspect`,
+      code_challenge_methods_supported: ['plain', 'S256'],
+      grant_types_supported: ['authorization_code', 'refresh_token'],
+      scopes_supported: ['openid', 'profile', 'email', 'groups'],
+    });
+    const jwks = (await (await fetch(`${f().url}/login/oauth/keys`)).json()) as { keys: Record<string, unknown>[] };
+    expect(jwks.keys).toHaveLength(1);
+    expect(jwks.keys[0]).toMatchObject({ kty: 'RSA', alg: 'RS256', use: 'sig' });
+    expect(jwks.keys[0].d).toBeUndefined();
+    const kept = await loadProviderKey(f().app.prisma);
+    expect(kept.jwk.kid).toBe(jwks.keys[0].kid);
+  });
+
+  test('a built-in public client (tea) with PKCE S256 on any loopback port: ID token, API, refresh with rotation', async () => {
+    const config = await discover(f(), TEA, oidc.None());
+    const { back, tokens: exchange } = await codeFlow(f(), config, 'http://127.0.0.1:38123/', 'openid profile email');
+    expect(back.origin).toBe('http://127.0.0.1:38123');
+    const tokens = await exchange();
+    expect(tokens.token_type.toLowerCase()).toBe('bearer');
+    expect(tokens.refresh_token).toBeTruthy();
+    const claims = tokens.claims();
+    expect(claims).toMatchObject({ iss: f().url, aud: TEA, preferred_username: 'alice', email: 'alice@example.com' });
+
+    // Where the spec accepts it: bearer header, token and access_token query parameters.
+    expect((await f().request('GET', '/user', { bearer: tokens.access_token })).body.login).toBe('alice');
+    expect((await f().request('GET', `/user?token=${tokens.access_token}`)).body.login).toBe('alice');
+    expect((await f().request('GET', `/user?access_token=${tokens.access_token}`)).body.login).toBe('alice');
+    const info = await oidc.fetchUserInfo(config, tokens.access_token, claims?.sub as string);
+    expect(info).toMatchObject({ sub: claims?.sub, preferred_username: 'alice' });
+
+    const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token as string);
+    expect(refreshed.refresh_token).toBeTruthy();
+    expect(refreshed.refresh_token).not.toBe(tokens.refresh_token);
+    expect((await f().request('GET', '/user', { bearer: refreshed.access_token })).body.login).toBe('alice');
+    // The spent refresh token is refused (and its reuse revokes the grant).
+    await expect(oidc.refreshTokenGrant(config, tokens.refresh_token as string)).rejects.toMatchObject({ error: 'invalid_grant' });
+    expect((await f().request('GET', '/user', { bearer: refreshed.access_token })).status).toBe(401);
+  });
+
+  test('public clients must use PKCE; plain PKCE works as Gitea allows it', async () => {
+    const go = browser(f().url);
+    const q = new URLSearchParams({ client_id: TEA, redirect_uri: 'http://127.0.0.1:4000', response_type: 'code', state: 's' });
+    const res = await go(`/login/oauth/authorize?${q}`);
+    expect(res.status).toBe(303);
+    const to = new URL(res.headers.get('location') as string);
+    expect(to.origin).toBe('http://127.0.0.1:4000');
+    expect(to.searchParams.get('error')).toBe('invalid_request');
+
+    const verifier = oidc.randomPKCECodeVerifier();
+    q.set('code_challenge', verifier);
+    q.set('code_challenge_method', 'plain');
+    const back = await authorizeInBrowser(f(), new URL(`${f().url}/login/oauth/authorize?${q}`));
+    const code = back.searchParams.get("code") as string;
+    expect(code).toBeTruthy();
+    const exchange = (v: string) =>
+      fetch(`${f().url}/login/oauth/access_token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'authorization_code', code, client_id: TEA, redirect_uri: 'http://127.0.0.1:4000', code_verifier: v }),
+      });
+    const wrong = await exchange(oidc.randomPKCECodeVerifier());
+    expect(wrong.status).toBe(400);
+    expect(((await wrong.json()) as { error: string }).error).toBe('invalid_grant');
+    const right = await exchange(verifier);
+    expect(right.status).toBe(200);
+    const body = (await right.json()) as { access_token: string };
+    expect((await f().request('GET', '/user', { bearer: body.access_token })).body.login).toBe('alice');
+  });
+
+  test('Woodpecker: confidential client, secret in the basic header, Gitea scope names limit the token', async () => {
+    const created = await f().request('POST', '/user/applications/oauth2', { basic: ALICE, body: { name: 'woodpecker', redirect_uris: ['https://ci.example/authorize'], confidential_client: true } });
+    const { client_id, client_secret } = created.body;
+    const config = await discover(f(), client_id, oidc.ClientSecretBasic(client_secret), client_secret);
+    const { tokens: exchange } = await codeFlow(f(), config, 'https://ci.example/authorize', 'read:user read:repository');
+    const tokens = await exchange();
+    expect((await f().request('GET', '/user', { bearer: tokens.access_token })).body.login).toBe('alice');
+    expect((await f().request('GET', '/repos/alice/secret', { bearer: tokens.access_token })).status).toBe(200);
+    const denied = await f().request('POST', '/user/repos', { bearer: tokens.access_token, body: { name: 'nope' } });
+    expect(denied.status).toBe(403);
+    expect(denied.body.message).toContain('token does not have at least one of required scope(s)');
+    const intro = await oidc.tokenIntrospection(config, tokens.access_token);
+    expect(intro).toMatchObject({ active: true, client_id, scope: 'read:user read:repository' });
+    const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token as string);
+    expect((await f().request('GET', '/user', { bearer: refreshed.access_token })).status).toBe(200);
+
+    // A wrong secret is refused.
+    const bad = await discover(f(), client_id, oidc.ClientSecretBasic('gto_wrong'), 'gto_wrong');
+    await expect(oidc.refreshTokenGrant(bad, refreshed.refresh_token as string)).rejects.toMatchObject({ status: 401 });
+  });
+
+  test('Drone: secret in the form body, no scope asked (full access); the token clones over git HTTP; deleting the application revokes it', async () => {
+    const created = await f().request('POST', '/user/applications/oauth2', { basic: ALICE, body: { name: 'drone', redirect_uris: ['https://drone.example/login'], confidential_client: true, skip_secondary_authorization: true } });
+    const { id, client_id, client_secret } = created.body;
+    const config = await discover(f(), client_id, oidc.ClientSecretPost(client_secret), client_secret);
+    const verifier = oidc.randomPKCECodeVerifier();
+    const url = oidc.buildAuthorizationUrl(config, { redirect_uri: 'https://drone.example/login', state: 'st', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' });
+    const back = await authorizeInBrowser(f(), url, { expectConsent: false });
+    const tokens = await oidc.authorizationCodeGrant(config, back, { pkceCodeVerifier: verifier, expectedState: 'st' });
+    const made = await f().request('POST', '/user/repos', { bearer: tokens.access_token, body: { name: 'by-drone' } });
+    expect(made.status).toBe(201);
+
+    // git over HTTP: anonymous is challenged the way credential helpers expect, the token clones.
+    const refs = await fetch(`${f().url}/alice/secret.git/info/refs?service=git-upload-pack`);
+    expect(refs.status).toBe(401);
+    expect(refs.headers.get('www-authenticate')).toBe('Basic realm="Gitea"');
+    const cloneUrl = `${f().url.replace('://', `://oauth2:${tokens.access_token}@`)}/alice/secret.git`;
+    const clone = await git(repoDir, 'clone', cloneUrl, 'secret');
+    expect(clone.exitCode).toBe(0);
+    expect(fs.existsSync(path.join(repoDir, 'secret', 'README.md'))).toBe(true);
+
+    expect((await f().request('DELETE', `/user/applications/oauth2/${id}`, { basic: ALICE })).status).toBe(204);
+    expect((await f().request('GET', '/user', { bearer: tokens.access_token })).status).toBe(401);
+    await expect(oidc.refreshTokenGrant(config, tokens.refresh_token as string)).rejects.toBeTruthy();
+  });
+
+  test('denying consent returns access_denied to the client; a wrong redirect URI is refused by the forge', async () => {
+    const config = await discover(f(), TEA, oidc.None());
+    const { back } = await codeFlow(f(), config, 'http://127.0.0.1:5000', 'read:notification', 'deny');
+    expect(back.searchParams.get('error')).toBe('access_denied');
+    const go = browser(f().url);
+    const q = new URLSearchParams({ client_id: TEA, redirect_uri: 'https://evil.example/', response_type: 'code', code_challenge: oidc.randomPKCECodeVerifier(), code_challenge_method: 'S256' });
+    const res = await go(`/login/oauth/authorize?${q}`);
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: string }).error).toBe('invalid_redirect_uri');
+  });
+});
