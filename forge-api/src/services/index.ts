@@ -237,7 +237,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     users,
     tokens: new TokenService(prisma),
     oauth2Apps,
-    oauth2: new OAuth2Provider(prisma, config, users, oauth2Apps),
+    oauth2: new OAuth2Provider(prisma, config, users, oauth2Apps, (u) => convert.avatarUrl(u)),
     orgs: new OrgService(prisma, users, permissions),
     repos,
     repoSettings: new RepoSettingsService(prisma, config, (id) => forks.relinkForksOf(id)),
