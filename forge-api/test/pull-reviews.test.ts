@@ -216,4 +216,12 @@ describeForge('pull reviews', (f) => {
     expect([pr.requested_reviewers_teams, logins(pr.requested_reviewers)]).toEqual([[], ['bob']]);
     expect((await f().request('DELETE', `${L}/requested_reviewers`, { ...as('alice'), body: { team_reviewers: ['devs'] } })).status).toBe(204);
   });
+
+  test('pinned pull requests: GET /pulls/pinned lists the pinned ones in pin order, as pull request records', async () => {
+    expect((await f().request('GET', `${R}/pulls/pinned`)).body).toEqual([]);
+    expect((await f().request('POST', `${R}/issues/1/pin`, as('alice'))).status).toBe(204);
+    const res = await f().request('GET', `${R}/pulls/pinned`);
+    expect(res.status).toBe(200);
+    expect(res.body.map((p: { number: number; pin_order: number; head: { ref: string } }) => [p.number, p.pin_order, p.head.ref])).toEqual([[1, 1, 'feat']]);
+  });
 });

@@ -115,6 +115,15 @@ export default async function pullRoutes(app: FastifyInstance) {
     async (request, reply) => reply.code(201).send(await pulls.create(changeCtx(request), request.body ?? ({} as CreatePullInput))),
   );
 
+  app.get<{ Params: OwnerRepo }>(
+    '/repos/:owner/:repo/pulls/pinned',
+    { config: read, schema: { tags, operationId: 'repoListPinnedPullRequests', summary: "List a repo's pinned pull requests", params: ownerRepoParams, response: { 200: listOf('PullRequest'), ...errors(404) } } },
+    async (request) => {
+      const rc = request.repoCtx;
+      return pulls.jsonMany(rc, await pulls.byIssueIds(await app.services.tracker.pins.pinnedIds(rc.repo.id, true)), true);
+    },
+  );
+
   app.get<{ Params: IndexParams }>(
     '/repos/:owner/:repo/pulls/:index',
     { config: read, schema: { tags, operationId: 'repoGetPullRequest', summary: 'Get a pull request', params: ownerRepoIndexParams, response: { 200: ref('PullRequest'), ...errors(404) } } },

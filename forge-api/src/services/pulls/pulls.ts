@@ -102,6 +102,14 @@ export class PullService {
     return this.deps.convert.context;
   }
 
+  /** The pull requests of these issues, in the order of the ids given. */
+  async byIssueIds(issueIds: number[]): Promise<PullRequest[]> {
+    if (!issueIds.length) return [];
+    const rows = await this.prisma.pullRequest.findMany({ where: { issueId: { in: issueIds } } });
+    const byIssue = new Map(rows.map((r) => [r.issueId, r]));
+    return issueIds.flatMap((id) => byIssue.get(id) ?? []);
+  }
+
   /** The pull request numbered `index` in the repository, or 404 (an issue's number is not a pull request). */
   async byIndex(repoId: number, index: number): Promise<PullRequest> {
     const pr = Number.isSafeInteger(index) ? await this.prisma.pullRequest.findFirst({ where: { baseRepoId: repoId, index } }) : null;
