@@ -12,7 +12,7 @@ const BACKENDS = [
   'v2', 'fast', 'post', 'any', 'all', 'get', 're-header', 're-query',
   'old', 'new', 'old-h', 'new-hi', 'first', 'second',
   'exact-host', 'wild-host', 'any-host', 'only', 'many-first', 'many-mid', 'many-last',
-  'f-root', 'f7', 'f70', 'f-login', 't-slow', 't-plain',
+  'f-root', 'f7', 'f70', 'f-login', 't-slow', 't-plain', 't-pair-a', 't-pair-b',
 ];
 
 let h: Harness;
@@ -97,6 +97,11 @@ beforeAll(async () => {
   const timeouts = f.route('timeouts', [
     { ...f.rule(0, [f.prefix('/slow')], [be('t-slow')]), timeouts: { requestMs: 2000, backendRequestMs: 300 } },
     f.rule(1, [f.prefix('/plain')], [be('t-plain')]),
+    // One Service, two endpoints (pods).
+    {
+      ...f.rule(2, [f.prefix('/pair')], [be('t-pair-a', { endpoints: [{ address: '127.0.0.1', port: h.port('t-pair-a') }, { address: '127.0.0.1', port: h.port('t-pair-b') }] })]),
+      timeouts: { requestMs: 300 },
+    },
   ], { hostnames: ['timeout.test'] });
 
   const graph = f.graph([
@@ -309,6 +314,14 @@ describe('rule timeouts', () => {
     expect(await who('timeout.test', '/slow', slow)).toBe(504);
     expect(await who('timeout.test', '/slow', { headers: { 'X-Request-Delay': '50ms' } })).toBe('t-slow');
     expect(await who('timeout.test', '/plain', slow)).toBe('t-plain');
+  });
+
+  test('the timeout bounds the whole request, and a timed-out request takes no endpoint out of service', async () => {
+    const started = Date.now();
+    // Not retried on the second endpoint once the rule's time is spent.
+    expect(await who('timeout.test', '/pair', { headers: { 'X-Request-Delay': '1s' } })).toBe(504);
+    expect(Date.now() - started).toBeLessThan(550);
+    for (let i = 0; i < 4; i++) expect(['t-pair-a', 't-pair-b']).toContain(await who('timeout.test', '/pair'));
   });
 });
 

@@ -325,6 +325,22 @@ describe('graph: rules', () => {
     expect(routeNode(g, 'r').rules.map((r) => r.timeouts)).toEqual([{ requestMs: 90000, backendRequestMs: 500 }, undefined]);
   });
 
+  test('retry and sessionPersistence are not implemented: the route is served without them and its Accepted condition names them', () => {
+    const g = build(
+      gatewayClass(),
+      gateway('gw', [http('web')]),
+      route('r', { parentRefs: [{ name: 'gw' }], rules: [{}, { retry: { codes: [500], attempts: 2 }, sessionPersistence: { type: 'Cookie' } }] }),
+      route('plain', { parentRefs: [{ name: 'gw' }], hostnames: ['plain.test'], rules: [{}] }),
+    );
+    expect(routeNode(g, 'r').rules.map((r) => r.valid)).toEqual([true, true]);
+    expect(accepted(g, 'r')).toMatchObject({
+      status: 'True',
+      reason: 'UnsupportedField',
+      message: 'The following unsupported parameters were ignored: spec.rules[1].retry, spec.rules[1].sessionPersistence',
+    });
+    expect(accepted(g, 'plain')).toMatchObject({ status: 'True', reason: 'Accepted' });
+  });
+
   test('an explicitly empty matches list means the default PathPrefix "/"', () => {
     const g = build(gatewayClass(), gateway('gw', [http('web')]), route('r', { parentRefs: [{ name: 'gw' }], rules: [{ matches: [] }] }));
     expect(routeNode(g, 'r').rules[0].matches).toEqual([{ path: { type: 'PathPrefix', value: '/' }, headers: [], queryParams: [] }]);

@@ -105,7 +105,7 @@ describe('rendered directives', () => {
   });
 
   test('upstreams use keepalive and HTTP/1.1 with the Host the client sent', () => {
-    expect(files['upstreams.conf']).toMatch(/upstream b_default__api_80 \{\n\s+server 127\.0\.0\.1:9000;\n\s+keepalive 64;/);
+    expect(files['upstreams.conf']).toMatch(/upstream b_default__api_80 \{\n\s+server 127\.0\.0\.1:9000 max_fails=0;\n\s+keepalive 64;/);
     expect(files['nginx.conf']).toContain('proxy_http_version 1.1;');
     expect(files['nginx.conf']).toContain('proxy_set_header Host $portcullis_host;');
   });

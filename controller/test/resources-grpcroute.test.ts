@@ -33,3 +33,9 @@ test('HTTPRoute-only filters are refused on a GRPCRoute', () => {
   const parsed = parse({ rules: [{ filters: [{ type: 'URLRewrite' }] }] });
   expect(parsed.invalid[0].message).toMatch(/filters/);
 });
+
+test('sessionPersistence is kept as a field the rule sets but nginx does not act on', () => {
+  const parsed = parse({ rules: [{ sessionPersistence: { type: 'Cookie' } }, {}] });
+  expect(parsed.invalid).toEqual([]);
+  expect(parsed.set.grpcRoutes![0].spec.rules.map((r) => r.unsupportedFields)).toEqual([['sessionPersistence'], undefined]);
+});

@@ -48,6 +48,7 @@ import pushMirrorRoutes from './routes/push-mirrors';
 import mergeUpstreamRoutes from './routes/merge-upstream';
 import trackerRoutes, { attachmentDownloadRoutes } from './routes/tracker';
 import pullRoutes from './routes/pulls';
+import pullReviewRoutes from './routes/pull-reviews';
 import gitDataRoutes, { repoStatsRoutes } from './routes/git-data';
 import statusRoutes from './routes/statuses';
 import miscellaneousRoutes from './routes/miscellaneous';
@@ -162,6 +163,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
       await api.register(cronRoutes);
       await api.register(trackerRoutes);
       await api.register(pullRoutes);
+      await api.register(pullReviewRoutes);
       await api.register(miscellaneousRoutes);
       await api.register(gitDataRoutes);
       await api.register(repoStatsRoutes);

@@ -1,4 +1,6 @@
 import { describeForge, PASSWORD } from './support/forge';
+import { OAuth2ApplicationService } from '../src/services/oauth2/applications';
+import { enabledBuiltins } from '../src/services/oauth2/builtin-applications';
 
 describeForge('OAuth2 applications (/user/applications/oauth2)', (f) => {
   const alice = { basic: ['alice', PASSWORD] as [string, string] };
@@ -71,5 +73,23 @@ describeForge('OAuth2 applications (/user/applications/oauth2)', (f) => {
     const res = await f().request('POST', '/user/applications/oauth2', { ...alice, body: { name: 'gone', redirect_uris: [] } });
     expect((await f().request('DELETE', `/user/applications/oauth2/${res.body.id}`, alice)).status).toBe(204);
     expect((await f().request('DELETE', `/user/applications/oauth2/${res.body.id}`, alice)).status).toBe(404);
+  });
+
+  test("Gitea's built-in applications exist by default with Gitea's client ids, and follow DEFAULT_APPLICATIONS", async () => {
+    const ids = {
+      'git-credential-oauth': 'a4792ccc-144e-407e-86c9-5e7d8d9c3269',
+      'git-credential-manager': 'e90ee53c-94e2-48ac-9358-a874fb9e0662',
+      tea: 'd57cb8c4-630c-4168-8324-ec79935e18d4',
+      'gitea-app': 'b757811a-05c8-4c76-8d74-a5ee3d2073f2',
+    };
+    for (const id of Object.values(ids)) expect(await f().app.services.oauth2Apps.findClient(id)).toMatchObject({ clientId: id, confidential: false, builtin: true });
+    const onlyTea = new OAuth2ApplicationService(f().app.prisma, ['tea']);
+    expect(await onlyTea.findClient(ids.tea)).not.toBeNull();
+    expect(await onlyTea.findClient(ids['git-credential-oauth'])).toBeNull();
+    expect(await new OAuth2ApplicationService(f().app.prisma, []).findClient(ids.tea)).toBeNull();
+    expect(() => enabledBuiltins(['tea', 'nope'])).toThrow('unknown oauth2 application: "nope"');
+    // Built-ins are nobody's applications: not listed, not reachable through the API.
+    const list = await f().request('GET', '/user/applications/oauth2', alice);
+    expect(list.body.map((a: { client_id: string }) => a.client_id)).not.toContain(ids.tea);
   });
 });

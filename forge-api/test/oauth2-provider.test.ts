@@ -38,7 +38,8 @@ function browser(base: string) {
  * Walks the browser part: authorize -> sign-in (401 challenge, then basic) -> consent (when
  * asked) -> back to the client's redirect URI. Returns that final URL.
  */
-async function authorizeInBrowser(f: Forge, authorizeUrl: URL, opts: { consent?: 'grant' | 'deny'; expectConsent?: boolean } = {}) {
+async function authorizeInBrowser(f: Forge, authorizeUrl: URL, opts: { consent?: 'grant' | 'deny'; expectConsent?: boolean; as?: [string, string] } = {}) {
+  const account = opts.as ?? ALICE;
   const go = browser(f.url);
   let res = await go(authorizeUrl.href);
   expect(res.status).toBe(303);
@@ -47,12 +48,12 @@ async function authorizeInBrowser(f: Forge, authorizeUrl: URL, opts: { consent?:
   res = await go(interaction);
   expect(res.status).toBe(401);
   expect(res.headers.get('www-authenticate')).toBe('Basic realm="Gitea"');
-  res = await go(interaction, { basic: ALICE });
+  res = await go(interaction, { basic: account });
   if (res.status === 200) {
     if (opts.expectConsent === false) throw new Error('consent was asked for');
     const html = await res.text();
     expect(html).toContain('Authorize Application');
-    res = await go(interaction, { method: 'POST', basic: ALICE, body: `granted=${opts.consent === 'deny' ? 'false' : 'true'}` });
+    res = await go(interaction, { method: 'POST', basic: account, body: `granted=${opts.consent === 'deny' ? 'false' : 'true'}` });
   } else if (opts.expectConsent) {
     throw new Error(`no consent page: ${res.status}`);
   }
@@ -87,6 +88,9 @@ describeForge('OAuth2 provider at Gitea\'s paths', (f) => {
   let repoDir: string;
   beforeAll(async () => {
     await f().user('alice');
+    await f().user('root', { admin: true });
+    await f().user('carol');
+    expect((await f().request('POST', '/orgs', { basic: ALICE, body: { username: 'acme' } })).status).toBe(201);
     const res = await f().request('POST', '/user/repos', { basic: ALICE, body: { name: 'secret', private: true, auto_init: true } });
     expect(res.status).toBe(201);
     repoDir = fs.mkdtempSync(path.join(os.tmpdir(), 'oauth2-clone-'));
@@ -116,13 +120,13 @@ describeForge('OAuth2 provider at Gitea\'s paths', (f) => {
 
   test('a built-in public client (tea) with PKCE S256 on any loopback port: ID token, API, refresh with rotation', async () => {
     const config = await discover(f(), TEA, oidc.None());
-    const { back, tokens: exchange } = await codeFlow(f(), config, 'http://127.0.0.1:38123/', 'openid profile email');
+    const { back, tokens: exchange } = await codeFlow(f(), config, 'http://127.0.0.1:38123/', 'openid profile email groups');
     expect(back.origin).toBe('http://127.0.0.1:38123');
     const tokens = await exchange();
     expect(tokens.token_type.toLowerCase()).toBe('bearer');
     expect(tokens.refresh_token).toBeTruthy();
     const claims = tokens.claims();
-    expect(claims).toMatchObject({ iss: f().url, aud: TEA, preferred_username: 'alice', email: 'alice@example.com' });
+    expect(claims).toMatchObject({ iss: f().url, aud: TEA, preferred_username: 'alice', email: 'alice@example.com', groups: ['acme', 'acme:owners'] });
 
     // Where the spec accepts it: bearer header, token and access_token query parameters.
     expect((await f().request('GET', '/user', { bearer: tokens.access_token })).body.login).toBe('alice');
@@ -225,5 +229,22 @@ describeForge('OAuth2 provider at Gitea\'s paths', (f) => {
     const res = await go(`/login/oauth/authorize?${q}`);
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: string }).error).toBe('invalid_redirect_uri');
+  });
+
+  test('deleting a user deletes their applications and every grant and token they gave', async () => {
+    const carol: [string, string] = ['carol', PASSWORD];
+    const app = await f().request('POST', '/user/applications/oauth2', { basic: carol, body: { name: 'carols', redirect_uris: ['https://c.example/cb'], confidential_client: true } });
+    expect(app.status).toBe(201);
+    const config = await discover(f(), TEA, oidc.None());
+    const verifier = oidc.randomPKCECodeVerifier();
+    const url = oidc.buildAuthorizationUrl(config, { redirect_uri: 'http://127.0.0.1:6000/', state: 'c', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' });
+    const back = await authorizeInBrowser(f(), url, { as: carol });
+    const tokens = await oidc.authorizationCodeGrant(config, back, { pkceCodeVerifier: verifier, expectedState: 'c' });
+    expect((await f().request('GET', '/user', { bearer: tokens.access_token })).body.login).toBe('carol');
+    const user = await f().app.services.users.findIndividual('carol');
+    expect((await f().request('DELETE', '/admin/users/carol', { basic: ['root', PASSWORD] })).status).toBe(204);
+    expect((await f().request('GET', '/user', { bearer: tokens.access_token })).status).toBe(401);
+    expect(await f().app.prisma.oAuth2ProviderRecord.count({ where: { accountId: String(user?.id) } })).toBe(0);
+    expect(await f().app.prisma.oAuth2Application.count({ where: { userId: user?.id } })).toBe(0);
   });
 });

@@ -73,6 +73,11 @@ export const listenerConditions = {
 
 export const routeConditions = {
   accepted: () => cond('Accepted', 'True', 'Accepted', 'The Route is accepted'),
+  /**
+   * Accepted, with fields set that this implementation does not act on (as NGINX Gateway Fabric
+   * reports them): the route is served without them, and its status says so.
+   */
+  acceptedUnsupportedField: (msg: string) => cond('Accepted', 'True', 'UnsupportedField', `The following unsupported parameters were ignored: ${msg}`),
   noMatchingParent: (msg: string) => cond('Accepted', 'False', 'NoMatchingParent', msg),
   notAllowedByListeners: (msg: string) => cond('Accepted', 'False', 'NotAllowedByListeners', msg),
   noMatchingListenerHostname: (msg: string) => cond('Accepted', 'False', 'NoMatchingListenerHostname', msg),

@@ -79,6 +79,7 @@ export function buildGrpcRule(rule: GRPCRouteRule, index: number, routeNamespace
   const field = `spec.rules[${index}]`;
   const resolved = rule.backendRefs.map((b, i) => resolveBackend(b, routeNamespace, backends, `${field}.backendRefs[${i}]`, 'GRPCRoute'));
   const out: RouteRule = { index, matches: [], backends: resolved, valid: true, ...(rule.name ? { name: rule.name } : {}) };
+  if (rule.unsupportedFields) out.unsupportedFields = rule.unsupportedFields;
   try {
     const filters = grpcRuleFilters(rule, field, routeNamespace, backends);
     if (filters.filters) out.filters = filters.filters;

@@ -120,6 +120,7 @@ export function buildRoute(route: HTTPRoute | GRPCRoute, gateways: GatewayLookup
   const dropped = rules.filter((r) => !r.valid);
   const allDropped = rules.length > 0 && dropped.length === rules.length;
   const resolvedRefs = resolvedRefsCondition(rules);
+  const unsupported = rules.flatMap((r) => (r.valid && r.unsupportedFields ? r.unsupportedFields.map((f) => `spec.rules[${r.index}].${f}`) : []));
   const attachments: Attachment[] = [];
 
   for (const { index, ref } of refs) {
@@ -147,7 +148,7 @@ export function buildRoute(route: HTTPRoute | GRPCRoute, gateways: GatewayLookup
         const result = attachToGateway(route, ref, gateway, gateways.namespaceLabels);
         if (result.failure) accepted = result.failure;
         else {
-          accepted = routeConditions.accepted();
+          accepted = unsupported.length > 0 ? routeConditions.acceptedUnsupportedField(unsupported.join(', ')) : routeConditions.accepted();
           parent.accepted = true;
           parent.listeners = result.attachments.map((a) => a.listener.name);
           for (const a of result.attachments) attachments.push({ listener: a.listener, route: node, hostnames: a.hostnames });

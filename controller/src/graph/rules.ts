@@ -98,6 +98,7 @@ export function buildRule(rule: HTTPRouteRule, index: number, routeNamespace: st
   const field = `spec.rules[${index}]`;
   const resolved = rule.backendRefs.map((b, i) => resolveBackend(b, routeNamespace, backends, `${field}.backendRefs[${i}]`));
   const out: RouteRule = { index, matches: [], backends: resolved, valid: true, ...(rule.name ? { name: rule.name } : {}) };
+  if (rule.unsupportedFields) out.unsupportedFields = rule.unsupportedFields;
   if (rule.timeouts && (rule.timeouts.request !== undefined || rule.timeouts.backendRequest !== undefined)) {
     out.timeouts = {
       ...(rule.timeouts.request !== undefined ? { requestMs: durationMs(rule.timeouts.request) } : {}),

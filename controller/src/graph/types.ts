@@ -144,6 +144,8 @@ export interface RouteRule {
   backendFilters?: (RuleFilters | undefined)[];
   /** rules[].timeouts in milliseconds when given (0 = no timeout, as the Gateway API says). */
   timeouts?: { requestMs?: number; backendRequestMs?: number };
+  /** Fields of the rule that are set but not implemented (the route's Accepted condition names them). */
+  unsupportedFields?: string[];
 }
 
 export interface RouteMatch {

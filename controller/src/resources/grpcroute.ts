@@ -43,6 +43,8 @@ export interface GRPCRouteRule {
   matches: GRPCRouteMatch[];
   filters: HTTPRouteFilter[];
   backendRefs: GRPCBackendRef[];
+  /** Present in the rule (sessionPersistence) though not implemented: reported, not acted on. */
+  unsupportedFields?: string[];
 }
 
 export interface GRPCRoute {
@@ -135,7 +137,7 @@ const ruleSchema = z.object({
       }
     }),
   backendRefs: z.array(backendRefSchema).max(16).default([]),
-  // Accepted and not used: session persistence is not implemented.
+  // Not implemented: the route says so in its Accepted condition (graph/routes.ts).
   sessionPersistence: z.unknown().optional(),
 });
 
@@ -156,5 +158,5 @@ export const grpcRouteSchema = z.object({
     .prefault({}),
 }).transform((r) => ({
   ...r,
-  spec: { ...r.spec, rules: r.spec.rules.map(({ sessionPersistence: _s, ...rule }) => rule) },
+  spec: { ...r.spec, rules: r.spec.rules.map(({ sessionPersistence, ...rule }) => (sessionPersistence === undefined ? rule : { ...rule, unsupportedFields: ['sessionPersistence'] })) },
 })) satisfies z.ZodType<GRPCRoute, unknown>;

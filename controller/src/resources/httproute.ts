@@ -86,6 +86,9 @@ const ruleSchema = z
       }
     })
     .optional(),
+  // Not implemented: the route says so in its Accepted condition (graph/routes.ts).
+  retry: z.unknown().optional(),
+  sessionPersistence: z.unknown().optional(),
   })
   .superRefine((rule, ctx) => {
     if (rule.backendRefs.length > 0 && rule.filters.some((f) => f.type === 'RequestRedirect')) {
@@ -102,6 +105,10 @@ const ruleSchema = z
         ctx.addIssue({ code: 'custom', path: ['backendRefs'], message: `Within backendRefs, when using ${name} filter with path.replacePrefixMatch, exactly one PathPrefix match must be specified` });
       }
     }
+  })
+  .transform(({ retry, sessionPersistence, ...rule }) => {
+    const unsupportedFields = [...(retry !== undefined ? ['retry'] : []), ...(sessionPersistence !== undefined ? ['sessionPersistence'] : [])];
+    return unsupportedFields.length > 0 ? { ...rule, unsupportedFields } : rule;
   });
 
 function sameParent(a: z.infer<typeof parentReferenceSchema>, b: z.infer<typeof parentReferenceSchema>): boolean {

@@ -168,6 +168,8 @@ export interface HTTPRouteRule {
   filters: HTTPRouteFilter[];
   backendRefs: HTTPBackendRef[];
   timeouts?: { request?: string; backendRequest?: string };
+  /** Present in the rule (retry, sessionPersistence) though not implemented: reported, not acted on. */
+  unsupportedFields?: string[];
 }
 
 export interface HTTPRoute {

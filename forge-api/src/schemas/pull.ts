@@ -57,4 +57,47 @@ export const ChangedFileSchema = obj(
   { $id: 'ChangedFile' },
 );
 
-export const PULL_SCHEMAS = [PRBranchInfoSchema, PullRequestSchema, ChangedFileSchema];
+export const PullReviewSchema = obj(
+  {
+    id: int,
+    user: nullable({ $ref: 'User#' }),
+    team: nullable({ $ref: 'Team#' }),
+    state: str,
+    body: str,
+    commit_id: str,
+    stale: bool,
+    official: bool,
+    dismissed: bool,
+    comments_count: int,
+    submitted_at: dateTime,
+    updated_at: dateTime,
+    html_url: str,
+    pull_request_url: str,
+  },
+  [],
+  { $id: 'PullReview' },
+);
+
+export const PullReviewCommentSchema = obj(
+  {
+    id: int,
+    body: str,
+    user: nullable({ $ref: 'User#' }),
+    resolver: nullable({ $ref: 'User#' }),
+    pull_request_review_id: int,
+    created_at: dateTime,
+    updated_at: dateTime,
+    path: str,
+    commit_id: str,
+    original_commit_id: str,
+    diff_hunk: str,
+    position: int,
+    original_position: int,
+    html_url: str,
+    pull_request_url: str,
+  },
+  [],
+  { $id: 'PullReviewComment' },
+);
+
+export const PULL_SCHEMAS = [PRBranchInfoSchema, PullRequestSchema, ChangedFileSchema, PullReviewSchema, PullReviewCommentSchema];

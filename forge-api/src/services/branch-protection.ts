@@ -474,6 +474,14 @@ export class BranchProtectionService {
     return (await this.inTeams(Number(user.id), s.force_push_allowlist_team_ids)) && this.canUserPush(rule, user, repo);
   }
 
+  /** Gitea's IsUserOfficialReviewer: whose approvals count towards the rule's required approvals. */
+  async isOfficialReviewer(rule: ProtectionRule, user: User, repo: RepoWithOwner): Promise<boolean> {
+    const s = rule.settings;
+    if (!s.enable_approvals_whitelist) return this.canWriteCode(user, repo);
+    if (s.approvals_whitelist_user_ids.includes(Number(user.id))) return true;
+    return this.inTeams(Number(user.id), s.approvals_whitelist_team_ids);
+  }
+
   /** Gitea's IsUserMergeWhitelisted. */
   async canUserMerge(rule: ProtectionRule, user: User, repo: RepoWithOwner): Promise<boolean> {
     const s = rule.settings;

@@ -205,7 +205,9 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
   notifier.add(releases);
 
   const gitData = new GitDataService(config, gitReaders, repos, new CommitConverter(prisma, convert, config.rootUrl));
+  const branchProtections = new BranchProtectionService(prisma, permissions);
   const pulls = createPullServices(prisma, config, {
+    protections: branchProtections,
     convert,
     permissions,
     repos,
@@ -219,7 +221,6 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
   // Pushes to a base or head branch queue its open pull requests for a check; success statuses
   // may complete a scheduled merge.
   notifier.add(new PullPushListener(pulls));
-  const branchProtections = new BranchProtectionService(prisma, permissions);
   const branches = new BranchService(prisma, config, permissions, branchProtections, repos);
   const migrations = new MigrationService(prisma, config, permissions, repos);
   const teams = new TeamService(prisma, permissions);
@@ -239,7 +240,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     users,
     tokens: new TokenService(prisma),
     oauth2Apps,
-    oauth2: new OAuth2Provider(prisma, config, users, oauth2Apps),
+    oauth2: new OAuth2Provider(prisma, config, users, oauth2Apps, (u) => convert.avatarUrl(u)),
     orgs: new OrgService(prisma, users, permissions),
     repos,
     repoSettings: new RepoSettingsService(prisma, config, (id) => forks.relinkForksOf(id)),

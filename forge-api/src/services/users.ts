@@ -1,5 +1,6 @@
 /** Users (individuals): create, edit, rename, delete, look up, search; emails; public keys. */
 import { dropUserStars } from './stars';
+import { dropUserOAuth2 } from './oauth2/applications';
 import crypto from 'node:crypto';
 import { AlreadyExistsError, InvalidError, InvalidPasswordError, ValidationError } from './errors';
 import { visibilityValue } from './convert';
@@ -223,6 +224,7 @@ export class UserService {
     // The user's stars go with the row; the starred repositories' stars_count must follow.
     await this.prisma.$transaction(async (tx) => {
       await dropUserStars(tx, user.id);
+      await dropUserOAuth2(tx, user.id);
       // Their follows go with the row too: the counters of the other side follow.
       await tx.user.updateMany({ where: { followers: { some: { userId: user.id } }, numFollowers: { gt: 0 } }, data: { numFollowers: { decrement: 1 } } });
       await tx.user.updateMany({ where: { following: { some: { followId: user.id } }, numFollowing: { gt: 0 } }, data: { numFollowing: { decrement: 1 } } });

@@ -17,6 +17,9 @@ export interface PullParts {
   /** The head branch's tip, or '' when the branch is gone (then the ref shown is refs/pull/{index}/head). */
   headBranchSha: string;
   merger: User | undefined;
+  /** The open review requests: users (embedded as Gitea embeds them) and teams. */
+  requestedReviewers: unknown[];
+  requestedTeams: unknown[];
 }
 
 /** Gitea's PullRequest.Mergeable: checked, without conflict or error, and not a draft. */
@@ -41,8 +44,8 @@ export function toPullRequest(c: ConvertContext, pr: PullRequest, issue: IssueJs
     milestone: issue.milestone,
     assignee: issue.assignee,
     assignees: issue.assignees ?? [],
-    requested_reviewers: [] as unknown[],
-    requested_reviewers_teams: [] as unknown[],
+    requested_reviewers: parts.requestedReviewers,
+    requested_reviewers_teams: parts.requestedTeams,
     state: issue.state,
     draft: isWorkInProgress(issue.title),
     is_locked: issue.is_locked,

@@ -16,6 +16,9 @@ import type { TrackedTimeService } from './tracked-times';
 import { secToHours, TimeComment } from './time-tracking';
 import type { Issue } from '../../../generated/prisma/client';
 
+/** Gitea's CommentTypeCode: a review's line comment. */
+const CODE_COMMENT = 21;
+
 /** Gitea's CommentType names, by number. */
 const COMMENT_TYPES = [
   'comment', 'reopen', 'close', 'issue_ref', 'commit_ref', 'comment_ref', 'pull_ref', 'label', 'milestone', 'assignees',
@@ -44,12 +47,14 @@ export class TimelineService {
     const before = parseDate(q.before, 'Before');
     const since = parseDate(q.since, 'Since');
     const rows = await this.ctx.prisma.comment.findMany({
-      where: { issueId: issue.id, ...(since || before ? { updatedAt: { ...(since ? { gte: since } : {}), ...(before ? { lte: before } : {}) } } : {}) },
+      // Code comments of reviews live under their review, not on the timeline (as Gitea lists it).
+      where: { issueId: issue.id, type: { not: CODE_COMMENT }, ...(since || before ? { updatedAt: { ...(since ? { gte: since } : {}), ...(before ? { lte: before } : {}) } } : {}) },
       orderBy: { id: 'asc' },
       skip: page.skip,
       take: page.take,
+      include: { review: true },
     });
-    const users = await this.ctx.users(rows.map((c) => c.posterId));
+    const users = await this.ctx.users([...rows.map((c) => c.posterId), ...rows.flatMap((c) => (c.review?.assigneeId ? [c.review.assigneeId] : []))]);
     const timeIds = rows.map((c) => c.timeId).filter((id): id is number => id !== null);
     const timeRows = timeIds.length ? await this.ctx.prisma.trackedTime.findMany({ where: { id: { in: timeIds } } }) : [];
     const timeJson = new Map((await this.times.toJson(timeRows, rc.doer, false)).map((t) => [t.id, t]));
@@ -80,11 +85,16 @@ export class TimelineService {
       ref_comment: null,
       ref_action: 'none',
       ref_commit_sha: '',
-      review_id: 0,
+      review_id: c.review?.reviewId ?? 0,
       label: null,
-      assignee: c.assigneeId !== null ? this.convert.userPublic(assignees.get(c.assigneeId)) : null,
+      // A review request names its reviewer on the review side of the row; assignment events on the row itself.
+      assignee: c.review?.assigneeId
+        ? this.convert.userPublic(users.get(c.review.assigneeId))
+        : c.assigneeId !== null
+          ? this.convert.userPublic(assignees.get(c.assigneeId))
+          : null,
       assignee_team: null,
-      removed_assignee: c.removedAssignee,
+      removed_assignee: c.review ? c.review.removedAssignee : c.removedAssignee,
       resolve_doer: null,
       dependent_issue: (c.dependentIssueId !== null && depJson.get(c.dependentIssueId)) || null,
     }));

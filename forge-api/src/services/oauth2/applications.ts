@@ -80,6 +80,16 @@ function invalidRedirectUri(uris: string[]): string | null {
   return null;
 }
 
+/**
+ * What goes with a deleted user (as Gitea's DeleteUser): their applications, everything issued
+ * to those applications, and every grant and token the user gave any application.
+ */
+export async function dropUserOAuth2(tx: Pick<Prisma, 'oAuth2Application' | 'oAuth2ProviderRecord'>, userId: number): Promise<void> {
+  const apps = await tx.oAuth2Application.findMany({ where: { userId }, select: { clientId: true } });
+  await tx.oAuth2ProviderRecord.deleteMany({ where: { OR: [{ accountId: String(userId) }, { clientId: { in: apps.map((a) => a.clientId) } }] } });
+  await tx.oAuth2Application.deleteMany({ where: { userId } });
+}
+
 export class OAuth2ApplicationService {
   private readonly builtins: BuiltinApplication[];
 

@@ -61,6 +61,7 @@ export class OAuth2Provider {
     private readonly config: ForgeConfig,
     private readonly users: UserService,
     private readonly apps: OAuth2ApplicationService,
+    private readonly avatarUrl: (user: User) => string,
   ) {}
 
   /** Gitea's issuer: ROOT_URL without its trailing slash. */
@@ -105,6 +106,15 @@ export class OAuth2Provider {
     };
   }
 
+  /** Gitea's groups claim: each organization the user belongs to, and `org:team` for each of their teams. */
+  private async groupsOf(userId: number): Promise<string[]> {
+    const [orgs, teams] = await Promise.all([
+      this.prisma.orgUser.findMany({ where: { userId }, select: { org: { select: { id: true, name: true } } }, orderBy: { org: { lowerName: 'asc' } } }),
+      this.prisma.teamUser.findMany({ where: { userId }, select: { orgId: true, team: { select: { lowerName: true } } }, orderBy: { team: { lowerName: 'asc' } } }),
+    ]);
+    return orgs.flatMap(({ org }) => [org.name, ...teams.filter((t) => t.orgId === org.id).map((t) => `${org.name}:${t.team.lowerName}`)]);
+  }
+
   private async findAccount(_ctx: KoaContextWithOIDC, sub: string) {
     const user = /^\d+$/.test(sub) ? await this.users.findById(Number(sub)) : null;
     if (!user || !user.isActive || user.prohibitLogin) return undefined;
@@ -112,17 +122,18 @@ export class OAuth2Provider {
     return {
       accountId: sub,
       claims: async () => ({
+        // (the claims of the scopes granted are picked from these by the provider)
         sub,
         name: user.fullName || user.name,
         preferred_username: user.name,
         profile,
-        picture: `${this.config.rootUrl}avatars/${user.id}`,
+        picture: this.avatarUrl(user),
         website: user.website,
         locale: user.language,
         updated_at: Math.floor(user.updatedAt.getTime() / 1000),
         email: user.email,
         email_verified: true,
-        groups: [] as string[],
+        groups: await this.groupsOf(user.id),
       }),
     };
   }

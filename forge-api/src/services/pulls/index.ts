@@ -15,7 +15,9 @@ import { PullService } from './pulls';
 import { PullChangeService } from './changes';
 import { PullMergeService } from './merge';
 import type { GitDataService } from '../git-data';
-import type { ProtectionRule } from '../branch-protection';
+import type { BranchProtectionService, ProtectionRule } from '../branch-protection';
+import { PullReviewService } from './reviews';
+import { ReviewRequestService } from './review-requests';
 import type { CommitStatusCreated } from '../notify/notifier';
 import { PullAutoMergeService } from './auto-merge';
 import type { LatestStatus } from './required-statuses';
@@ -28,6 +30,9 @@ export interface PullServices {
   merges: PullMergeService;
   /** Merges scheduled for when the required statuses succeed. */
   autoMerge: PullAutoMergeService;
+  reviews: PullReviewService;
+  /** Requested reviewers (users and teams). */
+  reviewRequests: ReviewRequestService;
 }
 
 /** Queues the open pull requests of a pushed branch (as base or head) for a check. */
@@ -56,6 +61,7 @@ export function createPullServices(
     forks: ForkService;
     tracker: TrackerServices;
     gitData: GitDataService;
+    protections: BranchProtectionService;
     logError(err: unknown, what: string): void;
     ruleFor(repoId: number, branch: string): Promise<ProtectionRule | null>;
     latestStatuses(repo: RepoWithOwner, sha: string): Promise<LatestStatus[]>;
@@ -74,7 +80,10 @@ export function createPullServices(
       if (autoMerge && (await autoMerge.scheduled(pr.id))) await autoMerge.start(pr);
     },
   });
+  const reviews = new PullReviewService({ prisma, convert: deps.convert, permissions: deps.permissions, protections: deps.protections, diskPath });
+  const reviewRequests = new ReviewRequestService({ prisma, permissions: deps.permissions, protections: deps.protections, reviews });
   const pulls = new PullService({
+    reviewRequests,
     prisma,
     issues: deps.tracker.issues,
     labels: deps.tracker.labels,
@@ -106,7 +115,7 @@ export function createPullServices(
     latestStatuses: deps.latestStatuses,
     onError: deps.logError,
   });
-  return { pulls, checker, changes, merges, autoMerge };
+  return { pulls, checker, changes, merges, autoMerge, reviews, reviewRequests };
 }
 
 export { PullStatus } from './git';

@@ -19,6 +19,8 @@ import type { PermissionService } from '../permissions';
 import type { User } from '../records';
 import type { PullRequest } from '../../../generated/prisma/client';
 import type { PullChecker } from './checker';
+import type { ReviewRequestService } from './review-requests';
+import { toTeam } from '../convert/team';
 import { branchTip, PullFlow } from './git';
 
 export interface CreatePullInput {
@@ -65,6 +67,7 @@ type Prisma_OrderBy = PrismaNS.PullRequestOrderByWithRelationInput;
 
 export interface PullServiceDeps {
   prisma: Prisma;
+  reviewRequests: ReviewRequestService;
   issues: IssueService;
   labels: LabelService;
   convert: Converter;
@@ -308,7 +311,7 @@ export class PullService {
   }
 
   async json(rc: RepoCtx, pr: PullRequest) {
-    return (await this.jsonMany(rc, [pr]))[0];
+    return (await this.jsonMany(rc, [pr], true))[0];
   }
 
   /**
@@ -316,7 +319,7 @@ export class PullService {
    * branch tips of each repository involved from one `git for-each-ref`, repository records
    * once per repository.
    */
-  async jsonMany(rc: RepoCtx, prs: PullRequest[]) {
+  async jsonMany(rc: RepoCtx, prs: PullRequest[], single = false) {
     if (!prs.length) return [];
     const issues = await this.deps.issues.loadFull(prs.map((p) => p.issueId));
     const issueJson = new Map((await this.deps.issues.toJson(issues, rc.repo, rc.doer)).map((j) => [j.id, j]));
@@ -332,6 +335,14 @@ export class PullService {
       repoJson.set(id, mode >= AccessMode.Read ? this.deps.convert.repo(await this.deps.withParent(repo), mode) : null);
     }
     const mergers = await this.prisma.user.findMany({ where: { id: { in: prs.flatMap((p) => (p.mergerId ? [p.mergerId] : [])) } } });
+    const requested = await this.deps.reviewRequests.requestedOf(prs.map((p) => p.issueId), single);
+    const orgs = new Map<number, unknown>();
+    for (const t of [...requested.values()].flatMap((r) => r.teams)) {
+      if (!orgs.has(t.orgId)) {
+        const org = await this.prisma.user.findUnique({ where: { id: t.orgId } });
+        orgs.set(t.orgId, org ? this.deps.convert.org(org) : null);
+      }
+    }
     return prs.map((p) => {
       const parts: PullParts = {
         baseRepoJson: repoJson.get(p.baseRepoId)!,
@@ -339,6 +350,8 @@ export class PullService {
         baseSha: tips.get(p.baseRepoId)?.get(p.baseBranch) ?? '',
         headBranchSha: p.headRepoId ? (tips.get(p.headRepoId)?.get(p.headBranch) ?? '') : '',
         merger: mergers.find((u) => u.id === p.mergerId),
+        requestedReviewers: (requested.get(p.issueId)?.users ?? []).map((u) => this.deps.convert.userPublic(u)),
+        requestedTeams: (requested.get(p.issueId)?.teams ?? []).map((t) => toTeam(t, (orgs.get(t.orgId) as Record<string, unknown> | null) ?? null)),
       };
       return toPullRequest(this.context, p, issueJson.get(p.issueId)!, parts);
     });
