@@ -193,6 +193,10 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
       issueJson: async (issueId, repo) => (await tracker.issues.json(issueId, repo, null)) as unknown as Record<string, unknown>,
       commentJson: async (commentId, repo) =>
         (await tracker.comments.json({ repo, mode: AccessMode.Owner, doer: null, canWrite: true, isAdmin: false }, commentId)) as unknown as Record<string, unknown>,
+      pullJson: async (issueId, repo) => {
+        const pr = await prisma.pullRequest.findUnique({ where: { issueId } });
+        return pr ? ((await pulls.pulls.json({ repo, mode: AccessMode.Owner, doer: null, canWrite: true, isAdmin: false }, pr)) as unknown as Record<string, unknown>) : null;
+      },
       releaseJson: async (releaseId, repo) => {
         const rel = await prisma.release.findUnique({ where: { id: releaseId }, include: { attachments: true } });
         return rel ? ((await releases.json(repo, rel)) as unknown as Record<string, unknown>) : null;
@@ -215,12 +219,12 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     tracker,
     gitData,
     logError: (err, what) => notifier.logError(err, what),
-    ruleFor: (repoId, branch) => branchProtections.ruleFor(repoId, branch),
+    notifier,
     latestStatuses: async (repo, sha) => (await services.commitStatuses.latest(repo, sha, 0, Number.MAX_SAFE_INTEGER)).rows,
   });
   // Pushes to a base or head branch queue its open pull requests for a check; success statuses
   // may complete a scheduled merge.
-  notifier.add(new PullPushListener(pulls));
+  notifier.add(new PullPushListener(pulls, notifier));
   const branches = new BranchService(prisma, config, permissions, branchProtections, repos);
   const migrations = new MigrationService(prisma, config, permissions, repos);
   const teams = new TeamService(prisma, permissions);

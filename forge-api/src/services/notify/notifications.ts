@@ -19,6 +19,11 @@ export class NotificationListener implements NotifyListener {
     await this.notifications.notifyIssue({ issue, repo, actorId: doer.id, commentId: comment.id });
   }
 
+  /** Participants and watchers hear of a merge (Gitea's MergePullRequest notification). */
+  async pullRequestMerged(doer: User, repo: RepoWithOwner, issue: Issue) {
+    await this.notifications.notifyIssue({ issue, repo, actorId: doer.id });
+  }
+
   async commentCreated(doer: User, repo: RepoWithOwner, issue: Issue, comment: Comment, mentionedIds: number[]) {
     await this.notifications.notifyIssue({ issue, repo, actorId: doer.id, commentId: comment.id, mentionedIds });
   }

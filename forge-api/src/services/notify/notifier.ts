@@ -30,6 +30,10 @@ export interface NotifyListener {
   releaseChanged?(doer: User, repo: RepoWithOwner, releaseId: number, action: 'published' | 'updated' | 'deleted'): Promise<void>;
   /** A wiki page was created, edited or deleted (through the API; git pushes to the wiki are pushes). */
   wikiChanged?(doer: User, repo: RepoWithOwner, page: string, action: 'created' | 'edited' | 'deleted', comment: string): Promise<void>;
+  /** A pull request was merged (by its merger, or by a scheduled merge in the scheduler's name). */
+  pullRequestMerged?(doer: User, repo: RepoWithOwner, issue: Issue): Promise<void>;
+  /** A push moved the head branch of an open pull request from `before` to `after`. */
+  pullRequestSynchronized?(pusher: User, repo: RepoWithOwner, issue: Issue, before: string, after: string): Promise<void>;
   /** A commit status was reported on a commit (`json`: the CommitStatus record as the API shows it). */
   commitStatusCreated?(doer: User, repo: RepoWithOwner, created: CommitStatusCreated): Promise<void>;
 }
@@ -101,6 +105,14 @@ export class Notifier {
 
   wikiChanged(...args: EventArgs<'wikiChanged'>) {
     return this.emit('wikiChanged', ...args);
+  }
+
+  pullRequestMerged(...args: EventArgs<'pullRequestMerged'>) {
+    return this.emit('pullRequestMerged', ...args);
+  }
+
+  pullRequestSynchronized(...args: EventArgs<'pullRequestSynchronized'>) {
+    return this.emit('pullRequestSynchronized', ...args);
   }
 
   commitStatusCreated(...args: EventArgs<'commitStatusCreated'>) {

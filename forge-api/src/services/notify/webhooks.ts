@@ -19,6 +19,8 @@ export interface WebhookSources {
   issueJson(issueId: number, repo: RepoWithOwner): Promise<Json>;
   /** The API Comment record as a webhook shows it. */
   commentJson(commentId: number, repo: RepoWithOwner): Promise<Json>;
+  /** The API PullRequest record of a pull request's issue as a webhook shows it (null when it is gone). */
+  pullJson?(issueId: number, repo: RepoWithOwner): Promise<Json | null>;
   /** The API Release record (null when it is gone). */
   releaseJson?(releaseId: number, repo: RepoWithOwner): Promise<Json | null>;
 }
@@ -131,6 +133,23 @@ export class WebhookListener implements NotifyListener {
     await this.issueEvent(doer, repo, issue, closed ? ISSUE_ACTIONS.closed : ISSUE_ACTIONS.reopened);
   }
 
+  /** One `assigned` delivery per new assignee, as Gitea's IssueChangeAssignee. */
+  async issueAssigned(doer: User, repo: RepoWithOwner, issue: Issue, assigneeIds: number[]) {
+    for (const _ of assigneeIds) {
+      if (issue.isPull) await this.pullEvent(doer, repo, issue, 'assigned', 'pull_request_assign');
+      else await this.issueEvent(doer, repo, issue, 'assigned', 'issue_assign');
+    }
+  }
+
+  /** A merge is announced as `closed` with the pull request's `merged` set (Gitea's MergePullRequest). */
+  async pullRequestMerged(doer: User, repo: RepoWithOwner, issue: Issue) {
+    await this.pullEvent(doer, repo, issue, 'closed', 'pull_request');
+  }
+
+  async pullRequestSynchronized(pusher: User, repo: RepoWithOwner, issue: Issue, before: string, after: string) {
+    await this.pullEvent(pusher, repo, issue, 'synchronized', 'pull_request_sync', { before, after });
+  }
+
   async commentCreated(doer: User, repo: RepoWithOwner, issue: Issue, comment: Comment) {
     if (!(await this.webhooks.wants(repo, 'issue_comment'))) return;
     const current = (await this.sources.repo(repo.id)) ?? repo;
@@ -152,10 +171,33 @@ export class WebhookListener implements NotifyListener {
     await this.webhooks.queue(repo, 'wiki', () => ({ action, repository: this.webhooks.repoJson(repo), sender: this.webhooks.userJson(doer), page, comment }));
   }
 
-  private async issueEvent(doer: User, repo: RepoWithOwner, issue: Issue, action: string) {
-    if (issue.isPull || !(await this.webhooks.wants(repo, 'issues'))) return;
+  private async issueEvent(doer: User, repo: RepoWithOwner, issue: Issue, action: string, eventType: 'issues' | 'issue_assign' = 'issues') {
+    if (issue.isPull) {
+      await this.pullEvent(doer, repo, issue, action, 'pull_request');
+      return;
+    }
+    if (!(await this.webhooks.wants(repo, eventType))) return;
     const current = (await this.sources.repo(repo.id)) ?? repo;
     const issueJson = (await this.sources.issueJson(issue.id, current)) as { number: number } & Json;
-    await this.webhooks.notifyIssue(doer, current, action, issueJson);
+    await this.webhooks.notifyIssue(doer, current, action, issueJson, { eventType });
+  }
+
+  /** Gitea's PullRequestPayload (`before`/`after` for synchronized, right after the action). */
+  private async pullEvent(doer: User, repo: RepoWithOwner, issue: Issue, action: string, eventType: 'pull_request' | 'pull_request_assign' | 'pull_request_sync', push?: { before: string; after: string }) {
+    if (!this.sources.pullJson || !(await this.webhooks.wants(repo, eventType))) return;
+    const current = (await this.sources.repo(repo.id)) ?? repo;
+    const pull = await this.sources.pullJson(issue.id, current);
+    if (!pull) return;
+    await this.webhooks.queue(current, eventType, () => ({
+      action,
+      ...(push ?? {}),
+      number: issue.index,
+      pull_request: pull,
+      requested_reviewer: null,
+      repository: this.webhooks.repoJson(current),
+      sender: this.webhooks.userJson(doer),
+      commit_id: '',
+      review: null,
+    }));
   }
 }

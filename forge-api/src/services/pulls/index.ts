@@ -3,7 +3,7 @@ import type { ForgeConfig } from '../../config';
 import type { Converter } from '../convert';
 import type { Prisma } from '../database';
 import type { TrackerServices } from '../issues';
-import type { NotifyListener, RepoWithOwner } from '../notify/notifier';
+import type { Notifier, NotifyListener, RepoWithOwner } from '../notify/notifier';
 import type { PermissionService } from '../permissions';
 import type { RepoService } from '../repos';
 import type { ForkService } from '../forks';
@@ -35,14 +35,26 @@ export interface PullServices {
   reviewRequests: ReviewRequestService;
 }
 
-/** Queues the open pull requests of a pushed branch (as base or head) for a check. */
+/**
+ * Queues the open pull requests of a pushed branch (as base or head) for a check, and announces
+ * a push to a head branch as the pull request's `synchronized`.
+ */
 export class PullPushListener implements NotifyListener {
-  constructor(private readonly services: PullServices) {}
+  constructor(
+    private readonly services: PullServices,
+    private readonly notifier: Notifier,
+  ) {}
 
-  async pushed(_pusher: User, repo: RepoWithOwner, ref: PushedRef): Promise<void> {
+  async pushed(pusher: User, repo: RepoWithOwner, ref: PushedRef): Promise<void> {
     if (!ref.ref.startsWith('refs/heads/') || ref.after === ZERO_SHA) return;
-    const ids = await this.services.pulls.affectedByPush(repo.id, ref.ref.slice('refs/heads/'.length));
+    const branch = ref.ref.slice('refs/heads/'.length);
+    const ids = await this.services.pulls.affectedByPush(repo.id, branch);
     await this.services.checker.enqueue(ids);
+    if (ref.before === ZERO_SHA) return;
+    for (const { issue, baseRepoId } of await this.services.pulls.openWithHead(repo.id, branch)) {
+      const base = baseRepoId === repo.id ? repo : await this.services.pulls.repoById(baseRepoId);
+      if (base) await this.notifier.pullRequestSynchronized(pusher, base, issue, ref.before, ref.after);
+    }
   }
 
   /** A success status may complete the required statuses of a scheduled merge. */
@@ -63,8 +75,8 @@ export function createPullServices(
     gitData: GitDataService;
     protections: BranchProtectionService;
     logError(err: unknown, what: string): void;
-    ruleFor(repoId: number, branch: string): Promise<ProtectionRule | null>;
     latestStatuses(repo: RepoWithOwner, sha: string): Promise<LatestStatus[]>;
+    notifier: Notifier;
   },
 ): PullServices {
   let autoMerge: PullAutoMergeService | undefined;
@@ -103,6 +115,10 @@ export function createPullServices(
     diskPath,
     repoById: (id) => deps.repos.byId(id),
     refsChanged: (doer, repoId) => deps.repos.refsChanged(doer, repoId),
+    merged: async (doer, repo, pr) => {
+      const issue = await prisma.issue.findUnique({ where: { id: pr.issueId } });
+      if (issue) await deps.notifier.pullRequestMerged(doer, repo, issue);
+    },
     scheduleMerge: (doer, pr, style, message, deleteBranch) => autoMerge!.schedule(doer, pr, style, message, deleteBranch),
   });
   autoMerge = new PullAutoMergeService({
@@ -111,7 +127,7 @@ export function createPullServices(
     merges,
     diskPath,
     repoById: (id) => deps.repos.byId(id),
-    ruleFor: deps.ruleFor,
+    ruleFor: (repoId, branch) => deps.protections.ruleFor(repoId, branch),
     latestStatuses: deps.latestStatuses,
     onError: deps.logError,
   });

@@ -52,6 +52,8 @@ export interface MergeDeps {
   repoById(id: number): Promise<RepoWithOwner | null>;
   /** After the forge moved refs of a repository: push events, size, checks of other pull requests. */
   refsChanged(doer: User, repoId: number): Promise<unknown>;
+  /** Announces a merge through the notifier (webhooks, notifications). */
+  merged(doer: User, repo: RepoWithOwner, pr: PullRequest): Promise<void>;
   /** Schedules the merge for when the required statuses succeed (auto-merge.ts). */
   scheduleMerge(doer: User, pr: PullRequest, style: MergeStyle, message: string, deleteBranchAfterMerge: boolean): Promise<void>;
 }
@@ -113,6 +115,7 @@ export class PullMergeService {
       const ok = /^[0-9a-f]{40}$/.test(commit) && (await isAncestor(path, commit, baseTip).catch(() => false)) && (await isAncestor(path, headTip, commit).catch(() => false));
       if (!ok) throw new ConflictError('Wrong commit ID');
       await this.markMerged(rc, pr, commit, PullStatus.ManuallyMerged);
+      await this.deps.merged(rc.doer, rc.repo, pr);
       return 'merged';
     }
     const title = (input.merge_title_field ?? '').trim() || (await this.defaultTitle(rc.repo, pr, issue.title, style));
@@ -155,6 +158,7 @@ export class PullMergeService {
     }
     await this.markMerged(rc, pr, newTip, PullStatus.Mergeable);
     await this.deps.refsChanged(rc.doer, rc.repo.id);
+    await this.deps.merged(rc.doer, rc.repo, pr);
     if (deleteBranch) await this.deleteHeadBranch(rc.doer, pr, headTip);
     return 'merged';
   }

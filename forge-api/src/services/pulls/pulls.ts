@@ -310,6 +310,18 @@ export class PullService {
     return rows.map((r) => r.id);
   }
 
+  /** Open pull requests whose head is `branch` of the repository, with their issues. */
+  async openWithHead(repoId: number, branch: string) {
+    return this.prisma.pullRequest.findMany({
+      where: { headRepoId: repoId, headBranch: branch, flow: PullFlow.GitHub, hasMerged: false, issue: { isClosed: false } },
+      include: { issue: true },
+    });
+  }
+
+  repoById(id: number): Promise<RepoWithOwner | null> {
+    return this.deps.repoById(id);
+  }
+
   async json(rc: RepoCtx, pr: PullRequest) {
     return (await this.jsonMany(rc, [pr], true))[0];
   }
