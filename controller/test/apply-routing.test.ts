@@ -3,6 +3,8 @@
  * Graph data -> buildModel -> renderConfig -> NginxProcess, loopback echo backends that answer
  * with their own name, real HTTP requests.
  */
+import * as http2 from 'http2';
+import type { AddressInfo } from 'net';
 import { httpRequest, type HttpRequestOptions } from '../../e2e/support/http';
 import { Harness, freePort } from './apply-harness';
 import * as f from './model-fixtures';
@@ -16,6 +18,8 @@ const BACKENDS = [
 ];
 
 let h: Harness;
+/** An HTTP/2 backend without TLS (a Service port with appProtocol kubernetes.io/h2c). */
+let h2cBackend: http2.Http2Server;
 let port: number;
 let port2: number;
 
@@ -27,6 +31,12 @@ async function who(host: string, path: string, options: HttpRequestOptions = {},
 
 beforeAll(async () => {
   h = await Harness.create(BACKENDS);
+  h2cBackend = http2.createServer((req, res) => {
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ backend: 'h2c', httpVersion: req.httpVersion, path: req.url, header: req.headers['x-added'] ?? null }));
+  });
+  await new Promise<void>((resolve) => h2cBackend.listen(0, '127.0.0.1', resolve));
+  const h2cPort = (h2cBackend.address() as AddressInfo).port;
   port = await freePort();
   port2 = await freePort();
   const be = (name: string, more = {}) => f.backend(name, h.port(name), more);
@@ -104,8 +114,15 @@ beforeAll(async () => {
     },
   ], { hostnames: ['timeout.test'] });
 
+  const h2c = f.route('h2c', [
+    {
+      ...f.rule(0, [f.prefix('/')], [f.backend('h2c', h2cPort, { h2c: true })]),
+      filters: { mirrors: [], requestHeaders: { set: [{ name: 'X-Added', value: 'yes' }], add: [], remove: [] } },
+    },
+  ], { hostnames: ['h2c.test'] });
+
   const graph = f.graph([
-    f.listener(port, [paths, conds, old, newer, exactHost, wildHost, anyHost, broken, many, folded, timeouts].map((r) => f.attach(r))),
+    f.listener(port, [paths, conds, old, newer, exactHost, wildHost, anyHost, broken, many, folded, timeouts, h2c].map((r) => f.attach(r))),
     f.listener(port2, [f.attach(only)]),
   ]);
   const result = await h.nginx.start(h.render(graph));
@@ -113,6 +130,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  h2cBackend?.close();
   await h?.close();
 });
 
@@ -322,6 +340,13 @@ describe('rule timeouts', () => {
     expect(await who('timeout.test', '/pair', { headers: { 'X-Request-Delay': '1s' } })).toBe(504);
     expect(Date.now() - started).toBeLessThan(550);
     for (let i = 0; i < 4; i++) expect(['t-pair-a', 't-pair-b']).toContain(await who('timeout.test', '/pair'));
+  });
+});
+
+describe('backends that speak h2c', () => {
+  test('an HTTP/1.1 request reaches an h2c backend over HTTP/2, with the rule\'s header changes', async () => {
+    const res = await httpRequest(port, '/some/path?q=1', { host: 'h2c.test' });
+    expect({ status: res.status, json: res.json }).toEqual({ status: 200, json: { backend: 'h2c', httpVersion: '2.0', path: '/some/path?q=1', header: 'yes' } });
   });
 });
 

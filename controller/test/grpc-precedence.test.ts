@@ -141,14 +141,35 @@ describe('Service appProtocol', () => {
   ];
   const resolved = (graph: ReturnType<typeof model>['graph'], name: string) => graph.routes.find((r) => r.name === name)!.parents[0].conditions.find((c) => c.type === 'ResolvedRefs')!;
 
-  test('kubernetes.io/h2c: a GRPCRoute reaches it (grpc_pass is h2c); an HTTPRoute cannot (UnsupportedProtocol)', () => {
-    const { graph } = model(
+  test('kubernetes.io/h2c: GRPCRoutes and HTTPRoutes reach it over HTTP/2 (grpc_pass)', () => {
+    const { graph, model: m } = model(
       ...h2cService('kubernetes.io/h2c'),
       grpcRoute('rpc', { hostnames: ['rpc.test'], rules: [{ backendRefs: [{ name: 'app', port: 80 }] }] }),
       route('web', { parentRefs: [{ name: 'gw' }], hostnames: ['web.test'], rules: [{ backendRefs: [{ name: 'app', port: 80 }] }] }),
     );
     expect(resolved(graph, 'rpc')).toMatchObject({ status: 'True' });
-    expect(resolved(graph, 'web')).toMatchObject({ status: 'False', reason: 'UnsupportedProtocol' });
+    expect(resolved(graph, 'web')).toMatchObject({ status: 'True' });
+    const web = m.servers.find((s) => s.serverNames.includes('web.test'))!;
+    expect(web.ruleLocations.map((l) => ({ grpc: l.grpc, target: l.target }))).toEqual([{ grpc: true, target: { kind: 'upstream', upstream: 'g_default__app_80' } }]);
+  });
+
+  test('an HTTPRoute rule mixing h2c and HTTP/1.1 backends, or rewriting the path to h2c ones, is dropped with the reason', () => {
+    const { graph } = model(
+      ...h2cService('kubernetes.io/h2c'),
+      route('web', {
+        parentRefs: [{ name: 'gw' }],
+        hostnames: ['web.test'],
+        rules: [
+          { backendRefs: [{ name: 'app', port: 80 }, { name: 'svc', port: 80 }] },
+          { matches: [{ path: { type: 'PathPrefix', value: '/v1' } }], filters: [{ type: 'URLRewrite', urlRewrite: { path: { type: 'ReplacePrefixMatch', replacePrefixMatch: '/' } } }], backendRefs: [{ name: 'app', port: 80 }] },
+          { matches: [{ path: { type: 'PathPrefix', value: '/ok' } }], backendRefs: [{ name: 'app', port: 80 }] },
+        ],
+      }),
+    );
+    const rules = graph.routes.find((r) => r.name === 'web')!.rules;
+    expect(rules.map((r) => r.valid)).toEqual([false, false, true]);
+    expect(rules[0].invalidMessage).toContain('kubernetes.io/h2c and HTTP/1.1 backends in one rule are not supported');
+    expect(rules[1].invalidMessage).toContain('URLRewrite path to backends with appProtocol kubernetes.io/h2c is not supported');
   });
 
   test('kubernetes.io/ws on a GRPCRoute backend: UnsupportedProtocol', () => {

@@ -133,10 +133,11 @@ function failedBackend(base: BackendRef, path: string, invalidReason: string, me
 
 /**
  * appProtocols a route kind can speak to (Service port appProtocol, KEP-3726): nginx proxies
- * HTTPRoutes over HTTP/1.1 and GRPCRoutes over h2c (grpc_pass); anything else is reported.
+ * HTTPRoutes over HTTP/1.1 (WebSocket included), or over h2c (grpc_pass) to a kubernetes.io/h2c
+ * port, and GRPCRoutes over h2c; anything else is reported.
  */
 const APP_PROTOCOLS: Record<string, string[]> = {
-  HTTPRoute: ['http', 'kubernetes.io/ws'],
+  HTTPRoute: ['http', 'kubernetes.io/ws', 'kubernetes.io/h2c'],
   GRPCRoute: ['kubernetes.io/h2c', 'grpc', 'h2c'],
 };
 
@@ -161,5 +162,5 @@ export function resolveBackend(ref: HTTPBackendRef, routeNamespace: string, inde
   if (port.appProtocol !== undefined && !(APP_PROTOCOLS[routeKind] ?? []).includes(port.appProtocol)) {
     return failedBackend(base, path, 'UnsupportedProtocol', `Service ${namespace}/${ref.name} port ${ref.port} has appProtocol ${port.appProtocol}, which a ${routeKind} cannot use (supported: ${(APP_PROTOCOLS[routeKind] ?? []).join(', ')})`);
   }
-  return { ...base, valid: true, endpoints: index.endpoints(service, port) };
+  return { ...base, valid: true, endpoints: index.endpoints(service, port), ...(routeKind === 'HTTPRoute' && port.appProtocol === 'kubernetes.io/h2c' ? { h2c: true } : {}) };
 }

@@ -93,6 +93,24 @@ export function memoizedRules<Route extends { metadata: { namespace: string }; s
 /** The route's rules validated (see buildRule), reused while route and backends are unchanged. */
 export const buildRules = memoizedRules<HTTPRoute, HTTPRouteRule>(buildRule);
 
+/**
+ * A rule whose backends speak h2c is proxied with grpc_pass, which an nginx location cannot mix
+ * with proxy_pass (HTTP/1.1 backends, mirrors to them) and which has no URI to rewrite a path into.
+ */
+function h2cProblem(rule: RouteRule, field: string): void {
+  const services = rule.backends.filter((b) => b.valid && !b.inference);
+  if (!services.some((b) => b.h2c)) {
+    const mirror = [rule.filters, ...(rule.backendFilters ?? [])].flatMap((f) => f?.mirrors ?? []).find((m) => m.backend.h2c);
+    if (mirror) throw new RuleProblem(`${field}: a request mirror to ${mirror.backend.namespace}/${mirror.backend.name} (appProtocol kubernetes.io/h2c) from a rule whose backends speak HTTP/1.1 is not supported`);
+    return;
+  }
+  if (!services.every((b) => b.h2c)) throw new RuleProblem(`${field}.backendRefs: backends with appProtocol kubernetes.io/h2c and HTTP/1.1 backends in one rule are not supported`);
+  const filters = [rule.filters, ...(rule.backendFilters ?? [])];
+  if (filters.some((f) => f?.rewrite?.path)) throw new RuleProblem(`${field}.filters: a URLRewrite path to backends with appProtocol kubernetes.io/h2c is not supported`);
+  const mirror = filters.flatMap((f) => f?.mirrors ?? []).find((m) => !m.backend.h2c);
+  if (mirror) throw new RuleProblem(`${field}: a request mirror to ${mirror.backend.namespace}/${mirror.backend.name} (HTTP/1.1) from a rule whose backends speak h2c is not supported`);
+}
+
 /** Validate one rule: matches defaulted and checked, filters refused, backends resolved. */
 export function buildRule(rule: HTTPRouteRule, index: number, routeNamespace: string, backends: BackendIndex): RouteRule {
   const field = `spec.rules[${index}]`;
@@ -117,6 +135,7 @@ export function buildRule(rule: HTTPRouteRule, index: number, routeNamespace: st
     }
     if (built.filters) out.filters = built.filters;
     if (built.backendFilters) out.backendFilters = built.backendFilters;
+    h2cProblem(out, field);
   } catch (e) {
     if (!(e instanceof RuleProblem) && !(e instanceof FilterProblem)) throw e;
     out.valid = false;

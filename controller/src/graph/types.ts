@@ -182,6 +182,11 @@ export interface BackendRef {
   endpoints: BackendEndpoint[];
   /** Set for a valid InferencePool backend: requests go through the endpoint picker. */
   inference?: InferenceBackend;
+  /**
+   * An HTTPRoute backend whose Service port has appProtocol kubernetes.io/h2c: spoken to over
+   * HTTP/2 without TLS (grpc_pass, which carries any HTTP/2 request, not only gRPC calls).
+   */
+  h2c?: boolean;
 }
 
 // ---------------------------------------------------------------- InferencePool

@@ -190,12 +190,15 @@ function routeParts(route: HTTPRouteNode, hostKey: HostKey, ctx: LocationContext
     // location of its own, with its filters; the rule's location only picks one per request.
     const shares = rule.backendFilters && !noWeight ? weightedIndexes(rule) : [];
     const perBackend = shares.length > 1 ? rule.backends.map((_, i) => `${name}_b${i}`) : undefined;
+    // grpc_pass: GRPCRoutes, and HTTPRoute rules whose backends speak h2c (graph/rules.ts keeps
+    // those apart from HTTP/1.1 ones).
+    const h2 = route.kind === 'GRPCRoute' || speaksH2c(rule);
     const ruleLocation: RuleLocation = {
       name,
       source: { namespace: route.namespace, name: route.name, ruleIndex: rule.index },
-      target: noWeight ?? ctx.upstreams.target(rule.backends, perBackend, route.kind === 'GRPCRoute'),
+      target: noWeight ?? ctx.upstreams.target(rule.backends, perBackend, h2),
       settings: {},
-      ...(route.kind === 'GRPCRoute' ? { grpc: true } : {}),
+      ...(h2 ? { grpc: true } : {}),
     };
     const timeout = proxyTimeout(rule.timeouts);
     if (timeout) ruleLocation.timeout = timeout;
@@ -203,7 +206,7 @@ function routeParts(route: HTTPRouteNode, hostKey: HostKey, ctx: LocationContext
     if (perBackend) {
       if (ruleLocation.target.kind === 'backends') {
         for (const i of shares) {
-          const own: RuleLocation = { ...ruleLocation, name: perBackend[i], target: ctx.upstreams.target([rule.backends[i]], undefined, route.kind === 'GRPCRoute'), settings: {}, dispatchedBy: name };
+          const own: RuleLocation = { ...ruleLocation, name: perBackend[i], target: ctx.upstreams.target([rule.backends[i]], undefined, h2), settings: {}, dispatchedBy: name };
           const filters = ruleFilters(rule.backendFilters![i], own, server, ctx);
           if (filters) own.filters = filters;
           ruleLocations.push(own);
@@ -225,6 +228,12 @@ function routeParts(route: HTTPRouteNode, hostKey: HostKey, ctx: LocationContext
     }
   }
   return { ruleLocations, candidates };
+}
+
+/** An HTTPRoute rule whose backends speak h2c (a loop: this runs for every rule of every build). */
+function speaksH2c(rule: RouteRule): boolean {
+  for (const b of rule.backends) if (b.h2c) return true;
+  return false;
 }
 
 /** A rule location for the model (finalizeModel sets fields on it): the memo keeps its own. */

@@ -26,6 +26,7 @@ export const SUPPORTED_FEATURES = [
   'HTTPRoute303RedirectStatusCode',
   'HTTPRoute307RedirectStatusCode',
   'HTTPRoute308RedirectStatusCode',
+  'HTTPRouteBackendProtocolH2C',
   'HTTPRouteBackendProtocolWebSocket',
   'HTTPRouteBackendRequestHeaderModification',
   'HTTPRouteBackendTimeout',

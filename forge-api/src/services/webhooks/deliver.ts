@@ -10,6 +10,7 @@ import type { ForgeConfig } from '../../config';
 import type { Prisma } from '../database';
 import { HostNotAllowedError, parseAllowedHostList, type HostAllowList } from './allowed-hosts';
 import { guardedRequest } from './guarded-request';
+import { CONVERTERS, type Converter, type HookMeta } from './payloads';
 
 const CLAIM_MS = 60_000;
 const BATCH = 20;
@@ -28,10 +29,22 @@ export interface DeliveryResult {
 type Task = NonNullable<Awaited<ReturnType<Prisma['hookTask']['findFirst']>>>;
 type Hook = NonNullable<Awaited<ReturnType<Prisma['webhook']['findFirst']>>>;
 
-/** Gitea's delivery headers (X-Gitea-*, X-Gogs-*, X-GitHub-*, X-Hub-Signature*) and body. */
-export function buildRequest(hook: Hook, task: Pick<Task, 'uuid' | 'event' | 'eventType' | 'payload'>, targetType: string) {
-  const sha256 = hook.secret ? crypto.createHmac('sha256', hook.secret).update(task.payload).digest('hex') : '';
-  const sha1 = hook.secret ? crypto.createHmac('sha1', hook.secret).update(task.payload).digest('hex') : '';
+/**
+ * Gitea's delivery headers (X-Gitea-*, X-Gogs-*, X-GitHub-*, X-Hub-Signature*) and body. A chat
+ * service's hook (payloads/) gets that service's message, always as JSON, converted here at
+ * delivery as Gitea does, so the stored task keeps the forge's own payload; the signature is over
+ * the bytes sent. Undefined when the service is not sent this event.
+ */
+export function buildRequest(hook: Hook, task: Pick<Task, 'uuid' | 'event' | 'eventType' | 'payload'>, targetType: string, appUrl: string) {
+  let payload = task.payload;
+  const converter: Converter | undefined = CONVERTERS[hook.type];
+  if (converter) {
+    const message = converter(task.eventType, JSON.parse(task.payload), parseMeta(hook.meta), appUrl);
+    if (message === undefined) return undefined;
+    payload = JSON.stringify(message, null, 2);
+  }
+  const sha256 = hook.secret ? crypto.createHmac('sha256', hook.secret).update(payload).digest('hex') : '';
+  const sha1 = hook.secret ? crypto.createHmac('sha1', hook.secret).update(payload).digest('hex') : '';
   const headers: Record<string, string> = {
     'User-Agent': 'GiteaServer',
     'X-Gitea-Delivery': task.uuid,
@@ -52,19 +65,32 @@ export function buildRequest(hook: Hook, task: Pick<Task, 'uuid' | 'event' | 'ev
   };
   if (hook.authorizationHeader) headers.Authorization = hook.authorizationHeader;
   let url = hook.url;
-  let body: string | undefined = task.payload;
+  let body: string | undefined = payload;
+  if (converter !== undefined) {
+    headers['Content-Type'] = 'application/json';
+    return { url, method: hook.httpMethod === 'GET' ? 'POST' : hook.httpMethod || 'POST', headers, body };
+  }
   if (hook.httpMethod === 'GET') {
     const u = new URL(url);
-    u.searchParams.set('payload', task.payload);
+    u.searchParams.set('payload', payload);
     url = u.toString();
     body = undefined;
   } else if (hook.contentType === 'form') {
     headers['Content-Type'] = 'application/x-www-form-urlencoded';
-    body = new URLSearchParams({ payload: task.payload }).toString();
+    body = new URLSearchParams({ payload }).toString();
   } else {
     headers['Content-Type'] = 'application/json';
   }
   return { url, method: hook.httpMethod, headers, body };
+}
+
+function parseMeta(meta: string): HookMeta {
+  try {
+    const v = JSON.parse(meta || '{}');
+    return v && typeof v === 'object' ? v : {};
+  } catch {
+    return {};
+  }
 }
 
 export function targetTypeOf(hook: Pick<Hook, 'repoId' | 'ownerId' | 'isSystem'>, ownerIsOrg: boolean): string {
@@ -176,15 +202,18 @@ export class DeliveryWorker {
   async deliver(task: Task): Promise<DeliveryResult> {
     const hook = await this.prisma.webhook.findUnique({ where: { id: task.hookId }, include: { owner: { select: { type: true } } } });
     if (!hook) return { ok: false, status: 0, error: 'hook deleted' };
-    const req = buildRequest(hook, task, targetTypeOf(hook, hook.owner?.type === 1));
+    const req = buildRequest(hook, task, targetTypeOf(hook, hook.owner?.type === 1), this.config.appUrl);
     let result: DeliveryResult;
     let refused = false;
     try {
+      // An event the hook's service has no message for: failed once, never retried.
+      refused = !req;
+      if (!req) throw new Error(`a ${hook.type} hook is not sent ${task.eventType} events`);
       const res = await guardedRequest({ url: req.url, method: req.method, headers: req.headers, body: req.body, timeoutMs: this.config.webhookDeliverTimeoutMs, allow: this.allow });
       result = { ok: res.status >= 200 && res.status < 300, status: res.status, error: res.status >= 300 ? `HTTP ${res.status}` : '' };
     } catch (err) {
       // A target the allowed-host list refuses stays refused: failed at once, no retries.
-      refused = err instanceof HostNotAllowedError;
+      refused ||= err instanceof HostNotAllowedError;
       result = { ok: false, status: 0, error: (err as Error).message || String(err) };
     }
     const attempts = task.attempts + 1;

@@ -13,6 +13,7 @@ import type { HotReads } from '../fast-reads';
 import type { Prisma } from '../database';
 import type { Repository, User } from '../records';
 import { globError } from '../glob';
+import { CONVERTERS, receivesEvent } from './payloads';
 import { branchMatches, CONTENT_TYPES, expandEvents, headerEvent, HOOK_TYPES, type HookEvent } from './events';
 
 export type WebhookRow = NonNullable<Awaited<ReturnType<Prisma['webhook']['findUnique']>>>;
@@ -50,11 +51,11 @@ const META_KEYS: Record<string, string[]> = {
 };
 
 /**
- * Types whose receivers take Gitea's own JSON payload. Other types (slack, discord, ...) need
- * their service's message format, which is not built yet: they are stored and listed but never
- * sent a payload their receiver could not read.
+ * Types that are sent deliveries: gitea and gogs take the forge's JSON payload as it is, the
+ * chat services in payloads/ their own message. Other types are stored and listed but never sent
+ * a payload their receiver could not read.
  */
-const DELIVERED_TYPES = new Set(['gitea', 'gogs']);
+const DELIVERED_TYPES = new Set(['gitea', 'gogs', ...Object.keys(CONVERTERS)]);
 
 function validUrl(u: string): boolean {
   try {
@@ -247,10 +248,13 @@ export class WebhookService {
    * (push/create/delete of branches). Returns the number of deliveries queued.
    */
   async queue(repo: Repository, eventType: HookEvent, payload: unknown | (() => unknown), branch?: string): Promise<number> {
-    const hooks = await this.hooksFor(repo, eventType, branch);
+    const matching = await this.hooksFor(repo, eventType, branch);
+    if (!matching.length) return 0;
+    const value = typeof payload === 'function' ? (payload as () => unknown)() : payload;
+    const hooks = matching.filter((h) => receivesEvent(h.type, eventType, value));
     if (!hooks.length) return 0;
     // Gitea's payloads are indented JSON; the signature is over these exact bytes.
-    const text = JSON.stringify(typeof payload === 'function' ? (payload as () => unknown)() : payload, null, 2);
+    const text = JSON.stringify(value, null, 2);
     // One insert for all hooks: this is the only webhook cost a request pays.
     await this.prisma.hookTask.createMany({
       data: hooks.map((h) => ({ hookId: h.id, uuid: crypto.randomUUID(), event: headerEvent(eventType), eventType, payload: text })),

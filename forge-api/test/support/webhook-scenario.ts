@@ -1,0 +1,170 @@
+/**
+ * The webhook scenario shared by the recorder of a real Gitea's deliveries
+ * (scripts/record-gitea-webhooks.ts) and the forge's own delivery test: a receiver on loopback,
+ * the hook settings per type, the steps (issue, comment, push on a new branch, pull request,
+ * branch created and deleted, release), and the recording that pairs each event's deliveries.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export const RECORDED_TYPES = ['gitea', 'slack', 'discord', 'msteams', 'dingtalk', 'telegram', 'feishu', 'wechatwork', 'matrix', 'gogs', 'packagist'] as const;
+export const RECORDED_EVENTS = ['create', 'delete', 'push', 'issues', 'issue_comment', 'pull_request', 'release'];
+
+/** Config each type is created with (the keys Gitea's API reads for it). */
+export function hookConfig(type: string, base: string): Record<string, string> {
+  const url = `${base}/${type}`;
+  const common = { url, content_type: 'json' };
+  switch (type) {
+    case 'slack':
+      return { ...common, channel: '#dev', username: 'forge-bot', icon_url: 'https://example.com/icon.png', color: '#336699' };
+    case 'discord':
+      return { ...common, username: 'forge-bot', icon_url: 'https://example.com/icon.png' };
+    case 'matrix':
+      return { ...common, homeserver_url: base, room_id: '!room:example.com', message_type: 'm.notice' };
+    case 'packagist':
+      return { ...common, username: 'pkg-user', api_token: 'pkg-token', package_url: 'https://packagist.org/packages/acme/hooked' };
+    default:
+      return common;
+  }
+}
+
+export interface Delivery {
+  type: string;
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export interface RecordedEvent {
+  step: string;
+  eventType: string;
+  /** Gitea's own payload (the `gitea` hook's body), the input of every converter. */
+  payload: unknown;
+  /** Per type: the request Gitea sent (absent: Gitea sent nothing of that type for the event). */
+  requests: Record<string, { method: string; path: string; headers: Record<string, string>; body: unknown }>;
+}
+
+/** Headers worth comparing (transport headers such as Content-Length and User-Agent left out). */
+const KEPT_HEADERS = /^(content-type|authorization|x-gitea-.*|x-gogs-.*|x-github-.*|x-hub-signature.*)$/i;
+
+export function startReceiver(): Promise<{ url: string; deliveries: Delivery[]; close(): Promise<void> }> {
+  const deliveries: Delivery[] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(req.headers)) if (KEPT_HEADERS.test(k) && typeof v === 'string') headers[k.toLowerCase()] = v;
+      const path = req.url ?? '/';
+      deliveries.push({ type: path.split('/')[1], method: req.method ?? '', path, headers, body: Buffer.concat(chunks).toString('utf8') });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      // Telegram and Matrix clients read a JSON answer; the others ignore it.
+      res.end('{"ok":true}');
+    });
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        deliveries,
+        close: () => new Promise((r) => server.close(() => r())),
+      }),
+    ),
+  );
+}
+
+type Api = (method: string, path: string, body?: unknown) => Promise<{ status: number; body: any }>;
+
+export function apiClient(base: string, token: string): Api {
+  return async (method, path, body) => {
+    const res = await fetch(`${base}/api/v1${path}`, {
+      method,
+      headers: { authorization: `token ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      /* not JSON */
+    }
+    return { status: res.status, body: parsed };
+  };
+}
+
+export async function expectStatus(p: Promise<{ status: number; body: any }>, want: number, what: string) {
+  const res = await p;
+  if (res.status !== want) throw new Error(`${what}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** Each step makes events; the recorder waits for the gitea hook's deliveries of each before the next. */
+export function scenario(api: Api, owner: string, repo: string): Array<{ name: string; events: number; run(): Promise<unknown> }> {
+  const r = `/repos/${owner}/${repo}`;
+  const b64 = (s: string) => Buffer.from(s).toString('base64');
+  return [
+    { name: 'issue opened', events: 1, run: () => expectStatus(api('POST', `${r}/issues`, { title: 'Crash <on> start & stop', body: 'Steps:\n1. run *it*\n2. see <b>it</b>' }), 201, 'issue') },
+    { name: 'issue comment', events: 1, run: () => expectStatus(api('POST', `${r}/issues/1/comments`, { body: 'Seen it **too** & <more>' }), 201, 'comment') },
+    {
+      name: 'file on a new branch',
+      events: 2,
+      run: () => expectStatus(api('POST', `${r}/contents/notes.md`, { content: b64('# Notes\n'), message: 'Add notes\n\nWith a body line.', branch: 'main', new_branch: 'feature' }), 201, 'contents'),
+    },
+    { name: 'pull request opened', events: 1, run: () => expectStatus(api('POST', `${r}/pulls`, { head: 'feature', base: 'main', title: 'Add <notes>', body: 'Adds **notes** & more' }), 201, 'pull') },
+    { name: 'branch created', events: 2, run: () => expectStatus(api('POST', `${r}/branches`, { new_branch_name: 'gone', old_branch_name: 'main' }), 201, 'branch') },
+    { name: 'branch deleted', events: 1, run: () => expectStatus(api('DELETE', `${r}/branches/gone`), 204, 'branch delete') },
+    { name: 'release published', events: 3, run: () => expectStatus(api('POST', `${r}/releases`, { tag_name: 'v1.0', name: 'One', body: 'First *release*' }), 201, 'release') },
+  ];
+}
+
+/**
+ * Runs the scenario and pairs each event's deliveries. `lenient`: a step whose events do not all
+ * arrive within `waitMs` records what did arrive instead of failing (the caller then checks the
+ * set of event types it requires).
+ */
+export async function record(
+  api: Api,
+  owner: string,
+  repo: string,
+  receiver: Awaited<ReturnType<typeof startReceiver>>,
+  types: readonly string[],
+  opts: { lenient?: boolean; waitMs?: number } = {},
+): Promise<RecordedEvent[]> {
+  const recorded: RecordedEvent[] = [];
+  for (const step of scenario(api, owner, repo)) {
+    const before = receiver.deliveries.length;
+    await step.run();
+    // Wait for the gitea hook's deliveries of this step, then a little for the other types.
+    const deadline = Date.now() + (opts.waitMs ?? 30_000);
+    const giteaCount = () => receiver.deliveries.slice(before).filter((d) => d.type === 'gitea').length;
+    while (giteaCount() < step.events && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    if (giteaCount() < step.events && !opts.lenient) throw new Error(`${step.name}: ${giteaCount()} of ${step.events} gitea deliveries`);
+    const settle = Date.now() + 3000;
+    while (Date.now() < settle && receiver.deliveries.length - before < step.events * types.length) await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 300));
+    const mine = receiver.deliveries.slice(before);
+    for (const g of mine.filter((d) => d.type === 'gitea')) {
+      const eventType = g.headers['x-gitea-event-type'];
+      const requests: RecordedEvent['requests'] = {};
+      for (const d of mine) {
+        if (d.type === 'gitea' || requests[d.type]) continue;
+        // Types that send Gitea's headers are paired by event type; the others (no headers) by
+        // being the only delivery of their type in a step of one event.
+        const et = d.headers['x-gitea-event-type'];
+        if (et ? et !== eventType : step.events !== 1) continue;
+        let body: unknown = d.body;
+        try {
+          body = JSON.parse(d.body);
+        } catch {
+          /* form bodies stay text */
+        }
+        requests[d.type] = { method: d.method, path: d.path, headers: d.headers, body };
+      }
+      recorded.push({ step: step.name, eventType, payload: JSON.parse(g.body), requests });
+    }
+  }
+  return recorded;
+}
+

@@ -1,0 +1,51 @@
+/**
+ * Chat-service webhook payloads against what a real Gitea 1.27.3 sent for the same events
+ * (fixtures/gitea-webhook-payloads.json, recorded by scripts/record-gitea-webhooks.ts): each
+ * converter gets Gitea's own payload of the event and must produce the body Gitea sent to that
+ * service, byte for byte once parsed.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { CONVERTERS } from '../src/services/webhooks/payloads';
+
+interface Recorded {
+  step: string;
+  eventType: string;
+  payload: Record<string, unknown>;
+  requests: Record<string, { body: unknown }>;
+}
+
+const fixture = JSON.parse(fs.readFileSync(path.join(__dirname, 'fixtures', 'gitea-webhook-payloads.json'), 'utf8')) as {
+  recordedFrom: { version: string };
+  receiver: string;
+  events: Recorded[];
+};
+/** Gitea's ROOT_URL when it recorded: the base of its repository links. */
+const appUrl = (fixture.events[0].payload.repository as { html_url: string }).html_url.replace(/[^/]+\/[^/]+$/, '');
+
+/** The settings each recorded hook had (scripts/record-gitea-webhooks.ts hookConfig). */
+const META: Record<string, Record<string, string>> = {
+  slack: { channel: '#dev', username: 'forge-bot', icon_url: 'https://example.com/icon.png', color: '#336699' },
+  discord: { username: 'forge-bot', icon_url: 'https://example.com/icon.png' },
+};
+
+describe(`chat webhook payloads as Gitea ${fixture.recordedFrom.version} sends them`, () => {
+  const cases = fixture.events.flatMap((e) => Object.keys(CONVERTERS).map((type) => [type, e] as const));
+  test.each(cases.map(([type, e]) => [type, `${e.step} (${e.eventType})`, type, e] as const))('%s: %s', (_t, _name, type, e) => {
+    const sent = e.requests[type];
+    const ours = CONVERTERS[type](e.eventType, e.payload, META[type] ?? {}, appUrl);
+    if (!sent) {
+      // Gitea sent this type nothing for the event (a push without commits, for one).
+      expect(ours === undefined || e.eventType === 'push').toBe(true);
+      return;
+    }
+    expect(ours).toEqual(sent.body);
+  });
+
+  test('every converter has a recorded case of each event the scenario makes', () => {
+    for (const type of Object.keys(CONVERTERS)) {
+      const covered = new Set(fixture.events.filter((e) => e.requests[type]).map((e) => e.eventType));
+      expect([...covered].sort()).toEqual(['create', 'delete', 'issue_comment', 'issues', 'pull_request', 'push', 'release']);
+    }
+  });
+});
