@@ -40,6 +40,7 @@ import teamRoutes from './routes/teams';
 import collaboratorRoutes from './routes/collaborators';
 import hookRoutes from './routes/hooks';
 import keyRoutes from './routes/keys';
+import gpgKeyRoutes from './routes/gpg-keys';
 import packageRoutes from './routes/packages';
 import packageRegistryRoutes from './routes/package-registry';
 import cronRoutes from './routes/cron';
@@ -157,6 +158,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
       await api.register(collaboratorRoutes);
       await api.register(hookRoutes);
       await api.register(keyRoutes);
+      await api.register(gpgKeyRoutes);
       await api.register(packageRoutes);
       await api.register(cronRoutes);
       await api.register(trackerRoutes);

@@ -27,6 +27,7 @@ const appUrl = (fixture.events[0].payload.repository as { html_url: string }).ht
 const META: Record<string, Record<string, string>> = {
   slack: { channel: '#dev', username: 'forge-bot', icon_url: 'https://example.com/icon.png', color: '#336699' },
   discord: { username: 'forge-bot', icon_url: 'https://example.com/icon.png' },
+  packagist: { username: 'pkg-user', api_token: 'pkg-token', package_url: 'https://packagist.org/packages/acme/hooked' },
 };
 
 describe(`chat webhook payloads as Gitea ${fixture.recordedFrom.version} sends them`, () => {

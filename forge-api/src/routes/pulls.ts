@@ -250,6 +250,28 @@ export default async function pullRoutes(app: FastifyInstance) {
     },
   );
 
+  app.post<{ Params: IndexParams; Querystring: { style?: string } }>(
+    '/repos/:owner/:repo/pulls/:index/update',
+    {
+      // Gitea's update route has no archived check of its own.
+      config: { ...change, repo: { ...PULLS_CHANGE, archived: 'allow' as const } },
+      schema: {
+        tags,
+        operationId: 'repoUpdatePullRequest',
+        summary: "Merge PR's baseBranch into headBranch",
+        params: ownerRepoIndexParams,
+        querystring: obj({ style: { type: 'string', enum: ['merge', 'rebase'] } }),
+        response: { 200: { type: 'null' }, ...errors(403, 404, 409, 422) },
+      },
+    },
+    async (request, reply) => {
+      const rc = changeCtx(request);
+      const pr = await pulls.byIndex(rc.repo.id, pathNumber(request.params.index));
+      await app.services.pulls.updates.update(rc, pr, request.query.style ?? 'merge');
+      return reply.code(200).send();
+    },
+  );
+
   app.get<{ Params: IndexParams }>(
     '/repos/:owner/:repo/pulls/:index/merge',
     {

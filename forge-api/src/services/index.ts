@@ -14,6 +14,7 @@ import { HttpSignatureService } from './httpsig';
 import { createTrackerServices, type TrackerServices } from './issues';
 import { IssueConverter } from './convert';
 import { KeyService } from './keys';
+import { GpgKeyService } from './gpg-keys';
 import { ActivityListener, NotificationListener, Notifier, WebhookListener, type NotifyErrorLog } from './notify';
 import { OrgService } from './orgs';
 import { PackageService } from './packages';
@@ -104,6 +105,8 @@ export interface Services {
   /** Sends queued deliveries in the background. */
   deliveries: DeliveryWorker;
   keys: KeyService;
+  /** Users' OpenPGP keys. */
+  gpgKeys: GpgKeyService;
   packages: PackageService;
   cron: CronService;
   httpsig: HttpSignatureService;
@@ -262,6 +265,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     webhooks,
     deliveries,
     keys: new KeyService(prisma),
+    gpgKeys: new GpgKeyService(prisma),
     packages: new PackageService(prisma, config, permissions, convert),
     cron: new CronService(prisma),
     httpsig: new HttpSignatureService(prisma, () => config.sshTrustedUserCaKeys),

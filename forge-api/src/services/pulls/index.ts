@@ -18,6 +18,7 @@ import type { GitDataService } from '../git-data';
 import type { BranchProtectionService, ProtectionRule } from '../branch-protection';
 import { PullReviewService } from './reviews';
 import { ReviewRequestService } from './review-requests';
+import { PullUpdateService } from './update';
 import type { CommitStatusCreated } from '../notify/notifier';
 import { PullAutoMergeService } from './auto-merge';
 import type { LatestStatus } from './required-statuses';
@@ -33,6 +34,8 @@ export interface PullServices {
   reviews: PullReviewService;
   /** Requested reviewers (users and teams). */
   reviewRequests: ReviewRequestService;
+  /** Merging or rebasing the base into the head branch. */
+  updates: PullUpdateService;
 }
 
 /**
@@ -131,7 +134,15 @@ export function createPullServices(
     latestStatuses: deps.latestStatuses,
     onError: deps.logError,
   });
-  return { pulls, checker, changes, merges, autoMerge, reviews, reviewRequests };
+  const updates = new PullUpdateService({
+    prisma,
+    permissions: deps.permissions,
+    protections: deps.protections,
+    diskPath,
+    repoById: (id) => deps.repos.byId(id),
+    refsChanged: (doer, repoId) => deps.repos.refsChanged(doer, repoId),
+  });
+  return { pulls, checker, changes, merges, autoMerge, reviews, reviewRequests, updates };
 }
 
 export { PullStatus } from './git';

@@ -11,6 +11,8 @@ import { ConflictError, InvalidError, NotAllowedError, NotFoundError, Validation
 import { commitTree, RefChangedError, updateRef, deleteRef, type Signature } from '../git/commit-writer';
 import { isAncestor, mergeTrees } from '../git/merge';
 import { resolveRef } from '../git/refs';
+import { rebaseOnto } from '../git/rebase';
+import { runGit } from '../git/run';
 import type { Prisma } from '../database';
 import type { PermissionService } from '../permissions';
 import type { User } from '../records';
@@ -146,9 +148,16 @@ export class PullMergeService {
         newTip = await commitTree(path, { tree: merged.tree, parents: [baseTip], message, author, committer });
       }
     } else {
-      // rebase and rebase-merge replay the head's commits one by one, which needs `git
-      // merge-tree --merge-base` (git >= 2.40) to stay off a working tree.
-      throw new NotAllowedError(`${style} merges are not supported by this forge yet`);
+      // rebase and rebase-merge: the head's commits replayed onto the base (authors kept,
+      // committed by the merger); rebase moves the base to them, rebase-merge adds a merge
+      // commit of the base and the rebased head (whose tree is the rebased head's).
+      const rebased = await rebaseOnto(path, baseTip, headTip, committer);
+      if (!rebased.clean) throw new MergeConflictError(rebased.conflicts);
+      if (style === 'rebase') newTip = rebased.tip;
+      else {
+        const tree = (await runGit(['rev-parse', `${rebased.tip}^{tree}`], { cwd: path })).trim();
+        newTip = rebased.tip === baseTip ? baseTip : await commitTree(path, { tree, parents: [baseTip, rebased.tip], message, author: committer, committer });
+      }
     }
     try {
       await updateRef(path, baseRef, newTip, baseTip, `merge pull request #${pr.index}`);

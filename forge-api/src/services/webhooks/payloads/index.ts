@@ -4,10 +4,13 @@
  * but sent nothing, because its receiver could not read the forge's payload.
  */
 import { discord } from './discord';
+import { msteams } from './msteams';
+import { packagist } from './packagist';
 import { slack } from './slack';
+import { telegram } from './telegram';
 import type { Converter } from './types';
 
-export const CONVERTERS: Record<string, Converter> = { slack, discord };
+export const CONVERTERS: Record<string, Converter> = { slack, discord, msteams, telegram, packagist };
 
 /**
  * Whether a hook of `type` is sent this event at all. Chat services get no push without commits

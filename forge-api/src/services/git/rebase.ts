@@ -1,0 +1,47 @@
+/**
+ * Rebasing a branch's commits onto another commit, as Gitea does for the `rebase` and
+ * `rebase-merge` merge styles and for updating a pull request by rebase: real `git rebase` in a
+ * temporary repository (git 2.39 has no `merge-tree --merge-base` to replay commits in memory).
+ * The temporary repository writes its objects straight into the bare repository's object
+ * store (GIT_OBJECT_DIRECTORY), so nothing has to be copied back and no ref of the bare
+ * repository moves here: the caller moves the branch with a compare-and-swap, so a rebase that
+ * raced another change fails cleanly and loses nothing.
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { GitCommandError, runGit } from './run';
+import type { Signature } from './commit-writer';
+
+export type RebaseResult = { clean: true; tip: string } | { clean: false; conflicts: string[] };
+
+function gitDate(d: Date): string {
+  return `${Math.floor(d.getTime() / 1000)} +0000`;
+}
+
+/** Replays the commits of `head` that `onto` lacks on top of `onto`, committed by `committer` (authors kept). */
+export async function rebaseOnto(bareRepoPath: string, onto: string, head: string, committer: Signature): Promise<RebaseResult> {
+  const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'forge-rebase-'));
+  const env = {
+    GIT_OBJECT_DIRECTORY: path.resolve(bareRepoPath, 'objects'),
+    GIT_COMMITTER_NAME: committer.name,
+    GIT_COMMITTER_EMAIL: committer.email,
+    GIT_COMMITTER_DATE: gitDate(committer.date ?? new Date()),
+  };
+  const git = (args: string[]) => runGit(args, { cwd: tmp, env });
+  try {
+    await git(['init', '--quiet']);
+    await git(['update-ref', 'refs/heads/rebase', head]);
+    await git(['-c', 'advice.detachedHead=false', 'checkout', '--quiet', 'rebase']);
+    try {
+      await git(['-c', 'rebase.autoStash=false', '-c', 'core.hooksPath=/dev/null', 'rebase', '--quiet', '--no-autosquash', onto]);
+    } catch (err) {
+      if (!(err instanceof GitCommandError)) throw err;
+      const conflicts = (await git(['diff', '--name-only', '--diff-filter=U']).catch(() => '')).split('\n').filter(Boolean);
+      return { clean: false, conflicts };
+    }
+    return { clean: true, tip: (await git(['rev-parse', 'HEAD'])).trim() };
+  } finally {
+    await fs.rm(tmp, { recursive: true, force: true });
+  }
+}

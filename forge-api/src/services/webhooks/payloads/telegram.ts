@@ -1,0 +1,68 @@
+/**
+ * Telegram's sendMessage body: the event as HTML (parse_mode HTML, link previews off), links
+ * marked rel="nofollow" and every user-written text escaped, as Gitea 1.27 sends it. The hook's
+ * URL carries the bot token and chat id (https://api.telegram.org/bot<token>/sendMessage?chat_id=...).
+ */
+import { commitCount, issueCommentMessage, issueMessage, pullRequestMessage, releaseMessage, shortRef, type LinkFormat } from './messages';
+import type { Converter } from './types';
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- payloads are the webhook JSON, read by field. */
+type Payload = Record<string, any>;
+
+const escape = (s: string) => s.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&#34;').replaceAll("'", '&#39;');
+const link: LinkFormat = (url, text) => `<a href="${escape(url)}" rel="nofollow">${escape(text)}</a>`;
+const segments = (s: string) => s.split('/').map(encodeURIComponent).join('/');
+
+const message = (html: string) => ({ text: html.trim(), parse_mode: 'HTML', disable_web_page_preview: true });
+
+export const telegram: Converter = (event, p: Payload, _meta, appUrl) => {
+  const repoLink = () => link(p.repository.html_url, p.repository.full_name);
+  switch (event) {
+    case 'create':
+    case 'delete': {
+      const ref = shortRef(p.ref);
+      return message(`[${repoLink()}] ${escape(p.ref_type)} ${link(`${p.repository.html_url}/src/${segments(ref)}`, ref)} ${event === 'create' ? 'created' : 'deleted'}`);
+    }
+    case 'fork':
+      return message(`${escape(p.forkee.full_name)} is forked to ${repoLink()}`);
+    case 'push': {
+      const branch = shortRef(p.ref);
+      const commits: Payload[] = p.commits ?? [];
+      let url = p.total_commits === 1 ? (commits[0]?.url ?? '') : (p.compare_url ?? '');
+      if (!url) url = `${p.repository.html_url}/src/${segments(branch)}`;
+      let html = `[${repoLink()}:${link(url, branch)}] ${escape(commitCount(p.total_commits))}`;
+      for (const c of commits) {
+        html += `\n[${link(c.url, c.id.slice(0, 7))}] ${escape(c.message.replace(/[\r\n]+$/, ''))}`;
+        if (c.author) html += ` - ${escape(c.author.name)}`;
+      }
+      return message(html);
+    }
+    case 'issues':
+    case 'issue_assign':
+    case 'issue_label':
+    case 'issue_milestone': {
+      const m = issueMessage(p, appUrl, link, true);
+      return message(`${m.text}\n\n${escape(m.extra)}`);
+    }
+    case 'issue_comment':
+    case 'pull_request_comment':
+      return message(`${issueCommentMessage(p, appUrl, link, true).text}\n${escape(p.comment.body ?? '')}`);
+    case 'pull_request':
+    case 'pull_request_assign':
+    case 'pull_request_label':
+    case 'pull_request_milestone':
+    case 'pull_request_sync':
+    case 'pull_request_review_request': {
+      const m = pullRequestMessage(p, appUrl, link, true);
+      return message(`${m.text}\n${escape(m.extra)}`);
+    }
+    case 'release':
+      return message(releaseMessage(p, appUrl, link, true).text);
+    case 'repository':
+      if (p.action === 'created') return message(`[${repoLink()}] Repository created`);
+      if (p.action === 'deleted') return message(`[${escape(p.repository.full_name)}] Repository deleted`);
+      return { text: '', parse_mode: '', disable_web_page_preview: false };
+    default:
+      return undefined;
+  }
+};
