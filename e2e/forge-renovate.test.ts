@@ -17,6 +17,8 @@ import { eventually } from './support/http';
 const R = '/repos/alice/app';
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 const unb64 = (s: string) => Buffer.from(s, 'base64').toString();
+// A Renovate run takes 15-30 s alone and several times that beside other suites on CI's 2 cores.
+jest.setTimeout(360_000);
 
 describe('Renovate against the forge', () => {
   let forge: Forge;

@@ -1,8 +1,8 @@
 /**
  * Pull request events through the one notifier, SQLite and PostgreSQL: webhook deliveries with
- * Gitea 1.27.3's headers and PullRequestPayload for opened, assigned, synchronized (a push to
- * the head, with before/after), closed, reopened and merged (`closed` with merged set), and
- * the notification an assignee gets.
+ * Gitea 1.27.3's headers and PullRequestPayload for opened, edited (with what changed),
+ * assigned / unassigned, synchronized (a push to the head, with before/after), closed, reopened
+ * and merged (`closed` with merged set), and the notification an assignee gets.
  */
 import http from 'node:http';
 import { describeForge, PASSWORD } from './support/forge';
@@ -51,7 +51,7 @@ describeForge('pulls: events', (f) => {
     await new Promise((r) => server.close(r));
   });
 
-  test('opened, assigned, synchronized, closed, reopened, merged: Gitea headers and payloads; the assignee is notified', async () => {
+  test('opened, edited, assigned, unassigned, synchronized, closed, reopened, merged: Gitea headers and payloads; the assignee is notified', async () => {
     const made = await f().request('POST', `${R}/contents/a.txt`, { ...as('alice'), body: { content: b64('a'), message: 'a', new_branch: 'topic' } });
     expect(made.status).toBe(201);
     const pr = await f().request('POST', `${R}/pulls`, { ...as('alice'), body: { head: 'topic', base: 'main', title: 'Topic' } });
@@ -62,15 +62,26 @@ describeForge('pulls: events', (f) => {
     expect(Object.keys(opened)).toEqual(['action', 'number', 'pull_request', 'requested_reviewer', 'repository', 'sender', 'commit_id', 'review']);
     expect(opened).toMatchObject({ number: n, pull_request: { number: n, title: 'Topic', state: 'open', head: { ref: 'topic' } }, requested_reviewer: null, review: null, commit_id: '', sender: { login: 'alice' } });
 
+    expect((await f().request('PATCH', `${R}/pulls/${n}`, { ...as('alice'), body: { title: 'Topic 2' } })).status).toBe(201);
+    expect((await received(2))[1]).toBe('pull_request pull_request edited');
+    const edited = deliveries[1].body;
+    expect(Object.keys(edited).slice(0, 4)).toEqual(['action', 'number', 'changes', 'pull_request']);
+    expect(edited).toMatchObject({ changes: { title: { from: 'Topic' }, added_labels: null, removed_labels: null }, pull_request: { title: 'Topic 2' } });
+
     expect((await f().request('PATCH', `${R}/pulls/${n}`, { ...as('alice'), body: { assignees: ['bob'] } })).status).toBe(201);
-    expect((await received(2))[1]).toBe('pull_request pull_request_assign assigned');
-    expect(deliveries[1].body.pull_request.assignees.map((u: { login: string }) => u.login)).toEqual(['bob']);
+    expect((await received(3))[2]).toBe('pull_request pull_request_assign assigned');
+    expect(deliveries[2].body.pull_request.assignees.map((u: { login: string }) => u.login)).toEqual(['bob']);
+    // Dropped from the list: one unassigned (Gitea's IssueChangeAssignee), then bob again.
+    expect((await f().request('PATCH', `${R}/pulls/${n}`, { ...as('alice'), body: { assignees: [] } })).status).toBe(201);
+    expect((await f().request('PATCH', `${R}/pulls/${n}`, { ...as('alice'), body: { assignees: ['bob'] } })).status).toBe(201);
+    expect((await received(5)).slice(3)).toEqual(['pull_request pull_request_assign unassigned', 'pull_request pull_request_assign assigned']);
+    deliveries.splice(1, 4);
 
     const before = made.body.commit.sha;
     const pushed = await f().request('PUT', `${R}/contents/a.txt`, { ...as('alice'), body: { content: b64('b'), message: 'b', branch: 'topic', sha: made.body.content.sha } });
     expect(pushed.status).toBe(200);
-    expect((await received(3))[2]).toBe('pull_request pull_request_sync synchronized');
-    const sync = deliveries[2].body;
+    expect((await received(2))[1]).toBe('pull_request pull_request_sync synchronized');
+    const sync = deliveries[1].body;
     expect(Object.keys(sync).slice(0, 4)).toEqual(['action', 'before', 'after', 'number']);
     expect(sync).toMatchObject({ before, after: pushed.body.commit.sha, pull_request: { head: { sha: pushed.body.commit.sha } } });
 
@@ -78,11 +89,11 @@ describeForge('pulls: events', (f) => {
     expect((await f().request('PATCH', `${R}/pulls/${n}`, { ...as('alice'), body: { state: 'open' } })).status).toBe(201);
     await f().app.services.pulls.checker.idle();
     expect((await f().request('POST', `${R}/pulls/${n}/merge`, { ...as('alice'), body: { Do: 'merge' } })).status).toBe(200);
-    expect((await received(6)).slice(3)).toEqual(['pull_request pull_request closed', 'pull_request pull_request reopened', 'pull_request pull_request closed']);
-    expect(deliveries[3].body.pull_request).toMatchObject({ state: 'closed', merged: false });
-    expect(deliveries[5].body.pull_request).toMatchObject({ state: 'closed', merged: true, merged_by: { login: 'alice' } });
+    expect((await received(5)).slice(2)).toEqual(['pull_request pull_request closed', 'pull_request pull_request reopened', 'pull_request pull_request closed']);
+    expect(deliveries[2].body.pull_request).toMatchObject({ state: 'closed', merged: false });
+    expect(deliveries[4].body.pull_request).toMatchObject({ state: 'closed', merged: true, merged_by: { login: 'alice' } });
 
     const threads = (await f().request('GET', '/notifications?all=true', as('bob'))).body;
-    expect(threads).toMatchObject([{ subject: { title: 'Topic', type: 'Pull' } }]);
+    expect(threads).toMatchObject([{ subject: { title: 'Topic 2', type: 'Pull' } }]);
   });
 }, { webhookAllowedHostList: 'loopback' });

@@ -54,6 +54,7 @@ export class IssueAssignmentService {
     }
     const ids = changed.map((u) => u.id);
     await this.prisma.$transaction((tx) => this.issues.writeAssigneeChanges(tx, issue, rc.doer, add ? ids : [], add ? [] : ids));
+    if (ids.length) await this.notifier.issueAssigneesChanged(rc.doer, rc.repo, issue, add ? ids : [], add ? [] : ids);
     const notified = add ? ids.filter((id) => id !== rc.doer.id) : [];
     if (notified.length) await this.notifier.issueAssigned(rc.doer, rc.repo, issue, notified);
     return this.issues.json(issue.id, rc.repo, rc.doer);

@@ -320,6 +320,7 @@ export class IssueService {
     const milestone = milestoneId ? await this.recountMilestone(milestoneId) : null;
     const mentioned = await this.mentionedUserIds(issue.body);
     await this.notifier.issueCreated(rc.doer, rc.repo, issue, mentioned);
+    if (assignees.length) await this.notifier.issueAssigneesChanged(rc.doer, rc.repo, issue, assignees.map((u) => u.id), []);
     const others = assignees.filter((u) => u.id !== rc.doer.id).map((u) => u.id);
     if (others.length) await this.notifier.issueAssigned(rc.doer, rc.repo, issue, others);
     if (input.closed) {
@@ -428,17 +429,22 @@ export class IssueService {
       });
     }
     let added: number[] = [];
+    let removed: number[] = [];
     if (assignees) {
       const before = new Set((await this.prisma.issueAssignee.findMany({ where: { issueId: issue.id } })).map((a) => a.assigneeId));
       const after = new Set(assignees.map((u) => u.id));
       added = [...after].filter((id) => !before.has(id));
-      await this.writeAssigneeChanges(this.prisma, issue, rc.doer, added, [...before].filter((id) => !after.has(id)), now);
+      removed = [...before].filter((id) => !after.has(id));
+      await this.writeAssigneeChanges(this.prisma, issue, rc.doer, added, removed, now);
     }
     if ('milestoneId' in data) {
       if (oldMilestone) await this.recountMilestone(oldMilestone);
       if (data.milestoneId) await this.recountMilestone(data.milestoneId as number);
     }
     if (newState !== undefined && newState !== issue.isClosed) await this.setClosed(rc, { ...issue, ...(data as Partial<Issue>) }, newState);
+    if (data.title !== undefined) await this.notifier.issueEdited(rc.doer, rc.repo, issue, { title: { from: issue.title } });
+    if (data.body !== undefined) await this.notifier.issueEdited(rc.doer, rc.repo, issue, { body: { from: issue.body } });
+    if (added.length || removed.length) await this.notifier.issueAssigneesChanged(rc.doer, rc.repo, issue, added, removed);
     const targets = added.filter((id) => id !== rc.doer.id);
     if (targets.length) await this.notifier.issueAssigned(rc.doer, rc.repo, issue, targets);
     return this.json(issue.id, rc.repo, rc.doer);

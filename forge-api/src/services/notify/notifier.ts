@@ -22,6 +22,10 @@ export interface NotifyListener {
   issueCreated?(doer: User, repo: RepoWithOwner, issue: Issue, mentionedIds: number[]): Promise<void>;
   /** Users were newly assigned to an issue. */
   issueAssigned?(doer: User, repo: RepoWithOwner, issue: Issue, assigneeIds: number[]): Promise<void>;
+  /** Assignees were added to or removed from an issue (the doer included, unlike issueAssigned). */
+  issueAssigneesChanged?(doer: User, repo: RepoWithOwner, issue: Issue, added: number[], removed: number[]): Promise<void>;
+  /** An issue's title or body changed (one event per field, with what it was). */
+  issueEdited?(doer: User, repo: RepoWithOwner, issue: Issue, changes: IssueChanges): Promise<void>;
   /** An issue was closed or reopened; `comment` is the timeline entry that says so. */
   issueStatusChanged?(doer: User, repo: RepoWithOwner, issue: Issue, closed: boolean, comment: Comment): Promise<void>;
   /** A comment was added to an issue. */
@@ -36,6 +40,11 @@ export interface NotifyListener {
   pullRequestSynchronized?(pusher: User, repo: RepoWithOwner, issue: Issue, before: string, after: string): Promise<void>;
   /** A commit status was reported on a commit (`json`: the CommitStatus record as the API shows it). */
   commitStatusCreated?(doer: User, repo: RepoWithOwner, created: CommitStatusCreated): Promise<void>;
+}
+
+export interface IssueChanges {
+  title?: { from: string };
+  body?: { from: string };
 }
 
 export interface CommitStatusCreated {
@@ -89,6 +98,14 @@ export class Notifier {
 
   issueAssigned(...args: EventArgs<'issueAssigned'>) {
     return this.emit('issueAssigned', ...args);
+  }
+
+  issueAssigneesChanged(...args: EventArgs<'issueAssigneesChanged'>) {
+    return this.emit('issueAssigneesChanged', ...args);
+  }
+
+  issueEdited(...args: EventArgs<'issueEdited'>) {
+    return this.emit('issueEdited', ...args);
   }
 
   issueStatusChanged(...args: EventArgs<'issueStatusChanged'>) {

@@ -6,7 +6,7 @@ import type { Comment, Issue } from '../../../generated/prisma/client';
 import { ZERO_SHA, type PushedRef } from '../git/push';
 import type { User } from '../records';
 import type { WebhookService } from '../webhooks';
-import type { CommitStatusCreated, NotifyListener, RepoWithOwner } from './notifier';
+import type { CommitStatusCreated, IssueChanges, NotifyListener, RepoWithOwner } from './notifier';
 
 type Json = Record<string, unknown>;
 
@@ -133,12 +133,19 @@ export class WebhookListener implements NotifyListener {
     await this.issueEvent(doer, repo, issue, closed ? ISSUE_ACTIONS.closed : ISSUE_ACTIONS.reopened);
   }
 
-  /** One `assigned` delivery per new assignee, as Gitea's IssueChangeAssignee. */
-  async issueAssigned(doer: User, repo: RepoWithOwner, issue: Issue, assigneeIds: number[]) {
-    for (const _ of assigneeIds) {
-      if (issue.isPull) await this.pullEvent(doer, repo, issue, 'assigned', 'pull_request_assign');
-      else await this.issueEvent(doer, repo, issue, 'assigned', 'issue_assign');
+  /** One `assigned` / `unassigned` delivery per assignee changed, as Gitea's IssueChangeAssignee. */
+  async issueAssigneesChanged(doer: User, repo: RepoWithOwner, issue: Issue, added: number[], removed: number[]) {
+    for (const action of [...added.map(() => 'assigned'), ...removed.map(() => 'unassigned')]) {
+      if (issue.isPull) await this.pullEvent(doer, repo, issue, action, 'pull_request_assign');
+      else await this.issueEvent(doer, repo, issue, action, 'issue_assign');
     }
+  }
+
+  /** `edited` with what the field was; Gitea's changes always carry the label lists, null here. */
+  async issueEdited(doer: User, repo: RepoWithOwner, issue: Issue, changes: IssueChanges) {
+    const full = { ...changes, added_labels: null, removed_labels: null };
+    if (issue.isPull) await this.pullEvent(doer, repo, issue, 'edited', 'pull_request', undefined, full);
+    else await this.issueEvent(doer, repo, issue, 'edited', 'issues', full);
   }
 
   /** A merge is announced as `closed` with the pull request's `merged` set (Gitea's MergePullRequest). */
@@ -171,7 +178,7 @@ export class WebhookListener implements NotifyListener {
     await this.webhooks.queue(repo, 'wiki', () => ({ action, repository: this.webhooks.repoJson(repo), sender: this.webhooks.userJson(doer), page, comment }));
   }
 
-  private async issueEvent(doer: User, repo: RepoWithOwner, issue: Issue, action: string, eventType: 'issues' | 'issue_assign' = 'issues') {
+  private async issueEvent(doer: User, repo: RepoWithOwner, issue: Issue, action: string, eventType: 'issues' | 'issue_assign' = 'issues', changes?: Json) {
     if (issue.isPull) {
       await this.pullEvent(doer, repo, issue, action, 'pull_request');
       return;
@@ -179,11 +186,19 @@ export class WebhookListener implements NotifyListener {
     if (!(await this.webhooks.wants(repo, eventType))) return;
     const current = (await this.sources.repo(repo.id)) ?? repo;
     const issueJson = (await this.sources.issueJson(issue.id, current)) as { number: number } & Json;
-    await this.webhooks.notifyIssue(doer, current, action, issueJson, { eventType });
+    await this.webhooks.notifyIssue(doer, current, action, issueJson, { eventType, changes });
   }
 
   /** Gitea's PullRequestPayload (`before`/`after` for synchronized, right after the action). */
-  private async pullEvent(doer: User, repo: RepoWithOwner, issue: Issue, action: string, eventType: 'pull_request' | 'pull_request_assign' | 'pull_request_sync', push?: { before: string; after: string }) {
+  private async pullEvent(
+    doer: User,
+    repo: RepoWithOwner,
+    issue: Issue,
+    action: string,
+    eventType: 'pull_request' | 'pull_request_assign' | 'pull_request_sync',
+    push?: { before: string; after: string },
+    changes?: Json,
+  ) {
     if (!this.sources.pullJson || !(await this.webhooks.wants(repo, eventType))) return;
     const current = (await this.sources.repo(repo.id)) ?? repo;
     const pull = await this.sources.pullJson(issue.id, current);
@@ -192,6 +207,7 @@ export class WebhookListener implements NotifyListener {
       action,
       ...(push ?? {}),
       number: issue.index,
+      ...(changes ? { changes } : {}),
       pull_request: pull,
       requested_reviewer: null,
       repository: this.webhooks.repoJson(current),
