@@ -21,7 +21,12 @@ describeForge('users: GPG keys', (f) => {
 
   beforeAll(async () => {
     for (const u of ['gina', 'hank']) await f().user(u);
-    [mine, foreign] = await Promise.all([keyOf('GINA@example.com', { keyExpirationTime: 86400 }), keyOf('someone@else.org')]);
+    foreign = await keyOf('someone@else.org');
+    // The key verified below has an id with a leading zero (one key in 16): Gitea trims the
+    // zeros of the id it is given and then finds no key; the forge finds it. Drawing keys until
+    // one has such an id makes that case certain instead of a 1-in-16 chance per run.
+    do mine = await keyOf('GINA@example.com', { keyExpirationTime: 86400 });
+    while (!((await openpgp.readKey({ armoredKey: mine.publicKey })).getKeyID().toHex().startsWith('0')));
   });
 
   test('an armored key naming an activated address is added with its subkeys, ids, capabilities and expiry', async () => {

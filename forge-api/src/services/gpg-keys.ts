@@ -189,7 +189,9 @@ export class GpgKeyService {
   async verify(owner: User, keyIdInput: string, signature: string) {
     const keyId = keyIdInput.replace(/^0+/, '');
     if (!keyId) throw new NotFoundError();
-    const row = await this.prisma.gpgKey.findFirst({ where: { ownerId: owner.id, keyId } });
+    // Gitea trims the given id's leading zeros and then compares it with the stored 16-digit id,
+    // so a key whose id starts with 0 can never be verified there; both spellings find it here.
+    const row = await this.prisma.gpgKey.findFirst({ where: { ownerId: owner.id, keyId: { in: [keyId, keyId.padStart(16, '0')] } } });
     const tokens = [this.verificationToken(owner, 1), this.verificationToken(owner, 0)];
     if (!row) throw new NotFoundError();
     const primary = row.primaryKeyId ? await this.prisma.gpgKey.findFirst({ where: { keyId: row.primaryKeyId } }) : row;
