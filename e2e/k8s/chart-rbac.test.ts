@@ -149,7 +149,6 @@ describeCluster('the controller with the chart ServiceAccount token', () => {
         spec: { targetRefs: [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name: 'web' }], rateLimit: { local: { rules: [{ key: '$binary_remote_addr', rate: '10r/s' }] } } },
       },
     ]);
-    metricsPort = await freePort();
     const state = path.join(work, 'state');
     controller = startController([
       '--provider=kubernetes',
@@ -162,8 +161,15 @@ describeCluster('the controller with the chart ServiceAccount token', () => {
       `--leader-election-namespace=${NS}`,
       '--leader-election-lock-name=portcullis-leader',
       '--health-address=127.0.0.1:0',
-      `--metrics-address=127.0.0.1:${metricsPort}`,
+      // Port 0, read back from the start log: a port chosen here and bound later by the
+      // controller can be taken meanwhile by another suite's process (EADDRINUSE seen in CI).
+      '--metrics-address=127.0.0.1:0',
     ]);
+    await until('controller start logged', async () => {
+      const started = controller!.logs.find((l) => l.msg === 'controller starting');
+      if (started) metricsPort = Number(String(started.metrics).split(':').pop());
+      return started !== undefined;
+    });
     await until('GatewayClass Accepted', async () => condition(await cluster.getJson('gatewayclass', 'portcullis'), 'Accepted')?.status === 'True');
     await until('Gateway Programmed', async () => condition(await cluster.getJson('gateway', 'gw', 'default'), 'Programmed')?.status === 'True');
     await until('HTTPRoute Accepted', async () => {
