@@ -127,6 +127,24 @@ describeKube('informer and status writer on the real API server', () => {
     }
   });
 
+  test('an answer read outside the watch never brings back an object the watch deleted', async () => {
+    const informer = new Informer({ client: real, kind: SERVICE, log: captureLog(), onChange: () => undefined });
+    informer.start();
+    await informer.waitForSync();
+    try {
+      await cluster.apply([service('svc-gone')]);
+      await until(() => !!informer.get(NS, 'svc-gone'), 15000, 'service seen');
+      // The object as a status write would have got it back, just before the deletion.
+      const late = JSON.parse(JSON.stringify(await cluster.getJson('service', 'svc-gone', NS)));
+      await cluster.kubectl(['delete', 'service', 'svc-gone', '-n', NS]);
+      await until(() => !informer.get(NS, 'svc-gone'), 15000, 'deletion seen');
+      informer.observe(late);
+      expect(informer.get(NS, 'svc-gone')).toBeUndefined();
+    } finally {
+      informer.stop();
+    }
+  });
+
   test('failures back off (doubling, with jitter), keep the store, and the informer catches up when the server answers', async () => {
     const { client, faults } = faultyClient(real);
     const log = captureLog();

@@ -297,6 +297,11 @@ export class Informer {
       this.o.onChange();
       return;
     }
+    // An answer read outside the watch for an object the store does not hold: it was deleted
+    // meanwhile (a status write's answer that arrives after the DELETED event), or the watch has
+    // not brought it yet and will. Storing it would bring a deleted object back until the next
+    // list: its route stayed attached and served.
+    if (!old && !fromWatch) return;
     if (old && old.resourceVersion === stored.resourceVersion) return;
     // An older version than the one stored (a status write's answer raced a later event).
     if (old && !fromWatch && Number(old.resourceVersion) > Number(stored.resourceVersion)) return;
