@@ -4,7 +4,7 @@
  * sends it.
  */
 import { COLORS, commitCount, issueCommentMessage, issueMessage, plain, pullRequestMessage, releaseMessage, shortRef } from './messages';
-import type { Converter, HookMeta } from './types';
+import { payloadKind, type Converter, type HookMeta } from './types';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- payloads are the webhook JSON, read by field. */
 type Payload = Record<string, any>;
@@ -39,7 +39,7 @@ function message(meta: HookMeta, appUrl: string, sender: Payload, title: string,
 
 export const discord: Converter = (event, p: Payload, meta, appUrl) => {
   const send = (title: string, description: string, url: string, color: number) => message(meta, appUrl, p.sender, title, description, url, color);
-  switch (event) {
+  switch (payloadKind(event)) {
     case 'create': {
       const ref = shortRef(p.ref);
       return send(`[${p.repository.full_name}] ${p.ref_type} ${ref} created`, '', `${p.repository.html_url}/src/${segments(ref)}`, COLORS.green);
@@ -62,24 +62,15 @@ export const discord: Converter = (event, p: Payload, meta, appUrl) => {
       });
       return send(`[${p.repository.full_name}:${branch}] ${commitCount(p.total_commits)}`, lines.join('\n'), url, COLORS.green);
     }
-    case 'issues':
-    case 'issue_assign':
-    case 'issue_label':
-    case 'issue_milestone': {
+    case 'issues': {
       const m = issueMessage(p, appUrl, plain, false);
       return send(m.text, m.extra, p.issue.html_url, m.color);
     }
-    case 'issue_comment':
-    case 'pull_request_comment': {
+    case 'issue_comment': {
       const m = issueCommentMessage(p, appUrl, plain, false);
       return send(m.text, p.comment.body ?? '', p.comment.html_url, m.color);
     }
-    case 'pull_request':
-    case 'pull_request_assign':
-    case 'pull_request_label':
-    case 'pull_request_milestone':
-    case 'pull_request_sync':
-    case 'pull_request_review_request': {
+    case 'pull_request': {
       const m = pullRequestMessage(p, appUrl, plain, false);
       return send(m.text, m.extra, p.pull_request.html_url, m.color);
     }

@@ -4,7 +4,7 @@
  * The "Issue #" and "Pull request #" facts carry the record's id, not its number, as Gitea's do.
  */
 import { COLORS, commitCount, issueCommentMessage, issueMessage, plain, pullRequestMessage, releaseMessage, shortRef } from './messages';
-import type { Converter } from './types';
+import { payloadKind, type Converter } from './types';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- payloads are the webhook JSON, read by field. */
 type Payload = Record<string, any>;
@@ -29,7 +29,7 @@ function card(repo: Payload | undefined, sender: Payload, title: string, text: s
 
 export const msteams: Converter = (event, p: Payload, _meta, appUrl) => {
   const repo = p.repository;
-  switch (event) {
+  switch (payloadKind(event)) {
     case 'create':
     case 'delete': {
       const ref = shortRef(p.ref);
@@ -49,24 +49,15 @@ export const msteams: Converter = (event, p: Payload, _meta, appUrl) => {
       const text = commits.map((c) => `[${c.id.slice(0, 7)}](${c.url}) ${c.message.replace(/[\r\n]+$/, '')} - ${c.author.name}`).join('\n\n');
       return card(repo, p.sender, `[${repo.full_name}:${branch}] ${commitCount(p.total_commits)}`, text, url, COLORS.green, { name: 'Commit count:', value: String(p.total_commits) });
     }
-    case 'issues':
-    case 'issue_assign':
-    case 'issue_label':
-    case 'issue_milestone': {
+    case 'issues': {
       const m = issueMessage(p, appUrl, plain, false);
       return card(repo, p.sender, m.text, m.extra, p.issue.html_url, m.color, { name: 'Issue #:', value: String(p.issue.id) });
     }
-    case 'issue_comment':
-    case 'pull_request_comment': {
+    case 'issue_comment': {
       const m = issueCommentMessage(p, appUrl, plain, false);
       return card(repo, p.sender, m.text, p.comment.body ?? '', p.comment.html_url, m.color, { name: 'Issue #:', value: String(p.issue.id) });
     }
-    case 'pull_request':
-    case 'pull_request_assign':
-    case 'pull_request_label':
-    case 'pull_request_milestone':
-    case 'pull_request_sync':
-    case 'pull_request_review_request': {
+    case 'pull_request': {
       const m = pullRequestMessage(p, appUrl, plain, false);
       return card(repo, p.sender, m.text, m.extra, p.pull_request.html_url, m.color, { name: 'Pull request #:', value: String(p.pull_request.id) });
     }

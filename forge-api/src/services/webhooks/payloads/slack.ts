@@ -3,7 +3,7 @@
  * with Slack's `<url|text>` links and its three escaped characters, as Gitea 1.27 sends it.
  */
 import { commitCount, issueCommentMessage, issueMessage, pullRequestMessage, refWebPath, releaseMessage, shortRef, type LinkFormat } from './messages';
-import type { Converter, HookMeta } from './types';
+import { payloadKind, type Converter, type HookMeta } from './types';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- payloads are the webhook JSON, read by field. */
 type Payload = Record<string, any>;
@@ -28,7 +28,7 @@ function message(meta: HookMeta, text: string, attachments: Attachment[] | null)
 const attachment = (color: string, title: string, titleLink: string, text: string): Attachment => ({ fallback: '', color, title, title_link: titleLink, text });
 
 export const slack: Converter = (event, p: Payload, meta, appUrl) => {
-  switch (event) {
+  switch (payloadKind(event)) {
     case 'create':
       return message(meta, `[${link(p.repository.html_url, p.repository.full_name)}:${refLink(p.repository.html_url, p.ref)}] ${p.ref_type} created by ${p.sender.login}`, null);
     case 'delete':
@@ -42,24 +42,15 @@ export const slack: Converter = (event, p: Payload, meta, appUrl) => {
       const lines = (p.commits ?? []).map((c: Payload) => `${link(c.url, c.id.slice(0, 7))}: ${escape(c.message.split('\n')[0])} - ${escape(c.author.name)}`);
       return message(meta, text, [attachment(meta.color ?? '', p.repository.html_url, p.repository.html_url, lines.join('\n'))]);
     }
-    case 'issues':
-    case 'issue_assign':
-    case 'issue_label':
-    case 'issue_milestone': {
+    case 'issues': {
       const m = issueMessage(p, appUrl, link, true);
       return message(meta, m.text, m.extra ? [attachment(hex(m.color), escape(m.title), p.issue.html_url, escape(m.extra))] : null);
     }
-    case 'issue_comment':
-    case 'pull_request_comment': {
+    case 'issue_comment': {
       const m = issueCommentMessage(p, appUrl, link, true);
       return message(meta, m.text, [attachment(hex(m.color), m.title, p.comment.html_url, escape(p.comment.body ?? ''))]);
     }
-    case 'pull_request':
-    case 'pull_request_assign':
-    case 'pull_request_label':
-    case 'pull_request_milestone':
-    case 'pull_request_sync':
-    case 'pull_request_review_request': {
+    case 'pull_request': {
       const m = pullRequestMessage(p, appUrl, link, true);
       return message(meta, m.text, m.extra ? [attachment(hex(m.color), escape(m.title), p.pull_request.html_url, escape(p.pull_request.body ?? ''))] : null);
     }

@@ -4,7 +4,7 @@
  * URL carries the bot token and chat id (https://api.telegram.org/bot<token>/sendMessage?chat_id=...).
  */
 import { commitCount, issueCommentMessage, issueMessage, pullRequestMessage, releaseMessage, shortRef, type LinkFormat } from './messages';
-import type { Converter } from './types';
+import { payloadKind, type Converter } from './types';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- payloads are the webhook JSON, read by field. */
 type Payload = Record<string, any>;
@@ -17,7 +17,7 @@ const message = (html: string) => ({ text: html.trim(), parse_mode: 'HTML', disa
 
 export const telegram: Converter = (event, p: Payload, _meta, appUrl) => {
   const repoLink = () => link(p.repository.html_url, p.repository.full_name);
-  switch (event) {
+  switch (payloadKind(event)) {
     case 'create':
     case 'delete': {
       const ref = shortRef(p.ref);
@@ -37,22 +37,13 @@ export const telegram: Converter = (event, p: Payload, _meta, appUrl) => {
       }
       return message(html);
     }
-    case 'issues':
-    case 'issue_assign':
-    case 'issue_label':
-    case 'issue_milestone': {
+    case 'issues': {
       const m = issueMessage(p, appUrl, link, true);
       return message(`${m.text}\n\n${escape(m.extra)}`);
     }
     case 'issue_comment':
-    case 'pull_request_comment':
       return message(`${issueCommentMessage(p, appUrl, link, true).text}\n${escape(p.comment.body ?? '')}`);
-    case 'pull_request':
-    case 'pull_request_assign':
-    case 'pull_request_label':
-    case 'pull_request_milestone':
-    case 'pull_request_sync':
-    case 'pull_request_review_request': {
+    case 'pull_request': {
       const m = pullRequestMessage(p, appUrl, link, true);
       return message(`${m.text}\n${escape(m.extra)}`);
     }

@@ -7,3 +7,15 @@
 export type HookMeta = Record<string, string | undefined>;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- payloads are the webhook JSON, read by field.
 export type Converter = (eventType: string, payload: Record<string, any>, meta: HookMeta, appUrl: string) => unknown;
+
+/**
+ * The payload shape an event type carries (Gitea's newPayload grouping): the assign, label,
+ * milestone and sync variants of issues and pull requests carry the same payload as the plain
+ * event, so each converter handles a kind once.
+ */
+export function payloadKind(eventType: string): string {
+  if (eventType === 'issues' || /^issue_(assign|label|milestone)$/.test(eventType)) return 'issues';
+  if (eventType === 'issue_comment' || eventType === 'pull_request_comment') return 'issue_comment';
+  if (eventType === 'pull_request' || /^pull_request_(assign|label|milestone|sync|review_request)$/.test(eventType)) return 'pull_request';
+  return eventType;
+}
