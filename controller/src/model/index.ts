@@ -69,6 +69,7 @@ export function buildModel(graph: Graph, policies?: EffectivePolicies, memo?: Mo
     ...(upstreams.inferenceUsed || servers.some((s) => s.ruleLocations.some((r) => r.target.kind === 'inference')) ? { inferenceHop: true } : {}),
     maps: conditionMaps.maps,
     splitClients: [...upstreams.splitClients, ...mirrorSamples(servers)],
+    ...(upstreams.sessionMaps.length > 0 ? { sessionMaps: upstreams.sessionMaps } : {}),
     upstreams: upstreams.upstreams,
     servers,
     warnings,

@@ -11,7 +11,8 @@
  */
 import { isIP } from 'net';
 import type { BackendRef } from '../graph/types';
-import type { ProxyTarget, SplitClients, TargetRetry, Upstream } from './types';
+import type { ProxyTarget, SessionMap, SplitClients, TargetRetry, TargetSession, Upstream } from './types';
+import { sessionSignature } from './session';
 import { retrySignature } from './retry';
 import { inferencePoolValue } from './inference';
 import { isInferencePoolRef } from '../graph/inferencepools';
@@ -42,9 +43,9 @@ function sanitize(s: string): string {
 export function targetSignature(t: ProxyTarget): string {
   switch (t.kind) {
     case 'upstream':
-      return `u:${t.upstream}:${retrySignature(t.retry)}`;
+      return `u:${t.upstream}:${retrySignature(t.retry)}:${sessionSignature(t.session)}`;
     case 'split':
-      return `s:${t.variable}:${t.invalidShare}:${t.noEndpointsShare}:${retrySignature(t.retry)}`;
+      return `s:${t.variable}:${t.invalidShare}:${t.noEndpointsShare}:${retrySignature(t.retry)}:${sessionSignature(t.session)}`;
     case 'inference':
       return `i:${t.pool ?? ''}:${t.poolVariable ?? ''}:${t.poolInvalidShare}`;
     case 'backends':
@@ -59,9 +60,9 @@ export function sameTarget(a: ProxyTarget, b: ProxyTarget): boolean {
   if (a === b) return true;
   switch (a.kind) {
     case 'upstream':
-      return b.kind === 'upstream' && a.upstream === b.upstream && retrySignature(a.retry) === retrySignature(b.retry);
+      return b.kind === 'upstream' && a.upstream === b.upstream && retrySignature(a.retry) === retrySignature(b.retry) && sessionSignature(a.session) === sessionSignature(b.session);
     case 'split':
-      return b.kind === 'split' && a.variable === b.variable && a.invalidShare === b.invalidShare && a.noEndpointsShare === b.noEndpointsShare && retrySignature(a.retry) === retrySignature(b.retry);
+      return b.kind === 'split' && a.variable === b.variable && a.invalidShare === b.invalidShare && a.noEndpointsShare === b.noEndpointsShare && retrySignature(a.retry) === retrySignature(b.retry) && sessionSignature(a.session) === sessionSignature(b.session);
     case 'inference':
       return b.kind === 'inference' && (a.pool ?? '') === (b.pool ?? '') && (a.poolVariable ?? '') === (b.poolVariable ?? '') && a.poolInvalidShare === b.poolInvalidShare;
     case 'backends':
@@ -86,11 +87,13 @@ export class Upstreams {
   private readonly byKey = new Map<string, Upstream>();
   private readonly names = new Set<string>();
   private readonly splits = new Map<string, SplitClients>();
+  private readonly sessions = new Map<string, SessionMap>();
 
   /** The state to come back to if a replay (model/memo.ts) turns out not to fit. */
   mark(): () => void {
-    const sizes = { byKey: this.byKey.size, names: this.names.size, splits: this.splits.size };
+    const sizes = { byKey: this.byKey.size, names: this.names.size, splits: this.splits.size, sessions: this.sessions.size };
     return () => {
+      for (const k of [...this.sessions.keys()].slice(sizes.sessions)) this.sessions.delete(k);
       for (const k of [...this.byKey.keys()].slice(sizes.byKey)) this.byKey.delete(k);
       for (const k of [...this.names].slice(sizes.names)) this.names.delete(k);
       for (const k of [...this.splits.keys()].slice(sizes.splits)) this.splits.delete(k);
@@ -106,17 +109,22 @@ export class Upstreams {
     return [...this.splits.values()];
   }
 
+  /** The maps of the sessions some target so far hashes on. */
+  get sessionMaps(): SessionMap[] {
+    return [...this.sessions.values()];
+  }
+
   /**
    * The upstream for a valid backend with endpoints. `tries` > 1 (rules that retry): an upstream
    * of its own that lists the endpoints as many times as it takes to have `tries` entries, since
    * nginx tries each entry at most once per request (and a Service often has one endpoint).
    */
-  private upstream(b: BackendRef, grpc: boolean, tries = 1): Upstream {
+  private upstream(b: BackendRef, grpc: boolean, tries = 1, hash?: string): Upstream {
     const backend = backendKey(b);
-    const key = `${grpc ? `${backend} grpc` : backend}${tries > 1 ? ` tries ${tries}` : ''}`;
+    const key = `${grpc ? `${backend} grpc` : backend}${tries > 1 ? ` tries ${tries}` : ''}${hash ? ` hash ${hash}` : ''}`;
     const found = this.byKey.get(key);
     if (found) return found;
-    let name = `${grpc ? 'g' : 'b'}_${sanitize(b.namespace)}__${sanitize(b.name)}_${b.port ?? 0}${tries > 1 ? `_t${tries}` : ''}`;
+    let name = `${grpc ? 'g' : 'b'}_${sanitize(b.namespace)}__${sanitize(b.name)}_${b.port ?? 0}${tries > 1 ? `_t${tries}` : ''}${hash ? `_s${hash.slice(7, 15)}` : ''}`;
     for (let i = 2; this.names.has(name); i++) name = `${name}_${i}`;
     this.names.add(name);
     const seen = new Set<string>();
@@ -128,15 +136,27 @@ export class Upstreams {
       })
       .map((e) => ({ address: e.address, port: e.port }));
     const copies = servers.length > 0 ? Math.ceil(tries / servers.length) : 1;
-    const upstream: Upstream = { name, backend, servers: copies > 1 ? Array.from({ length: copies }, () => servers).flat() : servers, keepalive: grpc ? GRPC_KEEPALIVE_CONNECTIONS : KEEPALIVE_CONNECTIONS };
+    const upstream: Upstream = { name, backend, ...(hash ? { hash } : {}), servers: copies > 1 ? Array.from({ length: copies }, () => servers).flat() : servers, keepalive: grpc ? GRPC_KEEPALIVE_CONNECTIONS : KEEPALIVE_CONNECTIONS };
     this.byKey.set(key, upstream);
     return upstream;
   }
 
-  private value(b: BackendRef, grpc: boolean, tries = 1): string {
+  private value(b: BackendRef, grpc: boolean, tries = 1, hash?: string): string {
     if (!b.valid) return SPLIT_INVALID;
-    const u = this.upstream(b, grpc, tries);
+    const u = this.upstream(b, grpc, tries, hash);
     return u.servers.length ? u.name : SPLIT_NO_ENDPOINTS;
+  }
+
+  /** The split_clients for these shares, hashing `key` (default: random per request). */
+  private split(shares: { weight: number; value: string }[], key = '$request_id'): SplitClients {
+    const buckets = splitBuckets(shares);
+    const id = key === '$request_id' ? JSON.stringify(buckets) : `${key} ${JSON.stringify(buckets)}`;
+    let split = this.splits.get(id);
+    if (!split) {
+      split = { key, variable: `$ps_${this.splits.size}`, buckets };
+      this.splits.set(id, split);
+    }
+    return split;
   }
 
   /** Some target so far goes to InferencePools. */
@@ -160,7 +180,7 @@ export class Upstreams {
   }
 
   /** A split over named locations, one per backend (`locations`, same order as `backends`). */
-  private backendsTarget(backends: BackendRef[], locations: string[], grpc: boolean): ProxyTarget {
+  private backendsTarget(backends: BackendRef[], locations: string[], grpc: boolean, session?: SessionMap): ProxyTarget {
     const shares: { weight: number; value: string }[] = [];
     backends.forEach((b, i) => {
       if (!(b.weight > 0)) return;
@@ -169,13 +189,8 @@ export class Upstreams {
     });
     if (shares.length === 0 || shares.every((s) => s.value === SPLIT_INVALID)) return { kind: 'status', code: 500 };
     if (shares.every((s) => s.value === SPLIT_NO_ENDPOINTS)) return { kind: 'status', code: 502 };
-    const buckets = splitBuckets(shares);
-    const key = JSON.stringify(buckets);
-    let split = this.splits.get(key);
-    if (!split) {
-      split = { key: '$request_id', variable: `$ps_${this.splits.size}`, buckets };
-      this.splits.set(key, split);
-    }
+    // A session keeps its backend: the split hashes the session's token.
+    const split = this.split(shares, session?.key);
     const values = shares.map((s) => s.value);
     return { kind: 'backends', dispatchVariable: split.variable, invalidShare: values.includes(SPLIT_INVALID), noEndpointsShare: values.includes(SPLIT_NO_ENDPOINTS) };
   }
@@ -186,40 +201,44 @@ export class Upstreams {
    * requests go out with grpc_pass (their upstreams are not shared with proxy_pass). `retry`:
    * the rule retries (model/retry.ts); its upstreams have an entry per try.
    */
-  target(backends: BackendRef[], locations?: string[], grpc = false, retry?: TargetRetry): ProxyTarget {
-    if (locations) return this.backendsTarget(backends, locations, grpc);
+  target(backends: BackendRef[], locations?: string[], grpc = false, retry?: TargetRetry, session?: SessionMap): ProxyTarget {
+    if (locations) return this.backendsTarget(backends, locations, grpc, session);
     const tries = retry?.tries ?? 1;
+    const hash = session?.key;
+    let extra: { retry?: TargetRetry; session?: TargetSession } | undefined;
+    if (retry || session) {
+      extra = {};
+      if (retry) extra.retry = retry;
+      if (session) {
+        if (!this.sessions.has(session.key + session.set)) this.sessions.set(session.key + session.set, session);
+        extra.session = { key: session.key, header: session.header, set: session.set };
+      }
+    }
     // (A loop, not some() with a closure: this runs for every rule of every build.)
     for (const b of backends) if (isInferencePoolRef(b.group, b.kind)) return this.inferenceTarget(backends);
     if (backends.length === 1) {
       // The common case, without the arrays and sets of the general one.
       const b = backends[0];
       if (!(b.weight > 0) || !b.valid) return { kind: 'status', code: 500 };
-      const value = this.value(b, grpc, tries);
+      const value = this.value(b, grpc, tries, hash);
       if (value === SPLIT_NO_ENDPOINTS) return { kind: 'status', code: 502 };
-      return retry ? { kind: 'upstream', upstream: value, retry } : { kind: 'upstream', upstream: value };
+      return extra ? { kind: 'upstream', upstream: value, ...extra } : { kind: 'upstream', upstream: value };
     }
     const weighted = backends.filter((b) => b.weight > 0);
     if (weighted.length === 0 || weighted.every((b) => !b.valid)) return { kind: 'status', code: 500 };
-    const values = weighted.map((b) => this.value(b, grpc, tries));
+    const values = weighted.map((b) => this.value(b, grpc, tries, hash));
     if (new Set(values).size === 1) {
       if (values[0] === SPLIT_NO_ENDPOINTS) return { kind: 'status', code: 502 };
       if (values[0] === SPLIT_INVALID) return { kind: 'status', code: 500 };
-      return retry ? { kind: 'upstream', upstream: values[0], retry } : { kind: 'upstream', upstream: values[0] };
+      return extra ? { kind: 'upstream', upstream: values[0], ...extra } : { kind: 'upstream', upstream: values[0] };
     }
-    const buckets = splitBuckets(weighted.map((b, i) => ({ weight: b.weight, value: values[i] })));
-    const key = JSON.stringify(buckets);
-    let split = this.splits.get(key);
-    if (!split) {
-      split = { key: '$request_id', variable: `$ps_${this.splits.size}`, buckets };
-      this.splits.set(key, split);
-    }
+    const split = this.split(weighted.map((b, i) => ({ weight: b.weight, value: values[i] })), hash);
     return {
       kind: 'split',
       variable: split.variable,
       invalidShare: values.includes(SPLIT_INVALID),
       noEndpointsShare: values.includes(SPLIT_NO_ENDPOINTS),
-      ...(retry ? { retry } : {}),
+      ...extra,
     };
   }
 }
