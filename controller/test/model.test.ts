@@ -403,9 +403,23 @@ describe('backends', () => {
       ]),
     );
     expect(model.splitClients).toEqual([
-      { key: '$request_id', variable: '$ps_0', buckets: [{ percent: '33.33', value: 'b_default__a_80' }, { percent: '*', value: 'b_default__b_80' }] },
+      { key: '$request_id', variable: expect.stringMatching(/^\$ps_[0-9a-z]{1,13}$/), buckets: [{ percent: '33.33', value: 'b_default__a_80' }, { percent: '*', value: 'b_default__b_80' }] },
     ]);
     expect(model.upstreams.map((u) => u.name)).not.toContain('b_default__c_80');
+  });
+
+  test('names stand for what they name, whatever else the config holds: services whose names read alike get their own upstreams, in any order', () => {
+    const route = (name: string, backend: string, path: string) => f.attach(f.route(name, [f.rule(0, [f.prefix(path)], [f.backend(backend, 9000)])]));
+    const names = (routes: ReturnType<typeof route>[]) => {
+      const model = buildModel(f.graph([f.listener(80, routes)]));
+      return Object.fromEntries(model.upstreams.map((u) => [u.backend, u.name]));
+    };
+    const one = names([route('r1', 'a-b', '/x'), route('r2', 'a--b', '/y')]);
+    const other = names([route('r2', 'a--b', '/y'), route('r1', 'a-b', '/x')]);
+    expect(one['default/a-b:80']).toBe('b_default__a_b_80');
+    expect(one['default/a--b:80']).toMatch(/^b_default__a_b_80_[0-9a-z]+$/);
+    expect(other).toEqual(one);
+    expect(names([route('r2', 'a--b', '/y')])).toEqual({ 'default/a--b:80': one['default/a--b:80'] });
   });
 
   test('split percentages never exceed 100 and tiny shares are dropped', () => {
@@ -433,7 +447,7 @@ describe('backends', () => {
     const s = server(buildModel(g), 80);
     expect(s.ruleLocations.map((r) => r.target)).toEqual([
       { kind: 'status', code: 500 },
-      { kind: 'split', variable: '$ps_0', invalidShare: true, noEndpointsShare: false },
+      { kind: 'split', variable: expect.stringMatching(/^\$ps_[0-9a-z]{1,13}$/), invalidShare: true, noEndpointsShare: false },
       { kind: 'status', code: 500 },
     ]);
   });
@@ -463,3 +477,4 @@ test('routes "a.b" and "a-b" get distinct named locations', () => {
   expect(simulate(model, 80, { path: '/' })).toBe('default/a.b#0');
   expect(simulate(model, 80, { path: '/', method: 'POST' })).toBe('default/a-b#0');
 });
+
