@@ -1,5 +1,5 @@
 /** buildModel with plain Graph data: servers, locations, conditions, precedence, upstreams. */
-import { buildModel } from '../src/model';
+import { buildModel, finalizeModel } from '../src/model';
 import { MAX_LOCATION_CANDIDATES } from '../src/model/locations';
 import { DISABLED_TIMEOUT, proxyTimeout } from '../src/model/timeouts';
 import { splitBuckets } from '../src/model/upstreams';
@@ -478,3 +478,22 @@ test('routes "a.b" and "a-b" get distinct named locations', () => {
   expect(simulate(model, 80, { path: '/', method: 'POST' })).toBe('default/a-b#0');
 });
 
+/**
+ * Rules share a named location when everything it renders from is equal: that is every field of
+ * the rule location but the few that name it, so a field added to the model later counts without
+ * being listed anywhere.
+ */
+test('rules share a named location only while every field is equal, one added to the model later too', () => {
+  const rule = (name: string, method: 'GET' | 'POST') => f.route(name, [f.rule(0, [f.prefix('/', { method })], [f.backend('x', 9000)])]);
+  const model = buildModel(f.graph([f.listener(80, [f.attach(rule('one', 'GET')), f.attach(rule('two', 'POST'))])]));
+  const [one, two] = model.servers[0].ruleLocations;
+  expect([one.referenced, two.referenced]).toEqual([true, true]);
+  expect(two.nginxName).toBe(one.nginxName);
+  (two as unknown as Record<string, unknown>).later = 'differs';
+  finalizeModel(model);
+  expect(two.nginxName).not.toBe(one.nginxName);
+  expect(simulate(model, 80, { path: '/', method: 'POST' })).toBe('default/two#0');
+  (one as unknown as Record<string, unknown>).later = 'differs';
+  finalizeModel(model);
+  expect(two.nginxName).toBe(one.nginxName);
+});
