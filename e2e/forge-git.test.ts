@@ -160,7 +160,8 @@ describeForge('git over smart HTTP', (f) => {
     const after = await f().request('GET', '/repos/alice/big');
     expect(after.body.size).toBeGreaterThan(34 * 1024);
     const again = path.join(work, 'big-again');
-    expect((await git(work, 'clone', '-q', cloneUrl(f(), 'alice/big'), again)).exitCode).toBe(0);
+    const cloned = await git(work, 'clone', '-q', cloneUrl(f(), 'alice/big'), again);
+    expect({ exitCode: cloned.exitCode, stderr: cloned.stderr }).toEqual({ exitCode: 0, stderr: '' });
     expect(fs.statSync(path.join(again, 'large.bin')).size).toBe(34 * 1024 * 1024);
     fs.rmSync(dir, { recursive: true, force: true });
     fs.rmSync(again, { recursive: true, force: true });

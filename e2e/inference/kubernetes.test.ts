@@ -143,7 +143,7 @@ describeKube('InferencePool on the Kubernetes API server', () => {
         manifestsDir: dir,
         stateDir: path.join(dir, 'no-flag'),
         kubeconfig: cluster.kubeconfig,
-        args: ['--leader-election=false', `--health-address=127.0.0.1:${await freePort()}`, `--metrics-address=127.0.0.1:${await freePort()}`],
+        args: ['--leader-election=false', '--health-address=127.0.0.1:0', '--metrics-address=127.0.0.1:0'],
       });
     });
 
@@ -172,7 +172,7 @@ describeKube('InferencePool on the Kubernetes API server', () => {
         manifestsDir: dir,
         stateDir: path.join(dir, 'local'),
         kubeconfig: cluster.kubeconfig,
-        args: ['--gateway-api-inference-extension', '--leader-election=false', `--health-address=127.0.0.1:${await freePort()}`, `--metrics-address=127.0.0.1:${await freePort()}`],
+        args: ['--gateway-api-inference-extension', '--leader-election=false', '--health-address=127.0.0.1:0', '--metrics-address=127.0.0.1:0'],
       });
     });
 

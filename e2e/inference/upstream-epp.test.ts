@@ -108,7 +108,7 @@ describeWithEpp('the upstream lightweight endpoint picker (lwepp v1.6.0) on the 
       manifestsDir: dir,
       stateDir: path.join(dir, 'state'),
       kubeconfig: cluster.kubeconfig,
-      args: ['--gateway-api-inference-extension', '--leader-election=false', `--health-address=127.0.0.1:${await freePort()}`, `--metrics-address=127.0.0.1:${await freePort()}`],
+      args: ['--gateway-api-inference-extension', '--leader-election=false', '--health-address=127.0.0.1:0', '--metrics-address=127.0.0.1:0'],
     });
     // Served once the route is programmed and the picker knows the pods.
     await eventually(() => complete().catch(() => ({ status: 0 }) as HttpResponse), (r) => r.status === 200, 60000, 300);

@@ -9,7 +9,6 @@ import * as path from 'path';
 import { startController, type ControllerProcess } from '../support/controller';
 import { httpRoute, rule } from '../support/manifests';
 import { describeKube, startKubeGatewayFixture, type KubeGatewayFixture } from '../support/kube-gateway';
-import { freePort } from '../support/ports';
 
 jest.setTimeout(120000);
 
@@ -45,15 +44,14 @@ describeKube('leader election with two controller processes', () => {
   let bMetrics: number;
 
   const startReplica = async (name: string, address: string): Promise<{ c: ControllerProcess; metricsPort: number }> => {
-    const metricsPort = await freePort();
     const c = await startController({
       manifestsDir: gw.dir,
       stateDir: path.join(gw.dir, name),
       kubeconfig: gw.cluster.kubeconfig,
       listenAddress: address,
-      args: [...LEASE, `--health-address=127.0.0.1:${await freePort()}`, `--metrics-address=127.0.0.1:${metricsPort}`],
+      args: [...LEASE, '--health-address=127.0.0.1:0', '--metrics-address=127.0.0.1:0'],
     });
-    return { c, metricsPort };
+    return { c, metricsPort: await c.boundPort('metrics') };
   };
 
   beforeAll(async () => {

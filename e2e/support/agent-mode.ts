@@ -1,7 +1,6 @@
 import * as fs from 'fs';
 import type { Cluster } from './kube';
 import type { Manifest } from './manifests';
-import { freePort } from './ports';
 
 /** The certificate set the controller's agent config server serves (see makeAgentTls). */
 export interface AgentTls {
@@ -23,8 +22,9 @@ export async function agentModeArgs(options: { agentPort: number; agentUrl: stri
     `--agent-tls-key=${options.tls.key}`,
     `--agent-ca-file=${options.tls.ca}`,
     `--dataplane-image=${options.image ?? 'portcullis/nginx:e2e'}`,
-    `--health-address=127.0.0.1:${await freePort()}`,
-    `--metrics-address=127.0.0.1:${await freePort()}`,
+    // Port 0: the kernel picks free ports; ControllerProcess.boundPort reads them back.
+    '--health-address=127.0.0.1:0',
+    '--metrics-address=127.0.0.1:0',
   ];
 }
 

@@ -36,6 +36,12 @@ export interface ControllerProcess {
   waitForLog(predicate: (line: LogLine) => boolean, timeoutMs?: number): Promise<LogLine>;
   /** Waits until `count` reconciles have completed in total. */
   waitForReconciles(count: number, timeoutMs?: number): Promise<void>;
+  /**
+   * The port the controller bound for its health or metrics endpoint, from its start log: tests
+   * pass port 0, because a port picked by the test and bound later by the controller can be taken
+   * meanwhile by another suite's process.
+   */
+  boundPort(endpoint: 'health' | 'metrics'): Promise<number>;
   /** Sends a signal and resolves with the exit code (or the signal name) once it exited. */
   stop(signal?: NodeJS.Signals, timeoutMs?: number): Promise<number | string>;
   exited: Promise<number | string>;
@@ -106,6 +112,12 @@ export async function startController(options: ControllerOptions, waitFirstRecon
         if (Date.now() > deadline) throw new Error(`only ${proc.reconciles()} of ${count} reconciles after ${timeoutMs} ms`);
         await new Promise((r) => setTimeout(r, 20));
       }
+    },
+    async boundPort(endpoint) {
+      const started = await follower.waitForLog((l) => l.msg === 'controller starting', 120_000);
+      const address = started[endpoint];
+      if (typeof address !== 'string') throw new Error(`the controller logged no ${endpoint} address: ${JSON.stringify(started)}`);
+      return Number(address.split(':').pop());
     },
     async stop(signal = 'SIGTERM', timeoutMs = 10000) {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);

@@ -85,16 +85,16 @@ export async function startKubeGatewayFixture(options: GatewayFixtureOptions = {
       await applyOrdered(cluster, docs);
       files.set(file, docs);
     }
-    const healthPort = await freePort();
-    const metricsPort = await freePort();
     const stateDir = path.join(dir, 'state');
     controller = await startController({
       manifestsDir: dir,
       stateDir,
       kubeconfig: cluster.kubeconfig,
       ...options.controller,
-      args: ['--leader-election=false', `--health-address=127.0.0.1:${healthPort}`, `--metrics-address=127.0.0.1:${metricsPort}`, ...(options.controller?.args ?? [])],
+      args: ['--leader-election=false', '--health-address=127.0.0.1:0', '--metrics-address=127.0.0.1:0', ...(options.controller?.args ?? [])],
     });
+    const healthPort = await controller.boundPort('health');
+    const metricsPort = await controller.boundPort('metrics');
     const current = (): ControllerProcess => fixture.controller;
     const settle = (since: number): Promise<void> => settleAfter(current(), since, 200);
     const c = cluster;
