@@ -12,7 +12,7 @@
  */
 import type { LocationContext } from './locations';
 import { sameTarget } from './upstreams';
-import type { ProxyTarget } from './types';
+import type { ProxyTarget, TargetRetry } from './types';
 import type { Condition } from './matching';
 
 export type Call =
@@ -20,7 +20,7 @@ export type Call =
   | { kind: 'flag'; source: string; regex: string; out: string }
   | { kind: 'run'; candidates: { conditions: Condition[]; target: string }[]; out: string }
   | { kind: 'uriField'; out: string }
-  | { kind: 'target'; backends: Parameters<LocationContext['upstreams']['target']>[0]; locations?: string[]; grpc?: boolean; out: ProxyTarget }
+  | { kind: 'target'; backends: Parameters<LocationContext['upstreams']['target']>[0]; locations?: string[]; grpc?: boolean; retry?: TargetRetry; out: ProxyTarget }
   | { kind: 'warn'; message: string };
 
 function push(calls: Call[], call: Call & { out: string }): string {
@@ -38,9 +38,9 @@ export function recording(ctx: LocationContext, calls: Call[]): LocationContext 
       uriField: () => push(calls, { kind: 'uriField', out: ctx.maps.uriField() }),
     },
     upstreams: {
-      target: (backends, locations, grpc) => {
-        const out = ctx.upstreams.target(backends, locations, grpc);
-        calls.push({ kind: 'target', backends, ...(locations ? { locations } : {}), ...(grpc ? { grpc } : {}), out });
+      target: (backends, locations, grpc, retry) => {
+        const out = ctx.upstreams.target(backends, locations, grpc, retry);
+        calls.push({ kind: 'target', backends, ...(locations ? { locations } : {}), ...(grpc ? { grpc } : {}), ...(retry ? { retry } : {}), out });
         return out;
       },
     },
@@ -68,7 +68,7 @@ export function replay(calls: Call[], ctx: LocationContext): boolean {
         if (ctx.maps.uriField() !== c.out) return false;
         break;
       case 'target':
-        if (!sameTarget(ctx.upstreams.target(c.backends, c.locations, c.grpc), c.out)) return false;
+        if (!sameTarget(ctx.upstreams.target(c.backends, c.locations, c.grpc, c.retry), c.out)) return false;
         break;
       case 'warn':
         ctx.warn(c.message);

@@ -14,7 +14,8 @@ import type { HostKey, HostRoute } from './hosts';
 import { dispatchComposite, elementConditions, type Alternative, type Condition, type ConditionRegistry } from './matching';
 import { escapeRegex } from './regex';
 import { grpcNoWeightTarget, grpcPrecedenceKey } from './grpc';
-import { proxyTimeout } from './timeouts';
+import { attemptTimeout, proxyTimeout } from './timeouts';
+import { targetRetry } from './retry';
 import { inlinePrefixRewrite, locationFilters, sampleHundredths, type ServerInfo } from './filters';
 import type { DispatchRun, Location, LocationAction, RuleLocation } from './types';
 import type { ActionInput, LocationsMemo, RouteParts } from './location-memo';
@@ -193,20 +194,21 @@ function routeParts(route: HTTPRouteNode, hostKey: HostKey, ctx: LocationContext
     // grpc_pass: GRPCRoutes, and HTTPRoute rules whose backends speak h2c (graph/rules.ts keeps
     // those apart from HTTP/1.1 ones).
     const h2 = route.kind === 'GRPCRoute' || speaksH2c(rule);
+    const retry = targetRetry(rule);
     const ruleLocation: RuleLocation = {
       name,
       source: { namespace: route.namespace, name: route.name, ruleIndex: rule.index },
-      target: noWeight ?? ctx.upstreams.target(rule.backends, perBackend, h2),
+      target: noWeight ?? ctx.upstreams.target(rule.backends, perBackend, h2, retry),
       settings: {},
       ...(h2 ? { grpc: true } : {}),
     };
-    const timeout = proxyTimeout(rule.timeouts);
+    const timeout = retry ? attemptTimeout(rule.timeouts) : proxyTimeout(rule.timeouts);
     if (timeout) ruleLocation.timeout = timeout;
     ruleLocations.push(ruleLocation);
     if (perBackend) {
       if (ruleLocation.target.kind === 'backends') {
         for (const i of shares) {
-          const own: RuleLocation = { ...ruleLocation, name: perBackend[i], target: ctx.upstreams.target([rule.backends[i]], undefined, h2), settings: {}, dispatchedBy: name };
+          const own: RuleLocation = { ...ruleLocation, name: perBackend[i], target: ctx.upstreams.target([rule.backends[i]], undefined, h2, retry), settings: {}, dispatchedBy: name };
           const filters = ruleFilters(rule.backendFilters![i], own, server, ctx);
           if (filters) own.filters = filters;
           ruleLocations.push(own);

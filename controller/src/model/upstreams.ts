@@ -11,7 +11,8 @@
  */
 import { isIP } from 'net';
 import type { BackendRef } from '../graph/types';
-import type { ProxyTarget, SplitClients, Upstream } from './types';
+import type { ProxyTarget, SplitClients, TargetRetry, Upstream } from './types';
+import { retrySignature } from './retry';
 import { inferencePoolValue } from './inference';
 import { isInferencePoolRef } from '../graph/inferencepools';
 
@@ -41,9 +42,9 @@ function sanitize(s: string): string {
 export function targetSignature(t: ProxyTarget): string {
   switch (t.kind) {
     case 'upstream':
-      return `u:${t.upstream}`;
+      return `u:${t.upstream}:${retrySignature(t.retry)}`;
     case 'split':
-      return `s:${t.variable}:${t.invalidShare}:${t.noEndpointsShare}`;
+      return `s:${t.variable}:${t.invalidShare}:${t.noEndpointsShare}:${retrySignature(t.retry)}`;
     case 'inference':
       return `i:${t.pool ?? ''}:${t.poolVariable ?? ''}:${t.poolInvalidShare}`;
     case 'backends':
@@ -58,9 +59,9 @@ export function sameTarget(a: ProxyTarget, b: ProxyTarget): boolean {
   if (a === b) return true;
   switch (a.kind) {
     case 'upstream':
-      return b.kind === 'upstream' && a.upstream === b.upstream;
+      return b.kind === 'upstream' && a.upstream === b.upstream && retrySignature(a.retry) === retrySignature(b.retry);
     case 'split':
-      return b.kind === 'split' && a.variable === b.variable && a.invalidShare === b.invalidShare && a.noEndpointsShare === b.noEndpointsShare;
+      return b.kind === 'split' && a.variable === b.variable && a.invalidShare === b.invalidShare && a.noEndpointsShare === b.noEndpointsShare && retrySignature(a.retry) === retrySignature(b.retry);
     case 'inference':
       return b.kind === 'inference' && (a.pool ?? '') === (b.pool ?? '') && (a.poolVariable ?? '') === (b.poolVariable ?? '') && a.poolInvalidShare === b.poolInvalidShare;
     case 'backends':
@@ -105,13 +106,17 @@ export class Upstreams {
     return [...this.splits.values()];
   }
 
-  /** The upstream for a valid backend with endpoints. */
-  private upstream(b: BackendRef, grpc: boolean): Upstream {
+  /**
+   * The upstream for a valid backend with endpoints. `tries` > 1 (rules that retry): an upstream
+   * of its own that lists the endpoints as many times as it takes to have `tries` entries, since
+   * nginx tries each entry at most once per request (and a Service often has one endpoint).
+   */
+  private upstream(b: BackendRef, grpc: boolean, tries = 1): Upstream {
     const backend = backendKey(b);
-    const key = grpc ? `${backend} grpc` : backend;
+    const key = `${grpc ? `${backend} grpc` : backend}${tries > 1 ? ` tries ${tries}` : ''}`;
     const found = this.byKey.get(key);
     if (found) return found;
-    let name = `${grpc ? 'g' : 'b'}_${sanitize(b.namespace)}__${sanitize(b.name)}_${b.port ?? 0}`;
+    let name = `${grpc ? 'g' : 'b'}_${sanitize(b.namespace)}__${sanitize(b.name)}_${b.port ?? 0}${tries > 1 ? `_t${tries}` : ''}`;
     for (let i = 2; this.names.has(name); i++) name = `${name}_${i}`;
     this.names.add(name);
     const seen = new Set<string>();
@@ -122,14 +127,15 @@ export class Upstreams {
         return seen.has(k) ? false : (seen.add(k), true);
       })
       .map((e) => ({ address: e.address, port: e.port }));
-    const upstream: Upstream = { name, backend, servers, keepalive: grpc ? GRPC_KEEPALIVE_CONNECTIONS : KEEPALIVE_CONNECTIONS };
+    const copies = servers.length > 0 ? Math.ceil(tries / servers.length) : 1;
+    const upstream: Upstream = { name, backend, servers: copies > 1 ? Array.from({ length: copies }, () => servers).flat() : servers, keepalive: grpc ? GRPC_KEEPALIVE_CONNECTIONS : KEEPALIVE_CONNECTIONS };
     this.byKey.set(key, upstream);
     return upstream;
   }
 
-  private value(b: BackendRef, grpc: boolean): string {
+  private value(b: BackendRef, grpc: boolean, tries = 1): string {
     if (!b.valid) return SPLIT_INVALID;
-    const u = this.upstream(b, grpc);
+    const u = this.upstream(b, grpc, tries);
     return u.servers.length ? u.name : SPLIT_NO_ENDPOINTS;
   }
 
@@ -177,26 +183,29 @@ export class Upstreams {
   /**
    * Where a rule with these backendRefs sends its requests. With `locations` (backendRef
    * filters), each backend's share goes to the named location given for it. `grpc`: the
-   * requests go out with grpc_pass (their upstreams are not shared with proxy_pass).
+   * requests go out with grpc_pass (their upstreams are not shared with proxy_pass). `retry`:
+   * the rule retries (model/retry.ts); its upstreams have an entry per try.
    */
-  target(backends: BackendRef[], locations?: string[], grpc = false): ProxyTarget {
+  target(backends: BackendRef[], locations?: string[], grpc = false, retry?: TargetRetry): ProxyTarget {
     if (locations) return this.backendsTarget(backends, locations, grpc);
+    const tries = retry?.tries ?? 1;
     // (A loop, not some() with a closure: this runs for every rule of every build.)
     for (const b of backends) if (isInferencePoolRef(b.group, b.kind)) return this.inferenceTarget(backends);
     if (backends.length === 1) {
       // The common case, without the arrays and sets of the general one.
       const b = backends[0];
       if (!(b.weight > 0) || !b.valid) return { kind: 'status', code: 500 };
-      const value = this.value(b, grpc);
-      return value === SPLIT_NO_ENDPOINTS ? { kind: 'status', code: 502 } : { kind: 'upstream', upstream: value };
+      const value = this.value(b, grpc, tries);
+      if (value === SPLIT_NO_ENDPOINTS) return { kind: 'status', code: 502 };
+      return retry ? { kind: 'upstream', upstream: value, retry } : { kind: 'upstream', upstream: value };
     }
     const weighted = backends.filter((b) => b.weight > 0);
     if (weighted.length === 0 || weighted.every((b) => !b.valid)) return { kind: 'status', code: 500 };
-    const values = weighted.map((b) => this.value(b, grpc));
+    const values = weighted.map((b) => this.value(b, grpc, tries));
     if (new Set(values).size === 1) {
       if (values[0] === SPLIT_NO_ENDPOINTS) return { kind: 'status', code: 502 };
       if (values[0] === SPLIT_INVALID) return { kind: 'status', code: 500 };
-      return { kind: 'upstream', upstream: values[0] };
+      return retry ? { kind: 'upstream', upstream: values[0], retry } : { kind: 'upstream', upstream: values[0] };
     }
     const buckets = splitBuckets(weighted.map((b, i) => ({ weight: b.weight, value: values[i] })));
     const key = JSON.stringify(buckets);
@@ -210,6 +219,7 @@ export class Upstreams {
       variable: split.variable,
       invalidShare: values.includes(SPLIT_INVALID),
       noEndpointsShare: values.includes(SPLIT_NO_ENDPOINTS),
+      ...(retry ? { retry } : {}),
     };
   }
 }
