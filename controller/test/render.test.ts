@@ -173,7 +173,7 @@ describe('session persistence', () => {
 
   test('the rule\'s upstreams hash the token, and a weighted split hashes it too', () => {
     expect(files['upstreams.conf'].match(/hash \$pc_sk_[0-9a-f]{16} consistent;/g)).toHaveLength(3);
-    expect(files['maps.conf']).toMatch(/split_clients "\$pc_sk_[0-9a-f]{16}" \$ps_0/);
+    expect(files['maps.conf']).toMatch(/split_clients "\$pc_sk_[0-9a-f]{16}" \$ps_\w+ \{/);
   });
 
   test('passes nginx -t', async () => {

@@ -11,7 +11,7 @@
  */
 import { createHash } from 'crypto';
 import type { RouteRule } from '../graph/types';
-import type { RuleSource, SessionMap, TargetSession } from './types';
+import type { RuleLocation, RuleSource, TargetSession } from './types';
 
 /** The token's name when the rule gives none (or one nginx cannot use): one per rule. */
 export function defaultSessionName(source: RuleSource): string {
@@ -20,13 +20,13 @@ export function defaultSessionName(source: RuleSource): string {
 
 const escapeRegex = (s: string) => s.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&');
 
-/** The rule's session: the maps that read and hand out its token (the target carries their variables). */
-export function ruleSession(rule: RouteRule, source: RuleSource): SessionMap | undefined {
+/** The rule's session, named after what it is (two rules with the same session share its maps). */
+export function ruleSession(rule: RouteRule, source: RuleSource): TargetSession | undefined {
   const s = rule.session;
   if (!s) return undefined;
   const name = s.name ?? defaultSessionName(source);
   const id = createHash('sha256').update(JSON.stringify([s.type, name, s.maxAgeSeconds ?? null])).digest('hex').slice(0, 16);
-  const target: TargetSession = { key: `$pc_sk_${id}`, header: s.type === 'Cookie' ? 'Set-Cookie' : name, set: `$pc_ss_${id}` };
+  const target = { key: `$pc_sk_${id}`, header: s.type === 'Cookie' ? 'Set-Cookie' : name, set: `$pc_ss_${id}` };
   if (s.type === 'Cookie') {
     const attributes = `; Path=/; HttpOnly${s.maxAgeSeconds !== undefined ? `; Max-Age=${s.maxAgeSeconds}` : ''}`;
     return { ...target, source: '$http_cookie', tokenRegex: `(?:^|;) *${escapeRegex(name)}=([^;]+)`, newValue: [`${name}=`, { v: 'request_id' }, attributes] };
@@ -34,6 +34,18 @@ export function ruleSession(rule: RouteRule, source: RuleSource): SessionMap | u
   // nginx names a request header's variable in lower case with "_" for "-" (graph/session.ts
   // keeps names to letters, digits and hyphens).
   return { ...target, source: `$http_${name.toLowerCase().replace(/-/g, '_')}`, newValue: [{ v: 'request_id' }] };
+}
+
+/** The maps of the sessions the servers' rules use, once each. */
+export function sessionMaps(servers: { ruleLocations: RuleLocation[] }[]): { sessionMaps?: TargetSession[] } {
+  const byKey = new Map<string, TargetSession>();
+  for (const server of servers) {
+    for (const rl of server.ruleLocations) {
+      const s = rl.target.kind === 'upstream' || rl.target.kind === 'split' ? rl.target.session : undefined;
+      if (s && !byKey.has(s.key)) byKey.set(s.key, s);
+    }
+  }
+  return byKey.size > 0 ? { sessionMaps: [...byKey.values()] } : {};
 }
 
 export function sessionSignature(s: TargetSession | undefined): string {

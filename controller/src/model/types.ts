@@ -39,7 +39,8 @@ export interface TargetRetry {
 
 /**
  * rules[].sessionPersistence as nginx does it (model/session.ts): the target's upstreams (and
- * weighted split) hash on `key`; `header` hands a new token to a client that sent none.
+ * weighted split) hash on `key`; `header` hands a new token to a client that sent none. Its two
+ * maps (maps.conf) are collected from the targets that use it, so a kept target brings them along.
  */
 export interface TargetSession {
   /** A map variable: the client's token, or a new one ($request_id). */
@@ -48,10 +49,6 @@ export interface TargetSession {
   header: string;
   /** A map variable: the header's value for a client without a token, else "" (not sent). */
   set: string;
-}
-
-/** The two maps of a session (maps.conf): `key` and `set` read from `source`. */
-export interface SessionMap extends TargetSession {
   /** $http_cookie, or the session header's variable. */
   source: string;
   /** Cookie sessions: a regex of $http_cookie that captures the token. */
@@ -279,7 +276,7 @@ export interface NginxModel {
   dispatchMaps?: DispatchMap[];
   splitClients: SplitClients[];
   /** Session persistence: the maps that read each session's token (model/session.ts). */
-  sessionMaps?: SessionMap[];
+  sessionMaps?: TargetSession[];
   upstreams: Upstream[];
   servers: Server[];
   /** Things the model could not express (e.g. a header name nginx cannot read); for the log. */
