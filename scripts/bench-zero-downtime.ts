@@ -39,7 +39,8 @@ import { REPO_ROOT, startController, type ControllerProcess } from '../e2e/suppo
 import { startAgent, type AgentProcess } from '../e2e/support/agent';
 import { makeAgentTls } from '../e2e/support/agent-tls';
 import { agentModeArgs, writeAgentToken } from '../e2e/support/agent-mode';
-import { grpcClient, grpcStream, startGrpcEchoBackend } from '../e2e/support/grpc-echo';
+import * as grpc from '@grpc/grpc-js';
+import { echoPath, grpcClient, startGrpcEchoBackend } from '../e2e/support/grpc-echo';
 import { eventually, httpRequest } from '../e2e/support/http';
 import { startCluster, type Cluster } from '../e2e/support/kube';
 import { GATEWAY_API, CONTROLLER_NAME, type Manifest } from '../e2e/support/manifests';
@@ -423,9 +424,11 @@ async function main(): Promise<void> {
         // A gRPC server stream that outlives the reloads.
         const client = grpcClient(front.port, 'grpc.example');
         let grpcMessages = 0;
-        const stream = grpcStream(client, { count: 100000, intervalMs: 100 }, () => (grpcMessages += 1));
         let grpcEnded = '';
-        void stream.then((s) => (grpcEnded = `ended ${s.code} ${s.details ?? ''}`));
+        const stream = client.makeServerStreamRequest(echoPath('Stream'), (v: unknown) => Buffer.from(JSON.stringify(v)), (b: Buffer) => b, { count: 100000, intervalMs: 100 }, new grpc.Metadata(), {});
+        stream.on('data', () => (grpcMessages += 1));
+        stream.on('status', (st: grpc.StatusObject) => (grpcEnded ||= `ended ${st.code} ${st.details}`));
+        stream.on('error', () => undefined);
         await eventually(async () => grpcMessages, (m) => m > 0, 10000, 50);
         for (let i = 0; i < reloads; i++) {
           variant += 1;
@@ -441,6 +444,9 @@ async function main(): Promise<void> {
         const wsAlive = ws.readyState === WebSocket.OPEN && wsEchoed > wsMessagesBefore;
         const grpcAlive = !grpcEnded && grpcMessages > grpcBefore;
         ws.close();
+        // Cancelled, or nginx's old workers would keep it (and a graceful quit wait for it).
+        grpcEnded = 'cancelled';
+        stream.cancel();
         client.close();
         return `${applied} nginx reloads; WebSocket ${wsAlive ? 'open' : `LOST (${wsClosed})`} (${wsEchoed}/${wsSent} echoed); gRPC stream ${grpcAlive ? 'open' : `LOST (${grpcEnded})`} (${grpcMessages} messages)`;
       });
