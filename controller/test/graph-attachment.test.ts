@@ -1,5 +1,6 @@
 import { buildGraph, DEFAULT_CONTROLLER_NAME, type Graph, type HTTPRouteNode } from '../src/graph';
 import { gateway, gatewayClass, http, parse, route, service } from './graph-fixtures';
+import { parseManifests } from '../src/resources/parse';
 
 const build = (...docs: object[]): Graph => buildGraph(parse(...docs).set, { controllerName: DEFAULT_CONTROLLER_NAME });
 const routeNode = (g: Graph, name: string): HTTPRouteNode => {
@@ -325,20 +326,52 @@ describe('graph: rules', () => {
     expect(routeNode(g, 'r').rules.map((r) => r.timeouts)).toEqual([{ requestMs: 90000, backendRequestMs: 500 }, undefined]);
   });
 
-  test('retry and sessionPersistence are not implemented: the route is served without them and its Accepted condition names them', () => {
+  test('sessionPersistence is not implemented: the route is served without it and its Accepted condition names it', () => {
     const g = build(
       gatewayClass(),
       gateway('gw', [http('web')]),
-      route('r', { parentRefs: [{ name: 'gw' }], rules: [{}, { retry: { codes: [500], attempts: 2 }, sessionPersistence: { type: 'Cookie' } }] }),
+      route('r', { parentRefs: [{ name: 'gw' }], rules: [{}, { sessionPersistence: { type: 'Cookie' } }] }),
       route('plain', { parentRefs: [{ name: 'gw' }], hostnames: ['plain.test'], rules: [{}] }),
     );
     expect(routeNode(g, 'r').rules.map((r) => r.valid)).toEqual([true, true]);
     expect(accepted(g, 'r')).toMatchObject({
       status: 'True',
       reason: 'UnsupportedField',
-      message: 'The following unsupported parameters were ignored: spec.rules[1].retry, spec.rules[1].sessionPersistence',
+      message: 'The following unsupported parameters were ignored: spec.rules[1].sessionPersistence',
     });
     expect(accepted(g, 'plain')).toMatchObject({ status: 'True', reason: 'Accepted' });
+  });
+
+  describe('rules[].retry', () => {
+    test('codes, attempts and connection errors reach the model; the route is Accepted', () => {
+      const g = build(gatewayClass(), gateway('gw', [http('web')]), route('r', { parentRefs: [{ name: 'gw' }], rules: [{ retry: { codes: [503, 500], attempts: 3 } }, { retry: {} }, {}] }));
+      expect(routeNode(g, 'r').rules.map((r) => r.retry)).toEqual([{ codes: [500, 503], attempts: 3 }, { codes: [], attempts: 1 }, undefined]);
+      expect(accepted(g, 'r')).toMatchObject({ status: 'True', reason: 'Accepted' });
+    });
+
+    test('what nginx cannot do (a code it cannot retry on, a backoff, too many attempts) is named in the Accepted condition, the rest applies', () => {
+      const g = build(gatewayClass(), gateway('gw', [http('web')]), route('r', { parentRefs: [{ name: 'gw' }], rules: [{ retry: { codes: [500, 418, 429], attempts: 40, backoff: '100ms' } }] }));
+      expect(routeNode(g, 'r').rules[0].retry).toEqual({ codes: [429, 500], attempts: 16 });
+      expect(accepted(g, 'r')).toMatchObject({
+        status: 'True',
+        reason: 'UnsupportedField',
+        message: 'The following unsupported parameters were ignored: spec.rules[0].retry.codes[1], spec.rules[0].retry.attempts (at most 16), spec.rules[0].retry.backoff',
+      });
+    });
+
+    test('codes outside 400-599, attempts below 1 or repeated codes are refused as the CRD refuses them', () => {
+      const refused = [{ codes: [399] }, { codes: [600] }, { attempts: 0 }, { codes: [500, 500] }, { backoff: '1 s' }].map((retry) => {
+        const doc = route('r', { parentRefs: [{ name: 'gw' }], rules: [{ retry }] });
+        return parseManifests([{ source: 'r.yaml', doc }]).invalid.map((i) => i.message);
+      });
+      expect(refused).toEqual([
+        [expect.stringContaining('spec.rules[0].retry.codes[0]')],
+        [expect.stringContaining('spec.rules[0].retry.codes[0]')],
+        [expect.stringContaining('spec.rules[0].retry.attempts')],
+        [expect.stringContaining('duplicate status codes')],
+        [expect.stringContaining('spec.rules[0].retry.backoff')],
+      ]);
+    });
   });
 
   test('an explicitly empty matches list means the default PathPrefix "/"', () => {

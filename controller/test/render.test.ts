@@ -121,6 +121,36 @@ describe('rendered directives', () => {
   });
 });
 
+describe('rule retries', () => {
+  const prefix = path.join(tmp, 'retry');
+  const endpoints = [{ address: '10.0.0.1', port: 8080 }, { address: '10.0.0.2', port: 8080 }];
+  const g = f.graph([f.listener(8080, [f.attach(f.route('r', [
+    { ...f.rule(0, [f.prefix('/retry')], [f.backend('api', 9000, { endpoints })]), retry: { codes: [500, 503], attempts: 2 }, timeouts: { requestMs: 3000, backendRequestMs: 500 } },
+    f.rule(1, [f.prefix('/plain')], [f.backend('api', 9000, { endpoints })]),
+  ], { hostnames: ['a.test'] }))])]);
+  const { files } = renderConfig(buildModel(g), { listenAddress: '127.0.0.2', prefix });
+
+  test('retried on connection errors, timeouts and the listed codes, whatever the method, in attempts + 1 tries', () => {
+    expect(files['servers.conf']).toContain('proxy_next_upstream "error" "timeout" "http_500" "http_503" "non_idempotent";\n        proxy_next_upstream_tries 3;');
+  });
+
+  test('backendRequest bounds each attempt, request all of them', () => {
+    const retried = files['servers.conf'].slice(files['servers.conf'].indexOf('proxy_connect_timeout'));
+    expect(retried).toMatch(/^proxy_connect_timeout "500ms";\n\s+proxy_send_timeout "500ms";\n\s+proxy_read_timeout "500ms";\n[^}]*proxy_next_upstream_timeout "3000ms";/);
+    // once per location of the retrying rule (= and prefix), never the per-attempt time
+    expect(files['servers.conf'].match(/proxy_next_upstream_timeout .*/g)).toEqual(['proxy_next_upstream_timeout "3000ms";', 'proxy_next_upstream_timeout "3000ms";']);
+  });
+
+  test('the retrying rule has an upstream of its own with an entry per try; the plain rule keeps one entry per endpoint', () => {
+    expect(files['upstreams.conf']).toContain('upstream b_default__api_80_t3 {\n' + '    server 10.0.0.1:8080 max_fails=0;\n    server 10.0.0.2:8080 max_fails=0;\n'.repeat(2) + '    keepalive 64;');
+    expect(files['upstreams.conf']).toContain('upstream b_default__api_80 {\n    server 10.0.0.1:8080 max_fails=0;\n    server 10.0.0.2:8080 max_fails=0;\n    keepalive 64;');
+  });
+
+  test('passes nginx -t', async () => {
+    expect((await nginxTest(files, prefix)).all).toMatch(/test is successful/);
+  });
+});
+
 describe('policy fields render at their level', () => {
   const dispatching = f.graph([
     f.listener(8080, [

@@ -144,8 +144,17 @@ export interface RouteRule {
   backendFilters?: (RuleFilters | undefined)[];
   /** rules[].timeouts in milliseconds when given (0 = no timeout, as the Gateway API says). */
   timeouts?: { requestMs?: number; backendRequestMs?: number };
+  /** rules[].retry as the data plane acts on it (graph/retry.ts). */
+  retry?: RuleRetry;
   /** Fields of the rule that are set but not implemented (the route's Accepted condition names them). */
   unsupportedFields?: string[];
+}
+
+export interface RuleRetry {
+  /** Status codes retried besides connection errors and timeouts, ascending. */
+  codes: number[];
+  /** Retries after the first attempt. */
+  attempts: number;
 }
 
 export interface RouteMatch {

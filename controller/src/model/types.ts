@@ -22,16 +22,31 @@ export interface ObjectKey {
   name: string;
 }
 
+/**
+ * HTTPRoute rules[].retry as nginx does it (model/retry.ts): on which failures a request goes on
+ * to the next server of its upstream, in how many tries at most, within how long. The target's
+ * upstreams list every endpoint often enough for `tries` (nginx never tries a server entry twice
+ * for one request), so a backend with one endpoint is retried too.
+ */
+export interface TargetRetry {
+  /** proxy_next_upstream / grpc_next_upstream arguments (error, timeout, http_500, ...). */
+  conditions: string[];
+  /** proxy_next_upstream_tries: the first attempt and the retries. */
+  tries: number;
+  /** proxy_next_upstream_timeout: the rule's request timeout, bounding all attempts together. */
+  timeout?: string;
+}
+
 /** Where a rule sends a request. */
 export type ProxyTarget =
   /** One backend: proxy_pass to this upstream. */
-  | { kind: 'upstream'; upstream: string }
+  | { kind: 'upstream'; upstream: string; retry?: TargetRetry }
   /**
    * Several weighted backends: proxy_pass to the upstream named by a split_clients variable.
    * Shares that belong to invalid backends hold the value "" (answered 500); shares of backends
    * without ready endpoints hold the value "!" (answered 502).
    */
-  | { kind: 'split'; variable: string; invalidShare: boolean; noEndpointsShare: boolean }
+  | { kind: 'split'; variable: string; invalidShare: boolean; noEndpointsShare: boolean; retry?: TargetRetry }
   /**
    * InferencePool backends: the request goes to the inference hop next to nginx, which asks the
    * pool's endpoint picker and proxies to the chosen pod. `pool` is the hop's pool description

@@ -86,8 +86,19 @@ const ruleSchema = z
       }
     })
     .optional(),
+  retry: z
+    .object({
+      codes: z
+        .array(z.number().int().min(400).max(599))
+        .optional()
+        .superRefine((codes, ctx) => {
+          if (codes && new Set(codes).size !== codes.length) ctx.addIssue({ code: 'custom', message: 'duplicate status codes (the list is a set)' });
+        }),
+      attempts: z.number().int().min(1).optional(),
+      backoff: duration().optional(),
+    })
+    .optional(),
   // Not implemented: the route says so in its Accepted condition (graph/routes.ts).
-  retry: z.unknown().optional(),
   sessionPersistence: z.unknown().optional(),
   })
   .superRefine((rule, ctx) => {
@@ -106,10 +117,7 @@ const ruleSchema = z
       }
     }
   })
-  .transform(({ retry, sessionPersistence, ...rule }) => {
-    const unsupportedFields = [...(retry !== undefined ? ['retry'] : []), ...(sessionPersistence !== undefined ? ['sessionPersistence'] : [])];
-    return unsupportedFields.length > 0 ? { ...rule, unsupportedFields } : rule;
-  });
+  .transform(({ sessionPersistence, ...rule }) => (sessionPersistence !== undefined ? { ...rule, unsupportedFields: ['sessionPersistence'] } : rule));
 
 function sameParent(a: z.infer<typeof parentReferenceSchema>, b: z.infer<typeof parentReferenceSchema>): boolean {
   return a.group === b.group && a.kind === b.kind && a.name === b.name && (a.namespace ?? '') === (b.namespace ?? '');

@@ -168,7 +168,9 @@ export interface HTTPRouteRule {
   filters: HTTPRouteFilter[];
   backendRefs: HTTPBackendRef[];
   timeouts?: { request?: string; backendRequest?: string };
-  /** Present in the rule (retry, sessionPersistence) though not implemented: reported, not acted on. */
+  /** rules[].retry: status codes (400-599, a set), attempts (>= 1) and backoff, each optional. */
+  retry?: { codes?: number[]; attempts?: number; backoff?: string };
+  /** Present in the rule (sessionPersistence) though not implemented: reported, not acted on. */
   unsupportedFields?: string[];
 }
 

@@ -45,6 +45,9 @@ export const SUPPORTED_FEATURES = [
   'HTTPRouteRequestPercentageMirror',
   'HTTPRouteRequestTimeout',
   'HTTPRouteResponseHeaderModification',
+  'HTTPRouteRetry',
+  'HTTPRouteRetryBackendTimeout',
+  'HTTPRouteRetryConnectionError',
   'HTTPRouteSchemeRedirect',
   'ReferenceGrant',
 ];
