@@ -15,6 +15,7 @@ import type { DispatchMap, NginxModel, ProxyTarget, RuleLocation, RuleSource, Se
 import type { HeaderAppendMap } from './filters';
 import { targetSignature } from './upstreams';
 import { grpcErrorPages } from './grpc';
+import { buildStreams, certificateFile } from './streams';
 import type { ModelMemo } from './memo';
 
 export * from './types';
@@ -59,6 +60,8 @@ export function buildModel(graph: Graph, policies?: EffectivePolicies, memo?: Mo
     }
   }
 
+  const stream = buildStreams(graph.gateways);
+  const secrets = { ...secretFiles(planned), ...stream?.secretFiles };
   return finalizeModel({
     http: { limitReqZones: policies ? modelZones(policies) : [], settings: {}, ...(graph.nginx?.http2On === false ? {} : { http2: true }) },
     ...(upstreams.inferenceUsed || servers.some((s) => s.ruleLocations.some((r) => r.target.kind === 'inference')) ? { inferenceHop: true } : {}),
@@ -67,15 +70,12 @@ export function buildModel(graph: Graph, policies?: EffectivePolicies, memo?: Mo
     upstreams: upstreams.upstreams,
     servers,
     warnings,
-    ...(secretFiles(planned) ? { secretFiles: secretFiles(planned) } : {}),
+    ...(stream ? { stream } : {}),
+    ...(Object.keys(secrets).length > 0 ? { secretFiles: secrets } : {}),
     ...(planned.some((p) => p.https) ? { sniMaps: sniListenerMaps(graph.gateways).map((m) => ({ variable: `$pc_sni_${m.port}`, entries: m.entries, default: m.default })) } : {}),
   });
 }
 
-/** Where a listener certificate is written, relative to the config directory. */
-function certificateFile(c: ListenerCertificate): string {
-  return `secrets/${c.id}.pem`;
-}
 
 /** The PEM files (certificate and key) the HTTPS servers read; written 0600 by apply/. */
 function secretFiles(plans: ServerPlan[]): Record<string, string> | undefined {
