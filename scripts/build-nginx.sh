@@ -19,9 +19,12 @@ CACHE="${PORTCULLIS_CACHE:-$HOME/.cache}/portcullis-nginx"
 # (TLSRoute Terminate) and stream_ssl_preread (the SNI of a passthrough connection). Left out
 # of stream: every module no stream listener renders (access, limit_conn, geo, geoip,
 # upstream hash/least_conn/random/zone, set), for the same reason as the http ones.
+# auth_request (not in nginx's default build) serves the ExternalAuth filter (HTTP protocol): a
+# subrequest to the authorization server before the request is proxied; it runs in the access
+# phase of the locations that use it only.
 # The http upstream hash balancer stays: session persistence hashes each request's session token
 # onto the endpoints (`hash ... consistent`); a balancer adds no location settings or handlers.
-FLAGS=(--with-http_v2_module --with-http_ssl_module --with-http_stub_status_module
+FLAGS=(--with-http_v2_module --with-http_ssl_module --with-http_stub_status_module --with-http_auth_request_module
   --with-stream --with-stream_ssl_module --with-stream_ssl_preread_module
   --without-stream_access_module --without-stream_limit_conn_module --without-stream_geo_module
   --without-stream_upstream_hash_module --without-stream_upstream_least_conn_module

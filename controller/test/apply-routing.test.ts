@@ -16,7 +16,7 @@ const BACKENDS = [
   'old', 'new', 'old-h', 'new-hi', 'first', 'second',
   'exact-host', 'wild-host', 'any-host', 'only', 'many-first', 'many-mid', 'many-last',
   'f-root', 'f7', 'f70', 'f-login', 't-slow', 't-plain', 't-pair-a', 't-pair-b',
-  'sp-a', 'sp-b', 'sp-c',
+  'sp-a', 'sp-b', 'sp-c', 'authed',
 ];
 
 let h: Harness;
@@ -27,6 +27,9 @@ let h2cBackend: http2.Http2Server;
  * not answering (?hang) or else resetting the connection; then answers 200 with the attempts it saw.
  */
 let flakyBackend: http.Server;
+/** An authorization server: 200 with X-User for "Bearer good", 403 for "Bearer other", else 401; notes what it saw. */
+let authServer: http.Server;
+const authSeen: { method?: string; url?: string; headers: http.IncomingHttpHeaders; body: string }[] = [];
 const flakyAttempts = new Map<string, number>();
 let port: number;
 let port2: number;
@@ -62,6 +65,18 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => flakyBackend.listen(0, '127.0.0.1', resolve));
   const flaky = f.backend('flaky', (flakyBackend.address() as AddressInfo).port);
+  authServer = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      authSeen.push({ method: req.method, url: req.url, headers: req.headers, body });
+      const auth = req.headers.authorization;
+      if (auth === 'Bearer good') res.writeHead(200, { 'X-User': 'alice', 'X-Internal': 'no' }).end();
+      else res.writeHead(auth === 'Bearer other' ? 403 : 401).end();
+    });
+  });
+  await new Promise<void>((resolve) => authServer.listen(0, '127.0.0.1', resolve));
+  const authBackend = f.backend('auth', (authServer.address() as AddressInfo).port);
   port = await freePort();
   port2 = await freePort();
   const be = (name: string, more = {}) => f.backend(name, h.port(name), more);
@@ -161,8 +176,14 @@ beforeAll(async () => {
     f.rule(3, [f.prefix('/plain')], [pods()]),
   ], { hostnames: ['session.test'] });
 
+  const externalAuth = { backend: authBackend, path: '/check', allowedHeaders: ['X-Tenant'], allowedResponseHeaders: ['X-User'] };
+  const authed = f.route('authed', [
+    { ...f.rule(0, [f.prefix('/')], [be('authed')]), filters: { mirrors: [], externalAuth } },
+    { ...f.rule(1, [f.prefix('/broken')], [be('authed')]), filters: { mirrors: [], externalAuth: { ...externalAuth, backend: { ...authBackend, valid: false } } } },
+  ], { hostnames: ['auth.test'] });
+
   const graph = f.graph([
-    f.listener(port, [paths, conds, old, newer, exactHost, wildHost, anyHost, broken, many, folded, timeouts, h2c, retries, sessions].map((r) => f.attach(r))),
+    f.listener(port, [paths, conds, old, newer, exactHost, wildHost, anyHost, broken, many, folded, timeouts, h2c, retries, sessions, authed].map((r) => f.attach(r))),
     f.listener(port2, [f.attach(only)]),
   ]);
   const result = await h.nginx.start(h.render(graph));
@@ -172,6 +193,7 @@ beforeAll(async () => {
 afterAll(async () => {
   h2cBackend?.close();
   flakyBackend?.close();
+  authServer?.close();
   await h?.close();
 });
 
@@ -462,6 +484,45 @@ describe('session persistence (open-source nginx: the token is hashed onto the e
 
   test('without sessionPersistence, requests with the same cookie spread over the endpoints', async () => {
     expect(await answered(24, () => get('/plain', { cookie: 'sid=1' }))).toEqual(new Set(['sp-a', 'sp-b']));
+  });
+});
+
+describe('ExternalAuth (HTTP): nginx asks the authorization server first', () => {
+  const send = (path: string, headers: Record<string, string> = {}, method = 'GET', body?: string) =>
+    httpRequest(port, path, { host: 'auth.test', headers, method, ...(body !== undefined ? { body } : {}) });
+
+  test('a 2xx answer lets the request through, with the allowed response headers added', async () => {
+    const res = await send('/orders?id=7', { authorization: 'Bearer good' });
+    expect(res.status).toBe(200);
+    expect(res.json.backend).toBe('authed');
+    expect(res.json.headers['x-user']).toBe('alice');
+    expect(res.json.headers['x-internal']).toBeUndefined();
+  });
+
+  test('401 and 403 are the client\'s answer; the backend is not asked', async () => {
+    expect((await send('/orders')).status).toBe(401);
+    expect((await send('/orders', { authorization: 'Bearer other' })).status).toBe(403);
+  });
+
+  test('the server gets the method, Host, http.path + path and query, Authorization and only the allowed headers, no body', async () => {
+    authSeen.length = 0;
+    await send('/orders?id=7', { authorization: 'Bearer good', 'x-tenant': 't1', 'x-secret': 's', 'content-type': 'text/plain' }, 'POST', 'payload');
+    expect(authSeen).toHaveLength(1);
+    const seen = authSeen[0];
+    expect({ method: seen.method, url: seen.url, host: seen.headers.host, tenant: seen.headers['x-tenant'], length: seen.headers['content-length'], body: seen.body }).toEqual({
+      method: 'POST', url: '/check/orders?id=7', host: 'auth.test', tenant: 't1', length: '0', body: '',
+    });
+    expect(seen.headers['x-secret']).toBeUndefined();
+    expect(seen.headers['content-type']).toBeUndefined();
+  });
+
+  test('a client cannot pass the header the authorization server sets', async () => {
+    const res = await send('/orders', { authorization: 'Bearer good', 'x-user': 'mallory' });
+    expect(res.json.headers['x-user']).toBe('alice');
+  });
+
+  test('an authorization server that cannot be used refuses every request (500)', async () => {
+    expect((await send('/broken', { authorization: 'Bearer good' })).status).toBe(500);
   });
 });
 

@@ -352,6 +352,39 @@ describe('graph: rules', () => {
     });
   });
 
+  describe('ExternalAuth filter', () => {
+    const authRule = (externalAuth: object) => ({ filters: [{ type: 'ExternalAuth', externalAuth }], backendRefs: [{ name: 'svc', port: 80 }] });
+    const docs = (...rules: object[]) => [gatewayClass(), gateway('gw', [http('web')]), service('svc', [{ port: 80 }]), service('authz', [{ port: 9000 }]), route('r', { parentRefs: [{ name: 'gw' }], rules })];
+
+    test('HTTP: the server, path and header lists reach the model; an empty allowedResponseHeaders is named in the Accepted condition', () => {
+      const g = build(...docs(authRule({ protocol: 'HTTP', backendRef: { name: 'authz', port: 9000 }, http: { path: '/check', allowedHeaders: ['X-Tenant'] } })));
+      const rule = routeNode(g, 'r').rules[0];
+      expect(rule.valid).toBe(true);
+      expect(rule.filters?.externalAuth).toMatchObject({ backend: { name: 'authz', port: 9000, valid: true }, path: '/check', allowedHeaders: ['X-Tenant'], allowedResponseHeaders: [] });
+      expect(accepted(g, 'r')).toMatchObject({ reason: 'UnsupportedField', message: expect.stringContaining('spec.rules[0].filters[0].externalAuth.http.allowedResponseHeaders') });
+    });
+
+    test('what nginx cannot ask (the ext_authz gRPC protocol, a forwarded body, a header name it cannot read) drops the rule instead of serving it unchecked', () => {
+      const g = build(...docs(
+        authRule({ protocol: 'GRPC', backendRef: { name: 'authz', port: 9000 }, grpc: {} }),
+        authRule({ protocol: 'HTTP', backendRef: { name: 'authz', port: 9000 }, http: { allowedResponseHeaders: ['X-User'] }, forwardBody: { maxSize: 1024 } }),
+        authRule({ protocol: 'HTTP', backendRef: { name: 'authz', port: 9000 }, http: { allowedHeaders: ['x_tenant'], allowedResponseHeaders: ['X-User'] } }),
+      ));
+      expect(routeNode(g, 'r').rules.map((r) => [r.valid, r.invalidMessage])).toEqual([
+        [false, expect.stringContaining('GRPC')],
+        [false, expect.stringContaining('forwardBody')],
+        [false, expect.stringContaining('x_tenant')],
+      ]);
+    });
+
+    test('the CRD\'s rules: protocol and its config go together', () => {
+      const refused = [{ protocol: 'HTTP', backendRef: { name: 'authz', port: 9000 } }, { protocol: 'GRPC', backendRef: { name: 'authz', port: 9000 }, http: {} }].map(
+        (externalAuth) => parseManifests([{ source: 'r.yaml', doc: route('r', { parentRefs: [{ name: 'gw' }], rules: [authRule(externalAuth)] }) }]).invalid.map((i) => i.message),
+      );
+      expect(refused).toEqual([[expect.stringContaining("http must be specified when protocol is set to 'HTTP'")], [expect.stringMatching(/grpc must be specified[^]*protocol must be 'HTTP' when http is set|protocol must be 'HTTP' when http is set[^]*grpc must be specified/)]]);
+    });
+  });
+
   describe('rules[].retry', () => {
     test('codes, attempts and connection errors reach the model; the route is Accepted', () => {
       const g = build(gatewayClass(), gateway('gw', [http('web')]), route('r', { parentRefs: [{ name: 'gw' }], rules: [{ retry: { codes: [503, 500], attempts: 3 } }, { retry: {} }, {}] }));

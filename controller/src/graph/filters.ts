@@ -4,7 +4,7 @@
  * field (Gateway API "PartiallyInvalid": Dropped Rule(s)); when every rule is dropped the route
  * is not Accepted, with reason UnsupportedValue or IncompatibleFilters.
  */
-import type { HTTPBackendRef, HTTPCORSFilter, HTTPHeaderFilter, HTTPPathModifier, HTTPRouteFilter } from '../resources/types';
+import type { HTTPBackendRef, HTTPCORSFilter, HTTPExternalAuthFilter, HTTPHeaderFilter, HTTPPathModifier, HTTPRouteFilter } from '../resources/types';
 import { pathValueProblem } from '../resources/validation';
 import { type BackendIndex, resolveBackend } from './backends';
 import type { BackendRef, RouteMatch } from './types';
@@ -43,6 +43,20 @@ export interface RewriteFilter {
   path?: PathChange;
 }
 
+/**
+ * ExternalAuth (protocol HTTP): each request is first sent to `backend` (nginx auth_request):
+ * 2xx lets it through, 401 and 403 are answered to the client, anything else is a 500.
+ */
+export interface ExternalAuthFilter {
+  backend: BackendRef;
+  /** http.path: prepended to the request's path towards the authorization server. */
+  path: string;
+  /** Client request headers sent besides Host, Authorization and the method and path. */
+  allowedHeaders: string[];
+  /** Authorization response headers copied into the request to the backend. */
+  allowedResponseHeaders: string[];
+}
+
 export interface MirrorFilter {
   backend: BackendRef;
   /** Share of requests mirrored, 0..100 (percent, or fraction * 100). */
@@ -57,6 +71,7 @@ export interface RuleFilters {
   rewrite?: RewriteFilter;
   mirrors: MirrorFilter[];
   cors?: HTTPCORSFilter;
+  externalAuth?: ExternalAuthFilter;
 }
 
 export class FilterProblem extends Error {
@@ -144,6 +159,29 @@ function mirrorPercent(m: NonNullable<HTTPRouteFilter['requestMirror']>): number
 }
 
 /**
+ * nginx asks an authorization server with a subrequest (auth_request): it speaks HTTP, and it
+ * runs before nginx reads the request body, so neither the ext_authz gRPC protocol nor a
+ * forwarded body can be had; a rule asking for them is refused rather than served unchecked.
+ * Headers are read and set by name: names of letters, digits and "-" only (as nginx reads them).
+ */
+function externalAuth(a: HTTPExternalAuthFilter, field: string, routeNamespace: string, backends: BackendIndex): ExternalAuthFilter {
+  if (a.protocol === 'GRPC') throw new FilterProblem(`${field}.protocol: GRPC (Envoy's ext_authz protocol) is not supported; use HTTP`);
+  if ((a.forwardBody?.maxSize ?? 0) > 0) throw new FilterProblem(`${field}.forwardBody: forwarding the request body to the authorization server is not supported`);
+  const http = a.http ?? { allowedHeaders: [], allowedResponseHeaders: [] };
+  for (const [list, names] of [['allowedHeaders', http.allowedHeaders], ['allowedResponseHeaders', http.allowedResponseHeaders]] as [string, string[]][]) {
+    const bad = names.find((n) => !VARIABLE_HEADER_NAME.test(n));
+    if (bad !== undefined) throw new FilterProblem(`${field}.http.${list}: nginx can pass header "${bad}" only when its name holds letters, digits and "-"`);
+  }
+  const ref: HTTPBackendRef = { ...a.backendRef, weight: 1, filters: [] };
+  return {
+    backend: resolveBackend(ref, routeNamespace, backends, `${field}.backendRef`),
+    path: http.path ?? '',
+    allowedHeaders: http.allowedHeaders,
+    allowedResponseHeaders: http.allowedResponseHeaders,
+  };
+}
+
+/**
  * Validate one filter list (a rule's, or a backendRef's) into RuleFilters. `matches` are the
  * rule's matches after normalisation (decoded paths). Throws FilterProblem.
  */
@@ -192,6 +230,9 @@ export function buildFilters(
       case 'CORS':
         out.cors = structuredClone(f.cors!);
         break;
+      case 'ExternalAuth':
+        out.externalAuth = externalAuth(f.externalAuth!, `${at}.externalAuth`, routeNamespace, backends);
+        break;
       case 'ExtensionRef':
         throw new FilterProblem(`${at}.extensionRef: filter ExtensionRef ${f.extensionRef!.group}/${f.extensionRef!.kind} ${f.extensionRef!.name} is not supported`);
       default:
@@ -208,7 +249,7 @@ export function buildFilters(
 }
 
 export function hasFilters(f: RuleFilters | undefined): boolean {
-  return !!f && !!(f.requestHeaders || f.responseHeaders || f.redirect || f.rewrite || f.mirrors.length || f.cors);
+  return !!f && !!(f.requestHeaders || f.responseHeaders || f.redirect || f.rewrite || f.mirrors.length || f.cors || f.externalAuth);
 }
 
 /** What a rule's filters and its backendRefs' filters come to (graph RouteRule fields). */

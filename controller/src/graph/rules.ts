@@ -130,6 +130,12 @@ export function buildRule(rule: HTTPRouteRule, index: number, routeNamespace: st
     if (retry) out.retry = retry;
     if (unsupported.length > 0) out.unsupportedFields = [...(out.unsupportedFields ?? []), ...unsupported];
   }
+  // nginx copies the response headers it is told by name; "all of them" it cannot enumerate.
+  rule.filters.forEach((f, i) => {
+    if (f.type === 'ExternalAuth' && f.externalAuth?.protocol === 'HTTP' && (f.externalAuth.http?.allowedResponseHeaders.length ?? 0) === 0) {
+      out.unsupportedFields = [...(out.unsupportedFields ?? []), `filters[${i}].externalAuth.http.allowedResponseHeaders (empty: none are copied)`];
+    }
+  });
   if (rule.timeouts && (rule.timeouts.request !== undefined || rule.timeouts.backendRequest !== undefined)) {
     out.timeouts = {
       ...(rule.timeouts.request !== undefined ? { requestMs: durationMs(rule.timeouts.request) } : {}),

@@ -14,11 +14,16 @@
  * - RequestMirror: `mirror` to an internal location per mirror that proxies to the mirror's
  *   backend; a share below 100 % is drawn per request by split_clients.
  * - CORS: the origin is checked by a regex; preflight requests are answered here with 204.
+ * - ExternalAuth (HTTP): auth_request to an internal location per rule that proxies the
+ *   request's method, Host, path (after http.path) and Authorization, and only the allowed
+ *   headers, without the body, to the authorization server; the allowed response headers go on
+ *   to the backend (auth_request_set). A 2xx answer lets the request through; 401 and 403 are
+ *   the client's answer; anything else, and a server that cannot be reached, is a 500.
  * Values from manifests are ValueParts: literal text that the renderer escapes (a `$` can never
  * start a variable), never spliced into config text here.
  */
 import { createHash } from 'crypto';
-import type { HeaderChanges, PathChange, RedirectFilter, RuleFilters } from '../graph/filters';
+import type { ExternalAuthFilter, HeaderChanges, PathChange, RedirectFilter, RuleFilters } from '../graph/filters';
 import type { HTTPCORSFilter } from '../resources/types';
 import { escapeRegex } from './regex';
 import type { ProxyTarget } from './types';
@@ -32,6 +37,17 @@ export interface ScriptStep {
   sets: { variable: string; value: ValuePart[] }[];
   rewrite?: { regex: string; replacement: ValuePart[] };
   return?: { code: number; text?: ValuePart[] };
+}
+
+export interface AuthLocation {
+  /** Exact internal location auth_request names. */
+  uri: string;
+  /** proxy_pass's argument: the server's upstream, http.path, the request's own URI; absent: no usable backend, every request is refused (500). */
+  pass?: ValuePart[];
+  /** Client request headers sent besides Host and Authorization. */
+  requestHeaders: { name: string; variable: string }[];
+  /** Authorization response headers copied into the request to the backend. */
+  responseHeaders: { name: string; variable: string; source: string }[];
 }
 
 export interface MirrorLocation {
@@ -75,6 +91,7 @@ export interface LocationFilters {
   /** add_header <name> <value> always (an empty value adds nothing). */
   addHeaders: { name: string; value: ValuePart[] }[];
   mirrors: MirrorLocation[];
+  externalAuth?: AuthLocation;
   /** Maps the location's header appends read (collected at http level by finalizeModel). */
   appendMaps?: HeaderAppendMap[];
   /** The URLRewrite ReplacePrefixMatch the script's last steps make (see inlinePrefixRewrite). */
@@ -130,6 +147,8 @@ export interface ServerInfo {
 export interface FilterContext {
   /** A rule's backends -> where they go (upstreams registry). */
   target: (backend: import('../graph/types').BackendRef) => ProxyTarget;
+  /** The authorization server's upstream (always HTTP/1.1: auth_request proxies with proxy_pass). */
+  authTarget: (backend: import('../graph/types').BackendRef) => ProxyTarget;
   /** "pc_sample_<hundredths>": a split_clients variable that is "1" for that share. */
   sample: (percent: number) => string;
 }
@@ -150,7 +169,8 @@ export function headerAppendMap(name: string, value: string): HeaderAppendMap {
 }
 
 function requestHeaders(changes: HeaderChanges | undefined, hostname: string | undefined, out: LocationFilters, grpc: boolean): LocationFilters['proxySetHeaders'] {
-  if (!changes && hostname === undefined) return undefined;
+  const fromAuth = out.externalAuth?.responseHeaders ?? [];
+  if (!changes && hostname === undefined && fromAuth.length === 0) return undefined;
   const list = (grpc ? DEFAULT_GRPC_HEADERS : DEFAULT_PROXY_HEADERS).map((h) => ({ name: h.name, value: [...h.value] }));
   const put = (name: string, value: ValuePart[]) => {
     const i = list.findIndex((h) => h.name.toLowerCase() === name.toLowerCase());
@@ -168,6 +188,8 @@ function requestHeaders(changes: HeaderChanges | undefined, hostname: string | u
     // An empty value: nginx does not pass the header at all.
     for (const name of changes.remove) put(name, []);
   }
+  // The authorization server's word wins over the route's own header changes.
+  for (const h of fromAuth) put(h.name, [{ v: h.variable }]);
   return list;
 }
 
@@ -262,6 +284,18 @@ function corsSteps(c: HTTPCORSFilter, out: LocationFilters): void {
   out.addHeaders.push({ name: 'Vary', value: ['Origin'] });
 }
 
+function authLocation(a: ExternalAuthFilter, ruleName: string, ctx: FilterContext): AuthLocation {
+  const rule = ruleName.replace(/^@/, '');
+  const header = (name: string) => name.toLowerCase().replace(/-/g, '_');
+  const target: ProxyTarget = a.backend.valid ? ctx.authTarget(a.backend) : { kind: 'status', code: 500 };
+  return {
+    uri: `/_portcullis_auth/${rule}`,
+    ...(target.kind === 'upstream' ? { pass: [`http://${target.upstream}${a.path}`, { v: 'request_uri' }] } : {}),
+    requestHeaders: a.allowedHeaders.map((name) => ({ name, variable: `http_${header(name)}` })),
+    responseHeaders: a.allowedResponseHeaders.map((name) => ({ name, variable: `pc_auth_${header(name)}`, source: `upstream_http_${header(name)}` })),
+  };
+}
+
 /** Hundredths of a percent nginx's split_clients can express (0.01 % steps). */
 export function sampleHundredths(percent: number): number {
   return Math.max(0, Math.min(10000, Math.round(percent * 100)));
@@ -270,6 +304,7 @@ export function sampleHundredths(percent: number): number {
 export function locationFilters(filters: RuleFilters | undefined, server: ServerInfo, ruleName: string, ctx: FilterContext, grpc = false): LocationFilters | undefined {
   if (!filters) return undefined;
   const out: LocationFilters = { script: [], hideHeaders: [], addHeaders: [], mirrors: [] };
+  if (filters.externalAuth) out.externalAuth = authLocation(filters.externalAuth, ruleName, ctx);
   if (filters.cors) corsSteps(filters.cors, out);
   if (filters.redirect) out.script.push(...redirectSteps(filters.redirect, server));
   out.proxySetHeaders = requestHeaders(filters.requestHeaders, filters.rewrite?.hostname, out, grpc);

@@ -279,9 +279,13 @@ function sameStrings(a: string[], b: string[]): boolean {
   return true;
 }
 
-/** Mirror locations are named per rule, so two rules' filters that differ only there still share. */
+/** Mirror and authorization locations are named per rule, so two rules' filters that differ only there still share. */
 function filtersSignature(filters: NonNullable<RuleLocation['filters']>): string {
-  return JSON.stringify({ ...filters, mirrors: filters.mirrors.map((m) => ({ ...m, uri: '' })) });
+  return JSON.stringify({
+    ...filters,
+    mirrors: filters.mirrors.map((m) => ({ ...m, uri: '' })),
+    ...(filters.externalAuth ? { externalAuth: { ...filters.externalAuth, uri: '' } } : {}),
+  });
 }
 
 function isEmpty(o: object): boolean {

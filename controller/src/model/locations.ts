@@ -487,7 +487,7 @@ function ruleFilters(filters: RouteRule['filters'], location: RuleLocation, serv
     filters,
     server,
     location.name,
-    { target: (b) => ctx.upstreams.target([b], undefined, location.grpc === true), sample: (percent) => `pc_sample_${sampleHundredths(percent)}` },
+    { target: (b) => ctx.upstreams.target([b], undefined, location.grpc === true), authTarget: (b) => ctx.upstreams.target([b]), sample: (percent) => `pc_sample_${sampleHundredths(percent)}` },
     location.grpc === true,
   );
 }

@@ -77,10 +77,10 @@ export function templates(): Record<string, Template> {
   return compiled;
 }
 
-/** The rule locations servers.conf.hbs writes something for: emitted ones and those with mirrors. */
+/** The rule locations servers.conf.hbs writes something for: emitted ones and those with mirrors or an authorization location. */
 export function emittedRules(rules: RuleLocation[] | undefined): RuleLocation[] {
   const out: RuleLocation[] = [];
-  for (const r of rules ?? []) if (r.emit || r.filters?.mirrors?.length) out.push(r);
+  for (const r of rules ?? []) if (r.emit || r.filters?.mirrors?.length || r.filters?.externalAuth) out.push(r);
   return out;
 }
 

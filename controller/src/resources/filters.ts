@@ -57,6 +57,14 @@ export interface HTTPRequestMirrorFilter {
   fraction?: { numerator: number; denominator: number };
 }
 
+export interface HTTPExternalAuthFilter {
+  protocol: 'HTTP' | 'GRPC';
+  backendRef: BackendObjectReference;
+  grpc?: { allowedHeaders: string[] };
+  http?: { path?: string; allowedHeaders: string[]; allowedResponseHeaders: string[] };
+  forwardBody?: { maxSize: number };
+}
+
 export interface HTTPCORSFilter {
   allowOrigins: string[];
   allowCredentials?: boolean;
@@ -83,8 +91,7 @@ export interface HTTPRouteFilter {
   urlRewrite?: HTTPURLRewriteFilter;
   cors?: HTTPCORSFilter;
   extensionRef?: LocalObjectReference;
-  /** Experimental channel; kept as given and reported unsupported. */
-  externalAuth?: unknown;
+  externalAuth?: HTTPExternalAuthFilter;
 }
 
 /** The CRD's list-map on `name`: an exact duplicate is rejected (case variants: graph). */
@@ -156,6 +163,34 @@ const mirrorSchema = z
   })
   .refine((m) => !(m.percent !== undefined && m.fraction !== undefined), { message: 'Only one of percent or fraction may be specified in HTTPRequestMirrorFilter' });
 
+/** The CRD's pattern for externalAuth.http.path (a path's characters, percent-encoded or not). */
+const AUTH_PATH_RE = /^(?:[-A-Za-z0-9/._~!$&'()*+,;=:@]|[%][0-9a-fA-F]{2})+$/;
+const headerSet = () =>
+  z
+    .array(headerName())
+    .max(64)
+    .default([])
+    .superRefine((names, ctx) => {
+      if (new Set(names).size !== names.length) ctx.addIssue({ code: 'custom', message: 'must not list a header twice' });
+    });
+
+const externalAuthSchema = z
+  .object({
+    protocol: z.enum(['HTTP', 'GRPC']),
+    backendRef: backendObjectReferenceSchema,
+    grpc: z.object({ allowedHeaders: headerSet() }).optional(),
+    http: z
+      .object({ path: z.string().max(1024).regex(AUTH_PATH_RE).optional(), allowedHeaders: headerSet(), allowedResponseHeaders: headerSet() })
+      .optional(),
+    forwardBody: z.object({ maxSize: z.number().int().min(0).default(0) }).optional(),
+  })
+  .superRefine((a, ctx) => {
+    if (a.protocol === 'GRPC' && !a.grpc) ctx.addIssue({ code: 'custom', message: "grpc must be specified when protocol is set to 'GRPC'" });
+    if (a.grpc && a.protocol !== 'GRPC') ctx.addIssue({ code: 'custom', message: "protocol must be 'GRPC' when grpc is set" });
+    if (a.protocol === 'HTTP' && !a.http) ctx.addIssue({ code: 'custom', message: "http must be specified when protocol is set to 'HTTP'" });
+    if (a.http && a.protocol !== 'HTTP') ctx.addIssue({ code: 'custom', message: "protocol must be 'HTTP' when http is set" });
+  });
+
 function noWildcardWithOthers(what: string) {
   return (list: string[], ctx: z.RefinementCtx) => {
     if (list.includes('*') && list.length > 1) ctx.addIssue({ code: 'custom', message: `${what} cannot contain '*' alongside other ${what === 'AllowOrigins' ? 'origins' : 'methods'}` });
@@ -203,7 +238,7 @@ export const filterSchema = z
     urlRewrite: rewriteSchema.optional(),
     cors: corsSchema.optional(),
     extensionRef: z.object({ group: group(), kind: kind(), name: objectName() }).optional(),
-    externalAuth: z.unknown().optional(),
+    externalAuth: externalAuthSchema.optional(),
   })
   .superRefine((f, ctx) => {
     for (const [type, field] of Object.entries(FIELD_OF) as [HTTPRouteFilterType, keyof HTTPRouteFilter][]) {

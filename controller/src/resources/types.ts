@@ -147,7 +147,7 @@ export interface HTTPRouteMatch {
   method?: HTTPMethod;
 }
 
-export type { HTTPRouteFilter, HTTPHeaderFilter, HTTPHeader, HTTPPathModifier, HTTPRequestRedirectFilter, HTTPURLRewriteFilter, HTTPRequestMirrorFilter, HTTPCORSFilter, BackendObjectReference } from './filters';
+export type { HTTPRouteFilter, HTTPHeaderFilter, HTTPHeader, HTTPPathModifier, HTTPRequestRedirectFilter, HTTPURLRewriteFilter, HTTPRequestMirrorFilter, HTTPCORSFilter, HTTPExternalAuthFilter, BackendObjectReference } from './filters';
 import type { HTTPRouteFilter } from './filters';
 
 export interface HTTPBackendRef {
