@@ -196,6 +196,8 @@ export async function runAgent(options: AgentOptions, log: Logger): Promise<numb
     stopping ??= (async () => {
       const delayMs = signal === 'SIGTERM' && loop.live !== undefined ? options.shutdownDelayMs : 0;
       log.info('stopping', { component: 'agent', signal, delayMs });
+      // A repeated SIGTERM must not end the process mid-drain (Node's default), orphaning nginx.
+      process.on('SIGTERM', () => log.info('already stopping', { component: 'agent' }));
       draining = true;
       if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
       channel.stop();
