@@ -22,6 +22,7 @@ export const SUPPORTED_FEATURES = [
   'GatewayHTTPSListenerDetectMisdirectedRequests',
   'GatewayInfrastructure',
   'GatewayPort8080',
+  'GatewayStaticAddresses',
   'HTTPRoute',
   'HTTPRoute303RedirectStatusCode',
   'HTTPRoute307RedirectStatusCode',
@@ -50,6 +51,11 @@ export const SUPPORTED_FEATURES = [
   'HTTPRouteRetryConnectionError',
   'HTTPRouteSchemeRedirect',
   'ReferenceGrant',
+  'TCPRoute',
+  'TLSRoute',
+  'TLSRouteModeMixed',
+  'TLSRouteModeTerminate',
+  'UDPRoute',
 ];
 
 export interface StatusOptions {
