@@ -27,13 +27,13 @@ describe('graph: GatewayClass and Gateway acceptance', () => {
   });
 
   test('a Gateway whose listeners are all invalid is not accepted (ListenersNotValid)', () => {
-    const g = build(gatewayClass(), gateway('gw', [{ name: 'tcp', port: 9000, protocol: 'TCP' }]));
+    const g = build(gatewayClass(), gateway('gw', [{ name: 'sctp', port: 9000, protocol: 'example.com/sctp' }]));
     expect(g.gateways).toEqual([]);
     expect(g.rejectedGateways[0].conditions.find((c) => c.type === 'Accepted')).toMatchObject({ status: 'False', reason: 'ListenersNotValid' });
   });
 
   test('a Gateway with some invalid listeners is accepted with reason ListenersNotValid', () => {
-    const g = build(gatewayClass(), gateway('gw', [http('web'), { name: 'tls', port: 443, protocol: 'TLS' }]));
+    const g = build(gatewayClass(), gateway('gw', [http('web'), { name: 'tls', port: 443, protocol: 'example.com/sctp' }]));
     expect(g.gateways[0].conditions).toEqual([expect.objectContaining({ type: 'Accepted', status: 'True', reason: 'ListenersNotValid' })]);
     expect(listener(g, 'gw', 'web').valid).toBe(true);
     expect(listener(g, 'gw', 'tls').valid).toBe(false);
@@ -47,7 +47,7 @@ describe('graph: GatewayClass and Gateway acceptance', () => {
 
 describe('graph: listeners', () => {
   test('unsupported protocol: Accepted False UnsupportedProtocol, Programmed False', () => {
-    const g = build(gatewayClass(), gateway('gw', [http('web'), { name: 'udp', port: 53, protocol: 'UDP' }]));
+    const g = build(gatewayClass(), gateway('gw', [http('web'), { name: 'udp', port: 53, protocol: 'example.com/sctp' }]));
     const l = listener(g, 'gw', 'udp');
     expect(l.conditions).toEqual(
       expect.arrayContaining([
@@ -59,7 +59,7 @@ describe('graph: listeners', () => {
   });
 
   test('different protocols on one port: both ProtocolConflict (Conflicted True)', () => {
-    const g = build(gatewayClass(), gateway('gw', [http('web', 8080), { name: 'tls', port: 8080, protocol: 'TLS', hostname: 'a.example.com' }]));
+    const g = build(gatewayClass(), gateway('gw', [http('web', 8080), { name: 'tls', port: 8080, protocol: 'TCP' }]));
     const web = listener(g, 'gw', 'web');
     expect(web.valid).toBe(false);
     expect(web.conditions.find((c) => c.type === 'Conflicted')).toMatchObject({ status: 'True', reason: 'ProtocolConflict' });
@@ -173,14 +173,14 @@ describe('graph: route attachment', () => {
   });
 
   test('a route on a listener of an unsupported protocol is not allowed', () => {
-    const g = build(gatewayClass(), gateway('gw', [http('web'), { name: 'tls', port: 443, protocol: 'TLS' }]), route('r', { parentRefs: [{ name: 'gw', sectionName: 'tls' }] }));
+    const g = build(gatewayClass(), gateway('gw', [http('web'), { name: 'tls', port: 443, protocol: 'example.com/sctp' }]), route('r', { parentRefs: [{ name: 'gw', sectionName: 'tls' }] }));
     expect(accepted(g, 'r')).toMatchObject({ status: 'False', reason: 'NotAllowedByListeners' });
   });
 
   test('a route on a conflicted listener is accepted and counted, the listener is not rendered', () => {
     const g = build(
       gatewayClass(),
-      gateway('gw', [http('other', 9090), http('web', 8080), { name: 'tls', port: 8080, protocol: 'TLS', hostname: 'a.example.com' }]),
+      gateway('gw', [http('other', 9090), http('web', 8080), { name: 'tls', port: 8080, protocol: 'TCP' }]),
       route('r', { parentRefs: [{ name: 'gw', sectionName: 'web' }] }),
     );
     expect(accepted(g, 'r')).toMatchObject({ status: 'True' });
@@ -199,7 +199,7 @@ describe('graph: route attachment', () => {
   });
 
   test('a route referencing a Gateway that is not accepted: NoMatchingParent', () => {
-    const g = build(gatewayClass(), gateway('gw', [{ name: 'tcp', port: 9000, protocol: 'TCP' }]), route('r', { parentRefs: [{ name: 'gw' }] }));
+    const g = build(gatewayClass(), gateway('gw', [{ name: 'sctp', port: 9000, protocol: 'example.com/sctp' }]), route('r', { parentRefs: [{ name: 'gw' }] }));
     expect(accepted(g, 'r')).toMatchObject({ status: 'False', reason: 'NoMatchingParent', message: 'Gateway default/gw is not accepted' });
   });
 

@@ -255,6 +255,8 @@ export interface NginxModel {
   splitClients: SplitClients[];
   upstreams: Upstream[];
   servers: Server[];
+  /** TLS, TCP and UDP listeners (nginx's stream context; model/streams.ts); absent: none. */
+  stream?: import('./streams').StreamModel;
   /** Things the model could not express (e.g. a header name nginx cannot read); for the log. */
   warnings: string[];
 }

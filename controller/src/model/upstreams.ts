@@ -15,6 +15,7 @@ import type { ProxyTarget, SplitClients, TargetRetry, Upstream } from './types';
 import { retrySignature } from './retry';
 import { inferencePoolValue } from './inference';
 import { isInferencePoolRef } from '../graph/inferencepools';
+import { contentHash } from './names';
 
 /**
  * Idle connections each worker keeps per upstream, HTTP/1.1 backends (proxy_pass).
@@ -82,19 +83,76 @@ function backendKey(b: BackendRef): string {
   return key;
 }
 
+/** The backend's usable endpoints as upstream servers (once per BackendRef object: the graph reuses them). */
+const servers = new WeakMap<BackendRef, Upstream['servers']>();
+function serversOf(b: BackendRef): Upstream['servers'] {
+  let out = servers.get(b);
+  if (out === undefined) {
+    const seen = new Set<string>();
+    out = [];
+    for (const e of b.endpoints) {
+      if (isIP(e.address) === 0 || !Number.isInteger(e.port) || e.port <= 0 || e.port >= 65536) continue;
+      const k = `${e.address}:${e.port}`;
+      if (seen.has(k)) continue;
+      seen.add(k);
+      out.push({ address: e.address, port: e.port });
+    }
+    servers.set(b, out);
+  }
+  return out;
+}
+
+/**
+ * "b_<namespace>__<name>_<port>" ("g_" for gRPC; "_t<tries>" after it for a retrying rule's
+ * upstream, which no port can read like), readable in the config. Kubernetes names are
+ * DNS labels ([a-z0-9-], no leading or trailing "-"): with single "-" only, turning "-" into "_"
+ * loses nothing and "__" separates; any other name gets a hash of the backend's key as well, so
+ * a name always stands for one backend whatever else the build holds.
+ */
+function upstreamName(b: BackendRef, key: string, grpc: boolean, tries: number): string {
+  const readable = `${grpc ? 'g' : 'b'}_${sanitize(b.namespace)}__${sanitize(b.name)}_${b.port ?? 0}${tries > 1 ? `_t${tries}` : ''}`;
+  return PLAIN_LABEL.test(b.namespace) && PLAIN_LABEL.test(b.name) ? readable : `${readable}_${contentHash(key)}`;
+}
+const PLAIN_LABEL = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
+/** A split_clients over `buckets` (on $request_id), named after them. */
+function splitOf(key: string, buckets: SplitClients['buckets']): SplitClients {
+  return { key: '$request_id', variable: `$ps_${contentHash(key)}`, buckets };
+}
+
+/**
+ * Upstreams and split_clients shared by all servers, each named after what it stands for (the
+ * backend, the buckets): see model/uses.ts.
+ */
 export class Upstreams {
   private readonly byKey = new Map<string, Upstream>();
-  private readonly names = new Set<string>();
   private readonly splits = new Map<string, SplitClients>();
+  /** Where the blocks used are noted too, while a part of the model is recorded (model/uses.ts). */
+  sink?: { upstreams: [string, Upstream][]; splits: [string, SplitClients][]; inference: boolean };
 
-  /** The state to come back to if a replay (model/memo.ts) turns out not to fit. */
-  mark(): () => void {
-    const sizes = { byKey: this.byKey.size, names: this.names.size, splits: this.splits.size };
-    return () => {
-      for (const k of [...this.byKey.keys()].slice(sizes.byKey)) this.byKey.delete(k);
-      for (const k of [...this.names].slice(sizes.names)) this.names.delete(k);
-      for (const k of [...this.splits.keys()].slice(sizes.splits)) this.splits.delete(k);
-    };
+  /** Registers `upstream` under `key` unless one is (same key, same name: the same backend). */
+  useUpstream(key: string, upstream: Upstream): Upstream {
+    const found = this.byKey.get(key);
+    if (!found) this.byKey.set(key, upstream);
+    this.sink?.upstreams.push([key, found ?? upstream]);
+    return found ?? upstream;
+  }
+
+  useSplit(key: string, split: SplitClients): SplitClients {
+    const found = this.splits.get(key);
+    if (!found) this.splits.set(key, split);
+    this.sink?.splits.push([key, found ?? split]);
+    return found ?? split;
+  }
+
+  useInference(): void {
+    this.inferenceUsed = true;
+    if (this.sink) this.sink.inference = true;
+  }
+
+  private split(buckets: SplitClients['buckets']): SplitClients {
+    const key = JSON.stringify(buckets);
+    return this.useSplit(key, this.splits.get(key) ?? splitOf(key, buckets));
   }
 
   get upstreams(): Upstream[] {
@@ -115,28 +173,27 @@ export class Upstreams {
     const backend = backendKey(b);
     const key = `${grpc ? `${backend} grpc` : backend}${tries > 1 ? ` tries ${tries}` : ''}`;
     const found = this.byKey.get(key);
-    if (found) return found;
-    let name = `${grpc ? 'g' : 'b'}_${sanitize(b.namespace)}__${sanitize(b.name)}_${b.port ?? 0}${tries > 1 ? `_t${tries}` : ''}`;
-    for (let i = 2; this.names.has(name); i++) name = `${name}_${i}`;
-    this.names.add(name);
-    const seen = new Set<string>();
-    const servers = b.endpoints
-      .filter((e) => isIP(e.address) !== 0 && Number.isInteger(e.port) && e.port > 0 && e.port < 65536)
-      .filter((e) => {
-        const k = `${e.address}:${e.port}`;
-        return seen.has(k) ? false : (seen.add(k), true);
-      })
-      .map((e) => ({ address: e.address, port: e.port }));
+    if (found) return this.useUpstream(key, found);
+    const servers = serversOf(b);
     const copies = servers.length > 0 ? Math.ceil(tries / servers.length) : 1;
-    const upstream: Upstream = { name, backend, servers: copies > 1 ? Array.from({ length: copies }, () => servers).flat() : servers, keepalive: grpc ? GRPC_KEEPALIVE_CONNECTIONS : KEEPALIVE_CONNECTIONS };
-    this.byKey.set(key, upstream);
-    return upstream;
+    return this.useUpstream(key, {
+      name: upstreamName(b, key, grpc, tries),
+      backend,
+      servers: copies > 1 ? Array.from({ length: copies }, () => servers).flat() : servers,
+      keepalive: grpc ? GRPC_KEEPALIVE_CONNECTIONS : KEEPALIVE_CONNECTIONS,
+    });
   }
 
+  /**
+   * Decided from the backend's own endpoints, not from the upstream block registered for it:
+   * a rule's target is then a function of the rule alone (a kept one stays right), and every
+   * BackendRef of one Service port in a graph carries the same endpoints (graph/backends.ts
+   * resolves them from one index), so the block is the same whichever registered it.
+   */
   private value(b: BackendRef, grpc: boolean, tries = 1): string {
     if (!b.valid) return SPLIT_INVALID;
     const u = this.upstream(b, grpc, tries);
-    return u.servers.length ? u.name : SPLIT_NO_ENDPOINTS;
+    return serversOf(b).length ? u.name : SPLIT_NO_ENDPOINTS;
   }
 
   /** Some target so far goes to InferencePools. */
@@ -146,16 +203,11 @@ export class Upstreams {
   private inferenceTarget(backends: BackendRef[]): ProxyTarget {
     const weighted = backends.filter((b) => b.weight > 0);
     if (weighted.length === 0 || weighted.every((b) => !b.valid || !b.inference)) return { kind: 'status', code: 500 };
-    this.inferenceUsed = true;
+    this.useInference();
     const values = weighted.map((b) => (b.valid && b.inference ? inferencePoolValue(b.inference) : SPLIT_INVALID));
     if (new Set(values).size === 1) return { kind: 'inference', hop: true, pool: values[0], poolInvalidShare: false };
     const buckets = splitBuckets(weighted.map((b, i) => ({ weight: b.weight, value: values[i] })));
-    const key = JSON.stringify(buckets);
-    let split = this.splits.get(key);
-    if (!split) {
-      split = { key: '$request_id', variable: `$ps_${this.splits.size}`, buckets };
-      this.splits.set(key, split);
-    }
+    const split = this.split(buckets);
     return { kind: 'inference', hop: true, poolVariable: split.variable, poolInvalidShare: values.includes(SPLIT_INVALID) };
   }
 
@@ -170,12 +222,7 @@ export class Upstreams {
     if (shares.length === 0 || shares.every((s) => s.value === SPLIT_INVALID)) return { kind: 'status', code: 500 };
     if (shares.every((s) => s.value === SPLIT_NO_ENDPOINTS)) return { kind: 'status', code: 502 };
     const buckets = splitBuckets(shares);
-    const key = JSON.stringify(buckets);
-    let split = this.splits.get(key);
-    if (!split) {
-      split = { key: '$request_id', variable: `$ps_${this.splits.size}`, buckets };
-      this.splits.set(key, split);
-    }
+    const split = this.split(buckets);
     const values = shares.map((s) => s.value);
     return { kind: 'backends', dispatchVariable: split.variable, invalidShare: values.includes(SPLIT_INVALID), noEndpointsShare: values.includes(SPLIT_NO_ENDPOINTS) };
   }
@@ -208,12 +255,7 @@ export class Upstreams {
       return retry ? { kind: 'upstream', upstream: values[0], retry } : { kind: 'upstream', upstream: values[0] };
     }
     const buckets = splitBuckets(weighted.map((b, i) => ({ weight: b.weight, value: values[i] })));
-    const key = JSON.stringify(buckets);
-    let split = this.splits.get(key);
-    if (!split) {
-      split = { key: '$request_id', variable: `$ps_${this.splits.size}`, buckets };
-      this.splits.set(key, split);
-    }
+    const split = this.split(buckets);
     return {
       kind: 'split',
       variable: split.variable,

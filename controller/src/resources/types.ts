@@ -5,6 +5,8 @@
 
 import type { GRPCRoute } from './grpcroute';
 export type { GRPCRoute } from './grpcroute';
+import type { TCPRoute, TLSRoute, UDPRoute } from './l4routes';
+export type { L4Route, L4RouteKind, TCPRoute, TLSRoute, UDPRoute } from './l4routes';
 
 export const GATEWAY_API_GROUP = 'gateway.networking.k8s.io';
 export const CORE_GROUP = '';
@@ -323,6 +325,10 @@ export interface ResourceSet {
   httpRoutes: HTTPRoute[];
   /** Optional so callers that build a set by hand need not name it. */
   grpcRoutes?: GRPCRoute[];
+  /** Routes of whole connections (absent: none). */
+  tlsRoutes?: TLSRoute[];
+  tcpRoutes?: TCPRoute[];
+  udpRoutes?: UDPRoute[];
   services: Service[];
   endpointSlices: EndpointSlice[];
   referenceGrants: ReferenceGrant[];

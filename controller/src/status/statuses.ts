@@ -157,7 +157,7 @@ function freshRouteStatus(route: HTTPRouteNode, controllerName: string): StatusR
 function invalidStatus(r: InvalidResource, controllerName: string): StatusReport {
   const base = { apiVersion: r.apiVersion, kind: r.kind, ...(r.namespace !== undefined ? { namespace: r.namespace } : {}), name: r.name, generation: r.generation };
   const invalid: GraphCondition = { type: 'Accepted', status: 'False', reason: 'Invalid', message: r.message };
-  if (r.kind === 'HTTPRoute' || r.kind === 'GRPCRoute') {
+  if (r.kind === 'HTTPRoute' || r.kind === 'GRPCRoute' || r.kind === 'TLSRoute' || r.kind === 'TCPRoute' || r.kind === 'UDPRoute') {
     const conditions = withGeneration(
       [
         { type: 'Accepted', status: 'False', reason: 'UnsupportedValue', message: r.message },

@@ -26,21 +26,10 @@ import { UnauthenticatedError } from '../services/errors';
 import type { User } from '../services/records';
 import { discoveryDocument, OAUTH2_PATHS, SCOPES_SUPPORTED } from '../services/oauth2/gitea-provider';
 import { hashClientSecret } from '../services/oauth2/applications';
+import { tokenRequestError } from '../services/oauth2/gitea-errors';
+import { escapeHtml, page } from '../services/oauth2/pages';
 
 const PROVIDER_PATHS = [OAUTH2_PATHS.authorize, `${OAUTH2_PATHS.authorize}/*`, OAUTH2_PATHS.token, OAUTH2_PATHS.userinfo, OAUTH2_PATHS.introspect, OAUTH2_PATHS.keys];
-
-function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
-}
-
-function page(title: string, body: string): string {
-  return `<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title></head>
-<body><main>
-${body}
-</main></body></html>
-`;
-}
 
 /** S256 of a plain PKCE challenge (see the file comment). */
 function s256(value: string): string {
@@ -114,6 +103,10 @@ export default async function oauth2ProviderRoutes(app: FastifyInstance) {
       if (request.method === 'POST' && body !== undefined) body = params.toString();
       else request.raw.url = `${url.pathname}?${params.toString()}`;
     } else if (path === OAUTH2_PATHS.token || path === OAUTH2_PATHS.introspect) {
+      if (path === OAUTH2_PATHS.token && request.method === 'POST') {
+        const failed = await tokenRequestError(new URLSearchParams(body ?? ''), request.headers.authorization, (id) => oauth2Apps.findClient(id));
+        if (failed) return reply.code(400).header('cache-control', 'no-store').send(failed);
+      }
       body = hashPresentedSecret(request);
     }
     if (body !== undefined) (request.raw as unknown as { body: string }).body = body;
@@ -169,7 +162,7 @@ export default async function oauth2ProviderRoutes(app: FastifyInstance) {
 
     if (request.method === 'POST') {
       const form = new URLSearchParams(typeof request.body === 'string' ? request.body : '');
-      if (form.get('granted') !== 'true') return finish({ error: 'access_denied', error_description: 'the user denied the request' });
+      if (form.get('granted') !== 'true') return finish({ error: 'access_denied', error_description: 'the request is denied' });
     }
 
     // A grant this user already gave this application, covering every scope asked for, is reused (Gitea asks once).
