@@ -16,6 +16,7 @@ const BACKENDS = [
   'old', 'new', 'old-h', 'new-hi', 'first', 'second',
   'exact-host', 'wild-host', 'any-host', 'only', 'many-first', 'many-mid', 'many-last',
   'f-root', 'f7', 'f70', 'f-login', 't-slow', 't-plain', 't-pair-a', 't-pair-b',
+  'sp-a', 'sp-b', 'sp-c',
 ];
 
 let h: Harness;
@@ -151,8 +152,17 @@ beforeAll(async () => {
     f.rule(2, [f.prefix('/no-retry')], [flaky]),
   ], { hostnames: ['retry.test'] });
 
+  // One Service with two endpoints (pods sp-a and sp-b), and a second Service (sp-c).
+  const pods = () => be('sp-a', { endpoints: [{ address: '127.0.0.1', port: h.port('sp-a') }, { address: '127.0.0.1', port: h.port('sp-b') }] });
+  const sessions = f.route('sessions', [
+    { ...f.rule(0, [f.prefix('/cookie')], [pods()]), session: { type: 'Cookie' } },
+    { ...f.rule(1, [f.prefix('/header')], [pods()]), session: { type: 'Header', name: 'X-Session' } },
+    { ...f.rule(2, [f.prefix('/split')], [pods(), be('sp-c')]), session: { type: 'Cookie', name: 'sid', maxAgeSeconds: 3600 } },
+    f.rule(3, [f.prefix('/plain')], [pods()]),
+  ], { hostnames: ['session.test'] });
+
   const graph = f.graph([
-    f.listener(port, [paths, conds, old, newer, exactHost, wildHost, anyHost, broken, many, folded, timeouts, h2c, retries].map((r) => f.attach(r))),
+    f.listener(port, [paths, conds, old, newer, exactHost, wildHost, anyHost, broken, many, folded, timeouts, h2c, retries, sessions].map((r) => f.attach(r))),
     f.listener(port2, [f.attach(only)]),
   ]);
   const result = await h.nginx.start(h.render(graph));
@@ -408,6 +418,50 @@ describe('rule retries (one endpoint: nginx retries it as the next entry of the 
     const started = Date.now();
     expect(await attempt('/timed', 'fails=2&hang')).toEqual({ status: 200, attempts: 3 });
     expect(Date.now() - started).toBeLessThan(1500);
+  });
+});
+
+describe('session persistence (open-source nginx: the token is hashed onto the endpoints)', () => {
+  const get = (path: string, headers: Record<string, string> = {}) => httpRequest(port, path, { host: 'session.test', headers });
+  /** The pods that answered `n` requests made by `send`. */
+  async function answered(n: number, send: () => Promise<{ json: any }>): Promise<Set<string>> {
+    const seen = new Set<string>();
+    for (let i = 0; i < n; i++) seen.add((await send()).json?.backend);
+    return seen;
+  }
+
+  test('a client without a cookie gets one; sending it back keeps it on one endpoint, while new clients spread', async () => {
+    const first = await get('/cookie');
+    const setCookie = String(first.headers['set-cookie']);
+    expect(setCookie).toMatch(/^pc-session-[0-9a-f]{10}=[0-9a-f]{32}; Path=\/; HttpOnly$/);
+    const cookie = setCookie.split(';')[0];
+    expect(await answered(12, () => get('/cookie', { cookie: `other=1; ${cookie}` }))).toEqual(new Set([first.json.backend]));
+    // A client that sends its cookie gets no new one.
+    expect((await get('/cookie', { cookie })).headers['set-cookie']).toBeUndefined();
+    expect(await answered(24, () => get('/cookie'))).toEqual(new Set(['sp-a', 'sp-b']));
+  });
+
+  test('a header session: the response names a new token, and requests with it stay on one endpoint', async () => {
+    const first = await get('/header');
+    const token = String(first.headers['x-session']);
+    expect(token).toMatch(/^[0-9a-f]{32}$/);
+    expect(await answered(12, () => get('/header', { 'X-Session': token }))).toEqual(new Set([first.json.backend]));
+    expect((await get('/header', { 'X-Session': token })).headers['x-session']).toBeUndefined();
+    // Any token the client picks works the same way.
+    const own = await answered(6, () => get('/header', { 'X-Session': 'my-own-token' }));
+    expect(own.size).toBe(1);
+  });
+
+  test('several backendRefs: the session keeps its backend too; a permanent cookie carries Max-Age', async () => {
+    const first = await get('/split');
+    expect(String(first.headers['set-cookie'])).toMatch(/^sid=[0-9a-f]{32}; Path=\/; HttpOnly; Max-Age=3600$/);
+    const cookie = String(first.headers['set-cookie']).split(';')[0];
+    expect(await answered(12, () => get('/split', { cookie }))).toEqual(new Set([first.json.backend]));
+    expect(await answered(40, () => get('/split'))).toEqual(new Set(['sp-a', 'sp-b', 'sp-c']));
+  });
+
+  test('without sessionPersistence, requests with the same cookie spread over the endpoints', async () => {
+    expect(await answered(24, () => get('/plain', { cookie: 'sid=1' }))).toEqual(new Set(['sp-a', 'sp-b']));
   });
 });
 

@@ -326,20 +326,30 @@ describe('graph: rules', () => {
     expect(routeNode(g, 'r').rules.map((r) => r.timeouts)).toEqual([{ requestMs: 90000, backendRequestMs: 500 }, undefined]);
   });
 
-  test('sessionPersistence is not implemented: the route is served without it and its Accepted condition names it', () => {
-    const g = build(
-      gatewayClass(),
-      gateway('gw', [http('web')]),
-      route('r', { parentRefs: [{ name: 'gw' }], rules: [{}, { sessionPersistence: { type: 'Cookie' } }] }),
-      route('plain', { parentRefs: [{ name: 'gw' }], hostnames: ['plain.test'], rules: [{}] }),
-    );
-    expect(routeNode(g, 'r').rules.map((r) => r.valid)).toEqual([true, true]);
-    expect(accepted(g, 'r')).toMatchObject({
-      status: 'True',
-      reason: 'UnsupportedField',
-      message: 'The following unsupported parameters were ignored: spec.rules[1].sessionPersistence',
+  describe('rules[].sessionPersistence', () => {
+    test('cookie and header sessions reach the model; a permanent cookie\'s absoluteTimeout is its Max-Age', () => {
+      const g = build(gatewayClass(), gateway('gw', [http('web')]), route('r', { parentRefs: [{ name: 'gw' }], rules: [
+        { sessionPersistence: {} },
+        { sessionPersistence: { type: 'Header', sessionName: 'X-Session' } },
+        { sessionPersistence: { sessionName: 'sid', absoluteTimeout: '1h30s', cookieConfig: { lifetimeType: 'Permanent' } } },
+        {},
+      ] }));
+      expect(routeNode(g, 'r').rules.map((r) => r.session)).toEqual([{ type: 'Cookie' }, { type: 'Header', name: 'X-Session' }, { type: 'Cookie', name: 'sid', maxAgeSeconds: 3630 }, undefined]);
+      expect(accepted(g, 'r')).toMatchObject({ status: 'True', reason: 'Accepted' });
     });
-    expect(accepted(g, 'plain')).toMatchObject({ status: 'True', reason: 'Accepted' });
+
+    test('a name nginx cannot read and an absoluteTimeout the gateway would have to track are named in the Accepted condition', () => {
+      const g = build(gatewayClass(), gateway('gw', [http('web')]), route('r', { parentRefs: [{ name: 'gw' }], rules: [
+        { sessionPersistence: { type: 'Header', sessionName: 'x_session', absoluteTimeout: '1m' } },
+        { sessionPersistence: { sessionName: 'a b', absoluteTimeout: '1m' } },
+      ] }));
+      expect(routeNode(g, 'r').rules.map((r) => r.session)).toEqual([{ type: 'Header' }, { type: 'Cookie' }]);
+      expect(accepted(g, 'r')).toMatchObject({
+        status: 'True',
+        reason: 'UnsupportedField',
+        message: 'The following unsupported parameters were ignored: spec.rules[0].sessionPersistence.sessionName, spec.rules[0].sessionPersistence.absoluteTimeout, spec.rules[1].sessionPersistence.sessionName, spec.rules[1].sessionPersistence.absoluteTimeout',
+      });
+    });
   });
 
   describe('rules[].retry', () => {

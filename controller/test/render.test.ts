@@ -151,6 +151,36 @@ describe('rule retries', () => {
   });
 });
 
+describe('session persistence', () => {
+  const prefix = path.join(tmp, 'session');
+  const endpoints = [{ address: '10.0.0.1', port: 8080 }, { address: '10.0.0.2', port: 8080 }];
+  const g = f.graph([f.listener(8080, [f.attach(f.route('r', [
+    { ...f.rule(0, [f.prefix('/c')], [f.backend('api', 9000, { endpoints })]), session: { type: 'Cookie', name: 'a$b.c', maxAgeSeconds: 60 } },
+    { ...f.rule(1, [f.prefix('/h')], [f.backend('api', 9000, { endpoints }), f.backend('other', 9001)]), session: { type: 'Header', name: 'X-Session' } },
+  ], { hostnames: ['a.test'] }))])]);
+  const { files } = renderConfig(buildModel(g), { listenAddress: '127.0.0.2', prefix });
+
+  test('a cookie session: the token from the Cookie header (the name taken literally), else a new one handed out with Set-Cookie', () => {
+    expect(files['maps.conf']).toMatch(/map \$http_cookie (\$pc_sk_[0-9a-f]{16}) \{\n    "~\(\?:\^\|;\) \*a\\\\\$b\\\\\.c=\(\[\^;\]\+\)" \$1;\n    default \$request_id;\n\}/);
+    expect(files['maps.conf']).toContain('default "a${pc_dollar}b.c=${request_id}; Path=/; HttpOnly; Max-Age=60";');
+    expect(files['servers.conf']).toMatch(/add_header "Set-Cookie" \$pc_ss_[0-9a-f]{16} always;/);
+  });
+
+  test('a header session: the header\'s variable, and the same header on the response when the client sent none', () => {
+    expect(files['maps.conf']).toMatch(/map \$http_x_session \$pc_sk_[0-9a-f]{16} \{\n    "" \$request_id;\n    default \$http_x_session;\n\}/);
+    expect(files['servers.conf']).toMatch(/add_header "X-Session" \$pc_ss_[0-9a-f]{16} always;/);
+  });
+
+  test('the rule\'s upstreams hash the token, and a weighted split hashes it too', () => {
+    expect(files['upstreams.conf'].match(/hash \$pc_sk_[0-9a-f]{16} consistent;/g)).toHaveLength(3);
+    expect(files['maps.conf']).toMatch(/split_clients "\$pc_sk_[0-9a-f]{16}" \$ps_\w+ \{/);
+  });
+
+  test('passes nginx -t', async () => {
+    expect((await nginxTest(files, prefix)).all).toMatch(/test is successful/);
+  });
+});
+
 describe('policy fields render at their level', () => {
   const dispatching = f.graph([
     f.listener(8080, [

@@ -149,10 +149,20 @@ export interface RouteRule {
   backendFilters?: (RuleFilters | undefined)[];
   /** rules[].timeouts in milliseconds when given (0 = no timeout, as the Gateway API says). */
   timeouts?: { requestMs?: number; backendRequestMs?: number };
+  /** rules[].sessionPersistence as the data plane acts on it (graph/session.ts). */
+  session?: RuleSession;
   /** rules[].retry as the data plane acts on it (graph/retry.ts). */
   retry?: RuleRetry;
   /** Fields of the rule that are set but not implemented (the route's Accepted condition names them). */
   unsupportedFields?: string[];
+}
+
+export interface RuleSession {
+  type: 'Cookie' | 'Header';
+  /** sessionName when nginx can use it; else the model names the token after the rule. */
+  name?: string;
+  /** A permanent cookie's Max-Age (absoluteTimeout); without it, a session cookie. */
+  maxAgeSeconds?: number;
 }
 
 export interface RuleRetry {

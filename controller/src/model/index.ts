@@ -10,6 +10,7 @@ import { planServers, sniListenerMaps, type ServerPlan } from './hosts';
 import type { ListenerCertificate } from '../graph/tls';
 import { buildLocations } from './locations';
 import { Registries } from './uses';
+import { sessionMaps } from './session';
 import { finalizeBodyLimits } from './bodylimit';
 import type { DispatchMap, NginxModel, ProxyTarget, RuleLocation, RuleSource, Server, SplitClients } from './types';
 import type { HeaderAppendMap } from './filters';
@@ -67,6 +68,7 @@ export function buildModel(graph: Graph, policies?: EffectivePolicies, memo?: Mo
     ...(upstreams.inferenceUsed || servers.some((s) => s.ruleLocations.some((r) => r.target.kind === 'inference')) ? { inferenceHop: true } : {}),
     maps: conditionMaps.maps,
     splitClients: [...upstreams.splitClients, ...mirrorSamples(servers)],
+    ...sessionMaps(servers),
     upstreams: upstreams.upstreams,
     servers,
     warnings,

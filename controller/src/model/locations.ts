@@ -16,6 +16,7 @@ import { escapeRegex } from './regex';
 import { grpcNoWeightTarget, grpcPrecedenceKey } from './grpc';
 import { attemptTimeout, proxyTimeout } from './timeouts';
 import { targetRetry } from './retry';
+import { ruleSession } from './session';
 import { inlinePrefixRewrite, locationFilters, sampleHundredths, type ServerInfo } from './filters';
 import type { DispatchRun, Location, LocationAction, RuleLocation } from './types';
 import type { ActionInput, LocationsMemo, RouteParts } from './location-memo';
@@ -191,10 +192,12 @@ function routeParts(route: HTTPRouteNode, hostKey: HostKey, ctx: LocationContext
     // those apart from HTTP/1.1 ones).
     const h2 = route.kind === 'GRPCRoute' || speaksH2c(rule);
     const retry = targetRetry(rule);
+    const source = { namespace: route.namespace, name: route.name, ruleIndex: rule.index };
+    const session = ruleSession(rule, source);
     const ruleLocation = newRuleLocation(
       name,
-      { namespace: route.namespace, name: route.name, ruleIndex: rule.index },
-      noWeight ?? ctx.upstreams.target(rule.backends, perBackend, h2, retry),
+      source,
+      noWeight ?? ctx.upstreams.target(rule.backends, perBackend, h2, retry, session),
       h2 ? true : undefined,
     );
     const timeout = retry ? attemptTimeout(rule.timeouts) : proxyTimeout(rule.timeouts);
@@ -203,7 +206,7 @@ function routeParts(route: HTTPRouteNode, hostKey: HostKey, ctx: LocationContext
     if (perBackend) {
       if (ruleLocation.target.kind === 'backends') {
         for (const i of shares) {
-          const own: RuleLocation = { ...ruleLocation, name: perBackend[i], target: ctx.upstreams.target([rule.backends[i]], undefined, h2, retry), settings: {}, dispatchedBy: name };
+          const own: RuleLocation = { ...ruleLocation, name: perBackend[i], target: ctx.upstreams.target([rule.backends[i]], undefined, h2, retry, session), settings: {}, dispatchedBy: name };
           const filters = ruleFilters(rule.backendFilters![i], own, server, ctx);
           if (filters) own.filters = filters;
           ruleLocations.push(own);

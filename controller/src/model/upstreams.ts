@@ -11,7 +11,8 @@
  */
 import { isIP } from 'net';
 import type { BackendRef } from '../graph/types';
-import type { ProxyTarget, SplitClients, TargetRetry, Upstream } from './types';
+import type { ProxyTarget, SplitClients, TargetRetry, TargetSession, Upstream } from './types';
+import { sessionSignature } from './session';
 import { retrySignature } from './retry';
 import { inferencePoolValue } from './inference';
 import { isInferencePoolRef } from '../graph/inferencepools';
@@ -43,9 +44,9 @@ function sanitize(s: string): string {
 export function targetSignature(t: ProxyTarget): string {
   switch (t.kind) {
     case 'upstream':
-      return `u:${t.upstream}:${retrySignature(t.retry)}`;
+      return `u:${t.upstream}:${retrySignature(t.retry)}:${sessionSignature(t.session)}`;
     case 'split':
-      return `s:${t.variable}:${t.invalidShare}:${t.noEndpointsShare}:${retrySignature(t.retry)}`;
+      return `s:${t.variable}:${t.invalidShare}:${t.noEndpointsShare}:${retrySignature(t.retry)}:${sessionSignature(t.session)}`;
     case 'inference':
       return `i:${t.pool ?? ''}:${t.poolVariable ?? ''}:${t.poolInvalidShare}`;
     case 'backends':
@@ -60,9 +61,9 @@ export function sameTarget(a: ProxyTarget, b: ProxyTarget): boolean {
   if (a === b) return true;
   switch (a.kind) {
     case 'upstream':
-      return b.kind === 'upstream' && a.upstream === b.upstream && retrySignature(a.retry) === retrySignature(b.retry);
+      return b.kind === 'upstream' && a.upstream === b.upstream && retrySignature(a.retry) === retrySignature(b.retry) && sessionSignature(a.session) === sessionSignature(b.session);
     case 'split':
-      return b.kind === 'split' && a.variable === b.variable && a.invalidShare === b.invalidShare && a.noEndpointsShare === b.noEndpointsShare && retrySignature(a.retry) === retrySignature(b.retry);
+      return b.kind === 'split' && a.variable === b.variable && a.invalidShare === b.invalidShare && a.noEndpointsShare === b.noEndpointsShare && retrySignature(a.retry) === retrySignature(b.retry) && sessionSignature(a.session) === sessionSignature(b.session);
     case 'inference':
       return b.kind === 'inference' && (a.pool ?? '') === (b.pool ?? '') && (a.poolVariable ?? '') === (b.poolVariable ?? '') && a.poolInvalidShare === b.poolInvalidShare;
     case 'backends':
@@ -104,20 +105,21 @@ function serversOf(b: BackendRef): Upstream['servers'] {
 
 /**
  * "b_<namespace>__<name>_<port>" ("g_" for gRPC; "_t<tries>" after it for a retrying rule's
- * upstream, which no port can read like), readable in the config. Kubernetes names are
+ * upstream, which no port can read like; "_s<session>" for one that hashes a session token,
+ * named after the session), readable in the config. Kubernetes names are
  * DNS labels ([a-z0-9-], no leading or trailing "-"): with single "-" only, turning "-" into "_"
  * loses nothing and "__" separates; any other name gets a hash of the backend's key as well, so
  * a name always stands for one backend whatever else the build holds.
  */
-function upstreamName(b: BackendRef, key: string, grpc: boolean, tries: number): string {
-  const readable = `${grpc ? 'g' : 'b'}_${sanitize(b.namespace)}__${sanitize(b.name)}_${b.port ?? 0}${tries > 1 ? `_t${tries}` : ''}`;
+function upstreamName(b: BackendRef, key: string, grpc: boolean, tries: number, session?: TargetSession): string {
+  const readable = `${grpc ? 'g' : 'b'}_${sanitize(b.namespace)}__${sanitize(b.name)}_${b.port ?? 0}${tries > 1 ? `_t${tries}` : ''}${session ? `_s${session.key.slice(7, 15)}` : ''}`;
   return PLAIN_LABEL.test(b.namespace) && PLAIN_LABEL.test(b.name) ? readable : `${readable}_${contentHash(key)}`;
 }
 const PLAIN_LABEL = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
-/** A split_clients over `buckets` (on $request_id), named after them. */
-function splitOf(key: string, buckets: SplitClients['buckets']): SplitClients {
-  return { key: '$request_id', variable: `$ps_${contentHash(key)}`, buckets };
+/** A split_clients over `buckets` (on $request_id, or a session's token), named after them. */
+function splitOf(key: string, buckets: SplitClients['buckets'], hashed = '$request_id'): SplitClients {
+  return { key: hashed, variable: `$ps_${contentHash(key)}`, buckets };
 }
 
 /**
@@ -150,9 +152,10 @@ export class Upstreams {
     if (this.sink) this.sink.inference = true;
   }
 
-  private split(buckets: SplitClients['buckets']): SplitClients {
-    const key = JSON.stringify(buckets);
-    return this.useSplit(key, this.splits.get(key) ?? splitOf(key, buckets));
+  /** A session keeps its backend: its split hashes the session's token. */
+  private split(buckets: SplitClients['buckets'], session?: TargetSession): SplitClients {
+    const key = session ? `${session.key} ${JSON.stringify(buckets)}` : JSON.stringify(buckets);
+    return this.useSplit(key, this.splits.get(key) ?? splitOf(key, buckets, session?.key));
   }
 
   get upstreams(): Upstream[] {
@@ -169,16 +172,17 @@ export class Upstreams {
    * of its own that lists the endpoints as many times as it takes to have `tries` entries, since
    * nginx tries each entry at most once per request (and a Service often has one endpoint).
    */
-  private upstream(b: BackendRef, grpc: boolean, tries = 1): Upstream {
+  private upstream(b: BackendRef, grpc: boolean, tries = 1, session?: TargetSession): Upstream {
     const backend = backendKey(b);
-    const key = `${grpc ? `${backend} grpc` : backend}${tries > 1 ? ` tries ${tries}` : ''}`;
+    const key = `${grpc ? `${backend} grpc` : backend}${tries > 1 ? ` tries ${tries}` : ''}${session ? ` session ${session.key}` : ''}`;
     const found = this.byKey.get(key);
     if (found) return this.useUpstream(key, found);
     const servers = serversOf(b);
     const copies = servers.length > 0 ? Math.ceil(tries / servers.length) : 1;
     return this.useUpstream(key, {
-      name: upstreamName(b, key, grpc, tries),
+      name: upstreamName(b, key, grpc, tries, session),
       backend,
+      ...(session ? { hash: session.key } : {}),
       servers: copies > 1 ? Array.from({ length: copies }, () => servers).flat() : servers,
       keepalive: grpc ? GRPC_KEEPALIVE_CONNECTIONS : KEEPALIVE_CONNECTIONS,
     });
@@ -190,9 +194,9 @@ export class Upstreams {
    * BackendRef of one Service port in a graph carries the same endpoints (graph/backends.ts
    * resolves them from one index), so the block is the same whichever registered it.
    */
-  private value(b: BackendRef, grpc: boolean, tries = 1): string {
+  private value(b: BackendRef, grpc: boolean, tries = 1, session?: TargetSession): string {
     if (!b.valid) return SPLIT_INVALID;
-    const u = this.upstream(b, grpc, tries);
+    const u = this.upstream(b, grpc, tries, session);
     return serversOf(b).length ? u.name : SPLIT_NO_ENDPOINTS;
   }
 
@@ -212,7 +216,7 @@ export class Upstreams {
   }
 
   /** A split over named locations, one per backend (`locations`, same order as `backends`). */
-  private backendsTarget(backends: BackendRef[], locations: string[], grpc: boolean): ProxyTarget {
+  private backendsTarget(backends: BackendRef[], locations: string[], grpc: boolean, session?: TargetSession): ProxyTarget {
     const shares: { weight: number; value: string }[] = [];
     backends.forEach((b, i) => {
       if (!(b.weight > 0)) return;
@@ -222,7 +226,7 @@ export class Upstreams {
     if (shares.length === 0 || shares.every((s) => s.value === SPLIT_INVALID)) return { kind: 'status', code: 500 };
     if (shares.every((s) => s.value === SPLIT_NO_ENDPOINTS)) return { kind: 'status', code: 502 };
     const buckets = splitBuckets(shares);
-    const split = this.split(buckets);
+    const split = this.split(buckets, session);
     const values = shares.map((s) => s.value);
     return { kind: 'backends', dispatchVariable: split.variable, invalidShare: values.includes(SPLIT_INVALID), noEndpointsShare: values.includes(SPLIT_NO_ENDPOINTS) };
   }
@@ -231,37 +235,39 @@ export class Upstreams {
    * Where a rule with these backendRefs sends its requests. With `locations` (backendRef
    * filters), each backend's share goes to the named location given for it. `grpc`: the
    * requests go out with grpc_pass (their upstreams are not shared with proxy_pass). `retry`:
-   * the rule retries (model/retry.ts); its upstreams have an entry per try.
+   * the rule retries (model/retry.ts); its upstreams have an entry per try. `session`: the rule's
+   * session persistence (model/session.ts); its upstreams and split hash the session's token.
    */
-  target(backends: BackendRef[], locations?: string[], grpc = false, retry?: TargetRetry): ProxyTarget {
-    if (locations) return this.backendsTarget(backends, locations, grpc);
+  target(backends: BackendRef[], locations?: string[], grpc = false, retry?: TargetRetry, session?: TargetSession): ProxyTarget {
+    if (locations) return this.backendsTarget(backends, locations, grpc, session);
     const tries = retry?.tries ?? 1;
+    const extra = retry || session ? { ...(retry ? { retry } : {}), ...(session ? { session } : {}) } : undefined;
     // (A loop, not some() with a closure: this runs for every rule of every build.)
     for (const b of backends) if (isInferencePoolRef(b.group, b.kind)) return this.inferenceTarget(backends);
     if (backends.length === 1) {
       // The common case, without the arrays and sets of the general one.
       const b = backends[0];
       if (!(b.weight > 0) || !b.valid) return { kind: 'status', code: 500 };
-      const value = this.value(b, grpc, tries);
+      const value = this.value(b, grpc, tries, session);
       if (value === SPLIT_NO_ENDPOINTS) return { kind: 'status', code: 502 };
-      return retry ? { kind: 'upstream', upstream: value, retry } : { kind: 'upstream', upstream: value };
+      return extra ? { kind: 'upstream', upstream: value, ...extra } : { kind: 'upstream', upstream: value };
     }
     const weighted = backends.filter((b) => b.weight > 0);
     if (weighted.length === 0 || weighted.every((b) => !b.valid)) return { kind: 'status', code: 500 };
-    const values = weighted.map((b) => this.value(b, grpc, tries));
+    const values = weighted.map((b) => this.value(b, grpc, tries, session));
     if (new Set(values).size === 1) {
       if (values[0] === SPLIT_NO_ENDPOINTS) return { kind: 'status', code: 502 };
       if (values[0] === SPLIT_INVALID) return { kind: 'status', code: 500 };
-      return retry ? { kind: 'upstream', upstream: values[0], retry } : { kind: 'upstream', upstream: values[0] };
+      return extra ? { kind: 'upstream', upstream: values[0], ...extra } : { kind: 'upstream', upstream: values[0] };
     }
     const buckets = splitBuckets(weighted.map((b, i) => ({ weight: b.weight, value: values[i] })));
-    const split = this.split(buckets);
+    const split = this.split(buckets, session);
     return {
       kind: 'split',
       variable: split.variable,
       invalidShare: values.includes(SPLIT_INVALID),
       noEndpointsShare: values.includes(SPLIT_NO_ENDPOINTS),
-      ...(retry ? { retry } : {}),
+      ...extra,
     };
   }
 }

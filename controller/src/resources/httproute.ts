@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { GATEWAY_API_GROUP, type HTTPRoute, type HTTPRouteFilter } from './types';
 import { objectMetaSchema } from './metadata';
 import { checkFilterList, filterSchema } from './filters';
+import { sessionPersistenceSchema } from './session-persistence';
 import { checkRouteRules, duration, durationMs, group, headerName, hostname, kind, namespaceName, objectName, pathValueProblem, portNumber, sectionName } from './validation';
 
 export const parentReferenceSchema = z.object({
@@ -98,8 +99,7 @@ const ruleSchema = z
       backoff: duration().optional(),
     })
     .optional(),
-  // Not implemented: the route says so in its Accepted condition (graph/routes.ts).
-  sessionPersistence: z.unknown().optional(),
+  sessionPersistence: sessionPersistenceSchema.optional(),
   })
   .superRefine((rule, ctx) => {
     if (rule.backendRefs.length > 0 && rule.filters.some((f) => f.type === 'RequestRedirect')) {
@@ -116,8 +116,7 @@ const ruleSchema = z
         ctx.addIssue({ code: 'custom', path: ['backendRefs'], message: `Within backendRefs, when using ${name} filter with path.replacePrefixMatch, exactly one PathPrefix match must be specified` });
       }
     }
-  })
-  .transform(({ sessionPersistence, ...rule }) => (sessionPersistence !== undefined ? { ...rule, unsupportedFields: ['sessionPersistence'] } : rule));
+  });
 
 function sameParent(a: z.infer<typeof parentReferenceSchema>, b: z.infer<typeof parentReferenceSchema>): boolean {
   return a.group === b.group && a.kind === b.kind && a.name === b.name && (a.namespace ?? '') === (b.namespace ?? '');

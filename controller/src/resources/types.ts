@@ -172,8 +172,16 @@ export interface HTTPRouteRule {
   timeouts?: { request?: string; backendRequest?: string };
   /** rules[].retry: status codes (400-599, a set), attempts (>= 1) and backoff, each optional. */
   retry?: { codes?: number[]; attempts?: number; backoff?: string };
-  /** Present in the rule (sessionPersistence) though not implemented: reported, not acted on. */
-  unsupportedFields?: string[];
+  sessionPersistence?: SessionPersistence;
+}
+
+export interface SessionPersistence {
+  sessionName?: string;
+  absoluteTimeout?: string;
+  /** Default Cookie. */
+  type: 'Cookie' | 'Header';
+  /** lifetimeType defaults to Session. */
+  cookieConfig?: { lifetimeType: 'Permanent' | 'Session' };
 }
 
 export interface HTTPRoute {

@@ -22,6 +22,7 @@ export const SUPPORTED_FEATURES = [
   'GatewayHTTPSListenerDetectMisdirectedRequests',
   'GatewayInfrastructure',
   'GatewayPort8080',
+  'GatewayStaticAddresses',
   'HTTPRoute',
   'HTTPRoute303RedirectStatusCode',
   'HTTPRoute307RedirectStatusCode',
