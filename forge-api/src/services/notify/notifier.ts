@@ -3,7 +3,7 @@
  * happened, and listeners (feeds, webhooks, notification threads) react. A listener's failure
  * is logged and does not fail the request: the change it reports is already committed.
  */
-import type { Comment, Issue } from '../../../generated/prisma/client';
+import type { Comment, Issue, Review } from '../../../generated/prisma/client';
 import type { PushedRef } from '../git/push';
 import type { GitCommit } from '../git/reader';
 import type { Repository, User } from '../records';
@@ -38,6 +38,10 @@ export interface NotifyListener {
   pullRequestMerged?(doer: User, repo: RepoWithOwner, issue: Issue): Promise<void>;
   /** A push moved the head branch of an open pull request from `before` to `after`. */
   pullRequestSynchronized?(pusher: User, repo: RepoWithOwner, issue: Issue, before: string, after: string): Promise<void>;
+  /** A review was submitted on a pull request (approved, changes requested or commented; never a pending one). */
+  pullRequestReviewed?(reviewer: User, repo: RepoWithOwner, issue: Issue, review: Review): Promise<void>;
+  /** A review of a pull request was dismissed (by an administrator, or by a push when the rule says so). */
+  pullReviewDismissed?(doer: User, repo: RepoWithOwner, issue: Issue, review: Review): Promise<void>;
   /** A commit status was reported on a commit (`json`: the CommitStatus record as the API shows it). */
   commitStatusCreated?(doer: User, repo: RepoWithOwner, created: CommitStatusCreated): Promise<void>;
 }
@@ -130,6 +134,14 @@ export class Notifier {
 
   pullRequestSynchronized(...args: EventArgs<'pullRequestSynchronized'>) {
     return this.emit('pullRequestSynchronized', ...args);
+  }
+
+  pullRequestReviewed(...args: EventArgs<'pullRequestReviewed'>) {
+    return this.emit('pullRequestReviewed', ...args);
+  }
+
+  pullReviewDismissed(...args: EventArgs<'pullReviewDismissed'>) {
+    return this.emit('pullReviewDismissed', ...args);
   }
 
   commitStatusCreated(...args: EventArgs<'commitStatusCreated'>) {
