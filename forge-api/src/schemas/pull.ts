@@ -17,9 +17,10 @@ export const PullRequestSchema = obj(
     labels: { type: 'array', items: { $ref: 'Label#' } },
     milestone: nullable({ $ref: 'Milestone#' }),
     assignee: nullable({ $ref: 'User#' }),
-    assignees: { type: 'array', items: { $ref: 'User#' } },
-    requested_reviewers: { type: 'array', items: { $ref: 'User#' } },
-    requested_reviewers_teams: { type: 'array', items: { $ref: 'Team#' } },
+    // null in lists when empty, as Gitea's
+    assignees: nullable({ type: 'array', items: { $ref: 'User#' } }),
+    requested_reviewers: nullable({ type: 'array', items: { $ref: 'User#' } }),
+    requested_reviewers_teams: nullable({ type: 'array', items: { $ref: 'Team#' } }),
     state: str,
     draft: bool,
     is_locked: bool,

@@ -114,7 +114,7 @@ export function createPullServices(
     },
   });
   const reviews = new PullReviewService({ prisma, convert: deps.convert, permissions: deps.permissions, protections: deps.protections, diskPath, notifier: deps.notifier });
-  const reviewRequests = new ReviewRequestService({ prisma, permissions: deps.permissions, protections: deps.protections, reviews });
+  const reviewRequests = new ReviewRequestService({ prisma, permissions: deps.permissions, protections: deps.protections, reviews, notifier: deps.notifier });
   const pulls = new PullService({
     reviewRequests,
     prisma,
