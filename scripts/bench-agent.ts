@@ -156,7 +156,6 @@ async function main(): Promise<void> {
     process.stdout.write(`created ${ROUTES} HTTPRoutes in ${Date.now() - t0} ms\n`);
 
     const controllerArgs = await agentModeArgs({ agentPort, agentUrl, tls, image: 'portcullis/nginx:bench' });
-    const metricsAddress = controllerArgs.find((a) => a.startsWith('--metrics-address='))!.slice('--metrics-address='.length);
     const controller = await startController({
       manifestsDir: dir,
       stateDir: path.join(dir, 'controller'),
@@ -166,6 +165,8 @@ async function main(): Promise<void> {
       args: controllerArgs,
     });
     try {
+      // The metrics endpoint listens on port 0 (a port picked here could be taken meanwhile).
+      const metricsAddress = `127.0.0.1:${await controller.boundPort('metrics')}`;
       // The ServiceAccount appears when the controller has provisioned the Gateway.
       const tokenFile = await writeAgentToken(cluster, { namespace: NS, serviceAccount: 'gw-portcullis', file: path.join(dir, 'token'), timeoutMs: 60000 });
       const agent = startAgent({ server: agentUrl, gateway: `${NS}/gw`, tokenFile, caFile: tls.ca, prefix: path.join(dir, 'pod'), listenAddress: '127.0.0.1', healthPort: await freePort(), podName: 'bench-pod' });

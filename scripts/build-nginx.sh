@@ -14,14 +14,26 @@ CACHE="${PORTCULLIS_CACHE:-$HOME/.cache}/portcullis-nginx"
 # request. 1,000 routes on one host: `nginx -t` ~73 -> ~52 ms of CPU. A module the templates
 # start to use must come back here (nginx refuses an unknown directive: e2e/images and the apply
 # tests show it); controller/src/apply/nginx-binary.ts reads -V for the temp paths to set.
+# The stream modules serve TLSRoute, TCPRoute and UDPRoute listeners: stream (TCP and UDP
+# proxying, its round-robin balancer with weights, map, split_clients, return), stream_ssl
+# (TLSRoute Terminate) and stream_ssl_preread (the SNI of a passthrough connection). Left out
+# of stream: every module no stream listener renders (access, limit_conn, geo, geoip,
+# upstream hash/least_conn/random/zone, set), for the same reason as the http ones.
+# The http upstream hash balancer stays: session persistence hashes each request's session token
+# onto the endpoints (`hash ... consistent`); a balancer adds no location settings or handlers.
 FLAGS=(--with-http_v2_module --with-http_ssl_module --with-http_stub_status_module
+  --with-stream --with-stream_ssl_module --with-stream_ssl_preread_module
+  --without-stream_access_module --without-stream_limit_conn_module --without-stream_geo_module
+  --without-stream_upstream_hash_module --without-stream_upstream_least_conn_module
+  --without-stream_upstream_random_module --without-stream_upstream_zone_module
+  --without-stream_set_module
   --with-pcre-jit --with-threads --with-cc-opt=-O2
   --without-http_charset_module --without-http_gzip_module --without-http_ssi_module
   --without-http_userid_module --without-http_access_module --without-http_auth_basic_module
   --without-http_autoindex_module --without-http_referer_module --without-http_fastcgi_module
   --without-http_uwsgi_module --without-http_scgi_module --without-http_memcached_module
   --without-http_limit_conn_module --without-http_empty_gif_module --without-http_browser_module
-  --without-http_upstream_hash_module --without-http_upstream_ip_hash_module
+  --without-http_upstream_ip_hash_module
   --without-http_upstream_least_conn_module --without-http_upstream_random_module
   --without-http_upstream_zone_module --without-http-cache)
 KEY="$VERSION-$(printf '%s\n' "${FLAGS[@]}" | sha256sum | cut -c1-12)"

@@ -79,6 +79,11 @@ args=(
   --organization=portcullis --project=portcullis
   --url="$HOME_URL" --version="v$APP_VERSION" --contact="$HOME_URL/issues"
   --cleanup-base-resources=false
+  # GatewayStaticAddresses: a free address of the cluster's Service range (scripts/k8s-node:
+  # 10.0.0.0/24; Kubernetes keeps the low addresses of a range for Services that ask for one),
+  # and one outside the range, which Kubernetes refuses.
+  --usable-address="${USABLE_ADDRESS:-10.0.0.13}"
+  --unusable-address="${UNUSABLE_ADDRESS:-10.1.0.13}"
 )
 [[ -n ${RUN_TEST:-} ]] && args+=(--run-test="$RUN_TEST")
 # shellcheck disable=SC2206

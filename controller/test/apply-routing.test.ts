@@ -3,6 +3,7 @@
  * Graph data -> buildModel -> renderConfig -> NginxProcess, loopback echo backends that answer
  * with their own name, real HTTP requests.
  */
+import * as http from 'http';
 import * as http2 from 'http2';
 import type { AddressInfo } from 'net';
 import { httpRequest, type HttpRequestOptions } from '../../e2e/support/http';
@@ -15,11 +16,18 @@ const BACKENDS = [
   'old', 'new', 'old-h', 'new-hi', 'first', 'second',
   'exact-host', 'wild-host', 'any-host', 'only', 'many-first', 'many-mid', 'many-last',
   'f-root', 'f7', 'f70', 'f-login', 't-slow', 't-plain', 't-pair-a', 't-pair-b',
+  'sp-a', 'sp-b', 'sp-c',
 ];
 
 let h: Harness;
 /** An HTTP/2 backend without TLS (a Service port with appProtocol kubernetes.io/h2c). */
 let h2cBackend: http2.Http2Server;
+/**
+ * A backend that fails the first `fails` attempts of each request id (?id=), answering `code`,
+ * not answering (?hang) or else resetting the connection; then answers 200 with the attempts it saw.
+ */
+let flakyBackend: http.Server;
+const flakyAttempts = new Map<string, number>();
 let port: number;
 let port2: number;
 
@@ -37,6 +45,23 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => h2cBackend.listen(0, '127.0.0.1', resolve));
   const h2cPort = (h2cBackend.address() as AddressInfo).port;
+  flakyBackend = http.createServer((req, res) => {
+    const q = new URL(req.url ?? '/', 'http://x').searchParams;
+    const id = q.get('id') ?? '';
+    const attempt = (flakyAttempts.get(id) ?? 0) + 1;
+    flakyAttempts.set(id, attempt);
+    req.resume();
+    if (attempt <= Number(q.get('fails') ?? 0)) {
+      if (q.get('code')) res.writeHead(Number(q.get('code'))).end();
+      else if (!q.has('hang')) req.socket.resetAndDestroy();
+      // ?hang: no answer at all (the gateway's timeout ends the attempt)
+      return;
+    }
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ backend: 'flaky', attempts: attempt }));
+  });
+  await new Promise<void>((resolve) => flakyBackend.listen(0, '127.0.0.1', resolve));
+  const flaky = f.backend('flaky', (flakyBackend.address() as AddressInfo).port);
   port = await freePort();
   port2 = await freePort();
   const be = (name: string, more = {}) => f.backend(name, h.port(name), more);
@@ -121,8 +146,23 @@ beforeAll(async () => {
     },
   ], { hostnames: ['h2c.test'] });
 
+  const retries = f.route('retries', [
+    { ...f.rule(0, [f.prefix('/on-500')], [flaky]), retry: { codes: [500], attempts: 2 } },
+    { ...f.rule(1, [f.prefix('/timed')], [flaky]), retry: { codes: [], attempts: 3 }, timeouts: { requestMs: 2000, backendRequestMs: 200 } },
+    f.rule(2, [f.prefix('/no-retry')], [flaky]),
+  ], { hostnames: ['retry.test'] });
+
+  // One Service with two endpoints (pods sp-a and sp-b), and a second Service (sp-c).
+  const pods = () => be('sp-a', { endpoints: [{ address: '127.0.0.1', port: h.port('sp-a') }, { address: '127.0.0.1', port: h.port('sp-b') }] });
+  const sessions = f.route('sessions', [
+    { ...f.rule(0, [f.prefix('/cookie')], [pods()]), session: { type: 'Cookie' } },
+    { ...f.rule(1, [f.prefix('/header')], [pods()]), session: { type: 'Header', name: 'X-Session' } },
+    { ...f.rule(2, [f.prefix('/split')], [pods(), be('sp-c')]), session: { type: 'Cookie', name: 'sid', maxAgeSeconds: 3600 } },
+    f.rule(3, [f.prefix('/plain')], [pods()]),
+  ], { hostnames: ['session.test'] });
+
   const graph = f.graph([
-    f.listener(port, [paths, conds, old, newer, exactHost, wildHost, anyHost, broken, many, folded, timeouts, h2c].map((r) => f.attach(r))),
+    f.listener(port, [paths, conds, old, newer, exactHost, wildHost, anyHost, broken, many, folded, timeouts, h2c, retries, sessions].map((r) => f.attach(r))),
     f.listener(port2, [f.attach(only)]),
   ]);
   const result = await h.nginx.start(h.render(graph));
@@ -131,6 +171,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   h2cBackend?.close();
+  flakyBackend?.close();
   await h?.close();
 });
 
@@ -340,6 +381,87 @@ describe('rule timeouts', () => {
     expect(await who('timeout.test', '/pair', { headers: { 'X-Request-Delay': '1s' } })).toBe(504);
     expect(Date.now() - started).toBeLessThan(550);
     for (let i = 0; i < 4; i++) expect(['t-pair-a', 't-pair-b']).toContain(await who('timeout.test', '/pair'));
+  });
+});
+
+describe('rule retries (one endpoint: nginx retries it as the next entry of the upstream)', () => {
+  let n = 0;
+  /** A fresh request id per call, so the flaky backend counts each request's attempts apart. */
+  async function attempt(path: string, query: string, options: HttpRequestOptions = {}): Promise<{ status: number; attempts?: number }> {
+    const res = await httpRequest(port, `${path}?id=${(n += 1)}&${query}`, { host: 'retry.test', ...options });
+    return { status: res.status, ...(res.status === 200 ? { attempts: res.json?.attempts } : {}) };
+  }
+
+  test('a status code listed in codes is retried up to attempts times; beyond, the last answer is returned', async () => {
+    expect(await attempt('/on-500', 'fails=2&code=500')).toEqual({ status: 200, attempts: 3 });
+    expect(await attempt('/on-500', 'fails=3&code=500')).toEqual({ status: 500 });
+  });
+
+  test('a status code not listed is not retried', async () => {
+    expect(await attempt('/on-500', 'fails=1&code=503')).toEqual({ status: 503 });
+  });
+
+  test('a connection error is retried whenever the rule has a retry stanza', async () => {
+    expect(await attempt('/on-500', 'fails=2')).toEqual({ status: 200, attempts: 3 });
+    expect(await attempt('/on-500', 'fails=3')).toEqual({ status: 502 });
+  });
+
+  test('without a retry stanza a failing answer is not retried', async () => {
+    expect(await attempt('/no-retry', 'fails=1&code=500')).toEqual({ status: 500 });
+  });
+
+  test('a POST is retried as a GET is (the Gateway API does not exempt methods)', async () => {
+    expect(await attempt('/on-500', 'fails=1&code=500', { method: 'POST', body: 'x' })).toEqual({ status: 200, attempts: 2 });
+  });
+
+  test('backendRequest bounds each attempt: a timed-out attempt is retried within the request timeout', async () => {
+    const started = Date.now();
+    expect(await attempt('/timed', 'fails=2&hang')).toEqual({ status: 200, attempts: 3 });
+    expect(Date.now() - started).toBeLessThan(1500);
+  });
+});
+
+describe('session persistence (open-source nginx: the token is hashed onto the endpoints)', () => {
+  const get = (path: string, headers: Record<string, string> = {}) => httpRequest(port, path, { host: 'session.test', headers });
+  /** The pods that answered `n` requests made by `send`. */
+  async function answered(n: number, send: () => Promise<{ json: any }>): Promise<Set<string>> {
+    const seen = new Set<string>();
+    for (let i = 0; i < n; i++) seen.add((await send()).json?.backend);
+    return seen;
+  }
+
+  test('a client without a cookie gets one; sending it back keeps it on one endpoint, while new clients spread', async () => {
+    const first = await get('/cookie');
+    const setCookie = String(first.headers['set-cookie']);
+    expect(setCookie).toMatch(/^pc-session-[0-9a-f]{10}=[0-9a-f]{32}; Path=\/; HttpOnly$/);
+    const cookie = setCookie.split(';')[0];
+    expect(await answered(12, () => get('/cookie', { cookie: `other=1; ${cookie}` }))).toEqual(new Set([first.json.backend]));
+    // A client that sends its cookie gets no new one.
+    expect((await get('/cookie', { cookie })).headers['set-cookie']).toBeUndefined();
+    expect(await answered(24, () => get('/cookie'))).toEqual(new Set(['sp-a', 'sp-b']));
+  });
+
+  test('a header session: the response names a new token, and requests with it stay on one endpoint', async () => {
+    const first = await get('/header');
+    const token = String(first.headers['x-session']);
+    expect(token).toMatch(/^[0-9a-f]{32}$/);
+    expect(await answered(12, () => get('/header', { 'X-Session': token }))).toEqual(new Set([first.json.backend]));
+    expect((await get('/header', { 'X-Session': token })).headers['x-session']).toBeUndefined();
+    // Any token the client picks works the same way.
+    const own = await answered(6, () => get('/header', { 'X-Session': 'my-own-token' }));
+    expect(own.size).toBe(1);
+  });
+
+  test('several backendRefs: the session keeps its backend too; a permanent cookie carries Max-Age', async () => {
+    const first = await get('/split');
+    expect(String(first.headers['set-cookie'])).toMatch(/^sid=[0-9a-f]{32}; Path=\/; HttpOnly; Max-Age=3600$/);
+    const cookie = String(first.headers['set-cookie']).split(';')[0];
+    expect(await answered(12, () => get('/split', { cookie }))).toEqual(new Set([first.json.backend]));
+    expect(await answered(40, () => get('/split'))).toEqual(new Set(['sp-a', 'sp-b', 'sp-c']));
+  });
+
+  test('without sessionPersistence, requests with the same cookie spread over the endpoints', async () => {
+    expect(await answered(24, () => get('/plain', { cookie: 'sid=1' }))).toEqual(new Set(['sp-a', 'sp-b']));
   });
 });
 

@@ -1,5 +1,6 @@
 import { buildGraph, DEFAULT_CONTROLLER_NAME, type Graph, type HTTPRouteNode } from '../src/graph';
 import { gateway, gatewayClass, http, parse, route, service } from './graph-fixtures';
+import { parseManifests } from '../src/resources/parse';
 
 const build = (...docs: object[]): Graph => buildGraph(parse(...docs).set, { controllerName: DEFAULT_CONTROLLER_NAME });
 const routeNode = (g: Graph, name: string): HTTPRouteNode => {
@@ -26,13 +27,13 @@ describe('graph: GatewayClass and Gateway acceptance', () => {
   });
 
   test('a Gateway whose listeners are all invalid is not accepted (ListenersNotValid)', () => {
-    const g = build(gatewayClass(), gateway('gw', [{ name: 'tcp', port: 9000, protocol: 'TCP' }]));
+    const g = build(gatewayClass(), gateway('gw', [{ name: 'sctp', port: 9000, protocol: 'example.com/sctp' }]));
     expect(g.gateways).toEqual([]);
     expect(g.rejectedGateways[0].conditions.find((c) => c.type === 'Accepted')).toMatchObject({ status: 'False', reason: 'ListenersNotValid' });
   });
 
   test('a Gateway with some invalid listeners is accepted with reason ListenersNotValid', () => {
-    const g = build(gatewayClass(), gateway('gw', [http('web'), { name: 'tls', port: 443, protocol: 'TLS' }]));
+    const g = build(gatewayClass(), gateway('gw', [http('web'), { name: 'tls', port: 443, protocol: 'example.com/sctp' }]));
     expect(g.gateways[0].conditions).toEqual([expect.objectContaining({ type: 'Accepted', status: 'True', reason: 'ListenersNotValid' })]);
     expect(listener(g, 'gw', 'web').valid).toBe(true);
     expect(listener(g, 'gw', 'tls').valid).toBe(false);
@@ -46,7 +47,7 @@ describe('graph: GatewayClass and Gateway acceptance', () => {
 
 describe('graph: listeners', () => {
   test('unsupported protocol: Accepted False UnsupportedProtocol, Programmed False', () => {
-    const g = build(gatewayClass(), gateway('gw', [http('web'), { name: 'udp', port: 53, protocol: 'UDP' }]));
+    const g = build(gatewayClass(), gateway('gw', [http('web'), { name: 'udp', port: 53, protocol: 'example.com/sctp' }]));
     const l = listener(g, 'gw', 'udp');
     expect(l.conditions).toEqual(
       expect.arrayContaining([
@@ -58,7 +59,7 @@ describe('graph: listeners', () => {
   });
 
   test('different protocols on one port: both ProtocolConflict (Conflicted True)', () => {
-    const g = build(gatewayClass(), gateway('gw', [http('web', 8080), { name: 'tls', port: 8080, protocol: 'TLS', hostname: 'a.example.com' }]));
+    const g = build(gatewayClass(), gateway('gw', [http('web', 8080), { name: 'tls', port: 8080, protocol: 'TCP' }]));
     const web = listener(g, 'gw', 'web');
     expect(web.valid).toBe(false);
     expect(web.conditions.find((c) => c.type === 'Conflicted')).toMatchObject({ status: 'True', reason: 'ProtocolConflict' });
@@ -172,14 +173,14 @@ describe('graph: route attachment', () => {
   });
 
   test('a route on a listener of an unsupported protocol is not allowed', () => {
-    const g = build(gatewayClass(), gateway('gw', [http('web'), { name: 'tls', port: 443, protocol: 'TLS' }]), route('r', { parentRefs: [{ name: 'gw', sectionName: 'tls' }] }));
+    const g = build(gatewayClass(), gateway('gw', [http('web'), { name: 'tls', port: 443, protocol: 'example.com/sctp' }]), route('r', { parentRefs: [{ name: 'gw', sectionName: 'tls' }] }));
     expect(accepted(g, 'r')).toMatchObject({ status: 'False', reason: 'NotAllowedByListeners' });
   });
 
   test('a route on a conflicted listener is accepted and counted, the listener is not rendered', () => {
     const g = build(
       gatewayClass(),
-      gateway('gw', [http('other', 9090), http('web', 8080), { name: 'tls', port: 8080, protocol: 'TLS', hostname: 'a.example.com' }]),
+      gateway('gw', [http('other', 9090), http('web', 8080), { name: 'tls', port: 8080, protocol: 'TCP' }]),
       route('r', { parentRefs: [{ name: 'gw', sectionName: 'web' }] }),
     );
     expect(accepted(g, 'r')).toMatchObject({ status: 'True' });
@@ -198,7 +199,7 @@ describe('graph: route attachment', () => {
   });
 
   test('a route referencing a Gateway that is not accepted: NoMatchingParent', () => {
-    const g = build(gatewayClass(), gateway('gw', [{ name: 'tcp', port: 9000, protocol: 'TCP' }]), route('r', { parentRefs: [{ name: 'gw' }] }));
+    const g = build(gatewayClass(), gateway('gw', [{ name: 'sctp', port: 9000, protocol: 'example.com/sctp' }]), route('r', { parentRefs: [{ name: 'gw' }] }));
     expect(accepted(g, 'r')).toMatchObject({ status: 'False', reason: 'NoMatchingParent', message: 'Gateway default/gw is not accepted' });
   });
 
@@ -325,20 +326,62 @@ describe('graph: rules', () => {
     expect(routeNode(g, 'r').rules.map((r) => r.timeouts)).toEqual([{ requestMs: 90000, backendRequestMs: 500 }, undefined]);
   });
 
-  test('retry and sessionPersistence are not implemented: the route is served without them and its Accepted condition names them', () => {
-    const g = build(
-      gatewayClass(),
-      gateway('gw', [http('web')]),
-      route('r', { parentRefs: [{ name: 'gw' }], rules: [{}, { retry: { codes: [500], attempts: 2 }, sessionPersistence: { type: 'Cookie' } }] }),
-      route('plain', { parentRefs: [{ name: 'gw' }], hostnames: ['plain.test'], rules: [{}] }),
-    );
-    expect(routeNode(g, 'r').rules.map((r) => r.valid)).toEqual([true, true]);
-    expect(accepted(g, 'r')).toMatchObject({
-      status: 'True',
-      reason: 'UnsupportedField',
-      message: 'The following unsupported parameters were ignored: spec.rules[1].retry, spec.rules[1].sessionPersistence',
+  describe('rules[].sessionPersistence', () => {
+    test('cookie and header sessions reach the model; a permanent cookie\'s absoluteTimeout is its Max-Age', () => {
+      const g = build(gatewayClass(), gateway('gw', [http('web')]), route('r', { parentRefs: [{ name: 'gw' }], rules: [
+        { sessionPersistence: {} },
+        { sessionPersistence: { type: 'Header', sessionName: 'X-Session' } },
+        { sessionPersistence: { sessionName: 'sid', absoluteTimeout: '1h30s', cookieConfig: { lifetimeType: 'Permanent' } } },
+        {},
+      ] }));
+      expect(routeNode(g, 'r').rules.map((r) => r.session)).toEqual([{ type: 'Cookie' }, { type: 'Header', name: 'X-Session' }, { type: 'Cookie', name: 'sid', maxAgeSeconds: 3630 }, undefined]);
+      expect(accepted(g, 'r')).toMatchObject({ status: 'True', reason: 'Accepted' });
     });
-    expect(accepted(g, 'plain')).toMatchObject({ status: 'True', reason: 'Accepted' });
+
+    test('a name nginx cannot read and an absoluteTimeout the gateway would have to track are named in the Accepted condition', () => {
+      const g = build(gatewayClass(), gateway('gw', [http('web')]), route('r', { parentRefs: [{ name: 'gw' }], rules: [
+        { sessionPersistence: { type: 'Header', sessionName: 'x_session', absoluteTimeout: '1m' } },
+        { sessionPersistence: { sessionName: 'a b', absoluteTimeout: '1m' } },
+      ] }));
+      expect(routeNode(g, 'r').rules.map((r) => r.session)).toEqual([{ type: 'Header' }, { type: 'Cookie' }]);
+      expect(accepted(g, 'r')).toMatchObject({
+        status: 'True',
+        reason: 'UnsupportedField',
+        message: 'The following unsupported parameters were ignored: spec.rules[0].sessionPersistence.sessionName, spec.rules[0].sessionPersistence.absoluteTimeout, spec.rules[1].sessionPersistence.sessionName, spec.rules[1].sessionPersistence.absoluteTimeout',
+      });
+    });
+  });
+
+  describe('rules[].retry', () => {
+    test('codes, attempts and connection errors reach the model; the route is Accepted', () => {
+      const g = build(gatewayClass(), gateway('gw', [http('web')]), route('r', { parentRefs: [{ name: 'gw' }], rules: [{ retry: { codes: [503, 500], attempts: 3 } }, { retry: {} }, {}] }));
+      expect(routeNode(g, 'r').rules.map((r) => r.retry)).toEqual([{ codes: [500, 503], attempts: 3 }, { codes: [], attempts: 1 }, undefined]);
+      expect(accepted(g, 'r')).toMatchObject({ status: 'True', reason: 'Accepted' });
+    });
+
+    test('what nginx cannot do (a code it cannot retry on, a backoff, too many attempts) is named in the Accepted condition, the rest applies', () => {
+      const g = build(gatewayClass(), gateway('gw', [http('web')]), route('r', { parentRefs: [{ name: 'gw' }], rules: [{ retry: { codes: [500, 418, 429], attempts: 40, backoff: '100ms' } }] }));
+      expect(routeNode(g, 'r').rules[0].retry).toEqual({ codes: [429, 500], attempts: 16 });
+      expect(accepted(g, 'r')).toMatchObject({
+        status: 'True',
+        reason: 'UnsupportedField',
+        message: 'The following unsupported parameters were ignored: spec.rules[0].retry.codes[1], spec.rules[0].retry.attempts (at most 16), spec.rules[0].retry.backoff',
+      });
+    });
+
+    test('codes outside 400-599, attempts below 1 or repeated codes are refused as the CRD refuses them', () => {
+      const refused = [{ codes: [399] }, { codes: [600] }, { attempts: 0 }, { codes: [500, 500] }, { backoff: '1 s' }].map((retry) => {
+        const doc = route('r', { parentRefs: [{ name: 'gw' }], rules: [{ retry }] });
+        return parseManifests([{ source: 'r.yaml', doc }]).invalid.map((i) => i.message);
+      });
+      expect(refused).toEqual([
+        [expect.stringContaining('spec.rules[0].retry.codes[0]')],
+        [expect.stringContaining('spec.rules[0].retry.codes[0]')],
+        [expect.stringContaining('spec.rules[0].retry.attempts')],
+        [expect.stringContaining('duplicate status codes')],
+        [expect.stringContaining('spec.rules[0].retry.backoff')],
+      ]);
+    });
   });
 
   test('an explicitly empty matches list means the default PathPrefix "/"', () => {

@@ -17,8 +17,6 @@ function routeSet(r: () => number, n: number, tag: string): HTTPRouteNode[] {
   return out.slice(0, n);
 }
 
-let mismatches = 0;
-
 test('a memoised build renders byte-identical to a fresh one across random changes, and reuses the untouched servers', () => {
   for (let seed = 1; seed <= 20; seed++) {
     const r = rng(seed * 7919);
@@ -31,7 +29,9 @@ test('a memoised build renders byte-identical to a fresh one across random chang
       const fresh = render(buildModel(graph));
       expect(memoised).toEqual(fresh);
       reused += memo.stats.reused;
-      mismatches += memo.stats.replayMismatches;
+      // Each change touches one route, so one hostname's server: names are derived from content,
+      // so no other server is built again because the changed one took or freed a name.
+      if (step > 0) expect(memo.stats.built).toBeLessThanOrEqual(1);
       // One change: replace a route's rules, drop one, add one, or make one older.
       const i = Math.floor(r() * routes.length);
       const what = r();
@@ -43,7 +43,4 @@ test('a memoised build renders byte-identical to a fresh one across random chang
     }
     expect(reused).toBeGreaterThan(0);
   }
-  // Some replays met names that had moved (a changed server earlier took or freed a number):
-  // those servers were built again, and still rendered the same as a fresh build.
-  expect(mismatches).toBeGreaterThan(0);
 });

@@ -1,5 +1,5 @@
 /** buildModel with plain Graph data: servers, locations, conditions, precedence, upstreams. */
-import { buildModel } from '../src/model';
+import { buildModel, finalizeModel } from '../src/model';
 import { MAX_LOCATION_CANDIDATES } from '../src/model/locations';
 import { DISABLED_TIMEOUT, proxyTimeout } from '../src/model/timeouts';
 import { splitBuckets } from '../src/model/upstreams';
@@ -403,9 +403,23 @@ describe('backends', () => {
       ]),
     );
     expect(model.splitClients).toEqual([
-      { key: '$request_id', variable: '$ps_0', buckets: [{ percent: '33.33', value: 'b_default__a_80' }, { percent: '*', value: 'b_default__b_80' }] },
+      { key: '$request_id', variable: expect.stringMatching(/^\$ps_[0-9a-z]{1,13}$/), buckets: [{ percent: '33.33', value: 'b_default__a_80' }, { percent: '*', value: 'b_default__b_80' }] },
     ]);
     expect(model.upstreams.map((u) => u.name)).not.toContain('b_default__c_80');
+  });
+
+  test('names stand for what they name, whatever else the config holds: services whose names read alike get their own upstreams, in any order', () => {
+    const route = (name: string, backend: string, path: string) => f.attach(f.route(name, [f.rule(0, [f.prefix(path)], [f.backend(backend, 9000)])]));
+    const names = (routes: ReturnType<typeof route>[]) => {
+      const model = buildModel(f.graph([f.listener(80, routes)]));
+      return Object.fromEntries(model.upstreams.map((u) => [u.backend, u.name]));
+    };
+    const one = names([route('r1', 'a-b', '/x'), route('r2', 'a--b', '/y')]);
+    const other = names([route('r2', 'a--b', '/y'), route('r1', 'a-b', '/x')]);
+    expect(one['default/a-b:80']).toBe('b_default__a_b_80');
+    expect(one['default/a--b:80']).toMatch(/^b_default__a_b_80_[0-9a-z]+$/);
+    expect(other).toEqual(one);
+    expect(names([route('r2', 'a--b', '/y')])).toEqual({ 'default/a--b:80': one['default/a--b:80'] });
   });
 
   test('split percentages never exceed 100 and tiny shares are dropped', () => {
@@ -433,7 +447,7 @@ describe('backends', () => {
     const s = server(buildModel(g), 80);
     expect(s.ruleLocations.map((r) => r.target)).toEqual([
       { kind: 'status', code: 500 },
-      { kind: 'split', variable: '$ps_0', invalidShare: true, noEndpointsShare: false },
+      { kind: 'split', variable: expect.stringMatching(/^\$ps_[0-9a-z]{1,13}$/), invalidShare: true, noEndpointsShare: false },
       { kind: 'status', code: 500 },
     ]);
   });
@@ -462,4 +476,24 @@ test('routes "a.b" and "a-b" get distinct named locations', () => {
   const model = buildModel(f.graph([f.listener(80, [f.attach(r1), f.attach(r2)])]));
   expect(simulate(model, 80, { path: '/' })).toBe('default/a.b#0');
   expect(simulate(model, 80, { path: '/', method: 'POST' })).toBe('default/a-b#0');
+});
+
+/**
+ * Rules share a named location when everything it renders from is equal: that is every field of
+ * the rule location but the few that name it, so a field added to the model later counts without
+ * being listed anywhere.
+ */
+test('rules share a named location only while every field is equal, one added to the model later too', () => {
+  const rule = (name: string, method: 'GET' | 'POST') => f.route(name, [f.rule(0, [f.prefix('/', { method })], [f.backend('x', 9000)])]);
+  const model = buildModel(f.graph([f.listener(80, [f.attach(rule('one', 'GET')), f.attach(rule('two', 'POST'))])]));
+  const [one, two] = model.servers[0].ruleLocations;
+  expect([one.referenced, two.referenced]).toEqual([true, true]);
+  expect(two.nginxName).toBe(one.nginxName);
+  (two as unknown as Record<string, unknown>).later = 'differs';
+  finalizeModel(model);
+  expect(two.nginxName).not.toBe(one.nginxName);
+  expect(simulate(model, 80, { path: '/', method: 'POST' })).toBe('default/two#0');
+  (one as unknown as Record<string, unknown>).later = 'differs';
+  finalizeModel(model);
+  expect(two.nginxName).toBe(one.nginxName);
 });

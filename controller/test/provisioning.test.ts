@@ -123,6 +123,27 @@ describe('provisioning: the objects of one Gateway', () => {
   });
 });
 
+describe('provisioning: Gateway static addresses', () => {
+  const serviceSpec = (g: GatewayObject, classes?: GatewayClassObject[], cms?: ConfigMapObject[]) => plan([g], classes, cms).gateways[0].objects.service.spec as Record<string, unknown>;
+
+  it('a LoadBalancer Service asks for the first IPAddress as its load balancer IP', () => {
+    expect(serviceSpec(gateway({ addresses: [{ value: '192.0.2.7' }] }))).toMatchObject({ type: 'LoadBalancer', loadBalancerIP: '192.0.2.7' });
+  });
+
+  it('a ClusterIP Service takes the addresses as its cluster IPs; other address types are left out', () => {
+    const clusterIP = [cls({ group: '', kind: 'ConfigMap', name: 'p', namespace: 'team-a' })];
+    const params: ConfigMapObject[] = [{ metadata: { name: 'p', namespace: 'team-a' }, data: { serviceType: 'ClusterIP' } }];
+    const spec = serviceSpec(gateway({ addresses: [{ type: 'Hostname', value: 'gw.example' }, { type: 'IPAddress', value: '10.0.0.13' }] }), clusterIP, params);
+    expect(spec).toMatchObject({ type: 'ClusterIP', clusterIP: '10.0.0.13', clusterIPs: ['10.0.0.13'] });
+    expect(spec.loadBalancerIP).toBeUndefined();
+  });
+
+  it('without addresses, Kubernetes picks them', () => {
+    const spec = serviceSpec(gateway());
+    expect([spec.clusterIP, spec.clusterIPs, spec.loadBalancerIP]).toEqual([undefined, undefined, undefined]);
+  });
+});
+
 describe('provisioning: parameters ConfigMaps', () => {
   const classCm: ConfigMapObject = { metadata: { name: 'class-params', namespace: 'portcullis-system' }, data: { serviceType: 'NodePort', replicas: '3' } };
   const gwCm: ConfigMapObject = { metadata: { name: 'gw-params', namespace: 'team-a' }, data: { serviceType: 'ClusterIP' } };

@@ -92,3 +92,38 @@ test('the servers.conf loops over kept location texts and emitted rules render w
   // The mirrors' locations were among what was compared.
   expect(compared).toBeGreaterThan(4);
 });
+
+/**
+ * A kept text is found by comparing the whole location and every @root field that is not a list
+ * with the ones it was rendered from, so a field the block reads that no list names (one added to
+ * the model later, here fields the model does not have) can never bring back a stale text.
+ */
+test('a kept location text is not reused when any field the block reads changed, one added to the model later too', async () => {
+  const { compileTemplate } = await import('../src/render/templates');
+  const block = compileTemplate('{{#each servers}}{{#eachLocation locations}}{{path}} {{later}} {{action.later}} {{@root.later}}\n{{/eachLocation}}{{/each}}');
+  const routes = [
+    f.route('a', [f.rule(0, [f.prefix('/p', { headers: [{ type: 'Exact', name: 'x', value: '1' }] })], [f.backend('a', 8081)])]),
+    f.route('b', [f.rule(0, [f.prefix('/p')], [f.backend('b', 8082)])]),
+  ];
+  const model = buildModel(f.graph([f.listener(80, routes.map((rt) => f.attach(rt)))]));
+  const location = model.servers[0].locations.find((l) => l.path === '/p' && l.action.kind === 'dispatch')!;
+  expect(location).toBeDefined();
+  const fields = location as unknown as Record<string, unknown>;
+  const action = location.action as unknown as Record<string, unknown>;
+  const render = (root: string) => block({ servers: model.servers, later: root });
+  const line = (text: string) => text.split('\n').find((l) => l.startsWith('/p '));
+  clearLocationCache();
+  expect(line(render('r1'))).toBe('/p   r1');
+  const hits = locationCacheStats.hits;
+  expect(line(render('r1'))).toBe('/p   r1');
+  expect(locationCacheStats.hits).toBeGreaterThan(hits);
+  fields.later = 'l1';
+  expect(line(render('r1'))).toBe('/p l1  r1');
+  action.later = 'a1';
+  expect(line(render('r1'))).toBe('/p l1 a1 r1');
+  expect(line(render('r2'))).toBe('/p l1 a1 r2');
+  // Back to a content rendered before: its kept text is right again.
+  delete fields.later;
+  delete action.later;
+  expect(line(render('r1'))).toBe('/p   r1');
+});

@@ -121,6 +121,66 @@ describe('rendered directives', () => {
   });
 });
 
+describe('rule retries', () => {
+  const prefix = path.join(tmp, 'retry');
+  const endpoints = [{ address: '10.0.0.1', port: 8080 }, { address: '10.0.0.2', port: 8080 }];
+  const g = f.graph([f.listener(8080, [f.attach(f.route('r', [
+    { ...f.rule(0, [f.prefix('/retry')], [f.backend('api', 9000, { endpoints })]), retry: { codes: [500, 503], attempts: 2 }, timeouts: { requestMs: 3000, backendRequestMs: 500 } },
+    f.rule(1, [f.prefix('/plain')], [f.backend('api', 9000, { endpoints })]),
+  ], { hostnames: ['a.test'] }))])]);
+  const { files } = renderConfig(buildModel(g), { listenAddress: '127.0.0.2', prefix });
+
+  test('retried on connection errors, timeouts and the listed codes, whatever the method, in attempts + 1 tries', () => {
+    expect(files['servers.conf']).toContain('proxy_next_upstream "error" "timeout" "http_500" "http_503" "non_idempotent";\n        proxy_next_upstream_tries 3;');
+  });
+
+  test('backendRequest bounds each attempt, request all of them', () => {
+    const retried = files['servers.conf'].slice(files['servers.conf'].indexOf('proxy_connect_timeout'));
+    expect(retried).toMatch(/^proxy_connect_timeout "500ms";\n\s+proxy_send_timeout "500ms";\n\s+proxy_read_timeout "500ms";\n[^}]*proxy_next_upstream_timeout "3000ms";/);
+    // once per location of the retrying rule (= and prefix), never the per-attempt time
+    expect(files['servers.conf'].match(/proxy_next_upstream_timeout .*/g)).toEqual(['proxy_next_upstream_timeout "3000ms";', 'proxy_next_upstream_timeout "3000ms";']);
+  });
+
+  test('the retrying rule has an upstream of its own with an entry per try; the plain rule keeps one entry per endpoint', () => {
+    expect(files['upstreams.conf']).toContain('upstream b_default__api_80_t3 {\n' + '    server 10.0.0.1:8080 max_fails=0;\n    server 10.0.0.2:8080 max_fails=0;\n'.repeat(2) + '    keepalive 64;');
+    expect(files['upstreams.conf']).toContain('upstream b_default__api_80 {\n    server 10.0.0.1:8080 max_fails=0;\n    server 10.0.0.2:8080 max_fails=0;\n    keepalive 64;');
+  });
+
+  test('passes nginx -t', async () => {
+    expect((await nginxTest(files, prefix)).all).toMatch(/test is successful/);
+  });
+});
+
+describe('session persistence', () => {
+  const prefix = path.join(tmp, 'session');
+  const endpoints = [{ address: '10.0.0.1', port: 8080 }, { address: '10.0.0.2', port: 8080 }];
+  const g = f.graph([f.listener(8080, [f.attach(f.route('r', [
+    { ...f.rule(0, [f.prefix('/c')], [f.backend('api', 9000, { endpoints })]), session: { type: 'Cookie', name: 'a$b.c', maxAgeSeconds: 60 } },
+    { ...f.rule(1, [f.prefix('/h')], [f.backend('api', 9000, { endpoints }), f.backend('other', 9001)]), session: { type: 'Header', name: 'X-Session' } },
+  ], { hostnames: ['a.test'] }))])]);
+  const { files } = renderConfig(buildModel(g), { listenAddress: '127.0.0.2', prefix });
+
+  test('a cookie session: the token from the Cookie header (the name taken literally), else a new one handed out with Set-Cookie', () => {
+    expect(files['maps.conf']).toMatch(/map \$http_cookie (\$pc_sk_[0-9a-f]{16}) \{\n    "~\(\?:\^\|;\) \*a\\\\\$b\\\\\.c=\(\[\^;\]\+\)" \$1;\n    default \$request_id;\n\}/);
+    expect(files['maps.conf']).toContain('default "a${pc_dollar}b.c=${request_id}; Path=/; HttpOnly; Max-Age=60";');
+    expect(files['servers.conf']).toMatch(/add_header "Set-Cookie" \$pc_ss_[0-9a-f]{16} always;/);
+  });
+
+  test('a header session: the header\'s variable, and the same header on the response when the client sent none', () => {
+    expect(files['maps.conf']).toMatch(/map \$http_x_session \$pc_sk_[0-9a-f]{16} \{\n    "" \$request_id;\n    default \$http_x_session;\n\}/);
+    expect(files['servers.conf']).toMatch(/add_header "X-Session" \$pc_ss_[0-9a-f]{16} always;/);
+  });
+
+  test('the rule\'s upstreams hash the token, and a weighted split hashes it too', () => {
+    expect(files['upstreams.conf'].match(/hash \$pc_sk_[0-9a-f]{16} consistent;/g)).toHaveLength(3);
+    expect(files['maps.conf']).toMatch(/split_clients "\$pc_sk_[0-9a-f]{16}" \$ps_\w+ \{/);
+  });
+
+  test('passes nginx -t', async () => {
+    expect((await nginxTest(files, prefix)).all).toMatch(/test is successful/);
+  });
+});
+
 describe('policy fields render at their level', () => {
   const dispatching = f.graph([
     f.listener(8080, [

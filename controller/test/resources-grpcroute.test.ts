@@ -34,8 +34,10 @@ test('HTTPRoute-only filters are refused on a GRPCRoute', () => {
   expect(parsed.invalid[0].message).toMatch(/filters/);
 });
 
-test('sessionPersistence is kept as a field the rule sets but nginx does not act on', () => {
-  const parsed = parse({ rules: [{ sessionPersistence: { type: 'Cookie' } }, {}] });
+test('sessionPersistence is read with the CRD\'s defaults (type Cookie) and rules', () => {
+  const parsed = parse({ rules: [{ sessionPersistence: { sessionName: 'x-session' } }, {}] });
   expect(parsed.invalid).toEqual([]);
-  expect(parsed.set.grpcRoutes![0].spec.rules.map((r) => r.unsupportedFields)).toEqual([['sessionPersistence'], undefined]);
+  expect(parsed.set.grpcRoutes![0].spec.rules.map((r) => r.sessionPersistence)).toEqual([{ sessionName: 'x-session', type: 'Cookie' }, undefined]);
+  expect(parse({ rules: [{ sessionPersistence: { type: 'Header', cookieConfig: {} } }] }).invalid[0].message).toMatch(/cookieConfig can only be set with type Cookie/);
+  expect(parse({ rules: [{ sessionPersistence: { cookieConfig: { lifetimeType: 'Permanent' } } }] }).invalid[0].message).toMatch(/AbsoluteTimeout must be specified/);
 });

@@ -92,7 +92,7 @@ describe('status: what the conformance suite checks', () => {
   });
 
   test('an invalid listener keeps its own Programmed False; attachedRoutes still reported', () => {
-    const s = find(statuses([gatewayClass(), gateway('gw', [http('web'), { name: 'tls', port: 443, protocol: 'TLS' }])]), 'Gateway', 'gw');
+    const s = find(statuses([gatewayClass(), gateway('gw', [http('web'), { name: 'tls', port: 443, protocol: 'example.com/sctp' }])]), 'Gateway', 'gw');
     const tls = s.listeners.find((l: { name: string }) => l.name === 'tls');
     expect(tls).toMatchObject({ attachedRoutes: 0, supportedKinds: [] });
     expect(summary(tls.conditions)).toContain('Programmed=False/Invalid');
@@ -100,7 +100,7 @@ describe('status: what the conformance suite checks', () => {
   });
 
   test('a rejected Gateway reports no address and Accepted/Programmed False', () => {
-    const s = find(statuses([gatewayClass(), gateway('gw', [{ name: 'tcp', port: 9000, protocol: 'TCP' }])]), 'Gateway', 'gw');
+    const s = find(statuses([gatewayClass(), gateway('gw', [{ name: 'tcp', port: 9000, protocol: 'example.com/sctp' }])]), 'Gateway', 'gw');
     expect(s.addresses).toEqual([]);
     expect(summary(s.conditions)).toEqual(['Accepted=False/ListenersNotValid', 'Programmed=False/Invalid']);
   });

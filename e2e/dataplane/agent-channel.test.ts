@@ -53,7 +53,7 @@ function routeTo(name: string, pathValue: string): Manifest {
   return httpRoute(name, { rules: [rule('echo', [{ path: { type: 'PathPrefix', value: pathValue } }])] });
 }
 
-async function agent(name: string, address: string, token = `sa:default:${GW_SA}`): Promise<AgentProcess> {
+async function agent(name: string, address: string, token = `sa:default:${GW_SA}`, shutdownDelay?: string): Promise<AgentProcess> {
   const tokenFile = path.join(dir, `${name}.token`);
   fs.writeFileSync(tokenFile, token);
   return startAgent({
@@ -64,6 +64,7 @@ async function agent(name: string, address: string, token = `sa:default:${GW_SA}
     listenAddress: address,
     healthPort: await freePort(),
     podName: name,
+    shutdownDelay,
   });
 }
 
@@ -128,6 +129,25 @@ describe('config agents', () => {
     // No change was needed: the current version came with the connection.
     expect(Date.now() - t0).toBeLessThan(15000);
     await eventually(async () => server.outcome('default/gw'), (o) => o?.programmed === true);
+  });
+
+  it('on SIGTERM an agent answers 503 on /readyz and keeps nginx serving for its shutdown delay, then quits', async () => {
+    const d = await agent('pod-d', '127.0.0.4', undefined, '2s');
+    await eventually(() => serves('127.0.0.4', '/two'), (s) => s === 200, 30000);
+    expect((await httpRequest(d.options.healthPort, '/readyz')).status).toBe(200);
+    const t0 = Date.now();
+    d.child.kill('SIGTERM');
+    const ready = await eventually(() => httpRequest(d.options.healthPort, '/readyz'), (r) => r.status === 503, 1500, 20);
+    expect(ready.text).toBe('shutting down\n');
+    // Taken out of rotation, yet a connection a proxy still sends here is answered.
+    expect(await serves('127.0.0.4', '/two')).toBe(200);
+    expect(Date.now() - t0).toBeLessThan(1500);
+    // A second SIGTERM does not cut the drain short.
+    d.child.kill('SIGTERM');
+    expect(await serves('127.0.0.4', '/two')).toBe(200);
+    await d.exited;
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(2000);
+    expect(await serves('127.0.0.4', '/two')).toBe(0);
   });
 
   it('a config nginx cannot apply is reported on the Gateway and the last good one keeps serving', async () => {

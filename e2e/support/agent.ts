@@ -14,6 +14,8 @@ export interface AgentOptions {
   listenAddress: string;
   healthPort: number;
   podName: string;
+  /** --shutdown-delay (default 0s here: suites stop agents often and want it quick). */
+  shutdownDelay?: string;
 }
 
 export interface AgentProcess {
@@ -43,6 +45,7 @@ export function startAgent(options: AgentOptions): AgentProcess {
     `--listen-address=${options.listenAddress}`,
     `--health-address=127.0.0.1:${options.healthPort}`,
     `--pod-name=${options.podName}`,
+    `--shutdown-delay=${options.shutdownDelay ?? '0s'}`,
     '--log-level=debug',
   ];
   const child = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -38,7 +38,8 @@ function replyOf(name: string, call: grpc.ServerUnaryCall<any, any> | grpc.Serve
   return { backend: name, fullyQualifiedMethod: call.getPath(), authority: call.getHost(), headers };
 }
 
-export async function startGrpcEchoBackend(name: string): Promise<GrpcEchoBackend> {
+/** `host`: the address to listen on (a non-loopback one when an EndpointSlice must name it). */
+export async function startGrpcEchoBackend(name: string, host = '127.0.0.1'): Promise<GrpcEchoBackend> {
   const server = new grpc.Server();
   const calls: GrpcEchoReply[] = [];
   const unary = (m: string): grpc.handleUnaryCall<any, any> => (call, cb) => {
@@ -74,7 +75,7 @@ export async function startGrpcEchoBackend(name: string): Promise<GrpcEchoBacken
     { Echo: unary('Echo'), EchoTwo: unary('EchoTwo'), EchoThree: unary('EchoThree'), Stream: stream },
   );
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+    server.bindAsync(`${host}:0`, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
   );
   return {
     name,

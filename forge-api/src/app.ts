@@ -54,6 +54,7 @@ import statusRoutes from './routes/statuses';
 import miscellaneousRoutes from './routes/miscellaneous';
 import gitHttpRoutes from './routes/git-http';
 import oauth2ProviderRoutes from './routes/oauth2-provider';
+import twoFactorRoutes from './routes/two-factor';
 import branchRoutes from './routes/branches';
 import topicRoutes from './routes/topics';
 import releaseRoutes, { releaseDownloadRoutes } from './routes/releases';
@@ -189,6 +190,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
   await app.register(repoAvatarFileRoutes);
   await app.register(packageRegistryRoutes, { prefix: '/api/packages' });
   await app.register(oauth2ProviderRoutes);
+  await app.register(twoFactorRoutes);
   await app.register(gitHttpRoutes);
   app.decorate('sshPort', 0);
   if (config.startSshServer) {

@@ -139,8 +139,8 @@ describeForge('OAuth2 provider at Gitea\'s paths', (f) => {
     expect(refreshed.refresh_token).toBeTruthy();
     expect(refreshed.refresh_token).not.toBe(tokens.refresh_token);
     expect((await f().request('GET', '/user', { bearer: refreshed.access_token })).body.login).toBe('alice');
-    // The spent refresh token is refused (and its reuse revokes the grant).
-    await expect(oidc.refreshTokenGrant(config, tokens.refresh_token as string)).rejects.toMatchObject({ error: 'invalid_grant' });
+    // The spent refresh token is refused in Gitea's words (and its reuse revokes the grant).
+    await expect(oidc.refreshTokenGrant(config, tokens.refresh_token as string)).rejects.toMatchObject({ status: 400, error: 'unauthorized_client', error_description: 'token was already used' });
     expect((await f().request('GET', '/user', { bearer: refreshed.access_token })).status).toBe(401);
   });
 
@@ -152,6 +152,8 @@ describeForge('OAuth2 provider at Gitea\'s paths', (f) => {
     const to = new URL(res.headers.get('location') as string);
     expect(to.origin).toBe('http://127.0.0.1:4000');
     expect(to.searchParams.get('error')).toBe('invalid_request');
+    expect(to.searchParams.get('error_description')).toBe('PKCE is required for public clients');
+    expect(to.searchParams.get('state')).toBe('s');
 
     const verifier = oidc.randomPKCECodeVerifier();
     q.set('code_challenge', verifier);
@@ -167,11 +169,14 @@ describeForge('OAuth2 provider at Gitea\'s paths', (f) => {
       });
     const wrong = await exchange(oidc.randomPKCECodeVerifier());
     expect(wrong.status).toBe(400);
-    expect(((await wrong.json()) as { error: string }).error).toBe('invalid_grant');
+    expect(await wrong.json()).toEqual({ error: 'unauthorized_client', error_description: 'failed PKCE code challenge' });
     const right = await exchange(verifier);
     expect(right.status).toBe(200);
     const body = (await right.json()) as { access_token: string };
     expect((await f().request('GET', '/user', { bearer: body.access_token })).body.login).toBe('alice');
+    // A code is good once: Gitea deletes it, so a second exchange finds none.
+    const again = await exchange(verifier);
+    expect([again.status, await again.json()]).toEqual([400, { error: 'unauthorized_client', error_description: 'client is not authorized' }]);
   });
 
   test('Woodpecker: confidential client, secret in the basic header, Gitea scope names limit the token', async () => {
@@ -192,7 +197,7 @@ describeForge('OAuth2 provider at Gitea\'s paths', (f) => {
 
     // A wrong secret is refused.
     const bad = await discover(f(), client_id, oidc.ClientSecretBasic('gto_wrong'), 'gto_wrong');
-    await expect(oidc.refreshTokenGrant(bad, refreshed.refresh_token as string)).rejects.toMatchObject({ status: 401 });
+    await expect(oidc.refreshTokenGrant(bad, refreshed.refresh_token as string)).rejects.toMatchObject({ status: 400, error: 'invalid_client', error_description: 'invalid client secret' });
   });
 
   test('Drone: secret in the form body, no scope asked (full access); the token clones over git HTTP; deleting the application revokes it', async () => {
@@ -228,7 +233,52 @@ describeForge('OAuth2 provider at Gitea\'s paths', (f) => {
     const q = new URLSearchParams({ client_id: TEA, redirect_uri: 'https://evil.example/', response_type: 'code', code_challenge: oidc.randomPKCECodeVerifier(), code_challenge_method: 'S256' });
     const res = await go(`/login/oauth/authorize?${q}`);
     expect(res.status).toBe(400);
-    expect(((await res.json()) as { error: string }).error).toBe('invalid_redirect_uri');
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await res.text()).toContain('Unregistered Redirect URI');
+  });
+
+  test('failed token, userinfo and introspection requests are answered as Gitea answers them', async () => {
+    const created = await f().request('POST', '/user/applications/oauth2', { basic: ALICE, body: { name: 'errs', redirect_uris: ['https://errs.example/cb', 'https://errs.example/other'], confidential_client: true } });
+    const { client_id: id, client_secret: secret } = created.body;
+    const token = async (form: Record<string, string>, authorization?: string) => {
+      const res = await fetch(`${f().url}/login/oauth/access_token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...(authorization ? { authorization } : {}) },
+        body: new URLSearchParams(form),
+      });
+      return [res.status, await res.json()];
+    };
+    const e = (error: string, error_description: string) => [400, { error, error_description }];
+    const basic = (u: string, p: string) => `Basic ${Buffer.from(`${u}:${p}`).toString('base64')}`;
+    // Each answer below is what Gitea 1.27.3 gave to the same request.
+    expect(await token({})).toEqual(e('unsupported_grant_type', 'Only refresh_token or authorization_code grant type is supported'));
+    expect(await token({ grant_type: 'password', client_id: id, client_secret: secret })).toEqual(e('unsupported_grant_type', 'Only refresh_token or authorization_code grant type is supported'));
+    expect(await token({ grant_type: 'authorization_code', client_id: 'nope', client_secret: 'x', code: 'abc' })).toEqual(e('invalid_client', "cannot load client with client id: 'nope'"));
+    expect(await token({ grant_type: 'refresh_token', client_id: 'nope', refresh_token: 'abc' })).toEqual(e('invalid_client', 'cannot load client with client id: "nope"'));
+    expect(await token({ grant_type: 'authorization_code', client_id: id, client_secret: 'wrong', code: 'abc' })).toEqual(e('unauthorized_client', 'invalid client secret'));
+    expect(await token({ grant_type: 'authorization_code', client_id: id, code: 'abc' })).toEqual(e('unauthorized_client', 'invalid empty client secret'));
+    expect(await token({ grant_type: 'refresh_token', client_id: id, client_secret: 'wrong', refresh_token: 'abc' })).toEqual(e('invalid_client', 'invalid client secret'));
+    expect(await token({ grant_type: 'authorization_code', client_id: id, client_secret: secret, code: 'abc', redirect_uri: 'https://errs.example/cb' })).toEqual(e('unauthorized_client', 'client is not authorized'));
+    expect(await token({ grant_type: 'authorization_code', client_id: id, client_secret: secret, code: 'abc', redirect_uri: 'https://evil.example/cb' })).toEqual(e('unauthorized_client', 'unexpected redirect URI'));
+    expect(await token({ grant_type: 'refresh_token', client_id: id, client_secret: secret, refresh_token: 'abc' })).toEqual(e('unauthorized_client', 'unable to parse refresh token'));
+    expect(await token({ grant_type: 'refresh_token', client_id: id, refresh_token: 'abc' }, basic('other', secret))).toEqual(e('invalid_request', 'client_id in request body inconsistent with Authorization header'));
+
+    const none = await fetch(`${f().url}/login/oauth/userinfo`);
+    expect([none.status, none.headers.get('www-authenticate'), await none.text()]).toEqual([401, 'Bearer realm="Gitea OAuth2"', 'no valid authorization']);
+    const bad = await fetch(`${f().url}/login/oauth/userinfo`, { headers: { authorization: 'Bearer abc' } });
+    expect([bad.status, await bad.text()]).toEqual([401, 'Failed to authenticate user']);
+    const intro = await fetch(`${f().url}/login/oauth/introspect`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'token=abc' });
+    expect([intro.status, intro.headers.get('www-authenticate'), await intro.text()]).toEqual([401, 'Basic realm="Gitea OAuth2"', 'no valid authorization']);
+
+    // A code sent back with another (registered) redirect URI than it was issued for.
+    const config = await discover(f(), id, oidc.ClientSecretBasic(secret), secret);
+    const verifier = oidc.randomPKCECodeVerifier();
+    const url = oidc.buildAuthorizationUrl(config, { redirect_uri: 'https://errs.example/cb', state: 'e', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' });
+    const back = await authorizeInBrowser(f(), url, { consent: 'grant' });
+    const code = back.searchParams.get('code') as string;
+    expect(await token({ grant_type: 'authorization_code', client_id: id, client_secret: secret, code, code_verifier: verifier, redirect_uri: 'https://errs.example/other' })).toEqual(
+      e('invalid_grant', 'redirect_uri differs from the original authorization request'),
+    );
   });
 
   test('deleting a user deletes their applications and every grant and token they gave', async () => {

@@ -77,25 +77,27 @@ describeForge('packages, cron tasks and admin user edits', (f) => {
     expect(p).toMatchObject({ type: 'generic', name: 'tool', version: '1.0.0', repository: null, owner: { login: 'pkgowner' }, creator: { login: 'pkgowner' } });
     expect(p.html_url).toBe(`${f().url}/pkgowner/-/packages/generic/tool/1.0.0`);
     expect(p.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
-    res = await f().request('GET', '/packages/pkgowner?q=lib');
+    res = await f().request('GET', '/packages/pkgowner?q=lib', as('viewer'));
     expect(res.body.map((x: { name: string }) => x.name)).toEqual(['other-lib']);
-    res = await f().request('GET', '/packages/pkgowner?type=npm');
+    res = await f().request('GET', '/packages/pkgowner?type=npm', as('viewer'));
     expect(res.body).toEqual([]);
-    res = await f().request('GET', '/packages/pkgowner?type=nonsense');
+    res = await f().request('GET', '/packages/pkgowner?type=nonsense', as('viewer'));
     expect(res.status).toBe(422);
-    res = await f().request('GET', '/packages/pkgowner?limit=1&page=2');
+    res = await f().request('GET', '/packages/pkgowner?limit=1&page=2', as('viewer'));
     expect(res.body.map((x: { version: string }) => x.version)).toEqual(['2.0.0']);
     expect(res.headers.get('link')).toContain('rel="next"');
     res = await f().request('GET', '/packages/pkgorg', as('viewer'));
     expect(res.body[0]).toMatchObject({ name: 'shared', creator: { login: 'dev' } });
     expect((await f().request('GET', '/packages/hidden', as('stranger'))).status).toBe(404);
     expect((await f().request('GET', '/packages/nobody', as('stranger'))).status).toBe(404);
-    res = await f().request('GET', '/packages/pkgowner/generic/tool/1.0.0');
+    res = await f().request('GET', '/packages/pkgowner/generic/tool/1.0.0', as('viewer'));
     expect(res.body.version).toBe('1.0.0');
-    res = await f().request('GET', '/packages/pkgowner/generic/tool/1.0.0/files');
+    res = await f().request('GET', '/packages/pkgowner/generic/tool/1.0.0/files', as('viewer'));
     expect(res.body.map((x: { name: string }) => x.name).sort()).toEqual(['README.md', 'tool.tar.gz']);
     const readme = res.body.find((x: { name: string }) => x.name === 'README.md');
     expect(readme).toMatchObject({ Size: 6, sha256: crypto.createHash('sha256').update('# tool').digest('hex'), md5: crypto.createHash('md5').update('# tool').digest('hex') });
+    // Gitea's package API needs a signed-in caller even for a public owner.
+    expect((await f().request('GET', '/packages/pkgowner')).status).toBe(401);
     const readToken = await f().token('viewer', ['read:repository']);
     expect((await f().request('GET', '/packages/pkgowner', { token: readToken })).status).toBe(403);
   });
@@ -107,8 +109,42 @@ describeForge('packages, cron tasks and admin user edits', (f) => {
     expect((await f().request('DELETE', reg('/pkgowner/generic/tool/2.0.0'), as('pkgowner'))).status).toBe(204);
     expect((await f().request('DELETE', '/packages/pkgowner/generic/other-lib/0.1', as('viewer'))).status).toBe(403);
     expect((await f().request('DELETE', '/packages/pkgowner/generic/other-lib/0.1', as('pkgowner'))).status).toBe(204);
-    const res = await f().request('GET', '/packages/pkgowner');
+    const res = await f().request('GET', '/packages/pkgowner', as('pkgowner'));
     expect(res.body.map((p: { name: string; version: string }) => `${p.name}@${p.version}`)).toEqual(['tool@1.0.0']);
+  });
+
+  test('one package: versions, latest, link to a repository, unlink, delete with every version', async () => {
+    for (const v of ['1.0', '1.1', '1.2']) expect((await put(`/pkgowner/generic/linked/${v}/a.bin`, v, as('pkgowner'))).status).toBe(201);
+    let res = await f().request('GET', '/packages/pkgowner/generic/linked?limit=2', as('viewer'));
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-total-count')).toBe('3');
+    expect(res.headers.get('link')).toContain('rel="next"');
+    expect(res.body.map((x: { version: string }) => x.version)).toEqual(['1.2', '1.1']);
+    expect((await f().request('GET', '/packages/pkgowner/generic/absent', as('viewer'))).status).toBe(404);
+    res = await f().request('GET', '/packages/pkgowner/generic/linked/-/latest', as('viewer'));
+    expect(res.body).toMatchObject({ name: 'linked', version: '1.2', repository: null });
+    expect((await f().request('GET', '/packages/pkgowner/generic/absent/-/latest', as('viewer'))).status).toBe(404);
+
+    expect((await f().request('POST', '/user/repos', { ...as('pkgowner'), body: { name: 'linkrepo', private: true } })).status).toBe(201);
+    expect((await f().request('POST', '/packages/pkgowner/generic/linked/-/unlink', as('pkgowner'))).status).toBe(400);
+    expect((await f().request('POST', '/packages/pkgowner/generic/linked/-/link/absent', as('pkgowner'))).status).toBe(404);
+    expect((await f().request('POST', '/packages/pkgowner/generic/linked/-/link/linkrepo', as('viewer'))).status).toBe(403);
+    expect((await f().request('POST', '/packages/pkgowner/generic/linked/-/link/linkrepo', as('pkgowner'))).status).toBe(201);
+    expect((await f().request('POST', '/packages/pkgowner/generic/linked/-/link/linkrepo', as('pkgowner'))).status).toBe(400);
+    // The linked repository shows to whoever may read it, and stays hidden from others.
+    res = await f().request('GET', '/packages/pkgowner/generic/linked/-/latest', as('pkgowner'));
+    expect(res.body.repository).toMatchObject({ full_name: 'pkgowner/linkrepo', private: true });
+    res = await f().request('GET', '/packages/pkgowner/generic/linked', as('viewer'));
+    expect(res.body.map((x: { repository: unknown }) => x.repository)).toEqual([null, null, null]);
+    expect((await f().request('POST', '/packages/pkgowner/generic/linked/-/unlink', as('viewer'))).status).toBe(403);
+    expect((await f().request('POST', '/packages/pkgowner/generic/linked/-/unlink', as('pkgowner'))).status).toBe(204);
+    expect((await f().request('GET', '/packages/pkgowner/generic/linked/-/latest', as('pkgowner'))).body.repository).toBeNull();
+
+    expect((await f().request('DELETE', '/packages/pkgowner/generic/linked', as('viewer'))).status).toBe(403);
+    expect((await f().request('DELETE', '/packages/pkgowner/generic/linked', as('pkgowner'))).status).toBe(204);
+    expect((await f().request('GET', '/packages/pkgowner/generic/linked', as('pkgowner'))).status).toBe(404);
+    expect((await f().request('GET', reg('/pkgowner/generic/linked/1.0/a.bin'))).status).toBe(404);
+    expect((await f().request('DELETE', '/packages/pkgowner/generic/linked', as('pkgowner'))).status).toBe(404);
   });
 
   test('GET /admin/cron lists the scheduled jobs with schedule, next, prev, exec_times', async () => {

@@ -1,5 +1,5 @@
 /**
- * Slack and Discord hooks on a real forge: the scenario Gitea's fixtures were recorded with
+ * Slack, Discord, Matrix and Feishu hooks on a real forge: the scenario Gitea's fixtures were recorded with
  * (support/webhook-scenario.ts) runs against the forge with a gitea, a slack and a discord hook
  * on one receiver. The forge sends the events a real Gitea sent for it, each payload with the keys
  * Gitea's had (the pull request record's too). Every event the gitea hook gets reaches the chat hooks as that service's
@@ -17,7 +17,9 @@ import { apiClient, hookConfig, record, startReceiver, type RecordedEvent } from
 /** What a real Gitea 1.27.3 sent for the same scenario (scripts/record-gitea-webhooks.ts). */
 const fixture = JSON.parse(fs.readFileSync(path.join(__dirname, 'fixtures', 'gitea-webhook-payloads.json'), 'utf8')) as { events: RecordedEvent[] };
 
-const TYPES = ['gitea', 'slack', 'discord'];
+const TYPES = ['gitea', 'slack', 'discord', 'matrix', 'feishu'];
+/** The chat types whose deliveries are checked (feishu's only in steps of one event: it has no event header to pair by). */
+const CHAT = TYPES.slice(1);
 const SECRET = 'chat-secret';
 
 describeForge('chat webhooks delivered', (f) => {
@@ -57,19 +59,33 @@ describeForge('chat webhooks delivered', (f) => {
     }
     for (const e of events) {
       const withCommits = e.eventType !== 'push' || (e.payload as { commits: unknown[] }).commits.length > 0;
-      for (const type of ['slack', 'discord']) {
+      const oneEvent = events.filter((x) => x.step === e.step).length === 1;
+      for (const type of CHAT) {
         const sent = e.requests[type];
+        if (type === 'feishu' && !oneEvent) continue;
         if (!withCommits) {
           expect(sent).toBeUndefined();
           continue;
         }
         expect(sent).toBeDefined();
-        expect(sent.body).toEqual(CONVERTERS[type](e.eventType, e.payload as Record<string, unknown>, hookConfig(type, receiver.url), `${f().url}/`));
+        const want = CONVERTERS[type](e.eventType, e.payload as Record<string, unknown>, hookConfig(type, receiver.url), `${f().url}/`);
         expect(sent.headers['content-type']).toBe('application/json');
+        const raw = receiver.deliveries.find((d) => d.type === type && d.path === sent.path && JSON.stringify(JSON.parse(d.body)) === JSON.stringify(sent.body))!.body;
+        if (type === 'feishu') {
+          // No Gitea headers; the secret signs the body's timestamp instead.
+          const { timestamp, sign, ...rest } = sent.body as { timestamp: number; sign: string };
+          expect(rest).toEqual(want);
+          expect(sign).toBe(crypto.createHmac('sha256', `${timestamp}\n${SECRET}`).digest('base64'));
+          expect(sent.headers['x-gitea-event']).toBeUndefined();
+          continue;
+        }
+        expect(sent.body).toEqual(want);
         expect(sent.headers['x-gitea-event-type']).toBe(e.eventType);
         expect([e.step, sent.headers['x-gitea-event']]).toEqual([e.step, fixture.events.find((g) => name(g) === name(e))!.requests[type].headers['x-gitea-event']]);
-        const raw = receiver.deliveries.find((d) => d.headers['x-gitea-delivery'] === sent.headers['x-gitea-delivery'])!.body;
         expect(sent.headers['x-gitea-signature']).toBe(crypto.createHmac('sha256', SECRET).update(raw).digest('hex'));
+        // Matrix: PUT at the room's send URL plus a transaction id, the SHA-1 of the body.
+        if (type === 'matrix') expect([sent.method, sent.path]).toEqual(['PUT', `/matrix/${crypto.createHash('sha1').update(raw.trim()).digest('hex')}`]);
+        else expect(sent.method).toBe('POST');
       }
     }
   });
@@ -81,11 +97,13 @@ describeForge('chat webhooks delivered', (f) => {
       const deadline = Date.now() + 20_000;
       while (!receiver.deliveries.slice(before).some((d) => d.type === type) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
       const d = receiver.deliveries.slice(before).find((x) => x.type === type);
-      expect(d?.headers['x-gitea-event']).toBe('push');
+      if (type !== 'feishu') expect(d?.headers['x-gitea-event']).toBe('push');
       const body = JSON.parse(d!.body);
       if (type === 'slack') expect(body.text).toContain('pushed by');
       if (type === 'discord') expect(body.embeds[0].title).toMatch(/^\[hooker\/hooked:main\] \d+ new commits?$/);
       if (type === 'gitea') expect(body.ref).toBe('refs/heads/main');
+      if (type === 'matrix') expect(body.body).toMatch(/^\[\[hooker\/hooked\]\(.*\)\] hooker pushed \d+ commits? to \[main\]/);
+      if (type === 'feishu') expect(body.content.text).toMatch(/^\[hooker\/hooked:main\]/);
     }
   });
 }, { webhookAllowedHostList: 'loopback' });

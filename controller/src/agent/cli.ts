@@ -39,6 +39,10 @@ Options:
   --endpoint-picker-disable-tls, --endpoint-picker-tls-verify, --endpoint-picker-ca-file=FILE
                            for InferencePool backends: the inference hop the agent runs
                            beside nginx once a config needs it (see portcullis-inference-hop)
+  --shutdown-delay=D       on SIGTERM, how long nginx keeps serving new connections while
+                           /readyz answers 503, before it quits gracefully (default 5s;
+                           e.g. 0s, 1500ms): the pod's endpoint leaves the Service while
+                           nginx still answers, so no connection is refused meanwhile
   --log-level=LEVEL        ${LOG_LEVELS.join(', ')} (default info); JSON lines on stderr
   -h, --help               show this help
 `;
@@ -54,13 +58,15 @@ export interface AgentOptions {
   podName: string;
   nginx?: string;
   logLevel: LogLevel;
+  /** Milliseconds nginx keeps serving after SIGTERM (see --shutdown-delay). */
+  shutdownDelayMs: number;
   help: boolean;
   picker: { disableTls: boolean; verify: boolean; caFile?: string };
 }
 
 export { UsageError };
 
-const VALUES = ['server', 'gateway', 'token-file', 'ca-file', 'prefix', 'listen-address', 'health-address', 'pod-name', 'nginx', 'log-level', 'endpoint-picker-ca-file'];
+const VALUES = ['server', 'gateway', 'token-file', 'ca-file', 'prefix', 'listen-address', 'health-address', 'pod-name', 'nginx', 'log-level', 'endpoint-picker-ca-file', 'shutdown-delay'];
 const SWITCHES = ['endpoint-picker-disable-tls', 'endpoint-picker-tls-verify'];
 
 export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): AgentOptions {
@@ -77,6 +83,7 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env):
     podName: values.get('pod-name') ?? env.POD_NAME ?? os.hostname(),
     nginx: values.get('nginx'),
     logLevel,
+    shutdownDelayMs: 5000,
     help: values.has('help'),
     picker: {
       disableTls: values.get('endpoint-picker-disable-tls') === 'true',
@@ -95,6 +102,9 @@ export function parseArgs(argv: string[], env: NodeJS.ProcessEnv = process.env):
   if (!/^[^/]+\/[^/]+$/.test(options.gateway)) throw new UsageError(`--gateway must be NAMESPACE/NAME, got "${options.gateway}"`);
   if (!options.tokenFile) throw new UsageError('--token-file=FILE is required');
   if (!path.isAbsolute(options.prefix)) options.prefix = path.resolve(options.prefix);
+  const delay = /^(\d+(?:\.\d+)?)(ms|s)$/.exec(values.get('shutdown-delay') ?? '5s');
+  if (!delay) throw new UsageError(`--shutdown-delay must be a duration such as 5s or 500ms, got "${values.get('shutdown-delay')}"`);
+  options.shutdownDelayMs = Math.round(Number(delay[1]) * (delay[2] === 's' ? 1000 : 1));
   if (!/^(.*):(\d+)$/.test(options.healthAddress)) throw new UsageError(`--health-address must be HOST:PORT, got "${options.healthAddress}"`);
   return options;
 }
@@ -158,8 +168,9 @@ export async function runAgent(options: AgentOptions, log: Logger): Promise<numb
       const ok = loop.live === undefined || nginxUp;
       res.writeHead(ok ? 200 : 503, { 'content-type': 'text/plain' }).end(ok ? 'ok\n' : 'nginx is not running\n');
     } else if (url === '/readyz') {
-      const ok = loop.live !== undefined && nginxUp;
-      res.writeHead(ok ? 200 : 503, { 'content-type': 'text/plain' }).end(ok ? `ok ${loop.live}\n` : 'no configuration applied yet\n');
+      const ok = loop.live !== undefined && nginxUp && !draining;
+      const why = draining ? 'shutting down\n' : 'no configuration applied yet\n';
+      res.writeHead(ok ? 200 : 503, { 'content-type': 'text/plain' }).end(ok ? `ok ${loop.live}\n` : why);
     } else if (url === '/metrics') {
       metrics.registry.metrics().then(
         (text) => res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text),
@@ -175,9 +186,20 @@ export async function runAgent(options: AgentOptions, log: Logger): Promise<numb
   log.info('agent starting', { component: 'agent', gateway: options.gateway, server: options.server, pod: options.podName, prefix: layout.prefix, health: options.healthAddress });
 
   let stopping: Promise<number> | undefined;
+  // SIGTERM is the pod being deleted (scale-down, rollout, eviction): the kubelet signals and
+  // the endpoint controller marks the endpoint terminating at the same time, and proxies keep
+  // sending new connections here until they have seen that. An nginx that quits at once
+  // refuses them. So it keeps serving (and applying configs) for the shutdown delay while
+  // /readyz says 503, then quits gracefully, finishing the requests and streams it holds.
+  let draining = false;
   const stop = (signal: string): Promise<number> => {
     stopping ??= (async () => {
-      log.info('stopping', { component: 'agent', signal });
+      const delayMs = signal === 'SIGTERM' && loop.live !== undefined ? options.shutdownDelayMs : 0;
+      log.info('stopping', { component: 'agent', signal, delayMs });
+      // A repeated SIGTERM must not end the process mid-drain (Node's default), orphaning nginx.
+      process.on('SIGTERM', () => log.info('already stopping', { component: 'agent' }));
+      draining = true;
+      if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
       channel.stop();
       loop.stop();
       await loop.idle();

@@ -142,7 +142,7 @@ const APP_PROTOCOLS: Record<string, string[]> = {
 };
 
 /** Resolve one backendRef of a route (of kind `routeKind`) in `routeNamespace`. */
-export function resolveBackend(ref: HTTPBackendRef, routeNamespace: string, index: BackendIndex, path: string, routeKind = 'HTTPRoute'): BackendRef {
+export function resolveBackend(ref: Omit<HTTPBackendRef, 'filters'>, routeNamespace: string, index: BackendIndex, path: string, routeKind = 'HTTPRoute'): BackendRef {
   const namespace = ref.namespace ?? routeNamespace;
   const base: BackendRef = { namespace, name: ref.name, group: ref.group, kind: ref.kind, port: ref.port, weight: ref.weight, valid: false, endpoints: [] };
 
@@ -159,7 +159,8 @@ export function resolveBackend(ref: HTTPBackendRef, routeNamespace: string, inde
   if (ref.port === undefined) return failedBackend(base, path, 'UnsupportedValue', 'port is required for a Service backend');
   const port = service.spec.ports.find((p) => p.port === ref.port);
   if (!port) return failedBackend(base, path, 'BackendNotFound', `Service ${namespace}/${ref.name} has no port ${ref.port}`);
-  if (port.appProtocol !== undefined && !(APP_PROTOCOLS[routeKind] ?? []).includes(port.appProtocol)) {
+  // Routes of whole connections (TLSRoute, TCPRoute, UDPRoute) pass bytes through, whatever the port speaks.
+  if (port.appProtocol !== undefined && APP_PROTOCOLS[routeKind] && !APP_PROTOCOLS[routeKind].includes(port.appProtocol)) {
     return failedBackend(base, path, 'UnsupportedProtocol', `Service ${namespace}/${ref.name} port ${ref.port} has appProtocol ${port.appProtocol}, which a ${routeKind} cannot use (supported: ${(APP_PROTOCOLS[routeKind] ?? []).join(', ')})`);
   }
   return { ...base, valid: true, endpoints: index.endpoints(service, port), ...(routeKind === 'HTTPRoute' && port.appProtocol === 'kubernetes.io/h2c' ? { h2c: true } : {}) };

@@ -50,6 +50,15 @@ export function buildGraph(set: ResourceSet, options: BuildGraphOptions): Graph 
     routes.push(built.node);
     attachments.push(...built.attachments);
   }
+  for (const list of [set.tlsRoutes, set.tcpRoutes, set.udpRoutes]) {
+    if (!list || list.length === 0) continue;
+    for (const route of [...list].sort((a, b) => byKey(a.metadata, b.metadata))) {
+      const built = buildRoute(route, lookup, backends);
+      if (!built) continue;
+      routes.push(built.node);
+      attachments.push(...built.attachments);
+    }
+  }
   applyAttachments(grpcRoutes.length > 0 ? separateRouteKinds(attachments) : attachments, gateways);
   const nginx = planH2cPorts(gateways, options.nginx ?? { http2On: true });
 

@@ -10,6 +10,7 @@
  * the most specific hostname winning as inside one Gateway.
  */
 import { gatewayConditions, listenerConditions, mergeConditions } from '../conditions';
+import { protocolsClash } from './gateways';
 import type { GatewayNode, ListenerNode } from './types';
 
 export interface DatedGateway {
@@ -33,8 +34,8 @@ export function resolveGatewayConflicts(gateways: DatedGateway[]): void {
     for (const l of node.listeners) {
       // An invalid listener is still told about a conflict (users see both); only valid ones claim a port.
       const earlier = claimed.get(l.port) ?? [];
-      const protocol = earlier.find((o) => o.listener.protocol !== l.protocol);
-      const host = earlier.find((o) => (o.listener.hostname ?? '') === (l.hostname ?? ''));
+      const protocol = earlier.find((o) => protocolsClash(o.listener.protocol, l.protocol));
+      const host = earlier.find((o) => o.listener.protocol === l.protocol && (o.listener.hostname ?? '') === (l.hostname ?? ''));
       const other = protocol ?? host;
       if (other) {
         const who = `listener ${other.listener.name} of Gateway ${other.gateway.namespace}/${other.gateway.name}`;

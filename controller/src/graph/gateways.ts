@@ -4,9 +4,29 @@ import { gatewayConditions, listenerConditions, mergeConditions } from '../condi
 import type { GatewayNode, GraphCondition, ListenerNode, SupportedKind } from './types';
 
 /** Protocols whose listeners we can program today. */
-export const SUPPORTED_PROTOCOLS = ['HTTP', 'HTTPS'];
+export const SUPPORTED_PROTOCOLS = ['HTTP', 'HTTPS', 'TLS', 'TCP', 'UDP'];
 /** Route kinds each supported protocol carries. */
-const KINDS_BY_PROTOCOL: Record<string, string[]> = { HTTP: ['HTTPRoute', 'GRPCRoute'], HTTPS: ['HTTPRoute', 'GRPCRoute'] };
+const KINDS_BY_PROTOCOL: Record<string, string[]> = {
+  HTTP: ['HTTPRoute', 'GRPCRoute'],
+  HTTPS: ['HTTPRoute', 'GRPCRoute'],
+  TLS: ['TLSRoute'],
+  TCP: ['TCPRoute'],
+  UDP: ['UDPRoute'],
+};
+
+/** Listeners nginx serves in its stream context (whole connections), not in http. */
+export function isStreamProtocol(protocol: string): boolean {
+  return protocol === 'TLS' || protocol === 'TCP' || protocol === 'UDP';
+}
+
+/**
+ * Listeners on one port whose protocols cannot be served together. UDP is a transport of its
+ * own, so a UDP listener shares a port number with a TCP-based one (the Gateway API lets it).
+ */
+export function protocolsClash(a: string, b: string): boolean {
+  if (a === b) return false;
+  return (a === 'UDP') === (b === 'UDP');
+}
 
 function supportedKindsOf(listener: Listener): { kinds: SupportedKind[]; invalid: string[] } {
   const allowed = KINDS_BY_PROTOCOL[listener.protocol] ?? [];
@@ -38,12 +58,12 @@ function conflictConditions(listeners: Listener[]): Map<string, GraphCondition[]
   const out = new Map<string, GraphCondition[]>();
   for (const l of listeners) {
     const samePort = listeners.filter((o) => o !== l && o.port === l.port);
-    const otherProtocol = samePort.find((o) => o.protocol !== l.protocol);
+    const otherProtocol = samePort.find((o) => protocolsClash(o.protocol, l.protocol));
     if (otherProtocol) {
       out.set(l.name, listenerConditions.protocolConflict(`Multiple listeners for port ${l.port} with different protocols (${l.protocol}, ${otherProtocol.protocol})`));
       continue;
     }
-    const sameHost = samePort.find((o) => (o.hostname ?? '') === (l.hostname ?? ''));
+    const sameHost = samePort.find((o) => o.protocol === l.protocol && (o.hostname ?? '') === (l.hostname ?? ''));
     if (sameHost) {
       out.set(l.name, listenerConditions.hostnameConflict(`Listeners ${l.name} and ${sameHost.name} on port ${l.port} have the same hostname "${l.hostname ?? ''}"`));
     }
@@ -55,7 +75,7 @@ function buildListener(gateway: Gateway, listener: Listener, conflicts: Map<stri
   const { kinds, invalid } = supportedKindsOf(listener);
   let own = ownConditions(listener, invalid);
   let tls: ListenerCertificate[] | undefined;
-  if (own.length === 0 && listener.protocol === 'HTTPS') {
+  if (own.length === 0 && (listener.protocol === 'HTTPS' || (listener.protocol === 'TLS' && listener.tls?.mode !== 'Passthrough'))) {
     const resolved = (certificates ?? new CertificateIndex({ referenceGrants: [] })).resolve(gateway, listener);
     if ('problem' in resolved) own = resolved.problem;
     else tls = resolved.certificates;
@@ -82,6 +102,7 @@ function buildListener(gateway: Gateway, listener: Listener, conflicts: Map<stri
     attachable: SUPPORTED_PROTOCOLS.includes(listener.protocol) && kinds.length > 0,
     conditions,
     ...(tls ? { certificates: tls } : {}),
+    ...(listener.protocol === 'TLS' ? { tlsMode: listener.tls?.mode ?? 'Terminate' } : {}),
   };
 }
 

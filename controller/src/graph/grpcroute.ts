@@ -18,6 +18,7 @@ import type { GRPCRoute, GRPCRouteMatch, GRPCRouteRule } from '../resources/grpc
 import { type BackendIndex, resolveBackend } from './backends';
 import { checkRegex } from './regex';
 import { memoizedRules } from './rules';
+import { buildSession } from './session';
 import type { RouteMatch, RouteRule } from './types';
 
 class RuleProblem extends Error {}
@@ -79,7 +80,11 @@ export function buildGrpcRule(rule: GRPCRouteRule, index: number, routeNamespace
   const field = `spec.rules[${index}]`;
   const resolved = rule.backendRefs.map((b, i) => resolveBackend(b, routeNamespace, backends, `${field}.backendRefs[${i}]`, 'GRPCRoute'));
   const out: RouteRule = { index, matches: [], backends: resolved, valid: true, ...(rule.name ? { name: rule.name } : {}) };
-  if (rule.unsupportedFields) out.unsupportedFields = rule.unsupportedFields;
+  if (rule.sessionPersistence) {
+    const { session, unsupported } = buildSession(rule.sessionPersistence);
+    out.session = session;
+    if (unsupported.length > 0) out.unsupportedFields = [...(out.unsupportedFields ?? []), ...unsupported];
+  }
   try {
     const filters = grpcRuleFilters(rule, field, routeNamespace, backends);
     if (filters.filters) out.filters = filters.filters;

@@ -1,4 +1,5 @@
-import { GATEWAY_API_GROUP, type GRPCRoute, type HTTPRoute } from '../resources/types';
+import { GATEWAY_API_GROUP, type GRPCRoute, type HTTPRoute, type L4Route } from '../resources/types';
+import { buildL4Rules } from './l4rules';
 import { buildGrpcRules } from './grpcroute';
 import type { BackendIndex } from './backends';
 import { routeConditions } from '../conditions';
@@ -40,7 +41,7 @@ function resolvedRefsCondition(rules: RouteRule[]): GraphCondition {
 
 /** Which listeners of `gateway` accept the route through this parentRef, or why none do. */
 function attachToGateway(
-  route: HTTPRoute | GRPCRoute,
+  route: HTTPRoute | GRPCRoute | L4Route,
   ref: RouteParentNode['ref'],
   gateway: GatewayNode,
   namespaceLabels: GatewayLookup['namespaceLabels'],
@@ -97,7 +98,7 @@ function attachToGateway(
  * concerns us (all point at Gateways of other controllers or at other kinds).
  * Attachments are returned for the caller to apply to listeners.
  */
-export function buildRoute(route: HTTPRoute | GRPCRoute, gateways: GatewayLookup, backends: BackendIndex): { node: HTTPRouteNode; attachments: Attachment[] } | undefined {
+export function buildRoute(route: HTTPRoute | GRPCRoute | L4Route, gateways: GatewayLookup, backends: BackendIndex): { node: HTTPRouteNode; attachments: Attachment[] } | undefined {
   const ns = route.metadata.namespace;
   const refs = route.spec.parentRefs
     .map((r, index) => ({ index, ref: { group: r.group, kind: r.kind, namespace: r.namespace ?? ns, name: r.name, ...(r.sectionName !== undefined ? { sectionName: r.sectionName } : {}), ...(r.port !== undefined ? { port: r.port } : {}) } }))
@@ -106,9 +107,9 @@ export function buildRoute(route: HTTPRoute | GRPCRoute, gateways: GatewayLookup
     .filter(({ ref }) => gateways.ours.has(`${ref.namespace}/${ref.name}`) || !gateways.all.has(`${ref.namespace}/${ref.name}`));
   if (refs.length === 0) return undefined;
 
-  const rules = route.kind === 'GRPCRoute' ? buildGrpcRules(route, backends) : buildRules(route, backends);
+  const rules = route.kind === 'GRPCRoute' ? buildGrpcRules(route, backends) : route.kind === 'HTTPRoute' ? buildRules(route, backends) : buildL4Rules(route, backends);
   const node: HTTPRouteNode = {
-    ...(route.kind === 'GRPCRoute' ? { kind: 'GRPCRoute' as const } : {}),
+    ...(route.kind !== 'HTTPRoute' ? { kind: route.kind } : {}),
     namespace: ns,
     name: route.metadata.name,
     generation: route.metadata.generation,

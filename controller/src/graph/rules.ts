@@ -2,6 +2,8 @@ import type { HTTPRoute, HTTPRouteMatch, HTTPRouteRule } from '../resources/type
 import { durationMs } from '../resources/validation';
 import { type BackendIndex, resolveBackend } from './backends';
 import { checkRegex } from './regex';
+import { buildSession } from './session';
+import { buildRetry } from './retry';
 import { buildFilters, FilterProblem, ruleAndBackendFilters } from './filters';
 import { isInferencePoolRef } from './inferencepools';
 import type { RouteMatch, RouteRule } from './types';
@@ -116,7 +118,18 @@ export function buildRule(rule: HTTPRouteRule, index: number, routeNamespace: st
   const field = `spec.rules[${index}]`;
   const resolved = rule.backendRefs.map((b, i) => resolveBackend(b, routeNamespace, backends, `${field}.backendRefs[${i}]`));
   const out: RouteRule = { index, matches: [], backends: resolved, valid: true, ...(rule.name ? { name: rule.name } : {}) };
-  if (rule.unsupportedFields) out.unsupportedFields = rule.unsupportedFields;
+  // The inference hop, not nginx, picks an InferencePool's endpoint.
+  if (rule.sessionPersistence && rule.backendRefs.some((b) => isInferencePoolRef(b.group, b.kind))) out.unsupportedFields = ['sessionPersistence'];
+  else if (rule.sessionPersistence) {
+    const { session, unsupported } = buildSession(rule.sessionPersistence);
+    out.session = session;
+    if (unsupported.length > 0) out.unsupportedFields = [...(out.unsupportedFields ?? []), ...unsupported];
+  }
+  if (rule.retry) {
+    const { retry, unsupported } = buildRetry(rule.retry, rule.backendRefs.some((b) => isInferencePoolRef(b.group, b.kind)));
+    if (retry) out.retry = retry;
+    if (unsupported.length > 0) out.unsupportedFields = [...(out.unsupportedFields ?? []), ...unsupported];
+  }
   if (rule.timeouts && (rule.timeouts.request !== undefined || rule.timeouts.backendRequest !== undefined)) {
     out.timeouts = {
       ...(rule.timeouts.request !== undefined ? { requestMs: durationMs(rule.timeouts.request) } : {}),

@@ -6,7 +6,7 @@
  */
 import type { RuleFilters } from './filters';
 import type { ListenerCertificate } from './tls';
-import type { HTTPMethod, LabelSelector, ParentReference, PathMatchType, ValueMatchType } from '../resources/types';
+import type { HTTPMethod, L4RouteKind, LabelSelector, ParentReference, PathMatchType, ValueMatchType } from '../resources/types';
 
 import type { GraphCondition } from '../conditions/types';
 export type { ConditionStatus, GraphCondition, StatusCondition, StatusReport } from '../conditions/types';
@@ -56,7 +56,7 @@ export interface ListenerNode {
   gateway: ObjectRef;
   name: string;
   port: number;
-  /** Only 'HTTP' listeners are valid today; the field keeps what the manifest said. */
+  /** HTTP, HTTPS, TLS, TCP or UDP; the field keeps what the manifest said (others are invalid). */
   protocol: string;
   hostname?: string;
   /** False: the model must not render it (conflicted, unsupported protocol...). */
@@ -77,8 +77,10 @@ export interface ListenerNode {
   namespaceSelector?: LabelSelector;
   /** Accepted, ResolvedRefs, Conflicted (+ Programmed False when invalid; else status/statuses.ts adds it). */
   conditions: GraphCondition[];
-  /** HTTPS: the certificates (with keys) of tls.certificateRefs, all resolved and valid. */
+  /** HTTPS, and TLS in mode Terminate: the certificates (with keys) of tls.certificateRefs, all resolved and valid. */
   certificates?: ListenerCertificate[];
+  /** TLS listeners: Passthrough (the backend terminates TLS) or Terminate. */
+  tlsMode?: 'Terminate' | 'Passthrough';
 }
 
 /** One route accepted on one listener. */
@@ -91,8 +93,11 @@ export interface AttachedRoute {
 // ---------------------------------------------------------------- HTTPRoute
 
 export interface HTTPRouteNode {
-  /** Absent: HTTPRoute. A GRPCRoute's rules are expressed as HTTP matches (graph/grpcroute.ts). */
-  kind?: 'HTTPRoute' | 'GRPCRoute';
+  /**
+   * Absent: HTTPRoute. A GRPCRoute's rules are expressed as HTTP matches (graph/grpcroute.ts);
+   * those of TLSRoute, TCPRoute and UDPRoute have no matches, only backends (graph/l4rules.ts).
+   */
+  kind?: 'HTTPRoute' | 'GRPCRoute' | L4RouteKind;
   namespace: string;
   name: string;
   generation: number;
@@ -144,8 +149,27 @@ export interface RouteRule {
   backendFilters?: (RuleFilters | undefined)[];
   /** rules[].timeouts in milliseconds when given (0 = no timeout, as the Gateway API says). */
   timeouts?: { requestMs?: number; backendRequestMs?: number };
+  /** rules[].sessionPersistence as the data plane acts on it (graph/session.ts). */
+  session?: RuleSession;
+  /** rules[].retry as the data plane acts on it (graph/retry.ts). */
+  retry?: RuleRetry;
   /** Fields of the rule that are set but not implemented (the route's Accepted condition names them). */
   unsupportedFields?: string[];
+}
+
+export interface RuleSession {
+  type: 'Cookie' | 'Header';
+  /** sessionName when nginx can use it; else the model names the token after the rule. */
+  name?: string;
+  /** A permanent cookie's Max-Age (absoluteTimeout); without it, a session cookie. */
+  maxAgeSeconds?: number;
+}
+
+export interface RuleRetry {
+  /** Status codes retried besides connection errors and timeouts, ascending. */
+  codes: number[];
+  /** Retries after the first attempt. */
+  attempts: number;
 }
 
 export interface RouteMatch {

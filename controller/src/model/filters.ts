@@ -123,6 +123,8 @@ export const DEFAULT_PROXY_HEADERS: { name: string; value: ValuePart[] }[] = [
 export interface ServerInfo {
   port: number;
   https: boolean;
+  /** The server name; undefined: the port's catch-all server. */
+  name?: string;
 }
 
 export interface FilterContext {

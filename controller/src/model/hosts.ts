@@ -9,6 +9,7 @@
  * specific listener(s) matching its name, and from those, every route whose effective
  * hostnames cover the name (the hostname's specificity is the first precedence key).
  */
+import { isStreamProtocol } from '../graph/gateways';
 import type { AttachedRoute, GatewayNode, ListenerNode } from '../graph/types';
 import type { ObjectKey } from './types';
 import type { ListenerCertificate } from '../graph/tls';
@@ -120,7 +121,8 @@ export function planServers(gateways: GatewayNode[]): ServerPlan[] {
   for (const g of gateways) {
     if (!g.accepted) continue;
     for (const l of g.listeners) {
-      if (!l.valid) continue;
+      // TLS, TCP and UDP listeners are served by the stream context (model/streams.ts).
+      if (!l.valid || isStreamProtocol(l.protocol)) continue;
       byPort.set(l.port, [...(byPort.get(l.port) ?? []), l]);
     }
   }

@@ -9,12 +9,14 @@ import { ruleSettingsOf } from './policy-settings';
 import { planServers, sniListenerMaps, type ServerPlan } from './hosts';
 import type { ListenerCertificate } from '../graph/tls';
 import { buildLocations } from './locations';
-import { ConditionMaps } from './matching';
+import { Registries } from './uses';
+import { sessionMaps } from './session';
 import { finalizeBodyLimits } from './bodylimit';
-import type { DispatchMap, NginxModel, RuleLocation, RuleSource, Server, SplitClients } from './types';
+import type { DispatchMap, NginxModel, ProxyTarget, RuleLocation, RuleSource, Server, SplitClients } from './types';
 import type { HeaderAppendMap } from './filters';
-import { targetSignature, Upstreams } from './upstreams';
+import { targetSignature } from './upstreams';
 import { grpcErrorPages } from './grpc';
+import { buildStreams, certificateFile } from './streams';
 import type { ModelMemo } from './memo';
 
 export * from './types';
@@ -28,15 +30,10 @@ export { ModelMemo } from './memo';
  * set at server/http level, since dispatching and 404 locations `return` before limit_req runs.
  */
 export function buildModel(graph: Graph, policies?: EffectivePolicies, memo?: ModelMemo): NginxModel {
-  const conditionMaps = new ConditionMaps();
-  const upstreams = new Upstreams();
-  const warnings: string[] = [];
-  const warn = (m: string) => {
-    if (!warnings.includes(m)) warnings.push(m);
-  };
+  const ctx = new Registries();
+  const { maps: conditionMaps, upstreams, warnings } = ctx;
 
   memo?.begin();
-  const ctx = { maps: conditionMaps, upstreams, warn };
   const planned = planServers(graph.gateways);
   const servers: Server[] = planned.map((plan) => {
     const { locations, ruleLocations } = memo
@@ -64,23 +61,23 @@ export function buildModel(graph: Graph, policies?: EffectivePolicies, memo?: Mo
     }
   }
 
+  const stream = buildStreams(graph.gateways);
+  const secrets = { ...secretFiles(planned), ...stream?.secretFiles };
   return finalizeModel({
     http: { limitReqZones: policies ? modelZones(policies) : [], settings: {}, ...(graph.nginx?.http2On === false ? {} : { http2: true }) },
     ...(upstreams.inferenceUsed || servers.some((s) => s.ruleLocations.some((r) => r.target.kind === 'inference')) ? { inferenceHop: true } : {}),
     maps: conditionMaps.maps,
     splitClients: [...upstreams.splitClients, ...mirrorSamples(servers)],
+    ...sessionMaps(servers),
     upstreams: upstreams.upstreams,
     servers,
     warnings,
-    ...(secretFiles(planned) ? { secretFiles: secretFiles(planned) } : {}),
+    ...(stream ? { stream } : {}),
+    ...(Object.keys(secrets).length > 0 ? { secretFiles: secrets } : {}),
     ...(planned.some((p) => p.https) ? { sniMaps: sniListenerMaps(graph.gateways).map((m) => ({ variable: `$pc_sni_${m.port}`, entries: m.entries, default: m.default })) } : {}),
   });
 }
 
-/** Where a listener certificate is written, relative to the config directory. */
-function certificateFile(c: ListenerCertificate): string {
-  return `secrets/${c.id}.pem`;
-}
 
 /** The PEM files (certificate and key) the HTTPS servers read; written 0600 by apply/. */
 function secretFiles(plans: ServerPlan[]): Record<string, string> | undefined {
@@ -182,27 +179,55 @@ function sourceKey(s: RuleSource): string {
 }
 
 /**
- * What a rule's named location renders from, as text; two rules with the same text share one.
- * Kept per target object with the fields it was made of: a rule kept by the model memo hands out
- * the same target object, so the text (and its hash, for the Map) is not made again per build.
+ * Fields of a rule location that say which rule it is or what finalizeModel decided about its
+ * named location, not what that location does: every other field, one added later too, is part
+ * of the signature (two rules share a named location only when all of those are equal).
+ * `name` counts for a backend's own location (dispatchedBy), which is never shared.
  */
-interface KeptSignature {
-  name: string;
-  dispatchedBy?: string;
-  grpc?: boolean;
-  bodyLimitVariable?: string;
-  timeout?: string;
-  settings: string;
-  filters?: RuleLocation['filters'];
-  signature: string;
+const NOT_IN_SIGNATURE: Record<string, true> = { name: true, source: true, referenced: true, nginxName: true, emit: true };
+
+/** An object field's text, made once per object (kept rules hand out the same objects). */
+const fieldTexts = new WeakMap<object, string>();
+function fieldText(field: string, value: unknown): string {
+  if (typeof value !== 'object' || value === null) return String(value);
+  let text = fieldTexts.get(value);
+  if (text === undefined) {
+    if (field === 'filters') text = filtersSignature(value as NonNullable<RuleLocation['filters']>);
+    else if (field === 'target') text = targetSignature(value as ProxyTarget);
+    else text = JSON.stringify(value);
+    fieldTexts.set(value, text);
+  }
+  return text;
 }
-const signatures = new WeakMap<object, KeptSignature>();
+
+/**
+ * What a rule's named location renders from, as text; two rules with the same text share one.
+ * Kept per target object with the field values it was made of (compared by identity): a rule
+ * kept by the model memo hands out the same objects, so the text (and its hash, for the Map) is
+ * not made again per build.
+ */
+const signatures = new WeakMap<object, { values: unknown[]; signature: string }>();
 function ruleSignature(rule: RuleLocation): string {
-  const settings = settingsSignature(rule.settings);
-  const r = signatures.get(rule.target);
-  if (r && r.name === rule.name && r.dispatchedBy === rule.dispatchedBy && r.grpc === rule.grpc && r.bodyLimitVariable === rule.bodyLimitVariable && r.timeout === rule.timeout && r.settings === settings && r.filters === rule.filters) return r.signature;
-  const signature = `${rule.dispatchedBy ? `${rule.name}|` : ''}${targetSignature(rule.target)}|${rule.grpc ? 'g' : ''}|${rule.bodyLimitVariable ?? ''}|${rule.timeout ?? ''}|${settings}|${rule.filters ? filtersSignature(rule.filters) : ''}`;
-  signatures.set(rule.target, { name: rule.name, dispatchedBy: rule.dispatchedBy, grpc: rule.grpc, bodyLimitVariable: rule.bodyLimitVariable, timeout: rule.timeout, settings, filters: rule.filters, signature });
+  const fields = rule as unknown as Record<string, unknown>;
+  const kept = signatures.get(rule.target);
+  let same = kept !== undefined;
+  let n = 0;
+  for (const k in fields) {
+    const v = k === 'settings' ? settingsSignature(rule.settings) : fields[k];
+    if (v === undefined || (NOT_IN_SIGNATURE[k] && !(k === 'name' && rule.dispatchedBy))) continue;
+    if (same && (kept!.values[n] !== k || kept!.values[n + 1] !== v)) same = false;
+    n += 2;
+  }
+  if (same && n === kept!.values.length) return kept!.signature;
+  const values: unknown[] = [];
+  let signature = '';
+  for (const k in fields) {
+    const v = k === 'settings' ? settingsSignature(rule.settings) : fields[k];
+    if (v === undefined || (NOT_IN_SIGNATURE[k] && !(k === 'name' && rule.dispatchedBy))) continue;
+    values.push(k, v);
+    signature += `${k}=${fieldText(k, v)}\u0000`;
+  }
+  signatures.set(rule.target, { values, signature });
   return signature;
 }
 
@@ -272,7 +297,7 @@ function isEmpty(o: object): boolean {
  * are the run maps a server's locations read.
  */
 function shareNamedLocations(model: NginxModel): void {
-  const mapsByVariable = new Map(model.maps.map((m) => [m.variable, m]));
+  const mapsByVariable = new Map(model.maps.map((m, i) => [m.variable, i]));
   for (const server of model.servers) {
     // The first by name of each signature names the shared location (stable across changes).
     const bySignature = new Map<string, RuleLocation>();
@@ -304,6 +329,12 @@ function shareNamedLocations(model: NginxModel): void {
       loc.action.nginxFallback = name(loc.action.fallback);
       for (const run of loc.action.runs) runs.add(run.variable);
     }
-    for (const v of runs) for (const e of mapsByVariable.get(v)?.entries ?? []) e.nginxValue = name(e.value);
+    // A copy of the run's map: a kept server brings its block along, which stays as built.
+    for (const v of runs) {
+      const i = mapsByVariable.get(v);
+      if (i === undefined) continue;
+      const m = model.maps[i];
+      model.maps[i] = { ...m, entries: m.entries.map((e) => ({ ...e, nginxValue: name(e.value) })) };
+    }
   }
 }

@@ -5,8 +5,9 @@
  *
  * - Route parts: a route's rule locations and match candidates (conditions, precedence key).
  *   Kept while the route has the same RouteRule[] (the graph shares it while the route's
- *   document and the backends are unchanged), name, kind and hostname key, and while the calls
- *   it made to the shared registries answer as they did (model/calls.ts).
+ *   document and the backends are unchanged), name, kind and hostname key. The names they hold
+ *   (maps, upstreams, split_clients) are derived from content, so they are still right; keeping
+ *   them registers the blocks they use (model/uses.ts).
  * - Location actions: a path location's dispatch (composite key and regexes) or proxy, kept
  *   while its inputs are the same: its own candidates (the same objects, so the same routes'
  *   parts), in the same order, interleaved the same way with the server's runs of
@@ -14,14 +15,14 @@
  *   still has the same map variable.
  *
  * A memoised build is the same model as a fresh one (model-memo.test.ts, location-memo.test.ts:
- * memoised == fresh over random changes). The memo owns what it keeps; buildLocations hands out
- * copies, since finalizeModel sets fields on the model's objects.
+ * memoised == fresh over random changes). The memo owns what it keeps, which nobody changes;
+ * buildLocations hands out copies, since finalizeModel sets fields on the model's objects.
  */
 import type { HTTPRouteNode, RouteRule } from '../graph/types';
 import type { HostKey } from './hosts';
 import type { LocationContext } from './locations';
 import type { DispatchRun, LocationAction, RuleLocation } from './types';
-import { recording, replay, type Call } from './calls';
+import { newUses, type Uses } from './uses';
 
 /** What a location's action is computed from (locations.ts): a candidate or a guarded one. */
 export interface ActionInput {
@@ -40,7 +41,7 @@ interface RouteEntry<C> {
   kind: HTTPRouteNode['kind'];
   host0: number;
   host1: number;
-  calls: Call[];
+  uses: Uses;
   parts: RouteParts<C>;
 }
 
@@ -61,47 +62,74 @@ export class LocationsMemo<C = unknown> {
   private actions = { exact: new Map<string, ActionEntry>(), prefix: new Map<string, ActionEntry>() };
   private nextActions = { exact: new Map<string, ActionEntry>(), prefix: new Map<string, ActionEntry>() };
   /**
-   * The registry calls of the last build, in order: each route's (kept with its parts) and the
-   * location plans' ($pc_u, runs). model/memo.ts replays them to reuse the whole server.
+   * What the last build used of the shared registries, in order: each route's (kept with its
+   * parts) and the location plans' ($pc_u, runs). model/memo.ts adopts them to keep the server.
    */
-  calls: Call[][] = [];
+  uses: Uses[] = [];
+  private ctx?: LocationContext;
+  /** The runs' DispatchRun objects by map variable (see dispatchRun). */
+  private runs = new Map<string, DispatchRun>();
+  private nextRuns = new Map<string, DispatchRun>();
   readonly stats = { routesReused: 0, routesBuilt: 0, actionsReused: 0, actionsBuilt: 0 };
 
   /** Starts a build of the server: what it does not use is dropped at `end`. */
   begin(): void {
-    this.calls = [];
+    this.uses = [];
+    this.nextRuns = new Map();
     this.nextRoutes = new Map();
     this.nextActions = { exact: new Map(), prefix: new Map() };
     this.stats.routesReused = this.stats.routesBuilt = this.stats.actionsReused = this.stats.actionsBuilt = 0;
   }
 
   end(): void {
+    this.ctx?.record(undefined);
+    this.ctx = undefined;
+    this.runs = this.nextRuns;
     this.routes = this.nextRoutes;
     this.actions = this.nextActions;
   }
 
-  /** The route's parts: kept ones when its inputs and registry answers are the same, else built. */
+  /** The route's parts: kept ones when its inputs are the same, else built. */
   route<S>(route: HTTPRouteNode, hostKey: HostKey, ctx: LocationContext, server: S, build: (route: HTTPRouteNode, hostKey: HostKey, ctx: LocationContext, server: S) => RouteParts<C>): RouteParts<C> {
     const old = this.routes.get(route.rules);
-    if (old && old.namespace === route.namespace && old.name === route.name && old.kind === route.kind && old.host0 === hostKey[0] && old.host1 === hostKey[1] && replay(old.calls, ctx)) {
+    if (old && old.namespace === route.namespace && old.name === route.name && old.kind === route.kind && old.host0 === hostKey[0] && old.host1 === hostKey[1]) {
+      ctx.adopt(old.uses);
       this.nextRoutes.set(route.rules, old);
-      this.calls.push(old.calls);
+      this.uses.push(old.uses);
       this.stats.routesReused++;
       return old.parts;
     }
-    const calls: Call[] = [];
-    const parts = build(route, hostKey, recording(ctx, calls), server);
-    this.calls.push(calls);
-    this.nextRoutes.set(route.rules, { namespace: route.namespace, name: route.name, kind: route.kind, host0: hostKey[0], host1: hostKey[1], calls, parts });
+    const uses = newUses();
+    ctx.record(uses);
+    let parts: RouteParts<C>;
+    try {
+      parts = build(route, hostKey, ctx, server);
+    } finally {
+      ctx.record(undefined);
+    }
+    this.uses.push(uses);
+    this.nextRoutes.set(route.rules, { namespace: route.namespace, name: route.name, kind: route.kind, host0: hostKey[0], host1: hostKey[1], uses, parts });
     this.stats.routesBuilt++;
     return parts;
   }
 
-  /** A context recording the calls the location plans make (after every route's parts). */
+  /** The run `variable` with these targets: last build's object when its targets are the same. */
+  dispatchRun(variable: string, targets: string[]): DispatchRun {
+    const old = this.runs.get(variable);
+    let same = old !== undefined && old.targets.length === targets.length;
+    for (let i = 0; same && i < targets.length; i++) same = old!.targets[i] === targets[i];
+    const run = same ? old! : { variable, targets };
+    this.nextRuns.set(variable, run);
+    return run;
+  }
+
+  /** Records what the location plans use (after every route's parts) until `end`. */
   plans(ctx: LocationContext): LocationContext {
-    const calls: Call[] = [];
-    this.calls.push(calls);
-    return recording(ctx, calls);
+    const uses = newUses();
+    this.uses.push(uses);
+    ctx.record(uses);
+    this.ctx = ctx;
+    return ctx;
   }
 
   /**
@@ -121,7 +149,7 @@ export class LocationsMemo<C = unknown> {
         if (old.inputs[i] === RUN) {
           if (!isRun(x)) same = false;
           else {
-            // The same calls, in the same order, as computing the action makes.
+            // The same registrations, in the same order, as computing the action makes.
             // (Its targets may differ: the action hands out the runs as they are now.)
             const d = runOf(x);
             same = d.variable === old.runs[(used ??= []).length].variable;
@@ -132,23 +160,16 @@ export class LocationsMemo<C = unknown> {
       if (same) {
         this.nextActions[match].set(path, old);
         this.stats.actionsReused++;
-        return copyAction(old.action, used ?? []);
+        // The runs as they are now: a run keeps its map's name when it takes one more route.
+        return old.action.kind === 'dispatch' ? { ...old.action, runs: used ?? [] } : { ...old.action };
       }
     }
     const action = compute(own, runs, runOf);
     this.nextActions[match].set(path, { inputs: inputs.map((x) => (isRun(x) ? RUN : x)), action, runs: action.kind === 'dispatch' ? action.runs : [] });
     this.stats.actionsBuilt++;
-    return copyAction(action, action.kind === 'dispatch' ? action.runs : []);
+    // A copy for the model (finalizeModel sets nginxKey / nginxFallback on a dispatch: made with
+    // them, as undefined, so that the copy has the shape they fill in, not one per object).
+    return { ...action };
   }
-}
-
-/**
- * A copy for the model. A dispatch is made with the fields finalizeModel sets (nginxKey,
- * nginxFallback) already there, as one literal shape: adding them to each of ~2,000 objects was
- * a shape change per object, the costliest line of a kept build.
- */
-function copyAction(a: LocationAction, runs: DispatchRun[]): LocationAction {
-  if (a.kind !== 'dispatch') return { ...a };
-  return { kind: 'dispatch', key: a.key, regexes: a.regexes, variable: a.variable, fallback: a.fallback, targets: a.targets, runs, nginxKey: undefined, nginxFallback: undefined };
 }
 

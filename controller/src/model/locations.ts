@@ -11,14 +11,16 @@
  */
 import type { HTTPRouteNode, RouteMatch, RouteRule } from '../graph/types';
 import type { HostKey, HostRoute } from './hosts';
-import { dispatchComposite, elementConditions, type Alternative, type Condition, type ConditionRegistry } from './matching';
+import { dispatchComposite, elementConditions, type Alternative, type Condition } from './matching';
 import { escapeRegex } from './regex';
 import { grpcNoWeightTarget, grpcPrecedenceKey } from './grpc';
-import { proxyTimeout } from './timeouts';
+import { attemptTimeout, proxyTimeout } from './timeouts';
+import { targetRetry } from './retry';
+import { ruleSession } from './session';
 import { inlinePrefixRewrite, locationFilters, sampleHundredths, type ServerInfo } from './filters';
 import type { DispatchRun, Location, LocationAction, RuleLocation } from './types';
 import type { ActionInput, LocationsMemo, RouteParts } from './location-memo';
-import { Upstreams } from './upstreams';
+import type { Registries } from './uses';
 
 export const NOT_FOUND_LOCATION = '@portcullis_404';
 
@@ -153,12 +155,8 @@ export function ruleLocationName(route: HTTPRouteNode, rule: RouteRule): string 
 }
 const rulePrefixes = new WeakMap<HTTPRouteNode, string>();
 
-/** The registries a server's locations use; model/memo.ts records what is asked of them. */
-export interface LocationContext {
-  maps: ConditionRegistry;
-  upstreams: Pick<Upstreams, 'target'>;
-  warn: (m: string) => void;
-}
+/** The registries a server's locations take names from (model/uses.ts). */
+export type LocationContext = Registries;
 
 export interface ServerLocations {
   locations: Location[];
@@ -193,20 +191,22 @@ function routeParts(route: HTTPRouteNode, hostKey: HostKey, ctx: LocationContext
     // grpc_pass: GRPCRoutes, and HTTPRoute rules whose backends speak h2c (graph/rules.ts keeps
     // those apart from HTTP/1.1 ones).
     const h2 = route.kind === 'GRPCRoute' || speaksH2c(rule);
-    const ruleLocation: RuleLocation = {
+    const retry = targetRetry(rule);
+    const source = { namespace: route.namespace, name: route.name, ruleIndex: rule.index };
+    const session = ruleSession(rule, source);
+    const ruleLocation = newRuleLocation(
       name,
-      source: { namespace: route.namespace, name: route.name, ruleIndex: rule.index },
-      target: noWeight ?? ctx.upstreams.target(rule.backends, perBackend, h2),
-      settings: {},
-      ...(h2 ? { grpc: true } : {}),
-    };
-    const timeout = proxyTimeout(rule.timeouts);
+      source,
+      noWeight ?? ctx.upstreams.target(rule.backends, perBackend, h2, retry, session),
+      h2 ? true : undefined,
+    );
+    const timeout = retry ? attemptTimeout(rule.timeouts) : proxyTimeout(rule.timeouts);
     if (timeout) ruleLocation.timeout = timeout;
     ruleLocations.push(ruleLocation);
     if (perBackend) {
       if (ruleLocation.target.kind === 'backends') {
         for (const i of shares) {
-          const own: RuleLocation = { ...ruleLocation, name: perBackend[i], target: ctx.upstreams.target([rule.backends[i]], undefined, h2), settings: {}, dispatchedBy: name };
+          const own: RuleLocation = { ...ruleLocation, name: perBackend[i], target: ctx.upstreams.target([rule.backends[i]], undefined, h2, retry, session), settings: {}, dispatchedBy: name };
           const filters = ruleFilters(rule.backendFilters![i], own, server, ctx);
           if (filters) own.filters = filters;
           ruleLocations.push(own);
@@ -236,14 +236,24 @@ function speaksH2c(rule: RouteRule): boolean {
   return false;
 }
 
-/** A rule location for the model (finalizeModel sets fields on it): the memo keeps its own. */
+/**
+ * A rule location with every field of the type, unset ones undefined: all rule locations then
+ * share one shape, which keeps copies (copyRule), finalizeModel's writes and ruleSignature's
+ * walk over the fields fast. `Complete` makes a field added to RuleLocation a compile error
+ * here, never a field some objects lack.
+ */
+function newRuleLocation(name: string, source: RuleLocation['source'], target: RuleLocation['target'], grpc: true | undefined): RuleLocation {
+  const out: Complete<RuleLocation> = { name, source, target, settings: {}, timeout: undefined, filters: undefined, bodyLimitVariable: undefined, referenced: undefined, nginxName: undefined, emit: undefined, grpc, dispatchedBy: undefined };
+  return out as RuleLocation;
+}
+type Complete<T> = { [K in keyof Required<T>]: T[K] | undefined };
+
+/**
+ * A rule location for the model: finalizeModel sets fields on it (and replaces its settings), so
+ * the memo keeps its own, which nobody changes, and hands out copies of all of it.
+ */
 function copyRule(r: RuleLocation): RuleLocation {
-  const out: RuleLocation = { name: r.name, source: r.source, target: r.target, settings: {} };
-  if (r.timeout) out.timeout = r.timeout;
-  if (r.grpc) out.grpc = true;
-  if (r.filters) out.filters = r.filters;
-  if (r.dispatchedBy) out.dispatchedBy = r.dispatchedBy;
-  return out;
+  return { ...r };
 }
 
 /**
@@ -286,6 +296,7 @@ export function buildLocations(
   }
   // From here on, the registries are asked for $pc_u and the runs' maps only.
   const plansCtx = memo ? memo.plans(ctx) : ctx;
+  const scope = `${server.port}|${server.https ? 's' : ''}|${server.name ?? ''}`;
   // Stable: equal keys keep the route, rule and match order they were collected in.
   candidates.sort((a, b) => b.key - a.key);
   candidates.forEach((c, i) => (c.position = i));
@@ -314,12 +325,21 @@ export function buildLocations(
     // may put an Exact or PathPrefix candidate between two RegularExpression ones).
     const prev = last?.candidates[last.candidates.length - 1];
     if (last && prev!.position === c.position - 1 && last.candidates[0].hostKey[0] === c.hostKey[0] && last.candidates[0].hostKey[1] === c.hostKey[1]) last.candidates.push(c);
-    else runs.push({ position: c.position, candidates: [c], targets: [], run: true });
+    else runs.push({ position: c.position, candidates: [c], targets: [], role: '', run: true });
   }
-  for (const run of runs) run.targets = [...new Set(run.candidates.map((c) => c.ruleLocation.name))];
+  const roles = new Map<string, number>();
+  for (const run of runs) {
+    run.targets = [...new Set(run.candidates.map((c) => c.ruleLocation.name))];
+    const hostKey = `${run.candidates[0].hostKey[0]}.${run.candidates[0].hostKey[1]}`;
+    const k = roles.get(hostKey) ?? 0;
+    roles.set(hostKey, k + 1);
+    run.role = `${hostKey}.${k}`;
+  }
   const runOf = (run: Run): DispatchRun => {
-    run.variable ??= plansCtx.maps.run(run.candidates.map((c) => ({ conditions: c.conditions, target: c.ruleLocation.name })));
-    return { variable: run.variable, targets: run.targets };
+    run.variable ??= plansCtx.maps.run(run.candidates.map((c) => ({ conditions: c.conditions, target: c.ruleLocation.name })), scope, run.role);
+    // One object per run, kept across builds while its targets are the same: the locations'
+    // actions then hold the same objects, which the render cache compares at a glance.
+    return (run.dispatch ??= memo ? memo.dispatchRun(run.variable, run.targets) : { variable: run.variable, targets: run.targets });
   };
 
   const byOrder = (a: Entry, b: Entry) => a.position - b.position;
@@ -477,7 +497,10 @@ interface Run {
   position: number;
   candidates: Candidate[];
   targets: string[];
+  /** Which run of the server it is (its hostname key, and which run of that key): names its map. */
+  role: string;
   variable?: string;
+  dispatch?: DispatchRun;
   run: true;
 }
 
@@ -541,5 +564,6 @@ function locationAction(own: Entry[], runs: Run[], runOf: (run: Run) => Dispatch
   }
   if (firstUnconditional >= 0) targets.add(fallback);
   const { key, regexes, variable } = dispatchComposite(alternatives, fallback);
-  return { kind: 'dispatch', key, regexes, variable, fallback, targets: [...targets], runs: used };
+  // With the fields finalizeModel sets, so that a copy of it (location-memo.ts) has its shape.
+  return { kind: 'dispatch', key, regexes, variable, fallback, targets: [...targets], runs: used, nginxKey: undefined, nginxFallback: undefined };
 }

@@ -24,6 +24,7 @@
 import type { RouteMatch } from '../graph/types';
 import type { LocationAction, MapBlock } from './types';
 import { createHash } from 'crypto';
+import { contentHash } from './names';
 import { escapeRegex, queryValueRegex } from './regex';
 
 /** The one variable every dispatching location sets to its composite. */
@@ -57,51 +58,53 @@ export function headerVariable(name: string): string | undefined {
   return '$http_' + name.toLowerCase().replace(/-/g, '_');
 }
 
-/** What building a server's locations asks of the maps (model/memo.ts records these calls). */
-export type ConditionRegistry = Pick<ConditionMaps, 'queryValue' | 'run' | 'uriField' | 'flag'>;
-
-/** Maps shared by all servers: query values ($pq_N) and user-regex flags ($pc_rN). */
+/**
+ * Maps shared by all servers: query values ($pq_), user-regex flags ($pc_r), per-server runs of
+ * RegularExpression paths ($pc_s) and $pc_u. Each variable is named after its map's content
+ * (model/names.ts), so asking twice gives the same block, in this build or any other.
+ */
 export class ConditionMaps {
-  private readonly queryByName = new Map<string, string>();
-  private readonly flagByKey = new Map<string, string>();
-  private flags = 0;
-  private runs = 0;
-  private uri?: string;
+  private readonly byVariable = new Map<string, MapBlock>();
   readonly maps: MapBlock[] = [];
+  /** Where the blocks used are noted too, while a part of the model is recorded (model/uses.ts). */
+  sink?: { maps: MapBlock[] };
 
-  /** The state to come back to if a replay (model/memo.ts) turns out not to fit. */
-  mark(): () => void {
-    const sizes = { maps: this.maps.length, query: this.queryByName.size, flag: this.flagByKey.size, flags: this.flags, runs: this.runs, uri: this.uri };
-    return () => {
-      this.maps.length = sizes.maps;
-      for (const k of [...this.queryByName.keys()].slice(sizes.query)) this.queryByName.delete(k);
-      for (const k of [...this.flagByKey.keys()].slice(sizes.flag)) this.flagByKey.delete(k);
-      this.flags = sizes.flags;
-      this.runs = sizes.runs;
-      this.uri = sizes.uri;
-    };
+  /** Registers `block` unless its variable is (the same content, by its name); returns the variable. */
+  use(block: MapBlock): string {
+    if (!this.byVariable.has(block.variable)) {
+      this.byVariable.set(block.variable, block);
+      this.maps.push(block);
+    }
+    const sink = this.sink?.maps;
+    if (sink && sink[sink.length - 1] !== block) sink.push(block);
+    return block.variable;
   }
 
-  /** $pq_N: the raw value of query parameter `name` (empty when absent). */
+  /** The block of `variable` from this build, else made and registered. */
+  private named(variable: string, make: () => MapBlock): string {
+    return this.use(this.byVariable.get(variable) ?? make());
+  }
+
+  /** $pq_<hash>: the raw value of query parameter `name` (empty when absent). */
   queryValue(name: string): string {
-    let v = this.queryByName.get(name);
-    if (!v) {
-      v = `$pq_${this.queryByName.size}`;
-      this.queryByName.set(name, v);
-      this.maps.push({ source: '$args', variable: v, entries: [{ regex: `(?:^|&)${queryValueRegex(name)}=([^&]*)`, value: '$1' }], default: '' });
-    }
-    return v;
+    const v = `$pq_${contentHash(`q\u0000${name}`)}`;
+    return this.named(v, () => ({ source: '$args', variable: v, entries: [{ regex: `(?:^|&)${queryValueRegex(name)}=([^&]*)`, value: '$1' }], default: '' }));
   }
 
   /**
-   * $pc_sN: the named location of the first of a server's RegularExpression-path candidates
-   * (a run, in precedence order) that matches, "" when none does.
+   * $pc_s<hash>: the named location of the first of a server's RegularExpression-path
+   * candidates (a run, in precedence order) that matches, "" when none does. Named after what
+   * it stands for, the run `role` of the server `scope` (its hostname key, and which run of
+   * that key), not after its entries: a run that takes one more route keeps its name, so the
+   * locations reading it do not change. The server's locations are built with the run (a kept
+   * server brings its block along: model/uses.ts), so one build never holds two runs of one name.
    */
-  run(candidates: { conditions: Condition[]; target: string }[]): string {
-    const { key, regexes } = composite(candidates.map((c) => c.conditions));
-    const v = `$pc_s${this.runs++}`;
-    this.maps.push({ source: key, variable: v, entries: regexes.map((regex, i) => ({ regex, value: candidates[i].target })), default: '' });
-    return v;
+  run(candidates: { conditions: Condition[]; target: string }[], scope: string, role: string): string {
+    const v = `$pc_s${contentHash(`s\u0000${scope}\u0000${role}`)}`;
+    return this.named(v, () => {
+      const { key, regexes } = composite(candidates.map((c) => c.conditions));
+      return { source: key, variable: v, entries: regexes.map((regex, i) => ({ regex, value: candidates[i].target })), default: '' };
+    });
   }
 
   /**
@@ -110,23 +113,13 @@ export class ConditionMaps {
    * looks at the character after the prefix, so that one must not look like "/" or the end).
    */
   uriField(): string {
-    if (!this.uri) {
-      this.uri = '$pc_u';
-      this.maps.push({ source: '$uri', variable: this.uri, entries: [{ regex: '^([^\\n]*)\\n', value: '$1%0A' }], default: '$uri' });
-    }
-    return this.uri;
+    return this.named('$pc_u', () => ({ source: '$uri', variable: '$pc_u', entries: [{ regex: '^([^\\n]*)\\n', value: '$1%0A' }], default: '$uri' }));
   }
 
-  /** $pc_rN: "1" when `source` matches the (user) regex. nginx never tries it on an empty value. */
+  /** $pc_r<hash>: "1" when `source` matches the (user) regex. nginx never tries it on an empty value. */
   flag(source: string, regex: string): string {
-    const key = `${source}\u0000${regex}`;
-    let v = this.flagByKey.get(key);
-    if (!v) {
-      v = `$pc_r${this.flags++}`;
-      this.flagByKey.set(key, v);
-      this.maps.push({ source, variable: v, entries: [{ regex, value: '1' }], default: '0' });
-    }
-    return v;
+    const v = `$pc_r${contentHash(`r\u0000${source}\u0000${regex}`)}`;
+    return this.named(v, () => ({ source, variable: v, entries: [{ regex, value: '1' }], default: '0' }));
   }
 }
 
@@ -146,7 +139,7 @@ export function firstByName<T extends { name: string }>(items: T[], key: (name: 
  * condition cannot be expressed (the element then never matches). Only the first entry per
  * header name (case-insensitive) and per query name counts, as the Gateway API says.
  */
-export function elementConditions(match: RouteMatch, maps: ConditionRegistry, warn: (msg: string) => void): Condition[] | undefined {
+export function elementConditions(match: RouteMatch, maps: ConditionMaps, warn: (msg: string) => void): Condition[] | undefined {
   const out: Condition[] = [];
   if (match.path.type === 'RegularExpression') out.push({ field: maps.flag('$uri', `^(?:${match.path.value})`), test: 'flag' });
   if (match.method) out.push({ field: '$request_method', test: 'equals', fragment: escapeRegex(match.method) });

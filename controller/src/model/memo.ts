@@ -1,34 +1,26 @@
 /**
- * Servers whose routes did not change since the last build reuse their locations.
+ * Servers whose routes did not change since the last build keep their locations.
  *
  * A one-route change leaves most servers' inputs the same objects (the graph shares a route's
- * RouteRule[] while its document and backends are unchanged), but a server's locations also hold
- * names handed out by the shared registries (condition maps $pq_/$pc_r/$pc_s numbered in order of
- * first use, upstreams, split_clients). So a memo entry records every call the server made to
- * them; reusing it replays those calls and keeps the locations only when each call answers as
- * it did. Otherwise the registries are rolled back and the server is built again, so a memoised
- * build is the same model as a fresh one (checked by model-memo.test.ts on random changes).
+ * RouteRule[] while its document and backends are unchanged). The names a server's locations
+ * hold (maps, upstreams, split_clients) are derived from what they stand for, so a server with
+ * the same inputs is the same server: keeping it registers the blocks it uses (model/uses.ts),
+ * and a memoised build is the same model as a fresh one (model-memo.test.ts, on random changes).
  */
 import type { RouteRule } from '../graph/types';
 import type { HostRoute } from './hosts';
 import type { Candidate, LocationContext, ServerLocations } from './locations';
 import { LocationsMemo } from './location-memo';
 import type { Location, RuleLocation } from './types';
-import { replay, type Call } from './calls';
+import type { Uses } from './uses';
 
 interface Entry {
   /** What buildLocations read: per route, its rules array, identity fields and host key. */
   key: unknown[];
-  /** The registry calls its build made, in order (LocationsMemo.calls). */
-  calls: Call[][];
-  /**
-   * buildLocations' locations and, apart, their actions and settings as built: finalizeModel
-   * replaces a location's action or settings (or sets nginxKey / nginxFallback on a dispatch,
-   * which it always sets again), so these are what a reuse copies out.
-   */
+  /** What its build used of the registries, in order (LocationsMemo.uses). */
+  uses: Uses[];
+  /** Its locations and rule locations as built, which nobody changes: the model gets copies. */
   locations: Location[];
-  actions: Location['action'][];
-  settings: Location['settings'][];
   ruleLocations: RuleLocation[];
   /** Routes' parts and locations' actions, for the next build of this server (location-memo.ts). */
   parts: LocationsMemo<Candidate>;
@@ -49,22 +41,20 @@ function sameKey(a: unknown[], b: unknown[]): boolean {
   return true;
 }
 
-/** Copies that finalizeModel may change without touching the memo. */
-function copyLocations(e: Entry): Location[] {
-  const out: Location[] = [];
-  for (let i = 0; i < e.locations.length; i++) out.push({ match: e.locations[i].match, path: e.locations[i].path, action: { ...e.actions[i] }, settings: { ...e.settings[i] } });
-  return out;
+/** Copies finalizeModel may change (it sets fields on a location, its action and a rule). */
+function copyLocation(l: Location): Location {
+  return { ...l, action: { ...l.action }, settings: { ...l.settings } };
 }
 
-function copyRules(rules: RuleLocation[]): RuleLocation[] {
-  return rules.map((r) => ({ name: r.name, source: r.source, target: r.target, settings: {}, ...(r.timeout ? { timeout: r.timeout } : {}), ...(r.grpc ? { grpc: true } : {}), ...(r.filters ? { filters: r.filters } : {}), ...(r.dispatchedBy ? { dispatchedBy: r.dispatchedBy } : {}) }));
+function copyRule(r: RuleLocation): RuleLocation {
+  return { ...r };
 }
 
 export class ModelMemo {
   private entries = new Map<string, Entry>();
   private next = new Map<string, Entry>();
-  /** Servers reused / built by the last buildModel, and routes / location actions kept in the servers built (tests, the log). */
-  readonly stats = { reused: 0, built: 0, replayMismatches: 0, routesReused: 0, routesBuilt: 0, actionsReused: 0, actionsBuilt: 0 };
+  /** Servers kept / built by the last buildModel, and routes / location actions kept in the servers built (tests, the log). */
+  readonly stats = { reused: 0, built: 0, routesReused: 0, routesBuilt: 0, actionsReused: 0, actionsBuilt: 0 };
 
   /** Starts a build: entries not used by it are dropped at `end`. */
   begin(): void {
@@ -76,31 +66,19 @@ export class ModelMemo {
     this.entries = this.next;
   }
 
-  /** A server's locations: replayed from the last build when its inputs and names still fit. */
-  server(id: string, routes: HostRoute[], ctx: LocationContext & { maps: { mark(): () => void }; upstreams: { mark(): () => void } }, build: (ctx: LocationContext, parts: LocationsMemo<Candidate>) => ServerLocations): ServerLocations {
+  /** A server's locations: kept from the last build when its inputs are the same. */
+  server(id: string, routes: HostRoute[], ctx: LocationContext, build: (ctx: LocationContext, parts: LocationsMemo<Candidate>) => ServerLocations): ServerLocations {
     const key = keyOf(routes);
     const old = this.entries.get(id);
     if (old && sameKey(old.key, key)) {
-      const rollbackMaps = ctx.maps.mark();
-      const rollbackUpstreams = ctx.upstreams.mark();
-      if (old.calls.every((calls) => replay(calls, ctx))) {
-        this.next.set(id, old);
-        this.stats.reused++;
-        return { locations: copyLocations(old), ruleLocations: copyRules(old.ruleLocations) };
-      }
-      rollbackMaps();
-      rollbackUpstreams();
-      this.stats.replayMismatches++;
+      for (const uses of old.uses) ctx.adopt(uses);
+      this.next.set(id, old);
+      this.stats.reused++;
+      return { locations: old.locations.map(copyLocation), ruleLocations: old.ruleLocations.map(copyRule) };
     }
     const parts = old?.parts ?? new LocationsMemo<Candidate>();
     const built = build(ctx, parts);
-    const actions: Location['action'][] = [];
-    const settings: Location['settings'][] = [];
-    for (const l of built.locations) {
-      actions.push(l.action);
-      settings.push(l.settings);
-    }
-    this.next.set(id, { key, calls: parts.calls, locations: built.locations, actions, settings, ruleLocations: built.keptRules ?? copyRules(built.ruleLocations), parts });
+    this.next.set(id, { key, uses: parts.uses, locations: built.locations.map(copyLocation), ruleLocations: built.keptRules ?? built.ruleLocations.map(copyRule), parts });
     this.stats.built++;
     this.stats.routesReused += parts.stats.routesReused;
     this.stats.routesBuilt += parts.stats.routesBuilt;

@@ -22,3 +22,15 @@ export function proxyTimeout(timeouts: RouteRule['timeouts']): string | undefine
   if (enabled.length === 0) return DISABLED_TIMEOUT;
   return `${Math.min(...enabled)}ms`;
 }
+
+/**
+ * The wait for each attempt of a rule that retries: its backendRequest timeout when given (the
+ * API's per-attempt deadline), else its request timeout; the request timeout then bounds all
+ * attempts together (proxy_next_upstream_timeout, model/retry.ts).
+ */
+export function attemptTimeout(timeouts: RouteRule['timeouts']): string | undefined {
+  if (!timeouts) return undefined;
+  const t = timeouts.backendRequestMs ?? timeouts.requestMs;
+  if (t === undefined) return undefined;
+  return t > 0 ? `${t}ms` : DISABLED_TIMEOUT;
+}

@@ -22,16 +22,51 @@ export interface ObjectKey {
   name: string;
 }
 
+/**
+ * HTTPRoute rules[].retry as nginx does it (model/retry.ts): on which failures a request goes on
+ * to the next server of its upstream, in how many tries at most, within how long. The target's
+ * upstreams list every endpoint often enough for `tries` (nginx never tries a server entry twice
+ * for one request), so a backend with one endpoint is retried too.
+ */
+export interface TargetRetry {
+  /** proxy_next_upstream / grpc_next_upstream arguments (error, timeout, http_500, ...). */
+  conditions: string[];
+  /** proxy_next_upstream_tries: the first attempt and the retries. */
+  tries: number;
+  /** proxy_next_upstream_timeout: the rule's request timeout, bounding all attempts together. */
+  timeout?: string;
+}
+
+/**
+ * rules[].sessionPersistence as nginx does it (model/session.ts): the target's upstreams (and
+ * weighted split) hash on `key`; `header` hands a new token to a client that sent none. Its two
+ * maps (maps.conf) are collected from the targets that use it, so a kept target brings them along.
+ */
+export interface TargetSession {
+  /** A map variable: the client's token, or a new one ($request_id). */
+  key: string;
+  /** Set-Cookie, or the session header's name. */
+  header: string;
+  /** A map variable: the header's value for a client without a token, else "" (not sent). */
+  set: string;
+  /** $http_cookie, or the session header's variable. */
+  source: string;
+  /** Cookie sessions: a regex of $http_cookie that captures the token. */
+  tokenRegex?: string;
+  /** What `set` holds for a client without a token (render/format.ts complexValue parts). */
+  newValue: (string | { v: string })[];
+}
+
 /** Where a rule sends a request. */
 export type ProxyTarget =
   /** One backend: proxy_pass to this upstream. */
-  | { kind: 'upstream'; upstream: string }
+  | { kind: 'upstream'; upstream: string; retry?: TargetRetry; session?: TargetSession }
   /**
    * Several weighted backends: proxy_pass to the upstream named by a split_clients variable.
    * Shares that belong to invalid backends hold the value "" (answered 500); shares of backends
    * without ready endpoints hold the value "!" (answered 502).
    */
-  | { kind: 'split'; variable: string; invalidShare: boolean; noEndpointsShare: boolean }
+  | { kind: 'split'; variable: string; invalidShare: boolean; noEndpointsShare: boolean; retry?: TargetRetry; session?: TargetSession }
   /**
    * InferencePool backends: the request goes to the inference hop next to nginx, which asks the
    * pool's endpoint picker and proxies to the chosen pod. `pool` is the hop's pool description
@@ -178,6 +213,8 @@ export interface Upstream {
   backend: string;
   servers: UpstreamServer[];
   keepalive: number;
+  /** `hash <variable> consistent` (session persistence) instead of round robin. */
+  hash?: string;
 }
 
 /** A `map` block. Keys are regexes (rendered with a leading `~`), checked in order. */
@@ -238,8 +275,12 @@ export interface NginxModel {
   /** Set by finalizeModel: the dispatch maps of every server's locations, one per variable. */
   dispatchMaps?: DispatchMap[];
   splitClients: SplitClients[];
+  /** Session persistence: the maps that read each session's token (model/session.ts). */
+  sessionMaps?: TargetSession[];
   upstreams: Upstream[];
   servers: Server[];
+  /** TLS, TCP and UDP listeners (nginx's stream context; model/streams.ts); absent: none. */
+  stream?: import('./streams').StreamModel;
   /** Things the model could not express (e.g. a header name nginx cannot read); for the log. */
   warnings: string[];
 }

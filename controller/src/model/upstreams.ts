@@ -11,9 +11,12 @@
  */
 import { isIP } from 'net';
 import type { BackendRef } from '../graph/types';
-import type { ProxyTarget, SplitClients, Upstream } from './types';
+import type { ProxyTarget, SplitClients, TargetRetry, TargetSession, Upstream } from './types';
+import { sessionSignature } from './session';
+import { retrySignature } from './retry';
 import { inferencePoolValue } from './inference';
 import { isInferencePoolRef } from '../graph/inferencepools';
+import { contentHash } from './names';
 
 /**
  * Idle connections each worker keeps per upstream, HTTP/1.1 backends (proxy_pass).
@@ -41,9 +44,9 @@ function sanitize(s: string): string {
 export function targetSignature(t: ProxyTarget): string {
   switch (t.kind) {
     case 'upstream':
-      return `u:${t.upstream}`;
+      return `u:${t.upstream}:${retrySignature(t.retry)}:${sessionSignature(t.session)}`;
     case 'split':
-      return `s:${t.variable}:${t.invalidShare}:${t.noEndpointsShare}`;
+      return `s:${t.variable}:${t.invalidShare}:${t.noEndpointsShare}:${retrySignature(t.retry)}:${sessionSignature(t.session)}`;
     case 'inference':
       return `i:${t.pool ?? ''}:${t.poolVariable ?? ''}:${t.poolInvalidShare}`;
     case 'backends':
@@ -58,9 +61,9 @@ export function sameTarget(a: ProxyTarget, b: ProxyTarget): boolean {
   if (a === b) return true;
   switch (a.kind) {
     case 'upstream':
-      return b.kind === 'upstream' && a.upstream === b.upstream;
+      return b.kind === 'upstream' && a.upstream === b.upstream && retrySignature(a.retry) === retrySignature(b.retry) && sessionSignature(a.session) === sessionSignature(b.session);
     case 'split':
-      return b.kind === 'split' && a.variable === b.variable && a.invalidShare === b.invalidShare && a.noEndpointsShare === b.noEndpointsShare;
+      return b.kind === 'split' && a.variable === b.variable && a.invalidShare === b.invalidShare && a.noEndpointsShare === b.noEndpointsShare && retrySignature(a.retry) === retrySignature(b.retry) && sessionSignature(a.session) === sessionSignature(b.session);
     case 'inference':
       return b.kind === 'inference' && (a.pool ?? '') === (b.pool ?? '') && (a.poolVariable ?? '') === (b.poolVariable ?? '') && a.poolInvalidShare === b.poolInvalidShare;
     case 'backends':
@@ -81,19 +84,78 @@ function backendKey(b: BackendRef): string {
   return key;
 }
 
+/** The backend's usable endpoints as upstream servers (once per BackendRef object: the graph reuses them). */
+const servers = new WeakMap<BackendRef, Upstream['servers']>();
+function serversOf(b: BackendRef): Upstream['servers'] {
+  let out = servers.get(b);
+  if (out === undefined) {
+    const seen = new Set<string>();
+    out = [];
+    for (const e of b.endpoints) {
+      if (isIP(e.address) === 0 || !Number.isInteger(e.port) || e.port <= 0 || e.port >= 65536) continue;
+      const k = `${e.address}:${e.port}`;
+      if (seen.has(k)) continue;
+      seen.add(k);
+      out.push({ address: e.address, port: e.port });
+    }
+    servers.set(b, out);
+  }
+  return out;
+}
+
+/**
+ * "b_<namespace>__<name>_<port>" ("g_" for gRPC; "_t<tries>" after it for a retrying rule's
+ * upstream, which no port can read like; "_s<session>" for one that hashes a session token,
+ * named after the session), readable in the config. Kubernetes names are
+ * DNS labels ([a-z0-9-], no leading or trailing "-"): with single "-" only, turning "-" into "_"
+ * loses nothing and "__" separates; any other name gets a hash of the backend's key as well, so
+ * a name always stands for one backend whatever else the build holds.
+ */
+function upstreamName(b: BackendRef, key: string, grpc: boolean, tries: number, session?: TargetSession): string {
+  const readable = `${grpc ? 'g' : 'b'}_${sanitize(b.namespace)}__${sanitize(b.name)}_${b.port ?? 0}${tries > 1 ? `_t${tries}` : ''}${session ? `_s${session.key.slice(7, 15)}` : ''}`;
+  return PLAIN_LABEL.test(b.namespace) && PLAIN_LABEL.test(b.name) ? readable : `${readable}_${contentHash(key)}`;
+}
+const PLAIN_LABEL = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
+/** A split_clients over `buckets` (on $request_id, or a session's token), named after them. */
+function splitOf(key: string, buckets: SplitClients['buckets'], hashed = '$request_id'): SplitClients {
+  return { key: hashed, variable: `$ps_${contentHash(key)}`, buckets };
+}
+
+/**
+ * Upstreams and split_clients shared by all servers, each named after what it stands for (the
+ * backend, the buckets): see model/uses.ts.
+ */
 export class Upstreams {
   private readonly byKey = new Map<string, Upstream>();
-  private readonly names = new Set<string>();
   private readonly splits = new Map<string, SplitClients>();
+  /** Where the blocks used are noted too, while a part of the model is recorded (model/uses.ts). */
+  sink?: { upstreams: [string, Upstream][]; splits: [string, SplitClients][]; inference: boolean };
 
-  /** The state to come back to if a replay (model/memo.ts) turns out not to fit. */
-  mark(): () => void {
-    const sizes = { byKey: this.byKey.size, names: this.names.size, splits: this.splits.size };
-    return () => {
-      for (const k of [...this.byKey.keys()].slice(sizes.byKey)) this.byKey.delete(k);
-      for (const k of [...this.names].slice(sizes.names)) this.names.delete(k);
-      for (const k of [...this.splits.keys()].slice(sizes.splits)) this.splits.delete(k);
-    };
+  /** Registers `upstream` under `key` unless one is (same key, same name: the same backend). */
+  useUpstream(key: string, upstream: Upstream): Upstream {
+    const found = this.byKey.get(key);
+    if (!found) this.byKey.set(key, upstream);
+    this.sink?.upstreams.push([key, found ?? upstream]);
+    return found ?? upstream;
+  }
+
+  useSplit(key: string, split: SplitClients): SplitClients {
+    const found = this.splits.get(key);
+    if (!found) this.splits.set(key, split);
+    this.sink?.splits.push([key, found ?? split]);
+    return found ?? split;
+  }
+
+  useInference(): void {
+    this.inferenceUsed = true;
+    if (this.sink) this.sink.inference = true;
+  }
+
+  /** A session keeps its backend: its split hashes the session's token. */
+  private split(buckets: SplitClients['buckets'], session?: TargetSession): SplitClients {
+    const key = session ? `${session.key} ${JSON.stringify(buckets)}` : JSON.stringify(buckets);
+    return this.useSplit(key, this.splits.get(key) ?? splitOf(key, buckets, session?.key));
   }
 
   get upstreams(): Upstream[] {
@@ -105,32 +167,37 @@ export class Upstreams {
     return [...this.splits.values()];
   }
 
-  /** The upstream for a valid backend with endpoints. */
-  private upstream(b: BackendRef, grpc: boolean): Upstream {
+  /**
+   * The upstream for a valid backend with endpoints. `tries` > 1 (rules that retry): an upstream
+   * of its own that lists the endpoints as many times as it takes to have `tries` entries, since
+   * nginx tries each entry at most once per request (and a Service often has one endpoint).
+   */
+  private upstream(b: BackendRef, grpc: boolean, tries = 1, session?: TargetSession): Upstream {
     const backend = backendKey(b);
-    const key = grpc ? `${backend} grpc` : backend;
+    const key = `${grpc ? `${backend} grpc` : backend}${tries > 1 ? ` tries ${tries}` : ''}${session ? ` session ${session.key}` : ''}`;
     const found = this.byKey.get(key);
-    if (found) return found;
-    let name = `${grpc ? 'g' : 'b'}_${sanitize(b.namespace)}__${sanitize(b.name)}_${b.port ?? 0}`;
-    for (let i = 2; this.names.has(name); i++) name = `${name}_${i}`;
-    this.names.add(name);
-    const seen = new Set<string>();
-    const servers = b.endpoints
-      .filter((e) => isIP(e.address) !== 0 && Number.isInteger(e.port) && e.port > 0 && e.port < 65536)
-      .filter((e) => {
-        const k = `${e.address}:${e.port}`;
-        return seen.has(k) ? false : (seen.add(k), true);
-      })
-      .map((e) => ({ address: e.address, port: e.port }));
-    const upstream: Upstream = { name, backend, servers, keepalive: grpc ? GRPC_KEEPALIVE_CONNECTIONS : KEEPALIVE_CONNECTIONS };
-    this.byKey.set(key, upstream);
-    return upstream;
+    if (found) return this.useUpstream(key, found);
+    const servers = serversOf(b);
+    const copies = servers.length > 0 ? Math.ceil(tries / servers.length) : 1;
+    return this.useUpstream(key, {
+      name: upstreamName(b, key, grpc, tries, session),
+      backend,
+      ...(session ? { hash: session.key } : {}),
+      servers: copies > 1 ? Array.from({ length: copies }, () => servers).flat() : servers,
+      keepalive: grpc ? GRPC_KEEPALIVE_CONNECTIONS : KEEPALIVE_CONNECTIONS,
+    });
   }
 
-  private value(b: BackendRef, grpc: boolean): string {
+  /**
+   * Decided from the backend's own endpoints, not from the upstream block registered for it:
+   * a rule's target is then a function of the rule alone (a kept one stays right), and every
+   * BackendRef of one Service port in a graph carries the same endpoints (graph/backends.ts
+   * resolves them from one index), so the block is the same whichever registered it.
+   */
+  private value(b: BackendRef, grpc: boolean, tries = 1, session?: TargetSession): string {
     if (!b.valid) return SPLIT_INVALID;
-    const u = this.upstream(b, grpc);
-    return u.servers.length ? u.name : SPLIT_NO_ENDPOINTS;
+    const u = this.upstream(b, grpc, tries, session);
+    return serversOf(b).length ? u.name : SPLIT_NO_ENDPOINTS;
   }
 
   /** Some target so far goes to InferencePools. */
@@ -140,21 +207,16 @@ export class Upstreams {
   private inferenceTarget(backends: BackendRef[]): ProxyTarget {
     const weighted = backends.filter((b) => b.weight > 0);
     if (weighted.length === 0 || weighted.every((b) => !b.valid || !b.inference)) return { kind: 'status', code: 500 };
-    this.inferenceUsed = true;
+    this.useInference();
     const values = weighted.map((b) => (b.valid && b.inference ? inferencePoolValue(b.inference) : SPLIT_INVALID));
     if (new Set(values).size === 1) return { kind: 'inference', hop: true, pool: values[0], poolInvalidShare: false };
     const buckets = splitBuckets(weighted.map((b, i) => ({ weight: b.weight, value: values[i] })));
-    const key = JSON.stringify(buckets);
-    let split = this.splits.get(key);
-    if (!split) {
-      split = { key: '$request_id', variable: `$ps_${this.splits.size}`, buckets };
-      this.splits.set(key, split);
-    }
+    const split = this.split(buckets);
     return { kind: 'inference', hop: true, poolVariable: split.variable, poolInvalidShare: values.includes(SPLIT_INVALID) };
   }
 
   /** A split over named locations, one per backend (`locations`, same order as `backends`). */
-  private backendsTarget(backends: BackendRef[], locations: string[], grpc: boolean): ProxyTarget {
+  private backendsTarget(backends: BackendRef[], locations: string[], grpc: boolean, session?: TargetSession): ProxyTarget {
     const shares: { weight: number; value: string }[] = [];
     backends.forEach((b, i) => {
       if (!(b.weight > 0)) return;
@@ -164,12 +226,7 @@ export class Upstreams {
     if (shares.length === 0 || shares.every((s) => s.value === SPLIT_INVALID)) return { kind: 'status', code: 500 };
     if (shares.every((s) => s.value === SPLIT_NO_ENDPOINTS)) return { kind: 'status', code: 502 };
     const buckets = splitBuckets(shares);
-    const key = JSON.stringify(buckets);
-    let split = this.splits.get(key);
-    if (!split) {
-      split = { key: '$request_id', variable: `$ps_${this.splits.size}`, buckets };
-      this.splits.set(key, split);
-    }
+    const split = this.split(buckets, session);
     const values = shares.map((s) => s.value);
     return { kind: 'backends', dispatchVariable: split.variable, invalidShare: values.includes(SPLIT_INVALID), noEndpointsShare: values.includes(SPLIT_NO_ENDPOINTS) };
   }
@@ -177,39 +234,40 @@ export class Upstreams {
   /**
    * Where a rule with these backendRefs sends its requests. With `locations` (backendRef
    * filters), each backend's share goes to the named location given for it. `grpc`: the
-   * requests go out with grpc_pass (their upstreams are not shared with proxy_pass).
+   * requests go out with grpc_pass (their upstreams are not shared with proxy_pass). `retry`:
+   * the rule retries (model/retry.ts); its upstreams have an entry per try. `session`: the rule's
+   * session persistence (model/session.ts); its upstreams and split hash the session's token.
    */
-  target(backends: BackendRef[], locations?: string[], grpc = false): ProxyTarget {
-    if (locations) return this.backendsTarget(backends, locations, grpc);
+  target(backends: BackendRef[], locations?: string[], grpc = false, retry?: TargetRetry, session?: TargetSession): ProxyTarget {
+    if (locations) return this.backendsTarget(backends, locations, grpc, session);
+    const tries = retry?.tries ?? 1;
+    const extra = retry || session ? { ...(retry ? { retry } : {}), ...(session ? { session } : {}) } : undefined;
     // (A loop, not some() with a closure: this runs for every rule of every build.)
     for (const b of backends) if (isInferencePoolRef(b.group, b.kind)) return this.inferenceTarget(backends);
     if (backends.length === 1) {
       // The common case, without the arrays and sets of the general one.
       const b = backends[0];
       if (!(b.weight > 0) || !b.valid) return { kind: 'status', code: 500 };
-      const value = this.value(b, grpc);
-      return value === SPLIT_NO_ENDPOINTS ? { kind: 'status', code: 502 } : { kind: 'upstream', upstream: value };
+      const value = this.value(b, grpc, tries, session);
+      if (value === SPLIT_NO_ENDPOINTS) return { kind: 'status', code: 502 };
+      return extra ? { kind: 'upstream', upstream: value, ...extra } : { kind: 'upstream', upstream: value };
     }
     const weighted = backends.filter((b) => b.weight > 0);
     if (weighted.length === 0 || weighted.every((b) => !b.valid)) return { kind: 'status', code: 500 };
-    const values = weighted.map((b) => this.value(b, grpc));
+    const values = weighted.map((b) => this.value(b, grpc, tries, session));
     if (new Set(values).size === 1) {
       if (values[0] === SPLIT_NO_ENDPOINTS) return { kind: 'status', code: 502 };
       if (values[0] === SPLIT_INVALID) return { kind: 'status', code: 500 };
-      return { kind: 'upstream', upstream: values[0] };
+      return extra ? { kind: 'upstream', upstream: values[0], ...extra } : { kind: 'upstream', upstream: values[0] };
     }
     const buckets = splitBuckets(weighted.map((b, i) => ({ weight: b.weight, value: values[i] })));
-    const key = JSON.stringify(buckets);
-    let split = this.splits.get(key);
-    if (!split) {
-      split = { key: '$request_id', variable: `$ps_${this.splits.size}`, buckets };
-      this.splits.set(key, split);
-    }
+    const split = this.split(buckets, session);
     return {
       kind: 'split',
       variable: split.variable,
       invalidShare: values.includes(SPLIT_INVALID),
       noEndpointsShare: values.includes(SPLIT_NO_ENDPOINTS),
+      ...extra,
     };
   }
 }

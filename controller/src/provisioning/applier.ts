@@ -107,8 +107,7 @@ export class Provisioner {
       const h = hash(object);
       if (this.applied.get(key)?.hash === h) continue;
       try {
-        this.requests++;
-        const result = await this.o.client.patch(object, undefined, undefined, FIELD_MANAGER, true, SERVER_SIDE_APPLY);
+        const result = await this.apply(object);
         this.applied.set(key, { hash: h, object });
         this.o.log.info('provisioned', { component: 'provisioner', object: key });
         this.o.onApplied?.(result);
@@ -124,6 +123,22 @@ export class Provisioner {
     }
     if (!this.swept && !failed) failed = !(await this.sweep(desired));
     this.scheduleRetry(failed);
+  }
+
+  /**
+   * Server-side apply. A Service's cluster IPs cannot change in place (a Gateway's static
+   * addresses changed): such a Service is deleted and made again with the new ones.
+   */
+  private async apply(object: KubeObject): Promise<KubeObject> {
+    try {
+      this.requests++;
+      return await this.o.client.patch(object, undefined, undefined, FIELD_MANAGER, true, SERVER_SIDE_APPLY);
+    } catch (err) {
+      if (object.kind !== 'Service' || statusCode(err) !== 422 || !/clusterIPs?\b[^]*(immutable|may not change)/i.test(errorText(err))) throw err;
+      if (!(await this.remove(object))) throw err;
+      this.requests++;
+      return await this.o.client.patch(object, undefined, undefined, FIELD_MANAGER, true, SERVER_SIDE_APPLY);
+    }
   }
 
   /** Deletes our labelled objects that no Gateway wants (left by an earlier leader or run). */

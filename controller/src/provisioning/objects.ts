@@ -114,6 +114,7 @@ export function desiredObjects(gateway: GatewayObject, params: EffectiveParamete
       selector,
       ports,
       ...(external ? { externalTrafficPolicy: params.externalTrafficPolicy } : {}),
+      ...staticAddressFields(gateway, params.serviceType),
     },
   };
 
@@ -199,4 +200,18 @@ export function desiredObjects(gateway: GatewayObject, params: EffectiveParamete
   };
 
   return { serviceAccount, agentConfig, service, deployment };
+}
+
+/**
+ * Gateway spec.addresses (IPAddress; other types make the Gateway not Accepted, graph/gateways.ts)
+ * -> the Service fields that give it those addresses: the load balancer's IP for a LoadBalancer
+ * Service, the cluster IP(s) otherwise. An address Kubernetes refuses (outside the Service
+ * range, taken, two of one family) leaves the Service without it, and the Gateway's Programmed
+ * condition says AddressNotUsable (status/statuses.ts compares them with the Service's).
+ */
+export function staticAddressFields(gateway: GatewayObject, serviceType: string): Record<string, unknown> {
+  const ips = (gateway.spec.addresses ?? []).filter((a) => (a.type ?? 'IPAddress') === 'IPAddress').map((a) => a.value);
+  if (ips.length === 0) return {};
+  if (serviceType === 'LoadBalancer') return { loadBalancerIP: ips[0] };
+  return { clusterIP: ips[0], clusterIPs: ips };
 }

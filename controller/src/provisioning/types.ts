@@ -37,6 +37,8 @@ export interface GatewayObject {
   spec: {
     gatewayClassName: string;
     listeners: GatewayListener[];
+    /** Static addresses the Gateway asks for (type defaults to IPAddress). */
+    addresses?: { type?: string; value: string }[];
     infrastructure?: {
       labels?: Record<string, string>;
       annotations?: Record<string, string>;

@@ -6,6 +6,7 @@
 import type { NginxModel } from '../model/types';
 import { NOT_FOUND_LOCATION } from '../model/locations';
 import { DISPATCH_KEY_VARIABLE } from '../model/matching';
+import { STREAM_REJECT_VARIABLE } from '../model/streams';
 import { GENERATION_CONF, MAIN_CONF, MAX_UNIX_SOCKET_PATH, prefixLayout } from './layout';
 import { serversRenderer, templates } from './templates';
 import { endLocationRender } from './location-cache';
@@ -56,6 +57,7 @@ export function renderConfig(model: NginxModel, options: RenderOptions): Rendere
       'upstreams.conf': t['upstreams.conf'](context),
       'servers.conf': servers,
       [GENERATION_CONF]: t['generation.conf'](context),
+      ...(model.stream ? { 'stream.conf': t['stream.conf'](context) } : {}),
       ...model.secretFiles,
     },
   };
@@ -92,6 +94,7 @@ export function renderContext(model: NginxModel, options: RenderOptions) {
     generation: '0',
     notFoundLocation: NOT_FOUND_LOCATION,
     dispatchKeyVariable: DISPATCH_KEY_VARIABLE,
+    rejectVariable: STREAM_REJECT_VARIABLE,
   };
 }
 

@@ -5,30 +5,25 @@
  * route change, so servers-cache.ts cannot reuse it, and rendering its ~2,000 locations through
  * the template is most of the render. A location that dispatches (or answers a status) with no
  * settings of its own renders from a few strings only (match, path, the dispatch key, its
- * regexes, its map variable and fallback): equal strings, equal text. Texts are kept per `match path` slot (a few
- * per slot: several servers may have a location "/") and found by comparing those strings, which
- * costs less than hashing them into one key. Locations with settings or an inline proxy carry
- * objects and are rendered every time.
+ * regexes, its map variable and fallback): equal content, equal text. Texts are kept per `match path` slot (a few
+ * per slot: several servers may have a location "/") with the location they were rendered from,
+ * and found by comparing the whole location with it (every field, whatever the block reads: a
+ * field added to the model can never be missed), which costs less than hashing it into one key.
+ * Locations with settings or an inline proxy carry objects and are rendered every time.
  *
  * servers.conf.hbs renders a server's locations with `{{#eachLocation locations}}...{{/eachLocation}}`:
- * the block must read nothing of the location beyond the fields compared in `sameLocation` (and
- * the @root fields in `ROOT_FIELDS`), which render-cache.test.ts checks by comparing cached
- * renders with whole ones over random route changes.
+ * the block may read any field of the location and any @root field that is not an array (those
+ * are the model's lists: servers, maps, upstreams); render-cache.test.ts compares cached renders
+ * with whole ones over random route changes.
  */
 import type { Location } from '../model/types';
 
-/** @root fields the location block reads. */
-const ROOT_FIELDS = ['dispatchKeyVariable', 'notFoundLocation'] as const;
 /** Texts kept per slot (servers with the same location path). */
 const PER_SLOT = 8;
 
 interface Kept {
-  kind: 'dispatch' | 'status';
-  code?: number;
-  nginxKey?: string;
-  nginxFallback?: string;
-  regexes?: string[];
-  variable?: string;
+  /** A copy of the location as rendered (the model's objects are its own to change). */
+  location: Location;
   root: string;
   text: string;
   used: number;
@@ -47,16 +42,30 @@ function hasSettings(settings: Location['settings'] | undefined): boolean {
   return false;
 }
 
-function sameStrings(a: string[] | undefined, b: string[]): boolean {
-  if (!a || a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-function sameLocation(k: Kept, a: Location['action'], root: string): boolean {
-  if (k.root !== root || k.kind !== a.kind) return false;
-  if (a.kind === 'status') return k.code === a.code;
-  return a.kind === 'dispatch' && k.nginxKey === a.nginxKey && k.variable === a.variable && k.nginxFallback === a.nginxFallback && sameStrings(k.regexes, a.regexes);
+/**
+ * Equal as data: the same primitives, arrays and plain objects with equal elements and fields
+ * (a field set to undefined counts as absent). Kept and new locations mostly share their
+ * strings and arrays (kept actions), so most comparisons end at `===`.
+ */
+export function sameData(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameData(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  let n = 0;
+  for (const k in x) {
+    if (x[k] === undefined) continue;
+    if (!sameData(x[k], y[k])) return false;
+    n++;
+  }
+  for (const k in y) if (y[k] !== undefined) n--;
+  return n === 0;
 }
 
 /** Whether the location's text depends only on the strings compared (else it is rendered each time). */
@@ -66,13 +75,14 @@ function cacheable(location: Location): boolean {
   return a.kind === 'status' || (a.kind === 'dispatch' && a.nginxKey !== undefined && a.nginxFallback !== undefined);
 }
 
-/** The @root fields the block reads, as one text: made once per render's root object. */
+/** The @root fields the block may read (all but the arrays), as one text: made once per render's root object. */
 const rootTexts = new WeakMap<object, string>();
 function rootText(context: Record<string, unknown>): string {
   let text = rootTexts.get(context);
   if (text === undefined) {
-    text = '';
-    for (const f of ROOT_FIELDS) text += `${String(context[f])}\u0000`;
+    const fields: Record<string, unknown> = {};
+    for (const k in context) if (!Array.isArray(context[k])) fields[k] = context[k];
+    text = JSON.stringify(fields);
     rootTexts.set(context, text);
   }
   return text;
@@ -89,7 +99,7 @@ function locationText(location: Location, options: BlockOptions, root: string): 
   if (kept) {
     for (let i = 0; i < kept.length; i++) {
       const k = kept[i];
-      if (!sameLocation(k, a, root)) continue;
+      if (k.root !== root || !sameData(k.location, location)) continue;
       if (k.used !== renders) usedThisRender++;
       k.used = renders;
       locationCacheStats.hits++;
@@ -100,11 +110,7 @@ function locationText(location: Location, options: BlockOptions, root: string): 
   const text = options.fn(location, options);
   if (!kept) bySlot.set(location.path, (kept = []));
   if (kept.length >= PER_SLOT) kept.sort((x, y) => y.used - x.used).pop();
-  kept.push(
-    a.kind === 'status'
-      ? { kind: 'status', code: a.code, root, text, used: renders }
-      : { kind: 'dispatch', nginxKey: (a as { nginxKey?: string }).nginxKey, nginxFallback: (a as { nginxFallback?: string }).nginxFallback, regexes: (a as { regexes: string[] }).regexes, variable: (a as { variable: string }).variable, root, text, used: renders },
-  );
+  kept.push({ location: { ...location, action: { ...a }, settings: { ...location.settings } }, root, text, used: renders });
   usedThisRender++;
   return text;
 }

@@ -73,7 +73,7 @@ export function compileTemplate(source: string): Template {
 export function templates(): Record<string, Template> {
   if (compiled) return compiled;
   compiled = {};
-  for (const name of ['nginx.conf', 'maps.conf', 'upstreams.conf', 'servers.conf', 'generation.conf']) compiled[name] = compileTemplate(readTemplate(`${name}.hbs`));
+  for (const name of ['nginx.conf', 'maps.conf', 'upstreams.conf', 'servers.conf', 'stream.conf', 'generation.conf']) compiled[name] = compileTemplate(readTemplate(`${name}.hbs`));
   return compiled;
 }
 

@@ -54,7 +54,7 @@ const listenerSchema = z
     if (listener.tls !== undefined && ['HTTP', 'TCP', 'UDP'].includes(listener.protocol)) {
       ctx.addIssue({ code: 'custom', path: ['tls'], message: "tls must not be specified for protocols ['HTTP', 'TCP', 'UDP']" });
     }
-    if (listener.protocol === 'HTTPS' && listener.tls === undefined) {
+    if ((listener.protocol === 'HTTPS' || listener.protocol === 'TLS') && listener.tls === undefined) {
       ctx.addIssue({ code: 'custom', path: ['tls'], message: "tls must be specified for protocols ['HTTPS', 'TLS']" });
     }
     if (listener.protocol === 'HTTPS' && listener.tls?.mode === 'Passthrough') {

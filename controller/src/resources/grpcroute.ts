@@ -6,7 +6,8 @@ import { filterSchema as httpFilterSchema } from './filters';
 import { z } from 'zod';
 import { objectMetaSchema } from './metadata';
 import { parentReferenceSchema } from './httproute';
-import type { HTTPRouteFilter, ObjectMeta, ParentReference, ValueMatchType } from './types';
+import type { HTTPRouteFilter, ObjectMeta, ParentReference, SessionPersistence, ValueMatchType } from './types';
+import { sessionPersistenceSchema } from './session-persistence';
 import { checkRouteRules, group, headerName, hostname, kind, namespaceName, objectName, portNumber, sectionName } from './validation';
 
 export interface GRPCMethodMatch {
@@ -43,8 +44,7 @@ export interface GRPCRouteRule {
   matches: GRPCRouteMatch[];
   filters: HTTPRouteFilter[];
   backendRefs: GRPCBackendRef[];
-  /** Present in the rule (sessionPersistence) though not implemented: reported, not acted on. */
-  unsupportedFields?: string[];
+  sessionPersistence?: SessionPersistence;
 }
 
 export interface GRPCRoute {
@@ -137,8 +137,7 @@ const ruleSchema = z.object({
       }
     }),
   backendRefs: z.array(backendRefSchema).max(16).default([]),
-  // Not implemented: the route says so in its Accepted condition (graph/routes.ts).
-  sessionPersistence: z.unknown().optional(),
+  sessionPersistence: sessionPersistenceSchema.optional(),
 });
 
 export const grpcRouteSchema = z.object({
@@ -156,7 +155,4 @@ export const grpcRouteSchema = z.object({
         .superRefine(checkRouteRules),
     })
     .prefault({}),
-}).transform((r) => ({
-  ...r,
-  spec: { ...r.spec, rules: r.spec.rules.map(({ sessionPersistence, ...rule }) => (sessionPersistence === undefined ? rule : { ...rule, unsupportedFields: ['sessionPersistence'] })) },
-})) satisfies z.ZodType<GRPCRoute, unknown>;
+}) satisfies z.ZodType<GRPCRoute, unknown>;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { GATEWAY_API_GROUP, type HTTPRoute, type HTTPRouteFilter } from './types';
 import { objectMetaSchema } from './metadata';
 import { checkFilterList, filterSchema } from './filters';
+import { sessionPersistenceSchema } from './session-persistence';
 import { checkRouteRules, duration, durationMs, group, headerName, hostname, kind, namespaceName, objectName, pathValueProblem, portNumber, sectionName } from './validation';
 
 export const parentReferenceSchema = z.object({
@@ -86,9 +87,19 @@ const ruleSchema = z
       }
     })
     .optional(),
-  // Not implemented: the route says so in its Accepted condition (graph/routes.ts).
-  retry: z.unknown().optional(),
-  sessionPersistence: z.unknown().optional(),
+  retry: z
+    .object({
+      codes: z
+        .array(z.number().int().min(400).max(599))
+        .optional()
+        .superRefine((codes, ctx) => {
+          if (codes && new Set(codes).size !== codes.length) ctx.addIssue({ code: 'custom', message: 'duplicate status codes (the list is a set)' });
+        }),
+      attempts: z.number().int().min(1).optional(),
+      backoff: duration().optional(),
+    })
+    .optional(),
+  sessionPersistence: sessionPersistenceSchema.optional(),
   })
   .superRefine((rule, ctx) => {
     if (rule.backendRefs.length > 0 && rule.filters.some((f) => f.type === 'RequestRedirect')) {
@@ -105,10 +116,6 @@ const ruleSchema = z
         ctx.addIssue({ code: 'custom', path: ['backendRefs'], message: `Within backendRefs, when using ${name} filter with path.replacePrefixMatch, exactly one PathPrefix match must be specified` });
       }
     }
-  })
-  .transform(({ retry, sessionPersistence, ...rule }) => {
-    const unsupportedFields = [...(retry !== undefined ? ['retry'] : []), ...(sessionPersistence !== undefined ? ['sessionPersistence'] : [])];
-    return unsupportedFields.length > 0 ? { ...rule, unsupportedFields } : rule;
   });
 
 function sameParent(a: z.infer<typeof parentReferenceSchema>, b: z.infer<typeof parentReferenceSchema>): boolean {

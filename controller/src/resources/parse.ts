@@ -5,6 +5,7 @@ import { gatewaySchema } from './gateway';
 import { gatewayClassSchema } from './gatewayclass';
 import { grpcRouteSchema } from './grpcroute';
 import { httpRouteSchema } from './httproute';
+import { tcpRouteSchema, tlsRouteSchema, udpRouteSchema } from './l4routes';
 import { parseHttpRouteFast } from './httproute-fast';
 import { namespaceSchema } from './namespace';
 import { referenceGrantSchema } from './referencegrant';
@@ -32,6 +33,9 @@ const KINDS: Record<string, KindEntry> = {
   Gateway: { apiVersions: [`${GATEWAY_API_GROUP}/v1`, `${GATEWAY_API_GROUP}/v1beta1`], namespaced: true, schema: gatewaySchema, list: 'gateways' },
   HTTPRoute: { apiVersions: [`${GATEWAY_API_GROUP}/v1`, `${GATEWAY_API_GROUP}/v1beta1`], namespaced: true, schema: httpRouteSchema, list: 'httpRoutes', fast: parseHttpRouteFast },
   GRPCRoute: { apiVersions: [`${GATEWAY_API_GROUP}/v1`], namespaced: true, schema: grpcRouteSchema, list: 'grpcRoutes' },
+  TLSRoute: { apiVersions: [`${GATEWAY_API_GROUP}/v1`, `${GATEWAY_API_GROUP}/v1alpha3`, `${GATEWAY_API_GROUP}/v1alpha2`], namespaced: true, schema: tlsRouteSchema, list: 'tlsRoutes' },
+  TCPRoute: { apiVersions: [`${GATEWAY_API_GROUP}/v1`, `${GATEWAY_API_GROUP}/v1alpha2`], namespaced: true, schema: tcpRouteSchema, list: 'tcpRoutes' },
+  UDPRoute: { apiVersions: [`${GATEWAY_API_GROUP}/v1`, `${GATEWAY_API_GROUP}/v1alpha2`], namespaced: true, schema: udpRouteSchema, list: 'udpRoutes' },
   Service: { apiVersions: ['v1'], namespaced: true, schema: serviceSchema, list: 'services' },
   EndpointSlice: { apiVersions: ['discovery.k8s.io/v1'], namespaced: true, schema: endpointSliceSchema, list: 'endpointSlices' },
   Namespace: { apiVersions: ['v1'], namespaced: false, schema: namespaceSchema, list: 'namespaces' },
@@ -40,6 +44,9 @@ const KINDS: Record<string, KindEntry> = {
   Pod: { apiVersions: ['v1'], namespaced: true, schema: podSchema, list: 'pods' },
   Secret: { apiVersions: ['v1'], namespaced: true, schema: secretSchema, list: 'secrets' },
 };
+
+/** Kinds whose invalid documents still get route statuses (their parentRefs are read leniently). */
+const ROUTE_KINDS = new Set(['HTTPRoute', 'GRPCRoute', 'TLSRoute', 'TCPRoute', 'UDPRoute']);
 
 function groupOf(apiVersion: string): string {
   const slash = apiVersion.indexOf('/');
@@ -117,12 +124,12 @@ function invalidResource(
     creationTimestamp: typeof meta.creationTimestamp === 'string' ? meta.creationTimestamp : undefined,
     message,
     source,
-    ...(kind === 'HTTPRoute' || kind === 'GRPCRoute' ? { parentRefs: looseParentRefs(doc) } : {}),
+    ...(ROUTE_KINDS.has(kind) ? { parentRefs: looseParentRefs(doc) } : {}),
   };
 }
 
 export function emptyResourceSet(): ResourceSet {
-  return { gatewayClasses: [], gateways: [], httpRoutes: [], grpcRoutes: [], services: [], endpointSlices: [], referenceGrants: [], namespaces: [], inferencePools: [], pods: [], secrets: [] };
+  return { gatewayClasses: [], gateways: [], httpRoutes: [], grpcRoutes: [], tlsRoutes: [], tcpRoutes: [], udpRoutes: [], services: [], endpointSlices: [], referenceGrants: [], namespaces: [], inferencePools: [], pods: [], secrets: [] };
 }
 
 /**

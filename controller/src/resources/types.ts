@@ -5,6 +5,8 @@
 
 import type { GRPCRoute } from './grpcroute';
 export type { GRPCRoute } from './grpcroute';
+import type { TCPRoute, TLSRoute, UDPRoute } from './l4routes';
+export type { L4Route, L4RouteKind, TCPRoute, TLSRoute, UDPRoute } from './l4routes';
 
 export const GATEWAY_API_GROUP = 'gateway.networking.k8s.io';
 export const CORE_GROUP = '';
@@ -168,8 +170,18 @@ export interface HTTPRouteRule {
   filters: HTTPRouteFilter[];
   backendRefs: HTTPBackendRef[];
   timeouts?: { request?: string; backendRequest?: string };
-  /** Present in the rule (retry, sessionPersistence) though not implemented: reported, not acted on. */
-  unsupportedFields?: string[];
+  /** rules[].retry: status codes (400-599, a set), attempts (>= 1) and backoff, each optional. */
+  retry?: { codes?: number[]; attempts?: number; backoff?: string };
+  sessionPersistence?: SessionPersistence;
+}
+
+export interface SessionPersistence {
+  sessionName?: string;
+  absoluteTimeout?: string;
+  /** Default Cookie. */
+  type: 'Cookie' | 'Header';
+  /** lifetimeType defaults to Session. */
+  cookieConfig?: { lifetimeType: 'Permanent' | 'Session' };
 }
 
 export interface HTTPRoute {
@@ -321,6 +333,10 @@ export interface ResourceSet {
   httpRoutes: HTTPRoute[];
   /** Optional so callers that build a set by hand need not name it. */
   grpcRoutes?: GRPCRoute[];
+  /** Routes of whole connections (absent: none). */
+  tlsRoutes?: TLSRoute[];
+  tcpRoutes?: TCPRoute[];
+  udpRoutes?: UDPRoute[];
   services: Service[];
   endpointSlices: EndpointSlice[];
   referenceGrants: ReferenceGrant[];

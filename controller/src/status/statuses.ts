@@ -22,6 +22,7 @@ export const SUPPORTED_FEATURES = [
   'GatewayHTTPSListenerDetectMisdirectedRequests',
   'GatewayInfrastructure',
   'GatewayPort8080',
+  'GatewayStaticAddresses',
   'HTTPRoute',
   'HTTPRoute303RedirectStatusCode',
   'HTTPRoute307RedirectStatusCode',
@@ -45,6 +46,9 @@ export const SUPPORTED_FEATURES = [
   'HTTPRouteRequestPercentageMirror',
   'HTTPRouteRequestTimeout',
   'HTTPRouteResponseHeaderModification',
+  'HTTPRouteRetry',
+  'HTTPRouteRetryBackendTimeout',
+  'HTTPRouteRetryConnectionError',
   'HTTPRouteSchemeRedirect',
   'ReferenceGrant',
 ];
@@ -154,7 +158,7 @@ function freshRouteStatus(route: HTTPRouteNode, controllerName: string): StatusR
 function invalidStatus(r: InvalidResource, controllerName: string): StatusReport {
   const base = { apiVersion: r.apiVersion, kind: r.kind, ...(r.namespace !== undefined ? { namespace: r.namespace } : {}), name: r.name, generation: r.generation };
   const invalid: GraphCondition = { type: 'Accepted', status: 'False', reason: 'Invalid', message: r.message };
-  if (r.kind === 'HTTPRoute' || r.kind === 'GRPCRoute') {
+  if (r.kind === 'HTTPRoute' || r.kind === 'GRPCRoute' || r.kind === 'TLSRoute' || r.kind === 'TCPRoute' || r.kind === 'UDPRoute') {
     const conditions = withGeneration(
       [
         { type: 'Accepted', status: 'False', reason: 'UnsupportedValue', message: r.message },

@@ -69,6 +69,19 @@ export class AuthResolver {
     return code !== undefined && verifyTotp(user.totpSecret, code);
   }
 
+  /**
+   * The account of a web sign-in: user name and password in a basic Authorization header, never a
+   * token (Gitea's sign-in form takes passwords only), for an account allowed to sign in; null
+   * otherwise. The second factor is the caller's to check (services/two-factor.ts).
+   */
+  async passwordUser(request: FastifyRequest): Promise<User | null> {
+    const basic = request.headers.authorization ? parseBasic(request.headers.authorization) : null;
+    if (!basic || !basic.user || !basic.pass) return null;
+    const user = await this.users.findIndividual(basic.user);
+    if (!user || !user.isActive || user.prohibitLogin) return null;
+    return (await this.users.verifyPassword(user, basic.pass)) ? user : null;
+  }
+
   private async byToken(token: string, basic: boolean): Promise<AuthResult> {
     const found = await this.tokens.verify(token);
     if (found) return { user: found.user, method: 'token', basic, scopes: found.scopes, tokenId: found.token.id };

@@ -22,25 +22,13 @@
 import crypto from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { InteractionResults } from 'oidc-provider';
-import { UnauthenticatedError } from '../services/errors';
-import type { User } from '../services/records';
+import { OTP_HEADERS } from '../plugins/auth';
 import { discoveryDocument, OAUTH2_PATHS, SCOPES_SUPPORTED } from '../services/oauth2/gitea-provider';
 import { hashClientSecret } from '../services/oauth2/applications';
+import { tokenRequestError } from '../services/oauth2/gitea-errors';
+import { escapeHtml, page } from '../services/oauth2/pages';
 
 const PROVIDER_PATHS = [OAUTH2_PATHS.authorize, `${OAUTH2_PATHS.authorize}/*`, OAUTH2_PATHS.token, OAUTH2_PATHS.userinfo, OAUTH2_PATHS.introspect, OAUTH2_PATHS.keys];
-
-function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
-}
-
-function page(title: string, body: string): string {
-  return `<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title></head>
-<body><main>
-${body}
-</main></body></html>
-`;
-}
 
 /** S256 of a plain PKCE challenge (see the file comment). */
 function s256(value: string): string {
@@ -84,7 +72,7 @@ function hashPresentedSecret(request: FastifyRequest): string | undefined {
 }
 
 export default async function oauth2ProviderRoutes(app: FastifyInstance) {
-  const { oauth2, oauth2Apps, prisma } = { oauth2: app.services.oauth2, oauth2Apps: app.services.oauth2Apps, prisma: app.prisma };
+  const { oauth2, oauth2Apps, prisma, twoFactor } = { oauth2: app.services.oauth2, oauth2Apps: app.services.oauth2Apps, prisma: app.prisma, twoFactor: app.services.twoFactor };
 
   // Bodies reach the provider as the text that came: it parses form and JSON bodies itself.
   app.removeAllContentTypeParsers();
@@ -114,6 +102,10 @@ export default async function oauth2ProviderRoutes(app: FastifyInstance) {
       if (request.method === 'POST' && body !== undefined) body = params.toString();
       else request.raw.url = `${url.pathname}?${params.toString()}`;
     } else if (path === OAUTH2_PATHS.token || path === OAUTH2_PATHS.introspect) {
+      if (path === OAUTH2_PATHS.token && request.method === 'POST') {
+        const failed = await tokenRequestError(new URLSearchParams(body ?? ''), request.headers.authorization, (id) => oauth2Apps.findClient(id));
+        if (failed) return reply.code(400).header('cache-control', 'no-store').send(failed);
+      }
       body = hashPresentedSecret(request);
     }
     if (body !== undefined) (request.raw as unknown as { body: string }).body = body;
@@ -121,18 +113,6 @@ export default async function oauth2ProviderRoutes(app: FastifyInstance) {
     await oauth2.handle(request.raw, reply.raw, { redirectUri });
   }
   for (const url of PROVIDER_PATHS) app.route({ method: ['GET', 'POST'], url, ...hidden, handler: toProvider });
-
-  /** The account behind the request's basic credentials (password, TOTP when enrolled), or null. */
-  async function signedIn(request: FastifyRequest): Promise<User | null> {
-    if (!request.headers.authorization) return null;
-    try {
-      const auth = await app.auth.resolveUser(request);
-      return auth.method === 'basic' && auth.user?.isActive && !auth.user.prohibitLogin ? auth.user : null;
-    } catch (err) {
-      if (err instanceof UnauthenticatedError) return null;
-      throw err;
-    }
-  }
 
   async function interaction(request: FastifyRequest<{ Params: { uid: string } }>, reply: FastifyReply) {
     const provider = await oauth2.instance();
@@ -146,7 +126,7 @@ export default async function oauth2ProviderRoutes(app: FastifyInstance) {
         .send(page('Authorization request expired', '<h1>Authorization request expired</h1><p>Start again from the application.</p>'));
     }
     if (details.uid !== request.params.uid) return reply.code(400).type('text/plain').send('interaction mismatch');
-    const user = await signedIn(request);
+    const user = await app.auth.passwordUser(request);
     if (!user) {
       return reply
         .code(401)
@@ -167,32 +147,54 @@ export default async function oauth2ProviderRoutes(app: FastifyInstance) {
       return reply.code(303).header('location', to).send();
     };
 
-    if (request.method === 'POST') {
-      const form = new URLSearchParams(typeof request.body === 'string' ? request.body : '');
-      if (form.get('granted') !== 'true') return finish({ error: 'access_denied', error_description: 'the user denied the request' });
+    // The second factor of an enrolled account: a passcode (or the scratch token) in the form,
+    // or the OTP header API clients send.
+    const enrolled = twoFactor.isEnrolled(user);
+    const form = new URLSearchParams(request.method === 'POST' && typeof request.body === 'string' ? request.body : '');
+    const headerOtp = OTP_HEADERS.map((h) => request.headers[h]).find((v) => typeof v === 'string' && v !== '') as string | undefined;
+    let passcodeError = '';
+    if (request.method === 'POST' && form.get('granted') !== 'true') return finish({ error: 'access_denied', error_description: 'the request is denied' });
+    let secondFactor = !enrolled || (headerOtp !== undefined && (await twoFactor.verifyPasscode(user, headerOtp)));
+    if (!secondFactor && request.method === 'POST') {
+      secondFactor = await twoFactor.verifySecondFactor(user, form.get('passcode') ?? '');
+      if (!secondFactor) passcodeError = 'The passcode is not correct.';
     }
 
     // A grant this user already gave this application, covering every scope asked for, is reused (Gitea asks once).
     const previous = await prisma.oAuth2ProviderRecord.findFirst({ where: { kind: 'Grant', clientId, accountId }, orderBy: { expiresAt: 'desc' } });
     let grant = previous ? await provider.Grant.find(previous.id) : undefined;
     const covered = !!grant && requested.every((s) => (grant?.getOIDCScope() ?? '').split(' ').includes(s));
-    if (request.method === 'GET' && !covered && !client.skipSecondaryAuthorization) {
+    const askConsent = request.method === 'GET' && !covered && !client.skipSecondaryAuthorization;
+    if (askConsent || !secondFactor) {
       const scopes = requested.length ? requested : ['all'];
+      const consent = askConsent || (request.method === 'POST' && form.get('consent') === 'shown');
       return reply
         .code(200)
         .type('text/html; charset=utf-8')
         .header('cache-control', 'no-store')
         .send(
           page(
-            `Authorize ${client.name}`,
-            `<h1>Authorize application</h1>
-<p><strong>${escapeHtml(client.name)}</strong> would like to access your account <strong>${escapeHtml(user.name)}</strong>.</p>
+            consent ? `Authorize ${client.name}` : 'Two-factor authentication',
+            `<h1>${consent ? 'Authorize application' : 'Two-factor authentication'}</h1>
+${passcodeError ? `<p role="alert"><strong>${escapeHtml(passcodeError)}</strong></p>` : ''}
+${
+  consent
+    ? `<p><strong>${escapeHtml(client.name)}</strong> would like to access your account <strong>${escapeHtml(user.name)}</strong>.</p>
 <p>Scopes asked for:</p>
 <ul>${scopes.map((s) => `<li>${escapeHtml(s)}</li>`).join('')}</ul>
-<p>If you authorize it, it can access and modify all your account information, including private repositories and organizations, within those scopes.</p>
+<p>If you authorize it, it can access and modify all your account information, including private repositories and organizations, within those scopes.</p>`
+    : `<p>Signing in to <strong>${escapeHtml(client.name)}</strong> as <strong>${escapeHtml(user.name)}</strong>.</p>`
+}
 <form method="post" action="${OAUTH2_PATHS.interaction}/${escapeHtml(details.uid)}">
-<button type="submit" name="granted" value="true">Authorize Application</button>
-<button type="submit" name="granted" value="false">Cancel</button>
+${consent ? '<input type="hidden" name="consent" value="shown">' : ''}
+${
+  secondFactor
+    ? ''
+    : `<p><label for="passcode">Passcode from your authenticator app (or your scratch token)</label><br>
+<input id="passcode" name="passcode" type="text" autocomplete="one-time-code" required autofocus></p>`
+}
+<button type="submit" name="granted" value="true">${consent ? 'Authorize Application' : 'Continue'}</button>
+<button type="submit" name="granted" value="false" formnovalidate>Cancel</button>
 </form>`,
           ),
         );

@@ -40,6 +40,7 @@ import { TokenService } from './tokens';
 import { OAuth2ApplicationService } from './oauth2/applications';
 import { OAuth2Provider } from './oauth2/provider';
 import { TopicService } from './topics';
+import { TwoFactorService } from './two-factor';
 import { ReleaseService } from './releases';
 import { WikiService } from './wiki';
 import { PasswordHasher } from './passwords';
@@ -76,6 +77,7 @@ export interface Services {
   oauth2Apps: OAuth2ApplicationService;
   /** The OAuth2/OpenID provider (created on first use). */
   oauth2: OAuth2Provider;
+  twoFactor: TwoFactorService;
   orgs: OrgService;
   repos: RepoService;
   /** PATCH of a repository's settings (rename, units, archive). */
@@ -245,6 +247,8 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     tokens: new TokenService(prisma),
     oauth2Apps,
     oauth2: new OAuth2Provider(prisma, config, users, oauth2Apps, (u) => convert.avatarUrl(u)),
+    // Gitea's TOTP issuer: the site name and its domain.
+    twoFactor: new TwoFactorService(prisma, `${config.appName} (${new URL(config.rootUrl).hostname})`),
     orgs: new OrgService(prisma, users, permissions),
     repos,
     repoSettings: new RepoSettingsService(prisma, config, (id) => forks.relinkForksOf(id)),

@@ -225,6 +225,7 @@ export class UserService {
     await this.prisma.$transaction(async (tx) => {
       await dropUserStars(tx, user.id);
       await dropUserOAuth2(tx, user.id);
+      await tx.twoFactorScratch.deleteMany({ where: { userId: user.id } });
       // Their follows go with the row too: the counters of the other side follow.
       await tx.user.updateMany({ where: { followers: { some: { userId: user.id } }, numFollowers: { gt: 0 } }, data: { numFollowers: { decrement: 1 } } });
       await tx.user.updateMany({ where: { following: { some: { followId: user.id } }, numFollowing: { gt: 0 } }, data: { numFollowing: { decrement: 1 } } });

@@ -12,7 +12,7 @@ export type StatusEntry = StatusReport;
 export type MetadataLookup = (entry: StatusEntry) => { creationTimestamp?: string; uid?: string } | undefined;
 
 /** Kinds in the order a reader expects them: class, gateways, routes, the rest by name. */
-const KIND_ORDER = ['GatewayClass', 'Gateway', 'HTTPRoute', 'GRPCRoute'];
+const KIND_ORDER = ['GatewayClass', 'Gateway', 'HTTPRoute', 'GRPCRoute', 'TLSRoute', 'TCPRoute', 'UDPRoute'];
 
 /**
  * Remembers each document's YAML: stringifying 1,000 route statuses takes longer than

@@ -19,6 +19,8 @@ import type { User } from '../records';
 import type { UserService } from '../users';
 import { parseScopes, type ScopeSet } from '../scopes';
 import { redirectUriAllowed, type OAuth2ApplicationService, type OAuth2Client } from './applications';
+import { authorizationFailedPage } from './pages';
+import { authorizeFailure, giteaErrorRedirect, grantError, type ProviderError } from './gitea-errors';
 import { loadProviderKey } from './provider-key';
 import { ProviderStore } from './provider-store';
 import { GENERAL_SCOPES, OAUTH2_PATHS, SCOPES_SUPPORTED } from './gitea-provider';
@@ -50,6 +52,48 @@ export function accessScopesOf(grantScope: string): ScopeSet {
     }
   }
   return parseScopes('all');
+}
+
+/**
+ * Rewrites the provider's error answers into Gitea's (gitea-errors.ts): statuses, bodies and the
+ * authorization error redirect.
+ */
+function giteaErrorAnswer(ctx: KoaContextWithOIDC): void {
+  const status = ctx.status;
+  if (ctx.path === OAUTH2_PATHS.token && status >= 400 && ctx.method === 'POST') {
+    const grantType = String(ctx.oidc?.params?.grant_type ?? '');
+    ctx.status = 400;
+    ctx.remove('WWW-Authenticate');
+    ctx.body = grantError(grantType, (ctx.state.grantError as ProviderError | undefined) ?? {});
+  } else if (ctx.path === OAUTH2_PATHS.userinfo && status === 401) {
+    // Gitea: no token is "no valid authorization" with a Bearer challenge; a token that does not
+    // authenticate is refused before the endpoint, in its sign-in layer's words.
+    ctx.remove('WWW-Authenticate');
+    ctx.type = 'text/plain; charset=utf-8';
+    if (ctx.get('authorization')) ctx.body = 'Failed to authenticate user';
+    else {
+      ctx.set('WWW-Authenticate', 'Bearer realm="Gitea OAuth2"');
+      ctx.body = 'no valid authorization';
+    }
+    ctx.status = 401;
+  } else if (ctx.path === OAUTH2_PATHS.introspect && (status === 400 || status === 401)) {
+    ctx.set('WWW-Authenticate', 'Basic realm="Gitea OAuth2"');
+    ctx.type = 'text/plain; charset=utf-8';
+    ctx.body = 'no valid authorization';
+    ctx.status = 401;
+  } else if (ctx.path.startsWith(OAUTH2_PATHS.authorize) || ctx.path.startsWith(OAUTH2_PATHS.interaction)) {
+    const location = status >= 300 && status < 400 ? ctx.response.get('location') : '';
+    const rewritten = location ? giteaErrorRedirect(location) : null;
+    if (rewritten) {
+      ctx.redirect(rewritten);
+      ctx.status = 303;
+    } else if (status === 400 && ctx.body && typeof ctx.body === 'object' && 'error' in ctx.body) {
+      const out = ctx.body as { error: string; error_description?: string };
+      ctx.type = 'text/html; charset=utf-8';
+      ctx.body = authorizationFailedPage(authorizeFailure(out.error, out.error_description ?? '').error_description);
+      ctx.status = 400;
+    }
+  }
 }
 
 export class OAuth2Provider {
@@ -204,6 +248,14 @@ export class OAuth2Provider {
       },
     };
     const provider = new oidc.default(this.issuer, configuration);
+    // What the provider found wrong with a code or refresh token, for Gitea's answer below.
+    provider.on('grant.error', (ctx: KoaContextWithOIDC, err: ProviderError) => {
+      ctx.state.grantError = err;
+    });
+    provider.use(async (ctx, next) => {
+      await next();
+      giteaErrorAnswer(ctx as KoaContextWithOIDC);
+    });
     // ROOT_URL is the public address; behind a TLS proxy the request's own scheme is http.
     provider.proxy = true;
     return provider;

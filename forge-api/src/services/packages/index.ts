@@ -10,7 +10,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Transform, type Readable } from 'node:stream';
 import type { ForgeConfig } from '../../config';
-import { AlreadyExistsError, InvalidError, NotFoundError } from '../errors';
+import { AlreadyExistsError, InvalidError, NotFoundError, PermissionDeniedError } from '../errors';
 import { AccessMode, type Converter, fmtTime } from '../convert';
 import type { Prisma } from '../database';
 import { USER_TYPE_ORGANIZATION, type PermissionService } from '../permissions';
@@ -162,14 +162,92 @@ export class PackageService {
     return { rows, total };
   }
 
-  /** structs.Package for a version row. */
+  async findPackage(owner: User, type: string, name: string): Promise<PackageRow | null> {
+    return this.prisma.package.findFirst({ where: { ownerId: owner.id, type, lowerName: name.toLowerCase() } });
+  }
+
+  /** Deletes a package with every version (Gitea's RemovePackage; blobs go with the cleanup task). */
+  async deletePackage(pkg: PackageRow): Promise<void> {
+    await this.prisma.package.delete({ where: { id: pkg.id } });
+  }
+
+  /** The versions of one package, newest first (GET /packages/{owner}/{type}/{name}). */
+  async listVersions(pkg: PackageRow, o: { skip: number; take: number }) {
+    const where = { packageId: pkg.id };
+    const [rows, total] = await Promise.all([
+      this.prisma.packageVersion.findMany({ where, include: { package: true }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip: o.skip, take: o.take }),
+      this.prisma.packageVersion.count({ where }),
+    ]);
+    return { rows, total };
+  }
+
+  /** The newest version of a package (Gitea's SearchLatestVersions: by creation time). */
+  async latestVersion(pkg: PackageRow) {
+    return this.prisma.packageVersion.findFirst({ where: { packageId: pkg.id }, include: { package: true }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
+  }
+
+  /**
+   * Links a package to a repository of the same owner (Gitea's LinkToRepository): an already
+   * linked package is refused (Invalid), and the doer needs write access to the repository's
+   * packages unit.
+   */
+  async link(pkg: PackageRow, repo: { id: number; ownerId: number }, doer: User): Promise<void> {
+    if (pkg.ownerId !== repo.ownerId) throw new PermissionDeniedError('permission denied');
+    if (pkg.repoId) throw new InvalidError('invalid argument');
+    if (!(await this.canWritePackages(doer, repo.id))) throw new PermissionDeniedError('permission denied');
+    await this.prisma.package.update({ where: { id: pkg.id }, data: { repoId: repo.id } });
+  }
+
+  /**
+   * Unlinks a package (Gitea's UnlinkFromRepository): write access to the linked repository's
+   * packages, and the owner itself, an org owner or a site admin.
+   */
+  async unlink(pkg: PackageRow, owner: User, doer: User): Promise<void> {
+    if (!pkg.repoId) throw new InvalidError('invalid argument');
+    if (!(await this.canWritePackages(doer, pkg.repoId))) throw new PermissionDeniedError('permission denied');
+    if (!doer.isAdmin) {
+      const allowed = owner.type === USER_TYPE_ORGANIZATION ? (await this.permissions.orgAuthorizeLevel(doer.id, owner.id)) >= AccessMode.Owner : doer.id === owner.id;
+      if (!allowed) throw new PermissionDeniedError(`no permission to unlink package '${pkg.name}' from its repository, or packages are disabled`);
+    }
+    await this.prisma.package.update({ where: { id: pkg.id }, data: { repoId: null } });
+  }
+
+  /** Write access to a repository's packages unit (true when the repository is gone). */
+  private async canWritePackages(doer: User, repoId: number): Promise<boolean> {
+    const repo = await this.prisma.repository.findUnique({ where: { id: repoId }, include: { owner: true } });
+    return !repo || (await this.permissions.repoAccessMode(doer, repo, 'repo.packages')) >= AccessMode.Write;
+  }
+
+  /**
+   * structs.Package for version rows, in one set of queries: creators and linked repositories
+   * are read together; a linked repository shows only to viewers who may read it.
+   */
+  async toJsonMany(vers: (VersionRow & { package: PackageRow })[], owner: User, doer: User | null) {
+    const creatorIds = [...new Set(vers.map((v) => v.creatorId))];
+    const repoIds = [...new Set(vers.map((v) => v.package.repoId).filter((id): id is number => !!id))];
+    const [creators, repos] = await Promise.all([
+      creatorIds.length ? this.prisma.user.findMany({ where: { id: { in: creatorIds } } }) : [],
+      repoIds.length ? this.prisma.repository.findMany({ where: { id: { in: repoIds } }, include: { owner: true } }) : [],
+    ]);
+    const modes = await this.permissions.repoAccessModes(doer, repos);
+    const repoJson = new Map<number, unknown>();
+    repos.forEach((r, i) => {
+      if (modes[i] >= AccessMode.Read) repoJson.set(r.id, this.convert.repo(r, modes[i]));
+    });
+    const byId = new Map(creators.map((u) => [u.id, u]));
+    return vers.map((v) => this.versionJson(v, owner, doer, byId.get(v.creatorId) ?? null, v.package.repoId ? (repoJson.get(v.package.repoId) ?? null) : null));
+  }
+
   async toJson(ver: VersionRow & { package: PackageRow }, owner: User, doer: User | null) {
-    const creator = await this.prisma.user.findUnique({ where: { id: ver.creatorId } });
+    return (await this.toJsonMany([ver], owner, doer))[0];
+  }
+
+  private versionJson(ver: VersionRow & { package: PackageRow }, owner: User, doer: User | null, creator: User | null, repository: unknown) {
     const p = ver.package;
     return {
       id: ver.id,
       owner: this.convert.userFor(owner, doer),
-      repository: null,
+      repository,
       creator: creator ? this.convert.userFor(creator, doer) : null,
       type: p.type,
       name: p.name,

@@ -10,7 +10,8 @@ import type { ForgeConfig } from '../../config';
 import type { Prisma } from '../database';
 import { HostNotAllowedError, parseAllowedHostList, type HostAllowList } from './allowed-hosts';
 import { guardedRequest } from './guarded-request';
-import { CONVERTERS, type Converter, type HookMeta } from './payloads';
+import { CONVERTERS, serviceRequest, type Converter, type HookMeta } from './payloads';
+import type { ServiceRequest } from './payloads/request';
 
 const CLAIM_MS = 60_000;
 const BATCH = 20;
@@ -36,40 +37,43 @@ type Hook = NonNullable<Awaited<ReturnType<Prisma['webhook']['findFirst']>>>;
  * the bytes sent. Undefined when the service is not sent this event.
  */
 export function buildRequest(hook: Hook, task: Pick<Task, 'uuid' | 'event' | 'eventType' | 'payload'>, targetType: string, appUrl: string) {
-  let payload = task.payload;
   const converter: Converter | undefined = CONVERTERS[hook.type];
+  let service: ServiceRequest | undefined;
   if (converter) {
     const message = converter(task.eventType, JSON.parse(task.payload), parseMeta(hook.meta), appUrl);
     if (message === undefined) return undefined;
-    payload = JSON.stringify(message, null, 2);
+    service = serviceRequest(hook.type, hook, message);
   }
+  const payload = service?.body ?? task.payload;
   const sha256 = hook.secret ? crypto.createHmac('sha256', hook.secret).update(payload).digest('hex') : '';
   const sha1 = hook.secret ? crypto.createHmac('sha1', hook.secret).update(payload).digest('hex') : '';
-  const headers: Record<string, string> = {
-    'User-Agent': 'GiteaServer',
-    'X-Gitea-Delivery': task.uuid,
-    'X-Gitea-Event': task.event,
-    'X-Gitea-Event-Type': task.eventType,
-    'X-Gitea-Signature': sha256,
-    'X-Gitea-Hook-Installation-Target-Type': targetType,
-    'X-Gogs-Delivery': task.uuid,
-    'X-Gogs-Event': task.event,
-    'X-Gogs-Event-Type': task.eventType,
-    'X-Gogs-Signature': sha256,
-    'X-GitHub-Delivery': task.uuid,
-    'X-GitHub-Event': task.event,
-    'X-GitHub-Event-Type': task.eventType,
-    'X-GitHub-Hook-Installation-Target-Type': targetType,
-    'X-Hub-Signature': `sha1=${sha1}`,
-    'X-Hub-Signature-256': `sha256=${sha256}`,
-  };
+  const headers: Record<string, string> = { 'User-Agent': 'GiteaServer' };
+  if (service?.giteaHeaders !== false) {
+    Object.assign(headers, {
+      'X-Gitea-Delivery': task.uuid,
+      'X-Gitea-Event': task.event,
+      'X-Gitea-Event-Type': task.eventType,
+      'X-Gitea-Signature': sha256,
+      'X-Gitea-Hook-Installation-Target-Type': targetType,
+      'X-Gogs-Delivery': task.uuid,
+      'X-Gogs-Event': task.event,
+      'X-Gogs-Event-Type': task.eventType,
+      'X-Gogs-Signature': sha256,
+      'X-GitHub-Delivery': task.uuid,
+      'X-GitHub-Event': task.event,
+      'X-GitHub-Event-Type': task.eventType,
+      'X-GitHub-Hook-Installation-Target-Type': targetType,
+      'X-Hub-Signature': `sha1=${sha1}`,
+      'X-Hub-Signature-256': `sha256=${sha256}`,
+    });
+  }
   if (hook.authorizationHeader) headers.Authorization = hook.authorizationHeader;
+  if (service) {
+    headers['Content-Type'] = 'application/json';
+    return { url: service.url, method: service.method, headers, body: service.body };
+  }
   let url = hook.url;
   let body: string | undefined = payload;
-  if (converter !== undefined) {
-    headers['Content-Type'] = 'application/json';
-    return { url, method: hook.httpMethod === 'GET' ? 'POST' : hook.httpMethod || 'POST', headers, body };
-  }
   if (hook.httpMethod === 'GET') {
     const u = new URL(url);
     u.searchParams.set('payload', payload);

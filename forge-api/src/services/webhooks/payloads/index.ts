@@ -3,14 +3,18 @@
  * listed here (and not gitea/gogs, which take the forge's payload as it is) is stored and listed
  * but sent nothing, because its receiver could not read the forge's payload.
  */
+import { dingtalk } from './dingtalk';
 import { discord } from './discord';
+import { feishu } from './feishu';
+import { matrix } from './matrix';
 import { msteams } from './msteams';
 import { packagist } from './packagist';
 import { slack } from './slack';
 import { telegram } from './telegram';
 import type { Converter } from './types';
+import { wechatwork } from './wechatwork';
 
-export const CONVERTERS: Record<string, Converter> = { slack, discord, msteams, telegram, packagist };
+export const CONVERTERS: Record<string, Converter> = { slack, discord, msteams, dingtalk, telegram, feishu, wechatwork, matrix, packagist };
 
 /**
  * Whether a hook of `type` is sent this event at all. Chat services get no push without commits
@@ -23,3 +27,4 @@ export function receivesEvent(type: string, eventType: string, payload: any): bo
   return !(eventType === 'push' && !payload?.commits?.length);
 }
 export type { Converter, HookMeta } from './types';
+export { serviceRequest } from './request';

@@ -167,6 +167,12 @@ export function reviewMessage(eventType: string, p: Payload): { text: string; ve
   return { text: `[${p.repository.full_name}] Pull request review ${verdict}: ${title}`, verdict, title, color };
 }
 
+/** The headline the text services share for a review (Gitea's getReviewPayloadInfo, with its space before the colon). */
+export function reviewHeadline(eventType: string, p: Payload): string {
+  const m = reviewMessage(eventType, p);
+  return `[${p.repository.full_name}] Pull request review ${m.verdict} : ${m.title}`;
+}
+
 export function issueCommentMessage(p: Payload, appUrl: string, link: LinkFormat, withSender: boolean): Message {
   const title = `#${p.issue.number} ${p.issue.title}`;
   const repoLink = link(p.repository.html_url, p.repository.full_name);

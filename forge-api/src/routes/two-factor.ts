@@ -1,0 +1,140 @@
+/**
+ * Two-factor enrolment at Gitea's paths (/user/settings/security and its two_factor/ forms):
+ * server-rendered pages that work without JavaScript. The forge has no web sessions: each request
+ * signs in with HTTP basic (user name and password, the browser's own dialog), and the forms that
+ * change an enrolment carry their own proof against forgery (the enrolment form a signed secret,
+ * the others the passcode of the enrolled authenticator, which another site cannot know).
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { DomainError, NotFoundError, UnauthenticatedError } from '../services/errors';
+import { statusOf } from '../plugins/errors';
+import { escapeHtml, page } from '../services/oauth2/pages';
+import type { User } from '../services/records';
+import { OTP_HEADERS } from '../plugins/auth';
+
+const BASE = '/user/settings/security';
+
+const html = (reply: FastifyReply, status: number, title: string, body: string) =>
+  reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(page(title, body));
+
+function passcodeField(id = 'passcode', autofocus = true) {
+  return `<p><label for="${id}">Passcode from your authenticator app</label><br>
+<input id="${id}" name="passcode" type="text" inputmode="numeric" autocomplete="one-time-code" required${autofocus ? ' autofocus' : ''}></p>`;
+}
+
+function enrolForm(offer: { secret: string; uri: string; proof: string }, error?: string) {
+  return `<h1>Enable two-factor authentication</h1>
+${error ? `<p role="alert"><strong>${escapeHtml(error)}</strong></p>` : ''}
+<p>Add this key to your authenticator app (or <a href="${escapeHtml(offer.uri)}">open it in the app</a>), then enter the passcode it shows.</p>
+<p>Key: <code id="secret">${escapeHtml(offer.secret)}</code></p>
+<form method="post" action="${BASE}/two_factor/enroll">
+<input type="hidden" name="secret" value="${escapeHtml(offer.secret)}">
+<input type="hidden" name="proof" value="${escapeHtml(offer.proof)}">
+${passcodeField()}
+<p><button type="submit">Verify</button></p>
+</form>`;
+}
+
+export default async function twoFactorRoutes(app: FastifyInstance) {
+  const { twoFactor } = app.services;
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+  const hidden = { schema: { hide: true } };
+  const form = (request: FastifyRequest) => new URLSearchParams(typeof request.body === 'string' ? request.body : '');
+
+  /** The signed-in user, or a 401 sign-in challenge sent (null). */
+  async function signedIn(request: FastifyRequest, reply: FastifyReply): Promise<User | null> {
+    const user = await app.auth.passwordUser(request);
+    if (!user) {
+      await html(reply.header('www-authenticate', 'Basic realm="Gitea"'), 401, 'Sign in', '<h1>Sign in</h1><p>Sign in with your user name and password to continue.</p>');
+      return null;
+    }
+    return user;
+  }
+
+  /** The enrolled user's passcode (form field, or the OTP header API clients send). */
+  const passcodeOf = (request: FastifyRequest) =>
+    form(request).get('passcode') ?? (OTP_HEADERS.map((h) => request.headers[h]).find((v) => typeof v === 'string' && v !== '') as string | undefined) ?? '';
+
+  const errorPage = (reply: FastifyReply, err: unknown) => {
+    if (!(err instanceof DomainError)) throw err;
+    return html(reply, statusOf(err), 'Two-factor authentication', `<h1>Two-factor authentication</h1><p role="alert">${escapeHtml(err.message)}</p><p><a href="${BASE}">Back to security settings</a></p>`);
+  };
+
+  app.get(BASE, hidden, async (request, reply) => {
+    const user = await signedIn(request, reply);
+    if (!user) return reply;
+    if (!twoFactor.isEnrolled(user)) {
+      return html(reply, 200, 'Security', `<h1>Security</h1><h2>Two-factor authentication</h2><p>Two-factor authentication is not enrolled.</p><p><a href="${BASE}/two_factor/enroll">Enable two-factor authentication</a></p>`);
+    }
+    return html(
+      reply,
+      200,
+      'Security',
+      `<h1>Security</h1><h2>Two-factor authentication</h2><p>Two-factor authentication is enrolled.</p>
+<form method="post" action="${BASE}/two_factor/regenerate_scratch"><h3>New scratch token</h3>${passcodeField('passcode-scratch', false)}<p><button type="submit">Regenerate scratch token</button></p></form>
+<form method="post" action="${BASE}/two_factor/disable"><h3>Disable</h3>${passcodeField('passcode-disable', false)}<p><button type="submit">Disable two-factor authentication</button></p></form>`,
+    );
+  });
+
+  app.get(`${BASE}/two_factor/enroll`, hidden, async (request, reply) => {
+    const user = await signedIn(request, reply);
+    if (!user) return reply;
+    try {
+      return html(reply, 200, 'Enable two-factor authentication', enrolForm(await twoFactor.offer(user)));
+    } catch (err) {
+      return errorPage(reply, err);
+    }
+  });
+
+  app.post(`${BASE}/two_factor/enroll`, hidden, async (request, reply) => {
+    const user = await signedIn(request, reply);
+    if (!user) return reply;
+    const f = form(request);
+    const offer = { secret: f.get('secret') ?? '', proof: f.get('proof') ?? '' };
+    try {
+      const scratch = await twoFactor.enrol(user, offer.secret, offer.proof, f.get('passcode') ?? '');
+      return html(
+        reply,
+        200,
+        'Two-factor authentication enrolled',
+        `<h1>Two-factor authentication enrolled</h1>
+<p>Keep this scratch token somewhere safe: it signs you in once without your authenticator. It is shown only now.</p>
+<p>Scratch token: <code id="scratch-token">${escapeHtml(scratch)}</code></p>
+<p><a href="${BASE}">Back to security settings</a></p>`,
+      );
+    } catch (err) {
+      // A wrong passcode: the same key again (it may already be in the app), with the reason.
+      if (err instanceof DomainError && err.message === 'the passcode is not correct') {
+        const again = await twoFactor.offerFor(user, offer.secret, offer.proof);
+        if (again) return html(reply, 400, 'Enable two-factor authentication', enrolForm(again, 'The passcode is not correct.'));
+      }
+      return errorPage(reply, err);
+    }
+  });
+
+  app.post(`${BASE}/two_factor/regenerate_scratch`, hidden, async (request, reply) => {
+    const user = await signedIn(request, reply);
+    if (!user) return reply;
+    try {
+      if (!twoFactor.isEnrolled(user)) return errorPage(reply, new NotFoundError('two-factor authentication is not enrolled'));
+      if (!(await twoFactor.verifyPasscode(user, passcodeOf(request)))) return errorPage(reply, new UnauthenticatedError('the passcode is not correct'));
+      const scratch = await twoFactor.regenerateScratch(user);
+      return html(reply, 200, 'New scratch token', `<h1>New scratch token</h1><p>Your previous scratch token no longer works.</p><p>Scratch token: <code id="scratch-token">${escapeHtml(scratch)}</code></p><p><a href="${BASE}">Back to security settings</a></p>`);
+    } catch (err) {
+      return errorPage(reply, err);
+    }
+  });
+
+  app.post(`${BASE}/two_factor/disable`, hidden, async (request, reply) => {
+    const user = await signedIn(request, reply);
+    if (!user) return reply;
+    try {
+      if (!twoFactor.isEnrolled(user)) return errorPage(reply, new NotFoundError('two-factor authentication is not enrolled'));
+      if (!(await twoFactor.verifyPasscode(user, passcodeOf(request)))) return errorPage(reply, new UnauthenticatedError('the passcode is not correct'));
+      await twoFactor.disable(user);
+      return html(reply, 200, 'Two-factor authentication disabled', `<h1>Two-factor authentication disabled</h1><p><a href="${BASE}">Back to security settings</a></p>`);
+    } catch (err) {
+      return errorPage(reply, err);
+    }
+  });
+}
