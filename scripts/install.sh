@@ -25,6 +25,8 @@ command -v python3 >/dev/null && python3 -c 'import ensurepip' 2>/dev/null || ne
 command -v openssl >/dev/null || need+=(openssl)
 # forge-api/test/archive.test.ts unpacks the forge's zip archives with the real unzip.
 command -v unzip >/dev/null || need+=(unzip)
+# forge-api/test/oauth2-browser.test.ts drives the forge's sign-in and consent pages in headless Chromium.
+command -v chromium >/dev/null || need+=(chromium)
 # forge-api/test/git-ssh.test.ts drives the forge's SSH server with the real OpenSSH client.
 { command -v ssh >/dev/null && command -v ssh-keygen >/dev/null; } || need+=(openssh-client)
 # Container images (scripts/build-images.sh, e2e/images): buildah + a Debian root filesystem.
