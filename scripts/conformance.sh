@@ -7,7 +7,7 @@
 #                                     after the suite and Portcullis versions>
 # Builds what is missing first (all cached under ~/.cache; cold: see scripts/k8s-node/README.md),
 # starts a fresh cluster in a temporary folder and stops it at the end (KEEP=1 keeps it running,
-# CLUSTER_DIR chooses the folder). PROFILES (default GATEWAY-HTTP,GATEWAY-GRPC), RUN_TEST (one
+# CLUSTER_DIR chooses the folder). PROFILES (default GATEWAY-HTTP,GATEWAY-GRPC,GATEWAY-TLS,GATEWAY-TCP,GATEWAY-UDP), RUN_TEST (one
 # test), SUITE_ARGS (more suite flags) and GO_TEST_TIMEOUT (default 80m) tune the run. The
 # supported features are the ones the GatewayClass publishes (the suite reads its status).
 # TOTALS=FILE writes "N passed, N failed" there: the suite's tests that ran (each top-level test
@@ -22,7 +22,7 @@ SHARED_K8S=$REPO/../shared/tools/k8s
 K8S_TOOLS=${K8S_TOOLS:-$HOME/.cache/portcullis-k8s}
 NODE_TOOLS=${NODE_TOOLS:-$HOME/.cache/portcullis-k8s-node}
 export K8S_TOOLS NODE_TOOLS GOTOOLCHAIN=${GOTOOLCHAIN:-local} GOFLAGS=${GOFLAGS:--buildvcs=false}
-PROFILES=${PROFILES:-GATEWAY-HTTP,GATEWAY-GRPC}
+PROFILES=${PROFILES:-GATEWAY-HTTP,GATEWAY-GRPC,GATEWAY-TLS,GATEWAY-TCP,GATEWAY-UDP}
 SUITE_VERSION=$(sed -n 's/^require sigs.k8s.io\/gateway-api\/conformance \(v[^ ]*\)$/\1/p' conformance/go.mod)
 CHART_VERSION=$(sed -n 's/^version: *//p' charts/portcullis/Chart.yaml)
 APP_VERSION=$(sed -n 's/^appVersion: *"\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' charts/portcullis/Chart.yaml)

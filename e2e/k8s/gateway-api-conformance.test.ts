@@ -1,8 +1,8 @@
 /**
  * The official Gateway API conformance suite (sigs.k8s.io/gateway-api/conformance, the version
  * conformance/go.mod pins, unmodified) against Portcullis installed with helm on a cluster that
- * runs pods (scripts/conformance.sh: scripts/k8s-node + charts/portcullis), profiles GATEWAY-HTTP
- * and GATEWAY-GRPC, features as the GatewayClass publishes them. One jest test per suite test
+ * runs pods (scripts/conformance.sh: scripts/k8s-node + charts/portcullis), profiles GATEWAY-HTTP,
+ * GATEWAY-GRPC, GATEWAY-TLS, GATEWAY-TCP and GATEWAY-UDP, features as the GatewayClass publishes them. One jest test per suite test
  * that ran, so each counts in the totals; tests of features the GatewayClass does not claim are
  * skipped by the suite and not listed.
  *
@@ -47,7 +47,7 @@ function linesOf(name: string): string {
   return own.slice(-40).join('\n');
 }
 
-describe(`Gateway API conformance suite (GATEWAY-HTTP, GATEWAY-GRPC; ${seconds} s with the cluster)`, () => {
+describe(`Gateway API conformance suite (GATEWAY-HTTP, GATEWAY-GRPC, GATEWAY-TLS, GATEWAY-TCP, GATEWAY-UDP; ${seconds} s with the cluster)`, () => {
   test('the suite ran against the chart-installed controller and wrote its report', () => {
     if (results.size === 0 || !fs.existsSync(report)) {
       const tail = `${run.stdout ?? ''}\n${run.stderr ?? ''}`.split('\n').slice(-30).join('\n');
@@ -56,6 +56,7 @@ describe(`Gateway API conformance suite (GATEWAY-HTTP, GATEWAY-GRPC; ${seconds} 
     const text = fs.readFileSync(report, 'utf8');
     expect(text).toMatch(/name: GATEWAY-HTTP/);
     expect(text).toMatch(/name: GATEWAY-GRPC/);
+    for (const profile of ['GATEWAY-TLS', 'GATEWAY-TCP', 'GATEWAY-UDP']) expect(text).toContain(`name: ${profile}`);
   });
 
   for (const [name, result] of results) {

@@ -2,6 +2,7 @@
  * portcullis-forge command line, modelled on Gitea's:
  *   portcullis-forge serve [--port N] [--workers N]   (alias: web)
  *   portcullis-forge admin user create --username U --password P --email E [--admin] [--must-change-password]
+ *   portcullis-forge admin badge create --slug S [--description D] [--image-url URL]
  *   portcullis-forge admin user list
  *   portcullis-forge migrate
  * Environment: FORGE_PORT, FORGE_DATA_DIR, DATABASE_URL, ENABLE_SWAGGER, MAX_RESPONSE_ITEMS, ROOT_URL.
@@ -10,6 +11,7 @@ import cluster from 'node:cluster';
 import { loadConfig } from './config';
 import { createPrisma, migrate } from './services/database';
 import { UserService } from './services/users';
+import { BadgeService } from './services/badges';
 import { PasswordHasher } from './services/passwords';
 import { DomainError } from './services/errors';
 import { startCluster, startServer } from './server';
@@ -18,6 +20,7 @@ const USAGE = `Usage:
   portcullis-forge serve [--port N] [--workers N]   (N processes sharing the port; FORGE_WORKERS)
   portcullis-forge admin user create --username U --password P --email E [--admin] [--must-change-password]
   portcullis-forge admin user list
+  portcullis-forge admin badge create --slug S [--description D] [--image-url URL]
   portcullis-forge migrate
 
 Environment: FORGE_PORT (3000), FORGE_DATA_DIR (./data), DATABASE_URL (file:<data>/forge.db or postgresql://...),
@@ -78,6 +81,31 @@ async function adminUserCreate(flags: Record<string, string | boolean>): Promise
   }
 }
 
+/** Defines a badge admins may then give through the API (Gitea does it in its admin web pages). */
+async function adminBadgeCreate(flags: Record<string, string | boolean>): Promise<number> {
+  if (typeof flags.slug !== 'string') {
+    console.error('admin badge create needs --slug (and may take --description, --image-url)');
+    return 2;
+  }
+  const config = loadConfig();
+  await migrate(config.databaseUrl);
+  const prisma = createPrisma(config.databaseUrl);
+  try {
+    const str = (v: string | boolean | undefined) => (typeof v === 'string' ? v : undefined);
+    const badge = await new BadgeService(prisma).create({ slug: flags.slug, description: str(flags.description), imageUrl: str(flags['image-url']) });
+    console.log(`Badge '${badge.Slug}' has been successfully created (id ${badge.ID})`);
+    return 0;
+  } catch (err) {
+    if (err instanceof DomainError) {
+      console.error(`Command error: ${err.message}`);
+      return 1;
+    }
+    throw err;
+  } finally {
+    await prisma.$disconnect();
+  }
+}
+
 async function adminUserList(): Promise<number> {
   const config = loadConfig();
   await migrate(config.databaseUrl);
@@ -118,6 +146,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   if (cmd === 'admin' && sub === 'user' && action === 'create') return adminUserCreate(flags);
   if (cmd === 'admin' && sub === 'user' && action === 'list') return adminUserList();
+  if (cmd === 'admin' && sub === 'badge' && action === 'create') return adminBadgeCreate(flags);
   console.error(`unknown command: ${positional.join(' ')}\n\n${USAGE}`);
   return 2;
 }

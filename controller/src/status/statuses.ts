@@ -51,6 +51,11 @@ export const SUPPORTED_FEATURES = [
   'HTTPRouteRetryConnectionError',
   'HTTPRouteSchemeRedirect',
   'ReferenceGrant',
+  'TCPRoute',
+  'TLSRoute',
+  'TLSRouteModeMixed',
+  'TLSRouteModeTerminate',
+  'UDPRoute',
 ];
 
 export interface StatusOptions {

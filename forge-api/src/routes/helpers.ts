@@ -78,3 +78,12 @@ export async function attachmentPart(request: FastifyRequest): Promise<Multipart
   }
   return file;
 }
+
+/** Go's base64.StdEncoding: padded, standard alphabet; its error names the first bad byte. */
+export function decodeStdBase64(s: string): Buffer {
+  const body = s.replace(/={1,2}$/, '');
+  const bad = body.search(/[^A-Za-z0-9+/]/);
+  if (bad >= 0) throw new MalformedError(`illegal base64 data at input byte ${bad}`);
+  if (s.length % 4 !== 0) throw new MalformedError(`illegal base64 data at input byte ${s.length - (s.length % 4)}`);
+  return Buffer.from(s, 'base64');
+}

@@ -9,7 +9,8 @@ import { NotFoundError, PermissionDeniedError } from '../services/errors';
 import { bool, listOf, obj, orgParams, ref, str } from '../schemas';
 import { CreateOrgOptionSchema } from './admin';
 import { ORG_OWNER, ORG_READ } from '../plugins/org-assignment';
-import { contextUser, doerOf, errors, paging, pagingQuery, publicOnly, sendPage, REPO_CREATE_STATUS } from './helpers';
+import { avatarBody } from './user-account';
+import { contextUser, decodeStdBase64, doerOf, errors, paging, pagingQuery, publicOnly, sendPage, REPO_CREATE_STATUS } from './helpers';
 import type { CreateOrgInput } from '../services/orgs';
 import type { CreateRepoInput } from '../services/repos';
 
@@ -139,6 +140,27 @@ export default async function orgRoutes(app: FastifyInstance) {
     repo_admin_change_team_access: bool,
   });
   const owner = { auth: 'required' as const, scopes: ['organization' as const], org: ORG_OWNER };
+
+  app.post<{ Params: { org: string }; Body: { image: string } }>(
+    '/orgs/:org/avatar',
+    {
+      config: owner,
+      schema: { tags, operationId: 'orgUpdateAvatar', summary: 'Update Avatar', params: orgParams, body: avatarBody, response: { 204: { type: 'null' }, ...errors(400, 401, 403, 404, 422) } },
+    },
+    async (request, reply) => {
+      await app.services.userAvatars.upload(request.orgCtx.org, decodeStdBase64(request.body.image));
+      return reply.code(204).send();
+    },
+  );
+
+  app.delete<{ Params: { org: string } }>(
+    '/orgs/:org/avatar',
+    { config: owner, schema: { tags, operationId: 'orgDeleteAvatar', summary: 'Delete Avatar', params: orgParams, response: { 204: { type: 'null' }, ...errors(401, 403, 404) } } },
+    async (request, reply) => {
+      await app.services.userAvatars.remove(request.orgCtx.org);
+      return reply.code(204).send();
+    },
+  );
 
   app.patch<{ Params: { org: string }; Body: Omit<CreateOrgInput, 'username'> }>(
     '/orgs/:org',

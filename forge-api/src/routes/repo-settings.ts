@@ -7,21 +7,12 @@
 import type { FastifyInstance } from 'fastify';
 import { changeCtx, REPO_ADMIN } from '../plugins/repo-assignment';
 import { int, obj, ownerRepoParams, ref, str } from '../schemas';
-import { MalformedError, NotFoundError, PermissionDeniedError } from '../services/errors';
+import { NotFoundError, PermissionDeniedError } from '../services/errors';
 import { AccessMode } from '../services/convert';
 import type { EditRepoInput } from '../services/repo-settings';
-import { errors, publicOnly } from './helpers';
+import { decodeStdBase64, errors, publicOnly } from './helpers';
 
 type RepoParams = { owner: string; repo: string };
-
-/** Go's base64.StdEncoding: padded, standard alphabet; its error names the first bad byte. */
-function decodeStdBase64(s: string): Buffer {
-  const body = s.replace(/={1,2}$/, '');
-  const bad = body.search(/[^A-Za-z0-9+/]/);
-  if (bad >= 0) throw new MalformedError(`illegal base64 data at input byte ${bad}`);
-  if (s.length % 4 !== 0) throw new MalformedError(`illegal base64 data at input byte ${s.length - (s.length % 4)}`);
-  return Buffer.from(s, 'base64');
-}
 
 export default async function repoSettingsRoutes(app: FastifyInstance) {
   const { convert, repoSettings, repoAvatars, forks, permissions } = app.services;

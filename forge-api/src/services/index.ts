@@ -26,6 +26,8 @@ import { TagProtectionService } from './tag-protection';
 import { TagService } from './tags';
 import { PushRules } from './push-rules';
 import { RepoSettingsService } from './repo-settings';
+import { UserAvatarService } from './user-avatars';
+import { BadgeService } from './badges';
 import { RepoAvatarService } from './repo-avatars';
 import { ForkService } from './forks';
 import { TemplateGenerateService } from './template-generate';
@@ -83,6 +85,8 @@ export interface Services {
   /** PATCH of a repository's settings (rename, units, archive). */
   repoSettings: RepoSettingsService;
   repoAvatars: RepoAvatarService;
+  userAvatars: UserAvatarService;
+  badges: BadgeService;
   forks: ForkService;
   /** Repositories generated from template repositories. */
   templates: TemplateGenerateService;
@@ -253,6 +257,8 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     repos,
     repoSettings: new RepoSettingsService(prisma, config, (id) => forks.relinkForksOf(id)),
     repoAvatars: new RepoAvatarService(prisma, config),
+    userAvatars: new UserAvatarService(prisma, config),
+    badges: new BadgeService(prisma),
     forks,
     templates: new TemplateGenerateService(prisma, config, permissions, repos),
     deployKeys: new DeployKeyService(prisma),

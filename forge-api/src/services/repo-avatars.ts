@@ -1,15 +1,16 @@
 /**
  * Repository avatars (POST/DELETE /repos/{owner}/{repo}/avatar): the image is checked (a PNG,
- * JPEG, GIF or WebP within Gitea's [avatar] limits) and kept as uploaded under
- * <data>/repo-avatars/<repo id>-<md5>, the name Gitea gives it, which avatar_url points at and
- * GET /repo-avatars/{name} serves. Gitea re-encodes the picture; keeping the bytes is enough
- * for a browser and avoids an image library.
+ * JPEG, GIF or WebP within Gitea's [avatar] limits), processed as user avatars are (a large
+ * one cropped and scaled, see avatar-image.ts) and kept under <data>/repo-avatars/<repo id>-<md5
+ * of the upload>, the name Gitea gives it, which avatar_url points at and GET /repo-avatars/{name}
+ * serves.
  */
 import crypto from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { ForgeConfig } from '../config';
 import type { Prisma } from './database';
+import { processAvatarImage } from './avatar-image';
 import { InvalidError, NotFoundError, TooLargeError } from './errors';
 import { IMAGE_CONTENT_TYPE, imageInfo } from './image-info';
 import type { RepoWithOwner } from './repos';
@@ -39,7 +40,7 @@ export class RepoAvatarService {
     const name = `${repo.id}-${crypto.createHash('md5').update(data).digest('hex')}`;
     if (repo.avatar === name) return;
     await fs.mkdir(this.dir(), { recursive: true });
-    await fs.writeFile(path.join(this.dir(), name), data);
+    await fs.writeFile(path.join(this.dir(), name), processAvatarImage(data, 'UploadAvatar: failed to process repo avatar image: '));
     await this.prisma.repository.update({ where: { id: repo.id }, data: { avatar: name } });
     if (repo.avatar && NAME.test(repo.avatar)) await fs.rm(path.join(this.dir(), repo.avatar), { force: true });
   }

@@ -34,7 +34,7 @@ export class Converter {
     this.context = convertContext(config);
   }
 
-  avatarUrl(u: Pick<User, 'email' | 'avatarUrl' | 'id'>) {
+  avatarUrl(u: Pick<User, 'email' | 'avatarUrl' | 'id' | 'avatar'>) {
     return avatarUrl(this.context, u);
   }
 

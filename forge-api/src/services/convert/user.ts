@@ -4,7 +4,8 @@ import type { User } from '../records';
 import { fmtTime, GO_ZERO_TIME, visibilityName } from './common';
 import type { ConvertContext } from './context';
 
-export function avatarUrl(c: ConvertContext, u: Pick<User, 'email' | 'avatarUrl' | 'id'>): string {
+export function avatarUrl(c: ConvertContext, u: Pick<User, 'email' | 'avatarUrl' | 'id' | 'avatar'>): string {
+  if (u.avatar) return `${c.rootUrl}avatars/${u.avatar}`;
   if (u.avatarUrl) return u.avatarUrl;
   const hash = crypto.createHash('md5').update((u.email || String(u.id)).trim().toLowerCase()).digest('hex');
   return `${c.rootUrl}avatars/${hash}`;
