@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describeForge, PASSWORD } from './support/forge';
@@ -172,6 +173,28 @@ describeForge('users and admin', (f) => {
     expect(res.body).not.toContain('alice/given');
     res = await f().request('GET', '/admin/unadopted?query=zzz', root);
     expect(res.body).toEqual([]);
+  });
+
+  test('admin adopts an unadopted repository (private, HEAD as default branch) and deletes another', async () => {
+    const repos = path.join(f().dataDir, 'repositories', 'alice');
+    const work = fs.mkdtempSync(path.join(f().dataDir, 'work-'));
+    execFileSync('git', ['init', '-q', '-b', 'trunk', work]);
+    execFileSync('git', ['-C', work, '-c', 'user.name=a', '-c', 'user.email=a@example.com', 'commit', '-q', '--allow-empty', '-m', 'init']);
+    for (const name of ['adoptme', 'dropme']) execFileSync('git', ['clone', '-q', '--bare', work, path.join(repos, `${name}.git`)]);
+    const alice = { basic: ['alice', PASSWORD] as [string, string] };
+    expect((await f().request('POST', '/admin/unadopted/alice/adoptme', alice)).status).toBe(403);
+    expect((await f().request('POST', '/admin/unadopted/alice/absent', root)).status).toBe(404);
+    expect((await f().request('POST', '/admin/unadopted/nobody/adoptme', root)).status).toBe(404);
+    expect((await f().request('POST', '/admin/unadopted/alice/adoptme', root)).status).toBe(204);
+    const repo = await f().request('GET', '/repos/alice/adoptme', alice);
+    expect(repo.body).toMatchObject({ private: true, default_branch: 'trunk', empty: false });
+    // Adopted: no longer unadopted, so neither adopt nor delete reaches it.
+    expect((await f().request('POST', '/admin/unadopted/alice/adoptme', root)).status).toBe(404);
+    expect((await f().request('DELETE', '/admin/unadopted/alice/adoptme', root)).status).toBe(404);
+    expect((await f().request('DELETE', '/admin/unadopted/alice/dropme', root)).status).toBe(204);
+    expect(fs.existsSync(path.join(repos, 'dropme.git'))).toBe(false);
+    expect(fs.existsSync(path.join(repos, 'adoptme.git'))).toBe(true);
+    expect((await f().request('GET', '/admin/unadopted', root)).body).not.toContain('alice/dropme');
   });
 
   test('admin routes refuse non-admins (403) and anonymous callers (401)', async () => {

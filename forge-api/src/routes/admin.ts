@@ -141,6 +141,35 @@ export default async function adminRoutes(app: FastifyInstance) {
     },
   );
 
+  /** Gitea answers 404 (no body message of its own) unless the owner exists and owner/repo is an unadopted folder. */
+  async function unadopted(request: FastifyRequest<{ Params: { owner: string; repo: string } }>) {
+    const owner = await users.findByName(request.params.owner);
+    const dir = owner ? await admin.unadoptedDir(owner.name, request.params.repo) : null;
+    if (!owner || !dir) throw new NotFoundError();
+    return { owner, dir };
+  }
+  const unadoptedParams = obj({ owner: str, repo: str }, ['owner', 'repo']);
+
+  app.post<{ Params: { owner: string; repo: string } }>(
+    '/admin/unadopted/:owner/:repo',
+    { config: cfg, schema: { tags, operationId: 'adminAdoptRepository', summary: 'Adopt unadopted files as a repository', params: unadoptedParams, response: { 204: { type: 'null' }, ...errors(401, 403, 404) } } },
+    async (request, reply) => {
+      const { owner, dir } = await unadopted(request);
+      await repos.adopt(doerOf(request), owner, dir);
+      return reply.code(204).send();
+    },
+  );
+
+  app.delete<{ Params: { owner: string; repo: string } }>(
+    '/admin/unadopted/:owner/:repo',
+    { config: cfg, schema: { tags, operationId: 'adminDeleteUnadoptedRepository', summary: 'Delete unadopted files', params: unadoptedParams, response: { 204: { type: 'null' }, ...errors(401, 403, 404) } } },
+    async (request, reply) => {
+      const { owner, dir } = await unadopted(request);
+      await repos.deleteUnadopted(owner, dir);
+      return reply.code(204).send();
+    },
+  );
+
   app.get<{ Querystring: { source_id?: number; login_name?: string } }>(
     '/admin/users',
     {

@@ -46,6 +46,18 @@ export class AdminService {
    * The query is Gitea's: `<owner glob>[/<repo glob>]`, matched by the linear glob matcher (it
    * is user input); a glob that does not compile matches nothing.
    */
+  /**
+   * The folder name on disk of owner/name when it is a repository without a row (the case of
+   * the path may differ from the folder's), else null: adopt and delete act only on these.
+   */
+  async unadoptedDir(ownerName: string, name: string): Promise<string | null> {
+    const want = `${ownerName}/${name}`.toLowerCase();
+    const dir = (await listRepositoryDirs(this.config.reposDir)).find((d) => d.fullName.toLowerCase() === want);
+    if (!dir) return null;
+    const row = await this.prisma.repository.findFirst({ where: { lowerName: name.toLowerCase(), owner: { lowerName: ownerName.toLowerCase() } }, select: { id: true } });
+    return row ? null : dir.name;
+  }
+
   async unadopted(query: string): Promise<string[]> {
     const dirs = await listRepositoryDirs(this.config.reposDir);
     const repos = await this.prisma.repository.findMany({ select: { ownerName: true, lowerName: true } });

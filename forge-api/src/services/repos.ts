@@ -335,6 +335,49 @@ export class RepoService {
     return repo;
   }
 
+  /**
+   * Adopts a repository folder that has no row (Gitea's AdoptRepository): a private repository
+   * of `owner` with what is on disk (default branch from HEAD, size, branches), watched by the
+   * doer and announced as created. The folder must be an unadopted one (see unadoptedDir).
+   */
+  async adopt(doer: User, owner: User, dirName: string): Promise<RepoWithOwner> {
+    const diskPath = this.diskPath(owner.name, dirName);
+    const stats = await git.repoStats(diskPath);
+    let repo: RepoWithOwner;
+    try {
+      repo = await this.prisma.$transaction(async (tx) => {
+        const created = await tx.repository.create({
+          data: {
+            ownerId: owner.id,
+            ownerName: owner.name,
+            name: dirName,
+            lowerName: dirName.toLowerCase(),
+            isPrivate: true,
+            defaultBranch: stats.defaultBranch || this.config.defaultBranch,
+            isEmpty: stats.empty,
+            size: stats.sizeKiB,
+            numBranches: stats.branchCount,
+            numWatches: 1,
+          },
+          include: { owner: true },
+        });
+        await tx.watch.create({ data: { userId: doer.id, repoId: created.id, mode: WatchMode.Auto } });
+        return created;
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new NotFoundError('repository already exists');
+      throw err;
+    }
+    await recordRefs(diskPath).catch(() => undefined);
+    await this.notifier.repositoryCreated(doer, repo);
+    return repo;
+  }
+
+  /** Deletes an unadopted repository folder from disk (Gitea's DeleteUnadoptedRepository). */
+  async deleteUnadopted(owner: User, dirName: string): Promise<void> {
+    await git.deleteRepository(this.diskPath(owner.name, dirName));
+  }
+
   /** Start-up: undoes what a crash interrupted in create() (repo-creation.ts). */
   async recoverInterruptedCreations(): Promise<string[]> {
     return recoverCreations(this.config.reposDir, async (finalPath) => {
