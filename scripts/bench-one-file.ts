@@ -9,6 +9,8 @@
  *
  * Profile it with E2E_CONTROLLER_NODE_ARGS='--cpu-prof --cpu-prof-dir=DIR' (the controller
  * writes its profile when it exits at the end).
+ *
+ * --write-docs: also write the figures as docs/benchmarks-gateway.md's table (one-file).
  */
 import { promises as fs } from 'fs';
 import * as os from 'os';
@@ -20,6 +22,7 @@ import { httpRequest } from '../e2e/support/http';
 import { freePort } from '../e2e/support/ports';
 import { makeTempDir, removeDir } from '../e2e/support/tmp';
 import { baseDocs, routeDoc } from './bench-manifests';
+import { benchCommand, docsTable } from './support/bench-docs';
 
 function arg(name: string, fallback: number): number {
   const a = process.argv.find((x) => x.startsWith(`--${name}=`));
@@ -79,6 +82,16 @@ async function main(): Promise<void> {
     }
     console.log(`one file of ${routes} hostless routes x 3 rules rewritten and renamed: change -> served p50 ${percentile(samples, 50)} ms, p90 ${percentile(samples, 90)} ms (${changes} changes)`);
     console.log(`load average after: ${load()}`);
+    docsTable({
+      doc: 'gateway',
+      id: 'one-file',
+      command: benchCommand('bench:one-file'),
+      columns: ['figure', 'Portcullis', 'goal'],
+      rows: [
+        [`start (controller spawned) -> last of ${routes} routes served`, `${(startMs / 1000).toFixed(1)} s`, '< 3 s'],
+        [`whole file rewritten and renamed: change -> served p50 / p90 (${changes} changes)`, `${percentile(samples, 50)} / ${percentile(samples, 90)} ms`, 'p50 < 100 ms'],
+      ],
+    });
   } finally {
     await controller.stop('SIGTERM');
     await echo.close();

@@ -19,6 +19,9 @@ async function main() {
   const api = apiClient(base, token);
   const me = await expectStatus(api('GET', '/user'), 200, 'user');
   const repo = `hooked-${Date.now().toString(36)}`;
+  // The reviewer of the scenario's pull request (the token must be a site administrator's: it creates them and acts as them).
+  const reviewer = `${repo}-reviewer`;
+  await expectStatus(api('POST', '/admin/users', { username: reviewer, email: `${reviewer}@example.com`, password: `pw-${repo}-1`, must_change_password: false }), 201, 'reviewer');
   await expectStatus(api('POST', '/user/repos', { name: repo, auto_init: true, default_branch: 'main' }), 201, 'repo');
   const receiver = await startReceiver();
   try {
@@ -34,7 +37,7 @@ async function main() {
     // in its web UI have them. AFTER_HOOKS (e.g. an sqlite3 UPDATE of the webhook table) fills
     // them in before the events.
     if (process.env.AFTER_HOOKS) execSync(process.env.AFTER_HOOKS, { stdio: 'inherit' });
-    const recorded = await record(api, me.login, repo, receiver, RECORDED_TYPES);
+    const recorded = await record(api, me.login, repo, receiver, RECORDED_TYPES, { reviewer });
     process.stdout.write(JSON.stringify({ recordedFrom: (await api('GET', '/version')).body, receiver: receiver.url, owner: me.login, repo, events: recorded }, null, 2) + '\n');
   } finally {
     await receiver.close();

@@ -108,7 +108,8 @@ async function deliverTest(f: Forge, hookId: number) {
 
 async function setup(f: () => Forge) {
   await f().user('hooker');
-  expect((await f().request('POST', '/user/repos', { basic: ['hooker', PASSWORD], body: { name: 'r' } })).status).toBe(201);
+  // auto_init: a test delivery sends the default branch's last commit (none in an empty repository).
+  expect((await f().request('POST', '/user/repos', { basic: ['hooker', PASSWORD], body: { name: 'r', auto_init: true } })).status).toBe(201);
 }
 
 describeForge('webhook targets under the default setting (external)', (f) => {

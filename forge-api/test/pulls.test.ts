@@ -390,4 +390,16 @@ describeForge('pulls: merge', (f) => {
       expect(contained).toBe(res.status === 200);
     }
   });
+  test('a list leaves out the diff size and shows empty people lists as null, as Gitea; the record of one pull request has both', async () => {
+    const list = (await f().request('GET', `${R}/pulls?state=all&limit=50`)).body as Record<string, unknown>[];
+    expect(list.length).toBeGreaterThan(0);
+    for (const pr of list) {
+      expect(Object.keys(pr)).not.toEqual(expect.arrayContaining(['additions']));
+      expect(Object.keys(pr)).not.toEqual(expect.arrayContaining(['changed_files']));
+      for (const key of ['assignees', 'requested_reviewers', 'requested_reviewers_teams']) expect(pr[key] === null || (pr[key] as unknown[]).length > 0).toBe(true);
+    }
+    const bare = list.find((pr) => pr.assignees === null && pr.requested_reviewers === null && pr.requested_reviewers_teams === null)!;
+    const one = (await f().request('GET', `${R}/pulls/${bare.number}`)).body;
+    expect(one).toMatchObject({ assignees: [], requested_reviewers: [], requested_reviewers_teams: [], additions: expect.any(Number), changed_files: expect.any(Number) });
+  });
 });

@@ -2,7 +2,9 @@
  * Chat-service webhook payloads against what a real Gitea 1.27.3 sent for the same events
  * (fixtures/gitea-webhook-payloads.json, recorded by scripts/record-gitea-webhooks.ts): each
  * converter gets Gitea's own payload of the event and must produce the body Gitea sent to that
- * service, byte for byte once parsed.
+ * service, byte for byte once parsed. The events: issue opened and commented, branches and tags
+ * created and deleted, pushes, a pull request opened, labelled, its labels cleared, milestoned,
+ * a review requested and withdrawn, reviewed (comment, changes requested, approved), a release.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -57,8 +59,17 @@ describe(`chat webhook payloads as Gitea ${fixture.recordedFrom.version} sends t
   test('every converter has a recorded case of each event the scenario makes', () => {
     for (const type of Object.keys(CONVERTERS)) {
       const covered = new Set(fixture.events.filter((e) => e.requests[type]).map((e) => e.eventType));
-      const all = ['create', 'delete', 'issue_comment', 'issues', 'pull_request', 'push', 'release'];
-      expect([...covered].sort()).toEqual(type === 'feishu' ? ['delete', 'issue_comment', 'issues', 'pull_request'] : all);
+      const pulls = [
+        'pull_request',
+        'pull_request_label',
+        'pull_request_milestone',
+        'pull_request_review_approved',
+        'pull_request_review_comment',
+        'pull_request_review_rejected',
+        'pull_request_review_request',
+      ];
+      const all = ['create', 'delete', 'issue_comment', 'issues', ...pulls, 'push', 'release'].sort();
+      expect([...covered].sort()).toEqual(type === 'feishu' ? ['delete', 'issue_comment', 'issues', ...pulls].sort() : all);
     }
   });
 });

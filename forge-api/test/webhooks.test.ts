@@ -305,14 +305,29 @@ describeForge(
     });
 
     test('test delivery of a repository hook; hooks of other types get no gitea payload', async () => {
+      const hook = await f().request('POST', '/repos/hookorg/plain/hooks', { ...as('owner'), body: { type: 'gitea', active: true, config: { url: rx.url, content_type: 'json' } } });
+      expect((await f().request('POST', `/repos/hookorg/plain/hooks/${hook.body.id}/tests`, as('member'))).status).toBe(403);
+      // An empty repository has no commit to send: Gitea answers 204 and sends nothing.
+      expect((await f().request('POST', `/repos/hookorg/plain/hooks/${hook.body.id}/tests`, as('owner'))).status).toBe(204);
+      expect(await f().app.prisma.hookTask.count({ where: { hookId: hook.body.id } })).toBe(0);
+      const file = await f().request('POST', '/repos/hookorg/plain/contents/README.md', { ...as('owner'), body: { content: Buffer.from('hi\n').toString('base64'), message: 'first' } });
+      expect(file.status).toBe(201);
+      // (the real push reaches the gitea hook before the slack hook exists)
+      await rx.waitFor((d) => event('push')(d) && payloadOf(d)?.after === file.body.commit.sha && payloadOf(d)?.before !== file.body.commit.sha);
       const slack = await f().request('POST', '/repos/hookorg/plain/hooks', { ...as('owner'), body: { type: 'slack', active: true, events: ['push'], config: { url: rx.url, content_type: 'json', channel: '#dev' } } });
       expect(slack.status).toBe(201);
       expect(slack.body.config).toMatchObject({ channel: '#dev', url: rx.url, content_type: 'json' });
-      const hook = await f().request('POST', '/repos/hookorg/plain/hooks', { ...as('owner'), body: { type: 'gitea', active: true, config: { url: rx.url, content_type: 'json' } } });
-      expect((await f().request('POST', `/repos/hookorg/plain/hooks/${hook.body.id}/tests`, as('member'))).status).toBe(403);
       expect((await f().request('POST', `/repos/hookorg/plain/hooks/${hook.body.id}/tests`, as('owner'))).status).toBe(204);
-      const got = await rx.waitFor((d) => event('push')(d) && payloadOf(d)?.repository?.full_name === 'hookorg/plain');
-      expect(JSON.parse(got.body)).toMatchObject({ ref: 'refs/heads/main', pusher: { login: 'owner' } });
+      // The test push is the default branch's last commit (before = after), unlike the real push.
+      const got = await rx.waitFor((d) => event('push')(d) && payloadOf(d)?.repository?.full_name === 'hookorg/plain' && payloadOf(d)?.before === file.body.commit.sha);
+      expect(JSON.parse(got.body)).toMatchObject({
+        ref: 'refs/heads/main',
+        after: file.body.commit.sha,
+        total_commits: 1,
+        commits: [{ id: file.body.commit.sha, message: 'first\n' }],
+        head_commit: { id: file.body.commit.sha },
+        pusher: { login: 'owner' },
+      });
       expect(await f().app.prisma.hookTask.count({ where: { hookId: slack.body.id } })).toBe(0);
       for (const h of [slack.body.id, hook.body.id]) expect((await f().request('DELETE', `/repos/hookorg/plain/hooks/${h}`, as('owner'))).status).toBe(204);
     });

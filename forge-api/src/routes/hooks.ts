@@ -197,17 +197,20 @@ export default async function hookRoutes(app: FastifyInstance) {
     async (request, reply) => {
       const doer = doerOf(request);
       const { repo } = request.repoCtx;
+      // Gitea's test push: the default branch's last commit (a ref given only renames the ref);
+      // an empty repository is sent nothing, whatever the hook.
+      const commit = await app.services.branches.tipPayloadCommit(repo, repo.defaultBranch);
+      if (!commit) return reply.code(204).send();
       const hook = await webhooks.get({ kind: 'repo', repoId: repo.id }, request.params.id);
-      const branch = request.query.ref || repo.defaultBranch;
       const sender = webhooks.userJson(doer);
       await webhooks.queueTest(hook, {
-        ref: `refs/heads/${branch}`,
-        before: '',
-        after: '',
-        compare_url: '',
-        commits: [],
-        total_commits: 0,
-        head_commit: null,
+        ref: request.query.ref || `refs/heads/${repo.defaultBranch}`,
+        before: commit.id,
+        after: commit.id,
+        compare_url: `${app.config.rootUrl}${encodeURIComponent(repo.owner.name)}/${encodeURIComponent(repo.name)}/compare/${commit.id}...${commit.id}`,
+        commits: [commit],
+        total_commits: 1,
+        head_commit: commit,
         repository: webhooks.repoJson(repo),
         pusher: sender,
         sender,

@@ -106,7 +106,7 @@ export default async function labelRoutes(app: FastifyInstance) {
         const issue = await app.services.tracker.issues.byIndex(rc.repo.id, pathNumber(request.params.index));
         writerOnly(rc);
         const wanted = await labels.resolve(rc.repo, request.body?.labels ?? []);
-        return method === 'POST' ? labels.addToIssue(rc.repo, issue.id, wanted) : labels.replaceOnIssue(rc.repo, issue.id, wanted);
+        return method === 'POST' ? labels.addToIssue(rc.doer, rc.repo, issue, wanted) : labels.replaceOnIssue(rc.doer, rc.repo, issue, wanted);
       },
     });
   }
@@ -118,7 +118,7 @@ export default async function labelRoutes(app: FastifyInstance) {
       const rc = changeCtx(request);
       const issue = await app.services.tracker.issues.byIndex(rc.repo.id, pathNumber(request.params.index));
       writerOnly(rc);
-      await labels.removeFromIssue(rc.repo, issue.id, pathNumber(request.params.id ?? ''));
+      await labels.removeFromIssue(rc.doer, rc.repo, issue, pathNumber(request.params.id ?? ''));
       return reply.code(204).send();
     },
   );
@@ -130,7 +130,7 @@ export default async function labelRoutes(app: FastifyInstance) {
       const rc = changeCtx(request);
       const issue = await app.services.tracker.issues.byIndex(rc.repo.id, pathNumber(request.params.index));
       writerOnly(rc);
-      await labels.removeFromIssue(rc.repo, issue.id, null);
+      await labels.removeFromIssue(rc.doer, rc.repo, issue, null);
       return reply.code(204).send();
     },
   );

@@ -15,6 +15,9 @@ export const INT64_LIMIT = 9223372036854775808;
 export const int = { type: 'integer', minimum: INT64_MIN, exclusiveMaximum: INT64_LIMIT } as const;
 export const dateTime = { type: 'string', format: 'date-time' } as const;
 export const strList = { type: 'array', items: str } as const;
+/** `s` or null. */
+export const nullable = (s: Record<string, unknown>) => ({ anyOf: [s, { type: 'null' }] });
+export const nullTime = { type: ['string', 'null'], format: 'date-time' };
 
 export function obj(properties: Record<string, unknown>, required: string[] = [], extra: Record<string, unknown> = {}) {
   return { type: 'object', properties, ...(required.length ? { required } : {}), ...extra } as const;

@@ -1,7 +1,6 @@
 /** Gitea's git data records: references, commits, trees, blobs, annotated tags, notes, statuses. */
-import { bool, int, obj, str } from './common';
+import { bool, int, nullable, obj, str } from './common';
 
-const nullable = (s: Record<string, unknown>) => ({ anyOf: [s, { type: 'null' }] });
 const nullStr = { type: ['string', 'null'] };
 
 const GitObject = obj({ type: str, sha: str, url: str });

@@ -1,8 +1,5 @@
 /** Gitea's issue tracker records: structs.Issue, Comment, Label, Milestone, Attachment, Reaction, NotificationThread. */
-import { bool, dateTime, int, obj, str } from './common';
-
-const nullable = (s: Record<string, unknown>) => ({ anyOf: [s, { type: 'null' }] });
-const nullTime = { type: ['string', 'null'], format: 'date-time' };
+import { bool, dateTime, int, nullable, nullTime, obj, str } from './common';
 
 export const AttachmentSchema = obj(
   { id: int, name: str, size: int, download_count: int, created_at: dateTime, uuid: str, browser_download_url: str },
@@ -18,6 +15,15 @@ export const MilestoneSchema = obj(
   { $id: 'Milestone' },
 );
 
+/** Labels, milestone and assignees, as an issue and a pull request show them (in this order in both). */
+export const ISSUE_TRIAGE_FIELDS = {
+  labels: { type: 'array', items: { $ref: 'Label#' } },
+  milestone: nullable({ $ref: 'Milestone#' }),
+  assignee: nullable({ $ref: 'User#' }),
+  // null in lists when empty, as Gitea's
+  assignees: nullable({ type: 'array', items: { $ref: 'User#' } }),
+};
+
 export const IssueSchema = obj(
   {
     id: int,
@@ -31,10 +37,7 @@ export const IssueSchema = obj(
     body: str,
     ref: str,
     assets: { type: 'array', items: { $ref: 'Attachment#' } },
-    labels: { type: 'array', items: { $ref: 'Label#' } },
-    milestone: nullable({ $ref: 'Milestone#' }),
-    assignee: nullable({ $ref: 'User#' }),
-    assignees: nullable({ type: 'array', items: { $ref: 'User#' } }),
+    ...ISSUE_TRIAGE_FIELDS,
     state: str,
     is_locked: bool,
     comments: int,

@@ -1,8 +1,6 @@
 /** Gitea's pull request records: structs.PullRequest, PRBranchInfo. */
-import { bool, dateTime, int, obj, str } from './common';
-
-const nullable = (s: Record<string, unknown>) => ({ anyOf: [s, { type: 'null' }] });
-const nullTime = { type: ['string', 'null'], format: 'date-time' };
+import { bool, dateTime, int, nullable, nullTime, obj, str } from './common';
+import { ISSUE_TRIAGE_FIELDS } from './issue';
 
 export const PRBranchInfoSchema = obj({ label: str, ref: str, sha: str, repo_id: int, repo: nullable({ $ref: 'Repository#' }) }, [], { $id: 'PRBranchInfo' });
 
@@ -14,12 +12,10 @@ export const PullRequestSchema = obj(
     user: { $ref: 'User#' },
     title: str,
     body: str,
-    labels: { type: 'array', items: { $ref: 'Label#' } },
-    milestone: nullable({ $ref: 'Milestone#' }),
-    assignee: nullable({ $ref: 'User#' }),
-    assignees: { type: 'array', items: { $ref: 'User#' } },
-    requested_reviewers: { type: 'array', items: { $ref: 'User#' } },
-    requested_reviewers_teams: { type: 'array', items: { $ref: 'Team#' } },
+    ...ISSUE_TRIAGE_FIELDS,
+    // null in lists when empty, as Gitea's
+    requested_reviewers: nullable({ type: 'array', items: { $ref: 'User#' } }),
+    requested_reviewers_teams: nullable({ type: 'array', items: { $ref: 'Team#' } }),
     state: str,
     draft: bool,
     is_locked: bool,

@@ -491,6 +491,19 @@ export class BranchProtectionService {
   }
 
   /**
+   * Gitea's CanBypassBranchProtection: who may merge with force_merge although the rule's
+   * checks fail: a repository administrator unless the rule blocks that, or someone on the
+   * rule's bypass allow-list.
+   */
+  async canBypass(rule: ProtectionRule, user: User, isRepoAdmin: boolean): Promise<boolean> {
+    const s = rule.settings;
+    if (isRepoAdmin && !s.block_admin_merge_override) return true;
+    if (!s.enable_bypass_allowlist) return false;
+    if (s.bypass_allowlist_user_ids.includes(Number(user.id))) return true;
+    return this.inTeams(Number(user.id), s.bypass_allowlist_team_ids);
+  }
+
+  /**
    * Gitea's VerifyBranchProtection for a commit the forge writes itself (/contents, /diffpatch):
    * throws 403 "user cannot commit to repo" when the doer may not push to the branch (unless
    * every path is an unprotected file), or "path is protected" for a protected file.

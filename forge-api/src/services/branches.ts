@@ -165,6 +165,14 @@ export class BranchService {
     return { data, total: tips.length };
   }
 
+  /** The tip of a branch as a webhook PayloadCommit, or null when the branch does not exist. */
+  async tipPayloadCommit(repo: RepoWithOwner, name: string): Promise<PayloadCommit | null> {
+    const oid = await resolveRef(this.diskPath(repo), `refs/heads/${name}`);
+    if (!oid) return null;
+    const commits = await readCommits(this.diskPath(repo), [oid]);
+    return (await this.payloadCommits(repo, [...commits.values()])).get(oid) ?? null;
+  }
+
   private async tip(ctx: BranchCtx, name: string): Promise<string | null> {
     if (!name || name.includes('\0') || !isValidBranchName(name)) return null;
     return resolveRef(this.diskPath(ctx.repo), `refs/heads/${name}`);

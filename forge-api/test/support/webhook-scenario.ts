@@ -100,10 +100,16 @@ export async function expectStatus(p: Promise<{ status: number; body: any }>, wa
   return res.body;
 }
 
-/** Each step makes events; the recorder waits for the gitea hook's deliveries of each before the next. */
-export function scenario(api: Api, owner: string, repo: string): Array<{ name: string; events: number; run(): Promise<unknown> }> {
+/**
+ * Each step makes events; the recorder waits for the gitea hook's deliveries of each before the
+ * next. `reviewer` is an existing user the owner's token may act as (`sudo`: the token is a site
+ * administrator's): made a collaborator, asked for a review, and reviewing the pull request.
+ */
+export function scenario(api: Api, owner: string, repo: string, reviewer: string): Array<{ name: string; events: number; run(): Promise<unknown> }> {
   const r = `/repos/${owner}/${repo}`;
   const b64 = (s: string) => Buffer.from(s).toString('base64');
+  const asReviewer = `sudo=${encodeURIComponent(reviewer)}`;
+  let milestoneId = 0;
   return [
     { name: 'issue opened', events: 1, run: () => expectStatus(api('POST', `${r}/issues`, { title: 'Crash <on> start & stop', body: 'Steps:\n1. run *it*\n2. see <b>it</b>' }), 201, 'issue') },
     { name: 'issue comment', events: 1, run: () => expectStatus(api('POST', `${r}/issues/1/comments`, { body: 'Seen it **too** & <more>' }), 201, 'comment') },
@@ -116,6 +122,21 @@ export function scenario(api: Api, owner: string, repo: string): Array<{ name: s
     { name: 'branch created', events: 2, run: () => expectStatus(api('POST', `${r}/branches`, { new_branch_name: 'gone', old_branch_name: 'main' }), 201, 'branch') },
     { name: 'branch deleted', events: 1, run: () => expectStatus(api('DELETE', `${r}/branches/gone`), 204, 'branch delete') },
     { name: 'release published', events: 3, run: () => expectStatus(api('POST', `${r}/releases`, { tag_name: 'v1.0', name: 'One', body: 'First *release*' }), 201, 'release') },
+    { name: 'label made', events: 0, run: () => expectStatus(api('POST', `${r}/labels`, { name: 'bug', color: '#ee0701' }), 201, 'label') },
+    { name: 'pull request labelled', events: 1, run: () => expectStatus(api('POST', `${r}/issues/2/labels`, { labels: ['bug'] }), 200, 'pull labels') },
+    { name: 'pull request labels cleared', events: 1, run: () => expectStatus(api('DELETE', `${r}/issues/2/labels`), 204, 'pull labels clear') },
+    {
+      name: 'milestone made',
+      events: 0,
+      run: async () => (milestoneId = (await expectStatus(api('POST', `${r}/milestones`, { title: 'v1 <first>' }), 201, 'milestone')).id),
+    },
+    { name: 'pull request milestoned', events: 1, run: () => expectStatus(api('PATCH', `${r}/pulls/2`, { milestone: milestoneId }), 201, 'pull milestone') },
+    { name: 'reviewer made collaborator', events: 0, run: () => expectStatus(api('PUT', `${r}/collaborators/${reviewer}`, { permission: 'write' }), 204, 'collaborator') },
+    { name: 'review requested', events: 1, run: () => expectStatus(api('POST', `${r}/pulls/2/requested_reviewers`, { reviewers: [reviewer] }), 201, 'review request') },
+    { name: 'review request removed', events: 1, run: () => expectStatus(api('DELETE', `${r}/pulls/2/requested_reviewers`, { reviewers: [reviewer] }), 204, 'review request removal') },
+    { name: 'review commented', events: 1, run: () => expectStatus(api('POST', `${r}/pulls/2/reviews?${asReviewer}`, { event: 'COMMENT', body: 'Looks *fine* & <ok>' }), 200, 'review comment') },
+    { name: 'changes requested', events: 1, run: () => expectStatus(api('POST', `${r}/pulls/2/reviews?${asReviewer}`, { event: 'REQUEST_CHANGES', body: 'Please add **tests**' }), 200, 'review reject') },
+    { name: 'review approved', events: 1, run: () => expectStatus(api('POST', `${r}/pulls/2/reviews?${asReviewer}`, { event: 'APPROVED', body: 'Good' }), 200, 'review approve') },
   ];
 }
 
@@ -130,10 +151,10 @@ export async function record(
   repo: string,
   receiver: Awaited<ReturnType<typeof startReceiver>>,
   types: readonly string[],
-  opts: { lenient?: boolean; waitMs?: number } = {},
+  opts: { lenient?: boolean; waitMs?: number; reviewer: string },
 ): Promise<RecordedEvent[]> {
   const recorded: RecordedEvent[] = [];
-  for (const step of scenario(api, owner, repo)) {
+  for (const step of scenario(api, owner, repo, opts.reviewer)) {
     const before = receiver.deliveries.length;
     await step.run();
     // Wait for the gitea hook's deliveries of this step, then a little for the other types.

@@ -20,6 +20,10 @@ export interface PullParts {
   /** The open review requests: users (embedded as Gitea embeds them) and teams. */
   requestedReviewers: unknown[];
   requestedTeams: unknown[];
+  /** Submitted reviews (their timeline entries); Gitea leaves the key out at 0. */
+  reviewComments: number;
+  /** The record of one pull request (get, create, webhooks) shows the diff size; Gitea's lists leave it out. */
+  single: boolean;
 }
 
 /** Gitea's PullRequest.Mergeable: checked, without conflict or error, and not a draft. */
@@ -28,10 +32,12 @@ export function isMergeable(pr: Pick<PullRequest, 'status'>, title: string): boo
 }
 
 export function toPullRequest(c: ConvertContext, pr: PullRequest, issue: IssueJson, parts: PullParts) {
+  // Gitea's lists leave these unset when empty (null); the record of one pull request has [].
+  const orNull = <T>(list: T[]): T[] | null => (parts.single || list.length ? list : null);
   const agit = pr.flow === 1;
   const headRef = `refs/pull/${pr.index}/head`;
   const headSha = parts.headBranchSha || pr.headCommitId;
-  const withStats = !agit && parts.headRepoJson !== null && pr.changedFiles !== null;
+  const withStats = parts.single && !agit && parts.headRepoJson !== null && pr.changedFiles !== null;
   return {
     id: pr.id,
     // Gitea answers the web page here too.
@@ -43,13 +49,14 @@ export function toPullRequest(c: ConvertContext, pr: PullRequest, issue: IssueJs
     labels: issue.labels,
     milestone: issue.milestone,
     assignee: issue.assignee,
-    assignees: issue.assignees ?? [],
-    requested_reviewers: parts.requestedReviewers,
-    requested_reviewers_teams: parts.requestedTeams,
+    assignees: orNull(issue.assignees ?? []),
+    requested_reviewers: orNull(parts.requestedReviewers),
+    requested_reviewers_teams: orNull(parts.requestedTeams),
     state: issue.state,
     draft: isWorkInProgress(issue.title),
     is_locked: issue.is_locked,
     comments: issue.comments,
+    ...(parts.reviewComments ? { review_comments: parts.reviewComments } : {}),
     ...(withStats ? { additions: pr.additions ?? 0, deletions: pr.deletions ?? 0, changed_files: pr.changedFiles ?? 0 } : {}),
     html_url: issue.html_url,
     diff_url: `${issue.html_url}.diff`,

@@ -75,7 +75,7 @@ export function createTrackerServices(
     attachments,
     reactions: new ReactionService(context, convert),
     dependencies: new DependencyService(context, issues, deps.repos),
-    labels: new LabelService(context, convert),
+    labels: new LabelService(context, convert, deps.notifier),
     milestones: new MilestoneService(context, convert),
     notifications,
     pins: new PinService(prisma),

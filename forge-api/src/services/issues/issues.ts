@@ -87,6 +87,8 @@ export interface InsertIssueOptions {
  */
 export interface NewPullSide {
   writeRow(tx: IssueTx, issue: Issue): Promise<void>;
+  /** After the commit and before the announcement (the first check, so webhooks show its result). */
+  created?(issue: Issue): Promise<void>;
 }
 
 /** Gitea keeps the last exclusive label of each scope (RemoveDuplicateExclusiveLabels). */
@@ -318,6 +320,7 @@ export class IssueService {
     const { assignees, labels, milestoneId } = prepared;
     const issue = await this.insert(rc.repo, rc.doer, prepared, pull ? { isPull, within: (tx, created) => pull.writeRow(tx, created) } : {});
     const milestone = milestoneId ? await this.recountMilestone(milestoneId) : null;
+    await pull?.created?.(issue);
     const mentioned = await this.mentionedUserIds(issue.body);
     await this.notifier.issueCreated(rc.doer, rc.repo, issue, mentioned);
     if (assignees.length) await this.notifier.issueAssigneesChanged(rc.doer, rc.repo, issue, assignees.map((u) => u.id), []);
@@ -440,6 +443,7 @@ export class IssueService {
     if ('milestoneId' in data) {
       if (oldMilestone) await this.recountMilestone(oldMilestone);
       if (data.milestoneId) await this.recountMilestone(data.milestoneId as number);
+      await this.notifier.issueMilestoneChanged(rc.doer, rc.repo, { ...issue, milestoneId: (data.milestoneId as number | null) ?? null }, oldMilestone);
     }
     if (newState !== undefined && newState !== issue.isClosed) await this.setClosed(rc, { ...issue, ...(data as Partial<Issue>) }, newState);
     if (data.title !== undefined) await this.notifier.issueEdited(rc.doer, rc.repo, issue, { title: { from: issue.title } });

@@ -9,7 +9,8 @@ import type { User } from '../records';
 import type { TrackerContext } from './context';
 import { labelScope, normalizeColor, type IssueConverter, type RepoWithOwner } from '../convert';
 import { dropDuplicateExclusive } from './issues';
-import type { Label } from '../../../generated/prisma/client';
+import type { Issue, Label } from '../../../generated/prisma/client';
+import type { Notifier } from '../notify/notifier';
 
 export interface LabelInput {
   name?: string;
@@ -31,6 +32,7 @@ export class LabelService {
   constructor(
     private readonly ctx: TrackerContext,
     private readonly convert: IssueConverter,
+    private readonly notifier: Notifier,
   ) {}
 
   private get prisma() {
@@ -116,7 +118,8 @@ export class LabelService {
   }
 
   /** Adds labels; an exclusive label replaces the issue's other labels of its scope. */
-  async addToIssue(repo: RepoWithOwner, issueId: number, labels: Label[]) {
+  async addToIssue(doer: User, repo: RepoWithOwner, issue: Issue, labels: Label[]) {
+    const issueId = issue.id;
     const current = (await this.prisma.issueLabel.findMany({ where: { issueId }, include: { label: true } })).map((r) => r.label);
     const scopes = new Set(labels.filter((l) => l.exclusive && labelScope(l.name)).map((l) => labelScope(l.name)));
     const adding = new Set(labels.map((l) => l.id));
@@ -127,24 +130,29 @@ export class LabelService {
       this.prisma.issueLabel.createMany({ data: labels.filter((l) => !have.has(l.id)).map((l) => ({ issueId, labelId: l.id })) }),
       this.prisma.issue.update({ where: { id: issueId }, data: { updatedAt: new Date() } }),
     ]);
+    await this.notifier.issueLabelsChanged(doer, repo, issue, false);
     return this.ofIssue(repo, issueId);
   }
 
-  async replaceOnIssue(repo: RepoWithOwner, issueId: number, labels: Label[]) {
+  async replaceOnIssue(doer: User, repo: RepoWithOwner, issue: Issue, labels: Label[]) {
+    const issueId = issue.id;
     await this.prisma.$transaction([
       this.prisma.issueLabel.deleteMany({ where: { issueId } }),
       this.prisma.issueLabel.createMany({ data: labels.map((l) => ({ issueId, labelId: l.id })) }),
       this.prisma.issue.update({ where: { id: issueId }, data: { updatedAt: new Date() } }),
     ]);
+    await this.notifier.issueLabelsChanged(doer, repo, issue, false);
     return this.ofIssue(repo, issueId);
   }
 
-  async removeFromIssue(repo: RepoWithOwner, issueId: number, labelId: number | null): Promise<void> {
+  /** One label (`labelId`) or all of them (null, Gitea's ClearLabels). */
+  async removeFromIssue(doer: User, repo: RepoWithOwner, issue: Issue, labelId: number | null): Promise<void> {
     if (labelId !== null) {
       const l = await this.prisma.label.findFirst({ where: { id: labelId, OR: [{ repoId: repo.id }, { orgId: repo.ownerId }] } });
       if (!l) throw new InvalidError(`label does not exist [label_id: ${labelId}]`);
     }
-    await this.prisma.issueLabel.deleteMany({ where: { issueId, ...(labelId !== null ? { labelId } : {}) } });
-    await this.prisma.issue.update({ where: { id: issueId }, data: { updatedAt: new Date() } });
+    await this.prisma.issueLabel.deleteMany({ where: { issueId: issue.id, ...(labelId !== null ? { labelId } : {}) } });
+    await this.prisma.issue.update({ where: { id: issue.id }, data: { updatedAt: new Date() } });
+    await this.notifier.issueLabelsChanged(doer, repo, issue, labelId === null);
   }
 }

@@ -3,7 +3,7 @@
  * happened, and listeners (feeds, webhooks, notification threads) react. A listener's failure
  * is logged and does not fail the request: the change it reports is already committed.
  */
-import type { Comment, Issue } from '../../../generated/prisma/client';
+import type { Comment, Issue, Review } from '../../../generated/prisma/client';
 import type { PushedRef } from '../git/push';
 import type { GitCommit } from '../git/reader';
 import type { Repository, User } from '../records';
@@ -26,6 +26,10 @@ export interface NotifyListener {
   issueAssigneesChanged?(doer: User, repo: RepoWithOwner, issue: Issue, added: number[], removed: number[]): Promise<void>;
   /** An issue's title or body changed (one event per field, with what it was). */
   issueEdited?(doer: User, repo: RepoWithOwner, issue: Issue, changes: IssueChanges): Promise<void>;
+  /** An issue's labels were set, added to or removed from (`cleared`: all removed at once). */
+  issueLabelsChanged?(doer: User, repo: RepoWithOwner, issue: Issue, cleared: boolean): Promise<void>;
+  /** An issue's milestone changed (`issue` as it is now; `oldMilestoneId` null when it had none). */
+  issueMilestoneChanged?(doer: User, repo: RepoWithOwner, issue: Issue, oldMilestoneId: number | null): Promise<void>;
   /** An issue was closed or reopened; `comment` is the timeline entry that says so. */
   issueStatusChanged?(doer: User, repo: RepoWithOwner, issue: Issue, closed: boolean, comment: Comment): Promise<void>;
   /** A comment was added to an issue. */
@@ -38,6 +42,12 @@ export interface NotifyListener {
   pullRequestMerged?(doer: User, repo: RepoWithOwner, issue: Issue): Promise<void>;
   /** A push moved the head branch of an open pull request from `before` to `after`. */
   pullRequestSynchronized?(pusher: User, repo: RepoWithOwner, issue: Issue, before: string, after: string): Promise<void>;
+  /** A review was submitted on a pull request (approved, changes requested or commented; never a pending one). */
+  pullRequestReviewed?(reviewer: User, repo: RepoWithOwner, issue: Issue, review: Review): Promise<void>;
+  /** A user's review was requested on a pull request, or the request withdrawn (a team's request is announced for each member). */
+  pullRequestReviewRequested?(doer: User, repo: RepoWithOwner, issue: Issue, reviewer: User, requested: boolean): Promise<void>;
+  /** A review of a pull request was dismissed (by an administrator, or by a push when the rule says so). */
+  pullReviewDismissed?(doer: User, repo: RepoWithOwner, issue: Issue, review: Review): Promise<void>;
   /** A commit status was reported on a commit (`json`: the CommitStatus record as the API shows it). */
   commitStatusCreated?(doer: User, repo: RepoWithOwner, created: CommitStatusCreated): Promise<void>;
 }
@@ -108,6 +118,14 @@ export class Notifier {
     return this.emit('issueEdited', ...args);
   }
 
+  issueLabelsChanged(...args: EventArgs<'issueLabelsChanged'>) {
+    return this.emit('issueLabelsChanged', ...args);
+  }
+
+  issueMilestoneChanged(...args: EventArgs<'issueMilestoneChanged'>) {
+    return this.emit('issueMilestoneChanged', ...args);
+  }
+
   issueStatusChanged(...args: EventArgs<'issueStatusChanged'>) {
     return this.emit('issueStatusChanged', ...args);
   }
@@ -130,6 +148,18 @@ export class Notifier {
 
   pullRequestSynchronized(...args: EventArgs<'pullRequestSynchronized'>) {
     return this.emit('pullRequestSynchronized', ...args);
+  }
+
+  pullRequestReviewed(...args: EventArgs<'pullRequestReviewed'>) {
+    return this.emit('pullRequestReviewed', ...args);
+  }
+
+  pullRequestReviewRequested(...args: EventArgs<'pullRequestReviewRequested'>) {
+    return this.emit('pullRequestReviewRequested', ...args);
+  }
+
+  pullReviewDismissed(...args: EventArgs<'pullReviewDismissed'>) {
+    return this.emit('pullReviewDismissed', ...args);
   }
 
   commitStatusCreated(...args: EventArgs<'commitStatusCreated'>) {

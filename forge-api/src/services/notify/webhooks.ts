@@ -2,7 +2,8 @@
  * Webhook deliveries for the events (Gitea's webhook notifier): each event becomes one queued
  * HookTask per matching hook; payloads are built only when some hook wants the event.
  */
-import type { Comment, Issue } from '../../../generated/prisma/client';
+import type { Comment, Issue, Review } from '../../../generated/prisma/client';
+import { ReviewType } from '../convert/pull-review';
 import { ZERO_SHA, type PushedRef } from '../git/push';
 import type { User } from '../records';
 import type { WebhookService } from '../webhooks';
@@ -144,8 +145,32 @@ export class WebhookListener implements NotifyListener {
   /** `edited` with what the field was; Gitea's changes always carry the label lists, null here. */
   async issueEdited(doer: User, repo: RepoWithOwner, issue: Issue, changes: IssueChanges) {
     const full = { ...changes, added_labels: null, removed_labels: null };
-    if (issue.isPull) await this.pullEvent(doer, repo, issue, 'edited', 'pull_request', undefined, full);
+    if (issue.isPull) await this.pullEvent(doer, repo, issue, 'edited', 'pull_request', { changes: full });
     else await this.issueEvent(doer, repo, issue, 'edited', 'issues', full);
+  }
+
+  /** Gitea's IssueChangeLabels / IssueClearLabels: one `label_updated` (or `label_cleared`) whatever changed. */
+  async issueLabelsChanged(doer: User, repo: RepoWithOwner, issue: Issue, cleared: boolean) {
+    const action = cleared ? 'label_cleared' : 'label_updated';
+    if (issue.isPull) await this.pullEvent(doer, repo, issue, action, 'pull_request_label');
+    else await this.issueEvent(doer, repo, issue, action, 'issue_label');
+  }
+
+  async issueMilestoneChanged(doer: User, repo: RepoWithOwner, issue: Issue) {
+    const action = issue.milestoneId ? 'milestoned' : 'demilestoned';
+    if (issue.isPull) await this.pullEvent(doer, repo, issue, action, 'pull_request_milestone');
+    else await this.issueEvent(doer, repo, issue, action, 'issue_milestone');
+  }
+
+  /** Gitea's PullRequestReview: `reviewed`, the reviewer as sender and requested_reviewer, the event type in `review`. */
+  async pullRequestReviewed(reviewer: User, repo: RepoWithOwner, issue: Issue, review: Review) {
+    const eventType = REVIEW_EVENT_TYPES[review.type];
+    if (!eventType) return;
+    await this.pullEvent(reviewer, repo, issue, 'reviewed', eventType, { requestedReviewer: reviewer, review: { type: eventType, content: review.content } });
+  }
+
+  async pullRequestReviewRequested(doer: User, repo: RepoWithOwner, issue: Issue, reviewer: User, requested: boolean) {
+    await this.pullEvent(doer, repo, issue, requested ? 'review_requested' : 'review_request_removed', 'pull_request_review_request', { requestedReviewer: reviewer });
   }
 
   /** A merge is announced as `closed` with the pull request's `merged` set (Gitea's MergePullRequest). */
@@ -154,7 +179,7 @@ export class WebhookListener implements NotifyListener {
   }
 
   async pullRequestSynchronized(pusher: User, repo: RepoWithOwner, issue: Issue, before: string, after: string) {
-    await this.pullEvent(pusher, repo, issue, 'synchronized', 'pull_request_sync', { before, after });
+    await this.pullEvent(pusher, repo, issue, 'synchronized', 'pull_request_sync', { push: { before, after } });
   }
 
   async commentCreated(doer: User, repo: RepoWithOwner, issue: Issue, comment: Comment) {
@@ -178,7 +203,7 @@ export class WebhookListener implements NotifyListener {
     await this.webhooks.queue(repo, 'wiki', () => ({ action, repository: this.webhooks.repoJson(repo), sender: this.webhooks.userJson(doer), page, comment }));
   }
 
-  private async issueEvent(doer: User, repo: RepoWithOwner, issue: Issue, action: string, eventType: 'issues' | 'issue_assign' = 'issues', changes?: Json) {
+  private async issueEvent(doer: User, repo: RepoWithOwner, issue: Issue, action: string, eventType: 'issues' | 'issue_assign' | 'issue_label' | 'issue_milestone' = 'issues', changes?: Json) {
     if (issue.isPull) {
       await this.pullEvent(doer, repo, issue, action, 'pull_request');
       return;
@@ -190,30 +215,45 @@ export class WebhookListener implements NotifyListener {
   }
 
   /** Gitea's PullRequestPayload (`before`/`after` for synchronized, right after the action). */
-  private async pullEvent(
-    doer: User,
-    repo: RepoWithOwner,
-    issue: Issue,
-    action: string,
-    eventType: 'pull_request' | 'pull_request_assign' | 'pull_request_sync',
-    push?: { before: string; after: string },
-    changes?: Json,
-  ) {
+  private async pullEvent(doer: User, repo: RepoWithOwner, issue: Issue, action: string, eventType: PullEventType, extra: PullEventExtra = {}) {
     if (!this.sources.pullJson || !(await this.webhooks.wants(repo, eventType))) return;
     const current = (await this.sources.repo(repo.id)) ?? repo;
     const pull = await this.sources.pullJson(issue.id, current);
     if (!pull) return;
     await this.webhooks.queue(current, eventType, () => ({
       action,
-      ...(push ?? {}),
+      ...(extra.push ?? {}),
       number: issue.index,
-      ...(changes ? { changes } : {}),
+      ...(extra.changes ? { changes: extra.changes } : {}),
       pull_request: pull,
-      requested_reviewer: null,
+      requested_reviewer: extra.requestedReviewer ? this.webhooks.userJson(extra.requestedReviewer) : null,
       repository: this.webhooks.repoJson(current),
       sender: this.webhooks.userJson(doer),
       commit_id: '',
-      review: null,
+      review: extra.review ?? null,
     }));
   }
 }
+
+type PullEventType =
+  | 'pull_request'
+  | 'pull_request_assign'
+  | 'pull_request_sync'
+  | 'pull_request_label'
+  | 'pull_request_milestone'
+  | 'pull_request_review_request'
+  | (typeof REVIEW_EVENT_TYPES)[number];
+
+interface PullEventExtra {
+  push?: { before: string; after: string };
+  changes?: Json;
+  requestedReviewer?: User;
+  review?: { type: string; content: string };
+}
+
+/** The webhook event of a submitted review, by review type (Gitea's PullRequestReview: pending and requests send none). */
+const REVIEW_EVENT_TYPES: Record<number, 'pull_request_review_approved' | 'pull_request_review_comment' | 'pull_request_review_rejected'> = {
+  [ReviewType.Approve]: 'pull_request_review_approved',
+  [ReviewType.Comment]: 'pull_request_review_comment',
+  [ReviewType.Reject]: 'pull_request_review_rejected',
+};

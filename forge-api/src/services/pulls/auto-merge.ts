@@ -2,22 +2,22 @@
  * Scheduled merges (Gitea's auto merge, `merge_when_checks_succeed`): a user with the right to
  * merge schedules a pull request with a style and message; it is merged in that user's name as
  * soon as its head passes the commit statuses the base branch requires. A check runs when the
- * merge is scheduled, when a success status is reported on a commit that is the head of a
- * pull request, and when the pull request checker finds a scheduled pull request mergeable
- * (after a push). Checks run one at a time in the background, each for the head commit it was
+ * merge is scheduled, when a success status or an approval is given on a commit that is the
+ * head of a pull request, when a review is dismissed, and when the pull request checker finds a
+ * scheduled pull request mergeable (after a push). A check merges only when everything a merge
+ * needs holds then (the base branch's rule included: statuses, approvals, ...); otherwise the
+ * schedule stays for the next trigger. Checks run one at a time in the background, each for the head commit it was
  * queued for: a check of a head that has moved since does nothing (a newer one is queued).
  */
 import { AccessMode, type RepoWithOwner } from '../convert';
-import { ConflictError, NotFoundError, PermissionDeniedError } from '../errors';
+import { ConflictError, NotAllowedError, NotFoundError, PermissionDeniedError } from '../errors';
 import type { Prisma } from '../database';
 import type { PermissionService } from '../permissions';
-import type { ProtectionRule } from '../branch-protection';
 import type { User } from '../records';
 import type { PullRequest } from '../../../generated/prisma/client';
 import { resolveRef } from '../git/refs';
 import { branchTip, pullHeadRef, PullFlow, PullStatus } from './git';
 import type { PullMergeService } from './merge';
-import { statusChecksPass, type LatestStatus } from './required-statuses';
 
 /** Timeline entries of scheduling and cancelling (Gitea's CommentTypePRScheduledToAutoMerge / UnScheduled). */
 const COMMENT_SCHEDULED = 34;
@@ -29,10 +29,6 @@ export interface AutoMergeDeps {
   merges: PullMergeService;
   diskPath(repo: RepoWithOwner): string;
   repoById(id: number): Promise<RepoWithOwner | null>;
-  /** The protection rule of a branch (null: none). */
-  ruleFor(repoId: number, branch: string): Promise<ProtectionRule | null>;
-  /** The newest status of each context of a commit. */
-  latestStatuses(repo: RepoWithOwner, sha: string): Promise<LatestStatus[]>;
   onError(err: unknown, what: string): void;
 }
 
@@ -85,8 +81,8 @@ export class PullAutoMergeService {
     if (head) this.enqueue(pr.id, head);
   }
 
-  /** A success status on `sha`: the scheduled, mergeable pull requests of the repository whose head it is. */
-  async statusSucceeded(repoId: number, sha: string): Promise<void> {
+  /** A success status or an approval on `sha`: the scheduled, mergeable pull requests of the repository whose head it is (Gitea's StartPRCheckAndAutoMergeBySHA). */
+  async startBySha(repoId: number, sha: string): Promise<void> {
     const pulls = await this.deps.prisma.pullRequest.findMany({
       where: { baseRepoId: repoId, headCommitId: sha, hasMerged: false, status: PullStatus.Mergeable },
       select: { id: true },
@@ -121,7 +117,7 @@ export class PullAutoMergeService {
     }
   }
 
-  /** Gitea's handlePullRequestAutoMerge: merges when the head is still `sha` and the required statuses pass. */
+  /** Gitea's handlePullRequestAutoMerge: merges when the head is still `sha` and the pull request may be merged now. */
   private async attempt(pullId: number, sha: string): Promise<void> {
     const row = await this.deps.prisma.autoMerge.findUnique({ where: { pullId } });
     if (!row) return;
@@ -135,15 +131,19 @@ export class PullAutoMergeService {
       const head = pr.headRepoId ? await this.deps.repoById(pr.headRepoId) : null;
       if (!head || !(await branchTip(this.deps.diskPath(head), pr.headBranch))) return;
     }
-    const rule = await this.deps.ruleFor(repo.id, pr.baseBranch);
-    if (!statusChecksPass(rule, await this.deps.latestStatuses(repo, sha))) return;
     const doer = await this.deps.prisma.user.findUnique({ where: { id: row.doerId } });
     if (!doer) return;
     const mode = await this.deps.permissions.repoAccessMode(doer, repo);
-    await this.deps.merges.merge(
-      { repo, mode, doer, canWrite: mode >= AccessMode.Write, isAdmin: mode >= AccessMode.Admin },
-      pr,
-      { Do: row.mergeStyle, merge_title_field: row.message, delete_branch_after_merge: row.deleteBranchAfterMerge },
-    );
+    try {
+      await this.deps.merges.merge(
+        { repo, mode, doer, canWrite: mode >= AccessMode.Write, isAdmin: mode >= AccessMode.Admin },
+        pr,
+        { Do: row.mergeStyle, merge_title_field: row.message, delete_branch_after_merge: row.deleteBranchAfterMerge },
+      );
+    } catch (err) {
+      // Not ready yet (statuses, approvals, ...) or no longer allowed: Gitea leaves the schedule for the next trigger.
+      if (err instanceof NotAllowedError) return;
+      throw err;
+    }
   }
 }

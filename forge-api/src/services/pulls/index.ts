@@ -14,12 +14,15 @@ import { PullChecker } from './checker';
 import { PullService } from './pulls';
 import { PullChangeService } from './changes';
 import { PullMergeService } from './merge';
+import { PullMergeChecks } from './merge-checks';
 import type { GitDataService } from '../git-data';
-import type { BranchProtectionService, ProtectionRule } from '../branch-protection';
+import type { BranchProtectionService } from '../branch-protection';
 import { PullReviewService } from './reviews';
 import { ReviewRequestService } from './review-requests';
 import { PullUpdateService } from './update';
 import type { CommitStatusCreated } from '../notify/notifier';
+import type { Issue, Review } from '../../../generated/prisma/client';
+import { ReviewType } from '../convert/pull-review';
 import { PullAutoMergeService } from './auto-merge';
 import type { LatestStatus } from './required-statuses';
 
@@ -39,8 +42,10 @@ export interface PullServices {
 }
 
 /**
- * Queues the open pull requests of a pushed branch (as base or head) for a check, and announces
- * a push to a head branch as the pull request's `synchronized`.
+ * Queues the open pull requests of a pushed branch (as base or head) for a check, marks their
+ * reviews stale, and announces a push to a head branch as the pull request's `synchronized`;
+ * starts a check of scheduled merges when a status, an approval or a dismissal may complete
+ * what they wait for.
  */
 export class PullPushListener implements NotifyListener {
   constructor(
@@ -54,15 +59,28 @@ export class PullPushListener implements NotifyListener {
     const ids = await this.services.pulls.affectedByPush(repo.id, branch);
     await this.services.checker.enqueue(ids);
     if (ref.before === ZERO_SHA) return;
-    for (const { issue, baseRepoId } of await this.services.pulls.openWithHead(repo.id, branch)) {
-      const base = baseRepoId === repo.id ? repo : await this.services.pulls.repoById(baseRepoId);
-      if (base) await this.notifier.pullRequestSynchronized(pusher, base, issue, ref.before, ref.after);
+    for (const pr of await this.services.pulls.openWithHead(repo.id, branch)) {
+      const base = pr.baseRepoId === repo.id ? repo : await this.services.pulls.repoById(pr.baseRepoId);
+      if (!base) continue;
+      await this.services.reviews.headPushed(pusher, repo, base, pr, ref.before, ref.after);
+      await this.notifier.pullRequestSynchronized(pusher, base, pr.issue, ref.before, ref.after);
     }
+  }
+
+  /** An approval may be what a scheduled merge waits for (Gitea's auto-merge listener). */
+  async pullRequestReviewed(_doer: User, repo: RepoWithOwner, _issue: Issue, review: Review): Promise<void> {
+    if (review.type === ReviewType.Approve && review.commitId) await this.services.autoMerge.startBySha(repo.id, review.commitId);
+  }
+
+  /** Gitea checks a scheduled merge again after a dismissal. */
+  async pullReviewDismissed(_doer: User, _repo: RepoWithOwner, issue: Issue): Promise<void> {
+    const [pr] = await this.services.pulls.byIssueIds([issue.id]);
+    if (pr) await this.services.autoMerge.start(pr);
   }
 
   /** A success status may complete the required statuses of a scheduled merge. */
   async commitStatusCreated(_doer: User, repo: RepoWithOwner, created: CommitStatusCreated): Promise<void> {
-    if (created.status.state === 'success') await this.services.autoMerge.statusSucceeded(repo.id, created.status.sha);
+    if (created.status.state === 'success') await this.services.autoMerge.startBySha(repo.id, created.status.sha);
   }
 }
 
@@ -95,8 +113,8 @@ export function createPullServices(
       if (autoMerge && (await autoMerge.scheduled(pr.id))) await autoMerge.start(pr);
     },
   });
-  const reviews = new PullReviewService({ prisma, convert: deps.convert, permissions: deps.permissions, protections: deps.protections, diskPath });
-  const reviewRequests = new ReviewRequestService({ prisma, permissions: deps.permissions, protections: deps.protections, reviews });
+  const reviews = new PullReviewService({ prisma, convert: deps.convert, permissions: deps.permissions, protections: deps.protections, diskPath, notifier: deps.notifier });
+  const reviewRequests = new ReviewRequestService({ prisma, permissions: deps.permissions, protections: deps.protections, reviews, notifier: deps.notifier });
   const pulls = new PullService({
     reviewRequests,
     prisma,
@@ -112,7 +130,9 @@ export function createPullServices(
     withParent: (r) => deps.forks.withParent(r),
   });
   const changes = new PullChangeService(deps.gitData, { html: (r) => deps.tracker.convert.repoHtml(r), api: (r) => deps.tracker.convert.repoApi(r) });
+  const checks = new PullMergeChecks({ prisma, permissions: deps.permissions, protections: deps.protections, diskPath, latestStatuses: deps.latestStatuses });
   const merges = new PullMergeService({
+    checks,
     prisma,
     permissions: deps.permissions,
     diskPath,
@@ -130,8 +150,6 @@ export function createPullServices(
     merges,
     diskPath,
     repoById: (id) => deps.repos.byId(id),
-    ruleFor: (repoId, branch) => deps.protections.ruleFor(repoId, branch),
-    latestStatuses: deps.latestStatuses,
     onError: deps.logError,
   });
   const updates = new PullUpdateService({

@@ -19,8 +19,8 @@ import type { User } from '../records';
 import type { RepoCtx } from '../issues/context';
 import type { PullRequest } from '../../../generated/prisma/client';
 import { gitIdentityOf } from '../content/changes';
-import { isWorkInProgress } from '../convert/issue';
 import { branchTip, pullHeadRef, PullStatus } from './git';
+import type { PullMergeChecks } from './merge-checks';
 
 export const MERGE_STYLES = ['merge', 'rebase', 'rebase-merge', 'squash', 'fast-forward-only', 'manually-merged'] as const;
 export type MergeStyle = (typeof MERGE_STYLES)[number];
@@ -56,6 +56,8 @@ export interface MergeDeps {
   refsChanged(doer: User, repoId: number): Promise<unknown>;
   /** Announces a merge through the notifier (webhooks, notifications). */
   merged(doer: User, repo: RepoWithOwner, pr: PullRequest): Promise<void>;
+  /** Who may merge and whether the pull request is ready (branch protection). */
+  checks: PullMergeChecks;
   /** Schedules the merge for when the required statuses succeed (auto-merge.ts). */
   scheduleMerge(doer: User, pr: PullRequest, style: MergeStyle, message: string, deleteBranchAfterMerge: boolean): Promise<void>;
 }
@@ -96,14 +98,8 @@ export class PullMergeService {
     const style = given as MergeStyle;
     if (!MERGE_STYLES.includes(style)) throw new InvalidError(`[Do]: In(merge,rebase,rebase-merge,squash,fast-forward-only,manually-merged)`);
     const issue = await this.deps.prisma.issue.findUniqueOrThrow({ where: { id: pr.issueId } });
-    if (issue.isClosed && !pr.hasMerged) throw new NotFoundError('not found', ['pull request is closed']);
-    const codeMode = rc.isAdmin ? rc.mode : await this.deps.permissions.repoAccessMode(rc.doer, rc.repo, 'repo.code');
-    if (codeMode < AccessMode.Write) throw new NotAllowedError('User not allowed to merge PR');
-    if (pr.hasMerged) throw new NotAllowedError('The PR is already merged');
-    if (style !== 'manually-merged') {
-      if (isWorkInProgress(issue.title)) throw new NotAllowedError('Work in progress PRs cannot be merged');
-      if (pr.status === PullStatus.Checking || pr.status === PullStatus.Conflict || pr.status === PullStatus.Error) throw new NotAllowedError('Please try again later');
-    }
+    const type = style === 'manually-merged' ? 'manually' : input.merge_when_checks_succeed ? 'auto' : 'general';
+    await this.deps.checks.assertMergeable(rc.doer, rc.repo, pr, issue, { type, style, force: input.force_merge });
     if (!this.allowed(rc.repo, style)) throw new NotAllowedError(`${style} is not allowed an allowed merge style for this repository`);
     const path = this.deps.diskPath(rc.repo);
     const baseRef = `refs/heads/${pr.baseBranch}`;

@@ -14,6 +14,7 @@ import { ConflictError, InvalidError, MalformedError, NotFoundError, PermissionD
 import { listRefTips } from '../git/refs';
 import type { IssueService } from '../issues/issues';
 import type { LabelService } from '../issues/labels';
+import { ReviewCommentType } from './reviews';
 import type { RepoCtx } from '../issues/context';
 import type { PermissionService } from '../permissions';
 import type { User } from '../records';
@@ -192,6 +193,7 @@ export class PullService {
     if (!mayCreate) throw new PermissionDeniedError('user should be a collaborator or a member of the organization for base repo');
     const allowMaintainerEdit = input.allow_maintainer_edit ?? rc.repo.defaultAllowMaintainerEdit;
     let prId = 0;
+    let checkFailed: unknown = null;
     // Gitea's API applies the labels, milestone and assignees of a new pull request whoever
     // opens it (the issue API keeps them for writers), hence canWrite here.
     await this.deps.issues.create(
@@ -204,14 +206,18 @@ export class PullService {
           });
           prId = row.id;
         },
+        // The first check runs before the announcement and the answer (as Gitea's creation
+        // does): refs/pull/{index}/head exists and mergeable, merge_base and the diff size are
+        // known when a webhook or the client first reads the pull request.
+        created: async () => {
+          await this.deps.checker.check(prId).catch(async (err) => {
+            await this.deps.checker.enqueue([prId]);
+            checkFailed = err;
+          });
+        },
       },
     );
-    // The first check runs before the answer (as Gitea's creation does): refs/pull/{index}/head
-    // exists and mergeable / merge_base are known when the client first reads the pull request.
-    await this.deps.checker.check(prId).catch(async (err) => {
-      await this.deps.checker.enqueue([prId]);
-      throw err;
-    });
+    if (checkFailed) throw checkFailed;
     return this.json(rc, await this.prisma.pullRequest.findUniqueOrThrow({ where: { id: prId } }));
   }
 
@@ -285,7 +291,7 @@ export class PullService {
       unset_due_date: input.unset_due_date,
     });
     if (rc.canWrite && input.labels !== undefined) {
-      await this.deps.labels.replaceOnIssue(rc.repo, issue.id, await this.deps.issues.resolveLabels(rc.repo, input.labels));
+      await this.deps.labels.replaceOnIssue(rc.doer, rc.repo, issue, await this.deps.issues.resolveLabels(rc.repo, input.labels));
     }
     if (!pr.hasMerged && input.base && input.base !== pr.baseBranch) await this.changeBase(rc, pr, input.base);
     if (input.allow_maintainer_edit !== undefined && input.allow_maintainer_edit !== pr.allowMaintainerEdit) {
@@ -356,6 +362,8 @@ export class PullService {
     }
     const mergers = await this.prisma.user.findMany({ where: { id: { in: prs.flatMap((p) => (p.mergerId ? [p.mergerId] : [])) } } });
     const requested = await this.deps.reviewRequests.requestedOf(prs.map((p) => p.issueId), single);
+    const reviewCounts = await this.prisma.comment.groupBy({ by: ['issueId'], where: { issueId: { in: prs.map((p) => p.issueId) }, type: ReviewCommentType.Review }, _count: { _all: true } });
+    const reviewComments = new Map(reviewCounts.map((r) => [r.issueId, r._count._all]));
     const orgs = new Map<number, unknown>();
     for (const t of [...requested.values()].flatMap((r) => r.teams)) {
       if (!orgs.has(t.orgId)) {
@@ -372,6 +380,8 @@ export class PullService {
         merger: mergers.find((u) => u.id === p.mergerId),
         requestedReviewers: (requested.get(p.issueId)?.users ?? []).map((u) => this.deps.convert.userPublic(u)),
         requestedTeams: (requested.get(p.issueId)?.teams ?? []).map((t) => toTeam(t, (orgs.get(t.orgId) as Record<string, unknown> | null) ?? null)),
+        reviewComments: reviewComments.get(p.issueId) ?? 0,
+        single,
       };
       return toPullRequest(this.context, p, issueJson.get(p.issueId)!, parts);
     });

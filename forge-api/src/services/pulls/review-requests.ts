@@ -11,6 +11,7 @@ import { ReviewType } from '../convert/pull-review';
 import type { Prisma, PrismaNS } from '../database';
 import { InvalidError, NotFoundError, PermissionDeniedError } from '../errors';
 import type { PermissionService } from '../permissions';
+import type { Notifier } from '../notify/notifier';
 import type { User } from '../records';
 import type { RepoCtx } from '../issues/context';
 import type { Issue, PullRequest, Review, Team } from '../../../generated/prisma/client';
@@ -27,6 +28,7 @@ export interface ReviewRequestDeps {
   permissions: PermissionService;
   protections: BranchProtectionService;
   reviews: PullReviewService;
+  notifier: Notifier;
 }
 
 const ORGANIZATION = 1;
@@ -131,14 +133,24 @@ export class ReviewRequestService {
     for (const reviewer of users) {
       await this.checkUser(rc, issue, reviewer, add);
       const r = add ? await this.addUser(rc, issue, pr, reviewer) : await this.removeUser(rc, issue, pr, reviewer);
-      if (r) added.push(r);
+      if (!r) continue;
+      if (r !== true) added.push(r);
+      await this.deps.notifier.pullRequestReviewRequested(rc.doer, rc.repo, issue, reviewer, add);
     }
     for (const team of teams) {
       await this.checkTeam(rc, issue, team, add);
       const r = add ? await this.addTeam(rc, issue, team) : await this.removeTeam(rc, issue, team);
-      if (r) added.push(r);
+      if (!r) continue;
+      if (r !== true) added.push(r);
+      await this.notifyMembers(rc, issue, team, add);
     }
-    return add ? added : [];
+    return added;
+  }
+
+  /** Gitea announces a team's request to each member but the pull request's poster. */
+  private async notifyMembers(rc: Ctx, issue: Issue, team: Team, add: boolean): Promise<void> {
+    const members = await this.prisma.teamUser.findMany({ where: { teamId: team.id, userId: { not: issue.posterId } }, include: { user: true }, orderBy: { userId: 'asc' } });
+    for (const m of members) await this.deps.notifier.pullRequestReviewRequested(rc.doer, rc.repo, issue, m.user, add);
   }
 
   private async addUser(rc: Ctx, issue: Issue, pr: PullRequest, reviewer: User): Promise<Review | null> {
@@ -157,16 +169,17 @@ export class ReviewRequestService {
     });
   }
 
-  private async removeUser(rc: Ctx, issue: Issue, pr: PullRequest, reviewer: User): Promise<null> {
+  /** Whether a request was there to withdraw. */
+  private async removeUser(rc: Ctx, issue: Issue, pr: PullRequest, reviewer: User): Promise<boolean> {
     const official = await this.deps.reviews.isOfficialReviewer(rc.repo, pr, reviewer);
-    await this.prisma.$transaction(async (tx) => {
+    return this.prisma.$transaction(async (tx) => {
       const last = await this.latest(tx, issue.id, reviewer.id);
-      if (!last || last.type !== ReviewType.Request) return;
+      if (!last || last.type !== ReviewType.Request) return false;
       await tx.review.delete({ where: { id: last.id } });
       if (official) await this.deps.reviews.restoreLatestOfficial(tx, issue.id, reviewer.id);
       await this.timeline(tx, rc, issue, { assigneeId: reviewer.id, removedAssignee: true });
+      return true;
     });
-    return null;
   }
 
   private async addTeam(rc: Ctx, issue: Issue, team: Team): Promise<Review | null> {
@@ -179,14 +192,14 @@ export class ReviewRequestService {
     });
   }
 
-  private async removeTeam(rc: Ctx, issue: Issue, team: Team): Promise<null> {
-    await this.prisma.$transaction(async (tx) => {
+  private async removeTeam(rc: Ctx, issue: Issue, team: Team): Promise<boolean> {
+    return this.prisma.$transaction(async (tx) => {
       const req = await tx.review.findFirst({ where: { issueId: issue.id, reviewerTeamId: team.id, type: ReviewType.Request } });
-      if (!req) return;
+      if (!req) return false;
       await tx.review.delete({ where: { id: req.id } });
       await this.timeline(tx, rc, issue, { assigneeTeamId: team.id, removedAssignee: true });
+      return true;
     });
-    return null;
   }
 
   /**

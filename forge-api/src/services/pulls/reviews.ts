@@ -15,6 +15,7 @@ import type { Prisma, PrismaNS } from '../database';
 import { InvalidError, MalformedError, NotFoundError, PermissionDeniedError } from '../errors';
 import type { BranchProtectionService } from '../branch-protection';
 import type { PermissionService } from '../permissions';
+import type { Notifier } from '../notify/notifier';
 import type { User } from '../records';
 import type { RepoCtx } from '../issues/context';
 import type { Issue, PullRequest, Review } from '../../../generated/prisma/client';
@@ -35,6 +36,9 @@ export interface CreateReviewInput {
 }
 
 type Ctx = RepoCtx & { doer: User };
+
+/** The timeline text of an approval dismissed by a push (Gitea's words, which clients show). */
+const STALE_APPROVAL_DISMISSED = 'New commits pushed, approval review dismissed automatically according to repository settings';
 type Tx = PrismaNS.TransactionClient;
 
 export interface ReviewDeps {
@@ -43,6 +47,7 @@ export interface ReviewDeps {
   permissions: PermissionService;
   protections: BranchProtectionService;
   diskPath(repo: RepoWithOwner): string;
+  notifier: Notifier;
 }
 
 export class PullReviewService {
@@ -213,6 +218,7 @@ export class PullReviewService {
       }
       return this.submitIn(tx, rc, pr, issue, type, input.body ?? '', commitId);
     });
+    if (type !== ReviewType.Pending) await this.deps.notifier.pullRequestReviewed(rc.doer, rc.repo, issue, review);
     return this.one(rc, pr, review);
   }
 
@@ -225,6 +231,7 @@ export class PullReviewService {
     if (type === ReviewType.Pending) throw new InvalidError('review stay pending');
     const head = await this.headCommit(rc, pr);
     const submitted = await this.prisma.$transaction((tx) => this.submitIn(tx, rc, pr, issue, type, input.body ?? '', head));
+    await this.deps.notifier.pullRequestReviewed(rc.doer, rc.repo, issue, submitted);
     return this.one(rc, pr, submitted);
   }
 
@@ -268,12 +275,51 @@ export class PullReviewService {
     return review;
   }
 
-  /** Whether the diff of the pull request changed between two head commits (Gitea's checkIfPRContentChanged, by tree comparison of the merges onto the merge base). */
-  private async contentChanged(rc: RepoCtx, pr: PullRequest, from: string, to: string): Promise<boolean> {
-    const path = this.deps.diskPath(rc.repo);
-    const a = await changesAsOf(path, pr.mergeBase, from);
-    const b = await changesAsOf(path, pr.mergeBase, to);
-    return a === null || b === null || a !== b;
+  private contentChanged(rc: RepoCtx, pr: PullRequest, from: string, to: string): Promise<boolean> {
+    return contentChanged(this.deps.diskPath(rc.repo), pr.mergeBase, from, to);
+  }
+
+  /**
+   * After a push moved the head of an open pull request from `before` to `after` (Gitea's
+   * AddTestPullRequestTask for a synchronized head): when the pull request's changes differ,
+   * every review is stale and, if the base branch's rule dismisses stale approvals, the
+   * standing approvals are dismissed (with the timeline entry Gitea writes); reviews given on
+   * `after` are fresh. The head repository holds both commits (a fork borrows its parent's
+   * objects).
+   */
+  async headPushed(doer: User, headRepo: RepoWithOwner, baseRepo: RepoWithOwner, pr: PullRequest & { issue: Issue }, before: string, after: string): Promise<void> {
+    if (await contentChanged(this.deps.diskPath(headRepo), pr.mergeBase, before, after)) {
+      await this.prisma.review.updateMany({ where: { issueId: pr.issueId }, data: { stale: true } });
+      const rule = await this.deps.protections.ruleFor(pr.baseRepoId, pr.baseBranch);
+      if (rule?.settings.dismiss_stale_approvals) {
+        for (const review of await this.dismissApprovals(doer, pr)) await this.deps.notifier.pullReviewDismissed(doer, baseRepo, pr.issue, review);
+      }
+    }
+    await this.prisma.review.updateMany({ where: { issueId: pr.issueId, commitId: after }, data: { stale: false } });
+  }
+
+  /** Gitea's DismissApprovalReviews: every standing approval dismissed, each with a timeline entry. */
+  private async dismissApprovals(doer: User, pr: PullRequest): Promise<Review[]> {
+    return this.prisma.$transaction(async (tx) => {
+      const approvals = await tx.review.findMany({ where: { issueId: pr.issueId, type: ReviewType.Approve, dismissed: false }, orderBy: { id: 'asc' } });
+      const now = new Date();
+      for (const review of approvals) {
+        await tx.review.update({ where: { id: review.id }, data: { dismissed: true } });
+        await tx.comment.create({
+          data: {
+            type: ReviewCommentType.DismissReview,
+            issueId: pr.issueId,
+            repoId: pr.baseRepoId,
+            posterId: doer.id,
+            content: STALE_APPROVAL_DISMISSED,
+            createdAt: now,
+            updatedAt: now,
+            review: { create: { reviewId: review.id, assigneeId: review.reviewerId } },
+          },
+        });
+      }
+      return approvals.map((r) => ({ ...r, dismissed: true }));
+    });
   }
 
   /** DELETE /reviews/{id}: by the reviewer or a site administrator; a request cannot be deleted here. */
@@ -325,7 +371,9 @@ export class PullReviewService {
         });
       }
     });
-    return this.one(rc, pr, await this.prisma.review.findUniqueOrThrow({ where: { id: review.id } }));
+    const updated = await this.prisma.review.findUniqueOrThrow({ where: { id: review.id } });
+    if (dismiss) await this.deps.notifier.pullReviewDismissed(rc.doer, rc.repo, issue, updated);
+    return this.one(rc, pr, updated);
   }
 
   /** A code comment of this repository's pull requests (Gitea's getPullReviewCommentToResolve). */
@@ -373,6 +421,13 @@ export class PullReviewService {
     });
     return (await this.commentJson(rc, pr, [created]))[0];
   }
+}
+
+/** Whether the pull request's changes differ between two head commits (Gitea's checkIfPRContentChanged: the diffs against the merge base compared). */
+async function contentChanged(repoPath: string, mergeBase: string, from: string, to: string): Promise<boolean> {
+  const a = await changesAsOf(repoPath, mergeBase, from);
+  const b = await changesAsOf(repoPath, mergeBase, to);
+  return a === null || b === null || a !== b;
 }
 
 /** The pull request's changes as of `head` (the raw diff base..head: paths and blob ids), or null when git cannot say. */

@@ -60,11 +60,14 @@ export function expandEvents(input: string[] | undefined): HookEvent[] {
   });
 }
 
-/** X-Gitea-Event for an exact event type (issue_* collapse to `issues`, as Gitea's headers do). */
+/** X-Gitea-Event for an exact event type (issue_* collapse to `issues`, the other pull_request_* to `pull_request`, as Gitea's headers do). */
 export function headerEvent(eventType: HookEvent): string {
   if (eventType === 'issue_comment' || eventType === 'pull_request_comment') return 'issue_comment';
   if (eventType.startsWith('issue_')) return 'issues';
-  if (REVIEW_EVENTS.has(eventType)) return 'pull_request_review';
+  // Gitea names the review events' header after the verdict, not the group.
+  if (eventType === 'pull_request_review_approved') return 'pull_request_approved';
+  if (eventType === 'pull_request_review_rejected') return 'pull_request_rejected';
+  if (eventType === 'pull_request_review_comment') return 'pull_request_comment';
   if (eventType.startsWith('pull_request_')) return 'pull_request';
   return eventType;
 }

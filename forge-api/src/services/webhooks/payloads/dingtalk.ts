@@ -3,7 +3,7 @@
  * button opens the forge page in the user's browser through DingTalk's dingtalk:// link (the
  * in-app view cannot reach most private hosts), as Gitea 1.27 sends it. Texts carry no links.
  */
-import { commitCount, issueCommentMessage, issueMessage, plain, pullRequestMessage, releaseMessage, shortRef } from './messages';
+import { commitCount, issueCommentMessage, issueMessage, plain, pullRequestMessage, releaseMessage, reviewHeadline, shortRef } from './messages';
 import { goQueryEscape, pathSegments } from './escape';
 import { payloadKind, type Converter } from './types';
 
@@ -60,6 +60,10 @@ export const dingtalk: Converter = (event, p: Payload, _meta, appUrl) => {
     case 'pull_request': {
       const m = pullRequestMessage(p, appUrl, plain, true);
       return card(m.title, `${m.text}\r\n\r\n${m.extra}`, 'view pull request', p.pull_request.html_url);
+    }
+    case 'pull_request_review': {
+      const headline = reviewHeadline(event, p);
+      return card(headline, `${headline}\r\n\r\n${p.review?.content ?? ''}`, 'view pull request', p.pull_request.html_url);
     }
     case 'release': {
       const text = releaseMessage(p, appUrl, plain, true).text;

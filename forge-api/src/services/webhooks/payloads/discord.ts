@@ -3,7 +3,7 @@
  * plain-text titles and Markdown descriptions cut to Discord's 2,000 characters, as Gitea 1.27
  * sends it.
  */
-import { COLORS, commitCount, issueCommentMessage, issueMessage, plain, pullRequestMessage, releaseMessage, shortRef } from './messages';
+import { COLORS, commitCount, issueCommentMessage, issueMessage, plain, pullRequestMessage, releaseMessage, reviewMessage, shortRef } from './messages';
 import { payloadKind, type Converter, type HookMeta } from './types';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- payloads are the webhook JSON, read by field. */
@@ -73,6 +73,10 @@ export const discord: Converter = (event, p: Payload, meta, appUrl) => {
     case 'pull_request': {
       const m = pullRequestMessage(p, appUrl, plain, false);
       return send(m.text, m.extra, p.pull_request.html_url, m.color);
+    }
+    case 'pull_request_review': {
+      const m = reviewMessage(event, p);
+      return send(m.text, p.review?.content ?? '', p.pull_request.html_url, m.color);
     }
     case 'release': {
       const m = releaseMessage(p, appUrl, plain, false);

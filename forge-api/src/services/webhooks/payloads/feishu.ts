@@ -5,7 +5,7 @@
  * Feishu requests carry none of Gitea's X-* headers; a hook secret signs the message itself
  * (request.ts).
  */
-import { plain, releaseMessage, shortRef } from './messages';
+import { plain, releaseMessage, reviewHeadline, shortRef } from './messages';
 import { payloadKind, type Converter } from './types';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- payloads are the webhook JSON, read by field. */
@@ -51,6 +51,8 @@ export const feishu: Converter = (event, p: Payload, _meta, appUrl) => {
       const by = `${p.is_pull ? 'PullRequest' : 'Issue'} by ${p.issue.user?.login ?? ''}`;
       return text(`${head}\n${p.issue.html_url}\n${by}\nOperator: ${p.sender.login}\n\n${p.comment.body ?? ''}`);
     }
+    case 'pull_request_review':
+      return text(`${reviewHeadline(event, p)}\r\n\r\n${p.review?.content ?? ''}`);
     case 'release':
       return text(releaseMessage(p, appUrl, plain, true).text);
     case 'repository':

@@ -4,7 +4,7 @@
  * hook's message_type (1 or m.notice, 2 or m.text). Matrix takes the event by PUT at the room's
  * send URL plus a transaction id (request.ts).
  */
-import { issueCommentMessage, issueMessage, pullRequestMessage, releaseMessage, shortRef, type LinkFormat } from './messages';
+import { issueCommentMessage, issueMessage, pullRequestMessage, releaseMessage, reviewMessage, shortRef, type LinkFormat } from './messages';
 import { goHtmlEscape, pathSegments } from './escape';
 import { payloadKind, type Converter } from './types';
 
@@ -54,6 +54,10 @@ export const matrix: Converter = (event, p: Payload, meta, appUrl) => {
       return message(issueCommentMessage(p, appUrl, link, true).text);
     case 'pull_request':
       return message(pullRequestMessage(p, appUrl, link, true).text);
+    case 'pull_request_review': {
+      const m = reviewMessage(event, p);
+      return message(`[${repoLink()}] Pull request review ${m.verdict}: ${link(`${p.repository.html_url}/pulls/${p.number}`, m.title)} by ${link(appUrl + p.sender.login, p.sender.login)}`);
+    }
     case 'release':
       return message(releaseMessage(p, appUrl, link, true).text);
     case 'repository': {

@@ -153,6 +153,26 @@ export function pullRequestMessage(p: Payload, appUrl: string, link: LinkFormat,
   return { text, title, extra, color };
 }
 
+/** What a review event says (Gitea's Review converters): the verdict by event type, and its colour. */
+const REVIEW_VERDICTS: Record<string, [string, number]> = {
+  pull_request_review_approved: ['approved', COLORS.green],
+  pull_request_review_rejected: ['requested changes', COLORS.red],
+  pull_request_review_comment: ['comment', COLORS.grey],
+};
+
+/** "[owner/repo] Pull request review <verdict>: #<index> <title>" in plain text, the verdict, and the colour. */
+export function reviewMessage(eventType: string, p: Payload): { text: string; verdict: string; title: string; color: number } {
+  const [verdict, color] = REVIEW_VERDICTS[eventType] ?? ['', COLORS.yellow];
+  const title = `#${p.number} ${p.pull_request.title}`;
+  return { text: `[${p.repository.full_name}] Pull request review ${verdict}: ${title}`, verdict, title, color };
+}
+
+/** The headline the text services share for a review (Gitea's getReviewPayloadInfo, with its space before the colon). */
+export function reviewHeadline(eventType: string, p: Payload): string {
+  const m = reviewMessage(eventType, p);
+  return `[${p.repository.full_name}] Pull request review ${m.verdict} : ${m.title}`;
+}
+
 export function issueCommentMessage(p: Payload, appUrl: string, link: LinkFormat, withSender: boolean): Message {
   const title = `#${p.issue.number} ${p.issue.title}`;
   const repoLink = link(p.repository.html_url, p.repository.full_name);

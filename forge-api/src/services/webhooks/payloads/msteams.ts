@@ -3,7 +3,7 @@
  * "open" action) for each event, plain-text titles and Markdown texts, as Gitea 1.27 sends it.
  * The "Issue #" and "Pull request #" facts carry the record's id, not its number, as Gitea's do.
  */
-import { COLORS, commitCount, issueCommentMessage, issueMessage, plain, pullRequestMessage, releaseMessage, shortRef } from './messages';
+import { COLORS, commitCount, issueCommentMessage, issueMessage, plain, pullRequestMessage, releaseMessage, reviewMessage, shortRef } from './messages';
 import { payloadKind, type Converter } from './types';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- payloads are the webhook JSON, read by field. */
@@ -60,6 +60,10 @@ export const msteams: Converter = (event, p: Payload, _meta, appUrl) => {
     case 'pull_request': {
       const m = pullRequestMessage(p, appUrl, plain, false);
       return card(repo, p.sender, m.text, m.extra, p.pull_request.html_url, m.color, { name: 'Pull request #:', value: String(p.pull_request.id) });
+    }
+    case 'pull_request_review': {
+      const m = reviewMessage(event, p);
+      return card(repo, p.sender, m.text, p.review?.content ?? '', p.pull_request.html_url, m.color, { name: 'Pull request #:', value: String(p.pull_request.id) });
     }
     case 'release': {
       const m = releaseMessage(p, appUrl, plain, false);

@@ -2,7 +2,7 @@
  * Slack's incoming-webhook message (channel, text, username, icon, attachments) for each event,
  * with Slack's `<url|text>` links and its three escaped characters, as Gitea 1.27 sends it.
  */
-import { commitCount, issueCommentMessage, issueMessage, pullRequestMessage, refWebPath, releaseMessage, shortRef, type LinkFormat } from './messages';
+import { commitCount, issueCommentMessage, issueMessage, pullRequestMessage, refWebPath, releaseMessage, reviewMessage, shortRef, type LinkFormat } from './messages';
 import { payloadKind, type Converter, type HookMeta } from './types';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- payloads are the webhook JSON, read by field. */
@@ -53,6 +53,12 @@ export const slack: Converter = (event, p: Payload, meta, appUrl) => {
     case 'pull_request': {
       const m = pullRequestMessage(p, appUrl, link, true);
       return message(meta, m.text, m.extra ? [attachment(hex(m.color), escape(m.title), p.pull_request.html_url, escape(p.pull_request.body ?? ''))] : null);
+    }
+    case 'pull_request_review': {
+      // Gitea writes the pull request's link here in Markdown, not in Slack's syntax.
+      const m = reviewMessage(event, p);
+      const repoLink = link(p.repository.html_url, p.repository.full_name);
+      return message(meta, `[${repoLink}] Pull request review ${m.verdict}: [${m.title}](${p.repository.html_url}/pulls/${p.number}) by ${link(appUrl + p.sender.login, p.sender.login)}`, null);
     }
     case 'release':
       return message(meta, releaseMessage(p, appUrl, link, true).text, null);

@@ -3,7 +3,7 @@
  * marked rel="nofollow" and every user-written text escaped, as Gitea 1.27 sends it. The hook's
  * URL carries the bot token and chat id (https://api.telegram.org/bot<token>/sendMessage?chat_id=...).
  */
-import { commitCount, issueCommentMessage, issueMessage, pullRequestMessage, releaseMessage, shortRef, type LinkFormat } from './messages';
+import { commitCount, issueCommentMessage, issueMessage, pullRequestMessage, releaseMessage, reviewMessage, shortRef, type LinkFormat } from './messages';
 import { payloadKind, type Converter } from './types';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- payloads are the webhook JSON, read by field. */
@@ -47,6 +47,8 @@ export const telegram: Converter = (event, p: Payload, _meta, appUrl) => {
       const m = pullRequestMessage(p, appUrl, link, true);
       return message(`${m.text}\n${escape(m.extra)}`);
     }
+    case 'pull_request_review':
+      return message(`${escape(reviewMessage(event, p).text)}\n${escape(p.review?.content ?? '')}`);
     case 'release':
       return message(releaseMessage(p, appUrl, link, true).text);
     case 'repository':

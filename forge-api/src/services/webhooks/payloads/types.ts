@@ -11,11 +11,13 @@ export type Converter = (eventType: string, payload: Record<string, any>, meta: 
 /**
  * The payload shape an event type carries (Gitea's newPayload grouping): the assign, label,
  * milestone and sync variants of issues and pull requests carry the same payload as the plain
- * event, so each converter handles a kind once.
+ * event, so each converter handles a kind once; the three review events are one kind
+ * (`pull_request_review`), told apart by the event type.
  */
 export function payloadKind(eventType: string): string {
   if (eventType === 'issues' || /^issue_(assign|label|milestone)$/.test(eventType)) return 'issues';
   if (eventType === 'issue_comment' || eventType === 'pull_request_comment') return 'issue_comment';
   if (eventType === 'pull_request' || /^pull_request_(assign|label|milestone|sync|review_request)$/.test(eventType)) return 'pull_request';
+  if (/^pull_request_review_(approved|rejected|comment)$/.test(eventType)) return 'pull_request_review';
   return eventType;
 }

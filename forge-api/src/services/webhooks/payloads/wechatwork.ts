@@ -2,7 +2,7 @@
  * WeChat Work's (WeCom's) group-robot message: Markdown with WeCom's <font color> highlights,
  * as Gitea 1.27 sends it. Texts carry no links; the item's URL is shown as a Markdown link.
  */
-import { issueCommentMessage, issueMessage, plain, pullRequestMessage, releaseMessage, shortRef } from './messages';
+import { issueCommentMessage, issueMessage, plain, pullRequestMessage, releaseMessage, reviewHeadline, shortRef } from './messages';
 import { payloadKind, type Converter } from './types';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- payloads are the webhook JSON, read by field. */
@@ -43,6 +43,8 @@ export const wechatwork: Converter = (event, p: Payload, _meta, appUrl) => {
       const m = pullRequestMessage(p, appUrl, plain, true);
       return markdown(`> <font color="info"> ${m.text} </font> \r\n > <font color="comment">${m.title} </font> \r\n > <font color="comment">${m.extra} </font> \r\n`);
     }
+    case 'pull_request_review':
+      return markdown(`# ${reviewHeadline(event, p)}\r\n\r\n >${p.review?.content ?? ''}`);
     case 'release':
       return markdown(releaseMessage(p, appUrl, plain, true).text);
     case 'repository':
