@@ -27,6 +27,18 @@ export const ownerRepoIndexParams = {
   required: ['owner', 'repo', 'index'],
 } as const;
 
+/** The path of one issue or pull request. */
+export type IndexParams = OwnerRepo & { index: string };
+
+/** owner, repo and index with one more path parameter (`id`, `user`, ...). */
+export function ownerRepoIndexWith(name: string) {
+  return {
+    type: 'object',
+    properties: { ...ownerRepoIndexParams.properties, [name]: { type: 'string' } },
+    required: [...ownerRepoIndexParams.required, name],
+  } as const;
+}
+
 export const ownerRepoIdParams = {
   type: 'object',
   properties: { owner: { type: 'string' }, repo: { type: 'string' }, id: { type: 'string' } },

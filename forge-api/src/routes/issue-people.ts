@@ -9,14 +9,8 @@ import { bool, dateTime, listOf, obj, ref, str, strList } from '../schemas';
 import { ISSUES_CHANGE, ISSUES_READ, changeCtx } from '../plugins/repo-assignment';
 import { setTotalCount } from '../plugins/paging';
 import { doerOf, errors, paging, pagingQuery } from './helpers';
-import { ownerRepoIndexParams, pathNumber, type OwnerRepo } from './issue-helpers';
+import { ownerRepoIndexParams, ownerRepoIndexWith, pathNumber, type IndexParams } from './issue-helpers';
 
-type IndexParams = OwnerRepo & { index: string };
-const withName = (name: string) => ({
-  type: 'object',
-  properties: { ...ownerRepoIndexParams.properties, [name]: { type: 'string' } },
-  required: [...ownerRepoIndexParams.required, name],
-});
 const IssueAssigneesOption = obj({ assignees: strList });
 const WatchInfo = obj({ subscribed: bool, ignored: bool, reason: { type: 'null' }, created_at: dateTime, url: str, repository_url: str });
 
@@ -54,7 +48,7 @@ export default async function issuePeopleRoutes(app: FastifyInstance) {
     '/repos/:owner/:repo/issues/:index/assignees/:assignee',
     {
       config: read,
-      schema: { tags, operationId: 'issueCheckAssignee', summary: 'Check if a user can be assigned to an issue', params: withName('assignee'), response: { 204: { type: 'null' }, ...errors(404) } },
+      schema: { tags, operationId: 'issueCheckAssignee', summary: 'Check if a user can be assigned to an issue', params: ownerRepoIndexWith('assignee'), response: { 204: { type: 'null' }, ...errors(404) } },
     },
     async (request, reply) => {
       const rc = request.repoCtx;
@@ -127,7 +121,7 @@ export default async function issuePeopleRoutes(app: FastifyInstance) {
         tags,
         operationId: watch ? 'issueAddSubscription' : 'issueDeleteSubscription',
         summary: watch ? 'Subscribe user to issue' : 'Unsubscribe user from issue',
-        params: withName('user'),
+        params: ownerRepoIndexWith('user'),
         response: { 200: { type: 'null' }, 201: { type: 'null' }, ...errors(401, 403, 404) },
       },
       handler: async (request, reply) => {

@@ -6,7 +6,7 @@ import { bool, int, listOf, obj, orgParams, ownerRepoParams, ref, str } from '..
 import type { LabelInput } from '../services/issues/labels';
 import type { User } from '../services/records';
 import { doerOf, errors, paging, pagingQuery } from './helpers';
-import { ownerRepoIdParams, pathNumber, writerOnly, type OwnerRepo } from './issue-helpers';
+import { ownerRepoIdParams, ownerRepoIndexParams, ownerRepoIndexWith, pathNumber, writerOnly, type IndexParams, type OwnerRepo } from './issue-helpers';
 import { changeCtx, ISSUES_CHANGE, ISSUES_READ } from '../plugins/repo-assignment';
 import { setPagingHeaders, setTotalCount } from '../plugins/paging';
 
@@ -74,13 +74,11 @@ export default async function labelRoutes(app: FastifyInstance) {
   );
 
   // Labels on an issue: list, add, replace, remove one, clear (writers change them; Gitea answers 200 with the list).
-  const issueParams = obj({ owner: str, repo: str, index: str }, ['owner', 'repo', 'index']);
   const IssueLabelsOption = obj({ labels: { type: 'array', items: { anyOf: [int, { type: 'string' }] } } });
-  type IndexParams = OwnerRepo & { index: string };
 
   app.get<{ Params: IndexParams }>(
     '/repos/:owner/:repo/issues/:index/labels',
-    { config: read, schema: { tags, operationId: 'issueGetLabels', summary: "Get an issue's labels", params: issueParams, response: { 200: listOf('Label'), ...errors(404) } } },
+    { config: read, schema: { tags, operationId: 'issueGetLabels', summary: "Get an issue's labels", params: ownerRepoIndexParams, response: { 200: listOf('Label'), ...errors(404) } } },
     async (request) => {
       const rc = request.repoCtx;
       const issue = await app.services.tracker.issues.byIndex(rc.repo.id, pathNumber(request.params.index));
@@ -97,7 +95,7 @@ export default async function labelRoutes(app: FastifyInstance) {
         tags,
         operationId: method === 'POST' ? 'issueAddLabel' : 'issueReplaceLabels',
         summary: method === 'POST' ? 'Add a label to an issue' : "Replace an issue's labels",
-        params: issueParams,
+        params: ownerRepoIndexParams,
         body: IssueLabelsOption,
         response: { 200: listOf('Label'), ...errors(401, 403, 404, 422, 423) },
       },
@@ -113,7 +111,7 @@ export default async function labelRoutes(app: FastifyInstance) {
 
   app.delete<{ Params: IndexParams & { id?: string } }>(
     '/repos/:owner/:repo/issues/:index/labels/:id',
-    { config: write, schema: { tags, operationId: 'issueRemoveLabel', summary: 'Remove a label from an issue', params: obj({ owner: str, repo: str, index: str, id: str }, ['owner', 'repo', 'index', 'id']), response: { 204: { type: 'null' }, ...errors(401, 403, 404, 422, 423) } } },
+    { config: write, schema: { tags, operationId: 'issueRemoveLabel', summary: 'Remove a label from an issue', params: ownerRepoIndexWith('id'), response: { 204: { type: 'null' }, ...errors(401, 403, 404, 422, 423) } } },
     async (request, reply) => {
       const rc = changeCtx(request);
       const issue = await app.services.tracker.issues.byIndex(rc.repo.id, pathNumber(request.params.index));
@@ -125,7 +123,7 @@ export default async function labelRoutes(app: FastifyInstance) {
 
   app.delete<{ Params: IndexParams }>(
     '/repos/:owner/:repo/issues/:index/labels',
-    { config: write, schema: { tags, operationId: 'issueClearLabels', summary: "Remove all labels from an issue", params: issueParams, response: { 204: { type: 'null' }, ...errors(401, 403, 404, 423) } } },
+    { config: write, schema: { tags, operationId: 'issueClearLabels', summary: "Remove all labels from an issue", params: ownerRepoIndexParams, response: { 204: { type: 'null' }, ...errors(401, 403, 404, 423) } } },
     async (request, reply) => {
       const rc = changeCtx(request);
       const issue = await app.services.tracker.issues.byIndex(rc.repo.id, pathNumber(request.params.index));

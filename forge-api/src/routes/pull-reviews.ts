@@ -7,16 +7,14 @@ import type { FastifyInstance } from 'fastify';
 import { bool, int, listOf, obj, ref, str, strList } from '../schemas';
 import { PermissionDeniedError } from '../services/errors';
 import { errors, paging, pagingQuery } from './helpers';
-import { ownerRepoIndexParams, pathNumber, type OwnerRepo } from './issue-helpers';
+import { ownerRepoIdParams, ownerRepoIndexParams, ownerRepoIndexWith, pathNumber, type IndexParams, type OwnerRepo } from './issue-helpers';
 import { changeCtx, PULLS_CHANGE, PULLS_READ } from '../plugins/repo-assignment';
 import { exposeHeader } from '../plugins/paging';
 import type { CreateReviewInput } from '../services/pulls/reviews';
 
-type IndexParams = OwnerRepo & { index: string };
 type ReviewParams = IndexParams & { id: string };
 
-const reviewParams = obj({ owner: str, repo: str, index: str, id: str }, ['owner', 'repo', 'index', 'id']);
-const commentParams = obj({ owner: str, repo: str, id: str }, ['owner', 'repo', 'id']);
+const reviewParams = ownerRepoIndexWith('id');
 
 const CreatePullReviewOptions = obj({
   event: str,
@@ -171,7 +169,7 @@ export default async function pullReviewRoutes(app: FastifyInstance) {
           tags,
           operationId: resolve ? 'repoResolvePullReviewComment' : 'repoUnresolvePullReviewComment',
           summary: resolve ? 'Resolve a pull request review comment' : 'Unresolve a pull request review comment',
-          params: commentParams,
+          params: ownerRepoIdParams,
           response: { 204: { type: 'null' }, ...errors(400, 403, 404) },
         },
       },
