@@ -122,6 +122,21 @@ describeForge('pull reviews', (f) => {
     ]);
   });
 
+  test('issue search: review_requested finds the pull requests awaiting the doer, reviewed those they reviewed (not their own)', async () => {
+    const found = async (user: string, filter: string) =>
+      (await f().request('GET', `/repos/issues/search?type=pulls&${filter}=true`, as(user))).body.map((i: { number: number; repository: { full_name: string } }) => `${i.repository.full_name}#${i.number}`);
+    // bob's latest is a request (made after his approval); carl's is his approval, so nothing
+    // awaits him; dave withdrew his; alice opened the pull request.
+    expect(await found('bob', 'review_requested')).toEqual(['alice/proj#1']);
+    expect(await found('carl', 'review_requested')).toEqual([]);
+    expect(await found('dave', 'review_requested')).toEqual([]);
+    expect(await found('alice', 'review_requested')).toEqual([]);
+    expect(await found('bob', 'reviewed')).toEqual(['alice/proj#1']);
+    expect(await found('carl', 'reviewed')).toEqual(['alice/proj#1']);
+    expect(await found('dave', 'reviewed')).toEqual([]);
+    expect(await found('alice', 'reviewed')).toEqual([]);
+  });
+
   test("pending reviews: seen only by their reviewer; submitting one answers the reviewer's request", async () => {
     let bad = await f().request('POST', `${P}/reviews`, { ...as('bob'), body: { event: 'PENDING', comments: [{ path: 'f.txt', body: 'x', new_position: 1 }] } });
     expect([bad.status, bad.body.message]).toEqual([422, 'review event PENDING requires a body']);

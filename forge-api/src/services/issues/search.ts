@@ -8,6 +8,9 @@
  * and for a signed-in doer created / assigned / mentioned.
  */
 import { InvalidError, NotFoundError } from '../errors';
+import { ReviewType } from '../convert/pull-review';
+import { CommentType } from './issues';
+import { ReviewCommentType } from '../pulls/reviews';
 import { readableRepoFilter, type Viewer } from '../permissions';
 import type { TrackerContext } from './context';
 import { keywordFilter, parseDate, type IssueService } from './issues';
@@ -96,8 +99,31 @@ export class IssueSearchService {
       if (formBool(q.created)) and.push({ posterId: doer.id });
       if (formBool(q.assigned)) and.push({ assignees: { some: { assigneeId: doer.id } } });
       if (formBool(q.mentioned)) and.push({ body: { contains: `@${doer.name}` } });
-      // The forge keeps no review requests or reviews yet: no pull request matches these.
-      if (formBool(q.review_requested) || formBool(q.reviewed)) return { data: [], total: 0 };
+      if (formBool(q.review_requested) || formBool(q.reviewed)) {
+        const teamIds = (await this.prisma.teamUser.findMany({ where: { userId: doer.id }, select: { teamId: true } })).map((t) => t.teamId);
+        const mine = { OR: [{ reviewerId: doer.id }, ...(teamIds.length ? [{ reviewerTeamId: { in: teamIds } }] : [])] };
+        if (formBool(q.review_requested)) {
+          // Gitea's rule: the latest approval, rejection or request of each reviewer (or team)
+          // of the doer's is a pending request, on a pull request someone else opened.
+          const rows = await this.prisma.review.findMany({
+            where: { ...mine, type: { in: [ReviewType.Approve, ReviewType.Reject, ReviewType.Request] } },
+            select: { id: true, issueId: true, reviewerId: true, reviewerTeamId: true, type: true },
+            orderBy: { id: 'asc' },
+          });
+          const latest = new Map<string, (typeof rows)[number]>();
+          for (const r of rows) latest.set(`${r.issueId}/${r.reviewerId}/${r.reviewerTeamId}`, r);
+          const ids = [...new Set([...latest.values()].filter((r) => r.type === ReviewType.Request).map((r) => r.issueId))];
+          and.push({ posterId: { not: doer.id } }, { id: { in: ids } });
+        }
+        if (formBool(q.reviewed)) {
+          // Reviewed by the doer (or a team of theirs) or commented on by the doer, not opened by them.
+          const reviewed = await this.prisma.review.findMany({ where: { ...mine, type: { not: ReviewType.Request } }, select: { issueId: true } });
+          and.push(
+            { posterId: { not: doer.id } },
+            { OR: [{ id: { in: [...new Set(reviewed.map((r) => r.issueId))] } }, { comments: { some: { posterId: doer.id, type: { in: [CommentType.Comment, ReviewCommentType.Code, ReviewCommentType.Review] } } } }] },
+          );
+        }
+      }
     }
     const where = { AND: and };
     const [rows, total] = await Promise.all([
