@@ -124,8 +124,13 @@ describeWithEpp('the upstream lightweight endpoint picker (lwepp v1.6.0) on the 
   });
 
   test('the pool is accepted by our controller, its picker reference resolved', async () => {
-    const pool = await cluster.getJson('inferencepool', 'vllm', NS);
-    const ours = (pool.status?.parents ?? []).find((p: any) => p.controllerName === CONTROLLER_NAME);
+    // Statuses are written after the reconcile that served the first request: wait for ours.
+    const ours = await eventually(
+      async () => ((await cluster.getJson('inferencepool', 'vllm', NS)).status?.parents ?? []).find((p: any) => p.controllerName === CONTROLLER_NAME),
+      (p: any) => !!p,
+      30000,
+      200,
+    );
     expect((ours?.conditions ?? []).find((c: any) => c.type === 'ResolvedRefs')).toMatchObject({ status: 'True' });
   });
 

@@ -51,7 +51,14 @@ export interface KubeClientOptions {
 }
 
 interface AuthState {
+  /** Lists, gets and writes: a bounded pool of kept-alive connections. */
   agent: http.Agent;
+  /**
+   * Watches, each holding its connection until the server ends it (minutes). They get their own
+   * pool without a bound: in the shared one, as many watches as its sockets left every status
+   * write and list queued until a watch ended.
+   */
+  watchAgent: http.Agent;
   headers: Record<string, string>;
   until: number;
 }
@@ -109,22 +116,27 @@ export class KubeClient {
     const old = this.auth;
     const tls = this.server.protocol === 'https:';
     const sameTls = old && (old.agent as https.Agent).options?.cert === opts.cert && (old.agent as https.Agent).options?.ca === opts.ca;
-    const agent =
-      old && sameTls
-        ? old.agent
-        : tls
-          ? new https.Agent({ keepAlive: true, maxSockets: 16, ca: opts.ca, cert: opts.cert, key: opts.key, rejectUnauthorized: opts.rejectUnauthorized, servername: opts.servername })
-          : new http.Agent({ keepAlive: true, maxSockets: 16 });
-    if (old && old.agent !== agent) old.agent.destroy();
+    const makeAgent = (maxSockets: number) =>
+      tls
+        ? new https.Agent({ keepAlive: true, maxSockets, ca: opts.ca, cert: opts.cert, key: opts.key, rejectUnauthorized: opts.rejectUnauthorized, servername: opts.servername })
+        : new http.Agent({ keepAlive: true, maxSockets });
+    const agent = old && sameTls ? old.agent : makeAgent(16);
+    const watchAgent = old && sameTls ? old.watchAgent : makeAgent(Infinity);
+    if (old && old.agent !== agent) {
+      old.agent.destroy();
+      old.watchAgent.destroy();
+    }
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(opts.headers ?? {})) if (typeof v === 'string') headers[k] = v;
     if (opts.auth) headers.Authorization = `Basic ${Buffer.from(String(opts.auth)).toString('base64')}`;
-    this.auth = { agent, headers, until: Date.now() + AUTH_TTL_MS };
+    this.auth = { agent, watchAgent, headers, until: Date.now() + AUTH_TTL_MS };
     return this.auth;
   }
 
-  private async send(method: string, path: string, body: unknown, timeoutMs: number): Promise<http.IncomingMessage & { req: http.ClientRequest }> {
-    const { agent, headers } = await this.authState();
+  private async send(method: string, path: string, body: unknown, timeoutMs: number, watch = false): Promise<http.IncomingMessage & { req: http.ClientRequest }> {
+    const auth = await this.authState();
+    const { headers } = auth;
+    const agent = watch ? auth.watchAgent : auth.agent;
     const url = new URL(path, this.server);
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const mod = url.protocol === 'https:' ? https : http;
@@ -187,7 +199,7 @@ export class KubeClient {
       onEnd(err);
     };
     const q = new URLSearchParams({ ...params, watch: 'true' });
-    this.send('GET', `${path}?${q}`, undefined, 0).then(
+    this.send('GET', `${path}?${q}`, undefined, 0, true).then(
       (r) => {
         res = r;
         const status = r.statusCode ?? 0;
@@ -245,6 +257,7 @@ export class KubeClient {
 
   close(): void {
     this.auth?.agent.destroy();
+    this.auth?.watchAgent.destroy();
     this.auth = undefined;
   }
 }
