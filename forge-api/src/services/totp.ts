@@ -8,7 +8,11 @@ import { verifySync, generateSync } from '@otplib/totp';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 
-export function base32Encode(data: Uint8Array): string {
+/**
+ * RFC 4648 base32 without padding; `alphabet` lets Gitea's other base32 forms (lower-case
+ * client secrets, scratch tokens without look-alike characters) share the codec.
+ */
+export function base32Encode(data: Uint8Array, alphabet = ALPHABET): string {
   let bits = 0;
   let value = 0;
   let out = '';
@@ -16,11 +20,11 @@ export function base32Encode(data: Uint8Array): string {
     value = (value << 8) | byte;
     bits += 8;
     while (bits >= 5) {
-      out += ALPHABET[(value >>> (bits - 5)) & 31];
+      out += alphabet[(value >>> (bits - 5)) & 31];
       bits -= 5;
     }
   }
-  if (bits > 0) out += ALPHABET[(value << (5 - bits)) & 31];
+  if (bits > 0) out += alphabet[(value << (5 - bits)) & 31];
   return out;
 }
 

@@ -14,27 +14,14 @@ import type { Prisma } from './database';
 import { ConflictError, InvalidError, NotFoundError } from './errors';
 import { loadProviderKey } from './oauth2/provider-key';
 import type { User } from './records';
-import { generateTotpSecret, verifyTotp } from './totp';
+import { base32Encode, generateTotpSecret, verifyTotp } from './totp';
 
 /** Gitea's scratch token alphabet: base32 without the look-alikes 0, O, 1 and I. */
 const SCRATCH_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 
 function scratchToken(): string {
   // 6 random bytes as base32 (10 characters), as Gitea makes them.
-  const bytes = crypto.randomBytes(6);
-  let bits = 0;
-  let value = 0;
-  let out = '';
-  for (const b of bytes) {
-    value = (value << 8) | b;
-    bits += 8;
-    while (bits >= 5) {
-      out += SCRATCH_ALPHABET[(value >>> (bits - 5)) & 31];
-      bits -= 5;
-    }
-  }
-  if (bits > 0) out += SCRATCH_ALPHABET[(value << (5 - bits)) & 31];
-  return out;
+  return base32Encode(crypto.randomBytes(6), SCRATCH_ALPHABET);
 }
 
 /** PBKDF2-SHA256, 10,000 rounds, 50 bytes, hex: Gitea's scratch hash. */

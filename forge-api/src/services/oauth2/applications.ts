@@ -9,6 +9,7 @@ import crypto from 'node:crypto';
 import type { Prisma } from '../database';
 import { InvalidError, NotFoundError } from '../errors';
 import { enabledBuiltins, type BuiltinApplication } from './builtin-applications';
+import { base32Encode } from '../totp';
 
 export interface OAuth2ApplicationRow {
   id: number;
@@ -46,20 +47,7 @@ const LOWER_BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
 
 /** Gitea's secret format: `gto_` and 52 lowercase base32 characters (256 random bits). */
 function newClientSecret(): string {
-  const bytes = crypto.randomBytes(32);
-  let bits = 0;
-  let value = 0;
-  let out = '';
-  for (const b of bytes) {
-    value = (value << 8) | b;
-    bits += 8;
-    while (bits >= 5) {
-      out += LOWER_BASE32[(value >>> (bits - 5)) & 31];
-      bits -= 5;
-    }
-  }
-  if (bits > 0) out += LOWER_BASE32[(value << (5 - bits)) & 31];
-  return `gto_${out}`;
+  return `gto_${base32Encode(crypto.randomBytes(32), LOWER_BASE32)}`;
 }
 
 export function hashClientSecret(secret: string): string {
