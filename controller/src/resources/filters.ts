@@ -130,17 +130,27 @@ const pathModifierSchema = z
     if (p.replacePrefixMatch !== undefined && p.type !== 'ReplacePrefixMatch') ctx.addIssue({ code: 'custom', message: "type must be 'ReplacePrefixMatch' when replacePrefixMatch is set" });
   });
 
-export const backendObjectReferenceSchema = z
-  .object({
-    group: group().default(''),
-    kind: kind().default('Service'),
-    name: objectName(),
-    namespace: namespaceName().optional(),
-    port: portNumber().optional(),
-  })
-  .superRefine((ref, ctx) => {
-    if (ref.group === '' && ref.kind === 'Service' && ref.port === undefined) ctx.addIssue({ code: 'custom', path: ['port'], message: 'Must have port for Service reference' });
-  });
+/** BackendObjectReference's fields, shared by mirrors and every route kind's backendRefs. */
+export const backendObjectReferenceFields = {
+  group: group().default(''),
+  kind: kind().default('Service'),
+  name: objectName(),
+  namespace: namespaceName().optional(),
+  port: portNumber().optional(),
+};
+
+/** A route rule's BackendRef: a BackendObjectReference with a weight. */
+export const backendRefFields = {
+  ...backendObjectReferenceFields,
+  weight: z.number().int().min(0).max(1000000).default(1),
+};
+
+/** The API's rule for every BackendObjectReference: a Service is named with its port. */
+export function requireServicePort(ref: { group: string; kind: string; port?: number }, ctx: z.RefinementCtx): void {
+  if (ref.group === '' && ref.kind === 'Service' && ref.port === undefined) ctx.addIssue({ code: 'custom', path: ['port'], message: 'Must have port for Service reference' });
+}
+
+export const backendObjectReferenceSchema = z.object(backendObjectReferenceFields).superRefine(requireServicePort);
 
 const redirectSchema = z.object({
   scheme: z.enum(['http', 'https']).optional(),

@@ -2,13 +2,13 @@
  * GRPCRoute (gateway.networking.k8s.io/v1): parsed with every CRD default and validation rule
  * applied, as for HTTPRoute. Filters are kept as given (the graph decides which it supports).
  */
-import { filterSchema as httpFilterSchema } from './filters';
+import { backendRefFields, filterSchema as httpFilterSchema, requireServicePort } from './filters';
 import { z } from 'zod';
 import { objectMetaSchema } from './metadata';
 import { parentReferenceSchema } from './httproute';
 import type { HTTPRouteFilter, ObjectMeta, ParentReference, SessionPersistence, ValueMatchType } from './types';
 import { sessionPersistenceSchema } from './session-persistence';
-import { checkRouteRules, group, headerName, hostname, kind, namespaceName, objectName, portNumber, sectionName } from './validation';
+import { checkRouteRules, headerName, hostname, sectionName } from './validation';
 
 export interface GRPCMethodMatch {
   /** Default Exact. */
@@ -110,19 +110,10 @@ const filterSchema = httpFilterSchema.refine((f) => (GRPC_FILTER_TYPES as readon
 
 const backendRefSchema = z
   .object({
-    group: group().default(''),
-    kind: kind().default('Service'),
-    name: objectName(),
-    namespace: namespaceName().optional(),
-    port: portNumber().optional(),
-    weight: z.number().int().min(0).max(1000000).default(1),
+    ...backendRefFields,
     filters: z.array(filterSchema).max(16).default([]),
   })
-  .superRefine((ref, ctx) => {
-    if (ref.group === '' && ref.kind === 'Service' && ref.port === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['port'], message: 'Must have port for Service reference' });
-    }
-  });
+  .superRefine(requireServicePort);
 
 const ruleSchema = z.object({
   name: sectionName().optional(),

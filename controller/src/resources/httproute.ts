@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { GATEWAY_API_GROUP, type HTTPRoute, type HTTPRouteFilter } from './types';
 import { objectMetaSchema } from './metadata';
-import { checkFilterList, filterSchema } from './filters';
+import { backendRefFields, checkFilterList, filterSchema, requireServicePort } from './filters';
 import { sessionPersistenceSchema } from './session-persistence';
 import { checkRouteRules, duration, durationMs, group, headerName, hostname, kind, namespaceName, objectName, pathValueProblem, portNumber, sectionName } from './validation';
 
@@ -56,19 +56,10 @@ const routeMatchSchema = z.object({
 
 const backendRefSchema = z
   .object({
-    group: group().default(''),
-    kind: kind().default('Service'),
-    name: objectName(),
-    namespace: namespaceName().optional(),
-    port: portNumber().optional(),
-    weight: z.number().int().min(0).max(1000000).default(1),
+    ...backendRefFields,
     filters: z.array(filterSchema).max(16).default([]).superRefine(checkFilterList),
   })
-  .superRefine((ref, ctx) => {
-    if (ref.group === '' && ref.kind === 'Service' && ref.port === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['port'], message: 'Must have port for Service reference' });
-    }
-  });
+  .superRefine(requireServicePort);
 
 const usesPrefixReplacement = (filters: HTTPRouteFilter[], type: 'requestRedirect' | 'urlRewrite') =>
   filters.some((f) => f[type]?.path?.type === 'ReplacePrefixMatch');

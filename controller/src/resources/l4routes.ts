@@ -6,9 +6,10 @@
  */
 import { z } from 'zod';
 import { objectMetaSchema } from './metadata';
+import { backendRefFields, requireServicePort } from './filters';
 import { parentReferenceSchema } from './httproute';
 import type { ObjectMeta, ParentReference } from './types';
-import { group, hostname, kind, namespaceName, objectName, portNumber, sectionName } from './validation';
+import { hostname, sectionName } from './validation';
 
 export type L4RouteKind = 'TLSRoute' | 'TCPRoute' | 'UDPRoute';
 
@@ -44,20 +45,7 @@ export type UDPRoute = L4Route<'UDPRoute'>;
 
 const IP_LIKE = /^(\d{1,3}(\.\d{1,3}){3}|.*:.*)$/;
 
-const backendRefSchema = z
-  .object({
-    group: group().default(''),
-    kind: kind().default('Service'),
-    name: objectName(),
-    namespace: namespaceName().optional(),
-    port: portNumber().optional(),
-    weight: z.number().int().min(0).max(1000000).default(1),
-  })
-  .superRefine((ref, ctx) => {
-    if (ref.group === '' && ref.kind === 'Service' && ref.port === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['port'], message: 'Must have port for Service reference' });
-    }
-  });
+const backendRefSchema = z.object(backendRefFields).superRefine(requireServicePort);
 
 const ruleSchema = z.object({
   name: sectionName().optional(),
