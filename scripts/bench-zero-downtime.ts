@@ -47,6 +47,7 @@ import { GATEWAY_API, CONTROLLER_NAME, type Manifest } from '../e2e/support/mani
 import { startNetnsBackends, type NetnsBackends } from '../e2e/support/netns';
 import { freePort } from '../e2e/support/ports';
 import { makeTempDir, removeDir } from '../e2e/support/tmp';
+import { startPassThrough } from '../e2e/support/pass-through';
 import { benchCommand, docsTable } from './support/bench-docs';
 
 const NS = 'zdt';
@@ -320,7 +321,7 @@ async function main(): Promise<void> {
 
     // Two controllers behind one address for the agents (the controller's Service).
     const agentPorts = [await freePort(), await freePort()];
-    const controllerFront = await startControllerFront(agentPorts);
+    const controllerFront = await startPassThrough(agentPorts);
     extra.push(() => controllerFront.close());
     const agentUrl = `https://127.0.0.1:${controllerFront.port}`;
     for (const [i, agentPort] of agentPorts.entries()) {
@@ -532,46 +533,6 @@ async function main(): Promise<void> {
 
 const leads = (c: ControllerProcess) => c.logs.filter((l) => l.msg === 'became the leader').length - c.logs.filter((l) => l.msg === 'no longer the leader').length > 0;
 
-/** The controllers' Service for the agents: each connection goes to the next replica that accepts it. */
-async function startControllerFront(targets: number[]): Promise<{ port: number; close(): Promise<void> }> {
-  let next = 0;
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((client) => {
-    sockets.add(client);
-    client.on('close', () => sockets.delete(client));
-    client.on('error', () => client.destroy());
-    client.pause();
-    const tryTarget = (left: number) => {
-      if (left === 0) return client.destroy();
-      const upstream = net.connect(targets[next++ % targets.length], '127.0.0.1');
-      upstream.once('error', () => {
-        upstream.destroy();
-        if (!client.destroyed && !upstream.remoteAddress) tryTarget(left - 1);
-        else client.destroy();
-      });
-      upstream.once('connect', () => {
-        sockets.add(upstream);
-        upstream.on('close', () => {
-          sockets.delete(upstream);
-          client.destroy();
-        });
-        client.on('close', () => upstream.destroy());
-        client.pipe(upstream);
-        upstream.pipe(client);
-        client.resume();
-      });
-    };
-    tryTarget(targets.length);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  return {
-    port: (server.address() as net.AddressInfo).port,
-    close: async () => {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
 
 main().catch((err) => {
   console.error(err);

@@ -11,7 +11,6 @@
  * and a route created after the failover reaches the serving nginx; the Gateway is Programmed
  * again, written by the new leader.
  */
-import * as net from 'net';
 import * as path from 'path';
 import { describeKube, startCluster, type Cluster } from '../support/kube';
 import { startNetnsBackends, type NetnsBackends } from '../support/netns';
@@ -22,6 +21,7 @@ import { agentModeArgs, serviceWithEndpoints, writeAgentToken } from '../support
 import { eventually, httpRequest } from '../support/http';
 import { freePort } from '../support/ports';
 import { makeTempDir, removeDir } from '../support/tmp';
+import { startPassThrough } from '../support/pass-through';
 import { GATEWAY_API, CONTROLLER_NAME, type Manifest } from '../support/manifests';
 
 jest.setTimeout(240000);
@@ -30,48 +30,6 @@ const NS = 'pck-failover';
 const BASE = 'gw-portcullis';
 const LEASE = ['--leader-election=true', '--leader-election-namespace=default', '--leader-election-lock-name=portcullis-failover'];
 const LEASE_MS = 15000;
-
-/** A stand-in for the controller's Service: each connection goes to the next replica that accepts it. */
-async function startPassThrough(targets: number[]): Promise<{ port: number; close(): Promise<void> }> {
-  let next = 0;
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((client) => {
-    sockets.add(client);
-    client.on('close', () => sockets.delete(client));
-    client.on('error', () => client.destroy());
-    client.pause();
-    const tryTarget = (left: number) => {
-      if (left === 0) return client.destroy();
-      const port = targets[next++ % targets.length];
-      const upstream = net.connect(port, '127.0.0.1');
-      upstream.once('error', () => {
-        upstream.destroy();
-        if (!client.destroyed && !upstream.remoteAddress) tryTarget(left - 1);
-        else client.destroy();
-      });
-      upstream.once('connect', () => {
-        sockets.add(upstream);
-        upstream.on('close', () => {
-          sockets.delete(upstream);
-          client.destroy();
-        });
-        client.on('close', () => upstream.destroy());
-        client.pipe(upstream);
-        upstream.pipe(client);
-        client.resume();
-      });
-    };
-    tryTarget(targets.length);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  return {
-    port: (server.address() as net.AddressInfo).port,
-    close: async () => {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
 
 const leads = (c: ControllerProcess) => c.logs.filter((l) => l.msg === 'became the leader').length - c.logs.filter((l) => l.msg === 'no longer the leader').length > 0;
 
