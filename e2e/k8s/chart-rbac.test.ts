@@ -6,7 +6,7 @@ import { spawnSync } from 'child_process';
 import { promises as fs } from 'fs';
 import * as path from 'path';
 import { spawn, type ChildProcess } from 'child_process';
-import { describeCluster, K8S_TOOLS, startCluster, type Cluster } from './cluster';
+import { describeKube, K8S_TOOLS, startCluster, type Cluster } from '../support/kube';
 import { gateway, httpRoute, toYaml } from '../support/manifests';
 import { freePort } from '../support/ports';
 import { makeTempDir, removeDir } from '../support/tmp';
@@ -64,7 +64,7 @@ function startController(args: string[]): ControllerProcess {
  * controller's count of API requests answered 403 (its /metrics) stays 0 and its log has no
  * refusal; with one rule taken out of the ClusterRole the count grows (the check can fail).
  */
-describeCluster('the controller with the chart ServiceAccount token', () => {
+describeKube('the controller with the chart ServiceAccount token', () => {
   let cluster: Cluster;
   let work: string;
   let controller: ControllerProcess | undefined;
@@ -203,4 +203,4 @@ describeCluster('the controller with the chart ServiceAccount token', () => {
     await until('a refused status write', async () => (await apiRequests()).forbidden > 0);
     expect(controller.logs.some((l) => /forbidden/.test(JSON.stringify(l)) && /httproutes/.test(JSON.stringify(l)))).toBe(true);
   }, 300_000);
-});
+}, ['helm']);

@@ -9,7 +9,7 @@
 import { spawnSync } from 'child_process';
 import { promises as fs } from 'fs';
 import * as path from 'path';
-import { describeCluster, K8S_TOOLS, SHARED_K8S, startCluster, type Cluster } from './cluster';
+import { describeKube, K8S_TOOLS, sharedK8sTools, startCluster, type Cluster } from '../support/kube';
 
 const REPO = path.resolve(__dirname, '../..');
 const CHART = path.join(REPO, 'charts', 'portcullis');
@@ -19,7 +19,7 @@ const RELEASE = 'portcullis';
 const SA = `system:serviceaccount:${NS}:${RELEASE}`;
 const ALL_ON = ['--set', 'portcullisGateway.gwAPIInferenceExtension.enable=true,portcullisGateway.replicas=3,nginx.service.type=NodePort,nginx.replicas=2'];
 
-describeCluster('Helm chart charts/portcullis on a real API server', () => {
+describeKube('Helm chart charts/portcullis on a real API server', () => {
   let cluster: Cluster;
   const helm = (args: string[]) => spawnSync(HELM, args, { encoding: 'utf8', env: cluster.env, timeout: 120_000 });
   /** `kubectl auth can-i` as the chart's ServiceAccount; "kind/status" asks about the subresource. */
@@ -32,7 +32,7 @@ describeCluster('Helm chart charts/portcullis on a real API server', () => {
   beforeAll(async () => {
     cluster = await startCluster();
     // The inference extension's CRDs (kept beside the tools: the module proxy refuses that module).
-    await cluster.kubectl(['apply', '--server-side', '-f', path.join(SHARED_K8S, 'crds', 'gateway-api-inference-extension-v1.6.0')]);
+    await cluster.kubectl(['apply', '--server-side', '-f', path.join(sharedK8sTools() ?? '', 'crds', 'gateway-api-inference-extension-v1.6.0')]);
   }, 180_000);
 
   afterAll(async () => {
@@ -116,5 +116,5 @@ describeCluster('Helm chart charts/portcullis on a real API server', () => {
     expect(down.status).toBe(0);
     expect(await canI('list', 'inferencepools.inference.networking.k8s.io')).toBe('no');
   });
-});
+}, ['helm']);
 

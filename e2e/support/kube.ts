@@ -29,11 +29,11 @@ export function sharedK8sTools(): string | undefined {
   }
 }
 
-/** Why the API server cannot run here, or undefined when it can. */
-export function k8sMissing(): string | undefined {
+/** Why the API server (and the extra tools named, e.g. helm) cannot run here, or undefined when it can. */
+export function k8sMissing(extraTools: string[] = []): string | undefined {
   const tools = sharedK8sTools();
   if (!tools) return 'the shared k8s tools (../shared/tools/k8s) are not beside the repository';
-  for (const bin of ['etcd', 'kube-apiserver', 'kubectl']) {
+  for (const bin of ['etcd', 'kube-apiserver', 'kubectl', ...extraTools]) {
     if (!existsSync(path.join(K8S_TOOLS, 'bin', bin))) return `${path.join(K8S_TOOLS, 'bin', bin)} is missing (run bash scripts/install.sh, which runs ../shared/tools/k8s/build.sh)`;
   }
   if (!existsSync(GATEWAY_API_CRDS)) return `${GATEWAY_API_CRDS} is missing`;
@@ -44,8 +44,8 @@ export function k8sMissing(): string | undefined {
  * `describe` when the API server can run, else a loud skip; on CI a missing tool fails the file
  * instead of hiding it.
  */
-export function describeKube(name: string, fn: () => void): void {
-  const missing = k8sMissing();
+export function describeKube(name: string, fn: () => void, extraTools: string[] = []): void {
+  const missing = k8sMissing(extraTools);
   if (!missing) return describe(name, fn);
   if (process.env.CI === 'true' || process.env.CI === '1') {
     describe(name, () => {
