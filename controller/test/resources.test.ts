@@ -97,12 +97,12 @@ describe('resources: validation errors name the field', () => {
 describe('resources: documents that are not resources', () => {
   test('unknown kinds are ignored, unidentifiable documents are errors, empty documents are skipped', () => {
     const parsed = parseManifests([
-      { source: 'a.yaml', doc: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } } },
+      { source: 'a.yaml', doc: { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'c' } } },
       { source: 'a.yaml', doc: { apiVersion: GW_API, kind: 'HTTPRoute', metadata: {} } },
       { source: 'a.yaml', doc: 'just a string' },
       { source: 'a.yaml', doc: null },
     ]);
-    expect(parsed.ignored).toEqual([{ source: 'a.yaml', apiVersion: 'v1', kind: 'ConfigMap', name: 'c' }]);
+    expect(parsed.ignored).toEqual([{ source: 'a.yaml', apiVersion: 'v1', kind: 'PersistentVolumeClaim', name: 'c' }]);
     expect(parsed.errors.map((e) => e.message)).toEqual(['HTTPRoute has no metadata.name', 'document is not an object']);
   });
 

@@ -1,9 +1,20 @@
 import { GATEWAY_API_GROUP, SERVICE_NAME_LABEL, type EndpointSlice, type HTTPBackendRef, type ReferenceGrant, type ResourceSet, type Service, type ServicePort } from '../resources/types';
 import type { BackendEndpoint, BackendRef } from './types';
 import { InferencePoolIndex, isInferencePoolRef, resolveInferencePool } from './inferencepools';
+import { BackendTLSIndex } from './backendtls';
+import { CAIndex } from './ca-certificates';
 
 /** The backend resources of the last index built, and that index's version. */
-let lastWorld: { services: Service[]; slices: EndpointSlice[]; grants: ReferenceGrant[]; pools: unknown[]; pods: unknown[]; inference: boolean; version: number } | undefined;
+let lastWorld:
+  | { services: Service[]; slices: EndpointSlice[]; grants: ReferenceGrant[]; pools: unknown[]; pods: unknown[]; tls: unknown[]; inference: boolean; version: number }
+  | undefined;
+
+/** What BackendTLSPolicies resolve from: the policies and the objects their CA refs may name. */
+function tlsWorld(set: ResourceSet): unknown[] {
+  const policies = set.backendTLSPolicies ?? [];
+  // Without policies no ConfigMap or Secret matters to a backend: their churn keeps the rules.
+  return policies.length === 0 ? [] : [...policies, ...(set.configMaps ?? []), ...(set.secrets ?? [])];
+}
 
 function sameObjects<T>(a: T[], b: T[]): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
@@ -24,24 +35,29 @@ export class BackendIndex {
   readonly version: number;
   /** Set when the inference extension is enabled: InferencePools and their Pods. */
   readonly inference?: InferencePoolIndex;
+  /** BackendTLSPolicies by the Service ports they target. */
+  readonly tls: BackendTLSIndex;
 
   constructor(set: ResourceSet, options: { inferenceExtension?: boolean } = {}) {
     const pools = set.inferencePools ?? [];
     const pods = set.pods ?? [];
     const inference = options.inferenceExtension === true;
+    const tls = tlsWorld(set);
     if (
       lastWorld &&
       sameObjects(lastWorld.services, set.services) &&
       sameObjects(lastWorld.slices, set.endpointSlices) &&
       sameObjects(lastWorld.grants, set.referenceGrants) &&
+      sameObjects(lastWorld.tls, tls) &&
       lastWorld.inference === inference &&
       (!inference || (sameObjects(lastWorld.pools, pools) && sameObjects(lastWorld.pods, pods)))
     ) {
       this.version = lastWorld.version;
     } else {
       this.version = (lastWorld?.version ?? 0) + 1;
-      lastWorld = { services: [...set.services], slices: [...set.endpointSlices], grants: [...set.referenceGrants], pools: [...pools], pods: [...pods], inference, version: this.version };
+      lastWorld = { services: [...set.services], slices: [...set.endpointSlices], grants: [...set.referenceGrants], pools: [...pools], pods: [...pods], tls, inference, version: this.version };
     }
+    this.tls = new BackendTLSIndex(set, new CAIndex(set));
     if (inference) this.inference = new InferencePoolIndex(set, this);
     this.grants = set.referenceGrants;
     for (const s of set.services) this.services.set(`${s.metadata.namespace}/${s.metadata.name}`, s);
@@ -141,6 +157,9 @@ const APP_PROTOCOLS: Record<string, string[]> = {
   GRPCRoute: ['kubernetes.io/h2c', 'grpc', 'h2c'],
 };
 
+/** appProtocols of a port spoken to over TLS: usable when a BackendTLSPolicy says how. */
+const TLS_APP_PROTOCOLS = new Set(['https', 'kubernetes.io/https']);
+
 /** Resolve one backendRef of a route (of kind `routeKind`) in `routeNamespace`. */
 export function resolveBackend(ref: Omit<HTTPBackendRef, 'filters'>, routeNamespace: string, index: BackendIndex, path: string, routeKind = 'HTTPRoute'): BackendRef {
   const namespace = ref.namespace ?? routeNamespace;
@@ -160,8 +179,14 @@ export function resolveBackend(ref: Omit<HTTPBackendRef, 'filters'>, routeNamesp
   const port = service.spec.ports.find((p) => p.port === ref.port);
   if (!port) return failedBackend(base, path, 'BackendNotFound', `Service ${namespace}/${ref.name} has no port ${ref.port}`);
   // Routes of whole connections (TLSRoute, TCPRoute, UDPRoute) pass bytes through, whatever the port speaks.
-  if (port.appProtocol !== undefined && APP_PROTOCOLS[routeKind] && !APP_PROTOCOLS[routeKind].includes(port.appProtocol)) {
-    return failedBackend(base, path, 'UnsupportedProtocol', `Service ${namespace}/${ref.name} port ${ref.port} has appProtocol ${port.appProtocol}, which a ${routeKind} cannot use (supported: ${(APP_PROTOCOLS[routeKind] ?? []).join(', ')})`);
+  const tls = APP_PROTOCOLS[routeKind] && index.tls.size > 0 ? index.tls.forPort(service, port) : undefined;
+  if (port.appProtocol !== undefined && APP_PROTOCOLS[routeKind] && !APP_PROTOCOLS[routeKind].includes(port.appProtocol) && !(tls && TLS_APP_PROTOCOLS.has(port.appProtocol.toLowerCase()))) {
+    return failedBackend(
+      base,
+      path,
+      'UnsupportedProtocol',
+      `Service ${namespace}/${ref.name} port ${ref.port} has appProtocol ${port.appProtocol}, which a ${routeKind} cannot use (supported: ${(APP_PROTOCOLS[routeKind] ?? []).join(', ')}; https with a BackendTLSPolicy)`,
+    );
   }
-  return { ...base, valid: true, endpoints: index.endpoints(service, port), ...(routeKind === 'HTTPRoute' && port.appProtocol === 'kubernetes.io/h2c' ? { h2c: true } : {}) };
+  return { ...base, valid: true, endpoints: index.endpoints(service, port), ...(routeKind === 'HTTPRoute' && port.appProtocol === 'kubernetes.io/h2c' ? { h2c: true } : {}), ...(tls ? { tls } : {}) };
 }

@@ -8,10 +8,32 @@ import { type DatedGateway, resolveGatewayConflicts } from './gateway-conflicts'
 import { applyAttachments } from './isolation';
 import { type Attachment, buildRoute, type GatewayLookup } from './routes';
 import { planH2cPorts, separateRouteKinds } from './routekinds';
-import type { BuildGraphOptions, GatewayNode, Graph, HTTPRouteNode } from './types';
+import type { BuildGraphOptions, GatewayNode, Graph, HTTPRouteNode, ObjectRef } from './types';
 
 const byKey = (a: { namespace: string; name: string }, b: typeof a) =>
   a.namespace === b.namespace ? (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) : a.namespace < b.namespace ? -1 : 1;
+
+/**
+ * The Gateways a BackendTLSPolicy matters to: those with an accepted route that sends requests
+ * to a backend the policy applies to ("namespace/name" of the policy -> Gateways, in order).
+ */
+function backendTLSAncestors(routes: HTTPRouteNode[]): Map<string, ObjectRef[]> {
+  const out = new Map<string, Map<string, ObjectRef>>();
+  for (const route of routes) {
+    let policies: Set<string> | undefined;
+    for (const rule of route.rules) for (const b of rule.backends) if (b.tls) (policies ??= new Set()).add(b.tls.policy);
+    if (!policies) continue;
+    for (const parent of route.parents) {
+      if (!parent.accepted || !parent.gateway) continue;
+      for (const p of policies) {
+        let gateways = out.get(p);
+        if (!gateways) out.set(p, (gateways = new Map()));
+        gateways.set(`${parent.gateway.namespace}/${parent.gateway.name}`, parent.gateway);
+      }
+    }
+  }
+  return new Map([...out].map(([p, gws]) => [p, [...gws.values()]]));
+}
 
 /** Resources in, Graph out: attachment, validation, backend resolution, every condition decided. Pure. */
 export function buildGraph(set: ResourceSet, options: BuildGraphOptions): Graph {
@@ -63,6 +85,7 @@ export function buildGraph(set: ResourceSet, options: BuildGraphOptions): Graph 
   const nginx = planH2cPorts(gateways, options.nginx ?? { http2On: true });
 
   const graph: Graph = { gatewayClasses, gateways, rejectedGateways, routes, nginx };
+  if (backends.tls.size > 0) graph.backendTLSPolicies = backends.tls.nodes(backendTLSAncestors(routes));
   if (backends.inference) graph.inferencePools = buildInferencePools(backends, routes);
   return graph;
 }

@@ -6,6 +6,7 @@
  */
 import type { RuleFilters } from './filters';
 import type { ListenerCertificate } from './tls';
+import type { BackendTLS, BackendTLSPolicyNode } from './backendtls';
 import type { HTTPMethod, L4RouteKind, LabelSelector, ParentReference, PathMatchType, ValueMatchType } from '../resources/types';
 
 import type { GraphCondition } from '../conditions/types';
@@ -211,6 +212,8 @@ export interface BackendRef {
    * HTTP/2 without TLS (grpc_pass, which carries any HTTP/2 request, not only gRPC calls).
    */
   h2c?: boolean;
+  /** A BackendTLSPolicy applies: requests go out over TLS, verified as it says. */
+  tls?: BackendTLS;
 }
 
 // ---------------------------------------------------------------- InferencePool
@@ -258,6 +261,8 @@ export interface Graph {
   rejectedGateways: GatewayNode[];
   /** Every HTTPRoute and GRPCRoute that references one of our Gateways (accepted or not). */
   routes: HTTPRouteNode[];
+  /** Every BackendTLSPolicy, with its conditions and ancestors (status.ancestors). */
+  backendTLSPolicies?: BackendTLSPolicyNode[];
   /** With the inference extension enabled: every InferencePool (status.parents). */
   inferencePools?: InferencePoolNode[];
   /** What the nginx that will serve the config can do (graph/routekinds.ts); absent: a modern nginx. */

@@ -62,7 +62,7 @@ export function buildModel(graph: Graph, policies?: EffectivePolicies, memo?: Mo
   }
 
   const stream = buildStreams(graph.gateways);
-  const secrets = { ...secretFiles(planned), ...stream?.secretFiles };
+  const secrets = { ...secretFiles(planned), ...stream?.secretFiles, ...trustedCaFiles(servers) };
   return finalizeModel({
     http: { limitReqZones: policies ? modelZones(policies) : [], settings: {}, ...(graph.nginx?.http2On === false ? {} : { http2: true }) },
     ...(upstreams.inferenceUsed || servers.some((s) => s.ruleLocations.some((r) => r.target.kind === 'inference')) ? { inferenceHop: true } : {}),
@@ -78,6 +78,21 @@ export function buildModel(graph: Graph, policies?: EffectivePolicies, memo?: Mo
   });
 }
 
+
+/** The CA bundles BackendTLSPolicies trust (proxy_ssl_trusted_certificate), by file. */
+function trustedCaFiles(servers: Server[]): Record<string, string> | undefined {
+  let out: Record<string, string> | undefined;
+  const add = (t: ProxyTarget | undefined) => {
+    if (t && (t.kind === 'upstream' || t.kind === 'split') && t.tls?.pem !== undefined) (out ??= {})[t.tls.trusted] = t.tls.pem;
+  };
+  for (const s of servers) {
+    for (const r of s.ruleLocations) {
+      add(r.target);
+      for (const m of r.filters?.mirrors ?? []) add(m.target);
+    }
+  }
+  return out;
+}
 
 /** The PEM files (certificate and key) the HTTPS servers read; written 0600 by apply/. */
 function secretFiles(plans: ServerPlan[]): Record<string, string> | undefined {

@@ -11,6 +11,7 @@
  */
 import type { HTTPRouteNode, RouteMatch, RouteRule } from '../graph/types';
 import type { HostKey, HostRoute } from './hosts';
+import { mixedTls } from './upstreams';
 import { dispatchComposite, elementConditions, type Alternative, type Condition } from './matching';
 import { escapeRegex } from './regex';
 import { grpcNoWeightTarget, grpcPrecedenceKey } from './grpc';
@@ -186,7 +187,8 @@ function routeParts(route: HTTPRouteNode, hostKey: HostKey, ctx: LocationContext
     const noWeight = route.kind === 'GRPCRoute' ? grpcNoWeightTarget(rule) : undefined;
     // backendRef filters: each backend that takes a share of the requests gets a named
     // location of its own, with its filters; the rule's location only picks one per request.
-    const shares = rule.backendFilters && !noWeight ? weightedIndexes(rule) : [];
+    // Backends spoken to differently (BackendTLSPolicy on some) cannot share one proxy_pass either.
+    const shares = (rule.backendFilters || mixedTls(rule.backends)) && !noWeight ? weightedIndexes(rule) : [];
     const perBackend = shares.length > 1 ? rule.backends.map((_, i) => `${name}_b${i}`) : undefined;
     // grpc_pass: GRPCRoutes, and HTTPRoute rules whose backends speak h2c (graph/rules.ts keeps
     // those apart from HTTP/1.1 ones).
@@ -207,14 +209,14 @@ function routeParts(route: HTTPRouteNode, hostKey: HostKey, ctx: LocationContext
       if (ruleLocation.target.kind === 'backends') {
         for (const i of shares) {
           const own: RuleLocation = { ...ruleLocation, name: perBackend[i], target: ctx.upstreams.target([rule.backends[i]], undefined, h2, retry, session), settings: {}, dispatchedBy: name };
-          const filters = ruleFilters(rule.backendFilters![i], own, server, ctx);
+          const filters = ruleFilters(rule.backendFilters ? rule.backendFilters[i] : rule.filters, own, server, ctx);
           if (filters) own.filters = filters;
           ruleLocations.push(own);
         }
       }
     } else {
       // One backend takes every request: its own filters apply to all of them.
-      const filters = ruleFilters(shares.length === 1 ? rule.backendFilters![shares[0]] : rule.filters, ruleLocation, server, ctx);
+      const filters = ruleFilters(shares.length === 1 && rule.backendFilters ? rule.backendFilters[shares[0]] : rule.filters, ruleLocation, server, ctx);
       if (filters) ruleLocation.filters = filters;
     }
     // A loop, not a closure per rule and per match: tsx names every closure it creates.

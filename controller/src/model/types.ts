@@ -42,6 +42,18 @@ export interface TargetRetry {
  * weighted split) hash on `key`; `header` hands a new token to a client that sent none. Its two
  * maps (maps.conf) are collected from the targets that use it, so a kept target brings them along.
  */
+/**
+ * A BackendTLSPolicy's connection settings (proxy_ssl_* / grpc_ssl_*): the backend is spoken to
+ * over TLS with SNI `name`, its certificate verified against `trusted` and `name`.
+ */
+export interface TargetTLS {
+  name: string;
+  /** proxy_ssl_trusted_certificate: a file of secretFiles (relative) or the system bundle (absolute). */
+  trusted: string;
+  /** The content of `trusted` when it is one of ours (written with the config). */
+  pem?: string;
+}
+
 export interface TargetSession {
   /** A map variable: the client's token, or a new one ($request_id). */
   key: string;
@@ -60,13 +72,13 @@ export interface TargetSession {
 /** Where a rule sends a request. */
 export type ProxyTarget =
   /** One backend: proxy_pass to this upstream. */
-  | { kind: 'upstream'; upstream: string; retry?: TargetRetry; session?: TargetSession }
+  | { kind: 'upstream'; upstream: string; retry?: TargetRetry; session?: TargetSession; tls?: TargetTLS }
   /**
    * Several weighted backends: proxy_pass to the upstream named by a split_clients variable.
    * Shares that belong to invalid backends hold the value "" (answered 500); shares of backends
    * without ready endpoints hold the value "!" (answered 502).
    */
-  | { kind: 'split'; variable: string; invalidShare: boolean; noEndpointsShare: boolean; retry?: TargetRetry; session?: TargetSession }
+  | { kind: 'split'; variable: string; invalidShare: boolean; noEndpointsShare: boolean; retry?: TargetRetry; session?: TargetSession; tls?: TargetTLS }
   /**
    * InferencePool backends: the request goes to the inference hop next to nginx, which asks the
    * pool's endpoint picker and proxies to the chosen pod. `pool` is the hop's pool description

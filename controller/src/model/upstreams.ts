@@ -11,7 +11,7 @@
  */
 import { isIP } from 'net';
 import type { BackendRef } from '../graph/types';
-import type { ProxyTarget, SplitClients, TargetRetry, TargetSession, Upstream } from './types';
+import type { ProxyTarget, SplitClients, TargetRetry, TargetSession, TargetTLS, Upstream } from './types';
 import { sessionSignature } from './session';
 import { retrySignature } from './retry';
 import { inferencePoolValue } from './inference';
@@ -40,13 +40,51 @@ function sanitize(s: string): string {
   return s.toLowerCase().replace(/[^a-z0-9]+/g, '_');
 }
 
+/**
+ * The system's well-known CAs (BackendTLSPolicy wellKnownCACertificates System): Debian's
+ * ca-certificates bundle, which the data-plane image installs.
+ */
+export const SYSTEM_CA_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
+
+/** A backend's TLS settings as the model writes them (once per BackendTLS object: the graph reuses them). */
+const targetTlsOf = new WeakMap<NonNullable<BackendRef['tls']>, TargetTLS>();
+export function targetTls(b: BackendRef): TargetTLS | undefined {
+  const t = b.tls;
+  if (!t || !t.valid) return undefined;
+  let out = targetTlsOf.get(t);
+  if (!out) {
+    out = t.ca ? { name: t.hostname, trusted: `secrets/ca_${t.ca.id}.pem`, pem: t.ca.pem } : { name: t.hostname, trusted: SYSTEM_CA_BUNDLE };
+    targetTlsOf.set(t, out);
+  }
+  return out;
+}
+
+function tlsSignature(t: TargetTLS | undefined): string {
+  return t ? `${t.name}|${t.trusted}` : '';
+}
+
+/**
+ * Whether the weighted backends of a rule are spoken to differently (TLS to some, plain text or
+ * other TLS settings to others): one proxy_pass cannot, so each gets a location of its own.
+ */
+export function mixedTls(backends: BackendRef[]): boolean {
+  let first: string | undefined;
+  for (const b of backends) {
+    if (!(b.weight > 0) || !b.valid) continue;
+    const sig = tlsSignature(targetTls(b));
+    if (first === undefined) first = sig;
+    else if (sig !== first) return true;
+  }
+  return false;
+}
+
 /** A ProxyTarget as text: equal text, same target (named-location sharing, the model memo). */
 export function targetSignature(t: ProxyTarget): string {
   switch (t.kind) {
     case 'upstream':
-      return `u:${t.upstream}:${retrySignature(t.retry)}:${sessionSignature(t.session)}`;
+      return `u:${t.upstream}:${retrySignature(t.retry)}:${sessionSignature(t.session)}:${tlsSignature(t.tls)}`;
     case 'split':
-      return `s:${t.variable}:${t.invalidShare}:${t.noEndpointsShare}:${retrySignature(t.retry)}:${sessionSignature(t.session)}`;
+      return `s:${t.variable}:${t.invalidShare}:${t.noEndpointsShare}:${retrySignature(t.retry)}:${sessionSignature(t.session)}:${tlsSignature(t.tls)}`;
     case 'inference':
       return `i:${t.pool ?? ''}:${t.poolVariable ?? ''}:${t.poolInvalidShare}`;
     case 'backends':
@@ -61,9 +99,23 @@ export function sameTarget(a: ProxyTarget, b: ProxyTarget): boolean {
   if (a === b) return true;
   switch (a.kind) {
     case 'upstream':
-      return b.kind === 'upstream' && a.upstream === b.upstream && retrySignature(a.retry) === retrySignature(b.retry) && sessionSignature(a.session) === sessionSignature(b.session);
+      return (
+        b.kind === 'upstream' &&
+        a.upstream === b.upstream &&
+        retrySignature(a.retry) === retrySignature(b.retry) &&
+        sessionSignature(a.session) === sessionSignature(b.session) &&
+        tlsSignature(a.tls) === tlsSignature(b.tls)
+      );
     case 'split':
-      return b.kind === 'split' && a.variable === b.variable && a.invalidShare === b.invalidShare && a.noEndpointsShare === b.noEndpointsShare && retrySignature(a.retry) === retrySignature(b.retry) && sessionSignature(a.session) === sessionSignature(b.session);
+      return (
+        b.kind === 'split' &&
+        a.variable === b.variable &&
+        a.invalidShare === b.invalidShare &&
+        a.noEndpointsShare === b.noEndpointsShare &&
+        retrySignature(a.retry) === retrySignature(b.retry) &&
+        sessionSignature(a.session) === sessionSignature(b.session) &&
+        tlsSignature(a.tls) === tlsSignature(b.tls)
+      );
     case 'inference':
       return b.kind === 'inference' && (a.pool ?? '') === (b.pool ?? '') && (a.poolVariable ?? '') === (b.poolVariable ?? '') && a.poolInvalidShare === b.poolInvalidShare;
     case 'backends':
@@ -111,8 +163,8 @@ function serversOf(b: BackendRef): Upstream['servers'] {
  * loses nothing and "__" separates; any other name gets a hash of the backend's key as well, so
  * a name always stands for one backend whatever else the build holds.
  */
-function upstreamName(b: BackendRef, key: string, grpc: boolean, tries: number, session?: TargetSession): string {
-  const readable = `${grpc ? 'g' : 'b'}_${sanitize(b.namespace)}__${sanitize(b.name)}_${b.port ?? 0}${tries > 1 ? `_t${tries}` : ''}${session ? `_s${session.key.slice(7, 15)}` : ''}`;
+function upstreamName(b: BackendRef, key: string, grpc: boolean, tries: number, session?: TargetSession, tls?: TargetTLS): string {
+  const readable = `${grpc ? 'g' : 'b'}_${sanitize(b.namespace)}__${sanitize(b.name)}_${b.port ?? 0}${tries > 1 ? `_t${tries}` : ''}${session ? `_s${session.key.slice(7, 15)}` : ''}${tls ? `_x${contentHash(tlsSignature(tls))}` : ''}`;
   return PLAIN_LABEL.test(b.namespace) && PLAIN_LABEL.test(b.name) ? readable : `${readable}_${contentHash(key)}`;
 }
 const PLAIN_LABEL = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -174,13 +226,15 @@ export class Upstreams {
    */
   private upstream(b: BackendRef, grpc: boolean, tries = 1, session?: TargetSession): Upstream {
     const backend = backendKey(b);
-    const key = `${grpc ? `${backend} grpc` : backend}${tries > 1 ? ` tries ${tries}` : ''}${session ? ` session ${session.key}` : ''}`;
+    // Kept connections are per upstream block: TLS ones (per trust and name) are not handed to plain-text requests.
+    const tls = targetTls(b);
+    const key = `${grpc ? `${backend} grpc` : backend}${tries > 1 ? ` tries ${tries}` : ''}${session ? ` session ${session.key}` : ''}${tls ? ` tls ${tlsSignature(tls)}` : ''}`;
     const found = this.byKey.get(key);
     if (found) return this.useUpstream(key, found);
     const servers = serversOf(b);
     const copies = servers.length > 0 ? Math.ceil(tries / servers.length) : 1;
     return this.useUpstream(key, {
-      name: upstreamName(b, key, grpc, tries, session),
+      name: upstreamName(b, key, grpc, tries, session, tls),
       backend,
       ...(session ? { hash: session.key } : {}),
       servers: copies > 1 ? Array.from({ length: copies }, () => servers).flat() : servers,
@@ -195,7 +249,8 @@ export class Upstreams {
    * resolves them from one index), so the block is the same whichever registered it.
    */
   private value(b: BackendRef, grpc: boolean, tries = 1, session?: TargetSession): string {
-    if (!b.valid) return SPLIT_INVALID;
+    // A BackendTLSPolicy that cannot be enforced: its backend's requests fail (Gateway API: 5xx).
+    if (!b.valid || (b.tls && !b.tls.valid)) return SPLIT_INVALID;
     const u = this.upstream(b, grpc, tries, session);
     return serversOf(b).length ? u.name : SPLIT_NO_ENDPOINTS;
   }
@@ -249,15 +304,22 @@ export class Upstreams {
       const b = backends[0];
       if (!(b.weight > 0) || !b.valid) return { kind: 'status', code: 500 };
       const value = this.value(b, grpc, tries, session);
+      if (value === SPLIT_INVALID) return { kind: 'status', code: 500 };
       if (value === SPLIT_NO_ENDPOINTS) return { kind: 'status', code: 502 };
+      const tls = targetTls(b);
+      if (tls) return { kind: 'upstream', upstream: value, ...extra, tls };
       return extra ? { kind: 'upstream', upstream: value, ...extra } : { kind: 'upstream', upstream: value };
     }
     const weighted = backends.filter((b) => b.weight > 0);
     if (weighted.length === 0 || weighted.every((b) => !b.valid)) return { kind: 'status', code: 500 };
     const values = weighted.map((b) => this.value(b, grpc, tries, session));
+    // The backends that take requests are spoken to alike (locations.ts gives mixed ones a location each).
+    let tls: TargetTLS | undefined;
+    for (const b of weighted) if (b.valid && (tls = targetTls(b))) break;
     if (new Set(values).size === 1) {
       if (values[0] === SPLIT_NO_ENDPOINTS) return { kind: 'status', code: 502 };
       if (values[0] === SPLIT_INVALID) return { kind: 'status', code: 500 };
+      if (tls) return { kind: 'upstream', upstream: values[0], ...extra, tls };
       return extra ? { kind: 'upstream', upstream: values[0], ...extra } : { kind: 'upstream', upstream: values[0] };
     }
     const buckets = splitBuckets(weighted.map((b, i) => ({ weight: b.weight, value: values[i] })));
@@ -268,6 +330,7 @@ export class Upstreams {
       invalidShare: values.includes(SPLIT_INVALID),
       noEndpointsShare: values.includes(SPLIT_NO_ENDPOINTS),
       ...extra,
+      ...(tls ? { tls } : {}),
     };
   }
 }

@@ -56,7 +56,7 @@ export function compileTemplate(source: string): Template {
   // The rule locations that render anything (servers.conf.hbs: a shared named location or a
   // mirror's location); one host's ~3,000 rules would otherwise each cost a loop iteration.
   hb.registerHelper('emittedRules', emittedRules);
-  for (const partial of ['settings', 'proxy', 'filters']) hb.registerPartial(partial, hb.compile(readTemplate(`${partial}.hbs`), partialOptions()));
+  for (const partial of ['settings', 'proxy', 'filters', 'upstreamtls']) hb.registerPartial(partial, hb.compile(readTemplate(`${partial}.hbs`), partialOptions()));
   // Known helpers are called directly by the compiled templates (no lookup per call).
   const helpers = ['q', 'kv', 'concat', 'int', 'onoff', 'comment', 'ident', 'hostport', 'isSet', 'locationModifier', 'percent', 'hasAny', 'cv', 'ifop', 'eachLocation', 'emittedRules'];
   const options = {
@@ -88,7 +88,7 @@ export function emittedRules(rules: RuleLocation[] | undefined): RuleLocation[] 
 export function serversRenderer(): ServersRenderer {
   if (servers) return servers;
   servers = new ServersRenderer(templates()['servers.conf'], () =>
-    planServers(readTemplate('servers.conf.hbs'), Object.fromEntries(['settings', 'proxy', 'filters'].map((p) => [p, readTemplate(`${p}.hbs`)]))),
+    planServers(readTemplate('servers.conf.hbs'), Object.fromEntries(['settings', 'proxy', 'filters', 'upstreamtls'].map((p) => [p, readTemplate(`${p}.hbs`)]))),
   );
   return servers;
 }

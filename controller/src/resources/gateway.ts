@@ -68,6 +68,37 @@ const listenerSchema = z
     }
   });
 
+const caCertificateRefSchema = z.object({ group: group().default(''), kind: kind().default('ConfigMap'), name: objectName(), namespace: namespaceName().optional() });
+
+const frontendValidationSchema = z.object({
+  caCertificateRefs: z.array(caCertificateRefSchema).min(1).max(8),
+  mode: z.enum(['AllowValidOnly', 'AllowInsecureFallback']).default('AllowValidOnly'),
+});
+
+const gatewayTlsSchema = z.object({
+  backend: z
+    .object({
+      clientCertificateRef: z.object({ group: group().default(''), kind: kind().default('Secret'), name: objectName(), namespace: namespaceName().optional() }).optional(),
+    })
+    .optional(),
+  frontend: z
+    .object({
+      default: z.object({ validation: frontendValidationSchema.optional() }).optional(),
+      perPort: z
+        .array(z.object({ port: portNumber(), tls: z.object({ validation: frontendValidationSchema.optional() }) }))
+        .max(64)
+        .default([])
+        .superRefine((ports, ctx) => {
+          const seen = new Set<number>();
+          ports.forEach((p, i) => {
+            if (seen.has(p.port)) ctx.addIssue({ code: 'custom', path: [i, 'port'], message: 'Port for TLS configuration must be unique within the Gateway' });
+            seen.add(p.port);
+          });
+        }),
+    })
+    .optional(),
+});
+
 export const gatewaySchema = z.object({
   apiVersion: z.string(),
   kind: z.literal('Gateway'),
@@ -95,5 +126,6 @@ export const gatewaySchema = z.object({
       .array(z.object({ type: z.string().min(1).max(253).default('IPAddress'), value: z.string().min(1).max(253) }))
       .max(16)
       .default([]),
+    tls: gatewayTlsSchema.optional(),
   }),
 }) satisfies z.ZodType<Gateway, unknown>;

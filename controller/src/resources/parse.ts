@@ -10,6 +10,8 @@ import { parseHttpRouteFast } from './httproute-fast';
 import { namespaceSchema } from './namespace';
 import { referenceGrantSchema } from './referencegrant';
 import { secretSchema } from './secret';
+import { configMapSchema } from './configmap';
+import { backendTLSPolicySchema } from './backendtlspolicy';
 import { serviceSchema } from './service';
 import { inferencePoolSchema } from './inferencepool';
 import { podSchema } from './pod';
@@ -43,6 +45,8 @@ const KINDS: Record<string, KindEntry> = {
   InferencePool: { apiVersions: [`${INFERENCE_API_GROUP}/v1`], namespaced: true, schema: inferencePoolSchema, list: 'inferencePools' },
   Pod: { apiVersions: ['v1'], namespaced: true, schema: podSchema, list: 'pods' },
   Secret: { apiVersions: ['v1'], namespaced: true, schema: secretSchema, list: 'secrets' },
+  ConfigMap: { apiVersions: ['v1'], namespaced: true, schema: configMapSchema, list: 'configMaps' },
+  BackendTLSPolicy: { apiVersions: [`${GATEWAY_API_GROUP}/v1`, `${GATEWAY_API_GROUP}/v1alpha3`], namespaced: true, schema: backendTLSPolicySchema, list: 'backendTLSPolicies' },
 };
 
 /** Kinds whose invalid documents still get route statuses (their parentRefs are read leniently). */
@@ -129,7 +133,7 @@ function invalidResource(
 }
 
 export function emptyResourceSet(): ResourceSet {
-  return { gatewayClasses: [], gateways: [], httpRoutes: [], grpcRoutes: [], tlsRoutes: [], tcpRoutes: [], udpRoutes: [], services: [], endpointSlices: [], referenceGrants: [], namespaces: [], inferencePools: [], pods: [], secrets: [] };
+  return { gatewayClasses: [], gateways: [], httpRoutes: [], grpcRoutes: [], tlsRoutes: [], tcpRoutes: [], udpRoutes: [], services: [], endpointSlices: [], referenceGrants: [], namespaces: [], inferencePools: [], pods: [], secrets: [], configMaps: [], backendTLSPolicies: [] };
 }
 
 /**

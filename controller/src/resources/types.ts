@@ -100,6 +100,30 @@ export interface Gateway {
     gatewayClassName: string;
     listeners: Listener[];
     addresses: GatewaySpecAddress[];
+    /** spec.tls: the client certificate towards backends and client certificate validation. */
+    tls?: GatewayTLSConfig;
+  };
+}
+
+/** A reference to a CA bundle (ConfigMap or Secret, key ca.crt). */
+export interface CACertificateReference {
+  group: string;
+  kind: string;
+  name: string;
+  namespace?: string;
+}
+
+export interface FrontendValidation {
+  caCertificateRefs: CACertificateReference[];
+  /** AllowValidOnly (default): a client without a valid certificate is refused. */
+  mode: 'AllowValidOnly' | 'AllowInsecureFallback';
+}
+
+export interface GatewayTLSConfig {
+  backend?: { clientCertificateRef?: SecretObjectReference };
+  frontend?: {
+    default?: { validation?: FrontendValidation };
+    perPort: { port: number; tls: { validation?: FrontendValidation } }[];
   };
 }
 
@@ -257,6 +281,29 @@ export interface Namespace {
 // ---------------------------------------------------------------- Secret
 
 /** A core Secret with its data decoded (text). Never logged. */
+export interface ConfigMap {
+  apiVersion: string;
+  kind: 'ConfigMap';
+  metadata: ObjectMeta;
+  data: Record<string, string>;
+}
+
+export interface BackendTLSPolicy {
+  apiVersion: string;
+  kind: 'BackendTLSPolicy';
+  metadata: ObjectMeta;
+  spec: {
+    targetRefs: { group: string; kind: string; name: string; sectionName?: string }[];
+    validation: {
+      caCertificateRefs: { group: string; kind: string; name: string }[];
+      wellKnownCACertificates?: string;
+      hostname: string;
+      subjectAltNames: { type: 'Hostname' | 'URI'; hostname?: string; uri?: string }[];
+    };
+    options?: Record<string, string>;
+  };
+}
+
 export interface Secret {
   apiVersion: string;
   kind: 'Secret';
@@ -347,6 +394,9 @@ export interface ResourceSet {
   pods?: Pod[];
   /** Certificates of HTTPS listeners (absent: none). */
   secrets?: Secret[];
+  /** CA bundles (key ca.crt) that certificate validation refers to (absent: none). */
+  configMaps?: ConfigMap[];
+  backendTLSPolicies?: BackendTLSPolicy[];
 }
 
 export interface ManifestDoc {

@@ -14,6 +14,7 @@ const API_VERSION = `${GATEWAY_API_GROUP}/v1`;
 
 /** Features this controller implements (GatewayClass status.supportedFeatures, sorted by name). */
 export const SUPPORTED_FEATURES = [
+  'BackendTLSPolicy',
   'GRPCRoute',
   'GRPCRouteNamedRouteRule',
   'Gateway',
@@ -219,5 +220,22 @@ export function computeStatuses(
   // A Pod is read, never owned: its problems are logged, not written to its status.
   for (const r of parsed.invalid) if (r.kind !== 'Pod') reports.push(invalidStatus(r, controllerName));
   reports.push(...inferencePoolStatuses(graph, controllerName));
+  for (const p of graph.backendTLSPolicies ?? []) {
+    reports.push({
+      apiVersion: API_VERSION,
+      kind: 'BackendTLSPolicy',
+      namespace: p.namespace,
+      name: p.name,
+      generation: p.generation,
+      status: {
+        // Gateway API caps status.ancestors at 16.
+        ancestors: p.ancestors.slice(0, 16).map((gw) => ({
+          ancestorRef: { group: GATEWAY_API_GROUP, kind: 'Gateway', namespace: gw.namespace, name: gw.name },
+          controllerName,
+          conditions: withGeneration(p.conditions, p.generation),
+        })),
+      },
+    });
+  }
   return reports;
 }

@@ -34,6 +34,7 @@ export const WATCHED_KINDS: readonly WatchedKind[] = [
   gw('TCPRoute', 'tcproutes', true),
   gw('UDPRoute', 'udproutes', true),
   gw('ReferenceGrant', 'referencegrants', true, 'v1beta1'),
+  gw('BackendTLSPolicy', 'backendtlspolicies', true),
   policy('ClientSettingsPolicy', 'clientsettingspolicies'),
   policy('ProxySettingsPolicy', 'proxysettingspolicies'),
   policy('RateLimitPolicy', 'ratelimitpolicies'),
@@ -41,6 +42,7 @@ export const WATCHED_KINDS: readonly WatchedKind[] = [
   core('', 'v1', 'Service', 'services', true),
   core('discovery.k8s.io', 'v1', 'EndpointSlice', 'endpointslices', true),
   core('', 'v1', 'Secret', 'secrets', true),
+  core('', 'v1', 'ConfigMap', 'configmaps', true),
   core('', 'v1', 'Namespace', 'namespaces', false),
   core('', 'v1', 'Pod', 'pods', true),
 ];

@@ -1,0 +1,147 @@
+/** BackendTLSPolicy: which backends it applies to, conflicts, CA references and what nginx gets. */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { buildGraph, DEFAULT_CONTROLLER_NAME, type Graph } from '../src/graph';
+import execa from 'execa';
+import { buildModel } from '../src/model';
+import { prefixLayout, renderConfig } from '../src/render';
+import { ensurePrefixDirs } from '../src/apply/files';
+import { defaultNginxBinary } from '../src/apply/nginx-binary';
+import { computeStatuses } from '../src/status';
+import { gateway, gatewayClass, GW_API, http, parse, route, service, slice } from './graph-fixtures';
+
+/** A self-signed CA certificate (its content is only parsed, never trusted). */
+const CA = `-----BEGIN CERTIFICATE-----
+MIIBnDCCAUGgAwIBAgIUEPAn20EbqXWTI4uiwZwaY9H8pQswCgYIKoZIzj0EAwIw
+IjEgMB4GA1UEAwwXcG9ydGN1bGxpcyB1bml0IHRlc3QgQ0EwIBcNMjYxMTI5MDc0
+MzIwWhgPMjEyNjExMDUwNzQzMjBaMCIxIDAeBgNVBAMMF3BvcnRjdWxsaXMgdW5p
+dCB0ZXN0IENBMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE+KaXG0SEUaI6eW+1
+kk0ZONdHqEgJR9l/bj8ExSUNI3ucOge9TJLtNiJuf9dlBcQRN/SBBM3mvh8o2SQg
+p/6SCqNTMFEwHQYDVR0OBBYEFFf61hzdY+stl9JssuXMAwZ08v2AMB8GA1UdIwQY
+MBaAFFf61hzdY+stl9JssuXMAwZ08v2AMA8GA1UdEwEB/wQFMAMBAf8wCgYIKoZI
+zj0EAwIDSQAwRgIhANpmf2RiaJg1pxIaRdBfMCDHcxIbvKAXVisqrE3kjnX3AiEA
+rgkVm9nO1qP9mDzxEnzgxjegknfec+dSzeXgTV9+hTs=
+-----END CERTIFICATE-----
+`;
+
+const base = [
+  gatewayClass(),
+  gateway('gw', [http('web')]),
+  service('svc', [{ name: 'https', port: 443 }, { name: 'admin', port: 9443 }, { name: 'plain', port: 80 }]),
+  slice('svc-1', 'svc', [{ addresses: ['127.0.0.2'] }], [{ name: 'https', port: 8443 }, { name: 'admin', port: 9443 }, { name: 'plain', port: 8080 }]),
+  { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ca', namespace: 'default' }, data: { 'ca.crt': CA } },
+  { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'empty', namespace: 'default' }, data: {} },
+];
+const toPort = (port: number) => route('r', { parentRefs: [{ name: 'gw' }], rules: [{ backendRefs: [{ name: 'svc', port }] }] });
+
+function policy(name: string, validation: object, extra: { sectionName?: string; created?: string } = {}) {
+  return {
+    apiVersion: GW_API,
+    kind: 'BackendTLSPolicy',
+    metadata: { name, namespace: 'default', creationTimestamp: extra.created ?? '2026-01-01T00:00:00Z' },
+    spec: { targetRefs: [{ group: '', kind: 'Service', name: 'svc', ...(extra.sectionName ? { sectionName: extra.sectionName } : {}) }], validation },
+  };
+}
+const valid = { caCertificateRefs: [{ group: '', kind: 'ConfigMap', name: 'ca' }], hostname: 'svc.example' };
+const build = (...docs: object[]): Graph => buildGraph(parse(...base, ...docs).set, { controllerName: DEFAULT_CONTROLLER_NAME });
+const conditions = (g: Graph, name: string) => g.backendTLSPolicies!.find((p) => p.name === name)!.conditions;
+
+describe('BackendTLSPolicy: targets and precedence', () => {
+  test('applies to the Service ports it targets, with its hostname and CA bundle; ancestors are the Gateways routing there', () => {
+    const g = build(policy('p', valid), toPort(443));
+    const b = g.routes[0].rules[0].backends[0];
+    expect(b.tls).toMatchObject({ policy: 'default/p', valid: true, hostname: 'svc.example' });
+    expect(b.tls!.ca!.pem).toContain('BEGIN CERTIFICATE');
+    expect(g.backendTLSPolicies).toEqual([expect.objectContaining({ name: 'p', ancestors: [{ namespace: 'default', name: 'gw' }] })]);
+    expect(conditions(g, 'p').map((c) => [c.type, c.status, c.reason])).toEqual([
+      ['Accepted', 'True', 'Accepted'],
+      ['ResolvedRefs', 'True', 'ResolvedRefs'],
+    ]);
+  });
+
+  test('sectionName names one port: other ports stay plain text', () => {
+    const g = build(policy('p', valid, { sectionName: 'admin' }), toPort(443));
+    expect(g.routes[0].rules[0].backends[0].tls).toBeUndefined();
+    expect(g.backendTLSPolicies![0].ancestors).toEqual([]);
+  });
+
+  test('the oldest of two policies on one target wins, the other is Conflicted; a port-specific one beats the Service-wide one there', () => {
+    const g = build(
+      policy('newer', { ...valid, hostname: 'newer.example' }, { created: '2026-02-01T00:00:00Z' }),
+      policy('older', valid, { created: '2026-01-01T00:00:00Z' }),
+      policy('port', { ...valid, hostname: 'port.example' }, { sectionName: 'admin', created: '2026-03-01T00:00:00Z' }),
+      route('r', { parentRefs: [{ name: 'gw' }], rules: [{ backendRefs: [{ name: 'svc', port: 443 }] }, { backendRefs: [{ name: 'svc', port: 9443 }] }] }),
+    );
+    expect(g.routes[0].rules.map((r) => r.backends[0].tls?.hostname)).toEqual(['svc.example', 'port.example']);
+    expect(conditions(g, 'newer')[0]).toMatchObject({ type: 'Accepted', status: 'False', reason: 'Conflicted' });
+    expect(conditions(g, 'older')[0]).toMatchObject({ status: 'True' });
+    expect(conditions(g, 'port')[0]).toMatchObject({ status: 'True' });
+  });
+
+  test('appProtocol https is accepted on a port a policy applies to, and UnsupportedProtocol without one', () => {
+    const svc = service('web', [{ name: 'https', port: 443, appProtocol: 'HTTPS' }]);
+    const r = route('r', { parentRefs: [{ name: 'gw' }], rules: [{ backendRefs: [{ name: 'web', port: 443 }] }] });
+    const p = { ...policy('p', valid), spec: { ...policy('p', valid).spec, targetRefs: [{ group: '', kind: 'Service', name: 'web' }] } };
+    expect(build(svc, r, p).routes[0].rules[0].backends[0]).toMatchObject({ valid: true, tls: { valid: true } });
+    expect(build(svc, r).routes[0].rules[0].backends[0]).toMatchObject({ valid: false, invalidReason: 'UnsupportedProtocol' });
+  });
+});
+
+describe('BackendTLSPolicy: what cannot be enforced fails closed', () => {
+  test.each([
+    ['a missing ConfigMap', { ...valid, caCertificateRefs: [{ group: '', kind: 'ConfigMap', name: 'nope' }] }, 'NoValidCACertificate', 'InvalidCACertificateRef'],
+    ['a ConfigMap without ca.crt', { ...valid, caCertificateRefs: [{ group: '', kind: 'ConfigMap', name: 'empty' }] }, 'NoValidCACertificate', 'InvalidCACertificateRef'],
+    ['an unknown kind', { ...valid, caCertificateRefs: [{ group: 'example.io', kind: 'Bundle', name: 'x' }] }, 'NoValidCACertificate', 'InvalidKind'],
+    ['an unknown well-known set', { wellKnownCACertificates: 'example.com/mine', hostname: 'svc.example' }, 'Invalid', 'ResolvedRefs'],
+    ['a URI subjectAltName', { ...valid, subjectAltNames: [{ type: 'URI', uri: 'spiffe://x/y' }] }, 'Invalid', 'ResolvedRefs'],
+    ['a Hostname subjectAltName other than the hostname', { ...valid, subjectAltNames: [{ type: 'Hostname', hostname: 'other.example' }] }, 'Invalid', 'ResolvedRefs'],
+  ])('%s: Accepted False, and the backend answers 500', (_name, validation, accepted, resolved) => {
+    const g = build(policy('p', validation), toPort(443));
+    const [a, r] = conditions(g, 'p');
+    expect(a).toMatchObject({ type: 'Accepted', status: 'False', reason: accepted });
+    expect(r).toMatchObject({ type: 'ResolvedRefs', reason: resolved });
+    expect(g.routes[0].rules[0].backends[0]).toMatchObject({ valid: true, tls: { valid: false } });
+    expect(buildModel(g).servers[0].ruleLocations[0].target).toEqual({ kind: 'status', code: 500 });
+  });
+
+  test('subjectAltNames that list the hostname are enforced through it; System trusts the system bundle', () => {
+    const withSan = build(policy('p', { ...valid, subjectAltNames: [{ type: 'Hostname', hostname: 'svc.example' }, { type: 'URI', uri: 'spiffe://x/y' }] }), toPort(443));
+    expect(conditions(withSan, 'p')[0]).toMatchObject({ status: 'True' });
+    const system = build(policy('p', { wellKnownCACertificates: 'System', hostname: 'svc.example' }), toPort(443));
+    expect(buildModel(system).servers[0].ruleLocations[0].target).toMatchObject({ kind: 'upstream', tls: { name: 'svc.example', trusted: '/etc/ssl/certs/ca-certificates.crt' } });
+  });
+});
+
+describe('BackendTLSPolicy: the nginx configuration', () => {
+  test('proxy_pass https with SNI, verification and the CA file, which nginx -t accepts; the status names the Gateway', async () => {
+    const g = build(policy('p', valid), toPort(443));
+    const model = buildModel(g);
+    const target = model.servers[0].ruleLocations[0].target as { upstream: string; tls: { trusted: string } };
+    expect(model.secretFiles?.[target.tls.trusted]).toContain('BEGIN CERTIFICATE');
+    const prefix = fs.mkdtempSync(path.join(os.tmpdir(), 'portcullis-btls-'));
+    try {
+      const { files } = renderConfig(model, { listenAddress: '127.0.0.1', prefix });
+      const text = Object.values(files).join('\n');
+      expect(text).toContain(`proxy_pass https://${target.upstream};`);
+      expect(text).toMatch(/proxy_ssl_name "?svc\.example"?;/);
+      expect(text).toContain('proxy_ssl_server_name on;');
+      expect(text).toContain('proxy_ssl_verify on;');
+      expect(text).toMatch(new RegExp(`proxy_ssl_trusted_certificate "?${target.tls.trusted.replace(/\./g, '\\.')}"?;`));
+    } finally {
+      fs.rmSync(prefix, { recursive: true, force: true });
+    }
+    const report = computeStatuses(g, parse(...base), { programmed: true, addresses: [] }).find((r) => r.kind === 'BackendTLSPolicy');
+    expect(report?.status).toMatchObject({ ancestors: [{ ancestorRef: { group: 'gateway.networking.k8s.io', kind: 'Gateway', namespace: 'default', name: 'gw' }, controllerName: DEFAULT_CONTROLLER_NAME }] });
+  });
+
+  test('a weighted rule with a TLS backend and a plain one: each backend gets a location of its own', () => {
+    const g = build(
+      policy('p', valid, { sectionName: 'https' }),
+      route('r', { parentRefs: [{ name: 'gw' }], rules: [{ backendRefs: [{ name: 'svc', port: 443, weight: 1 }, { name: 'svc', port: 80, weight: 1 }] }] }),
+    );
+    const rules = buildModel(g).servers[0].ruleLocations;
+    expect(rules[0].target.kind).toBe('backends');
+    expect(rules.slice(1).map((r) => (r.target as { tls?: { name: string } }).tls?.name)).toEqual(['svc.example', undefined]);
+  });
+});

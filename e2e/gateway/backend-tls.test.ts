@@ -1,0 +1,196 @@
+/**
+ * TLS towards backends and client certificates, through the real controller and nginx: a real
+ * node HTTPS backend with certificates made by openssl in the test. BackendTLSPolicy (SNI and the
+ * verified name, CA bundles from ConfigMaps, what fails and how its status says so), the
+ * Gateway's client certificate towards backends (spec.tls.backend), and client certificate
+ * validation on HTTPS listeners (spec.tls.frontend, both modes).
+ */
+import * as fs from 'fs';
+import * as https from 'https';
+import * as path from 'path';
+import * as tls from 'tls';
+import type { AddressInfo } from 'net';
+import execa from 'execa';
+import { GatewayFixture, startGatewayFixture } from '../support/gateway';
+import { eventually } from '../support/http';
+import { GATEWAY_API, httpRoute, Manifest } from '../support/manifests';
+import { freePort } from '../support/ports';
+import { condition, findStatus, readStatus } from '../support/status';
+import { makeTempDir, removeDir } from '../support/tmp';
+
+let gw: GatewayFixture;
+let certDir: string;
+let backend: https.Server;
+const pem: Record<string, string> = {};
+const ports: Record<string, number> = {};
+
+async function openssl(args: string[]): Promise<void> {
+  await execa('openssl', args, { cwd: certDir });
+}
+
+async function makeCa(name: string): Promise<void> {
+  await openssl(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.crt`, '-days', '2', '-subj', `/CN=${name}`]);
+  pem[name] = fs.readFileSync(path.join(certDir, `${name}.crt`), 'utf8');
+}
+
+/** A certificate for `cn` (also its DNS subjectAltName) signed by CA `ca`. */
+async function makeCert(name: string, cn: string, ca: string): Promise<void> {
+  await openssl(['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${cn}`]);
+  fs.writeFileSync(path.join(certDir, `${name}.ext`), `subjectAltName=DNS:${cn}\n`);
+  await openssl(['x509', '-req', '-in', `${name}.csr`, '-CA', `${ca}.crt`, '-CAkey', `${ca}.key`, '-CAcreateserial', '-out', `${name}.crt`, '-days', '2', '-extfile', `${name}.ext`]);
+  pem[name] = fs.readFileSync(path.join(certDir, `${name}.crt`), 'utf8');
+  pem[`${name}.key`] = fs.readFileSync(path.join(certDir, `${name}.key`), 'utf8');
+}
+
+const caConfigMap = (name: string, ca: string | undefined): Manifest => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: ca === undefined ? {} : { 'ca.crt': pem[ca] } });
+const tlsSecret = (name: string, cert: string): Manifest => ({
+  apiVersion: 'v1',
+  kind: 'Secret',
+  metadata: { name },
+  type: 'kubernetes.io/tls',
+  data: { 'tls.crt': Buffer.from(pem[cert]).toString('base64'), 'tls.key': Buffer.from(pem[`${cert}.key`]).toString('base64') },
+});
+
+/** A Service (port "https" 443) and its EndpointSlice for the TLS backend. */
+function tlsService(name: string, port: number): Manifest[] {
+  return [
+    { apiVersion: 'v1', kind: 'Service', metadata: { name }, spec: { ports: [{ name: 'https', port: 443, targetPort: port, protocol: 'TCP' }] } },
+    {
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: { name: `${name}-1`, labels: { 'kubernetes.io/service-name': name } },
+      addressType: 'IPv4',
+      ports: [{ name: 'https', port, protocol: 'TCP' }],
+      endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }],
+    },
+  ];
+}
+
+function policy(name: string, service: string, validation: Record<string, unknown>): Manifest {
+  return { apiVersion: GATEWAY_API, kind: 'BackendTLSPolicy', metadata: { name }, spec: { targetRefs: [{ group: '', kind: 'Service', name: service }], validation } };
+}
+
+const services = ['ok', 'wrong-name', 'wrong-ca', 'missing-ca', 'uri-san', 'system', 'plain'];
+
+beforeAll(async () => {
+  certDir = await makeTempDir('portcullis-btls-');
+  await makeCa('backend-ca');
+  await makeCa('other-ca');
+  await makeCa('client-ca');
+  await makeCert('backend', 'backend.example', 'backend-ca');
+  await makeCert('gateway-client', 'gateway.example', 'client-ca');
+  await makeCert('frontend', 'front.example', 'backend-ca');
+  await makeCert('good-client', 'good-client', 'client-ca');
+  await makeCert('stranger', 'stranger', 'other-ca');
+  // The backend answers with what it saw of the TLS connection: SNI and the client certificate.
+  backend = https.createServer({ cert: pem.backend, key: pem['backend.key'], requestCert: true, rejectUnauthorized: false }, (req, res) => {
+    const socket = req.socket as tls.TLSSocket;
+    const peer = socket.getPeerCertificate();
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ path: req.url, sni: (socket as unknown as { servername?: string }).servername ?? null, client: peer && peer.subject ? peer.subject.CN : null }));
+  });
+  await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve));
+  const backendPort = (backend.address() as AddressInfo).port;
+  for (const name of ['https', 'httpsFallback']) ports[name] = await freePort();
+  const serverCert = { mode: 'Terminate', certificateRefs: [{ name: 'frontend-cert' }] };
+  gw = await startGatewayFixture({
+    listeners: [{ name: 'http' }],
+    files: {
+      'backends.yaml': services.flatMap((s) => tlsService(s, backendPort)),
+      'ca.yaml': [caConfigMap('backend-ca', 'backend-ca'), caConfigMap('other-ca', 'other-ca'), caConfigMap('client-ca', 'client-ca'), tlsSecret('gateway-client', 'gateway-client'), tlsSecret('frontend-cert', 'frontend')],
+      'policies.yaml': [
+        policy('ok', 'ok', { caCertificateRefs: [{ group: '', kind: 'ConfigMap', name: 'backend-ca' }], hostname: 'backend.example' }),
+        policy('wrong-name', 'wrong-name', { caCertificateRefs: [{ group: '', kind: 'ConfigMap', name: 'backend-ca' }], hostname: 'other.example' }),
+        policy('wrong-ca', 'wrong-ca', { caCertificateRefs: [{ group: '', kind: 'ConfigMap', name: 'other-ca' }], hostname: 'backend.example' }),
+        policy('missing-ca', 'missing-ca', { caCertificateRefs: [{ group: '', kind: 'ConfigMap', name: 'no-such-configmap' }], hostname: 'backend.example' }),
+        policy('uri-san', 'uri-san', {
+          caCertificateRefs: [{ group: '', kind: 'ConfigMap', name: 'backend-ca' }],
+          hostname: 'backend.example',
+          subjectAltNames: [{ type: 'URI', uri: 'spiffe://example/backend' }],
+        }),
+        // The test CA is not among the system's: the chain cannot be verified.
+        policy('system', 'system', { wellKnownCACertificates: 'System', hostname: 'backend.example' }),
+      ],
+      'gateways.yaml': [
+        {
+          apiVersion: GATEWAY_API,
+          kind: 'Gateway',
+          metadata: { name: 'mtls' },
+          spec: {
+            gatewayClassName: 'portcullis',
+            tls: {
+              backend: { clientCertificateRef: { name: 'gateway-client' } },
+              frontend: {
+                default: { validation: { caCertificateRefs: [{ group: '', kind: 'ConfigMap', name: 'client-ca' }] } },
+                perPort: [{ port: ports.httpsFallback, tls: { validation: { mode: 'AllowInsecureFallback', caCertificateRefs: [{ group: '', kind: 'ConfigMap', name: 'client-ca' }] } } }],
+              },
+            },
+            listeners: [
+              { name: 'https', port: ports.https, protocol: 'HTTPS', tls: serverCert },
+              { name: 'https-fallback', port: ports.httpsFallback, protocol: 'HTTPS', tls: serverCert },
+            ],
+          },
+        },
+      ],
+      'routes.yaml': [
+        httpRoute('to-tls', {
+          rules: services.map((s) => ({ matches: [{ path: { type: 'PathPrefix', value: `/${s}` } }], backendRefs: [{ name: s, port: 443 }] })),
+        }),
+        httpRoute('mtls', { parentRefs: [{ name: 'mtls' }], rules: [{ backendRefs: [{ name: 'ok', port: 443 }] }] }),
+      ],
+    },
+  });
+}, 90000);
+
+afterAll(async () => {
+  await gw?.close();
+  backend?.close();
+  if (certDir) await removeDir(certDir);
+});
+
+describe('BackendTLSPolicy', () => {
+  test('requests go out over TLS with the policy hostname as SNI, verified against the CA bundle of the ConfigMap', async () => {
+    const res = await gw.request('/ok/x');
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({ path: '/ok/x', sni: 'backend.example', client: null });
+  });
+
+  test('a certificate that does not carry the hostname, or signed by another CA: the request fails (502)', async () => {
+    expect((await gw.request('/wrong-name')).status).toBe(502);
+    expect((await gw.request('/wrong-ca')).status).toBe(502);
+    expect((await gw.request('/system')).status).toBe(502);
+  });
+
+  test('a Service port without a policy is spoken to in plain text (the TLS backend refuses it)', async () => {
+    expect((await gw.request('/plain')).status).not.toBe(200);
+  });
+
+  test('a policy with no usable CA certificate, or subjectAltNames nginx cannot check: its backend answers 500', async () => {
+    expect((await gw.request('/missing-ca')).status).toBe(500);
+    expect((await gw.request('/uri-san')).status).toBe(500);
+  });
+
+  test('status: Accepted and ResolvedRefs on each Gateway that routes to the Service', async () => {
+    const docs = await readStatus(gw.stateDir);
+    const conditionsOf = (name: string, gateway = 'gw') =>
+      (findStatus(docs, 'BackendTLSPolicy', name)?.status.ancestors as any[]).find((a) => a.ancestorRef.name === gateway)?.conditions;
+    expect(condition(conditionsOf('ok'), 'Accepted')).toMatchObject({ status: 'True', reason: 'Accepted' });
+    expect(condition(conditionsOf('ok'), 'ResolvedRefs')).toMatchObject({ status: 'True', reason: 'ResolvedRefs' });
+    expect(condition(conditionsOf('ok', 'mtls'), 'Accepted')).toMatchObject({ status: 'True' });
+    expect(condition(conditionsOf('missing-ca'), 'Accepted')).toMatchObject({ status: 'False', reason: 'NoValidCACertificate' });
+    expect(condition(conditionsOf('missing-ca'), 'ResolvedRefs')).toMatchObject({ status: 'False', reason: 'InvalidCACertificateRef' });
+    expect(condition(conditionsOf('missing-ca'), 'ResolvedRefs')?.message).toContain('no-such-configmap not found');
+    expect(condition(conditionsOf('uri-san'), 'Accepted')).toMatchObject({ status: 'False', reason: 'Invalid' });
+    // The route itself is fine: its references resolve.
+    const route = findStatus(docs, 'HTTPRoute', 'to-tls');
+    expect(condition((route?.status.parents as any[])[0].conditions, 'ResolvedRefs')).toMatchObject({ status: 'True' });
+  });
+
+  test('a fixed ConfigMap is picked up: the policy is accepted and its backend reachable', async () => {
+    await gw.write('ca-fix.yaml', [caConfigMap('no-such-configmap', 'backend-ca')]);
+    const res = await eventually(() => gw.request('/missing-ca'), (r) => r.status === 200);
+    expect(res.json).toMatchObject({ sni: 'backend.example' });
+    await gw.remove('ca-fix.yaml');
+    expect((await gw.request('/missing-ca')).status).toBe(500);
+  });
+});
