@@ -16,36 +16,18 @@
 import { buildFilters, FilterProblem, ruleAndBackendFilters, type RuleAndBackendFilters } from './filters';
 import type { GRPCRoute, GRPCRouteMatch, GRPCRouteRule } from '../resources/grpcroute';
 import { type BackendIndex, resolveBackend } from './backends';
-import { checkRegex } from './regex';
-import { memoizedRules } from './rules';
+import { headerMatches, memoizedRules, regexValue, RuleProblem } from './rules';
 import { buildSession } from './session';
 import type { RouteMatch, RouteRule } from './types';
 
-class RuleProblem extends Error {}
-
-const NGINX_HEADER_NAME = /^[A-Za-z0-9-]+$/;
-
-function pcre(value: string, field: string): string {
-  const check = checkRegex(value);
-  if (!check.ok) throw new RuleProblem(`${field}: invalid regular expression "${value}": ${check.reason}`);
-  return check.pcre;
-}
+// GRPCRoute method and header regexes follow the same PCRE translation as HTTPRoute's.
+const pcre = regexValue;
 
 const escapeRe2 = (s: string) => s.replace(/[\\.+*?()|[\]{}^$]/g, '\\$&');
 
 /** The RouteMatch a GRPCRoute match stands for. */
 export function grpcMatch(m: GRPCRouteMatch, field: string): RouteMatch {
-  const headers: RouteMatch['headers'] = [];
-  const seen = new Set<string>();
-  m.headers.forEach((h, i) => {
-    if (!NGINX_HEADER_NAME.test(h.name)) {
-      throw new RuleProblem(`${field}.headers[${i}].name: header name "${h.name}" cannot be matched by nginx (letters, digits and "-" only)`);
-    }
-    const key = h.name.toLowerCase();
-    if (seen.has(key)) return;
-    seen.add(key);
-    headers.push({ name: h.name, type: h.type, value: h.type === 'RegularExpression' ? pcre(h.value, `${field}.headers[${i}].value`) : h.value });
-  });
+  const headers = headerMatches(m.headers, field);
   const method = m.method;
   const grpc = { serviceChars: method?.service?.length ?? 0, methodChars: method?.method?.length ?? 0 };
   let path: RouteMatch['path'];

@@ -10,13 +10,14 @@ import type { RouteMatch, RouteRule } from './types';
 
 const DEFAULT_MATCH: RouteMatch = { path: { type: 'PathPrefix', value: '/' }, headers: [], queryParams: [] };
 
-class RuleProblem extends Error {}
+/** A rule the data plane cannot serve as written: the route gets a condition saying why. */
+export class RuleProblem extends Error {}
 
 /** Header names nginx can read as $http_<name> and that no other header name aliases. */
 const NGINX_HEADER_NAME = /^[A-Za-z0-9-]+$/;
 
 /** Regex values are handed to the model already in their PCRE form (see regex.ts). */
-function regexValue(value: string, field: string): string {
+export function regexValue(value: string, field: string): string {
   const check = checkRegex(value);
   if (!check.ok) throw new RuleProblem(`${field}: invalid regular expression "${value}": ${check.reason}`);
   return check.pcre;
@@ -42,15 +43,12 @@ function decodedPath(value: string, field: string): string {
   return decoded;
 }
 
-function normalizeMatch(m: HTTPRouteMatch, field: string): RouteMatch {
-  const path =
-    m.path.type === 'RegularExpression'
-      ? { type: m.path.type, value: regexValue(m.path.value, `${field}.path.value`) }
-      : { type: m.path.type, value: decodedPath(m.path.value, `${field}.path.value`) };
+/** Header matches of an HTTPRoute or GRPCRoute match, as nginx can test them. */
+export function headerMatches(list: readonly { name: string; type: 'Exact' | 'RegularExpression'; value: string }[], field: string): RouteMatch['headers'] {
   // Header names are case-insensitive: only the first of equivalent names counts (Gateway API).
   const seen = new Set<string>();
   const headers: RouteMatch['headers'] = [];
-  m.headers.forEach((h, i) => {
+  list.forEach((h, i) => {
     if (!NGINX_HEADER_NAME.test(h.name)) {
       throw new RuleProblem(
         `${field}.headers[${i}].name: header name "${h.name}" cannot be matched by nginx, which reads request headers through variables (letters, digits and "-" only; it drops headers with "_")`,
@@ -62,6 +60,15 @@ function normalizeMatch(m: HTTPRouteMatch, field: string): RouteMatch {
     const value = h.type === 'RegularExpression' ? regexValue(h.value, `${field}.headers[${i}].value`) : h.value;
     headers.push({ name: h.name, type: h.type, value });
   });
+  return headers;
+}
+
+function normalizeMatch(m: HTTPRouteMatch, field: string): RouteMatch {
+  const path =
+    m.path.type === 'RegularExpression'
+      ? { type: m.path.type, value: regexValue(m.path.value, `${field}.path.value`) }
+      : { type: m.path.type, value: decodedPath(m.path.value, `${field}.path.value`) };
+  const headers = headerMatches(m.headers, field);
   const queryParams = m.queryParams.map((q, i) => ({
     name: q.name,
     type: q.type,

@@ -8,6 +8,7 @@
  */
 import YAML from 'yaml';
 import type { GitReaderPool } from './git/reader';
+import { parseLsTree } from './git/ls-tree';
 import { runGit } from './git/run';
 import type { RepoWithOwner } from './repos';
 
@@ -148,14 +149,7 @@ export class IssueTemplateService {
     } catch {
       return null; // no default branch
     }
-    return out
-      .split('\0')
-      .filter(Boolean)
-      .map((line) => {
-        const tab = line.indexOf('\t');
-        const [mode, type, oid] = line.slice(0, tab).split(' ');
-        return { mode, type, oid, path: line.slice(tab + 1) };
-      });
+    return parseLsTree(out);
   }
 
   private async blob(repo: RepoWithOwner, oid: string): Promise<string | null> {

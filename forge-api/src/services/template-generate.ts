@@ -15,6 +15,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Prisma } from './database';
 import { InvalidError, NotFoundError, PermissionDeniedError } from './errors';
+import { parseLsTree, type LsTreeEntry } from './git/ls-tree';
 import { gitEnv, runGit } from './git/run';
 import { writeCommit, type FileChange } from './git/commit-writer';
 import { compileGlob, type Glob } from './glob';
@@ -99,23 +100,8 @@ export function sanitizePath(p: string): string {
     .join('/');
 }
 
-interface TreeFile {
-  mode: string;
-  type: string;
-  oid: string;
-  path: string;
-}
-
-async function listFiles(repoPath: string, rev: string): Promise<TreeFile[]> {
-  const out = await runGit(['--git-dir', repoPath, 'ls-tree', '-r', '-z', '--full-tree', rev, '--']);
-  return out
-    .split('\0')
-    .filter(Boolean)
-    .map((line) => {
-      const tab = line.indexOf('\t');
-      const [mode, type, oid] = line.slice(0, tab).split(' ');
-      return { mode, type, oid, path: line.slice(tab + 1) };
-    });
+async function listFiles(repoPath: string, rev: string): Promise<LsTreeEntry[]> {
+  return parseLsTree(await runGit(['--git-dir', repoPath, 'ls-tree', '-r', '-z', '--full-tree', rev, '--']));
 }
 
 async function copyObjects(from: string, to: string, oids: string[]): Promise<void> {

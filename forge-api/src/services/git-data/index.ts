@@ -10,6 +10,7 @@ import type { ForgeConfig } from '../../config';
 import type { RepoWithOwner } from '../convert/repository';
 import { MalformedError, NotFoundError, ConflictError, InvalidError } from '../errors';
 import { countCommits, listRefs, logCommitIds, type GitCommit, type GitReader, type GitReaderPool, type LogOptions, type TreeEntry } from '../git/reader';
+import { parseLsTree } from '../git/ls-tree';
 import { gitEnv, runGit } from '../git/run';
 import type { RepoService } from '../repos';
 import { ALL_COMMIT_PARTS, CommitConverter, verificationOf, type CommitJsonOptions } from './commits';
@@ -447,16 +448,11 @@ function lsTreeRecursive(repoPath: string, tree: string): Promise<RecursiveEntry
 
 async function readTreeRecursive(repoPath: string, tree: string): Promise<RecursiveEntry[]> {
   const out = await runGit(['ls-tree', '-r', '-t', '-l', '-z', '--end-of-options', tree], { cwd: repoPath });
-  const entries: { path: string; entry: TreeEntry; size?: number }[] = [];
-  for (const line of out.split('\0')) {
-    const tab = line.indexOf('\t');
-    if (tab < 0) continue;
-    const [mode, type, oid, size] = line.slice(0, tab).split(/ +/);
-    const name = line.slice(tab + 1);
-    const mode0 = mode.replace(/^0+/, '');
-    entries.push({ path: name, entry: { mode: mode0, type: type as TreeEntry['type'], oid, name }, size: type === 'blob' ? Number(size) || 0 : undefined });
-  }
-  return entries;
+  return parseLsTree(out).map(({ mode, type, oid, path: name, size }) => ({
+    path: name,
+    entry: { mode: mode.replace(/^0+/, ''), type: type as TreeEntry['type'], oid, name },
+    size: type === 'blob' ? size ?? 0 : undefined,
+  }));
 }
 
 function parseBasehead(param: string): { base: string; head: string; sep: string } {

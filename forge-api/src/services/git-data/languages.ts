@@ -7,6 +7,7 @@
  * for files without an extension, the script's `#!` line. The tree comes from one
  * `git ls-tree -r -l`; `.gitattributes` linguist overrides are not read.
  */
+import { parseLsTree } from '../git/ls-tree';
 import { runGit } from '../git/run';
 import type { GitReader } from '../git/reader';
 
@@ -153,15 +154,9 @@ interface Blob {
 /** The regular files and symlinks of a commit's tree with their sizes (one git process). */
 async function treeBlobs(repoPath: string, commit: string): Promise<Blob[]> {
   const out = await runGit(['ls-tree', '-r', '-l', '-z', '--end-of-options', commit], { cwd: repoPath });
-  const blobs: Blob[] = [];
-  for (const line of out.split('\0')) {
-    const tab = line.indexOf('\t');
-    if (tab < 0) continue;
-    const [, type, oid, size] = line.slice(0, tab).split(/ +/);
-    if (type !== 'blob') continue;
-    blobs.push({ path: line.slice(tab + 1), oid, size: Number(size) || 0 });
-  }
-  return blobs;
+  return parseLsTree(out)
+    .filter((e) => e.type === 'blob')
+    .map((e) => ({ path: e.path, oid: e.oid, size: e.size ?? 0 }));
 }
 
 /** Language name -> bytes, largest first. */
