@@ -91,7 +91,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve));
   const backendPort = (backend.address() as AddressInfo).port;
-  for (const name of ['https', 'httpsFallback']) ports[name] = await freePort();
+  for (const name of ['https', 'httpsFallback', 'broken']) ports[name] = await freePort();
   const serverCert = { mode: 'Terminate', certificateRefs: [{ name: 'frontend-cert' }] };
   gw = await startGatewayFixture({
     listeners: [{ name: 'http' }],
@@ -129,6 +129,19 @@ beforeAll(async () => {
               { name: 'https', port: ports.https, protocol: 'HTTPS', tls: serverCert },
               { name: 'https-fallback', port: ports.httpsFallback, protocol: 'HTTPS', tls: serverCert },
             ],
+          },
+        },
+        {
+          apiVersion: GATEWAY_API,
+          kind: 'Gateway',
+          metadata: { name: 'broken' },
+          spec: {
+            gatewayClassName: 'portcullis',
+            tls: {
+              backend: { clientCertificateRef: { name: 'no-such-secret' } },
+              frontend: { default: { validation: { caCertificateRefs: [{ group: '', kind: 'ConfigMap', name: 'no-such-ca' }] } } },
+            },
+            listeners: [{ name: 'https', port: ports.broken, protocol: 'HTTPS', tls: serverCert }],
           },
         },
       ],
@@ -192,5 +205,76 @@ describe('BackendTLSPolicy', () => {
     expect(res.json).toMatchObject({ sni: 'backend.example' });
     await gw.remove('ca-fix.yaml');
     expect((await gw.request('/missing-ca')).status).toBe(500);
+  });
+});
+
+/** One HTTPS request to the mtls Gateway, with the client certificate `cert` (or none). */
+function mtlsGet(port: number, cert?: string): Promise<{ status: number; body: any }> {
+  return new Promise((resolve, reject) => {
+    const req = https.request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/hello',
+        servername: 'front.example',
+        ca: pem['backend-ca'],
+        ...(cert ? { cert: pem[cert], key: pem[`${cert}.key`] } : {}),
+        headers: { host: 'front.example' },
+        agent: false,
+        timeout: 5000,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString();
+          let body: unknown = text;
+          try {
+            body = JSON.parse(text);
+          } catch {
+            // not JSON: kept as text
+          }
+          resolve({ status: res.statusCode ?? 0, body });
+        });
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('Gateway spec.tls', () => {
+  test('backend.clientCertificateRef: the Gateway presents its certificate to a TLS backend', async () => {
+    const res = await mtlsGet(ports.https, 'good-client');
+    expect(res).toMatchObject({ status: 200, body: { sni: 'backend.example', client: 'gateway.example' } });
+  });
+
+  test('frontend validation AllowValidOnly: a client without a certificate the CAs vouch for gets no answer', async () => {
+    await expect(mtlsGet(ports.https)).rejects.toThrow();
+    await expect(mtlsGet(ports.https, 'stranger')).rejects.toThrow();
+  });
+
+  test('frontend validation AllowInsecureFallback (perPort): any client is served', async () => {
+    expect((await mtlsGet(ports.httpsFallback, 'good-client')).status).toBe(200);
+    expect((await mtlsGet(ports.httpsFallback, 'stranger')).status).toBe(200);
+    expect((await mtlsGet(ports.httpsFallback)).status).toBe(200);
+  });
+
+  test('status: ResolvedRefs and InsecureFrontendValidationMode on the Gateway, the listener conditions for a CA that cannot be used', async () => {
+    const docs = await readStatus(gw.stateDir);
+    const mtls = findStatus(docs, 'Gateway', 'mtls')?.status as any;
+    expect(condition(mtls.conditions, 'Accepted')).toMatchObject({ status: 'True' });
+    expect(condition(mtls.conditions, 'ResolvedRefs')).toMatchObject({ status: 'True', reason: 'ResolvedRefs' });
+    expect(condition(mtls.conditions, 'InsecureFrontendValidationMode')).toMatchObject({ status: 'True', reason: 'ConfigurationChanged' });
+    const broken = findStatus(docs, 'Gateway', 'broken')?.status as any;
+    expect(condition(broken.conditions, 'ResolvedRefs')).toMatchObject({ status: 'False', reason: 'InvalidClientCertificateRef' });
+    expect(condition(broken.conditions, 'InsecureFrontendValidationMode')).toBeUndefined();
+    const listener = broken.listeners[0].conditions;
+    expect(condition(listener, 'Accepted')).toMatchObject({ status: 'False', reason: 'NoValidCACertificate' });
+    expect(condition(listener, 'ResolvedRefs')).toMatchObject({ status: 'False', reason: 'InvalidCACertificateRef' });
+    expect(condition(listener, 'Programmed')).toMatchObject({ status: 'False' });
+    // The listener is not served: no certificate would be checked there.
+    await expect(mtlsGet(ports.broken, 'good-client')).rejects.toThrow();
   });
 });

@@ -31,6 +31,10 @@ export const gatewayConditions = {
   notProgrammed: (nginxMessage: string) =>
     cond('Programmed', 'False', 'Invalid', `The Gateway is not programmed due to a failure to reload nginx with the configuration: ${nginxMessage}`),
   addressNotUsable: (msg: string) => cond('Programmed', 'False', 'AddressNotUsable', msg),
+  resolvedRefs: () => cond('ResolvedRefs', 'True', 'ResolvedRefs', 'All references are resolved'),
+  /** spec.tls.backend.clientCertificateRef cannot be used: reason InvalidClientCertificateRef or RefNotPermitted. */
+  unresolvedRefs: (reason: 'InvalidClientCertificateRef' | 'RefNotPermitted', msg: string) => cond('ResolvedRefs', 'False', reason, msg),
+  insecureFrontendValidationMode: (msg: string) => cond('InsecureFrontendValidationMode', 'True', 'ConfigurationChanged', msg),
 };
 
 export const listenerConditions = {
@@ -59,6 +63,17 @@ export const listenerConditions = {
     cond('ResolvedRefs', 'False', 'RefNotPermitted', msg),
     cond('Programmed', 'False', 'Invalid', msg),
   ],
+  /**
+   * Client certificate validation of the listener's port names no usable CA certificate: the
+   * listener is not served (it would otherwise accept clients it was told to refuse).
+   */
+  noValidCACertificate: (reason: 'InvalidCACertificateRef' | 'InvalidCACertificateKind' | 'RefNotPermitted', msg: string): GraphCondition[] => [
+    cond('Accepted', 'False', 'NoValidCACertificate', msg),
+    cond('ResolvedRefs', 'False', reason, msg),
+    cond('Programmed', 'False', 'Invalid', msg),
+  ],
+  /** Some CA certificate references of the validation are unusable; the others are used. */
+  invalidCACertificateRef: (reason: 'InvalidCACertificateRef' | 'InvalidCACertificateKind' | 'RefNotPermitted', msg: string): GraphCondition[] => [cond('ResolvedRefs', 'False', reason, msg)],
   protocolConflict: (msg: string): GraphCondition[] => [
     cond('Accepted', 'False', 'ProtocolConflict', msg),
     cond('Conflicted', 'True', 'ProtocolConflict', msg),

@@ -4,6 +4,7 @@ import { buildInferencePools } from './inferencepools';
 import { buildGatewayClasses } from './gatewayclasses';
 import { buildGateway } from './gateways';
 import { CertificateIndex } from './tls';
+import { CAIndex } from './ca-certificates';
 import { type DatedGateway, resolveGatewayConflicts } from './gateway-conflicts';
 import { applyAttachments } from './isolation';
 import { type Attachment, buildRoute, type GatewayLookup } from './routes';
@@ -44,12 +45,13 @@ export function buildGraph(set: ResourceSet, options: BuildGraphOptions): Graph 
   const gateways: GatewayNode[] = [];
   const rejectedGateways: GatewayNode[] = [];
   const certificates = new CertificateIndex(set);
+  const caCertificates = new CAIndex(set);
   const ours: DatedGateway[] = [];
   for (const gw of [...set.gateways].sort((a, b) => byKey(a.metadata, b.metadata))) {
     const key = `${gw.metadata.namespace}/${gw.metadata.name}`;
     lookup.all.add(key);
     if (!ourClasses.has(gw.spec.gatewayClassName)) continue;
-    const node = buildGateway(gw, certificates);
+    const node = buildGateway(gw, certificates, caCertificates);
     lookup.ours.set(key, node);
     ours.push({ node, creationTimestamp: gw.metadata.creationTimestamp });
   }

@@ -1,4 +1,6 @@
 import { CertificateIndex, type ListenerCertificate } from './tls';
+import { CAIndex } from './ca-certificates';
+import { backendClientCertificate, type ClientValidation, frontendValidation, insecureFallbackCondition } from './gateway-tls';
 import { GATEWAY_API_GROUP, type Gateway, type Listener } from '../resources/types';
 import { gatewayConditions, listenerConditions, mergeConditions } from '../conditions';
 import type { GatewayNode, GraphCondition, ListenerNode, SupportedKind } from './types';
@@ -71,21 +73,29 @@ function conflictConditions(listeners: Listener[]): Map<string, GraphCondition[]
   return out;
 }
 
-function buildListener(gateway: Gateway, listener: Listener, conflicts: Map<string, GraphCondition[]>, certificates?: CertificateIndex): ListenerNode {
+function buildListener(gateway: Gateway, listener: Listener, conflicts: Map<string, GraphCondition[]>, certificates?: CertificateIndex, ca?: CAIndex): ListenerNode {
   const { kinds, invalid } = supportedKindsOf(listener);
   let own = ownConditions(listener, invalid);
   let tls: ListenerCertificate[] | undefined;
+  let clientValidation: ClientValidation | undefined;
+  let partial: GraphCondition[] = [];
   if (own.length === 0 && (listener.protocol === 'HTTPS' || (listener.protocol === 'TLS' && listener.tls?.mode !== 'Passthrough'))) {
     const resolved = (certificates ?? new CertificateIndex({ referenceGrants: [] })).resolve(gateway, listener);
     if ('problem' in resolved) own = resolved.problem;
     else tls = resolved.certificates;
+  }
+  if (own.length === 0 && gateway.spec.tls?.frontend) {
+    const v = frontendValidation(gateway, listener, ca ?? new CAIndex({ referenceGrants: [] }));
+    if (v.validation) clientValidation = v.validation;
+    if (v.problem && !v.validation) own = v.problem;
+    else if (v.problem) partial = v.problem;
   }
   const conflict = conflicts.get(listener.name) ?? [];
   const problems = own.length > 0 ? own : conflict;
   const conditions = mergeConditions(
     [listenerConditions.accepted(), listenerConditions.resolvedRefs(), listenerConditions.noConflicts()],
     // conflicts are reported even when the listener has an own problem, so users see both
-    own.length > 0 && conflict.length > 0 ? [...own, ...conflict.filter((c) => c.type === 'Conflicted')] : problems,
+    own.length > 0 && conflict.length > 0 ? [...own, ...conflict.filter((c) => c.type === 'Conflicted')] : [...problems, ...partial],
   );
   return {
     gateway: { namespace: gateway.metadata.namespace, name: gateway.metadata.name },
@@ -102,14 +112,15 @@ function buildListener(gateway: Gateway, listener: Listener, conflicts: Map<stri
     attachable: SUPPORTED_PROTOCOLS.includes(listener.protocol) && kinds.length > 0,
     conditions,
     ...(tls ? { certificates: tls } : {}),
+    ...(clientValidation ? { clientValidation } : {}),
     ...(listener.protocol === 'TLS' ? { tlsMode: listener.tls?.mode ?? 'Terminate' } : {}),
   };
 }
 
 /** A Gateway of one of our classes, with its listeners validated. */
-export function buildGateway(gateway: Gateway, certificates?: CertificateIndex): GatewayNode {
+export function buildGateway(gateway: Gateway, certificates?: CertificateIndex, ca?: CAIndex): GatewayNode {
   const conflicts = conflictConditions(gateway.spec.listeners);
-  const listeners = gateway.spec.listeners.map((l) => buildListener(gateway, l, conflicts, certificates));
+  const listeners = gateway.spec.listeners.map((l) => buildListener(gateway, l, conflicts, certificates, ca));
   const node: GatewayNode = {
     namespace: gateway.metadata.namespace,
     name: gateway.metadata.name,
@@ -129,6 +140,11 @@ export function buildGateway(gateway: Gateway, certificates?: CertificateIndex):
     node.conditions = gatewayConditions.noValidListeners();
   } else if (listeners.some((l) => !l.valid)) {
     node.conditions = [gatewayConditions.acceptedSomeListenersInvalid()];
+  }
+  if (gateway.spec.tls) {
+    const client = backendClientCertificate(gateway, certificates ?? new CertificateIndex({ referenceGrants: [] }));
+    if (client.certificate) node.backendClientCertificate = client.certificate;
+    node.conditions = [...node.conditions, ...client.conditions, ...insecureFallbackCondition(gateway)];
   }
   return node;
 }

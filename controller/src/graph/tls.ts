@@ -51,13 +51,37 @@ export class CertificateIndex {
     for (const s of set.secrets ?? []) this.secrets.set(`${s.metadata.namespace}/${s.metadata.name}`, s);
   }
 
-  private granted(fromNamespace: string, namespace: string, name: string): boolean {
+  private granted(fromKind: string, fromNamespace: string, namespace: string, name: string): boolean {
     return this.set.referenceGrants.some(
       (g: ReferenceGrant) =>
         g.metadata.namespace === namespace &&
-        g.spec.from.some((f) => f.group === GATEWAY_API_GROUP && f.kind === 'Gateway' && f.namespace === fromNamespace) &&
+        g.spec.from.some((f) => f.group === GATEWAY_API_GROUP && f.kind === fromKind && f.namespace === fromNamespace) &&
         g.spec.to.some((t) => t.group === '' && t.kind === 'Secret' && (t.name === undefined || t.name === name)),
     );
+  }
+
+  /**
+   * One reference to a certificate and key Secret, from an object of `fromKind` in
+   * `fromNamespace` (a Secret elsewhere needs a ReferenceGrant there). `field` names it in messages.
+   */
+  resolveSecret(
+    fromKind: string,
+    fromNamespace: string,
+    ref: { group: string; kind: string; name: string; namespace?: string },
+    field: string,
+  ): { ok: true; certificate: ListenerCertificate } | { ok: false; reason: 'Invalid' | 'RefNotPermitted'; message: string } {
+    const namespace = ref.namespace ?? fromNamespace;
+    if (ref.group !== '' || ref.kind !== 'Secret') {
+      return { ok: false, reason: 'Invalid', message: `${field}: ${ref.group ? `${ref.group}/` : ''}${ref.kind} is not supported, only core Secrets` };
+    }
+    if (namespace !== fromNamespace && !this.granted(fromKind, fromNamespace, namespace, ref.name)) {
+      return { ok: false, reason: 'RefNotPermitted', message: `${field}: Secret ${namespace}/${ref.name} is in another namespace and no ReferenceGrant there allows ${fromKind}s from ${fromNamespace}` };
+    }
+    const secret = this.secrets.get(`${namespace}/${ref.name}`);
+    if (!secret) return { ok: false, reason: 'Invalid', message: `${field}: Secret ${namespace}/${ref.name} not found` };
+    const check = checkTlsSecret(secret);
+    if (!check.ok) return { ok: false, reason: 'Invalid', message: `${field}: Secret ${namespace}/${ref.name} ${check.reason}` };
+    return { ok: true, certificate: { id: `${namespace}_${ref.name}`, pem: check.pem } };
   }
 
   /** The listener's certificates, or the conditions saying why it has none. */
@@ -68,19 +92,9 @@ export class CertificateIndex {
     }
     const certificates: ListenerCertificate[] = [];
     for (const [i, ref] of tls.certificateRefs.entries()) {
-      const field = `tls.certificateRefs[${i}]`;
-      const namespace = ref.namespace ?? gateway.metadata.namespace;
-      if (ref.group !== '' || ref.kind !== 'Secret') {
-        return { problem: listenerConditions.invalidCertificateRef(`${field}: ${ref.group ? `${ref.group}/` : ''}${ref.kind} is not supported, only core Secrets`) };
-      }
-      if (namespace !== gateway.metadata.namespace && !this.granted(gateway.metadata.namespace, namespace, ref.name)) {
-        return { problem: listenerConditions.certificateRefNotPermitted(`${field}: Secret ${namespace}/${ref.name} is in another namespace and no ReferenceGrant there allows Gateways from ${gateway.metadata.namespace}`) };
-      }
-      const secret = this.secrets.get(`${namespace}/${ref.name}`);
-      if (!secret) return { problem: listenerConditions.invalidCertificateRef(`${field}: Secret ${namespace}/${ref.name} not found`) };
-      const check = checkTlsSecret(secret);
-      if (!check.ok) return { problem: listenerConditions.invalidCertificateRef(`${field}: Secret ${namespace}/${ref.name} ${check.reason}`) };
-      certificates.push({ id: `${namespace}_${ref.name}`, pem: check.pem });
+      const r = this.resolveSecret('Gateway', gateway.metadata.namespace, ref, `tls.certificateRefs[${i}]`);
+      if (!r.ok) return { problem: r.reason === 'RefNotPermitted' ? listenerConditions.certificateRefNotPermitted(r.message) : listenerConditions.invalidCertificateRef(r.message) };
+      certificates.push(r.certificate);
     }
     return { certificates };
   }

@@ -7,6 +7,7 @@
 import type { RuleFilters } from './filters';
 import type { ListenerCertificate } from './tls';
 import type { BackendTLS, BackendTLSPolicyNode } from './backendtls';
+import type { ClientValidation } from './gateway-tls';
 import type { HTTPMethod, L4RouteKind, LabelSelector, ParentReference, PathMatchType, ValueMatchType } from '../resources/types';
 
 import type { GraphCondition } from '../conditions/types';
@@ -38,6 +39,8 @@ export interface GatewayNode {
   /** True: the model should render this Gateway (it may still have invalid listeners). */
   accepted: boolean;
   listeners: ListenerNode[];
+  /** spec.tls.backend.clientCertificateRef, resolved: presented on TLS connections to backends. */
+  backendClientCertificate?: ListenerCertificate;
   /** spec.addresses values, if any (we can only serve on the controller's listen address). */
   requestedAddresses: string[];
   /**
@@ -80,6 +83,8 @@ export interface ListenerNode {
   conditions: GraphCondition[];
   /** HTTPS, and TLS in mode Terminate: the certificates (with keys) of tls.certificateRefs, all resolved and valid. */
   certificates?: ListenerCertificate[];
+  /** HTTPS listeners with spec.tls.frontend validation for their port: how client certificates are checked. */
+  clientValidation?: ClientValidation;
   /** TLS listeners: Passthrough (the backend terminates TLS) or Terminate. */
   tlsMode?: 'Terminate' | 'Passthrough';
 }

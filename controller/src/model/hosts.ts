@@ -13,6 +13,7 @@ import { isStreamProtocol } from '../graph/gateways';
 import type { AttachedRoute, GatewayNode, ListenerNode } from '../graph/types';
 import type { ObjectKey } from './types';
 import type { ListenerCertificate } from '../graph/tls';
+import type { ClientValidation } from '../graph/gateway-tls';
 
 /** Does hostname pattern `h` (exact or `*.` wildcard) cover server name `n` (exact or wildcard)? */
 export function covers(h: string, n: string): boolean {
@@ -49,6 +50,8 @@ export interface ServerPlan {
   https: boolean;
   /** HTTPS: the certificates of the listener that serves this name (none: no such listener). */
   certificates?: ListenerCertificate[];
+  /** HTTPS: client certificate validation of the listener that serves this name. */
+  clientValidation?: ClientValidation;
   /** HTTPS: the listener(s) serving this name, as the port's SNI map names them (421 on mismatch). */
   listenerKey?: string;
   /** undefined: the catch-all default server. */
@@ -164,8 +167,10 @@ export function planServers(gateways: GatewayNode[]): ServerPlan[] {
         }
       }
       const https = listeners.some((l) => l.protocol === 'HTTPS');
-      const certificates = https ? group.find((l) => l.certificates)?.certificates : undefined;
-      plans.push({ port, https, ...(certificates ? { certificates } : {}), ...(https ? { listenerKey: listenerKey(group) } : {}), name, gateways: uniqueGateways(name === undefined ? listeners : group), routes });
+      const served = https ? group.find((l) => l.certificates) : undefined;
+      const certificates = served?.certificates;
+      const clientValidation = served?.clientValidation;
+      plans.push({ port, https, ...(certificates ? { certificates } : {}), ...(clientValidation ? { clientValidation } : {}), ...(https ? { listenerKey: listenerKey(group) } : {}), name, gateways: uniqueGateways(name === undefined ? listeners : group), routes });
     }
   }
   return plans;

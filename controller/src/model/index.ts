@@ -8,13 +8,15 @@ import { modelZones } from '../policies';
 import { ruleSettingsOf } from './policy-settings';
 import { planServers, sniListenerMaps, type ServerPlan } from './hosts';
 import type { ListenerCertificate } from '../graph/tls';
+import type { CABundle } from '../graph/ca-certificates';
+import type { ClientValidation } from '../graph/gateway-tls';
 import { buildLocations } from './locations';
 import { Registries } from './uses';
 import { sessionMaps } from './session';
 import { finalizeBodyLimits } from './bodylimit';
-import type { DispatchMap, NginxModel, ProxyTarget, RuleLocation, RuleSource, Server, SplitClients } from './types';
+import type { DispatchMap, NginxModel, ProxyTarget, RuleLocation, RuleSource, Server, ServerClientValidation, SplitClients } from './types';
 import type { HeaderAppendMap } from './filters';
-import { targetSignature } from './upstreams';
+import { caBundleFile, targetSignature } from './upstreams';
 import { grpcErrorPages } from './grpc';
 import { buildStreams, certificateFile } from './streams';
 import type { ModelMemo } from './memo';
@@ -35,6 +37,8 @@ export function buildModel(graph: Graph, policies?: EffectivePolicies, memo?: Mo
 
   memo?.begin();
   const planned = planServers(graph.gateways);
+  const clientCertificates = new Map<string, string>();
+  for (const g of graph.gateways) if (g.backendClientCertificate) clientCertificates.set(`${g.namespace}/${g.name}`, certificateFile(g.backendClientCertificate));
   const servers: Server[] = planned.map((plan) => {
     const { locations, ruleLocations } = memo
       ? memo.server(`${plan.port}|${plan.https ? 's' : ''}|${plan.name ?? ''}`, plan.routes, ctx, (c, parts) => buildLocations(plan.routes, c, plan, parts))
@@ -48,7 +52,8 @@ export function buildModel(graph: Graph, policies?: EffectivePolicies, memo?: Mo
       ruleLocations,
       settings: {},
       ...(plan.routes.some((r) => r.attached.route.kind === 'GRPCRoute') ? { grpcErrors: [] } : {}),
-      ...(plan.https ? { tls: plan.certificates ? { certificates: plan.certificates.map(certificateFile) } : { rejectHandshake: true as const } } : {}),
+      ...(plan.https ? { tls: plan.certificates ? { certificates: plan.certificates.map(certificateFile), ...(plan.clientValidation ? { clientValidation: clientValidationOf(plan.clientValidation) } : {}) } : { rejectHandshake: true as const } } : {}),
+      ...backendClientCertificateOf(plan, clientCertificates),
       ...(plan.https && plan.certificates && plan.listenerKey !== undefined ? { misdirected: { variable: `$pc_sni_${plan.port}`, key: plan.listenerKey } } : {}),
       ...(graph.nginx && !graph.nginx.http2On && graph.nginx.h2cPorts.includes(plan.port) ? { http2Listen: true } : {}),
     };
@@ -62,7 +67,7 @@ export function buildModel(graph: Graph, policies?: EffectivePolicies, memo?: Mo
   }
 
   const stream = buildStreams(graph.gateways);
-  const secrets = { ...secretFiles(planned), ...stream?.secretFiles, ...trustedCaFiles(servers) };
+  const secrets = { ...secretFiles(planned, graph.gateways), ...stream?.secretFiles, ...trustedCaFiles(servers) };
   return finalizeModel({
     http: { limitReqZones: policies ? modelZones(policies) : [], settings: {}, ...(graph.nginx?.http2On === false ? {} : { http2: true }) },
     ...(upstreams.inferenceUsed || servers.some((s) => s.ruleLocations.some((r) => r.target.kind === 'inference')) ? { inferenceHop: true } : {}),
@@ -78,6 +83,27 @@ export function buildModel(graph: Graph, policies?: EffectivePolicies, memo?: Mo
   });
 }
 
+
+function caFile(ca: CABundle): string {
+  return caBundleFile(ca.id);
+}
+
+function clientValidationOf(v: ClientValidation): ServerClientValidation {
+  return { ca: caFile(v.ca), required: v.mode === 'AllowValidOnly' };
+}
+
+/**
+ * The client certificate a server presents to TLS backends: its Gateway's. One nginx serving
+ * several Gateways on a shared server (standalone) uses the first of them that has one.
+ */
+function backendClientCertificateOf(plan: ServerPlan, files: Map<string, string>): { backendClientCertificate?: string } {
+  if (files.size === 0) return {};
+  for (const g of plan.gateways) {
+    const file = files.get(`${g.namespace}/${g.name}`);
+    if (file) return { backendClientCertificate: file };
+  }
+  return {};
+}
 
 /** The CA bundles BackendTLSPolicies trust (proxy_ssl_trusted_certificate), by file. */
 function trustedCaFiles(servers: Server[]): Record<string, string> | undefined {
@@ -95,9 +121,13 @@ function trustedCaFiles(servers: Server[]): Record<string, string> | undefined {
 }
 
 /** The PEM files (certificate and key) the HTTPS servers read; written 0600 by apply/. */
-function secretFiles(plans: ServerPlan[]): Record<string, string> | undefined {
+function secretFiles(plans: ServerPlan[], gateways: Graph['gateways']): Record<string, string> | undefined {
   let out: Record<string, string> | undefined;
-  for (const p of plans) for (const c of p.certificates ?? []) (out ??= {})[certificateFile(c)] = c.pem;
+  for (const p of plans) {
+    for (const c of p.certificates ?? []) (out ??= {})[certificateFile(c)] = c.pem;
+    if (p.clientValidation) (out ??= {})[caFile(p.clientValidation.ca)] = p.clientValidation.ca.pem;
+  }
+  for (const g of gateways) if (g.backendClientCertificate) (out ??= {})[certificateFile(g.backendClientCertificate)] = g.backendClientCertificate.pem;
   return out;
 }
 

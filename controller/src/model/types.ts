@@ -189,7 +189,12 @@ export interface Server {
    * HTTPS: the PEM files (certificate + key, paths relative to the config directory) for this
    * server name; a name no HTTPS listener holds a certificate for refuses the handshake.
    */
-  tls?: { certificates: string[] } | { rejectHandshake: true };
+  tls?: { certificates: string[]; clientValidation?: ServerClientValidation } | { rejectHandshake: true };
+  /**
+   * The PEM file (certificate + key) of the client certificate its Gateway presents to backends
+   * spoken to over TLS (spec.tls.backend.clientCertificateRef).
+   */
+  backendClientCertificate?: string;
   /** HTTPS: answer 421 when the SNI map variable (NginxModel.sniMaps) is not this key. */
   misdirected?: { variable: string; key: string };
   /** Exact or wildcard names (`*.example.com`); empty for the catch-all default server. */
@@ -212,6 +217,14 @@ export interface Server {
    * location that dispatches to its backends' locations is itself reached through one).
    */
   recursiveErrorPages?: boolean;
+}
+
+/** ssl_client_certificate / ssl_verify_client of an HTTPS server (Gateway spec.tls.frontend). */
+export interface ServerClientValidation {
+  /** The trusted CA file (relative to the config directory). */
+  ca: string;
+  /** AllowValidOnly: ssl_verify_client on, and a client that fails has its connection closed. Else optional_no_ca. */
+  required: boolean;
 }
 
 export interface UpstreamServer {

@@ -46,6 +46,11 @@ function sanitize(s: string): string {
  */
 export const SYSTEM_CA_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
 
+/** Where a CA bundle is written (relative to the config directory), named after its content. */
+export function caBundleFile(id: string): string {
+  return `secrets/ca_${id}.pem`;
+}
+
 /** A backend's TLS settings as the model writes them (once per BackendTLS object: the graph reuses them). */
 const targetTlsOf = new WeakMap<NonNullable<BackendRef['tls']>, TargetTLS>();
 export function targetTls(b: BackendRef): TargetTLS | undefined {
@@ -53,7 +58,7 @@ export function targetTls(b: BackendRef): TargetTLS | undefined {
   if (!t || !t.valid) return undefined;
   let out = targetTlsOf.get(t);
   if (!out) {
-    out = t.ca ? { name: t.hostname, trusted: `secrets/ca_${t.ca.id}.pem`, pem: t.ca.pem } : { name: t.hostname, trusted: SYSTEM_CA_BUNDLE };
+    out = t.ca ? { name: t.hostname, trusted: caBundleFile(t.ca.id), pem: t.ca.pem } : { name: t.hostname, trusted: SYSTEM_CA_BUNDLE };
     targetTlsOf.set(t, out);
   }
   return out;
