@@ -114,10 +114,12 @@ describe('BackendTLSPolicy: what cannot be enforced fails closed', () => {
 });
 
 describe('BackendTLSPolicy: the nginx configuration', () => {
-  test('proxy_pass https with SNI, verification and the CA file, which nginx -t accepts; the status names the Gateway', async () => {
-    const g = build(policy('p', valid), toPort(443));
+  test('proxy_pass https (grpc_pass grpcs for a GRPCRoute) with SNI, verification and the CA file, which nginx -t accepts; the status names the Gateway', async () => {
+    const grpc = { apiVersion: GW_API, kind: 'GRPCRoute', metadata: { name: 'g', namespace: 'default' }, spec: { parentRefs: [{ name: 'gw' }], hostnames: ['grpc.example'], rules: [{ backendRefs: [{ name: 'svc', port: 443 }] }] } };
+    const web = route('r', { parentRefs: [{ name: 'gw' }], hostnames: ['web.example'], rules: [{ backendRefs: [{ name: 'svc', port: 443 }] }] });
+    const g = build(policy('p', valid), web, grpc);
     const model = buildModel(g);
-    const target = model.servers[0].ruleLocations[0].target as { upstream: string; tls: { trusted: string } };
+    const target = model.servers.flatMap((srv) => srv.ruleLocations).find((r) => r.source.name === 'r')!.target as { upstream: string; tls: { trusted: string } };
     expect(model.secretFiles?.[target.tls.trusted]).toContain('BEGIN CERTIFICATE');
     const prefix = fs.mkdtempSync(path.join(os.tmpdir(), 'portcullis-btls-'));
     try {
@@ -127,6 +129,9 @@ describe('BackendTLSPolicy: the nginx configuration', () => {
       expect(text).toMatch(/proxy_ssl_name "?svc\.example"?;/);
       expect(text).toContain('proxy_ssl_server_name on;');
       expect(text).toContain('proxy_ssl_verify on;');
+      expect(text).toMatch(/grpc_pass grpcs:\/\/g_default__svc_443_x\w+;/);
+      expect(text).toMatch(/grpc_ssl_name "?svc\.example"?;/);
+      expect(text).toContain('grpc_ssl_verify on;');
       expect(text).toMatch(new RegExp(`proxy_ssl_trusted_certificate "?${target.tls.trusted.replace(/\./g, '\\.')}"?;`));
     } finally {
       fs.rmSync(prefix, { recursive: true, force: true });
