@@ -75,6 +75,8 @@ describe('BackendTLSPolicy: targets and precedence', () => {
     );
     expect(g.routes[0].rules.map((r) => r.backends[0].tls?.hostname)).toEqual(['svc.example', 'port.example']);
     expect(conditions(g, 'newer')[0]).toMatchObject({ type: 'Accepted', status: 'False', reason: 'Conflicted' });
+    // A Conflicted policy says so on the Gateways that route to its target.
+    expect(g.backendTLSPolicies!.find((p) => p.name === 'newer')!.ancestors).toEqual([{ namespace: 'default', name: 'gw' }]);
     expect(conditions(g, 'older')[0]).toMatchObject({ status: 'True' });
     expect(conditions(g, 'port')[0]).toMatchObject({ status: 'True' });
   });
