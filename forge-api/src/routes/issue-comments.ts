@@ -7,10 +7,9 @@ import { setTotalCount } from '../plugins/paging';
 import { listOf, obj, ownerRepoParams, ref, str } from '../schemas';
 import type { CommentRange } from '../services/issues/comments';
 import { errors, paging, pagingQuery, sendPage } from './helpers';
-import { ownerRepoIdParams, ownerRepoIndexParams, pathNumber, type OwnerRepo } from './issue-helpers';
+import { ownerRepoIdParams, ownerRepoIndexParams, pathNumber, type IndexParams, type OwnerRepo } from './issue-helpers';
 import { changeCtx, ISSUES_CHANGE, ISSUES_READ } from '../plugins/repo-assignment';
 
-type IndexParams = OwnerRepo & { index: string };
 type IdParams = OwnerRepo & { id: string };
 
 const rangeQuery = { since: { type: 'string', format: 'date-time' }, before: { type: 'string', format: 'date-time' } };

@@ -8,9 +8,8 @@ import type { FastifyInstance } from 'fastify';
 import { bool, listOf, obj, ownerRepoParams, str } from '../schemas';
 import { ISSUES_READ, changeCtx } from '../plugins/repo-assignment';
 import { errors } from './helpers';
-import { ownerRepoIndexParams, pathNumber, type OwnerRepo } from './issue-helpers';
+import { ownerRepoIndexParams, pathNumber, type IndexParams, type OwnerRepo } from './issue-helpers';
 
-type IndexParams = OwnerRepo & { index: string };
 const NewIssuePinsAllowed = obj({ issues: bool, pull_requests: bool });
 
 export default async function issuePinRoutes(app: FastifyInstance) {

@@ -10,11 +10,10 @@ import type { CreateIssueInput, EditIssueInput, ListIssuesQuery } from '../servi
 import type { IssueMeta } from '../services/issues/dependencies';
 import type { SearchIssuesQuery } from '../services/issues/search';
 import { errors, paging, pagingQuery, sendPage } from './helpers';
-import { ownerRepoIndexParams, pathNumber, type OwnerRepo } from './issue-helpers';
+import { ownerRepoIndexParams, pathNumber, type IndexParams, type OwnerRepo } from './issue-helpers';
 import { changeCtx, ISSUES_CHANGE, ISSUES_READ } from '../plugins/repo-assignment';
 import { setTotalCount } from '../plugins/paging';
 
-type IndexParams = OwnerRepo & { index: string };
 
 const CreateIssueOption = obj(
   {

@@ -9,14 +9,13 @@ import type { CreatePullInput, EditPullInput } from '../services/pulls/pulls';
 import { MERGE_STYLES, type MergeInput } from '../services/pulls/merge';
 import { NotFoundError } from '../services/errors';
 import { errors, paging, pagingQuery, sendPage } from './helpers';
-import { many, ownerRepoIndexParams, pathNumber, type OwnerRepo } from './issue-helpers';
+import { many, ownerRepoIndexParams, pathNumber, type IndexParams, type OwnerRepo } from './issue-helpers';
 import { changeCtx, CODE_READ, PULLS_CHANGE, PULLS_READ } from '../plugins/repo-assignment';
 import { exposeHeader, setPagingHeaders } from '../plugins/paging';
 import { commitOptionsFromQuery, formBool } from '../services/git-data';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Paging } from '../plugins/paging';
 
-type IndexParams = OwnerRepo & { index: string };
 
 const CreatePullRequestOption = obj(
   {

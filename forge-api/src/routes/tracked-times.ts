@@ -11,10 +11,9 @@ import { listOf, obj, ref, str } from '../schemas';
 import type { RepoAssignment } from '../plugins/repo-assignment';
 import { ISSUES_READ } from '../plugins/repo-assignment';
 import { doerOf, errors, paging, pagingQuery } from './helpers';
-import { ownerRepoIndexParams, type OwnerRepo } from './issue-helpers';
+import { ownerRepoIndexParams, type IndexParams, type OwnerRepo } from './issue-helpers';
 import { setTotalCount } from '../plugins/paging';
 
-type IndexParams = OwnerRepo & { index: string };
 
 /** Gitea's ParamsInt64: a path segment that is not a number reads as 0 (which names nothing). */
 function pathInt(value: string): number {
