@@ -131,6 +131,8 @@ function trustedCaFiles(servers: Server[]): Record<string, string> | undefined {
     for (const r of s.ruleLocations) {
       add(r.target);
       for (const m of r.filters?.mirrors ?? []) add(m.target);
+      const auth = r.filters?.externalAuth?.tls;
+      if (auth?.pem !== undefined) (out ??= {})[auth.trusted] = auth.pem;
     }
   }
   return out;
