@@ -89,7 +89,7 @@ function caFile(ca: CABundle): string {
 }
 
 function clientValidationOf(v: ClientValidation): ServerClientValidation {
-  return { ca: caFile(v.ca), required: v.mode === 'AllowValidOnly' };
+  return v.mode === 'AllowValidOnly' ? { ca: caFile(v.ca), required: true } : { required: false };
 }
 
 /**
@@ -115,6 +115,8 @@ function trustedCaFiles(servers: Server[]): Record<string, string> | undefined {
     for (const r of s.ruleLocations) {
       add(r.target);
       for (const m of r.filters?.mirrors ?? []) add(m.target);
+      const auth = r.filters?.externalAuth?.tls;
+      if (auth?.pem !== undefined) (out ??= {})[auth.trusted] = auth.pem;
     }
   }
   return out;
@@ -125,7 +127,7 @@ function secretFiles(plans: ServerPlan[], gateways: Graph['gateways']): Record<s
   let out: Record<string, string> | undefined;
   for (const p of plans) {
     for (const c of p.certificates ?? []) (out ??= {})[certificateFile(c)] = c.pem;
-    if (p.clientValidation) (out ??= {})[caFile(p.clientValidation.ca)] = p.clientValidation.ca.pem;
+    if (p.clientValidation?.mode === 'AllowValidOnly') (out ??= {})[caFile(p.clientValidation.ca)] = p.clientValidation.ca.pem;
   }
   for (const g of gateways) if (g.backendClientCertificate) (out ??= {})[certificateFile(g.backendClientCertificate)] = g.backendClientCertificate.pem;
   return out;

@@ -219,13 +219,15 @@ export interface Server {
   recursiveErrorPages?: boolean;
 }
 
-/** ssl_client_certificate / ssl_verify_client of an HTTPS server (Gateway spec.tls.frontend). */
-export interface ServerClientValidation {
-  /** The trusted CA file (relative to the config directory). */
-  ca: string;
-  /** AllowValidOnly: ssl_verify_client on, and a client that fails has its connection closed. Else optional_no_ca. */
-  required: boolean;
-}
+/**
+ * ssl_client_certificate / ssl_verify_client of an HTTPS server (Gateway spec.tls.frontend).
+ * AllowValidOnly (`required`): ssl_verify_client on against `ca`, and a client that fails has its
+ * connection closed. AllowInsecureFallback: optional_no_ca without CAs: a certificate is asked
+ * for and every client is served. nginx cannot serve a request whose certificate failed its
+ * check with other errors than an unknown issuer (400 instead), so with fallback nothing is
+ * checked: nothing in the configuration acts on the outcome.
+ */
+export type ServerClientValidation = { ca: string; required: true } | { required: false };
 
 export interface UpstreamServer {
   address: string;
