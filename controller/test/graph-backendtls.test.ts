@@ -142,6 +142,29 @@ describe('BackendTLSPolicy: the nginx configuration', () => {
     expect(report?.status).toMatchObject({ ancestors: [{ ancestorRef: { group: 'gateway.networking.k8s.io', kind: 'Gateway', namespace: 'default', name: 'gw' }, controllerName: DEFAULT_CONTROLLER_NAME }] });
   });
 
+  test('a RequestMirror or an ExternalAuth server on a port the policy applies to is spoken to over TLS too', () => {
+    const g = build(
+      policy('p', valid, { sectionName: 'https' }),
+      route('r', {
+        parentRefs: [{ name: 'gw' }],
+        rules: [
+          { matches: [{ path: { type: 'PathPrefix', value: '/m' } }], filters: [{ type: 'RequestMirror', requestMirror: { backendRef: { name: 'svc', port: 443 } } }], backendRefs: [{ name: 'svc', port: 80 }] },
+          { matches: [{ path: { type: 'PathPrefix', value: '/a' } }], filters: [{ type: 'ExternalAuth', externalAuth: { protocol: 'HTTP', backendRef: { name: 'svc', port: 443 }, http: {} } }], backendRefs: [{ name: 'svc', port: 80 }] },
+        ],
+      }),
+    );
+    const prefix = fs.mkdtempSync(path.join(os.tmpdir(), 'portcullis-btls-'));
+    try {
+      const servers = renderConfig(buildModel(g), { listenAddress: '127.0.0.1', prefix }).files['servers.conf'];
+      expect(servers).toMatch(/proxy_pass https:\/\/b_default__svc_443_x\w+\$request_uri;/);
+      expect(servers).toMatch(/proxy_pass http:\/\/b_default__svc_80;/);
+      const auth = servers.slice(servers.search(/location = "?\/_portcullis_auth\//));
+      expect(auth).toMatch(/proxy_ssl_name "?svc\.example"?;[\s\S]*proxy_ssl_verify on;[\s\S]*proxy_pass "https:\/\/b_default__svc_443_x\w+\$\{request_uri\}";/);
+    } finally {
+      fs.rmSync(prefix, { recursive: true, force: true });
+    }
+  });
+
   test('a weighted rule with a TLS backend and a plain one: each backend gets a location of its own', () => {
     const g = build(
       policy('p', valid, { sectionName: 'https' }),
