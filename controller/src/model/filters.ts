@@ -144,6 +144,8 @@ export interface ServerInfo {
   https: boolean;
   /** The server name; undefined: the port's catch-all server. */
   name?: string;
+  /** The client certificate file its Gateway presents to TLS backends (model TargetTLS.certificate). */
+  backendCertificate?: string;
 }
 
 /**
@@ -152,7 +154,7 @@ export interface ServerInfo {
  * added to ServerInfo is a compile error here until it is), so the key cannot miss one.
  */
 export function serverInfo(s: ServerInfo): ServerInfo {
-  const out: { [K in keyof Required<ServerInfo>]: ServerInfo[K] } = { port: s.port, https: s.https, name: s.name };
+  const out: { [K in keyof Required<ServerInfo>]: ServerInfo[K] } = { port: s.port, https: s.https, name: s.name, backendCertificate: s.backendCertificate };
   return out;
 }
 

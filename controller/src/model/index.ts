@@ -39,6 +39,7 @@ export function buildModel(graph: Graph, policies?: EffectivePolicies, memo?: Mo
   const planned = planServers(graph.gateways);
   const clientCertificates = new Map<string, string>();
   for (const g of graph.gateways) if (g.backendClientCertificate) clientCertificates.set(`${g.namespace}/${g.name}`, certificateFile(g.backendClientCertificate));
+  if (clientCertificates.size > 0) for (const plan of planned) plan.backendCertificate = backendCertificateOf(plan, clientCertificates);
   const servers: Server[] = planned.map((plan) => {
     const info = serverInfo(plan);
     const { locations, ruleLocations } = memo
@@ -54,7 +55,6 @@ export function buildModel(graph: Graph, policies?: EffectivePolicies, memo?: Mo
       settings: {},
       ...(plan.routes.some((r) => r.attached.route.kind === 'GRPCRoute') ? { grpcErrors: [] } : {}),
       ...(plan.https ? { tls: plan.certificates ? { certificates: plan.certificates.map(certificateFile), ...(plan.clientValidation ? { clientValidation: clientValidationOf(plan.clientValidation) } : {}) } : { rejectHandshake: true as const } } : {}),
-      ...backendClientCertificateOf(plan, clientCertificates),
       ...(plan.https && plan.certificates && plan.listenerKey !== undefined ? { misdirected: { variable: `$pc_sni_${plan.port}`, key: plan.listenerKey } } : {}),
       ...(graph.nginx && !graph.nginx.http2On && graph.nginx.h2cPorts.includes(plan.port) ? { http2Listen: true } : {}),
     };
@@ -95,15 +95,15 @@ function clientValidationOf(v: ClientValidation): ServerClientValidation {
 
 /**
  * The client certificate a server presents to TLS backends: its Gateway's. One nginx serving
- * several Gateways on a shared server (standalone) uses the first of them that has one.
+ * several Gateways on a shared server (standalone: same port and hostname) uses the first of them
+ * that has one.
  */
-function backendClientCertificateOf(plan: ServerPlan, files: Map<string, string>): { backendClientCertificate?: string } {
-  if (files.size === 0) return {};
+function backendCertificateOf(plan: ServerPlan, files: Map<string, string>): string | undefined {
   for (const g of plan.gateways) {
     const file = files.get(`${g.namespace}/${g.name}`);
-    if (file) return { backendClientCertificate: file };
+    if (file) return file;
   }
-  return {};
+  return undefined;
 }
 
 /** The CA bundles BackendTLSPolicies trust (proxy_ssl_trusted_certificate), by file. */

@@ -52,6 +52,11 @@ export interface TargetTLS {
   trusted: string;
   /** The content of `trusted` when it is one of ours (written with the config). */
   pem?: string;
+  /**
+   * proxy_ssl_certificate/_key: the PEM file (certificate + key) of the client certificate the
+   * server's Gateway presents to backends (spec.tls.backend.clientCertificateRef).
+   */
+  certificate?: string;
 }
 
 export interface TargetSession {
@@ -190,11 +195,6 @@ export interface Server {
    * server name; a name no HTTPS listener holds a certificate for refuses the handshake.
    */
   tls?: { certificates: string[]; clientValidation?: ServerClientValidation } | { rejectHandshake: true };
-  /**
-   * The PEM file (certificate + key) of the client certificate its Gateway presents to backends
-   * spoken to over TLS (spec.tls.backend.clientCertificateRef).
-   */
-  backendClientCertificate?: string;
   /** HTTPS: answer 421 when the SNI map variable (NginxModel.sniMaps) is not this key. */
   misdirected?: { variable: string; key: string };
   /** Exact or wildcard names (`*.example.com`); empty for the catch-all default server. */
