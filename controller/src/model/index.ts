@@ -4,7 +4,7 @@
  */
 import type { Graph } from '../graph/types';
 import type { EffectivePolicies } from '../policies/types';
-import { modelZones } from '../policies';
+import { gatewayKey, modelZones, type AccessGeo } from '../policies';
 import { ruleSettingsOf } from './policy-settings';
 import { planServers, sniListenerMaps, type ServerPlan } from './hosts';
 import type { ListenerCertificate } from '../graph/tls';
@@ -14,7 +14,7 @@ import { buildLocations } from './locations';
 import { Registries } from './uses';
 import { sessionMaps } from './session';
 import { finalizeBodyLimits } from './bodylimit';
-import type { DispatchMap, NginxModel, ProxyTarget, RuleLocation, RuleSource, Server, ServerClientValidation, SplitClients } from './types';
+import type { DispatchMap, NginxModel, ObjectKey, ProxyTarget, RuleLocation, RuleSource, Server, ServerClientAddress, ServerClientValidation, SplitClients } from './types';
 import type { HeaderAppendMap } from './filters';
 import { caBundleFile, targetSignature } from './upstreams';
 import { grpcErrorPages } from './grpc';
@@ -63,6 +63,8 @@ export function buildModel(graph: Graph, policies?: EffectivePolicies, memo?: Mo
     for (const server of servers) {
       const settingsOf = ruleSettingsOf(policies, server.gateways);
       for (const rule of server.ruleLocations) rule.settings = settingsOf(rule.source, rule.grpc ? 'GRPCRoute' : 'HTTPRoute');
+      const clientAddress = serverClientAddress(policies, server.gateways);
+      if (clientAddress) server.clientAddress = clientAddress;
     }
   }
 
@@ -83,6 +85,20 @@ export function buildModel(graph: Graph, policies?: EffectivePolicies, memo?: Mo
   });
 }
 
+
+/**
+ * Where a server reads the client address from: its first Gateway's IPAccessPolicy clientAddress
+ * (one nginx serving several Gateways on a shared server uses the first that sets one).
+ */
+function serverClientAddress(policies: EffectivePolicies, gateways: ObjectKey[]): ServerClientAddress | undefined {
+  for (const g of gateways) {
+    const c = policies.gateways[gatewayKey(g.namespace, g.name)]?.clientAddress;
+    if (!c) continue;
+    if (c.source === 'Connection') return undefined;
+    return { header: c.source === 'ProxyProtocol' ? 'proxy_protocol' : 'X-Forwarded-For', trusted: c.trustedCIDRs ?? [], proxyProtocol: c.source === 'ProxyProtocol' };
+  }
+  return undefined;
+}
 
 function caFile(ca: CABundle): string {
   return caBundleFile(ca.id);
@@ -173,6 +189,12 @@ export function finalizeModel(model: NginxModel): NginxModel {
     }
   }
   finalizeBodyLimits(model);
+  const geos = new Map<string, AccessGeo>();
+  for (const server of model.servers) {
+    for (const r of server.ruleLocations) if (r.settings.ipAccess) geos.set(r.settings.ipAccess.variable, r.settings.ipAccess);
+  }
+  if (geos.size) model.accessGeos = [...geos.values()].sort((a, b) => (a.variable < b.variable ? -1 : 1));
+  else delete model.accessGeos;
   shareNamedLocations(model);
   model.dispatchMaps = dispatchMaps(model);
   const appends = new Map<string, HeaderAppendMap>();
