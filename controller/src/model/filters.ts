@@ -144,6 +144,8 @@ export interface ServerInfo {
   https: boolean;
   /** The server name; undefined: the port's catch-all server. */
   name?: string;
+  /** The client certificate file its Gateway presents to TLS backends (model TargetTLS.certificate). */
+  backendCertificate?: string;
 }
 
 export interface FilterContext {

@@ -199,7 +199,7 @@ function routeParts(route: HTTPRouteNode, hostKey: HostKey, ctx: LocationContext
     const ruleLocation = newRuleLocation(
       name,
       source,
-      noWeight ?? ctx.upstreams.target(rule.backends, perBackend, h2, retry, session),
+      noWeight ?? ctx.upstreams.target(rule.backends, perBackend, h2, retry, session, server.backendCertificate),
       h2 ? true : undefined,
     );
     const timeout = retry ? attemptTimeout(rule.timeouts) : proxyTimeout(rule.timeouts);
@@ -208,7 +208,7 @@ function routeParts(route: HTTPRouteNode, hostKey: HostKey, ctx: LocationContext
     if (perBackend) {
       if (ruleLocation.target.kind === 'backends') {
         for (const i of shares) {
-          const own: RuleLocation = { ...ruleLocation, name: perBackend[i], target: ctx.upstreams.target([rule.backends[i]], undefined, h2, retry, session), settings: {}, dispatchedBy: name };
+          const own: RuleLocation = { ...ruleLocation, name: perBackend[i], target: ctx.upstreams.target([rule.backends[i]], undefined, h2, retry, session, server.backendCertificate), settings: {}, dispatchedBy: name };
           const filters = ruleFilters(rule.backendFilters ? rule.backendFilters[i] : rule.filters, own, server, ctx);
           if (filters) own.filters = filters;
           ruleLocations.push(own);
@@ -489,7 +489,11 @@ function ruleFilters(filters: RouteRule['filters'], location: RuleLocation, serv
     filters,
     server,
     location.name,
-    { target: (b) => ctx.upstreams.target([b], undefined, location.grpc === true), authTarget: (b) => ctx.upstreams.target([b]), sample: (percent) => `pc_sample_${sampleHundredths(percent)}` },
+    {
+      target: (b) => ctx.upstreams.target([b], undefined, location.grpc === true, undefined, undefined, server.backendCertificate),
+      authTarget: (b) => ctx.upstreams.target([b], undefined, false, undefined, undefined, server.backendCertificate),
+      sample: (percent) => `pc_sample_${sampleHundredths(percent)}`,
+    },
     location.grpc === true,
   );
 }
