@@ -154,3 +154,15 @@ test('an invalid ListenerSet document gets Accepted False with the field at faul
   expect((report?.status as any).conditions[0]).toMatchObject({ type: 'Accepted', status: 'False', reason: 'Invalid' }); // eslint-disable-line @typescript-eslint/no-explicit-any
   expect((report?.status as any).conditions[0].message).toContain('unique'); // eslint-disable-line @typescript-eslint/no-explicit-any
 });
+
+test('a ListenerSet listener clashing with the Gateway leaves its siblings on the same port accepted', () => {
+  const { reports } = run(
+    allowing(gateway('gw', [http('web', 80, { hostname: 'gw.example' })]), 'Same'),
+    listenerSet('ls', [http('fine', 80, { hostname: 'fine.example' }), { name: 'tcp', port: 80, protocol: 'TCP' }, http('also-fine', 80, { hostname: 'also.example' })]),
+  );
+  const ls = status(reports, 'ListenerSet', 'ls');
+  expect(summary(ls.conditions)).toEqual(['Accepted=True/ListenersNotValid', 'Programmed=True/Programmed']);
+  expect(listenerOf(ls, 'fine').conditions.find((c: { type: string }) => c.type === 'Accepted').status).toBe('True');
+  expect(listenerOf(ls, 'also-fine').conditions.find((c: { type: string }) => c.type === 'Accepted').status).toBe('True');
+  expect(summary(listenerOf(ls, 'tcp').conditions)).toEqual(['Accepted=False/ProtocolConflict', 'Conflicted=True/ProtocolConflict', 'Programmed=False/ProtocolConflict', 'ResolvedRefs=True/ResolvedRefs']);
+});

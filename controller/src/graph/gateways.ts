@@ -55,8 +55,8 @@ function ownConditions(listener: Listener, invalidKinds: string[]): GraphConditi
   return [];
 }
 
-/** Protocol and hostname conflicts between listeners of one Gateway (or one ListenerSet) sharing a port. */
-export function conflictConditions(listeners: Listener[]): Map<string, GraphCondition[]> {
+/** Protocol and hostname conflicts between listeners of one Gateway sharing a port. */
+function conflictConditions(listeners: Listener[]): Map<string, GraphCondition[]> {
   const out = new Map<string, GraphCondition[]>();
   for (const l of listeners) {
     const samePort = listeners.filter((o) => o !== l && o.port === l.port);

@@ -6,17 +6,19 @@
  * reference to its ListenerSet, which reports their status.
  *
  * Conflicts are settled by precedence: the Gateway's own listeners first, then ListenerSets from
- * the oldest (creationTimestamp, then namespace/name). A listener that shares a port with an
+ * the oldest (creationTimestamp, then namespace/name), and inside a ListenerSet its list order. A listener that shares a port with an
  * earlier one and clashes in protocol, or has the same protocol and hostname, is Conflicted and
  * not served; a ListenerSet left without a valid listener is not accepted.
  */
 import { GATEWAY_API_GROUP, type Gateway, type ListenerSet } from '../resources/types';
 import { listenerConditions, listenerSetConditions, mergeConditions } from '../conditions';
-import { buildListener, conflictConditions, protocolsClash } from './gateways';
+import { buildListener, protocolsClash } from './gateways';
 import { selectorMatches } from './selectors';
 import type { CertificateIndex } from './tls';
 import type { CAIndex } from './ca-certificates';
 import type { GatewayNode, GraphCondition, ListenerNode, ListenerSetNode } from './types';
+
+const NO_CONFLICTS = new Map<string, GraphCondition[]>();
 
 export interface ListenerSetParent {
   gateway: Gateway;
@@ -92,17 +94,22 @@ export function attachListenerSets(
       node.conditions = listenerSetConditions.notAllowed(refused);
       continue;
     }
-    const conflicts = conflictConditions(ls.spec.listeners);
-    node.listeners = ls.spec.listeners.map((l) => buildListener(gateway, l, conflicts, certificates, ca, lsRef));
+    // Conflicts are settled below by precedence, so no listener is built as conflicted here.
+    node.listeners = ls.spec.listeners.map((l) => buildListener(gateway, l, NO_CONFLICTS, certificates, ca, lsRef));
     if (!gw.accepted) {
       node.conditions = listenerSetConditions.parentNotAccepted(`Gateway ${gw.namespace}/${gw.name} is not accepted`);
       continue;
     }
     let earlier = earlierByGateway.get(gw);
     if (!earlier) earlierByGateway.set(gw, (earlier = [...gw.listeners]));
+    const claimed = [...earlier];
     for (const l of node.listeners) {
-      const problem = conflictWithEarlier(l, earlier);
-      if (!problem) continue;
+      const problem = conflictWithEarlier(l, claimed);
+      if (!problem) {
+        // Within the ListenerSet, a listener earlier in the list takes precedence.
+        if (l.valid) claimed.push(l);
+        continue;
+      }
       // An invalid listener is still told about the conflict, as a Gateway's own is.
       l.conditions = mergeConditions(l.conditions, l.valid ? problem : problem.filter((c) => c.type === 'Conflicted'));
       l.valid = false;
