@@ -17,16 +17,24 @@ CACHE="${PORTCULLIS_CACHE:-$HOME/.cache}/portcullis-nginx"
 # The stream modules serve TLSRoute, TCPRoute and UDPRoute listeners: stream (TCP and UDP
 # proxying, its round-robin balancer with weights, map, split_clients, return), stream_ssl
 # (TLSRoute Terminate) and stream_ssl_preread (the SNI of a passthrough connection). Left out
-# of stream: every module no stream listener renders (access, limit_conn, geo, geoip,
+# of stream: every module no stream listener renders (limit_conn, geo, geoip,
 # upstream hash/least_conn/random/zone, set), for the same reason as the http ones.
+# IPAccessPolicy: http's geo module (built in) maps the client address to allowed/refused once
+# per request, a radix tree whatever the number of CIDRs, checked only in the locations of a
+# policy's routes; the http access module stays out (its handler would run in every location).
+# A stream server has no conditional to act on a geo variable, so stream keeps its access module
+# (allow/deny, in the servers of a policy's listeners only). realip (http and stream) takes the
+# client address from trusted X-Forwarded-For hops or the PROXY protocol header when a policy
+# says so. The cache key is a hash of these flags: changing them makes every machine rebuild.
 # auth_request (not in nginx's default build) serves the ExternalAuth filter (HTTP protocol): a
 # subrequest to the authorization server before the request is proxied; it runs in the access
 # phase of the locations that use it only.
 # The http upstream hash balancer stays: session persistence hashes each request's session token
 # onto the endpoints (`hash ... consistent`); a balancer adds no location settings or handlers.
 FLAGS=(--with-http_v2_module --with-http_ssl_module --with-http_stub_status_module --with-http_auth_request_module
-  --with-stream --with-stream_ssl_module --with-stream_ssl_preread_module
-  --without-stream_access_module --without-stream_limit_conn_module --without-stream_geo_module
+  --with-http_realip_module
+  --with-stream --with-stream_ssl_module --with-stream_ssl_preread_module --with-stream_realip_module
+  --without-stream_limit_conn_module --without-stream_geo_module
   --without-stream_upstream_hash_module --without-stream_upstream_least_conn_module
   --without-stream_upstream_random_module --without-stream_upstream_zone_module
   --without-stream_set_module

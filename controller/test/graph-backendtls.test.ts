@@ -75,6 +75,8 @@ describe('BackendTLSPolicy: targets and precedence', () => {
     );
     expect(g.routes[0].rules.map((r) => r.backends[0].tls?.hostname)).toEqual(['svc.example', 'port.example']);
     expect(conditions(g, 'newer')[0]).toMatchObject({ type: 'Accepted', status: 'False', reason: 'Conflicted' });
+    // A Conflicted policy says so on the Gateways that route to its target.
+    expect(g.backendTLSPolicies!.find((p) => p.name === 'newer')!.ancestors).toEqual([{ namespace: 'default', name: 'gw' }]);
     expect(conditions(g, 'older')[0]).toMatchObject({ status: 'True' });
     expect(conditions(g, 'port')[0]).toMatchObject({ status: 'True' });
   });
@@ -114,10 +116,12 @@ describe('BackendTLSPolicy: what cannot be enforced fails closed', () => {
 });
 
 describe('BackendTLSPolicy: the nginx configuration', () => {
-  test('proxy_pass https with SNI, verification and the CA file, which nginx -t accepts; the status names the Gateway', async () => {
-    const g = build(policy('p', valid), toPort(443));
+  test('proxy_pass https (grpc_pass grpcs for a GRPCRoute) with SNI, verification and the CA file, which nginx -t accepts; the status names the Gateway', async () => {
+    const grpc = { apiVersion: GW_API, kind: 'GRPCRoute', metadata: { name: 'g', namespace: 'default' }, spec: { parentRefs: [{ name: 'gw' }], hostnames: ['grpc.example'], rules: [{ backendRefs: [{ name: 'svc', port: 443 }] }] } };
+    const web = route('r', { parentRefs: [{ name: 'gw' }], hostnames: ['web.example'], rules: [{ backendRefs: [{ name: 'svc', port: 443 }] }] });
+    const g = build(policy('p', valid), web, grpc);
     const model = buildModel(g);
-    const target = model.servers[0].ruleLocations[0].target as { upstream: string; tls: { trusted: string } };
+    const target = model.servers.flatMap((srv) => srv.ruleLocations).find((r) => r.source.name === 'r')!.target as { upstream: string; tls: { trusted: string } };
     expect(model.secretFiles?.[target.tls.trusted]).toContain('BEGIN CERTIFICATE');
     const prefix = fs.mkdtempSync(path.join(os.tmpdir(), 'portcullis-btls-'));
     try {
@@ -127,12 +131,38 @@ describe('BackendTLSPolicy: the nginx configuration', () => {
       expect(text).toMatch(/proxy_ssl_name "?svc\.example"?;/);
       expect(text).toContain('proxy_ssl_server_name on;');
       expect(text).toContain('proxy_ssl_verify on;');
+      expect(text).toMatch(/grpc_pass grpcs:\/\/g_default__svc_443_x\w+;/);
+      expect(text).toMatch(/grpc_ssl_name "?svc\.example"?;/);
+      expect(text).toContain('grpc_ssl_verify on;');
       expect(text).toMatch(new RegExp(`proxy_ssl_trusted_certificate "?${target.tls.trusted.replace(/\./g, '\\.')}"?;`));
     } finally {
       fs.rmSync(prefix, { recursive: true, force: true });
     }
     const report = computeStatuses(g, parse(...base), { programmed: true, addresses: [] }).find((r) => r.kind === 'BackendTLSPolicy');
     expect(report?.status).toMatchObject({ ancestors: [{ ancestorRef: { group: 'gateway.networking.k8s.io', kind: 'Gateway', namespace: 'default', name: 'gw' }, controllerName: DEFAULT_CONTROLLER_NAME }] });
+  });
+
+  test('a RequestMirror or an ExternalAuth server on a port the policy applies to is spoken to over TLS too', () => {
+    const g = build(
+      policy('p', valid, { sectionName: 'https' }),
+      route('r', {
+        parentRefs: [{ name: 'gw' }],
+        rules: [
+          { matches: [{ path: { type: 'PathPrefix', value: '/m' } }], filters: [{ type: 'RequestMirror', requestMirror: { backendRef: { name: 'svc', port: 443 } } }], backendRefs: [{ name: 'svc', port: 80 }] },
+          { matches: [{ path: { type: 'PathPrefix', value: '/a' } }], filters: [{ type: 'ExternalAuth', externalAuth: { protocol: 'HTTP', backendRef: { name: 'svc', port: 443 }, http: {} } }], backendRefs: [{ name: 'svc', port: 80 }] },
+        ],
+      }),
+    );
+    const prefix = fs.mkdtempSync(path.join(os.tmpdir(), 'portcullis-btls-'));
+    try {
+      const servers = renderConfig(buildModel(g), { listenAddress: '127.0.0.1', prefix }).files['servers.conf'];
+      expect(servers).toMatch(/proxy_pass https:\/\/b_default__svc_443_x\w+\$request_uri;/);
+      expect(servers).toMatch(/proxy_pass http:\/\/b_default__svc_80;/);
+      const auth = servers.slice(servers.search(/location = "?\/_portcullis_auth\//));
+      expect(auth).toMatch(/proxy_ssl_name "?svc\.example"?;[\s\S]*proxy_ssl_verify on;[\s\S]*proxy_pass "https:\/\/b_default__svc_443_x\w+\$\{request_uri\}";/);
+    } finally {
+      fs.rmSync(prefix, { recursive: true, force: true });
+    }
   });
 
   test('a weighted rule with a TLS backend and a plain one: each backend gets a location of its own', () => {

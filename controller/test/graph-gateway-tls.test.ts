@@ -5,7 +5,8 @@ import * as path from 'path';
 import execa from 'execa';
 import { buildGraph, DEFAULT_CONTROLLER_NAME, type Graph } from '../src/graph';
 import { buildModel } from '../src/model';
-import { gatewayClass, GW_API, http, parse } from './graph-fixtures';
+import type { TargetTLS } from '../src/model';
+import { gatewayClass, GW_API, http, parse, route, service, slice } from './graph-fixtures';
 
 /** A self-signed certificate and its key, made by openssl for this run. */
 let CA = '';
@@ -36,18 +37,37 @@ const withTls = (tls: object, listeners: object[] = [https('https', 443), http('
   metadata: { name: 'gw', namespace: 'default' },
   spec: { gatewayClassName: 'portcullis', listeners, tls },
 });
-const build = (gw: object): Graph => buildGraph(parse(...docs, gw).set, { controllerName: DEFAULT_CONTROLLER_NAME });
+const build = (gw: object, ...more: object[]): Graph => buildGraph(parse(...docs, gw, ...more).set, { controllerName: DEFAULT_CONTROLLER_NAME });
+
+/** A TLS backend (a BackendTLSPolicy on its port) and routes to it from Gateways `gateways`. */
+const tlsBackend = (...gateways: string[]) => [
+  service('svc', [{ name: 'https', port: 443 }]),
+  slice('svc-1', 'svc', [{ addresses: ['127.0.0.2'] }], [{ name: 'https', port: 8443 }]),
+  {
+    apiVersion: GW_API,
+    kind: 'BackendTLSPolicy',
+    metadata: { name: 'p', namespace: 'default' },
+    spec: { targetRefs: [{ group: '', kind: 'Service', name: 'svc' }], validation: { caCertificateRefs: [{ group: '', kind: 'ConfigMap', name: 'ca' }], hostname: 'svc.example' } },
+  },
+  ...gateways.map((gw) => route(`to-${gw}`, { parentRefs: [{ name: gw }], hostnames: [`${gw}.example`], rules: [{ backendRefs: [{ name: 'svc', port: 443 }] }] })),
+];
+/** The TLS of the targets of the rule locations, by route. */
+const tlsByRoute = (g: Graph) => Object.fromEntries(buildModel(g).servers.flatMap((s) => s.ruleLocations).map((r) => [r.source.name, (r.target as { tls?: TargetTLS; upstream?: string })]));
 const gwCondition = (g: Graph, type: string) => [...g.gateways, ...g.rejectedGateways][0].conditions.find((c) => c.type === type);
 const listener = (g: Graph, name: string) => [...g.gateways, ...g.rejectedGateways][0].listeners.find((l) => l.name === name)!;
 const caRef = (name: string, extra: object = {}) => ({ caCertificateRefs: [{ group: '', kind: 'ConfigMap', name, ...extra }] });
 
 describe('spec.tls.backend.clientCertificateRef', () => {
-  test('a valid Secret: ResolvedRefs True, and every server of the Gateway presents it to TLS backends', () => {
-    const g = build(withTls({ backend: { clientCertificateRef: { name: 'cert' } } }));
+  test('a valid Secret: ResolvedRefs True; the Gateway presents it to TLS backends, through upstreams of its own', () => {
+    const plain = { apiVersion: GW_API, kind: 'Gateway', metadata: { name: 'plain', namespace: 'default' }, spec: { gatewayClassName: 'portcullis', listeners: [http('http', 8080)] } };
+    const g = build(withTls({ backend: { clientCertificateRef: { name: 'cert' } } }), plain, ...tlsBackend('gw', 'plain'));
     expect(gwCondition(g, 'ResolvedRefs')).toMatchObject({ status: 'True', reason: 'ResolvedRefs' });
-    const model = buildModel(g);
-    expect(model.servers.map((s) => s.backendClientCertificate)).toEqual(model.servers.map(() => 'secrets/default_cert.pem'));
-    expect(model.secretFiles?.['secrets/default_cert.pem']).toContain('PRIVATE KEY');
+    const targets = tlsByRoute(g);
+    expect(targets['to-gw'].tls).toMatchObject({ name: 'svc.example', certificate: 'secrets/default_cert.pem' });
+    // One nginx serves both Gateways here: a connection kept for one is never handed to the other.
+    expect(targets['to-plain'].tls?.certificate).toBeUndefined();
+    expect(targets['to-plain'].upstream).not.toBe(targets['to-gw'].upstream);
+    expect(buildModel(g).secretFiles?.['secrets/default_cert.pem']).toContain('PRIVATE KEY');
   });
 
   test.each([
@@ -60,7 +80,8 @@ describe('spec.tls.backend.clientCertificateRef', () => {
     const g = build(withTls({ backend: { clientCertificateRef: ref } }));
     expect(gwCondition(g, 'ResolvedRefs')).toMatchObject({ status: 'False', reason });
     expect(gwCondition(g, 'Accepted')).toMatchObject({ status: 'True' });
-    expect(buildModel(g).servers.some((s) => s.backendClientCertificate)).toBe(false);
+    expect(tlsByRoute(build(withTls({ backend: { clientCertificateRef: ref } }), ...tlsBackend('gw')))['to-gw'].tls).toMatchObject({ name: 'svc.example' });
+    expect(tlsByRoute(build(withTls({ backend: { clientCertificateRef: ref } }), ...tlsBackend('gw')))['to-gw'].tls?.certificate).toBeUndefined();
   });
 });
 

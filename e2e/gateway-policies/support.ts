@@ -152,3 +152,7 @@ export async function startBackend(handler: http.RequestListener, onEnd?: () => 
       }),
   };
 }
+
+export function ipAccessPolicy(name: string, targets: ReturnType<typeof target>[], spec: { allow?: string[]; deny?: string[]; clientAddress?: { source: string; trustedCIDRs?: string[] } }): Manifest {
+  return { apiVersion: POLICY_API, kind: 'IPAccessPolicy', metadata: meta(name), spec: { targetRefs: targets, ...spec } };
+}

@@ -28,8 +28,8 @@ async function openssl(args: string[]): Promise<void> {
   await execa('openssl', args, { cwd: certDir });
 }
 
-async function makeCa(name: string): Promise<void> {
-  await openssl(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.crt`, '-days', '2', '-subj', `/CN=${name}`]);
+async function makeCa(name: string, cn = name): Promise<void> {
+  await openssl(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.crt`, '-days', '2', '-subj', `/CN=${cn}`]);
   pem[name] = fs.readFileSync(path.join(certDir, `${name}.crt`), 'utf8');
 }
 
@@ -77,11 +77,14 @@ beforeAll(async () => {
   await makeCa('backend-ca');
   await makeCa('other-ca');
   await makeCa('client-ca');
+  // Another CA under the same name as client-ca (OpenSSL 3.0, as in the data-plane image, then reports a bad signature rather than an unknown issuer).
+  await makeCa('impostor-ca', 'client-ca');
   await makeCert('backend', 'backend.example', 'backend-ca');
   await makeCert('gateway-client', 'gateway.example', 'client-ca');
   await makeCert('frontend', 'front.example', 'backend-ca');
   await makeCert('good-client', 'good-client', 'client-ca');
   await makeCert('stranger', 'stranger', 'other-ca');
+  await makeCert('impostor', 'impostor', 'impostor-ca');
   // The backend answers with what it saw of the TLS connection: SNI and the client certificate.
   backend = https.createServer({ cert: pem.backend, key: pem['backend.key'], requestCert: true, rejectUnauthorized: false }, (req, res) => {
     const socket = req.socket as tls.TLSSocket;
@@ -253,11 +256,13 @@ describe('Gateway spec.tls', () => {
   test('frontend validation AllowValidOnly: a client without a certificate the CAs vouch for gets no answer', async () => {
     await expect(mtlsGet(ports.https)).rejects.toThrow();
     await expect(mtlsGet(ports.https, 'stranger')).rejects.toThrow();
+    await expect(mtlsGet(ports.https, 'impostor')).rejects.toThrow();
   });
 
   test('frontend validation AllowInsecureFallback (perPort): any client is served', async () => {
     expect((await mtlsGet(ports.httpsFallback, 'good-client')).status).toBe(200);
     expect((await mtlsGet(ports.httpsFallback, 'stranger')).status).toBe(200);
+    expect((await mtlsGet(ports.httpsFallback, 'impostor')).status).toBe(200);
     expect((await mtlsGet(ports.httpsFallback)).status).toBe(200);
   });
 

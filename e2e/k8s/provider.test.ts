@@ -128,6 +128,25 @@ describeKube('Kubernetes provider on a real API server', () => {
     await eventually(() => gw.cluster.getJson('httproute', 'r1', 'default'), (o) => !cond(o.status?.parents?.[0]?.conditions, 'RateLimitPolicyAffected'));
   });
 
+  test('IPAccessPolicy: CEL refuses a bad network and clientAddress on a route; a denied client gets 403', async () => {
+    const ipPolicy = (name: string, spec: Manifest): Manifest => ({ apiVersion: 'gateway.portcullis.dev/v1alpha1', kind: 'IPAccessPolicy', metadata: { name, namespace: 'default' }, spec });
+    const badNetwork = await gw.cluster.applyFailure([ipPolicy('bad-net', { targetRefs: [routeRef('r2')], deny: ['10.0.0.0/33'] })]);
+    expect(badNetwork).toContain('The IPAccessPolicy "bad-net" is invalid');
+    expect(badNetwork).toContain('spec.deny[0]');
+    const onRoute = await gw.cluster.applyFailure([ipPolicy('on-route', { targetRefs: [routeRef('r2')], clientAddress: { source: 'Connection' } })]);
+    expect(onRoute).toContain(MESSAGES.clientAddressGatewayOnly);
+    const noTrusted = await gw.cluster.applyFailure([ipPolicy('no-trusted', { targetRefs: [gatewayRef('gw')], clientAddress: { source: 'XForwardedFor' } })]);
+    expect(noTrusted).toContain(MESSAGES.trustedCIDRsRequired);
+    // The controller's requests come from 127.0.0.1.
+    await gw.write('ip.yaml', [ipPolicy('deny-local', { targetRefs: [routeRef('r2')], deny: ['127.0.0.0/8', '::1'] })]);
+    await eventually(() => gw.backend('/r2/x'), (v) => v === 403);
+    expect(await gw.backend('/r3/x')).toBe('echo');
+    const p = await eventually(() => gw.cluster.getJson('ipaccesspolicy', 'deny-local', 'default'), (o) => (o.status?.ancestors ?? []).length > 0);
+    expect(cond(p.status.ancestors[0].conditions, 'Accepted')).toMatchObject({ status: 'True', reason: 'Accepted' });
+    await gw.remove('ip.yaml');
+    await eventually(() => gw.backend('/r2/x'), (v) => v === 'echo');
+  });
+
   test('a reference the API server accepts but we may not follow gets a condition, not a crash', async () => {
     await gw.write('cross.yaml', [httpRoute('cross', { rules: [rule([{ name: 'echo', namespace: 'elsewhere' } as never], [{ path: { type: 'PathPrefix', value: '/cross' } }])] })]);
     const r = await eventually(() => gw.cluster.getJson('httproute', 'cross', 'default'), (o) => !!cond(o.status?.parents?.[0]?.conditions, 'ResolvedRefs'));

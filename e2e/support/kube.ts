@@ -189,7 +189,7 @@ export async function startCluster(options: { crds?: boolean; /** with kube-cont
   return cluster;
 }
 
-/** The Gateway API standard CRDs and our three policy CRDs, applied and Established. */
+/** The Gateway API standard CRDs and our policy CRDs, applied and Established. */
 export async function installCrds(cluster: Cluster): Promise<void> {
   await cluster.kubectl(['apply', '--server-side', '-f', GATEWAY_API_CRDS]);
   await cluster.kubectl(['apply', '--server-side', '-f', POLICY_CRDS]);

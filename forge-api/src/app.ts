@@ -68,6 +68,7 @@ import userActivityRoutes from './routes/user-activity';
 import repoPeopleRoutes from './routes/repo-people';
 import issuePinRoutes from './routes/issue-pins';
 import repoActivityRoutes from './routes/repo-activity';
+import { SignInThrottle } from './services/sign-in-throttle';
 
 export interface BuildAppOptions {
   /** Overrides of the environment-derived configuration. */
@@ -107,7 +108,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
   app.decorate('config', config);
   app.decorate('prisma', prisma);
   app.decorate('services', services);
-  app.decorate('auth', new AuthResolver(services.users, services.tokens, services.httpsig, services.oauth2, { disableQueryAuthToken: config.disableQueryAuthToken }));
+  app.decorate('auth', new AuthResolver(services.users, services.tokens, services.httpsig, services.oauth2, { disableQueryAuthToken: config.disableQueryAuthToken }, new SignInThrottle({ maxFailures: config.signInMaxFailures, windowMs: config.signInFailureWindowMs })));
   if (!options.prisma) app.addHook('onClose', async () => prisma.$disconnect());
   app.addHook('onClose', async () => services.gitReaders.close());
   app.addHook('onClose', async () => services.gitTransport.close());

@@ -93,6 +93,19 @@ export interface ForgeConfig {
   /** Lifetimes of OAuth2 access and refresh tokens (Gitea: 3600 s and 730 h). */
   oauth2AccessTokenTtlSeconds: number;
   oauth2RefreshTokenTtlSeconds: number;
+  /**
+   * Failed sign-ins (wrong password or second factor) allowed per client address and account
+   * within signInFailureWindowMs before further attempts are refused with 429
+   * (SIGN_IN_MAX_FAILURES, 0 for no limit; SIGN_IN_FAILURE_WINDOW, a Go duration).
+   */
+  signInMaxFailures: number;
+  signInFailureWindowMs: number;
+  /**
+   * Gitea's [security] TWO_FACTOR_AUTH = enforced (TWO_FACTOR_AUTH): a signed-in user without
+   * two-factor authentication gets no access to any repository on the API and cannot authorize
+   * OAuth2 applications until enrolled.
+   */
+  twoFactorAuthEnforced: boolean;
 }
 
 export type ForgeConfigInput = Partial<ForgeConfig>;
@@ -122,6 +135,13 @@ function int(v: string | undefined, dflt: number): number {
 function anyInt(v: string | undefined, dflt: number): number {
   const n = v === undefined ? NaN : Number.parseInt(v, 10);
   return Number.isFinite(n) ? n : dflt;
+}
+
+/** Gitea's TWO_FACTOR_AUTH: empty or `enforced`; anything else is refused at start, as Gitea does. */
+function twoFactorAuthSetting(v: string | undefined): boolean {
+  if (v === undefined || v === '') return false;
+  if (v === 'enforced') return true;
+  throw new Error(`Invalid two-factor auth option: ${v}`);
 }
 
 export function providerOf(url: string): 'sqlite' | 'postgresql' {
@@ -188,5 +208,8 @@ export function loadConfig(overrides: ForgeConfigInput = {}, env: NodeJS.Process
         : env.OAUTH2_DEFAULT_APPLICATIONS.split(',').map((s) => s.trim()).filter(Boolean)),
     oauth2AccessTokenTtlSeconds: overrides.oauth2AccessTokenTtlSeconds ?? int(env.OAUTH2_ACCESS_TOKEN_EXPIRATION_TIME, 3600),
     oauth2RefreshTokenTtlSeconds: overrides.oauth2RefreshTokenTtlSeconds ?? int(env.OAUTH2_REFRESH_TOKEN_EXPIRATION_TIME, 730) * 3600,
+    signInMaxFailures: overrides.signInMaxFailures ?? Math.max(0, anyInt(env.SIGN_IN_MAX_FAILURES, 10)),
+    signInFailureWindowMs: overrides.signInFailureWindowMs ?? parseGoDuration(env.SIGN_IN_FAILURE_WINDOW ?? '') ?? 10 * 60_000,
+    twoFactorAuthEnforced: overrides.twoFactorAuthEnforced ?? twoFactorAuthSetting(env.TWO_FACTOR_AUTH),
   };
 }

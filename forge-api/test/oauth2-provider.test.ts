@@ -235,6 +235,30 @@ describeForge('OAuth2 provider at Gitea\'s paths', (f) => {
     expect(res.status).toBe(400);
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
     expect(await res.text()).toContain('Unregistered Redirect URI');
+    // No redirect URI at all is refused the same way, though the provider could fall back on
+    // the only one an application registered.
+    const app = await f().request('POST', '/user/applications/oauth2', { basic: ALICE, body: { name: 'one-uri', redirect_uris: ['https://one.example/cb'] } });
+    for (const missing of [{}, { redirect_uri: '' }] as Record<string, string>[]) {
+      const q2 = new URLSearchParams({ client_id: app.body.client_id, response_type: 'code', state: 's', code_challenge: oidc.randomPKCECodeVerifier(), code_challenge_method: 'S256', ...missing });
+      const refused = await go(`/login/oauth/authorize?${q2}`);
+      expect([refused.status, refused.headers.get('location')]).toEqual([400, null]);
+      expect(await refused.text()).toContain('Unregistered Redirect URI');
+    }
+  });
+
+  test('userinfo takes a personal access token as Gitea does: read:user required, Gitea\'s claims', async () => {
+    const withUser = await f().token('alice', ['read:user']);
+    const without = await f().token('alice', ['read:repository']);
+    const alice = (await f().request('GET', '/user', { token: withUser })).body;
+    for (const init of [{ headers: { authorization: `token ${withUser}` } }, { headers: { authorization: `Bearer ${withUser}` } }, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `access_token=${withUser}` }] as RequestInit[]) {
+      const res = await fetch(`${f().url}/login/oauth/userinfo`, init);
+      expect([res.status, res.headers.get('content-type')]).toEqual([200, 'application/json; charset=utf-8']);
+      expect(await res.json()).toEqual({ sub: String(alice.id), name: 'alice', preferred_username: 'alice', email: alice.email, picture: alice.avatar_url, groups: ['acme', 'acme:owners'] });
+    }
+    const carol = await fetch(`${f().url}/login/oauth/userinfo?token=${await f().token('carol', ['read:user'])}`);
+    expect(((await carol.json()) as { groups: unknown }).groups).toBeNull();
+    const refused = await fetch(`${f().url}/login/oauth/userinfo`, { headers: { authorization: `token ${without}` } });
+    expect([refused.status, refused.headers.get('www-authenticate'), await refused.text()]).toEqual([403, 'Bearer realm="Gitea OAuth2"', 'token does not have required scope: read:user']);
   });
 
   test('failed token, userinfo and introspection requests are answered as Gitea answers them', async () => {

@@ -180,6 +180,7 @@ export function resolveBackend(ref: Omit<HTTPBackendRef, 'filters'>, routeNamesp
   if (!port) return failedBackend(base, path, 'BackendNotFound', `Service ${namespace}/${ref.name} has no port ${ref.port}`);
   // Routes of whole connections (TLSRoute, TCPRoute, UDPRoute) pass bytes through, whatever the port speaks.
   const tls = APP_PROTOCOLS[routeKind] && index.tls.size > 0 ? index.tls.forPort(service, port) : undefined;
+  const tlsPolicies = APP_PROTOCOLS[routeKind] && index.tls.size > 0 ? index.tls.policiesOf(service, port) : undefined;
   if (port.appProtocol !== undefined && APP_PROTOCOLS[routeKind] && !APP_PROTOCOLS[routeKind].includes(port.appProtocol) && !(tls && TLS_APP_PROTOCOLS.has(port.appProtocol.toLowerCase()))) {
     return failedBackend(
       base,
@@ -188,5 +189,5 @@ export function resolveBackend(ref: Omit<HTTPBackendRef, 'filters'>, routeNamesp
       `Service ${namespace}/${ref.name} port ${ref.port} has appProtocol ${port.appProtocol}, which a ${routeKind} cannot use (supported: ${(APP_PROTOCOLS[routeKind] ?? []).join(', ')}; https with a BackendTLSPolicy)`,
     );
   }
-  return { ...base, valid: true, endpoints: index.endpoints(service, port), ...(routeKind === 'HTTPRoute' && port.appProtocol === 'kubernetes.io/h2c' ? { h2c: true } : {}), ...(tls ? { tls } : {}) };
+  return { ...base, valid: true, endpoints: index.endpoints(service, port), ...(routeKind === 'HTTPRoute' && port.appProtocol === 'kubernetes.io/h2c' ? { h2c: true } : {}), ...(tls ? { tls } : {}), ...(tlsPolicies?.length ? { tlsPolicies } : {}) };
 }

@@ -38,7 +38,7 @@ export interface BackendTLSPolicyNode {
   generation: number;
   /** Accepted and ResolvedRefs, the same for every ancestor. */
   conditions: GraphCondition[];
-  /** Gateways with an accepted route that sends requests to a backend this policy applies to. */
+  /** Gateways with an accepted route that sends requests to a Service port this policy targets. */
   ancestors: ObjectRef[];
 }
 
@@ -62,6 +62,10 @@ const byAge = (a: BackendTLSPolicy, b: BackendTLSPolicy) =>
 export class BackendTLSIndex {
   /** "namespace/service#sectionName" ("#" alone: the whole Service) -> the winning policy. */
   private readonly winners = new Map<string, BackendTLSPolicy>();
+  /** The same keys -> every policy targeting them, the winner first. */
+  private readonly targeting = new Map<string, string[]>();
+  /** Per Service port: the policies that target it ("namespace/name"), computed once. */
+  private readonly byPort = new Map<string, string[]>();
   private readonly verdicts = new Map<BackendTLSPolicy, Verdict>();
   private readonly conflicted = new Set<BackendTLSPolicy>();
   private readonly policies: BackendTLSPolicy[];
@@ -75,6 +79,10 @@ export class BackendTLSIndex {
         const first = this.winners.get(key);
         if (!first) this.winners.set(key, p);
         else if (first !== p) this.conflicted.add(p);
+        const all = this.targeting.get(key) ?? [];
+        const name = `${p.metadata.namespace}/${p.metadata.name}`;
+        if (!all.includes(name)) all.push(name);
+        this.targeting.set(key, all);
       }
     }
   }
@@ -88,6 +96,21 @@ export class BackendTLSIndex {
     const ns = service.metadata.namespace;
     const policy = (port.name ? this.winners.get(`${ns}/${service.metadata.name}#${port.name}`) : undefined) ?? this.winners.get(`${ns}/${service.metadata.name}#`);
     return policy ? this.verdict(policy).tls : undefined;
+  }
+
+  /**
+   * Every policy that targets a Service port, applied or not (a Conflicted one too): its
+   * status names the Gateways that route there, as the winner's does.
+   */
+  policiesOf(service: Service, port: ServicePort): string[] {
+    const ns = service.metadata.namespace;
+    const key = `${ns}/${service.metadata.name}:${port.port}`;
+    let out = this.byPort.get(key);
+    if (!out) {
+      out = [...(port.name ? (this.targeting.get(`${ns}/${service.metadata.name}#${port.name}`) ?? []) : []), ...(this.targeting.get(`${ns}/${service.metadata.name}#`) ?? [])];
+      this.byPort.set(key, out);
+    }
+    return out;
   }
 
   private verdict(p: BackendTLSPolicy): Verdict {

@@ -16,13 +16,14 @@ const byKey = (a: { namespace: string; name: string }, b: typeof a) =>
 
 /**
  * The Gateways a BackendTLSPolicy matters to: those with an accepted route that sends requests
- * to a backend the policy applies to ("namespace/name" of the policy -> Gateways, in order).
+ * to a Service port the policy targets, applied or Conflicted ("namespace/name" of the policy ->
+ * Gateways, in order).
  */
 function backendTLSAncestors(routes: HTTPRouteNode[]): Map<string, ObjectRef[]> {
   const out = new Map<string, Map<string, ObjectRef>>();
   for (const route of routes) {
     let policies: Set<string> | undefined;
-    for (const rule of route.rules) for (const b of rule.backends) if (b.tls) (policies ??= new Set()).add(b.tls.policy);
+    for (const rule of route.rules) for (const b of rule.backends) for (const p of b.tlsPolicies ?? []) (policies ??= new Set()).add(p);
     if (!policies) continue;
     for (const parent of route.parents) {
       if (!parent.accepted || !parent.gateway) continue;

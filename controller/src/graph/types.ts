@@ -219,6 +219,8 @@ export interface BackendRef {
   h2c?: boolean;
   /** A BackendTLSPolicy applies: requests go out over TLS, verified as it says. */
   tls?: BackendTLS;
+  /** Every BackendTLSPolicy targeting this Service port ("namespace/name"), Conflicted ones too (their status.ancestors). */
+  tlsPolicies?: string[];
 }
 
 // ---------------------------------------------------------------- InferencePool

@@ -26,7 +26,7 @@ import { createHash } from 'crypto';
 import type { ExternalAuthFilter, HeaderChanges, PathChange, RedirectFilter, RuleFilters } from '../graph/filters';
 import type { HTTPCORSFilter } from '../resources/types';
 import { escapeRegex } from './regex';
-import type { ProxyTarget } from './types';
+import type { ProxyTarget, TargetTLS } from './types';
 
 /** Literal text, or `{ v: name }` for the nginx variable $name. */
 export type ValuePart = string | { v: string };
@@ -44,6 +44,8 @@ export interface AuthLocation {
   uri: string;
   /** proxy_pass's argument: the server's upstream, http.path, the request's own URI; absent: no usable backend, every request is refused (500). */
   pass?: ValuePart[];
+  /** The authorization server's BackendTLSPolicy: TLS to it, checked as the policy says. */
+  tls?: TargetTLS;
   /** Client request headers sent besides Host and Authorization. */
   requestHeaders: { name: string; variable: string }[];
   /** Authorization response headers copied into the request to the backend. */
@@ -142,6 +144,18 @@ export interface ServerInfo {
   https: boolean;
   /** The server name; undefined: the port's catch-all server. */
   name?: string;
+  /** The client certificate file its Gateway presents to TLS backends (model TargetTLS.certificate). */
+  backendCertificate?: string;
+}
+
+/**
+ * A server's ServerInfo and nothing more: what buildLocations may read of the server, and so
+ * what model/memo.ts keys a server's kept locations by. Every field is spelled out (a field
+ * added to ServerInfo is a compile error here until it is), so the key cannot miss one.
+ */
+export function serverInfo(s: ServerInfo): ServerInfo {
+  const out: { [K in keyof Required<ServerInfo>]: ServerInfo[K] } = { port: s.port, https: s.https, name: s.name, backendCertificate: s.backendCertificate };
+  return out;
 }
 
 export interface FilterContext {
@@ -290,7 +304,7 @@ function authLocation(a: ExternalAuthFilter, ruleName: string, ctx: FilterContex
   const target: ProxyTarget = a.backend.valid ? ctx.authTarget(a.backend) : { kind: 'status', code: 500 };
   return {
     uri: `/_portcullis_auth/${rule}`,
-    ...(target.kind === 'upstream' ? { pass: [`http://${target.upstream}${a.path}`, { v: 'request_uri' }] } : {}),
+    ...(target.kind === 'upstream' ? { pass: [`${target.tls ? 'https' : 'http'}://${target.upstream}${a.path}`, { v: 'request_uri' }], ...(target.tls ? { tls: target.tls } : {}) } : {}),
     requestHeaders: a.allowedHeaders.map((name) => ({ name, variable: `http_${header(name)}` })),
     responseHeaders: a.allowedResponseHeaders.map((name) => ({ name, variable: `pc_auth_${header(name)}`, source: `upstream_http_${header(name)}` })),
   };

@@ -56,6 +56,8 @@ export interface ServerPlan {
   listenerKey?: string;
   /** undefined: the catch-all default server. */
   name?: string;
+  /** Set by buildModel: the client certificate file its Gateway presents to TLS backends. */
+  backendCertificate?: string;
   gateways: ObjectKey[];
   routes: HostRoute[];
 }

@@ -4,7 +4,7 @@
  */
 import type { Graph } from '../graph/types';
 import type { EffectivePolicies } from '../policies/types';
-import { modelZones } from '../policies';
+import { gatewayKey, modelZones, type AccessGeo } from '../policies';
 import { ruleSettingsOf } from './policy-settings';
 import { planServers, sniListenerMaps, type ServerPlan } from './hosts';
 import type { ListenerCertificate } from '../graph/tls';
@@ -14,8 +14,8 @@ import { buildLocations } from './locations';
 import { Registries } from './uses';
 import { sessionMaps } from './session';
 import { finalizeBodyLimits } from './bodylimit';
-import type { DispatchMap, NginxModel, ProxyTarget, RuleLocation, RuleSource, Server, ServerClientValidation, SplitClients } from './types';
-import type { HeaderAppendMap } from './filters';
+import type { DispatchMap, NginxModel, ObjectKey, ProxyTarget, RuleLocation, RuleSource, Server, ServerClientAddress, ServerClientValidation, SplitClients } from './types';
+import { serverInfo, type HeaderAppendMap } from './filters';
 import { caBundleFile, targetSignature } from './upstreams';
 import { grpcErrorPages } from './grpc';
 import { buildStreams, certificateFile } from './streams';
@@ -39,10 +39,12 @@ export function buildModel(graph: Graph, policies?: EffectivePolicies, memo?: Mo
   const planned = planServers(graph.gateways);
   const clientCertificates = new Map<string, string>();
   for (const g of graph.gateways) if (g.backendClientCertificate) clientCertificates.set(`${g.namespace}/${g.name}`, certificateFile(g.backendClientCertificate));
+  if (clientCertificates.size > 0) for (const plan of planned) plan.backendCertificate = backendCertificateOf(plan, clientCertificates);
   const servers: Server[] = planned.map((plan) => {
+    const info = serverInfo(plan);
     const { locations, ruleLocations } = memo
-      ? memo.server(`${plan.port}|${plan.https ? 's' : ''}|${plan.name ?? ''}`, plan.routes, ctx, (c, parts) => buildLocations(plan.routes, c, plan, parts))
-      : buildLocations(plan.routes, ctx, plan);
+      ? memo.server(JSON.stringify(info), plan.routes, ctx, (c, parts) => buildLocations(plan.routes, c, info, parts))
+      : buildLocations(plan.routes, ctx, info);
     return {
       port: plan.port,
       serverNames: plan.name === undefined ? [] : [plan.name],
@@ -53,7 +55,6 @@ export function buildModel(graph: Graph, policies?: EffectivePolicies, memo?: Mo
       settings: {},
       ...(plan.routes.some((r) => r.attached.route.kind === 'GRPCRoute') ? { grpcErrors: [] } : {}),
       ...(plan.https ? { tls: plan.certificates ? { certificates: plan.certificates.map(certificateFile), ...(plan.clientValidation ? { clientValidation: clientValidationOf(plan.clientValidation) } : {}) } : { rejectHandshake: true as const } } : {}),
-      ...backendClientCertificateOf(plan, clientCertificates),
       ...(plan.https && plan.certificates && plan.listenerKey !== undefined ? { misdirected: { variable: `$pc_sni_${plan.port}`, key: plan.listenerKey } } : {}),
       ...(graph.nginx && !graph.nginx.http2On && graph.nginx.h2cPorts.includes(plan.port) ? { http2Listen: true } : {}),
     };
@@ -63,6 +64,8 @@ export function buildModel(graph: Graph, policies?: EffectivePolicies, memo?: Mo
     for (const server of servers) {
       const settingsOf = ruleSettingsOf(policies, server.gateways);
       for (const rule of server.ruleLocations) rule.settings = settingsOf(rule.source, rule.grpc ? 'GRPCRoute' : 'HTTPRoute');
+      const clientAddress = serverClientAddress(policies, server.gateways);
+      if (clientAddress) server.clientAddress = clientAddress;
     }
   }
 
@@ -84,25 +87,39 @@ export function buildModel(graph: Graph, policies?: EffectivePolicies, memo?: Mo
 }
 
 
+/**
+ * Where a server reads the client address from: its first Gateway's IPAccessPolicy clientAddress
+ * (one nginx serving several Gateways on a shared server uses the first that sets one).
+ */
+function serverClientAddress(policies: EffectivePolicies, gateways: ObjectKey[]): ServerClientAddress | undefined {
+  for (const g of gateways) {
+    const c = policies.gateways[gatewayKey(g.namespace, g.name)]?.clientAddress;
+    if (!c) continue;
+    if (c.source === 'Connection') return undefined;
+    return { header: c.source === 'ProxyProtocol' ? 'proxy_protocol' : 'X-Forwarded-For', trusted: c.trustedCIDRs ?? [], proxyProtocol: c.source === 'ProxyProtocol' };
+  }
+  return undefined;
+}
+
 function caFile(ca: CABundle): string {
   return caBundleFile(ca.id);
 }
 
 function clientValidationOf(v: ClientValidation): ServerClientValidation {
-  return { ca: caFile(v.ca), required: v.mode === 'AllowValidOnly' };
+  return v.mode === 'AllowValidOnly' ? { ca: caFile(v.ca), required: true } : { required: false };
 }
 
 /**
  * The client certificate a server presents to TLS backends: its Gateway's. One nginx serving
- * several Gateways on a shared server (standalone) uses the first of them that has one.
+ * several Gateways on a shared server (standalone: same port and hostname) uses the first of them
+ * that has one.
  */
-function backendClientCertificateOf(plan: ServerPlan, files: Map<string, string>): { backendClientCertificate?: string } {
-  if (files.size === 0) return {};
+function backendCertificateOf(plan: ServerPlan, files: Map<string, string>): string | undefined {
   for (const g of plan.gateways) {
     const file = files.get(`${g.namespace}/${g.name}`);
-    if (file) return { backendClientCertificate: file };
+    if (file) return file;
   }
-  return {};
+  return undefined;
 }
 
 /** The CA bundles BackendTLSPolicies trust (proxy_ssl_trusted_certificate), by file. */
@@ -115,6 +132,8 @@ function trustedCaFiles(servers: Server[]): Record<string, string> | undefined {
     for (const r of s.ruleLocations) {
       add(r.target);
       for (const m of r.filters?.mirrors ?? []) add(m.target);
+      const auth = r.filters?.externalAuth?.tls;
+      if (auth?.pem !== undefined) (out ??= {})[auth.trusted] = auth.pem;
     }
   }
   return out;
@@ -125,7 +144,7 @@ function secretFiles(plans: ServerPlan[], gateways: Graph['gateways']): Record<s
   let out: Record<string, string> | undefined;
   for (const p of plans) {
     for (const c of p.certificates ?? []) (out ??= {})[certificateFile(c)] = c.pem;
-    if (p.clientValidation) (out ??= {})[caFile(p.clientValidation.ca)] = p.clientValidation.ca.pem;
+    if (p.clientValidation?.mode === 'AllowValidOnly') (out ??= {})[caFile(p.clientValidation.ca)] = p.clientValidation.ca.pem;
   }
   for (const g of gateways) if (g.backendClientCertificate) (out ??= {})[certificateFile(g.backendClientCertificate)] = g.backendClientCertificate.pem;
   return out;
@@ -171,6 +190,12 @@ export function finalizeModel(model: NginxModel): NginxModel {
     }
   }
   finalizeBodyLimits(model);
+  const geos = new Map<string, AccessGeo>();
+  for (const server of model.servers) {
+    for (const r of server.ruleLocations) if (r.settings.ipAccess) geos.set(r.settings.ipAccess.variable, r.settings.ipAccess);
+  }
+  if (geos.size) model.accessGeos = [...geos.values()].sort((a, b) => (a.variable < b.variable ? -1 : 1));
+  else delete model.accessGeos;
   shareNamedLocations(model);
   model.dispatchMaps = dispatchMaps(model);
   const appends = new Map<string, HeaderAppendMap>();

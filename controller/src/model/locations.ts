@@ -20,7 +20,7 @@ import { targetRetry } from './retry';
 import { ruleSession } from './session';
 import { inlinePrefixRewrite, locationFilters, sampleHundredths, type ServerInfo } from './filters';
 import type { DispatchRun, Location, LocationAction, RuleLocation } from './types';
-import type { ActionInput, LocationsMemo, RouteParts } from './location-memo';
+import type { ActionInput, LocationsMemo, RouteInput, RouteParts } from './location-memo';
 import type { Registries } from './uses';
 
 export const NOT_FOUND_LOCATION = '@portcullis_404';
@@ -145,7 +145,7 @@ function compareStrings(a: string, b: string): number {
  * "@rule_<namespace>_<name>_<index>". Kubernetes names hold [a-z0-9.-] and namespaces no dots,
  * so turning "." into "_" keeps names unique (a route "a.b" and a route "a-b" differ).
  */
-export function ruleLocationName(route: HTTPRouteNode, rule: RouteRule): string {
+export function ruleLocationName(route: Pick<HTTPRouteNode, 'namespace' | 'name'>, rule: RouteRule): string {
   let prefix = rulePrefixes.get(route);
   if (prefix === undefined) {
     const clean = (s: string) => s.replace(/\./g, '_').replace(/[^A-Za-z0-9_-]/g, '-');
@@ -154,7 +154,7 @@ export function ruleLocationName(route: HTTPRouteNode, rule: RouteRule): string 
   }
   return prefix + rule.index;
 }
-const rulePrefixes = new WeakMap<HTTPRouteNode, string>();
+const rulePrefixes = new WeakMap<object, string>();
 
 /** The registries a server's locations take names from (model/uses.ts). */
 export type LocationContext = Registries;
@@ -175,7 +175,7 @@ const PLAIN_HTTP: ServerInfo = { port: 80, https: false };
  * A route's rule locations and match candidates on a server (positions are set per build). With
  * a LocationsMemo, an unchanged route's parts are kept from the last build.
  */
-function routeParts(route: HTTPRouteNode, hostKey: HostKey, ctx: LocationContext, server: ServerInfo): RouteParts<Candidate> {
+function routeParts(route: RouteInput, hostKey: HostKey, ctx: LocationContext, server: ServerInfo): RouteParts<Candidate> {
   const ruleLocations: RuleLocation[] = [];
   const candidates: Candidate[] = [];
   let warnAbout = { rule: 0, match: 0 };
@@ -199,7 +199,7 @@ function routeParts(route: HTTPRouteNode, hostKey: HostKey, ctx: LocationContext
     const ruleLocation = newRuleLocation(
       name,
       source,
-      noWeight ?? ctx.upstreams.target(rule.backends, perBackend, h2, retry, session),
+      noWeight ?? ctx.upstreams.target(rule.backends, perBackend, h2, retry, session, server.backendCertificate),
       h2 ? true : undefined,
     );
     const timeout = retry ? attemptTimeout(rule.timeouts) : proxyTimeout(rule.timeouts);
@@ -208,7 +208,7 @@ function routeParts(route: HTTPRouteNode, hostKey: HostKey, ctx: LocationContext
     if (perBackend) {
       if (ruleLocation.target.kind === 'backends') {
         for (const i of shares) {
-          const own: RuleLocation = { ...ruleLocation, name: perBackend[i], target: ctx.upstreams.target([rule.backends[i]], undefined, h2, retry, session), settings: {}, dispatchedBy: name };
+          const own: RuleLocation = { ...ruleLocation, name: perBackend[i], target: ctx.upstreams.target([rule.backends[i]], undefined, h2, retry, session, server.backendCertificate), settings: {}, dispatchedBy: name };
           const filters = ruleFilters(rule.backendFilters ? rule.backendFilters[i] : rule.filters, own, server, ctx);
           if (filters) own.filters = filters;
           ruleLocations.push(own);
@@ -489,7 +489,11 @@ function ruleFilters(filters: RouteRule['filters'], location: RuleLocation, serv
     filters,
     server,
     location.name,
-    { target: (b) => ctx.upstreams.target([b], undefined, location.grpc === true), authTarget: (b) => ctx.upstreams.target([b]), sample: (percent) => `pc_sample_${sampleHundredths(percent)}` },
+    {
+      target: (b) => ctx.upstreams.target([b], undefined, location.grpc === true, undefined, undefined, server.backendCertificate),
+      authTarget: (b) => ctx.upstreams.target([b], undefined, false, undefined, undefined, server.backendCertificate),
+      sample: (percent) => `pc_sample_${sampleHundredths(percent)}`,
+    },
     location.grpc === true,
   );
 }

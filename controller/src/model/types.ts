@@ -52,6 +52,11 @@ export interface TargetTLS {
   trusted: string;
   /** The content of `trusted` when it is one of ours (written with the config). */
   pem?: string;
+  /**
+   * proxy_ssl_certificate/_key: the PEM file (certificate + key) of the client certificate the
+   * server's Gateway presents to backends (spec.tls.backend.clientCertificateRef).
+   */
+  certificate?: string;
 }
 
 export interface TargetSession {
@@ -190,11 +195,6 @@ export interface Server {
    * server name; a name no HTTPS listener holds a certificate for refuses the handshake.
    */
   tls?: { certificates: string[]; clientValidation?: ServerClientValidation } | { rejectHandshake: true };
-  /**
-   * The PEM file (certificate + key) of the client certificate its Gateway presents to backends
-   * spoken to over TLS (spec.tls.backend.clientCertificateRef).
-   */
-  backendClientCertificate?: string;
   /** HTTPS: answer 421 when the SNI map variable (NginxModel.sniMaps) is not this key. */
   misdirected?: { variable: string; key: string };
   /** Exact or wildcard names (`*.example.com`); empty for the catch-all default server. */
@@ -202,6 +202,11 @@ export interface Server {
   defaultServer: boolean;
   /** Gateways whose listeners feed this server (Gateway-level policies apply here). */
   gateways: ObjectKey[];
+  /**
+   * IPAccessPolicy clientAddress of the server's Gateway: realip's set_real_ip_from /
+   * real_ip_header (real_ip_recursive on), and `listen ... proxy_protocol` for ProxyProtocol.
+   */
+  clientAddress?: ServerClientAddress;
   locations: Location[];
   ruleLocations: RuleLocation[];
   settings: PolicySettings;
@@ -219,13 +224,15 @@ export interface Server {
   recursiveErrorPages?: boolean;
 }
 
-/** ssl_client_certificate / ssl_verify_client of an HTTPS server (Gateway spec.tls.frontend). */
-export interface ServerClientValidation {
-  /** The trusted CA file (relative to the config directory). */
-  ca: string;
-  /** AllowValidOnly: ssl_verify_client on, and a client that fails has its connection closed. Else optional_no_ca. */
-  required: boolean;
-}
+/**
+ * ssl_client_certificate / ssl_verify_client of an HTTPS server (Gateway spec.tls.frontend).
+ * AllowValidOnly (`required`): ssl_verify_client on against `ca`, and a client that fails has its
+ * connection closed. AllowInsecureFallback: optional_no_ca without CAs: a certificate is asked
+ * for and every client is served. nginx cannot serve a request whose certificate failed its
+ * check with other errors than an unknown issuer (400 instead), so with fallback nothing is
+ * checked: nothing in the configuration acts on the outcome.
+ */
+export type ServerClientValidation = { ca: string; required: true } | { required: false };
 
 export interface UpstreamServer {
   address: string;
@@ -286,7 +293,16 @@ export interface HttpContext {
   http2?: boolean;
 }
 
+export interface ServerClientAddress {
+  header: 'X-Forwarded-For' | 'proxy_protocol';
+  /** Networks of the proxies whose header is believed (canonical). */
+  trusted: string[];
+  proxyProtocol: boolean;
+}
+
 export interface NginxModel {
+  /** Set by finalizeModel: the geo blocks of IPAccessPolicies the locations read, one per variable. */
+  accessGeos?: import('../policies/ipaccess/access').AccessGeo[];
   /** HTTPS ports: `map $ssl_server_name <variable> { hostnames; ... }` naming the listener group of each SNI. */
   sniMaps?: { variable: string; entries: { name: string; key: string }[]; default: string }[];
   /** Certificate files by path relative to the config directory (secret: never logged). */

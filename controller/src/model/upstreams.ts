@@ -51,21 +51,27 @@ export function caBundleFile(id: string): string {
   return `secrets/ca_${id}.pem`;
 }
 
-/** A backend's TLS settings as the model writes them (once per BackendTLS object: the graph reuses them). */
-const targetTlsOf = new WeakMap<NonNullable<BackendRef['tls']>, TargetTLS>();
-export function targetTls(b: BackendRef): TargetTLS | undefined {
+/**
+ * A backend's TLS settings as the model writes them, with the client certificate of the server's
+ * Gateway (once per BackendTLS object and certificate: the graph reuses them).
+ */
+const targetTlsOf = new WeakMap<NonNullable<BackendRef['tls']>, Map<string, TargetTLS>>();
+export function targetTls(b: BackendRef, certificate?: string): TargetTLS | undefined {
   const t = b.tls;
   if (!t || !t.valid) return undefined;
-  let out = targetTlsOf.get(t);
+  let byCertificate = targetTlsOf.get(t);
+  if (!byCertificate) targetTlsOf.set(t, (byCertificate = new Map()));
+  let out = byCertificate.get(certificate ?? '');
   if (!out) {
     out = t.ca ? { name: t.hostname, trusted: caBundleFile(t.ca.id), pem: t.ca.pem } : { name: t.hostname, trusted: SYSTEM_CA_BUNDLE };
-    targetTlsOf.set(t, out);
+    if (certificate) out.certificate = certificate;
+    byCertificate.set(certificate ?? '', out);
   }
   return out;
 }
 
 function tlsSignature(t: TargetTLS | undefined): string {
-  return t ? `${t.name}|${t.trusted}` : '';
+  return t ? `${t.name}|${t.trusted}|${t.certificate ?? ''}` : '';
 }
 
 /**
@@ -229,10 +235,11 @@ export class Upstreams {
    * of its own that lists the endpoints as many times as it takes to have `tries` entries, since
    * nginx tries each entry at most once per request (and a Service often has one endpoint).
    */
-  private upstream(b: BackendRef, grpc: boolean, tries = 1, session?: TargetSession): Upstream {
+  private upstream(b: BackendRef, grpc: boolean, tries = 1, session?: TargetSession, certificate?: string): Upstream {
     const backend = backendKey(b);
-    // Kept connections are per upstream block: TLS ones (per trust and name) are not handed to plain-text requests.
-    const tls = targetTls(b);
+    // Kept connections are per upstream block: TLS ones (per trust, name and client certificate)
+    // are handed neither to plain-text requests nor to another Gateway's.
+    const tls = targetTls(b, certificate);
     const key = `${grpc ? `${backend} grpc` : backend}${tries > 1 ? ` tries ${tries}` : ''}${session ? ` session ${session.key}` : ''}${tls ? ` tls ${tlsSignature(tls)}` : ''}`;
     const found = this.byKey.get(key);
     if (found) return this.useUpstream(key, found);
@@ -253,10 +260,10 @@ export class Upstreams {
    * BackendRef of one Service port in a graph carries the same endpoints (graph/backends.ts
    * resolves them from one index), so the block is the same whichever registered it.
    */
-  private value(b: BackendRef, grpc: boolean, tries = 1, session?: TargetSession): string {
+  private value(b: BackendRef, grpc: boolean, tries = 1, session?: TargetSession, certificate?: string): string {
     // A BackendTLSPolicy that cannot be enforced: its backend's requests fail (Gateway API: 5xx).
     if (!b.valid || (b.tls && !b.tls.valid)) return SPLIT_INVALID;
-    const u = this.upstream(b, grpc, tries, session);
+    const u = this.upstream(b, grpc, tries, session, certificate);
     return serversOf(b).length ? u.name : SPLIT_NO_ENDPOINTS;
   }
 
@@ -276,11 +283,11 @@ export class Upstreams {
   }
 
   /** A split over named locations, one per backend (`locations`, same order as `backends`). */
-  private backendsTarget(backends: BackendRef[], locations: string[], grpc: boolean, session?: TargetSession): ProxyTarget {
+  private backendsTarget(backends: BackendRef[], locations: string[], grpc: boolean, session?: TargetSession, certificate?: string): ProxyTarget {
     const shares: { weight: number; value: string }[] = [];
     backends.forEach((b, i) => {
       if (!(b.weight > 0)) return;
-      const value = this.value(b, grpc);
+      const value = this.value(b, grpc, 1, undefined, certificate);
       shares.push({ weight: b.weight, value: value === SPLIT_INVALID || value === SPLIT_NO_ENDPOINTS ? value : locations[i] });
     });
     if (shares.length === 0 || shares.every((s) => s.value === SPLIT_INVALID)) return { kind: 'status', code: 500 };
@@ -297,9 +304,10 @@ export class Upstreams {
    * requests go out with grpc_pass (their upstreams are not shared with proxy_pass). `retry`:
    * the rule retries (model/retry.ts); its upstreams have an entry per try. `session`: the rule's
    * session persistence (model/session.ts); its upstreams and split hash the session's token.
+   * `certificate`: the client certificate file of the server's Gateway, presented to TLS backends.
    */
-  target(backends: BackendRef[], locations?: string[], grpc = false, retry?: TargetRetry, session?: TargetSession): ProxyTarget {
-    if (locations) return this.backendsTarget(backends, locations, grpc, session);
+  target(backends: BackendRef[], locations?: string[], grpc = false, retry?: TargetRetry, session?: TargetSession, certificate?: string): ProxyTarget {
+    if (locations) return this.backendsTarget(backends, locations, grpc, session, certificate);
     const tries = retry?.tries ?? 1;
     const extra = retry || session ? { ...(retry ? { retry } : {}), ...(session ? { session } : {}) } : undefined;
     // (A loop, not some() with a closure: this runs for every rule of every build.)
@@ -308,19 +316,19 @@ export class Upstreams {
       // The common case, without the arrays and sets of the general one.
       const b = backends[0];
       if (!(b.weight > 0) || !b.valid) return { kind: 'status', code: 500 };
-      const value = this.value(b, grpc, tries, session);
+      const value = this.value(b, grpc, tries, session, certificate);
       if (value === SPLIT_INVALID) return { kind: 'status', code: 500 };
       if (value === SPLIT_NO_ENDPOINTS) return { kind: 'status', code: 502 };
-      const tls = targetTls(b);
+      const tls = targetTls(b, certificate);
       if (tls) return { kind: 'upstream', upstream: value, ...extra, tls };
       return extra ? { kind: 'upstream', upstream: value, ...extra } : { kind: 'upstream', upstream: value };
     }
     const weighted = backends.filter((b) => b.weight > 0);
     if (weighted.length === 0 || weighted.every((b) => !b.valid)) return { kind: 'status', code: 500 };
-    const values = weighted.map((b) => this.value(b, grpc, tries, session));
+    const values = weighted.map((b) => this.value(b, grpc, tries, session, certificate));
     // The backends that take requests are spoken to alike (locations.ts gives mixed ones a location each).
     let tls: TargetTLS | undefined;
-    for (const b of weighted) if (b.valid && (tls = targetTls(b))) break;
+    for (const b of weighted) if (b.valid && (tls = targetTls(b, certificate))) break;
     if (new Set(values).size === 1) {
       if (values[0] === SPLIT_NO_ENDPOINTS) return { kind: 'status', code: 502 };
       if (values[0] === SPLIT_INVALID) return { kind: 'status', code: 500 };

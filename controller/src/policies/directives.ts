@@ -3,6 +3,7 @@
  * types), and how EffectivePolicies become them. The model looks up which settings apply where
  * (model/policy-settings.ts); what the settings say is decided here.
  */
+import type { AccessGeo } from './ipaccess/access';
 import { KINDS } from './kinds';
 import type { EffectivePolicies, LocationPolicies } from './types';
 
@@ -26,6 +27,8 @@ export interface PolicySettings {
   proxyBusyBuffersSize?: string;
   /** client_max_body_size ("0" disables the check; unit-less = bytes). */
   clientMaxBodySize?: string;
+  /** IPAccessPolicy: `if (<geo variable>) { return 403; }`, the geo block at http level. */
+  ipAccess?: AccessGeo;
 }
 
 export interface LimitReq {

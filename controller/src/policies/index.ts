@@ -38,6 +38,7 @@ export { resolveConflicts, exclusiveFields } from './conflicts';
 export { resolveTargets, targetsFromGraph } from './targets';
 export { gatewayKey, routeKey, targetKey, zoneId } from './keys';
 export { contentLengthAbove } from './clientsettings';
+export { accessDecision, accessGeo, type AccessGeo } from './ipaccess/access';
 export { withAffected } from '../status/policies';
 export { modelZones, toPolicySettings, type LimitReq, type LimitReqZone, type PolicySettings } from './directives';
 
@@ -71,7 +72,7 @@ interface Outcome {
 type Level = Partial<Record<PolicyKind, unknown>>;
 
 function isEmpty(l: LocationPolicies): boolean {
-  return l.rateLimit === undefined && l.proxy === undefined && l.clientMaxBodySize === undefined;
+  return l.rateLimit === undefined && l.proxy === undefined && l.clientMaxBodySize === undefined && l.ipAccess === undefined && l.clientAddress === undefined;
 }
 
 function conflictMessage(a: Attachment, c: Conflict): string {

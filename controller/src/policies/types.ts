@@ -4,7 +4,7 @@
  */
 import type { ObjectRef } from '../graph/types';
 import type { GraphCondition, PolicyAncestorStatus, PolicyReason, StatusCondition, StatusReport, TargetAffected } from '../conditions/types';
-import type { InvalidPolicy, Policy, RateLimitLogLevel, TargetKind } from '../resources/policies';
+import type { ClientAddress, InvalidPolicy, Policy, RateLimitLogLevel, TargetKind } from '../resources/policies';
 
 // ---------------------------------------------------------------- input
 
@@ -77,12 +77,24 @@ export interface LocationProxySettings {
   busyBuffersSize?: string;
 }
 
+/** IPAccessPolicy's lists for one place: canonical networks (host bits cleared), sorted. */
+export interface LocationIpAccess {
+  allow?: string[];
+  deny?: string[];
+}
+
 /** The policy settings of one proxying location (a route rule's location). */
 export interface LocationPolicies {
   rateLimit?: LocationRateLimit;
   proxy?: LocationProxySettings;
   /** client_max_body_size */
   clientMaxBodySize?: string;
+  ipAccess?: LocationIpAccess;
+  /**
+   * A Gateway's own place only (EffectivePolicies.gateways): where its servers read the client
+   * address from (IPAccessPolicy clientAddress); absent: the connection's peer.
+   */
+  clientAddress?: ClientAddress;
 }
 
 export interface EffectivePolicies {

@@ -38,6 +38,11 @@ export interface BackendObjectReference {
   port?: number;
 }
 
+/** A route rule's BackendRef (the API's type): a BackendObjectReference with a weight (default 1). */
+export interface BackendRef extends BackendObjectReference {
+  weight: number;
+}
+
 export interface HTTPRequestRedirectFilter {
   scheme?: 'http' | 'https';
   hostname?: string;

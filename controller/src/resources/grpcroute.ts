@@ -6,7 +6,7 @@ import { backendRefFields, filterSchema as httpFilterSchema, requireServicePort 
 import { z } from 'zod';
 import { objectMetaSchema } from './metadata';
 import { parentReferenceSchema } from './httproute';
-import type { HTTPRouteFilter, ObjectMeta, ParentReference, SessionPersistence, ValueMatchType } from './types';
+import type { HTTPBackendRef, HTTPRouteFilter, ObjectMeta, ParentReference, SessionPersistence, ValueMatchType } from './types';
 import { sessionPersistenceSchema } from './session-persistence';
 import { checkRouteRules, headerName, hostname, sectionName } from './validation';
 
@@ -28,15 +28,8 @@ export interface GRPCRouteMatch {
   headers: GRPCHeaderMatch[];
 }
 
-export interface GRPCBackendRef {
-  group: string;
-  kind: string;
-  name: string;
-  namespace?: string;
-  port?: number;
-  weight: number;
-  filters: HTTPRouteFilter[];
-}
+/** The same shape as an HTTPRoute's: a BackendRef with HTTP filters. */
+export type GRPCBackendRef = HTTPBackendRef;
 
 export interface GRPCRouteRule {
   name?: string;

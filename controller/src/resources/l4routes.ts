@@ -8,23 +8,15 @@ import { z } from 'zod';
 import { objectMetaSchema } from './metadata';
 import { backendRefFields, requireServicePort } from './filters';
 import { parentReferenceSchema } from './httproute';
-import type { ObjectMeta, ParentReference } from './types';
+import type { BackendRef, ObjectMeta, ParentReference } from './types';
 import { hostname, sectionName } from './validation';
 
 export type L4RouteKind = 'TLSRoute' | 'TCPRoute' | 'UDPRoute';
 
-export interface L4BackendRef {
-  group: string;
-  kind: string;
-  name: string;
-  namespace?: string;
-  port?: number;
-  weight: number;
-}
-
 export interface L4RouteRule {
   name?: string;
-  backendRefs: L4BackendRef[];
+  /** No filters on routes of whole connections. */
+  backendRefs: BackendRef[];
 }
 
 export interface L4Route<K extends L4RouteKind = L4RouteKind> {

@@ -171,19 +171,11 @@ export interface HTTPRouteMatch {
   method?: HTTPMethod;
 }
 
-export type { HTTPRouteFilter, HTTPHeaderFilter, HTTPHeader, HTTPPathModifier, HTTPRequestRedirectFilter, HTTPURLRewriteFilter, HTTPRequestMirrorFilter, HTTPCORSFilter, HTTPExternalAuthFilter, BackendObjectReference } from './filters';
-import type { HTTPRouteFilter } from './filters';
+export type { HTTPRouteFilter, HTTPHeaderFilter, HTTPHeader, HTTPPathModifier, HTTPRequestRedirectFilter, HTTPURLRewriteFilter, HTTPRequestMirrorFilter, HTTPCORSFilter, HTTPExternalAuthFilter, BackendObjectReference, BackendRef } from './filters';
+import type { BackendRef, HTTPRouteFilter } from './filters';
 
-export interface HTTPBackendRef {
-  /** Default "" (core). */
-  group: string;
-  /** Default Service. */
-  kind: string;
-  name: string;
-  namespace?: string;
-  port?: number;
-  /** Default 1. */
-  weight: number;
+/** An HTTPRoute's (and a GRPCRoute's) BackendRef: group "" and kind Service by default, weight 1. */
+export interface HTTPBackendRef extends BackendRef {
   filters: HTTPRouteFilter[];
 }
 

@@ -36,6 +36,15 @@ export const csp = (spec: Record<string, unknown>, name = 'cs') => ({
   spec,
 });
 
+export const ipp = (spec: Record<string, unknown>, name = 'ip') => ({
+  apiVersion: API,
+  kind: 'IPAccessPolicy',
+  metadata: { name, namespace: 'default' },
+  spec,
+});
+const ipr = (spec: Record<string, unknown>) => ipp({ targetRefs: [routeRef()], ...spec });
+const ipg = (spec: Record<string, unknown>) => ipp({ targetRefs: [gwRef()], ...spec });
+
 const rule = (over: Record<string, unknown> = {}) => ({ zoneSize: '10m', key: '$binary_remote_addr', rate: '10r/s', ...over });
 const rl = (r: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
   rlp({ targetRefs: [routeRef()], rateLimit: { local: { rules: [rule(r)] }, ...extra } });
@@ -117,4 +126,25 @@ export const EXAMPLES: Example[] = [
   { name: 'csp: Gateway target', doc: csp({ targetRef: gwRef(), body: { maxSize: '1k' } }), valid: true },
   { name: 'csp: plural targetRefs', doc: csp({ targetRefs: [gwRef()] }), valid: false, field: 'spec' },
   { name: 'csp: target kind Service', doc: csp({ targetRef: { group: GW, kind: 'Service', name: 's' } }), valid: false, field: 'spec.targetRef.kind' },
+  // ---- IPAccessPolicy
+  { name: 'ipp: allow and deny, IPv4 and IPv6', doc: ipr({ allow: ['10.0.0.0/8', '2001:db8::/32', '192.0.2.7'], deny: ['10.1.0.0/16', '::1', 'fe80::1:2/64'] }), valid: true },
+  { name: 'ipp: Gateway with every field', doc: ipg({ allow: ['0.0.0.0/0'], clientAddress: { source: 'XForwardedFor', trustedCIDRs: ['127.0.0.1/32'] } }), valid: true },
+  { name: 'ipp: PROXY protocol', doc: ipg({ clientAddress: { source: 'ProxyProtocol', trustedCIDRs: ['10.0.0.0/8', '::/0'] } }), valid: true },
+  { name: 'ipp: Connection source alone', doc: ipg({ clientAddress: { source: 'Connection' } }), valid: true },
+  { name: 'ipp: GRPCRoute target', doc: ipp({ targetRefs: [routeRef('g', 'GRPCRoute')], deny: ['203.0.113.0/24'] }), valid: true },
+  { name: 'ipp: full IPv6 with prefix 128', doc: ipr({ deny: ['2001:0db8:0000:0000:0000:0000:0000:0001/128'] }), valid: true },
+  { name: 'ipp: prefix 33 on IPv4', doc: ipr({ deny: ['10.0.0.0/33'] }), valid: false, field: 'spec.deny[0]' },
+  { name: 'ipp: octet 256', doc: ipr({ allow: ['10.0.0.256'] }), valid: false, field: 'spec.allow[0]' },
+  { name: 'ipp: prefix 129 on IPv6', doc: ipr({ allow: ['::/129'] }), valid: false, field: 'spec.allow[0]' },
+  { name: 'ipp: two double colons', doc: ipr({ allow: ['1::2::3'] }), valid: false, field: 'spec.allow[0]' },
+  { name: 'ipp: hostname', doc: ipr({ allow: ['example.com'] }), valid: false, field: 'spec.allow[0]' },
+  { name: 'ipp: nginx keyword all', doc: ipr({ deny: ['all'] }), valid: false, field: 'spec.deny[0]' },
+  { name: 'ipp: empty allow list', doc: ipr({ allow: [] }), valid: false, field: 'spec.allow' },
+  { name: 'ipp: 257 networks', doc: ipr({ deny: Array.from({ length: 257 }, (_, i) => `10.0.${i >> 8}.${i & 255}`) }), valid: false, field: 'spec.deny' },
+  { name: 'ipp: clientAddress on a route', doc: ipr({ clientAddress: { source: 'Connection' } }), valid: false, field: 'spec.clientAddress' },
+  { name: 'ipp: XForwardedFor without trustedCIDRs', doc: ipg({ clientAddress: { source: 'XForwardedFor' } }), valid: false, field: 'spec.clientAddress.trustedCIDRs' },
+  { name: 'ipp: Connection with trustedCIDRs', doc: ipg({ clientAddress: { source: 'Connection', trustedCIDRs: ['10.0.0.0/8'] } }), valid: false, field: 'spec.clientAddress.trustedCIDRs' },
+  { name: 'ipp: unknown source', doc: ipg({ clientAddress: { source: 'Header' } }), valid: false, field: 'spec.clientAddress.source' },
+  { name: 'ipp: Gateway mixed with route', doc: ipp({ targetRefs: [gwRef(), routeRef()], deny: ['10.0.0.0/8'] }), valid: false, field: 'spec.targetRefs' },
+  { name: 'ipp: unknown field', doc: ipr({ allowed: ['10.0.0.0/8'] }), valid: false, field: 'spec' },
 ];

@@ -21,6 +21,7 @@ import type { TokenService } from '../services/tokens';
 import type { UserService } from '../services/users';
 import type { HttpSignatureService } from '../services/httpsig';
 import type { OAuth2Provider } from '../services/oauth2/provider';
+import type { SignInThrottle } from '../services/sign-in-throttle';
 
 export type AuthMethod = 'anonymous' | 'basic' | 'token';
 
@@ -41,6 +42,8 @@ export type RouteAuth = 'optional' | 'required' | 'admin' | 'basic';
 export const OTP_HEADERS = ['x-portcullis-otp', 'x-forgejo-otp', 'x-gitea-otp'];
 const ANONYMOUS: AuthResult = { user: null, method: 'anonymous', basic: false, scopes: null, tokenId: null };
 const INVALID = 'invalid username, password or token';
+/** The API routes of one repository (Gitea's repoAssignment group). */
+const REPO_ROUTE = /^\/api\/v1\/repos\/:owner\/:repo(\/|$)/;
 
 function parseBasic(header: string): { user: string; pass: string } | null {
   const m = /^basic\s+(\S+)$/i.exec(header.trim());
@@ -58,7 +61,29 @@ export class AuthResolver {
     private readonly httpsig: HttpSignatureService,
     private readonly oauth2: Pick<OAuth2Provider, 'verifyAccessToken'>,
     private readonly opts: { disableQueryAuthToken: boolean },
+    private readonly throttle: SignInThrottle,
   ) {}
+
+  /**
+   * A password check under the sign-in throttle (services/sign-in-throttle.ts): refused with
+   * TooManyRequestsError, right or wrong, while the client has failed too often for this account.
+   */
+  private async passwordHolds(request: FastifyRequest, user: User | null, name: string, password: string): Promise<boolean> {
+    this.throttle.check(request.ip, name);
+    const holds = !!user && (await this.users.verifyPassword(user, password));
+    if (!holds) this.throttle.failed(request.ip, name);
+    return holds;
+  }
+
+  /** A wrong second factor (passcode or scratch token) counts as a failed sign-in of the account. */
+  secondFactorFailed(request: FastifyRequest, user: User): void {
+    this.throttle.failed(request.ip, user.name);
+  }
+
+  /** A completed sign-in (password and, when enrolled, second factor) clears the account's failures from this client. */
+  signedIn(request: FastifyRequest, user: User): void {
+    this.throttle.succeeded(request.ip, user.name);
+  }
 
   /**
    * Checks a TOTP code against the user's secret (one 30 s step either side). Like Gitea's API
@@ -78,8 +103,9 @@ export class AuthResolver {
     const basic = request.headers.authorization ? parseBasic(request.headers.authorization) : null;
     if (!basic || !basic.user || !basic.pass) return null;
     const user = await this.users.findIndividual(basic.user);
+    if (!(await this.passwordHolds(request, user, basic.user, basic.pass))) return null;
     if (!user || !user.isActive || user.prohibitLogin) return null;
-    return (await this.users.verifyPassword(user, basic.pass)) ? user : null;
+    return user;
   }
 
   private async byToken(token: string, basic: boolean): Promise<AuthResult> {
@@ -117,9 +143,15 @@ export class AuthResolver {
       const oauth = await this.oauth2.verifyAccessToken(basic.pass);
       if (oauth) return { user: oauth.user, method: 'token', basic: true, scopes: oauth.scopes, tokenId: null };
       const user = await this.users.findIndividual(basic.user);
-      if (!user || !(await this.users.verifyPassword(user, basic.pass))) throw new UnauthenticatedError(INVALID);
+      if (!(await this.passwordHolds(request, user, basic.user, basic.pass)) || !user) throw new UnauthenticatedError(INVALID);
       const otp = OTP_HEADERS.map((h) => request.headers[h]).find((v) => typeof v === 'string' && v !== '') as string | undefined;
-      if (!this.checkOtp(user, otp)) throw new UnauthenticatedError('invalid provided OTP');
+      if (!this.checkOtp(user, otp)) {
+        // Only a passcode that was tried counts: git and other clients that cannot send one are
+        // refused with Gitea's message, not locked out.
+        if (otp !== undefined) this.secondFactorFailed(request, user);
+        throw new UnauthenticatedError('invalid provided OTP');
+      }
+      this.signedIn(request, user);
       return { user, method: 'basic', basic: true, scopes: null, tokenId: null };
     }
     const q = (typeof query.token === 'string' && query.token) || (typeof query.access_token === 'string' && query.access_token);
@@ -197,6 +229,11 @@ async function authPlugin(app: FastifyInstance) {
     // public-only tokens: the doer carries the restriction into every list query.
     request.doer = doer && auth.scopes?.publicOnly ? publicOnlyViewer(doer) : doer;
     if (auth.scopes?.publicOnly && cfg.rejectPublicOnly) throw new PermissionDeniedError('this endpoint is not available for public-only tokens');
+
+    // Gitea's TWO_FACTOR_AUTH = enforced: a caller without two-factor authentication has no
+    // access to any repository under /repos/{owner}/{repo}, its own and public ones included
+    // (404, as for a repository it cannot see); other routes and git HTTP are unaffected.
+    if (app.config.twoFactorAuthEnforced && doer && !doer.totpSecret && REPO_ROUTE.test(request.routeOptions.url ?? '')) throw new NotFoundError();
 
     if (routeAuth === 'basic' && !auth.basic) throw new UnauthenticatedError('auth required');
     if (routeAuth !== 'optional' && !doer) throw new UnauthenticatedError('token is required');

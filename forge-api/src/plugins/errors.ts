@@ -5,7 +5,7 @@
  * their kind, or the route's `errorStatus` override where Gitea answers differently.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { DomainError, type ErrorKind } from '../services/errors';
+import { DomainError, TooManyRequestsError, type ErrorKind } from '../services/errors';
 import { shared } from './shared';
 import { clientErrorOf } from '../services/db-errors';
 
@@ -24,6 +24,7 @@ export const STATUS_OF_KIND: Record<ErrorKind, number> = {
   Archived: 423,
   Conflict: 409,
   NotAllowed: 405,
+  TooManyRequests: 429,
 };
 
 /** Per-route statuses where Gitea answers a kind differently (route config `errorStatus`). */
@@ -99,6 +100,7 @@ async function errorsPlugin(app: FastifyInstance) {
   app.setErrorHandler((err: FastifyError | DomainError, request: FastifyRequest, reply: FastifyReply) => {
     if (err instanceof DomainError) {
       const status = statusOf(err, request.routeOptions.config?.errorStatus);
+      if (err instanceof TooManyRequestsError) reply.header('retry-after', String(err.retryAfterSeconds));
       const shape = request.routeOptions.config?.errorBody?.[err.kind];
       if (shape === 'empty' || err.bare) return reply.code(status).send();
       if (err.body) return reply.code(status).type('application/json').send(err.body);

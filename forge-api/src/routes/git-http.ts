@@ -17,6 +17,7 @@ import zlib from 'zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import { repositoryPath } from '../services/git';
 import type { AuthResult } from '../plugins/auth';
+import { TooManyRequestsError } from '../services/errors';
 import { USER_TYPE_ORGANIZATION } from '../services/permissions';
 import type { User } from '../services/records';
 import type { RepoWithOwner } from '../services/repos';
@@ -42,6 +43,8 @@ export interface GitHttpAuth<U extends GitHttpUser = GitHttpUser> {
   error?: string;
   /** Set when the account may not sign in (inactive, prohibited): 403 with this message. */
   blocked?: string;
+  /** Set when the client failed to sign in too often: 429, retry after this many seconds. */
+  retryAfterSeconds?: number;
 }
 
 export interface GitHttpRepo {
@@ -198,6 +201,7 @@ function forgeDeps(app: FastifyInstance): GitHttpDeps<User, ForgeGitRepo> {
       try {
         result = await app.auth.resolveUser(request);
       } catch (err) {
+        if (err instanceof TooManyRequestsError) return { user: null, tokenScopes: null, error: err.message, retryAfterSeconds: err.retryAfterSeconds };
         let message = (err as Error).message || 'invalid credentials';
         // git cannot send a one-time password: say so as Gitea does.
         if (/OTP/i.test(message)) {
@@ -303,6 +307,10 @@ export default async function gitHttpRoutes(app: FastifyInstance, opts: GitHttpO
     }
     const isPublicPull = repo !== null && !repo.isPrivate && isPull && repo.ownerIsPublic !== false;
     const auth = await deps.authenticate(request);
+    if (auth.retryAfterSeconds !== undefined) {
+      await plain(reply.header('retry-after', String(auth.retryAfterSeconds)), 429, auth.error ?? 'Too Many Requests');
+      return null;
+    }
     if (auth.error) return unauthorized(auth.error);
     if (auth.blocked) {
       await plain(reply, 403, auth.blocked);

@@ -23,10 +23,13 @@ import crypto from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { InteractionResults } from 'oidc-provider';
 import { OTP_HEADERS } from '../plugins/auth';
+import { hasScope } from '../services/scopes';
 import { discoveryDocument, OAUTH2_PATHS, SCOPES_SUPPORTED } from '../services/oauth2/gitea-provider';
 import { hashClientSecret } from '../services/oauth2/applications';
-import { tokenRequestError } from '../services/oauth2/gitea-errors';
-import { escapeHtml, page } from '../services/oauth2/pages';
+import { authorizeFailure, tokenRequestError } from '../services/oauth2/gitea-errors';
+import { authorizationFailedPage, escapeHtml, page, signInThrottledPage } from '../services/oauth2/pages';
+import { TooManyRequestsError } from '../services/errors';
+import { TWO_FACTOR_ENROL_PATH, TWO_FACTOR_REQUIRED_MESSAGE } from '../services/two-factor';
 
 const PROVIDER_PATHS = [OAUTH2_PATHS.authorize, `${OAUTH2_PATHS.authorize}/*`, OAUTH2_PATHS.token, OAUTH2_PATHS.userinfo, OAUTH2_PATHS.introspect, OAUTH2_PATHS.keys];
 
@@ -82,6 +85,29 @@ export default async function oauth2ProviderRoutes(app: FastifyInstance) {
   const hidden = { schema: { hide: true } };
   app.get(OAUTH2_PATHS.discovery, hidden, async (_request, reply) => reply.type('application/json').send(discoveryDocument(oauth2.issuer)));
 
+  /**
+   * userinfo with a personal access token, answered as Gitea does (its OAuth2 sign-in method
+   * takes personal access tokens as well): the token found where Gitea looks (the `token` or
+   * `access_token` parameter unless query tokens are off, then the Authorization header's token or
+   * bearer), its `read:user` scope required (403 otherwise). Anything else goes to the provider.
+   * True when answered.
+   */
+  async function personalTokenUserinfo(request: FastifyRequest, reply: FastifyReply, body: string | undefined): Promise<boolean> {
+    const params = new URL(request.url, 'http://forge.invalid').searchParams;
+    const form = request.method === 'POST' && body !== undefined && /^application\/x-www-form-urlencoded/i.test(request.headers['content-type'] ?? '') ? new URLSearchParams(body) : null;
+    const fromForm = (name: string) => params.get(name) || form?.get(name) || '';
+    const header = /^(?:token|bearer)\s+(\S+)$/i.exec(request.headers.authorization?.trim() ?? '');
+    const presented = (!app.config.disableQueryAuthToken && (fromForm('token') || fromForm('access_token'))) || header?.[1] || '';
+    const found = presented ? await app.services.tokens.verify(presented) : null;
+    if (!found) return false;
+    if (!hasScope(found.scopes, 'user', 'read')) {
+      await reply.code(403).header('www-authenticate', 'Bearer realm="Gitea OAuth2"').type('text/plain; charset=utf-8').send('token does not have required scope: read:user');
+      return true;
+    }
+    await reply.header('cache-control', 'max-age=0, private, must-revalidate').type('application/json; charset=utf-8').send(await oauth2.giteaUserinfo(found.user));
+    return true;
+  }
+
   async function toProvider(request: FastifyRequest, reply: FastifyReply) {
     let body = typeof request.body === 'string' ? request.body : undefined;
     let redirectUri: string | undefined;
@@ -99,8 +125,15 @@ export default async function oauth2ProviderRoutes(app: FastifyInstance) {
       // provider grants nothing without a scope, so the request asks for `all` instead.
       if (!params.get('scope')?.trim()) params.set('scope', 'all');
       redirectUri = params.get('redirect_uri') ?? undefined;
+      // Gitea requires the redirect URI even of an application with only one registered (the
+      // provider would fall back on that one): its 400 page, once the client is known.
+      if (!redirectUri && (await oauth2Apps.findClient(params.get('client_id') ?? ''))) {
+        return reply.code(400).type('text/html; charset=utf-8').send(authorizationFailedPage(authorizeFailure('invalid_redirect_uri', '').error_description));
+      }
       if (request.method === 'POST' && body !== undefined) body = params.toString();
       else request.raw.url = `${url.pathname}?${params.toString()}`;
+    } else if (path === OAUTH2_PATHS.userinfo) {
+      if (await personalTokenUserinfo(request, reply, body)) return reply;
     } else if (path === OAUTH2_PATHS.token || path === OAUTH2_PATHS.introspect) {
       if (path === OAUTH2_PATHS.token && request.method === 'POST') {
         const failed = await tokenRequestError(new URLSearchParams(body ?? ''), request.headers.authorization, (id) => oauth2Apps.findClient(id));
@@ -126,7 +159,13 @@ export default async function oauth2ProviderRoutes(app: FastifyInstance) {
         .send(page('Authorization request expired', '<h1>Authorization request expired</h1><p>Start again from the application.</p>'));
     }
     if (details.uid !== request.params.uid) return reply.code(400).type('text/plain').send('interaction mismatch');
-    const user = await app.auth.passwordUser(request);
+    let user;
+    try {
+      user = await app.auth.passwordUser(request);
+    } catch (err) {
+      if (!(err instanceof TooManyRequestsError)) throw err;
+      return reply.code(429).header('retry-after', String(err.retryAfterSeconds)).type('text/html; charset=utf-8').send(signInThrottledPage(err.retryAfterSeconds));
+    }
     if (!user) {
       return reply
         .code(401)
@@ -150,15 +189,28 @@ export default async function oauth2ProviderRoutes(app: FastifyInstance) {
     // The second factor of an enrolled account: a passcode (or the scratch token) in the form,
     // or the OTP header API clients send.
     const enrolled = twoFactor.isEnrolled(user);
+    if (app.config.twoFactorAuthEnforced && !enrolled) {
+      // Gitea's [security] TWO_FACTOR_AUTH = enforced: no application is authorized for an
+      // account without two-factor authentication (its 400 page, with the way to enrol).
+      return reply
+        .code(400)
+        .type('text/html; charset=utf-8')
+        .send(authorizationFailedPage('two-factor authentication is required', `<p><a href="${TWO_FACTOR_ENROL_PATH}">${escapeHtml(TWO_FACTOR_REQUIRED_MESSAGE)}</a></p>`));
+    }
     const form = new URLSearchParams(request.method === 'POST' && typeof request.body === 'string' ? request.body : '');
     const headerOtp = OTP_HEADERS.map((h) => request.headers[h]).find((v) => typeof v === 'string' && v !== '') as string | undefined;
     let passcodeError = '';
     if (request.method === 'POST' && form.get('granted') !== 'true') return finish({ error: 'access_denied', error_description: 'the request is denied' });
     let secondFactor = !enrolled || (headerOtp !== undefined && (await twoFactor.verifyPasscode(user, headerOtp)));
+    if (!secondFactor && headerOtp !== undefined) app.auth.secondFactorFailed(request, user);
     if (!secondFactor && request.method === 'POST') {
       secondFactor = await twoFactor.verifySecondFactor(user, form.get('passcode') ?? '');
-      if (!secondFactor) passcodeError = 'The passcode is not correct.';
+      if (!secondFactor) {
+        passcodeError = 'The passcode is not correct.';
+        app.auth.secondFactorFailed(request, user);
+      }
     }
+    if (secondFactor) app.auth.signedIn(request, user);
 
     // A grant this user already gave this application, covering every scope asked for, is reused (Gitea asks once).
     const previous = await prisma.oAuth2ProviderRecord.findFirst({ where: { kind: 'Grant', clientId, accountId }, orderBy: { expiresAt: 'desc' } });

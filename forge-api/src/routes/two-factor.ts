@@ -6,9 +6,10 @@
  * the others the passcode of the enrolled authenticator, which another site cannot know).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { DomainError, NotFoundError, UnauthenticatedError } from '../services/errors';
+import { DomainError, NotFoundError, TooManyRequestsError, UnauthenticatedError } from '../services/errors';
 import { statusOf } from '../plugins/errors';
-import { escapeHtml, page } from '../services/oauth2/pages';
+import { escapeHtml, page, signInThrottledPage } from '../services/oauth2/pages';
+import { TWO_FACTOR_REQUIRED_MESSAGE } from '../services/two-factor';
 import type { User } from '../services/records';
 import { OTP_HEADERS } from '../plugins/auth';
 
@@ -43,7 +44,14 @@ export default async function twoFactorRoutes(app: FastifyInstance) {
 
   /** The signed-in user, or a 401 sign-in challenge sent (null). */
   async function signedIn(request: FastifyRequest, reply: FastifyReply): Promise<User | null> {
-    const user = await app.auth.passwordUser(request);
+    let user;
+    try {
+      user = await app.auth.passwordUser(request);
+    } catch (err) {
+      if (!(err instanceof TooManyRequestsError)) throw err;
+      await reply.code(429).header('retry-after', String(err.retryAfterSeconds)).type('text/html; charset=utf-8').send(signInThrottledPage(err.retryAfterSeconds));
+      return null;
+    }
     if (!user) {
       await html(reply.header('www-authenticate', 'Basic realm="Gitea"'), 401, 'Sign in', '<h1>Sign in</h1><p>Sign in with your user name and password to continue.</p>');
       return null;
@@ -60,11 +68,17 @@ export default async function twoFactorRoutes(app: FastifyInstance) {
     return html(reply, statusOf(err), 'Two-factor authentication', `<h1>Two-factor authentication</h1><p role="alert">${escapeHtml(err.message)}</p><p><a href="${BASE}">Back to security settings</a></p>`);
   };
 
+  /** A wrong passcode of the enrolled authenticator: a failed sign-in for the throttle, and the error page. */
+  const wrongPasscode = (request: FastifyRequest, reply: FastifyReply, user: User) => {
+    app.auth.secondFactorFailed(request, user);
+    return errorPage(reply, new UnauthenticatedError('the passcode is not correct'));
+  };
+
   app.get(BASE, hidden, async (request, reply) => {
     const user = await signedIn(request, reply);
     if (!user) return reply;
     if (!twoFactor.isEnrolled(user)) {
-      return html(reply, 200, 'Security', `<h1>Security</h1><h2>Two-factor authentication</h2><p>Two-factor authentication is not enrolled.</p><p><a href="${BASE}/two_factor/enroll">Enable two-factor authentication</a></p>`);
+      return html(reply, 200, 'Security', `<h1>Security</h1><h2>Two-factor authentication</h2>${app.config.twoFactorAuthEnforced ? `<p role="alert"><strong>${escapeHtml(TWO_FACTOR_REQUIRED_MESSAGE)}</strong></p>` : ''}<p>Two-factor authentication is not enrolled.</p><p><a href="${BASE}/two_factor/enroll">Enable two-factor authentication</a></p>`);
     }
     return html(
       reply,
@@ -117,7 +131,7 @@ export default async function twoFactorRoutes(app: FastifyInstance) {
     if (!user) return reply;
     try {
       if (!twoFactor.isEnrolled(user)) return errorPage(reply, new NotFoundError('two-factor authentication is not enrolled'));
-      if (!(await twoFactor.verifyPasscode(user, passcodeOf(request)))) return errorPage(reply, new UnauthenticatedError('the passcode is not correct'));
+      if (!(await twoFactor.verifyPasscode(user, passcodeOf(request)))) return wrongPasscode(request, reply, user);
       const scratch = await twoFactor.regenerateScratch(user);
       return html(reply, 200, 'New scratch token', `<h1>New scratch token</h1><p>Your previous scratch token no longer works.</p><p>Scratch token: <code id="scratch-token">${escapeHtml(scratch)}</code></p><p><a href="${BASE}">Back to security settings</a></p>`);
     } catch (err) {
@@ -130,7 +144,7 @@ export default async function twoFactorRoutes(app: FastifyInstance) {
     if (!user) return reply;
     try {
       if (!twoFactor.isEnrolled(user)) return errorPage(reply, new NotFoundError('two-factor authentication is not enrolled'));
-      if (!(await twoFactor.verifyPasscode(user, passcodeOf(request)))) return errorPage(reply, new UnauthenticatedError('the passcode is not correct'));
+      if (!(await twoFactor.verifyPasscode(user, passcodeOf(request)))) return wrongPasscode(request, reply, user);
       await twoFactor.disable(user);
       return html(reply, 200, 'Two-factor authentication disabled', `<h1>Two-factor authentication disabled</h1><p><a href="${BASE}">Back to security settings</a></p>`);
     } catch (err) {

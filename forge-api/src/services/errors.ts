@@ -34,7 +34,9 @@ export type ErrorKind =
   /** The request lost a race with a concurrent change the database refused to serialise (409). */
   | 'Conflict'
   /** The operation does not apply to this kind of resource (405, e.g. teams of a personal repository). */
-  | 'NotAllowed';
+  | 'NotAllowed'
+  /** Too many failed sign-in attempts: refused until the time given has passed (429, Retry-After). */
+  | 'TooManyRequests';
 
 export type ErrorDetails = string[] | null;
 
@@ -130,6 +132,16 @@ export class ConflictError extends DomainError {
 export class NotAllowedError extends DomainError {
   constructor(message: string) {
     super('NotAllowed', message);
+  }
+}
+
+export class TooManyRequestsError extends DomainError {
+  constructor(
+    message: string,
+    /** Seconds until an attempt is accepted again (the Retry-After header). */
+    readonly retryAfterSeconds: number,
+  ) {
+    super('TooManyRequests', message);
   }
 }
 

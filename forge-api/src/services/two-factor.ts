@@ -16,6 +16,10 @@ import { loadProviderKey } from './oauth2/provider-key';
 import type { User } from './records';
 import { base32Encode, generateTotpSecret, verifyTotp } from './totp';
 
+/** Where an account enrols (Gitea's path), and Gitea's words for an account that must first. */
+export const TWO_FACTOR_ENROL_PATH = '/user/settings/security/two_factor/enroll';
+export const TWO_FACTOR_REQUIRED_MESSAGE = 'You must set up two-factor authentication to get access to repositories, or try to log in again.';
+
 /** Gitea's scratch token alphabet: base32 without the look-alikes 0, O, 1 and I. */
 const SCRATCH_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 

@@ -36,6 +36,7 @@ export const WATCHED_KINDS: readonly WatchedKind[] = [
   gw('ReferenceGrant', 'referencegrants', true, 'v1beta1'),
   gw('BackendTLSPolicy', 'backendtlspolicies', true),
   policy('ClientSettingsPolicy', 'clientsettingspolicies'),
+  policy('IPAccessPolicy', 'ipaccesspolicies'),
   policy('ProxySettingsPolicy', 'proxysettingspolicies'),
   policy('RateLimitPolicy', 'ratelimitpolicies'),
   { group: 'inference.networking.k8s.io', version: 'v1', kind: 'InferencePool', plural: 'inferencepools', namespaced: true, statusWritten: true },

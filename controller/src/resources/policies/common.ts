@@ -34,6 +34,9 @@ export const MESSAGES = {
   busyAtLeastOneBuffer: 'busyBuffersSize must be at least buffers.size',
   zoneTooSmall: 'zoneSize must be at least 32k (nginx needs 8 memory pages per zone)',
   zoneTooLarge: 'zoneSize must be at most 1024m',
+  clientAddressGatewayOnly: 'clientAddress may only be set by a policy whose targets are Gateways',
+  trustedCIDRsRequired: 'trustedCIDRs is required when source is XForwardedFor or ProxyProtocol',
+  trustedCIDRsUnused: 'trustedCIDRs must not be set when source is Connection',
 } as const;
 
 /** targetRefs of RateLimitPolicy and ProxySettingsPolicy: 1..16, unique, Gateway or routes. */

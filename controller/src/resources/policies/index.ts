@@ -8,9 +8,12 @@ import { clientSettingsPolicySchema, type ClientSettingsPolicy } from './clients
 import { POLICY_API_VERSION, POLICY_GROUP, type TargetRef } from './common';
 import { proxySettingsPolicySchema, type ProxySettingsPolicy } from './proxysettingspolicy';
 import { rateLimitPolicySchema, type RateLimitPolicy } from './ratelimitpolicy';
+import { ipAccessPolicySchema, type IPAccessPolicy } from './ipaccesspolicy';
 
 export * from './common';
 export * from './size';
+export * from './cidr';
+export { ipAccessPolicySchema, CLIENT_ADDRESS_SOURCES, MAX_ACCESS_CIDRS, MAX_TRUSTED_CIDRS, type ClientAddress, type ClientAddressSource, type IPAccessPolicy } from './ipaccesspolicy';
 export { clientSettingsPolicySchema, type ClientSettingsPolicy } from './clientsettingspolicy';
 export { proxySettingsPolicySchema, busyBufferProblems, type ProxySettingsPolicy, type ProxyBuffering } from './proxysettingspolicy';
 export {
@@ -25,13 +28,14 @@ export {
   type RateLimitRule,
 } from './ratelimitpolicy';
 
-export type Policy = RateLimitPolicy | ProxySettingsPolicy | ClientSettingsPolicy;
+export type Policy = RateLimitPolicy | ProxySettingsPolicy | ClientSettingsPolicy | IPAccessPolicy;
 export type PolicyKind = Policy['kind'];
 
 export const POLICY_SCHEMAS: Record<PolicyKind, z.ZodType> = {
   RateLimitPolicy: rateLimitPolicySchema,
   ProxySettingsPolicy: proxySettingsPolicySchema,
   ClientSettingsPolicy: clientSettingsPolicySchema,
+  IPAccessPolicy: ipAccessPolicySchema,
 };
 
 export const POLICY_KINDS = Object.keys(POLICY_SCHEMAS) as PolicyKind[];

@@ -5,7 +5,7 @@
  */
 import type { ManifestDoc } from '../types';
 import { isReadOnlyDocument } from '../readonly';
-import { isPolicyGroup, isPolicyKind, parsePolicy, type Policy, type PolicyKind, type PolicyParseResult } from './index';
+import { isPolicyGroup, isPolicyKind, parsePolicy, POLICY_KINDS, type Policy, type PolicyKind, type PolicyParseResult } from './index';
 
 /** A policy document that failed its schema: it still gets status.ancestors (reason Invalid). */
 export interface InvalidPolicy {
@@ -49,7 +49,7 @@ export function parsePolicyDocs(docs: ManifestDoc[]): ParsedPolicies {
     const kind = typeof doc.kind === 'string' ? doc.kind : '';
     if (!isPolicyGroup(apiVersion)) return;
     if (!isPolicyKind(kind)) {
-      out.errors.push({ source, message: `${apiVersion} has no kind ${kind || '(none)'}; policy kinds are RateLimitPolicy, ProxySettingsPolicy, ClientSettingsPolicy` });
+      out.errors.push({ source, message: `${apiVersion} has no kind ${kind || '(none)'}; policy kinds are ${POLICY_KINDS.join(', ')}` });
       return;
     }
     const meta = isObject(doc.metadata) ? doc.metadata : {};

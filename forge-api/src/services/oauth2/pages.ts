@@ -17,11 +17,21 @@ ${body}
 }
 
 /** Gitea's page for an authorization request that cannot be sent back to the client. */
-export function authorizationFailedPage(description: string): string {
+export function authorizationFailedPage(description: string, extraHtml = ''): string {
   return page(
     'Authorization failed',
     `<h1>Authorization failed</h1>
 <p role="alert">${escapeHtml(description)}</p>
-<p>The application sent an authorization request the forge cannot accept. Tell the application's maintainers.</p>`,
+<p>The application sent an authorization request the forge cannot accept. Tell the application's maintainers.</p>${extraHtml ? `\n${extraHtml}` : ''}`,
+  );
+}
+
+/** The sign-in page's refusal while the client has failed too often (sent with 429 and Retry-After). */
+export function signInThrottledPage(retryAfterSeconds: number): string {
+  const minutes = Math.ceil(retryAfterSeconds / 60);
+  return page(
+    'Too many sign-in attempts',
+    `<h1>Too many sign-in attempts</h1>
+<p role="alert">Signing in to this account failed too often. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.</p>`,
   );
 }

@@ -261,6 +261,23 @@ export class OAuth2Provider {
     return provider;
   }
 
+  /**
+   * Gitea's userinfo answer for a caller authenticated otherwise than by this provider's own
+   * access token (a personal access token: Gitea's OAuth2 sign-in method accepts those too).
+   * `groups` is null rather than empty, as Gitea encodes a user in no organization.
+   */
+  async giteaUserinfo(user: User) {
+    const groups = await this.groupsOf(user.id);
+    return {
+      sub: String(user.id),
+      name: user.fullName.trim() || user.name,
+      preferred_username: user.name,
+      email: user.email,
+      picture: this.avatarUrl(user),
+      groups: groups.length ? groups : null,
+    };
+  }
+
   /** The caller behind an access token of this provider, with the API scopes its grant gives; null if it is none. */
   async verifyAccessToken(token: string): Promise<VerifiedOAuth2Token | null> {
     // oidc-provider's opaque tokens: 43 base64url characters; anything else is not ours.

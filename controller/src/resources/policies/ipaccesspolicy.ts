@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { CIDR_MAX_LENGTH, CIDR_PATTERN, CIDR_RE } from './cidr';
+import { MESSAGES, policyEnvelope, targetRefsSchema, type ObjectMeta, type TargetRef } from './common';
+
+/** Where the client address IPAccessPolicy checks comes from (a Gateway's setting). */
+export const CLIENT_ADDRESS_SOURCES = ['Connection', 'XForwardedFor', 'ProxyProtocol'] as const;
+export type ClientAddressSource = (typeof CLIENT_ADDRESS_SOURCES)[number];
+
+/** Entries per allow or deny list: nginx's geo lookup is a radix tree, so the cap is for the CRD's size. */
+export const MAX_ACCESS_CIDRS = 256;
+/** Proxies in front of the Gateway whose X-Forwarded-For or PROXY header is believed. */
+export const MAX_TRUSTED_CIDRS = 64;
+
+export interface ClientAddress {
+  source: ClientAddressSource;
+  trustedCIDRs?: string[];
+}
+
+export const cidr = () => z.string().max(CIDR_MAX_LENGTH).regex(CIDR_RE, { message: `must be an IPv4 or IPv6 address, optionally with a prefix length, e.g. 10.0.0.0/8, 2001:db8::/32 (${CIDR_PATTERN})` });
+
+const cidrList = (max: number) => z.array(cidr()).min(1).max(max);
+
+export const clientAddressSchema = z
+  .strictObject({
+    source: z.enum(CLIENT_ADDRESS_SOURCES, { message: `must be one of ${CLIENT_ADDRESS_SOURCES.join(', ')}` }),
+    trustedCIDRs: cidrList(MAX_TRUSTED_CIDRS).optional(),
+  })
+  .superRefine((c, ctx) => {
+    if (c.source !== 'Connection' && c.trustedCIDRs === undefined) ctx.addIssue({ code: 'custom', path: ['trustedCIDRs'], message: MESSAGES.trustedCIDRsRequired });
+    if (c.source === 'Connection' && c.trustedCIDRs !== undefined) ctx.addIssue({ code: 'custom', path: ['trustedCIDRs'], message: MESSAGES.trustedCIDRsUnused });
+  });
+
+export const ipAccessPolicySchema = z.object({
+  ...policyEnvelope('IPAccessPolicy'),
+  spec: z
+    .strictObject({
+      targetRefs: targetRefsSchema,
+      allow: cidrList(MAX_ACCESS_CIDRS).optional(),
+      deny: cidrList(MAX_ACCESS_CIDRS).optional(),
+      clientAddress: clientAddressSchema.optional(),
+    })
+    .superRefine((spec, ctx) => {
+      if (spec.clientAddress !== undefined && spec.targetRefs.some((t) => t.kind !== 'Gateway')) {
+        ctx.addIssue({ code: 'custom', path: ['clientAddress'], message: MESSAGES.clientAddressGatewayOnly });
+      }
+    }),
+});
+
+export interface IPAccessPolicy {
+  apiVersion: string;
+  kind: 'IPAccessPolicy';
+  metadata: ObjectMeta;
+  spec: { targetRefs: TargetRef[]; allow?: string[]; deny?: string[]; clientAddress?: ClientAddress };
+}

@@ -1,0 +1,124 @@
+/**
+ * IPAccessPolicy through the real controller CLI (standalone) and real nginx: clients from
+ * different loopback source addresses (127.0.0.1, .2, .3 are all this machine), a Gateway's lists
+ * and a route's overriding ones, then the client address taken from trusted X-Forwarded-For hops
+ * and from a PROXY protocol v1 header written by hand.
+ */
+import * as net from 'net';
+import { GatewayFixture, startGatewayFixture } from '../support/gateway';
+import { httpRoute, rule, type Manifest } from '../support/manifests';
+import { condition, findStatus, readStatus, routeParent, waitForStatus } from '../support/status';
+import { ipAccessPolicy, target, timedRequest } from './support';
+
+let gw: GatewayFixture;
+
+const byHeader = (value: string) => [{ path: { type: 'PathPrefix', value }, headers: [{ name: 'x-go', value: '1' }] }];
+const prefix = (value: string) => [{ path: { type: 'PathPrefix', value } }];
+
+const status = async (path: string, from: string, headers?: Record<string, string>) => (await timedRequest(gw.port, path, { localAddress: from, headers })).status;
+
+/** A raw HTTP/1.1 exchange on one connection that starts with `preamble`; '' when nginx closes without answering. */
+function rawExchange(preamble: string, path: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(gw.port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    socket.setTimeout(10000, () => socket.destroy(new Error('no answer')));
+    socket.on('connect', () => socket.write(`${preamble}GET ${path} HTTP/1.1\r\nHost: example.com\r\nConnection: close\r\n\r\n`));
+    socket.on('data', (c) => chunks.push(c));
+    socket.on('end', () => resolve(Buffer.concat(chunks).toString('latin1')));
+    socket.on('error', (e: NodeJS.ErrnoException) => (e.code === 'ECONNRESET' ? resolve(Buffer.concat(chunks).toString('latin1')) : reject(e)));
+  });
+}
+const statusLine = (raw: string) => Number(/^HTTP\/1\.1 (\d{3})/.exec(raw)?.[1] ?? 0);
+
+const gatewayPolicy = (spec: Parameters<typeof ipAccessPolicy>[2]): Manifest[] => [ipAccessPolicy('gw-ip', [target('gw', 'Gateway')], spec)];
+
+beforeAll(async () => {
+  const routes: Manifest[] = [
+    httpRoute('open', { rules: [rule('ok', prefix('/open')), rule('ok', byHeader('/open-dispatch'))] }),
+    httpRoute('guarded', { rules: [rule('ok', prefix('/guarded'))] }),
+  ];
+  gw = await startGatewayFixture({
+    backends: ['ok'],
+    files: {
+      'routes.yaml': routes,
+      // The route's deny replaces the Gateway's deny; the Gateway's allow still applies to it.
+      'route-policy.yaml': [ipAccessPolicy('guarded-ip', [target('guarded')], { deny: ['127.0.0.3'] })],
+      'gw-policy.yaml': gatewayPolicy({ allow: ['127.0.0.0/8', '::1/128'], deny: ['127.0.0.2/32'] }),
+    },
+  });
+  await waitForStatus(gw.stateDir, (d) => !!findStatus(d, 'IPAccessPolicy', 'guarded-ip'));
+}, 60000);
+
+afterAll(async () => {
+  await gw?.close();
+});
+
+describe('IPAccessPolicy: the client address of the connection', () => {
+  test("a denied client gets 403, an allowed one is served, on inline and dispatched rules; a route's deny replaces the Gateway's", async () => {
+    expect(await status('/open', '127.0.0.1')).toBe(200);
+    expect(await status('/open', '127.0.0.2')).toBe(403);
+    expect(await status('/open', '127.0.0.3')).toBe(200);
+    expect(await status('/open-dispatch', '127.0.0.2', { 'x-go': '1' })).toBe(403);
+    expect(await status('/open-dispatch', '127.0.0.1', { 'x-go': '1' })).toBe(200);
+    expect(await status('/guarded', '127.0.0.2')).toBe(200);
+    expect(await status('/guarded', '127.0.0.3')).toBe(403);
+  });
+
+  test('the policies are Accepted and the targets report IPAccessPolicyAffected', async () => {
+    const docs = await readStatus(gw.stateDir);
+    const policy = findStatus(docs, 'IPAccessPolicy', 'guarded-ip')!;
+    expect(condition((policy.status as any).ancestors[0].conditions, 'Accepted')).toMatchObject({ status: 'True', reason: 'Accepted' });
+    expect(condition(routeParent(findStatus(docs, 'HTTPRoute', 'guarded'), 'gw').conditions, 'IPAccessPolicyAffected')).toMatchObject({ status: 'True', reason: 'PolicyAffected' });
+    expect(condition((findStatus(docs, 'Gateway', 'gw')!.status as any).conditions, 'IPAccessPolicyAffected')).toMatchObject({ status: 'True' });
+  });
+
+  test('an invalid network is reported on the policy (Invalid) and never reaches nginx', async () => {
+    await gw.write('bad.yaml', [ipAccessPolicy('bad-ip', [target('open')], { deny: ['10.0.0.0/33'] })]);
+    const docs = await readStatus(gw.stateDir);
+    const c = condition((findStatus(docs, 'IPAccessPolicy', 'bad-ip')!.status as any).ancestors[0].conditions, 'Accepted');
+    expect(c).toMatchObject({ status: 'False', reason: 'Invalid' });
+    expect(c!.message).toContain('spec.deny[0]');
+    expect(await status('/open', '127.0.0.1')).toBe(200);
+    await gw.remove('bad.yaml');
+  });
+});
+
+describe('IPAccessPolicy clientAddress XForwardedFor: the last address before the trusted proxies', () => {
+  beforeAll(async () => {
+    await gw.write('gw-policy.yaml', gatewayPolicy({ deny: ['192.0.2.0/24', '2001:db8::/32'], clientAddress: { source: 'XForwardedFor', trustedCIDRs: ['127.0.0.1/32'] } }));
+  });
+
+  test('from a trusted proxy, the forwarded client decides; trusted hops are skipped; an untrusted hop is the client', async () => {
+    const xff = (v: string) => ({ 'x-forwarded-for': v });
+    expect(await status('/open', '127.0.0.1', xff('192.0.2.9'))).toBe(403);
+    expect(await status('/open', '127.0.0.1', xff('2001:db8::7'))).toBe(403);
+    expect(await status('/open', '127.0.0.1', xff('198.51.100.1'))).toBe(200);
+    // real_ip_recursive: a trusted proxy's own address in the chain is passed over.
+    expect(await status('/open', '127.0.0.1', xff('192.0.2.9, 127.0.0.1'))).toBe(403);
+    // The nearest untrusted address is the client, whatever it claims further left.
+    expect(await status('/open', '127.0.0.1', xff('192.0.2.9, 198.51.100.1'))).toBe(200);
+    expect(await status('/open', '127.0.0.1', xff('198.51.100.1, 192.0.2.9'))).toBe(403);
+  });
+
+  test('from an untrusted peer the header is ignored', async () => {
+    expect(await status('/open', '127.0.0.2', { 'x-forwarded-for': '192.0.2.9' })).toBe(200);
+  });
+});
+
+describe('IPAccessPolicy clientAddress ProxyProtocol: the address of a PROXY protocol header', () => {
+  beforeAll(async () => {
+    await gw.write('gw-policy.yaml', gatewayPolicy({ deny: ['192.0.2.0/24', '2001:db8::/32'], clientAddress: { source: 'ProxyProtocol', trustedCIDRs: ['127.0.0.0/8'] } }));
+  });
+
+  test('a PROXY v1 header naming a denied client gets 403, an allowed one is served (TCP4 and TCP6)', async () => {
+    expect(statusLine(await rawExchange('PROXY TCP4 192.0.2.9 127.0.0.1 40000 80\r\n', '/open'))).toBe(403);
+    expect(statusLine(await rawExchange('PROXY TCP4 198.51.100.1 127.0.0.1 40000 80\r\n', '/open'))).toBe(200);
+    expect(statusLine(await rawExchange('PROXY TCP6 2001:db8::1 ::1 40000 80\r\n', '/open'))).toBe(403);
+    expect(statusLine(await rawExchange('PROXY TCP6 2001:db9::1 ::1 40000 80\r\n', '/open'))).toBe(200);
+  });
+
+  test('a connection without the PROXY header is closed without an answer', async () => {
+    expect(await rawExchange('', '/open')).toBe('');
+  });
+});
