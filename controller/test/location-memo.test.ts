@@ -108,3 +108,23 @@ test('a server is kept whole when another server takes new maps: names stand for
   expect(runs(kept)).toEqual(runs(first));
   expect(kept.maps.map((m) => m.variable)).toEqual(expect.arrayContaining(runs(kept)));
 });
+
+test('a route kept by the memos is one equal in every field but its parents: a field nobody listed still counts', () => {
+  // One hostless server: any change rebuilds the server, and the route memo decides per route.
+  const route = f.route('r', [f.rule(0, [f.prefix('/r')], [f.backend('r-svc', 9000)])]);
+  const other = f.route('o', [f.rule(0, [f.prefix('/o')], [f.backend('o-svc', 9000)])]);
+  const memo = new ModelMemo();
+  const build = (routes: HTTPRouteNode[], m?: ModelMemo) => buildModel(f.graph([f.listener(80, routes.map((rt) => f.attach(rt)))]), undefined, m);
+  build([route, other], memo);
+  // The same rules array, a new route node equal but for its parents and one field the node
+  // type does not have yet (as a field added to the graph later would be): rebuilt, not kept.
+  const renamed = { ...route, parents: [], futureField: 'x' } as HTTPRouteNode;
+  const next = build([renamed, other], memo);
+  expect(next).toEqual(build([renamed, other]));
+  expect(memo.stats.routesBuilt).toBe(1);
+  expect(memo.stats.routesReused).toBe(1);
+  // Equal in everything the parts are built from (its parents may differ): kept.
+  build([{ ...renamed, parents: [] }, other], memo);
+  expect(memo.stats.routesReused + memo.stats.reused).toBeGreaterThan(0);
+  expect(memo.stats.routesBuilt).toBe(0);
+});

@@ -148,6 +148,16 @@ export interface ServerInfo {
   backendCertificate?: string;
 }
 
+/**
+ * A server's ServerInfo and nothing more: what buildLocations may read of the server, and so
+ * what model/memo.ts keys a server's kept locations by. Every field is spelled out (a field
+ * added to ServerInfo is a compile error here until it is), so the key cannot miss one.
+ */
+export function serverInfo(s: ServerInfo): ServerInfo {
+  const out: { [K in keyof Required<ServerInfo>]: ServerInfo[K] } = { port: s.port, https: s.https, name: s.name, backendCertificate: s.backendCertificate };
+  return out;
+}
+
 export interface FilterContext {
   /** A rule's backends -> where they go (upstreams registry). */
   target: (backend: import('../graph/types').BackendRef) => ProxyTarget;

@@ -15,7 +15,7 @@ import { Registries } from './uses';
 import { sessionMaps } from './session';
 import { finalizeBodyLimits } from './bodylimit';
 import type { DispatchMap, NginxModel, ObjectKey, ProxyTarget, RuleLocation, RuleSource, Server, ServerClientAddress, ServerClientValidation, SplitClients } from './types';
-import type { HeaderAppendMap } from './filters';
+import { serverInfo, type HeaderAppendMap } from './filters';
 import { caBundleFile, targetSignature } from './upstreams';
 import { grpcErrorPages } from './grpc';
 import { buildStreams, certificateFile } from './streams';
@@ -41,9 +41,10 @@ export function buildModel(graph: Graph, policies?: EffectivePolicies, memo?: Mo
   for (const g of graph.gateways) if (g.backendClientCertificate) clientCertificates.set(`${g.namespace}/${g.name}`, certificateFile(g.backendClientCertificate));
   if (clientCertificates.size > 0) for (const plan of planned) plan.backendCertificate = backendCertificateOf(plan, clientCertificates);
   const servers: Server[] = planned.map((plan) => {
+    const info = serverInfo(plan);
     const { locations, ruleLocations } = memo
-      ? memo.server(`${plan.port}|${plan.https ? 's' : ''}|${plan.name ?? ''}|${plan.backendCertificate ?? ''}`, plan.routes, ctx, (c, parts) => buildLocations(plan.routes, c, plan, parts))
-      : buildLocations(plan.routes, ctx, plan);
+      ? memo.server(JSON.stringify(info), plan.routes, ctx, (c, parts) => buildLocations(plan.routes, c, info, parts))
+      : buildLocations(plan.routes, ctx, info);
     return {
       port: plan.port,
       serverNames: plan.name === undefined ? [] : [plan.name],

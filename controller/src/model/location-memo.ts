@@ -5,7 +5,8 @@
  *
  * - Route parts: a route's rule locations and match candidates (conditions, precedence key).
  *   Kept while the route has the same RouteRule[] (the graph shares it while the route's
- *   document and the backends are unchanged), name, kind and hostname key. The names they hold
+ *   document and the backends are unchanged) and the same routeKey: every other field the
+ *   route has, and its hostname key, by value. The names they hold
  *   (maps, upstreams, split_clients) are derived from content, so they are still right; keeping
  *   them registers the blocks they use (model/uses.ts).
  * - Location actions: a path location's dispatch (composite key and regexes) or proxy, kept
@@ -35,12 +36,25 @@ export interface RouteParts<C> {
   candidates: C[];
 }
 
+/**
+ * What a route's parts are built from: the route as the graph gives it less its parents (which
+ * listeners took it: status material the graph rebuilds on every build). routeParts takes this
+ * type, so reading the parents there is a compile error rather than a stale memo.
+ */
+export type RouteInput = Omit<HTTPRouteNode, 'parents'>;
+
+/**
+ * A route's identity in the memos, derived rather than listed: every field of RouteInput but
+ * the rules (compared by identity: shared while unchanged, never changed in place) and the host
+ * key, by value. A field added to the route node is part of it without anyone listing it.
+ */
+export function routeKey(route: HTTPRouteNode, hostKey: HostKey): string {
+  const { rules: _rules, parents: _parents, ...rest } = route;
+  return JSON.stringify([rest, hostKey]);
+}
+
 interface RouteEntry<C> {
-  namespace: string;
-  name: string;
-  kind: HTTPRouteNode['kind'];
-  host0: number;
-  host1: number;
+  key: string;
   uses: Uses;
   parts: RouteParts<C>;
 }
@@ -90,9 +104,10 @@ export class LocationsMemo<C = unknown> {
   }
 
   /** The route's parts: kept ones when its inputs are the same, else built. */
-  route<S>(route: HTTPRouteNode, hostKey: HostKey, ctx: LocationContext, server: S, build: (route: HTTPRouteNode, hostKey: HostKey, ctx: LocationContext, server: S) => RouteParts<C>): RouteParts<C> {
+  route<S>(route: HTTPRouteNode, hostKey: HostKey, ctx: LocationContext, server: S, build: (route: RouteInput, hostKey: HostKey, ctx: LocationContext, server: S) => RouteParts<C>): RouteParts<C> {
     const old = this.routes.get(route.rules);
-    if (old && old.namespace === route.namespace && old.name === route.name && old.kind === route.kind && old.host0 === hostKey[0] && old.host1 === hostKey[1]) {
+    const key = routeKey(route, hostKey);
+    if (old && old.key === key) {
       ctx.adopt(old.uses);
       this.nextRoutes.set(route.rules, old);
       this.uses.push(old.uses);
@@ -108,7 +123,7 @@ export class LocationsMemo<C = unknown> {
       ctx.record(undefined);
     }
     this.uses.push(uses);
-    this.nextRoutes.set(route.rules, { namespace: route.namespace, name: route.name, kind: route.kind, host0: hostKey[0], host1: hostKey[1], uses, parts });
+    this.nextRoutes.set(route.rules, { key, uses, parts });
     this.stats.routesBuilt++;
     return parts;
   }

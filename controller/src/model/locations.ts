@@ -20,7 +20,7 @@ import { targetRetry } from './retry';
 import { ruleSession } from './session';
 import { inlinePrefixRewrite, locationFilters, sampleHundredths, type ServerInfo } from './filters';
 import type { DispatchRun, Location, LocationAction, RuleLocation } from './types';
-import type { ActionInput, LocationsMemo, RouteParts } from './location-memo';
+import type { ActionInput, LocationsMemo, RouteInput, RouteParts } from './location-memo';
 import type { Registries } from './uses';
 
 export const NOT_FOUND_LOCATION = '@portcullis_404';
@@ -145,7 +145,7 @@ function compareStrings(a: string, b: string): number {
  * "@rule_<namespace>_<name>_<index>". Kubernetes names hold [a-z0-9.-] and namespaces no dots,
  * so turning "." into "_" keeps names unique (a route "a.b" and a route "a-b" differ).
  */
-export function ruleLocationName(route: HTTPRouteNode, rule: RouteRule): string {
+export function ruleLocationName(route: Pick<HTTPRouteNode, 'namespace' | 'name'>, rule: RouteRule): string {
   let prefix = rulePrefixes.get(route);
   if (prefix === undefined) {
     const clean = (s: string) => s.replace(/\./g, '_').replace(/[^A-Za-z0-9_-]/g, '-');
@@ -154,7 +154,7 @@ export function ruleLocationName(route: HTTPRouteNode, rule: RouteRule): string 
   }
   return prefix + rule.index;
 }
-const rulePrefixes = new WeakMap<HTTPRouteNode, string>();
+const rulePrefixes = new WeakMap<object, string>();
 
 /** The registries a server's locations take names from (model/uses.ts). */
 export type LocationContext = Registries;
@@ -175,7 +175,7 @@ const PLAIN_HTTP: ServerInfo = { port: 80, https: false };
  * A route's rule locations and match candidates on a server (positions are set per build). With
  * a LocationsMemo, an unchanged route's parts are kept from the last build.
  */
-function routeParts(route: HTTPRouteNode, hostKey: HostKey, ctx: LocationContext, server: ServerInfo): RouteParts<Candidate> {
+function routeParts(route: RouteInput, hostKey: HostKey, ctx: LocationContext, server: ServerInfo): RouteParts<Candidate> {
   const ruleLocations: RuleLocation[] = [];
   const candidates: Candidate[] = [];
   let warnAbout = { rule: 0, match: 0 };

@@ -10,12 +10,12 @@
 import type { RouteRule } from '../graph/types';
 import type { HostRoute } from './hosts';
 import type { Candidate, LocationContext, ServerLocations } from './locations';
-import { LocationsMemo } from './location-memo';
+import { LocationsMemo, routeKey } from './location-memo';
 import type { Location, RuleLocation } from './types';
 import type { Uses } from './uses';
 
 interface Entry {
-  /** What buildLocations read: per route, its rules array, identity fields and host key. */
+  /** What buildLocations read: per route, its rules array and routeKey (the server's own info is its id). */
   key: unknown[];
   /** What its build used of the registries, in order (LocationsMemo.uses). */
   uses: Uses[];
@@ -26,11 +26,12 @@ interface Entry {
   parts: LocationsMemo<Candidate>;
 }
 
+/** Per route: its rules by identity and everything else it has by value (routeKey). */
 function keyOf(routes: HostRoute[]): unknown[] {
   const key: unknown[] = [];
   for (const r of routes) {
     const route = r.attached.route;
-    key.push(route.rules as RouteRule[], route.namespace, route.name, route.creationTimestamp, r.hostKey[0], r.hostKey[1]);
+    key.push(route.rules as RouteRule[], routeKey(route, r.hostKey));
   }
   return key;
 }
