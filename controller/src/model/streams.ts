@@ -166,7 +166,7 @@ function streamListeners(gateways: GatewayNode[]): Map<string, ListenerNode[]> {
 }
 
 const routeName = (r: AttachedRoute) => `${r.route.kind} ${r.route.namespace}/${r.route.name}`;
-const listenerName = (l: ListenerNode) => `${l.gateway.namespace}/${l.gateway.name}/${l.name}`;
+const listenerName = (l: ListenerNode) => `${l.gateway.namespace}/${l.gateway.name}/${l.listenerSet ? `${l.listenerSet.namespace}/${l.listenerSet.name}/` : ''}${l.name}`;
 
 /**
  * IPAccessPolicy on one stream server: the route's lists on its Gateway (its Gateway's when the
