@@ -49,6 +49,27 @@ export function parseFlags(args: string[]): { positional: string[]; flags: Recor
   return { positional, flags };
 }
 
+/**
+ * The one frame of the admin commands: the database migrated and opened, a rule the services
+ * refuse printed as Gitea's CLI prints it (exit 1), the connection closed whatever happens.
+ */
+async function withDatabase(run: (prisma: ReturnType<typeof createPrisma>, config: ReturnType<typeof loadConfig>) => Promise<number>): Promise<number> {
+  const config = loadConfig();
+  await migrate(config.databaseUrl);
+  const prisma = createPrisma(config.databaseUrl);
+  try {
+    return await run(prisma, config);
+  } catch (err) {
+    if (err instanceof DomainError) {
+      console.error(`Command error: ${err.message}`);
+      return 1;
+    }
+    throw err;
+  } finally {
+    await prisma.$disconnect();
+  }
+}
+
 async function adminUserCreate(flags: Record<string, string | boolean>): Promise<number> {
   const username = flags.username ?? flags.name;
   const { password, email } = flags;
@@ -56,10 +77,7 @@ async function adminUserCreate(flags: Record<string, string | boolean>): Promise
     console.error('admin user create needs --username, --password and --email');
     return 2;
   }
-  const config = loadConfig();
-  await migrate(config.databaseUrl);
-  const prisma = createPrisma(config.databaseUrl);
-  try {
+  return withDatabase(async (prisma, config) => {
     const users = new UserService(prisma, new PasswordHasher(config.passwordHashAlgo));
     const user = await users.create({
       username,
@@ -70,54 +88,31 @@ async function adminUserCreate(flags: Record<string, string | boolean>): Promise
     });
     console.log(`New user '${user.name}' has been successfully created!`);
     return 0;
-  } catch (err) {
-    if (err instanceof DomainError) {
-      console.error(`Command error: ${err.message}`);
-      return 1;
-    }
-    throw err;
-  } finally {
-    await prisma.$disconnect();
-  }
+  });
 }
 
 /** Defines a badge admins may then give through the API (Gitea does it in its admin web pages). */
 async function adminBadgeCreate(flags: Record<string, string | boolean>): Promise<number> {
-  if (typeof flags.slug !== 'string') {
+  const slug = flags.slug;
+  if (typeof slug !== 'string') {
     console.error('admin badge create needs --slug (and may take --description, --image-url)');
     return 2;
   }
-  const config = loadConfig();
-  await migrate(config.databaseUrl);
-  const prisma = createPrisma(config.databaseUrl);
-  try {
-    const str = (v: string | boolean | undefined) => (typeof v === 'string' ? v : undefined);
-    const badge = await new BadgeService(prisma).create({ slug: flags.slug, description: str(flags.description), imageUrl: str(flags['image-url']) });
+  const str = (v: string | boolean | undefined) => (typeof v === 'string' ? v : undefined);
+  return withDatabase(async (prisma) => {
+    const badge = await new BadgeService(prisma).create({ slug, description: str(flags.description), imageUrl: str(flags['image-url']) });
     console.log(`Badge '${badge.Slug}' has been successfully created (id ${badge.ID})`);
     return 0;
-  } catch (err) {
-    if (err instanceof DomainError) {
-      console.error(`Command error: ${err.message}`);
-      return 1;
-    }
-    throw err;
-  } finally {
-    await prisma.$disconnect();
-  }
+  });
 }
 
 async function adminUserList(): Promise<number> {
-  const config = loadConfig();
-  await migrate(config.databaseUrl);
-  const prisma = createPrisma(config.databaseUrl);
-  try {
+  return withDatabase(async (prisma) => {
     const rows = await prisma.user.findMany({ where: { type: 0 }, orderBy: { id: 'asc' } });
     console.log('ID\tUsername\tEmail\tIsActive\tIsAdmin');
     for (const u of rows) console.log(`${u.id}\t${u.name}\t${u.email}\t${u.isActive}\t${u.isAdmin}`);
     return 0;
-  } finally {
-    await prisma.$disconnect();
-  }
+  });
 }
 
 export async function main(argv: string[]): Promise<number> {
