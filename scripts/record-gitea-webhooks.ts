@@ -4,7 +4,10 @@
  * hook's body, which is what each type converts) next to each type's request (headers and body).
  *
  *   /work/shared/tools/gitea/start.sh 3477 /tmp/gitea-hooks     # a real Gitea 1.27.3
- *   AFTER_HOOKS='sqlite3 /tmp/gitea-hooks/data/gitea.db "UPDATE webhook SET meta=..."' \
+ *   AFTER_HOOKS='sqlite3 /tmp/gitea-hooks/data/gitea.db "UPDATE webhook SET meta=... WHERE type=..."' \
+ *     (discord: {"username":"forge-bot","icon_url":"https://example.com/icon.png"};
+ *      matrix: {"homeserver_url":"http://127.0.0.1","room_id":"!room:example.com","message_type":2};
+ *      packagist: {"username":"pkg-user","api_token":"pkg-token","package_url":"https://packagist.org/packages/acme/hooked"})
  *   npx tsx scripts/record-gitea-webhooks.ts http://127.0.0.1:3477 TOKEN > forge-api/test/fixtures/gitea-webhook-payloads.json
  *
  * The scenario runs step by step and waits for every hook's delivery of a step before the next,

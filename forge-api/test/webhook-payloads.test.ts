@@ -35,11 +35,7 @@ const META: Record<string, Record<string, string>> = {
 };
 
 describe(`chat webhook payloads as Gitea ${fixture.recordedFrom.version} sends them`, () => {
-  // Feishu's requests carry no event header, so the recorder pairs them only in steps of one
-  // event (support/webhook-scenario.ts record); its deliveries in the other steps are not kept.
-  const eventsInStep = (step: string) => fixture.events.filter((x) => x.step === step).length;
-  const recorded = (type: string, e: Recorded) => type !== 'feishu' || eventsInStep(e.step) === 1;
-  const cases = fixture.events.flatMap((e) => Object.keys(CONVERTERS).filter((type) => recorded(type, e)).map((type) => [type, e] as const));
+  const cases = fixture.events.flatMap((e) => Object.keys(CONVERTERS).map((type) => [type, e] as const));
   test.each(cases.map(([type, e]) => [type, `${e.step} (${e.eventType})`, type, e] as const))('%s: %s', (_t, _name, type, e) => {
     const sent = e.requests[type];
     const ours = CONVERTERS[type](e.eventType, e.payload, META[type] ?? {}, appUrl);
@@ -69,7 +65,7 @@ describe(`chat webhook payloads as Gitea ${fixture.recordedFrom.version} sends t
         'pull_request_review_request',
       ];
       const all = ['create', 'delete', 'issue_comment', 'issues', ...pulls, 'push', 'release'].sort();
-      expect([...covered].sort()).toEqual(type === 'feishu' ? ['delete', 'issue_comment', 'issues', ...pulls].sort() : all);
+      expect([...covered].sort()).toEqual(all);
     }
   });
 });

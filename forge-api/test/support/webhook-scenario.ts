@@ -140,6 +140,22 @@ export function scenario(api: Api, owner: string, repo: string, reviewer: string
   ];
 }
 
+/** The event a text message without event headers reports (Feishu's shapes), if it can tell. */
+function textMessageEvent(body: string): string | undefined {
+  let text: unknown;
+  try {
+    text = (JSON.parse(body) as { content?: { text?: unknown } }).content?.text;
+  } catch {
+    return undefined;
+  }
+  if (typeof text !== 'string') return undefined;
+  if (/^\[[^\]]+\] (branch|tag) \S+ created$/.test(text)) return 'create';
+  if (/^\[[^\]]+\] (branch|tag) \S+ deleted$/.test(text)) return 'delete';
+  if (/^\[[^\]]+\] Release /.test(text)) return 'release';
+  if (/^\[[^\]:]+:[^\]]+\] /.test(text)) return 'push';
+  return undefined;
+}
+
 /**
  * Runs the scenario and pairs each event's deliveries. `lenient`: a step whose events do not all
  * arrive within `waitMs` records what did arrive instead of failing (the caller then checks the
@@ -172,9 +188,11 @@ export async function record(
       for (const d of mine) {
         if (d.type === 'gitea' || requests[d.type]) continue;
         // Types that send Gitea's headers are paired by event type; the others (no headers) by
-        // being the only delivery of their type in a step of one event.
-        const et = d.headers['x-gitea-event-type'];
-        if (et ? et !== eventType : step.events !== 1) continue;
+        // being the only delivery of their type in a step of one event, or (Feishu's text
+        // messages) by the shape of the message, whose first line tells a ref's creation, a
+        // push and a release apart.
+        const et = d.headers['x-gitea-event-type'] ?? (step.events === 1 ? eventType : textMessageEvent(d.body));
+        if (et !== eventType) continue;
         let body: unknown = d.body;
         try {
           body = JSON.parse(d.body);
