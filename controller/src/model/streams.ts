@@ -158,7 +158,7 @@ function streamListeners(gateways: GatewayNode[]): Map<string, ListenerNode[]> {
 }
 
 const routeName = (r: AttachedRoute) => `${r.route.kind} ${r.route.namespace}/${r.route.name}`;
-const listenerName = (l: ListenerNode) => `${l.gateway.namespace}/${l.gateway.name}/${l.name}`;
+const listenerName = (l: ListenerNode) => `${l.gateway.namespace}/${l.gateway.name}/${l.listenerSet ? `${l.listenerSet.namespace}/${l.listenerSet.name}/` : ''}${l.name}`;
 
 /** The stream context for the graph's TLS, TCP and UDP listeners; undefined when there are none. */
 export function buildStreams(gateways: GatewayNode[]): StreamModel | undefined {
