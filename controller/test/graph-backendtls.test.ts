@@ -90,6 +90,21 @@ describe('BackendTLSPolicy: targets and precedence', () => {
   });
 });
 
+describe('BackendTLSPolicy: incremental builds', () => {
+  test('a ConfigMap no policy names keeps the resolved rules; a change to a named one is picked up', () => {
+    const set = parse(...base, policy('p', { ...valid, caCertificateRefs: [{ group: '', kind: 'ConfigMap', name: 'empty' }] }), toPort(443)).set;
+    const options = { controllerName: DEFAULT_CONTROLLER_NAME };
+    const first = buildGraph(set, options);
+    const other = parse({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'unrelated', namespace: 'default' }, data: { x: 'y' } }).set.configMaps!;
+    const second = buildGraph({ ...set, configMaps: [...set.configMaps!, ...other] }, options);
+    expect(second.routes[0].rules).toBe(first.routes[0].rules);
+    expect(first.routes[0].rules[0].backends[0].tls?.valid).toBe(false);
+    const fixed = parse({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'empty', namespace: 'default' }, data: { 'ca.crt': CA } }).set.configMaps!;
+    const third = buildGraph({ ...set, configMaps: [...set.configMaps!.filter((c) => c.metadata.name !== 'empty'), ...fixed] }, options);
+    expect(third.routes[0].rules[0].backends[0].tls?.valid).toBe(true);
+  });
+});
+
 describe('BackendTLSPolicy: what cannot be enforced fails closed', () => {
   test.each([
     ['a missing ConfigMap', { ...valid, caCertificateRefs: [{ group: '', kind: 'ConfigMap', name: 'nope' }] }, 'NoValidCACertificate', 'InvalidCACertificateRef'],

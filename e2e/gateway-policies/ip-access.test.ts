@@ -2,15 +2,33 @@
  * IPAccessPolicy through the real controller CLI (standalone) and real nginx: clients from
  * different loopback source addresses (127.0.0.1, .2, .3 are all this machine), a Gateway's lists
  * and a route's overriding ones, then the client address taken from trusted X-Forwarded-For hops
- * and from a PROXY protocol v1 header written by hand.
+ * and from a PROXY protocol v1 header written by hand; the same on a TCP listener (a refused
+ * connection is closed), and the request-level policies reported as not applying to a TCPRoute.
  */
 import * as net from 'net';
 import { GatewayFixture, startGatewayFixture } from '../support/gateway';
-import { httpRoute, rule, type Manifest } from '../support/manifests';
+import { GATEWAY_API, httpRoute, rule, serviceFor, type Manifest } from '../support/manifests';
 import { condition, findStatus, readStatus, routeParent, waitForStatus } from '../support/status';
-import { ipAccessPolicy, target, timedRequest } from './support';
+import { ipAccessPolicy, rateLimitPolicy, target, timedRequest } from './support';
 
 let gw: GatewayFixture;
+let tcpServer: net.Server;
+
+/** What the TCP echo behind the TCPRoute answers to `hello` on one connection (with `preamble` first); '' when nginx closes it. */
+function tcpExchange(from: string, preamble = ''): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ port: gw.ports.tcp, host: '127.0.0.1', localAddress: from });
+    const chunks: Buffer[] = [];
+    socket.setTimeout(10000, () => socket.destroy(new Error('no answer')));
+    socket.on('connect', () => socket.write(`${preamble}hello`));
+    socket.on('data', (c) => {
+      chunks.push(c);
+      socket.end();
+    });
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString()));
+    socket.on('error', (e: NodeJS.ErrnoException) => (e.code === 'ECONNRESET' || e.code === 'EPIPE' ? undefined : reject(e)));
+  });
+}
 
 const byHeader = (value: string) => [{ path: { type: 'PathPrefix', value }, headers: [{ name: 'x-go', value: '1' }] }];
 const prefix = (value: string) => [{ path: { type: 'PathPrefix', value } }];
@@ -34,16 +52,31 @@ const statusLine = (raw: string) => Number(/^HTTP\/1\.1 (\d{3})/.exec(raw)?.[1] 
 const gatewayPolicy = (spec: Parameters<typeof ipAccessPolicy>[2]): Manifest[] => [ipAccessPolicy('gw-ip', [target('gw', 'Gateway')], spec)];
 
 beforeAll(async () => {
+  tcpServer = net.createServer((c) => c.on('data', (d) => c.write(`tcp:${d}`)).on('error', () => {}));
+  await new Promise<void>((r) => tcpServer.listen(0, '127.0.0.1', r));
+  const tcpRoute: Manifest = {
+    apiVersion: GATEWAY_API,
+    kind: 'TCPRoute',
+    metadata: { name: 'db' },
+    spec: { parentRefs: [{ name: 'gw', sectionName: 'tcp' }], rules: [{ backendRefs: [{ name: 'tcp-echo', port: 80 }] }] },
+  };
   const routes: Manifest[] = [
+    tcpRoute,
+    ...serviceFor('tcp-echo', (tcpServer.address() as net.AddressInfo).port),
     httpRoute('open', { rules: [rule('ok', prefix('/open')), rule('ok', byHeader('/open-dispatch'))] }),
     httpRoute('guarded', { rules: [rule('ok', prefix('/guarded'))] }),
   ];
   gw = await startGatewayFixture({
     backends: ['ok'],
+    listeners: [{ name: 'http' }, { name: 'tcp', protocol: 'TCP' }],
     files: {
       'routes.yaml': routes,
       // The route's deny replaces the Gateway's deny; the Gateway's allow still applies to it.
-      'route-policy.yaml': [ipAccessPolicy('guarded-ip', [target('guarded')], { deny: ['127.0.0.3'] })],
+      'route-policy.yaml': [
+        ipAccessPolicy('guarded-ip', [target('guarded')], { deny: ['127.0.0.3'] }),
+        ipAccessPolicy('db-ip', [target('db', 'TCPRoute')], { deny: ['127.0.0.3'] }),
+        rateLimitPolicy('db-rate', [target('db', 'TCPRoute')], [{ rate: '1r/s' }]),
+      ],
       'gw-policy.yaml': gatewayPolicy({ allow: ['127.0.0.0/8', '::1/128'], deny: ['127.0.0.2/32'] }),
     },
   });
@@ -52,6 +85,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await gw?.close();
+  tcpServer?.close();
 });
 
 describe('IPAccessPolicy: the client address of the connection', () => {
@@ -73,9 +107,25 @@ describe('IPAccessPolicy: the client address of the connection', () => {
     expect(condition((findStatus(docs, 'Gateway', 'gw')!.status as any).conditions, 'IPAccessPolicyAffected')).toMatchObject({ status: 'True' });
   });
 
+  test('on a TCP listener a refused client is closed without a byte, an allowed one reaches the backend', async () => {
+    expect(await tcpExchange('127.0.0.1')).toBe('tcp:hello');
+    // The TCPRoute's own deny replaces the Gateway's: .2 is served there, .3 is not.
+    expect(await tcpExchange('127.0.0.2')).toBe('tcp:hello');
+    expect(await tcpExchange('127.0.0.3')).toBe('');
+  });
+
+  test('a RateLimitPolicy on a TCPRoute is not applied, and says why', async () => {
+    const docs = await readStatus(gw.stateDir);
+    const c = condition((findStatus(docs, 'RateLimitPolicy', 'db-rate')!.status as any).ancestors[0].conditions, 'Accepted');
+    expect(c).toMatchObject({ status: 'False', reason: 'Invalid' });
+    expect(c!.message).toContain('a TCPRoute carries whole connections without HTTP');
+    expect(condition(routeParent(findStatus(docs, 'TCPRoute', 'db'), 'gw').conditions, 'IPAccessPolicyAffected')).toMatchObject({ status: 'True' });
+    expect(condition(routeParent(findStatus(docs, 'TCPRoute', 'db'), 'gw').conditions, 'RateLimitPolicyAffected')).toBeUndefined();
+  });
+
   test('an invalid network is reported on the policy (Invalid) and never reaches nginx', async () => {
     await gw.write('bad.yaml', [ipAccessPolicy('bad-ip', [target('open')], { deny: ['10.0.0.0/33'] })]);
-    const docs = await readStatus(gw.stateDir);
+    const docs = await waitForStatus(gw.stateDir, (d) => !!findStatus(d, 'IPAccessPolicy', 'bad-ip'));
     const c = condition((findStatus(docs, 'IPAccessPolicy', 'bad-ip')!.status as any).ancestors[0].conditions, 'Accepted');
     expect(c).toMatchObject({ status: 'False', reason: 'Invalid' });
     expect(c!.message).toContain('spec.deny[0]');
@@ -116,6 +166,11 @@ describe('IPAccessPolicy clientAddress ProxyProtocol: the address of a PROXY pro
     expect(statusLine(await rawExchange('PROXY TCP4 198.51.100.1 127.0.0.1 40000 80\r\n', '/open'))).toBe(200);
     expect(statusLine(await rawExchange('PROXY TCP6 2001:db8::1 ::1 40000 80\r\n', '/open'))).toBe(403);
     expect(statusLine(await rawExchange('PROXY TCP6 2001:db9::1 ::1 40000 80\r\n', '/open'))).toBe(200);
+  });
+
+  test('a TCP listener reads the PROXY header too: the address it names decides', async () => {
+    expect(await tcpExchange('127.0.0.1', 'PROXY TCP4 127.0.0.3 127.0.0.1 40000 80\r\n')).toBe('');
+    expect(await tcpExchange('127.0.0.1', 'PROXY TCP4 127.0.0.2 127.0.0.1 40000 80\r\n')).toBe('tcp:hello');
   });
 
   test('a connection without the PROXY header is closed without an answer', async () => {

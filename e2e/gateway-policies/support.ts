@@ -12,7 +12,7 @@ import { eventually } from '../support/http';
 export const POLICY_API = 'gateway.portcullis.dev/v1alpha1';
 const GROUP = 'gateway.networking.k8s.io';
 
-export type TargetKind = 'Gateway' | 'HTTPRoute' | 'GRPCRoute';
+export type TargetKind = 'Gateway' | 'HTTPRoute' | 'GRPCRoute' | 'TLSRoute' | 'TCPRoute' | 'UDPRoute';
 export const target = (name: string, kind: TargetKind = 'HTTPRoute') => ({ group: GROUP, kind, name });
 
 function meta(name: string, creationTimestamp?: string): Manifest {

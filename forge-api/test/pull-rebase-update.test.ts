@@ -66,17 +66,35 @@ describeForge('pull rebase and update', (f) => {
     expect(await out('log', '--format=%an', `${mainBefore}..${second}`)).toBe('bob\nbob');
   });
 
-  test('a rebase that conflicts is 409 and moves nothing', async () => {
-    await write('bob', 'clash.txt', 'bob\n', 'clash', 'main');
+  test("conflicts found by the merge itself: 409 with Gitea's error value (style, git's output, the commit a rebase stopped at); nothing moves", async () => {
+    await write('alice', 'clash.txt', 'one\n', 'main');
+    // bob changes the line and changes it back: merging is clean, replaying his first commit is not.
+    const stopper = await write('bob', 'clash.txt', 'bob\n', 'clash', 'main');
+    await write('bob', 'clash.txt', 'one\n', 'clash');
+    await write('bob', 'other.txt', 'x\n', 'clash');
     await write('alice', 'clash.txt', 'alice\n', 'main');
     const pr = await f().request('POST', `${R}/pulls`, { ...as('bob'), body: { head: 'clash', base: 'main', title: 'clash' } });
-    const main = await out('rev-parse', 'main');
-    // The checker finds the conflict too; force the stored state to mergeable to reach the rebase itself.
     await settle();
-    await f().app.prisma.pullRequest.updateMany({ where: { index: pr.body.number }, data: { status: 2 } });
+    expect((await f().request('GET', `${R}/pulls/${pr.body.number}`)).body.mergeable).toBe(true);
+    const main = await out('rev-parse', 'main');
     const res = await f().request('POST', `${R}/pulls/${pr.body.number}/merge`, { ...as('alice'), body: { Do: 'rebase' } });
-    expect(res.status).toBe(409);
+    expect([res.status, Object.keys(res.body)]).toEqual([409, ['Style', 'CommitSHA', 'StdOut', 'StdErr', 'Err']]);
+    expect([res.body.Style, res.body.CommitSHA, res.body.StdOut, res.body.Err]).toEqual(['rebase', stopper, 'Auto-merging clash.txt\nCONFLICT (content): Merge conflict in clash.txt\n', {}]);
+    expect(res.body.StdErr).toContain(`error: could not apply ${stopper.slice(0, 7)}... bob: clash.txt\n`);
     expect(await out('rev-parse', 'main')).toBe(main);
+    // A conflicting merge the checker did not see (the base moved after its check): Gitea's ErrMergeConflicts.
+    await write('bob', 'both.txt', 'bob\n', 'clash2', 'main');
+    await write('alice', 'both.txt', 'alice\n', 'main');
+    const pr2 = await f().request('POST', `${R}/pulls`, { ...as('bob'), body: { head: 'clash2', base: 'main', title: 'clash2' } });
+    await settle();
+    await f().app.prisma.pullRequest.updateMany({ where: { index: pr2.body.number }, data: { status: 2 } });
+    const main2 = await out('rev-parse', 'main');
+    const res2 = await f().request('POST', `${R}/pulls/${pr2.body.number}/merge`, { ...as('alice'), body: { Do: 'squash' } });
+    expect([res2.status, res2.body]).toEqual([
+      409,
+      { Style: 'squash', StdOut: 'Auto-merging both.txt\nCONFLICT (add/add): Merge conflict in both.txt\nSquash commit -- not updating HEAD\nAutomatic merge failed; fix conflicts and then commit the result.\n', StdErr: '', Err: {} },
+    ]);
+    expect(await out('rev-parse', 'main')).toBe(main2);
   });
 
   test("update by merge: Gitea's merge commit of the base into the head branch; the pull request is no longer behind", async () => {
@@ -94,7 +112,8 @@ describeForge('pull rebase and update', (f) => {
   test('update by rebase: the head branch replayed onto the base; refusals: outsiders 403, merged 422, unknown 404', async () => {
     const n = await diverged('upr');
     const main = await out('rev-parse', 'main');
-    expect((await f().request('POST', `${R}/pulls/${n}/update?style=rebase`, as('carl'))).status).toBe(403);
+    const refused = await f().request('POST', `${R}/pulls/${n}/update?style=rebase`, as('carl'));
+    expect([refused.status, refused.text]).toEqual([403, '']);
     const res = await f().request('POST', `${R}/pulls/${n}/update?style=rebase`, as('bob'));
     expect(res.status).toBe(200);
     expect(await out('rev-parse', 'upr~2')).toBe(main);

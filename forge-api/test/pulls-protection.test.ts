@@ -5,7 +5,7 @@
  * reviews, official review requests, a head behind its base, changed protected files) answers
  * 405 with Gitea's message in Gitea's order; force_merge lets a repository administrator through
  * unless the rule blocks that, and the bypass allow-list; the merge allow-list; stale approvals
- * dismissed on push; signed commits; open dependencies; a scheduled merge that waits for an
+ * dismissed on push; official reviews re-decided when the base changes; signed commits; open dependencies; a scheduled merge that waits for an
  * approval.
  */
 import { describeForge, PASSWORD } from './support/forge';
@@ -126,6 +126,22 @@ describeForge('pulls: branch protection on merge', (f) => {
       'New commits pushed, approval review dismissed automatically according to repository settings',
     ]);
     expect(await merge(index)).toEqual([405, 'Does not have enough approvals']);
+  });
+
+  test("a new base re-decides which reviews are official: an approval given on an unprotected base does not satisfy the new base's approvers list", async () => {
+    for (const b of ['dev', 'gated']) await branch(b);
+    await protect({ rule_name: 'gated', required_approvals: 1, enable_approvals_whitelist: true, approvals_whitelist_username: ['dave'] });
+    const { index } = await pull('dev');
+    await review(index, 'bob', 'APPROVED');
+    const officials = async () => (await f().request('GET', `${R}/pulls/${index}/reviews`)).body.map((r: { user: { login: string }; official: boolean }) => [r.user.login, r.official]);
+    expect(await officials()).toEqual([['bob', true]]);
+    expect((await f().request('PATCH', `${R}/pulls/${index}`, { ...as('alice'), body: { base: 'gated' } })).status).toBe(201);
+    expect(await officials()).toEqual([['bob', false]]);
+    await settle();
+    expect(await merge(index)).toEqual([405, 'Does not have enough approvals']);
+    await review(index, 'dave', 'APPROVED');
+    expect((await f().request('PATCH', `${R}/pulls/${index}`, { ...as('alice'), body: { base: 'dev' } })).status).toBe(201);
+    expect(await officials()).toEqual([['bob', true], ['dave', true]]);
   });
 
   test('the merge allow-list: others (the owner too, even with force_merge) are not allowed', async () => {

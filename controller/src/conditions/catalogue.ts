@@ -37,6 +37,20 @@ export const gatewayConditions = {
   insecureFrontendValidationMode: (msg: string) => cond('InsecureFrontendValidationMode', 'True', 'ConfigurationChanged', msg),
 };
 
+export const listenerSetConditions = {
+  accepted: () => cond('Accepted', 'True', 'Accepted', 'The ListenerSet is accepted'),
+  acceptedSomeListenersInvalid: () => cond('Accepted', 'True', 'ListenersNotValid', 'The ListenerSet has at least one valid listener'),
+  notAllowed: (msg: string): GraphCondition[] => [cond('Accepted', 'False', 'NotAllowed', msg), cond('Programmed', 'False', 'NotAllowed', msg)],
+  parentNotAccepted: (msg: string): GraphCondition[] => [cond('Accepted', 'False', 'ParentNotAccepted', msg), cond('Programmed', 'False', 'ParentNotAccepted', msg)],
+  noValidListeners: (): GraphCondition[] => [
+    cond('Accepted', 'False', 'ListenersNotValid', 'The ListenerSet has no valid listeners'),
+    cond('Programmed', 'False', 'ListenersNotValid', 'The ListenerSet has no valid listeners'),
+  ],
+  programmed: () => cond('Programmed', 'True', 'Programmed', 'The ListenerSet is programmed'),
+  notProgrammed: (msg: string) => cond('Programmed', 'False', 'Invalid', msg),
+  invalid: (msg: string): GraphCondition[] => [cond('Accepted', 'False', 'Invalid', msg), cond('Programmed', 'False', 'Invalid', msg)],
+};
+
 export const listenerConditions = {
   accepted: () => cond('Accepted', 'True', 'Accepted', 'The Listener is accepted'),
   resolvedRefs: () => cond('ResolvedRefs', 'True', 'ResolvedRefs', 'All references are resolved'),

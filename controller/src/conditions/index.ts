@@ -4,4 +4,4 @@
  * apply; status/ adds observedGeneration and transition times. This folder imports no stage.
  */
 export * from './types';
-export { cond, gatewayClassConditions, gatewayConditions, listenerConditions, mergeConditions, routeConditions } from './catalogue';
+export { cond, gatewayClassConditions, gatewayConditions, listenerConditions, listenerSetConditions, mergeConditions, routeConditions } from './catalogue';

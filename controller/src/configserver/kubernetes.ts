@@ -20,7 +20,7 @@ import { Provisioner, type ObjectClient } from '../provisioning/applier';
 import { baseName, MANAGED_BY } from '../provisioning/names';
 import { AGENT_TOKEN_AUDIENCE } from '../provisioning/objects';
 import { planProvisioning } from '../provisioning/plan';
-import type { ConfigMapObject, GatewayClassObject, GatewayObject, KubeObject, ParametersProblem, ProvisioningDefaults } from '../provisioning/types';
+import type { ConfigMapObject, GatewayClassObject, GatewayListener, GatewayObject, KubeObject, ParametersProblem, ProvisioningDefaults } from '../provisioning/types';
 import { TokenAuthenticator } from './auth';
 import { ConfigServer } from './server';
 import { GatewaySources } from './sources';
@@ -54,6 +54,8 @@ export class KubernetesDataplane implements Dataplane {
   private services?: k8s.ObjectCache<k8s.V1Service>;
   /** "ns/name" -> the Service name provisioned for it. */
   private serviceNames = new Map<string, string>();
+  /** Per Gateway ("ns/name"): the valid listeners accepted ListenerSets add (from the last graph). */
+  private listenerSetListeners = new Map<string, GatewayListener[]>();
   private gatewayProblems = new Map<string, ParametersProblem>();
   private classProblems = new Map<string, ParametersProblem>();
   /** Classes of ours whose parametersRef the last provisioning read (for their Accepted condition). */
@@ -159,6 +161,17 @@ export class KubernetesDataplane implements Dataplane {
     const names = new Map<string, string>();
     for (const gw of [...graph.gateways, ...graph.rejectedGateways]) names.set(`${gw.namespace}/${gw.name}`, baseName(gw.name, gw.className));
     this.serviceNames = names;
+    // Listeners that accepted ListenerSets add: their ports must be on the Gateway's Service too.
+    const added = new Map<string, GatewayListener[]>();
+    for (const gw of graph.gateways) {
+      const extra = gw.listeners.filter((l) => l.listenerSet && l.valid).map((l) => ({ name: l.name, port: l.port, protocol: l.protocol }));
+      if (extra.length > 0) added.set(`${gw.namespace}/${gw.name}`, extra);
+    }
+    const addedText = JSON.stringify([...added]);
+    if (addedText !== JSON.stringify([...this.listenerSetListeners])) {
+      this.listenerSetListeners = added;
+      if (this.leader && this.lastDocs) void this.provision(this.lastDocs);
+    }
     this.server.setSources(this.sources.build(graph, policies));
     const ms = Math.round(Number(process.hrtime.bigint() - t0) / 1e5) / 10;
     return { outcome: { ok: true }, applied: true, modelMs: 0, renderMs: ms };
@@ -211,7 +224,7 @@ export class KubernetesDataplane implements Dataplane {
     const classes: GatewayClassObject[] = [];
     for (const d of docs) {
       const o = d.doc as { kind?: string; apiVersion?: string };
-      if (o?.kind === 'Gateway' && o.apiVersion?.startsWith('gateway.networking.k8s.io/')) gateways.push(o as unknown as GatewayObject);
+      if (o?.kind === 'Gateway' && o.apiVersion?.startsWith('gateway.networking.k8s.io/')) gateways.push(this.withListenerSetListeners(o as unknown as GatewayObject));
       else if (o?.kind === 'GatewayClass' && o.apiVersion?.startsWith('gateway.networking.k8s.io/')) classes.push(o as unknown as GatewayClassObject);
     }
     const configMaps = await this.parameterConfigMaps(gateways, classes);
@@ -230,6 +243,13 @@ export class KubernetesDataplane implements Dataplane {
     // Statuses show the problems: compute them again when they changed.
     if (this.problemsText() !== before) this.changed();
     await this.provisioner.reconcile(plan);
+  }
+
+  /** The Gateway as provisioning sees it: its own listeners and those its ListenerSets add. */
+  private withListenerSetListeners(gateway: GatewayObject): GatewayObject {
+    const extra = this.listenerSetListeners.get(`${gateway.metadata.namespace}/${gateway.metadata.name}`);
+    if (!extra || !Array.isArray(gateway.spec?.listeners)) return gateway;
+    return { ...gateway, spec: { ...gateway.spec, listeners: [...gateway.spec.listeners, ...extra] } };
   }
 
   private problemsText(): string {

@@ -9,11 +9,19 @@ let lastWorld:
   | { services: Service[]; slices: EndpointSlice[]; grants: ReferenceGrant[]; pools: unknown[]; pods: unknown[]; tls: unknown[]; inference: boolean; version: number }
   | undefined;
 
-/** What BackendTLSPolicies resolve from: the policies and the objects their CA refs may name. */
+/**
+ * What BackendTLSPolicies resolve from: the policies and the ConfigMaps and Secrets their CA refs
+ * name. Other ConfigMaps and Secrets do not matter to a backend: their churn keeps the rules.
+ */
 function tlsWorld(set: ResourceSet): unknown[] {
   const policies = set.backendTLSPolicies ?? [];
-  // Without policies no ConfigMap or Secret matters to a backend: their churn keeps the rules.
-  return policies.length === 0 ? [] : [...policies, ...(set.configMaps ?? []), ...(set.secrets ?? [])];
+  if (policies.length === 0) return [];
+  const named = new Set<string>();
+  for (const p of policies) for (const r of p.spec.validation.caCertificateRefs) named.add(`${r.kind}/${p.metadata.namespace}/${r.name}`);
+  const out: unknown[] = [...policies];
+  for (const c of set.configMaps ?? []) if (named.has(`ConfigMap/${c.metadata.namespace}/${c.metadata.name}`)) out.push(c);
+  for (const s of set.secrets ?? []) if (named.has(`Secret/${s.metadata.namespace}/${s.metadata.name}`)) out.push(s);
+  return out;
 }
 
 function sameObjects<T>(a: T[], b: T[]): boolean {

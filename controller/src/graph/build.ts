@@ -6,6 +6,7 @@ import { buildGateway } from './gateways';
 import { CertificateIndex } from './tls';
 import { CAIndex } from './ca-certificates';
 import { type DatedGateway, resolveGatewayConflicts } from './gateway-conflicts';
+import { attachListenerSets, type ListenerSetParent } from './listenersets';
 import { applyAttachments } from './isolation';
 import { type Attachment, buildRoute, type GatewayLookup } from './routes';
 import { planH2cPorts, separateRouteKinds } from './routekinds';
@@ -42,20 +43,24 @@ export function buildGraph(set: ResourceSet, options: BuildGraphOptions): Graph 
   const gatewayClasses = buildGatewayClasses(set.gatewayClasses, options.controllerName);
   const ourClasses = new Set(gatewayClasses.filter((c) => c.accepted).map((c) => c.name));
 
-  const lookup: GatewayLookup = { ours: new Map(), all: new Set(), namespaceLabels: new Map(set.namespaces.map((n) => [n.metadata.name, n.metadata.labels])) };
+  const lookup: GatewayLookup = { ours: new Map(), all: new Set(), listenerSets: new Map(), namespaceLabels: new Map(set.namespaces.map((n) => [n.metadata.name, n.metadata.labels])) };
   const gateways: GatewayNode[] = [];
   const rejectedGateways: GatewayNode[] = [];
   const certificates = new CertificateIndex(set);
   const caCertificates = new CAIndex(set);
   const ours: DatedGateway[] = [];
+  const parents = new Map<string, ListenerSetParent>();
   for (const gw of [...set.gateways].sort((a, b) => byKey(a.metadata, b.metadata))) {
     const key = `${gw.metadata.namespace}/${gw.metadata.name}`;
     lookup.all.add(key);
     if (!ourClasses.has(gw.spec.gatewayClassName)) continue;
     const node = buildGateway(gw, certificates, caCertificates);
     lookup.ours.set(key, node);
+    parents.set(key, { gateway: gw, node });
     ours.push({ node, creationTimestamp: gw.metadata.creationTimestamp });
   }
+  const listenerSets = set.listenerSets?.length ? attachListenerSets(set.listenerSets, parents, lookup.namespaceLabels, certificates, caCertificates) : [];
+  for (const ls of listenerSets) lookup.listenerSets.set(`${ls.namespace}/${ls.name}`, ls);
   if (!options.dataplanePerGateway) resolveGatewayConflicts(ours);
   for (const { node } of ours) (node.accepted ? gateways : rejectedGateways).push(node);
 
@@ -88,6 +93,7 @@ export function buildGraph(set: ResourceSet, options: BuildGraphOptions): Graph 
   const nginx = planH2cPorts(gateways, options.nginx ?? { http2On: true });
 
   const graph: Graph = { gatewayClasses, gateways, rejectedGateways, routes, nginx };
+  if (listenerSets.length > 0) graph.listenerSets = listenerSets;
   if (backends.tls.size > 0) graph.backendTLSPolicies = backends.tls.nodes(backendTLSAncestors(routes));
   if (backends.inference) graph.inferencePools = buildInferencePools(backends, routes);
   return graph;

@@ -52,7 +52,8 @@ export function resolveGatewayConflicts(gateways: DatedGateway[]): void {
       claimed.set(l.port, earlier);
     }
     if (!changed || !node.accepted) continue;
-    if (node.listeners.every((l) => !l.valid)) {
+    // A ListenerSet's listeners do not decide whether the Gateway itself is accepted.
+    if (node.listeners.every((l) => !l.valid || l.listenerSet)) {
       node.accepted = false;
       node.conditions = gatewayConditions.noValidListeners();
     } else node.conditions = mergeConditions(node.conditions, [gatewayConditions.acceptedSomeListenersInvalid()]);

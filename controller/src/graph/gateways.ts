@@ -1,4 +1,4 @@
-import { CertificateIndex, type ListenerCertificate } from './tls';
+import { CertificateIndex, type ListenerCertificate, type ListenerOwner } from './tls';
 import { CAIndex } from './ca-certificates';
 import { backendClientCertificate, type ClientValidation, frontendValidation, insecureFallbackCondition } from './gateway-tls';
 import { GATEWAY_API_GROUP, type Gateway, type Listener } from '../resources/types';
@@ -73,14 +73,27 @@ function conflictConditions(listeners: Listener[]): Map<string, GraphCondition[]
   return out;
 }
 
-function buildListener(gateway: Gateway, listener: Listener, conflicts: Map<string, GraphCondition[]>, certificates?: CertificateIndex, ca?: CAIndex): ListenerNode {
+/**
+ * One listener, validated. `listenerSet` is set for a listener a ListenerSet adds to `gateway`:
+ * its certificate references start from the ListenerSet's namespace; the Gateway's frontend
+ * TLS validation of the port still applies (it is the Gateway's port).
+ */
+export function buildListener(
+  gateway: Gateway,
+  listener: Listener,
+  conflicts: Map<string, GraphCondition[]>,
+  certificates?: CertificateIndex,
+  ca?: CAIndex,
+  listenerSet?: { namespace: string; name: string },
+): ListenerNode {
+  const owner: ListenerOwner = listenerSet ? { kind: 'ListenerSet', namespace: listenerSet.namespace } : { kind: 'Gateway', namespace: gateway.metadata.namespace };
   const { kinds, invalid } = supportedKindsOf(listener);
   let own = ownConditions(listener, invalid);
   let tls: ListenerCertificate[] | undefined;
   let clientValidation: ClientValidation | undefined;
   let partial: GraphCondition[] = [];
   if (own.length === 0 && (listener.protocol === 'HTTPS' || (listener.protocol === 'TLS' && listener.tls?.mode !== 'Passthrough'))) {
-    const resolved = (certificates ?? new CertificateIndex({ referenceGrants: [] })).resolve(gateway, listener);
+    const resolved = (certificates ?? new CertificateIndex({ referenceGrants: [] })).resolve(owner, listener);
     if ('problem' in resolved) own = resolved.problem;
     else tls = resolved.certificates;
   }
@@ -99,6 +112,7 @@ function buildListener(gateway: Gateway, listener: Listener, conflicts: Map<stri
   );
   return {
     gateway: { namespace: gateway.metadata.namespace, name: gateway.metadata.name },
+    ...(listenerSet ? { listenerSet: { namespace: listenerSet.namespace, name: listenerSet.name } } : {}),
     name: listener.name,
     port: listener.port,
     protocol: listener.protocol,

@@ -6,13 +6,15 @@ import { routeConditions } from '../conditions';
 import { acceptedHostnames } from './hostnames';
 import { selectorMatches } from './selectors';
 import { buildRules } from './rules';
-import type { GatewayNode, GraphCondition, HTTPRouteNode, ListenerNode, RouteParentNode, RouteRule } from './types';
+import type { GatewayNode, GraphCondition, HTTPRouteNode, ListenerNode, ListenerSetNode, RouteParentNode, RouteRule } from './types';
 
 export interface GatewayLookup {
   /** Gateways of our classes (accepted or not), by "ns/name". */
   ours: Map<string, GatewayNode>;
   /** Every Gateway in the input, whatever its class, by "ns/name". */
   all: Set<string>;
+  /** ListenerSets whose parent is a Gateway of ours, by "ns/name". */
+  listenerSets: Map<string, ListenerSetNode>;
   /** Labels of the Namespace resources given, by name (for listener namespace selectors). */
   namespaceLabels: Map<string, Record<string, string>>;
 }
@@ -39,20 +41,28 @@ function resolvedRefsCondition(rules: RouteRule[]): GraphCondition {
   return routeConditions.unresolvedRefs(bad[0].invalidReason ?? 'BackendNotFound', bad.map((b) => b.invalidMessage).join('; '));
 }
 
-/** Which listeners of `gateway` accept the route through this parentRef, or why none do. */
+/**
+ * Which listeners of `gateway` accept the route through this parentRef, or why none do. A
+ * parentRef of kind Gateway reaches the Gateway's own listeners only, one of kind ListenerSet
+ * the listeners of that ListenerSet only (GEP-1713).
+ */
 function attachToGateway(
   route: HTTPRoute | GRPCRoute | L4Route,
   ref: RouteParentNode['ref'],
   gateway: GatewayNode,
   namespaceLabels: GatewayLookup['namespaceLabels'],
 ): { attachments: { listener: ListenerNode; hostnames: string[] }[]; failure?: GraphCondition } {
-  const gwName = `${gateway.namespace}/${gateway.name}`;
+  const viaSet = ref.kind === 'ListenerSet';
+  const gwName = viaSet ? `ListenerSet ${ref.namespace}/${ref.name}` : `Gateway ${gateway.namespace}/${gateway.name}`;
   const candidates = gateway.listeners.filter(
-    (l) => (ref.sectionName === undefined || l.name === ref.sectionName) && (ref.port === undefined || l.port === ref.port),
+    (l) =>
+      (viaSet ? l.listenerSet?.namespace === ref.namespace && l.listenerSet.name === ref.name : !l.listenerSet) &&
+      (ref.sectionName === undefined || l.name === ref.sectionName) &&
+      (ref.port === undefined || l.port === ref.port),
   );
   if (candidates.length === 0) {
     const what = [ref.sectionName !== undefined ? `named "${ref.sectionName}"` : '', ref.port !== undefined ? `on port ${ref.port}` : ''].filter(Boolean).join(' ');
-    return { attachments: [], failure: routeConditions.noMatchingParent(`Gateway ${gwName} has no listener ${what}`.trim()) };
+    return { attachments: [], failure: routeConditions.noMatchingParent(`${gwName} has no listener ${what}`.trim()) };
   }
   const attachments: { listener: ListenerNode; hostnames: string[] }[] = [];
   const refusals: string[] = [];
@@ -62,8 +72,10 @@ function attachToGateway(
       refusals.push(`listener ${l.name} is invalid`);
       continue;
     }
-    if (l.allowedNamespaces === 'Same' && route.metadata.namespace !== gateway.namespace) {
-      refusals.push(`listener ${l.name} allows routes from namespace ${gateway.namespace} only`);
+    // Same: the namespace of the object the listener is written in (a ListenerSet's own).
+    const home = l.listenerSet?.namespace ?? gateway.namespace;
+    if (l.allowedNamespaces === 'Same' && route.metadata.namespace !== home) {
+      refusals.push(`listener ${l.name} allows routes from namespace ${home} only`);
       continue;
     }
     if (l.allowedNamespaces === 'Selector') {
@@ -84,11 +96,11 @@ function attachToGateway(
     if (hostnames) attachments.push({ listener: l, hostnames });
   }
   if (attachments.length > 0) return { attachments };
-  if (!allowedSomewhere) return { attachments, failure: routeConditions.notAllowedByListeners(`The Route is not allowed by any listener of Gateway ${gwName}: ${refusals.join('; ')}`) };
+  if (!allowedSomewhere) return { attachments, failure: routeConditions.notAllowedByListeners(`The Route is not allowed by any listener of ${gwName}: ${refusals.join('; ')}`) };
   return {
     attachments,
     failure: routeConditions.noMatchingListenerHostname(
-      `None of the route hostnames (${route.spec.hostnames.join(', ')}) match a listener hostname of Gateway ${gwName}`,
+      `None of the route hostnames (${route.spec.hostnames.join(', ')}) match a listener hostname of ${gwName}`,
     ),
   };
 }
@@ -102,9 +114,9 @@ export function buildRoute(route: HTTPRoute | GRPCRoute | L4Route, gateways: Gat
   const ns = route.metadata.namespace;
   const refs = route.spec.parentRefs
     .map((r, index) => ({ index, ref: { group: r.group, kind: r.kind, namespace: r.namespace ?? ns, name: r.name, ...(r.sectionName !== undefined ? { sectionName: r.sectionName } : {}), ...(r.port !== undefined ? { port: r.port } : {}) } }))
-    .filter(({ ref }) => ref.group === GATEWAY_API_GROUP && ref.kind === 'Gateway')
+    .filter(({ ref }) => ref.group === GATEWAY_API_GROUP && (ref.kind === 'Gateway' || (ref.kind === 'ListenerSet' && gateways.listenerSets.has(`${ref.namespace}/${ref.name}`))))
     // A Gateway that exists but belongs to another controller is not ours to report on.
-    .filter(({ ref }) => gateways.ours.has(`${ref.namespace}/${ref.name}`) || !gateways.all.has(`${ref.namespace}/${ref.name}`));
+    .filter(({ ref }) => ref.kind === 'ListenerSet' || gateways.ours.has(`${ref.namespace}/${ref.name}`) || !gateways.all.has(`${ref.namespace}/${ref.name}`));
   if (refs.length === 0) return undefined;
 
   const rules = route.kind === 'GRPCRoute' ? buildGrpcRules(route, backends) : route.kind === 'HTTPRoute' ? buildRules(route, backends) : buildL4Rules(route, backends);
@@ -127,13 +139,17 @@ export function buildRoute(route: HTTPRoute | GRPCRoute | L4Route, gateways: Gat
   for (const { index, ref } of refs) {
     const parent: RouteParentNode = { ref, index, accepted: false, listeners: [], conditions: [] };
     const key = `${ref.namespace}/${ref.name}`;
-    const gateway = gateways.ours.get(key);
+    const listenerSet = ref.kind === 'ListenerSet' ? gateways.listenerSets.get(key) : undefined;
+    const gateway = listenerSet ? gateways.ours.get(`${listenerSet.gateway.namespace}/${listenerSet.gateway.name}`) : gateways.ours.get(key);
     let accepted: GraphCondition;
     if (!gateway) accepted = routeConditions.noMatchingParent(`Gateway ${key} not found`);
     else {
       parent.gateway = { namespace: gateway.namespace, name: gateway.name };
-      if (!gateway.accepted) {
-        accepted = routeConditions.noMatchingParent(`Gateway ${key} is not accepted`);
+      if (listenerSet && !listenerSet.accepted) {
+        // Its listeners are not the Gateway's: nothing to attach to or count.
+        accepted = routeConditions.noMatchingParent(`ListenerSet ${key} is not accepted`);
+      } else if (!gateway.accepted) {
+        accepted = routeConditions.noMatchingParent(`Gateway ${gateway.namespace}/${gateway.name} is not accepted`);
         // Still counted in the listeners' attachedRoutes (the Gateway API defines attachment by
         // allowedRoutes and parentRefs alone, so users see which routes a broken listener holds);
         // a Gateway that is not accepted serves nothing, so the route is not served through it.

@@ -84,18 +84,28 @@ export class CertificateIndex {
     return { ok: true, certificate: { id: `${namespace}_${ref.name}`, pem: check.pem } };
   }
 
-  /** The listener's certificates, or the conditions saying why it has none. */
-  resolve(gateway: Gateway, listener: Listener): { certificates: ListenerCertificate[] } | { problem: GraphCondition[] } {
+  /**
+   * The listener's certificates, or the conditions saying why it has none. A listener of a
+   * ListenerSet refers to Secrets from the ListenerSet's namespace, so a ReferenceGrant must name
+   * ListenerSet (not Gateway) as the kind it allows.
+   */
+  resolve(owner: ListenerOwner, listener: Listener): { certificates: ListenerCertificate[] } | { problem: GraphCondition[] } {
     const tls = listener.tls;
     if (!tls || tls.certificateRefs.length === 0) {
       return { problem: listenerConditions.invalidCertificateRef(`Listener ${listener.name}: tls.certificateRefs is empty (tls.options alone cannot provide a certificate)`) };
     }
     const certificates: ListenerCertificate[] = [];
     for (const [i, ref] of tls.certificateRefs.entries()) {
-      const r = this.resolveSecret('Gateway', gateway.metadata.namespace, ref, `tls.certificateRefs[${i}]`);
+      const r = this.resolveSecret(owner.kind, owner.namespace, ref, `tls.certificateRefs[${i}]`);
       if (!r.ok) return { problem: r.reason === 'RefNotPermitted' ? listenerConditions.certificateRefNotPermitted(r.message) : listenerConditions.invalidCertificateRef(r.message) };
       certificates.push(r.certificate);
     }
     return { certificates };
   }
+}
+
+/** The object a listener is written in: its namespace and kind are where certificate references start from. */
+export interface ListenerOwner {
+  kind: 'Gateway' | 'ListenerSet';
+  namespace: string;
 }

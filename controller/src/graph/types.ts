@@ -43,10 +43,29 @@ export interface GatewayNode {
   backendClientCertificate?: ListenerCertificate;
   /** spec.addresses values, if any (we can only serve on the controller's listen address). */
   requestedAddresses: string[];
+  /** status.attachedListenerSets: ListenerSets accepted on this Gateway (absent: none point at it). */
+  attachedListenerSets?: number;
   /**
    * Gateway-level conditions the graph decides. Programmed appears here only when the graph
    * already knows it is False; otherwise status/statuses.ts sets it from the dataplane result.
    */
+  conditions: GraphCondition[];
+}
+
+/** A ListenerSet whose parent is a Gateway of ours. */
+export interface ListenerSetNode {
+  namespace: string;
+  name: string;
+  generation: number;
+  gateway: ObjectRef;
+  /** The Gateway allows it and at least one of its listeners is valid: its listeners are served. */
+  accepted: boolean;
+  /**
+   * Its listeners, the very nodes listed in the Gateway's `listeners` (with `listenerSet` set)
+   * when the Gateway allows the ListenerSet; else built for status only.
+   */
+  listeners: ListenerNode[];
+  /** Accepted and, when already known to be False, Programmed. */
   conditions: GraphCondition[];
 }
 
@@ -58,6 +77,8 @@ export interface SupportedKind {
 export interface ListenerNode {
   /** The Gateway this listener belongs to. */
   gateway: ObjectRef;
+  /** Set when a ListenerSet adds this listener to the Gateway (its status is the ListenerSet's). */
+  listenerSet?: ObjectRef;
   name: string;
   port: number;
   /** HTTP, HTTPS, TLS, TCP or UDP; the field keeps what the manifest said (others are invalid). */
@@ -270,6 +291,8 @@ export interface Graph {
   routes: HTTPRouteNode[];
   /** Every BackendTLSPolicy, with its conditions and ancestors (status.ancestors). */
   backendTLSPolicies?: BackendTLSPolicyNode[];
+  /** Every ListenerSet whose parentRef names a Gateway of ours (absent: none). */
+  listenerSets?: ListenerSetNode[];
   /** With the inference extension enabled: every InferencePool (status.parents). */
   inferencePools?: InferencePoolNode[];
   /** What the nginx that will serve the config can do (graph/routekinds.ts); absent: a modern nginx. */

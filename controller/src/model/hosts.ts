@@ -98,7 +98,7 @@ function uniqueGateways(listeners: ListenerNode[]): ObjectKey[] {
 
 /** Names a group of listeners (those serving one name) for the SNI check. */
 export function listenerKey(group: ListenerNode[]): string {
-  return group.map((l) => `${l.gateway.namespace}/${l.gateway.name}/${l.name}`).sort().join(',');
+  return group.map((l) => `${l.gateway.namespace}/${l.gateway.name}/${l.listenerSet ? `${l.listenerSet.namespace}/${l.listenerSet.name}/` : ''}${l.name}`).sort().join(',');
 }
 
 /**

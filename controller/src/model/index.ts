@@ -69,7 +69,7 @@ export function buildModel(graph: Graph, policies?: EffectivePolicies, memo?: Mo
     }
   }
 
-  const stream = buildStreams(graph.gateways);
+  const stream = buildStreams(graph.gateways, policies);
   const secrets = { ...secretFiles(planned, graph.gateways), ...stream?.secretFiles, ...trustedCaFiles(servers) };
   return finalizeModel({
     http: { limitReqZones: policies ? modelZones(policies) : [], settings: {}, ...(graph.nginx?.http2On === false ? {} : { http2: true }) },

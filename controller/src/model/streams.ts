@@ -26,6 +26,7 @@ import { isIP } from 'net';
 import { isStreamProtocol } from '../graph/gateways';
 import type { ListenerCertificate } from '../graph/tls';
 import type { AttachedRoute, BackendRef, GatewayNode, ListenerNode } from '../graph/types';
+import { accessLines, gatewayKey, locationPolicies, type AccessLines, type EffectivePolicies } from '../policies';
 import type { SplitClients } from './types';
 import { splitBuckets } from './upstreams';
 
@@ -63,6 +64,13 @@ export interface StreamServer {
   certificates?: string[];
   /** proxy_pass value: an upstream name or a variable; "" when nothing can take the connection. */
   target: string;
+  /** IPAccessPolicy: allow/deny lines; a refused client's connection is closed (UDP: its datagrams dropped). */
+  access?: AccessLines;
+  /**
+   * IPAccessPolicy clientAddress ProxyProtocol of the server's Gateway (TCP ports): `listen ...
+   * proxy_protocol`, and the header's address is the client's when the peer is in `trusted`.
+   */
+  proxyProtocol?: { trusted: string[] };
 }
 
 export interface StreamModel {
@@ -158,10 +166,33 @@ function streamListeners(gateways: GatewayNode[]): Map<string, ListenerNode[]> {
 }
 
 const routeName = (r: AttachedRoute) => `${r.route.kind} ${r.route.namespace}/${r.route.name}`;
-const listenerName = (l: ListenerNode) => `${l.gateway.namespace}/${l.gateway.name}/${l.name}`;
+const listenerName = (l: ListenerNode) => `${l.gateway.namespace}/${l.gateway.name}/${l.listenerSet ? `${l.listenerSet.namespace}/${l.listenerSet.name}/` : ''}${l.name}`;
+
+/**
+ * IPAccessPolicy on one stream server: the route's lists on its Gateway (its Gateway's when the
+ * route has none), or for a port-wide server (`route` undefined) the Gateway's; `access` false for
+ * the virtual servers of a TLS port, which the SNI picks only after nginx's access phase ran
+ * with the port's default server (that one carries the Gateway's lists). And the Gateway's PROXY
+ * protocol, on every server of the port.
+ */
+function streamPolicies(
+  policies: EffectivePolicies | undefined,
+  gateway: { namespace: string; name: string },
+  route: AttachedRoute | undefined,
+  o: { udp?: boolean; access?: boolean } = {},
+): Pick<StreamServer, 'access' | 'proxyProtocol'> {
+  if (!policies) return {};
+  const own = policies.gateways[gatewayKey(gateway.namespace, gateway.name)];
+  const settings = route ? locationPolicies(policies, gateway, { kind: route.route.kind ?? 'HTTPRoute', namespace: route.route.namespace, name: route.route.name }) : own;
+  const out: Pick<StreamServer, 'access' | 'proxyProtocol'> = {};
+  if (o.access !== false && settings?.ipAccess) out.access = accessLines(settings.ipAccess);
+  // A UDP datagram carries no PROXY protocol header.
+  if (!o.udp && own?.clientAddress?.source === 'ProxyProtocol') out.proxyProtocol = { trusted: own.clientAddress.trustedCIDRs ?? [] };
+  return out;
+}
 
 /** The stream context for the graph's TLS, TCP and UDP listeners; undefined when there are none. */
-export function buildStreams(gateways: GatewayNode[]): StreamModel | undefined {
+export function buildStreams(gateways: GatewayNode[], policies?: EffectivePolicies): StreamModel | undefined {
   const byPort = streamListeners(gateways);
   if (byPort.size === 0) return undefined;
   const b = new StreamBuilder();
@@ -186,19 +217,20 @@ export function buildStreams(gateways: GatewayNode[]): StreamModel | undefined {
             else if (mixed) entries.push({ name, socket: b.terminator(l.certificates, target, `${routeName(r)} on ${listenerName(l)} (TLS terminated)`) });
             else {
               for (const c of l.certificates) b.secretFiles[certificateFile(c)] = c.pem;
-              terminated.push({ comment: `${routeName(r)} on ${listenerName(l)}`, port, ssl: true, serverNames: [name], certificates: l.certificates.map(certificateFile), target });
+              terminated.push({ comment: `${routeName(r)} on ${listenerName(l)}`, port, ssl: true, serverNames: [name], certificates: l.certificates.map(certificateFile), target, ...streamPolicies(policies, l.gateway, r, { access: false }) });
             }
           }
         }
       }
       if (terminated.length > 0) {
-        b.servers.push({ comment: `${comment} (default: the handshake is refused)`, port, ssl: true, rejectHandshake: true, target: STREAM_REJECT }, ...terminated);
+        b.servers.push({ comment: `${comment} (default: the handshake is refused)`, port, ssl: true, rejectHandshake: true, target: STREAM_REJECT, ...streamPolicies(policies, listeners[0].gateway, undefined) }, ...terminated);
         continue;
       }
       if (entries.length === 0) continue;
       const variable = `$pcs_sni_${digest(entries)}`;
       b.maps.push({ variable, entries });
-      b.servers.push({ comment, port, preread: true, target: variable });
+      // The route is chosen after the address check (ssl_preread): the Gateway's lists only.
+      b.servers.push({ comment, port, preread: true, target: variable, ...streamPolicies(policies, listeners[0].gateway, undefined) });
       continue;
     }
     // TCP / UDP: one route per port, the oldest of the listener that has any.
@@ -210,6 +242,7 @@ export function buildStreams(gateways: GatewayNode[]): StreamModel | undefined {
       port,
       ...(withRoute.protocol === 'UDP' ? { udp: true } : {}),
       target: b.routeTarget(route.route),
+      ...streamPolicies(policies, withRoute.gateway, route, { udp: withRoute.protocol === 'UDP' }),
     });
   }
   if (b.servers.length === 0) return undefined;

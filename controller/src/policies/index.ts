@@ -9,7 +9,7 @@
  * directives) is that kind's module, policies/<kind>/ (kind.ts, kinds.ts); this file only
  * orders the steps.
  */
-import type { Policy, PolicyKind } from '../resources/policies';
+import type { Policy, PolicyKind, RouteTargetKind } from '../resources/policies';
 import { DEFAULT_CONTROLLER_NAME } from '../graph/types';
 import { DEFAULT_PAGE_SIZE } from './proxysettings';
 import { resolveConflicts, type Conflict } from './conflicts';
@@ -38,7 +38,7 @@ export { resolveConflicts, exclusiveFields } from './conflicts';
 export { resolveTargets, targetsFromGraph } from './targets';
 export { gatewayKey, routeKey, targetKey, zoneId } from './keys';
 export { contentLengthAbove } from './clientsettings';
-export { accessDecision, accessGeo, type AccessGeo } from './ipaccess/access';
+export { accessDecision, accessGeo, accessLines, type AccessGeo, type AccessLines } from './ipaccess/access';
 export { withAffected } from '../status/policies';
 export { modelZones, toPolicySettings, type LimitReq, type LimitReqZone, type PolicySettings } from './directives';
 
@@ -51,7 +51,7 @@ const EMPTY: LocationPolicies = Object.freeze({}) as LocationPolicies;
 export function locationPolicies(
   effective: EffectivePolicies,
   gateway: { namespace: string; name: string },
-  route: { kind?: 'HTTPRoute' | 'GRPCRoute'; namespace: string; name: string },
+  route: { kind?: RouteTargetKind; namespace: string; name: string },
 ): LocationPolicies {
   const gk = gatewayKey(gateway.namespace, gateway.name);
   return effective.routes[routeKey(route.kind ?? 'HTTPRoute', route.namespace, route.name)]?.[gk] ?? effective.gateways[gk] ?? EMPTY;
@@ -99,7 +99,12 @@ export function computePolicies(input: PolicyInput): PolicyResult {
 
   // 1. targets and conflicts
   const all = perPolicy.flat();
-  const groups = resolveConflicts(all);
+  // A route kind the policy's kind has nothing to set on: Invalid there, saying why.
+  for (const a of all) {
+    const why = a.target && KIND_MODULES[a.policy.kind].unsupported(a.target);
+    if (why) outcomes.set(a, { reason: 'Invalid', messages: [why], inForce: false });
+  }
+  const groups = resolveConflicts(all.filter((a) => !outcomes.has(a)));
   for (const a of all) {
     if (!a.target) {
       const what = a.kind === 'Gateway' ? 'does not exist or does not belong to a GatewayClass of this controller' : 'does not exist or references no Gateway of this controller';
@@ -152,7 +157,7 @@ export function computePolicies(input: PolicyInput): PolicyResult {
     for (const gw of t.gateways ?? []) {
       const gk = gatewayKey(gw.namespace, gw.name);
       const gwLevel = levels.get(targetKey('Gateway', gw.namespace, gw.name));
-      const previous = input.previous ? locationPolicies(input.previous, gw, { kind: t.kind as 'HTTPRoute' | 'GRPCRoute', namespace: t.namespace, name: t.name }) : undefined;
+      const previous = input.previous ? locationPolicies(input.previous, gw, { kind: t.kind, namespace: t.namespace, name: t.name }) : undefined;
       const settings: LocationPolicies = {};
       for (const kind of KINDS) {
         kind.merge(

@@ -1,4 +1,4 @@
-import type { Policy, TargetKind } from '../resources/policies';
+import type { Policy, RouteTargetKind, TargetKind } from '../resources/policies';
 
 /** `Gateway/default/gw`, `HTTPRoute/default/r`: one key per target across kinds. */
 export function targetKey(kind: TargetKind, namespace: string, name: string): string {
@@ -6,7 +6,7 @@ export function targetKey(kind: TargetKind, namespace: string, name: string): st
 }
 
 /** Key of a route in EffectivePolicies.routes. */
-export function routeKey(kind: 'HTTPRoute' | 'GRPCRoute', namespace: string, name: string): string {
+export function routeKey(kind: RouteTargetKind, namespace: string, name: string): string {
   return targetKey(kind, namespace, name);
 }
 

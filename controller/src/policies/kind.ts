@@ -9,7 +9,7 @@
 import type { Policy, PolicyKind } from '../resources/policies';
 import type { PolicySettings } from './directives';
 import type { Attachment } from './targets';
-import type { LocationPolicies, RateLimitZone } from './types';
+import type { LocationPolicies, PolicyTarget, RateLimitZone } from './types';
 
 /** One place whose settings are merged: a Gateway's own, or a route's on one Gateway. */
 export interface MergePlace<L> {
@@ -37,6 +37,11 @@ export interface MergeContext {
 
 export interface PolicyKindModule<L = unknown> {
   readonly kind: PolicyKind;
+  /**
+   * Why this kind cannot act on `target` (a route kind it has nothing to set on), for the
+   * policy's condition there; undefined: it can.
+   */
+  unsupported(target: PolicyTarget): string | undefined;
   /** spec fields only one policy of this kind per target may set (e.g. "body.maxSize"). */
   exclusiveFields(policy: Policy): string[];
   /** What one target's applied policies (highest priority first) set; undefined: nothing. */

@@ -40,8 +40,6 @@ export function targetsFromGraph(graph: Graph): PolicyTarget[] {
   }
   const rendered = new Set(graph.gateways.map((gw) => `${gw.namespace}/${gw.name}`));
   for (const route of graph.routes) {
-    // Our policies target HTTP routes; TLSRoute, TCPRoute and UDPRoute are no policy targets.
-    if (route.kind !== undefined && route.kind !== 'HTTPRoute' && route.kind !== 'GRPCRoute') continue;
     const gateways = new Map<string, { namespace: string; name: string }>();
     for (const parent of route.parents) {
       if (!parent.accepted || !parent.gateway) continue;

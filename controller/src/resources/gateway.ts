@@ -3,7 +3,7 @@ import { GATEWAY_API_GROUP, type Gateway } from './types';
 import { objectMetaSchema } from './metadata';
 import { group, hostname, kind, labels, namespaceName, objectName, portNumber, PROTOCOL_RE, sectionName } from './validation';
 
-const labelSelectorSchema = z.object({
+export const labelSelectorSchema = z.object({
   matchLabels: labels().optional(),
   matchExpressions: z
     .array(
@@ -29,7 +29,7 @@ const allowedRoutesSchema = z.object({
     .default([]),
 });
 
-const listenerSchema = z
+export const listenerSchema = z
   .object({
     name: sectionName(),
     hostname: hostname().optional(),
@@ -127,5 +127,12 @@ export const gatewaySchema = z.object({
       .max(16)
       .default([]),
     tls: gatewayTlsSchema.optional(),
+    allowedListeners: z
+      .object({
+        namespaces: z
+          .object({ from: z.enum(['None', 'Same', 'All', 'Selector']).default('None'), selector: labelSelectorSchema.optional() })
+          .prefault({}),
+      })
+      .optional(),
   }),
 }) satisfies z.ZodType<Gateway, unknown>;

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { formatIssues } from './errors';
 import { endpointSliceSchema } from './endpointslice';
 import { gatewaySchema } from './gateway';
+import { listenerSetSchema } from './listenerset';
 import { gatewayClassSchema } from './gatewayclass';
 import { grpcRouteSchema } from './grpcroute';
 import { httpRouteSchema } from './httproute';
@@ -33,6 +34,7 @@ interface KindEntry {
 const KINDS: Record<string, KindEntry> = {
   GatewayClass: { apiVersions: [`${GATEWAY_API_GROUP}/v1`, `${GATEWAY_API_GROUP}/v1beta1`], namespaced: false, schema: gatewayClassSchema, list: 'gatewayClasses' },
   Gateway: { apiVersions: [`${GATEWAY_API_GROUP}/v1`, `${GATEWAY_API_GROUP}/v1beta1`], namespaced: true, schema: gatewaySchema, list: 'gateways' },
+  ListenerSet: { apiVersions: [`${GATEWAY_API_GROUP}/v1`], namespaced: true, schema: listenerSetSchema, list: 'listenerSets' },
   HTTPRoute: { apiVersions: [`${GATEWAY_API_GROUP}/v1`, `${GATEWAY_API_GROUP}/v1beta1`], namespaced: true, schema: httpRouteSchema, list: 'httpRoutes', fast: parseHttpRouteFast },
   GRPCRoute: { apiVersions: [`${GATEWAY_API_GROUP}/v1`], namespaced: true, schema: grpcRouteSchema, list: 'grpcRoutes' },
   TLSRoute: { apiVersions: [`${GATEWAY_API_GROUP}/v1`, `${GATEWAY_API_GROUP}/v1alpha3`, `${GATEWAY_API_GROUP}/v1alpha2`], namespaced: true, schema: tlsRouteSchema, list: 'tlsRoutes' },
@@ -133,7 +135,7 @@ function invalidResource(
 }
 
 export function emptyResourceSet(): ResourceSet {
-  return { gatewayClasses: [], gateways: [], httpRoutes: [], grpcRoutes: [], tlsRoutes: [], tcpRoutes: [], udpRoutes: [], services: [], endpointSlices: [], referenceGrants: [], namespaces: [], inferencePools: [], pods: [], secrets: [], configMaps: [], backendTLSPolicies: [] };
+  return { gatewayClasses: [], gateways: [], httpRoutes: [], grpcRoutes: [], tlsRoutes: [], tcpRoutes: [], udpRoutes: [], services: [], endpointSlices: [], referenceGrants: [], namespaces: [], inferencePools: [], pods: [], secrets: [], configMaps: [], backendTLSPolicies: [], listenerSets: [] };
 }
 
 /**

@@ -102,6 +102,26 @@ export interface Gateway {
     addresses: GatewaySpecAddress[];
     /** spec.tls: the client certificate towards backends and client certificate validation. */
     tls?: GatewayTLSConfig;
+    /** spec.allowedListeners: which namespaces' ListenerSets may add listeners (absent: none). */
+    allowedListeners?: AllowedListeners;
+  };
+}
+
+export interface AllowedListeners {
+  namespaces: { from: 'None' | 'Same' | 'All' | 'Selector'; selector?: LabelSelector };
+}
+
+// ---------------------------------------------------------------- ListenerSet
+
+/** Listeners added to a Gateway from another object (GEP-1713), possibly of another namespace. */
+export interface ListenerSet {
+  apiVersion: string;
+  kind: 'ListenerSet';
+  metadata: ObjectMeta;
+  spec: {
+    /** The Gateway (namespace defaults to the ListenerSet's). */
+    parentRef: { group: string; kind: string; name: string; namespace?: string };
+    listeners: Listener[];
   };
 }
 
@@ -389,6 +409,8 @@ export interface ResourceSet {
   /** CA bundles (key ca.crt) that certificate validation refers to (absent: none). */
   configMaps?: ConfigMap[];
   backendTLSPolicies?: BackendTLSPolicy[];
+  /** Listeners added to Gateways (absent: none). */
+  listenerSets?: ListenerSet[];
 }
 
 export interface ManifestDoc {

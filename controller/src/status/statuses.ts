@@ -5,8 +5,8 @@
  */
 import { isIP } from 'node:net';
 import { GATEWAY_API_GROUP, type InvalidResource, type ParsedResources } from '../resources/types';
-import { gatewayClassConditions, gatewayConditions, listenerConditions } from '../conditions';
-import type { DataplaneResult, GatewayClassNode, GatewayNode, ParametersVerdict, Graph, GraphCondition, HTTPRouteNode, ListenerNode, StatusCondition, StatusReport } from '../graph/types';
+import { gatewayClassConditions, gatewayConditions, listenerConditions, listenerSetConditions } from '../conditions';
+import type { DataplaneResult, GatewayClassNode, GatewayNode, ListenerSetNode, ParametersVerdict, Graph, GraphCondition, HTTPRouteNode, ListenerNode, StatusCondition, StatusReport } from '../graph/types';
 import { DEFAULT_CONTROLLER_NAME } from '../graph/types';
 import { inferencePoolStatuses } from './inferencepools';
 
@@ -54,6 +54,7 @@ export const SUPPORTED_FEATURES = [
   'HTTPRouteRetryBackendTimeout',
   'HTTPRouteRetryConnectionError',
   'HTTPRouteSchemeRedirect',
+  'ListenerSet',
   'ReferenceGrant',
   'TCPRoute',
   'TLSRoute',
@@ -126,7 +127,33 @@ function gatewayStatus(gw: GatewayNode, dataplane: DataplaneResult): StatusRepor
     status: {
       addresses: gw.accepted ? addressesOf(dataplane) : [],
       conditions: withGeneration(conditions, gw.generation),
-      listeners: gw.listeners.map((l) => listenerStatus(l, gw.generation, dataplane, gw.accepted)),
+      // A ListenerSet's listeners are reported in the ListenerSet's status, not here.
+      listeners: gw.listeners.filter((l) => !l.listenerSet).map((l) => listenerStatus(l, gw.generation, dataplane, gw.accepted)),
+      ...(gw.attachedListenerSets !== undefined ? { attachedListenerSets: gw.attachedListenerSets } : {}),
+    },
+  };
+}
+
+/** A ListenerSet is programmed when its Gateway's data plane is; its listeners as a Gateway's are. */
+function listenerSetStatus(ls: ListenerSetNode, dataplane: DataplaneResult): StatusReport {
+  let conditions = ls.conditions;
+  if (!conditions.some((c) => c.type === 'Programmed')) {
+    const programmed = dataplane.programmed
+      ? listenerSetConditions.programmed()
+      : dataplane.reason === 'Pending'
+        ? { type: 'Programmed', status: 'False' as const, reason: 'Pending', message: dataplane.message ?? 'Waiting for the data plane' }
+        : listenerSetConditions.notProgrammed(`The ListenerSet is not programmed due to a failure to reload nginx with the configuration: ${dataplane.message ?? 'unknown error'}`);
+    conditions = [...conditions, programmed];
+  }
+  return {
+    apiVersion: API_VERSION,
+    kind: 'ListenerSet',
+    namespace: ls.namespace,
+    name: ls.name,
+    generation: ls.generation,
+    status: {
+      conditions: withGeneration(conditions, ls.generation),
+      listeners: ls.listeners.map((l) => listenerStatus(l, ls.generation, dataplane, ls.accepted)),
     },
   };
 }
@@ -219,6 +246,13 @@ export function computeStatuses(
   }
   // One data plane for all Gateways (standalone), or one per Gateway (Kubernetes with agents).
   for (const gw of [...graph.gateways, ...graph.rejectedGateways]) reports.push(gatewayStatus(gw, typeof dataplane === 'function' ? dataplane(gw) : dataplane));
+  if (graph.listenerSets) {
+    const byKey = new Map([...graph.gateways, ...graph.rejectedGateways].map((g) => [`${g.namespace}/${g.name}`, g]));
+    for (const ls of graph.listenerSets) {
+      const gw = byKey.get(`${ls.gateway.namespace}/${ls.gateway.name}`)!;
+      reports.push(listenerSetStatus(ls, typeof dataplane === 'function' ? dataplane(gw) : dataplane));
+    }
+  }
   for (const route of graph.routes) reports.push(routeStatus(route, controllerName));
   // A Pod is read, never owned: its problems are logged, not written to its status.
   for (const r of parsed.invalid) if (r.kind !== 'Pod') reports.push(invalidStatus(r, controllerName));

@@ -127,6 +127,8 @@ export const EXAMPLES: Example[] = [
   { name: 'csp: plural targetRefs', doc: csp({ targetRefs: [gwRef()] }), valid: false, field: 'spec' },
   { name: 'csp: target kind Service', doc: csp({ targetRef: { group: GW, kind: 'Service', name: 's' } }), valid: false, field: 'spec.targetRef.kind' },
   // ---- IPAccessPolicy
+  { name: 'ipp: TCPRoute, UDPRoute and TLSRoute targets', doc: ipp({ targetRefs: [routeRef('t', 'TCPRoute'), routeRef('u', 'UDPRoute'), routeRef('s', 'TLSRoute')], deny: ['10.0.0.0/8'] }), valid: true },
+  { name: 'ipp: Gateway mixed with TCPRoute', doc: ipp({ targetRefs: [gwRef(), routeRef('t', 'TCPRoute')], deny: ['10.0.0.0/8'] }), valid: false, field: 'spec.targetRefs' },
   { name: 'ipp: allow and deny, IPv4 and IPv6', doc: ipr({ allow: ['10.0.0.0/8', '2001:db8::/32', '192.0.2.7'], deny: ['10.1.0.0/16', '::1', 'fe80::1:2/64'] }), valid: true },
   { name: 'ipp: Gateway with every field', doc: ipg({ allow: ['0.0.0.0/0'], clientAddress: { source: 'XForwardedFor', trustedCIDRs: ['127.0.0.1/32'] } }), valid: true },
   { name: 'ipp: PROXY protocol', doc: ipg({ clientAddress: { source: 'ProxyProtocol', trustedCIDRs: ['10.0.0.0/8', '::/0'] } }), valid: true },

@@ -1,4 +1,4 @@
-import { accessDecision, accessGeo, computePolicies, locationPolicies, toPolicySettings } from '../../src/policies';
+import { accessDecision, accessGeo, accessLines, computePolicies, locationPolicies, toPolicySettings } from '../../src/policies';
 import { canonicalNetwork } from '../../src/resources/policies';
 import { accepted, gateway, gwRef, policy, route, routeRef } from './helpers';
 import { nginxTest } from './nginx-check';
@@ -99,5 +99,62 @@ describe('IPAccessPolicy: per-field merge (Gateway defaults, route overrides)', 
     expect(lost.message).toContain('IPAccessPolicy default/old');
     expect(at(result.effective).ipAccess).toEqual({ allow: ['10.0.0.0/8'], deny: ['10.0.0.0/8'] });
     expect(result.affected.find((t) => t.name === 'r')?.conditions.map((c) => c.type)).toEqual(['IPAccessPolicyAffected']);
+  });
+});
+
+describe('policies on the routes of whole connections (TLSRoute, TCPRoute, UDPRoute)', () => {
+  const l4 = (name: string, kind: 'TLSRoute' | 'TCPRoute' | 'UDPRoute') => ({ ...route(name), kind });
+
+  it.each(['RateLimitPolicy', 'ProxySettingsPolicy'] as const)('%s on a TCPRoute, UDPRoute or TLSRoute is Invalid, saying it has nothing to act on there', (kind) => {
+    const spec = kind === 'RateLimitPolicy' ? { rateLimit: { local: { rules: [{ key: '$binary_remote_addr', rate: '1r/s' }] } } } : { buffering: { disable: true } };
+    const result = computePolicies({
+      policies: [policy(kind, 'p', { targetRefs: [routeRef('t', 'TCPRoute'), routeRef('u', 'UDPRoute'), routeRef('s', 'TLSRoute')], ...spec })],
+      targets: [gateway(), l4('t', 'TCPRoute'), l4('u', 'UDPRoute'), l4('s', 'TLSRoute')],
+    });
+    for (const [name, k] of [['t', 'TCPRoute'], ['u', 'UDPRoute'], ['s', 'TLSRoute']]) {
+      const c = accepted(result.statuses, 'p', name);
+      expect(c).toMatchObject({ status: 'False', reason: 'Invalid' });
+      expect(c.message).toContain(`a ${k} carries whole connections without HTTP`);
+    }
+    expect(result.effective.routes).toEqual({});
+    expect(result.affected).toEqual([]);
+  });
+
+  it('ClientSettingsPolicy on a TLSRoute is Invalid too', () => {
+    const result = computePolicies({ policies: [policy('ClientSettingsPolicy', 'c', { targetRef: routeRef('s', 'TLSRoute'), body: { maxSize: '1k' } })], targets: [gateway(), l4('s', 'TLSRoute')] });
+    expect(accepted(result.statuses, 'c', 's')).toMatchObject({ status: 'False', reason: 'Invalid' });
+  });
+
+  it('IPAccessPolicy applies to TCPRoutes and UDPRoutes; on a TLSRoute it is Invalid (the address is checked before the server name picks the route)', () => {
+    const result = computePolicies({
+      policies: [ip('p', [routeRef('t', 'TCPRoute'), routeRef('u', 'UDPRoute'), routeRef('s', 'TLSRoute')], { deny: ['10.0.0.0/8'] })],
+      targets: [gateway(), l4('t', 'TCPRoute'), l4('u', 'UDPRoute'), l4('s', 'TLSRoute')],
+    });
+    expect(accepted(result.statuses, 'p', 't').reason).toBe('Accepted');
+    expect(accepted(result.statuses, 'p', 'u').reason).toBe('Accepted');
+    const tls = accepted(result.statuses, 'p', 's');
+    expect(tls).toMatchObject({ status: 'False', reason: 'Invalid' });
+    expect(tls.message).toContain('Attach it to the Gateway');
+    expect(locationPolicies(result.effective, { namespace: 'default', name: 'gw' }, { kind: 'TCPRoute', namespace: 'default', name: 't' }).ipAccess).toEqual({ deny: ['10.0.0.0/8'] });
+    expect(result.affected.map((a) => `${a.kind}/${a.name}`).sort()).toEqual(['TCPRoute/t', 'UDPRoute/u']);
+  });
+
+  it("stream allow/deny lines (first match wins) decide as the geo lookup does, on random networks and addresses", () => {
+    let seed = 7;
+    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n);
+    const v4 = () => `10.${rnd(4)}.${rnd(4)}.${rnd(256)}`;
+    for (let round = 0; round < 200; round++) {
+      const list = () => Array.from({ length: rnd(4) }, () => canonicalNetwork(`${v4()}/${8 + rnd(25)}`));
+      const allow = list();
+      const deny = list();
+      const access = { ...(allow.length ? { allow: [...new Set(allow)].sort() } : {}), ...(deny.length ? { deny: [...new Set(deny)].sort() } : {}) };
+      const lines = accessLines(access);
+      for (let i = 0; i < 20; i++) {
+        const address = v4();
+        const hit = lines.rules.find((r) => accessDecision({ deny: [r.network] }, address) === 'refused');
+        const byLines = hit ? (hit.refuse ? 'refused' : 'served') : lines.refuseByDefault ? 'refused' : 'served';
+        expect([access, address, byLines]).toEqual([access, address, accessDecision(access, address)]);
+      }
+    }
   });
 });

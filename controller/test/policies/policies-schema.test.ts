@@ -25,7 +25,7 @@ describe('policy schemas', () => {
         ],
       }),
     );
-    expect(r).toEqual({ ok: false, message: 'spec.targetRefs: must not mix kind Gateway with kinds HTTPRoute or GRPCRoute' });
+    expect(r).toEqual({ ok: false, message: 'spec.targetRefs: must not mix kind Gateway with route kinds (HTTPRoute, GRPCRoute, TLSRoute, TCPRoute, UDPRoute)' });
   });
 
   it('rejects an unknown key variable with a hint', () => {

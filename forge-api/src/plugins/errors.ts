@@ -103,6 +103,7 @@ async function errorsPlugin(app: FastifyInstance) {
       if (err instanceof TooManyRequestsError) reply.header('retry-after', String(err.retryAfterSeconds));
       const shape = request.routeOptions.config?.errorBody?.[err.kind];
       if (shape === 'empty' || err.bare) return reply.code(status).send();
+      if (err.body) return reply.code(status).type('application/json').send(err.body);
       if (shape === 'Message') return reply.code(status).type('application/json').send({ Message: err.message });
       return reply.code(status).type('application/json').send(errorBody(rootUrl, err.message));
     }

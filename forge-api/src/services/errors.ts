@@ -44,6 +44,9 @@ export class DomainError extends Error {
   /** Gitea's handler answers this error with its status alone (ctx.Status), no error body. */
   bare = false;
 
+  /** Gitea's handler encodes its error value itself (ctx.JSON(status, err)): this body instead of message and url. */
+  body?: Record<string, unknown>;
+
   constructor(
     readonly kind: ErrorKind,
     message: string,

@@ -6,6 +6,7 @@
 import type { ClientSettingsPolicy } from '../../resources/policies';
 import type { PolicyKindModule } from '../kind';
 import type { Attachment } from '../targets';
+import { httpOnly } from '../unsupported';
 
 export { contentLengthAbove } from './bodysize';
 
@@ -16,6 +17,7 @@ export interface BodyLevel {
 
 export const clientSettingsPolicies: PolicyKindModule<BodyLevel> = {
   kind: 'ClientSettingsPolicy',
+  unsupported: httpOnly('ClientSettingsPolicy'),
 
   exclusiveFields(policy) {
     return (policy as ClientSettingsPolicy).spec.body?.maxSize !== undefined ? ['body.maxSize'] : [];

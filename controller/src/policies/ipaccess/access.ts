@@ -51,3 +51,23 @@ export function accessDecision(access: LocationIpAccess, address: string): 'serv
   const refused = best ? best.refuse : access.allow !== undefined;
   return refused ? 'refused' : 'served';
 }
+
+export interface AccessLines {
+  /** Most specific network first: nginx's allow/deny take the first line that holds the address. */
+  rules: { network: string; refuse: boolean }[];
+  /** `deny all;` after the rules (allow is set). */
+  refuseByDefault: boolean;
+}
+
+/**
+ * The same decision as allow/deny lines of nginx's stream access module (a stream server has no
+ * conditional to act on a geo variable): networks ordered by prefix length, longest first, so
+ * the first line holding an address is its most specific listed network (two different networks
+ * of one length never overlap).
+ */
+export function accessLines(access: LocationIpAccess): AccessLines {
+  const geo = accessGeo(access);
+  const prefix = (n: string) => Number(n.slice(n.indexOf('/') + 1));
+  const rules = [...geo.entries].sort((a, b) => prefix(b.network) - prefix(a.network) || (a.network < b.network ? -1 : a.network > b.network ? 1 : 0));
+  return { rules, refuseByDefault: geo.refuseByDefault };
+}

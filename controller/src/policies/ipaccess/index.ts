@@ -30,6 +30,15 @@ const canonical = (list: string[]) => [...new Set(list.map(canonicalNetwork))].s
 export const ipAccessPolicies: PolicyKindModule<IpAccessLevel> = {
   kind: 'IPAccessPolicy',
 
+  unsupported(target) {
+    if (target.kind !== 'TLSRoute') return undefined;
+    return (
+      `nginx checks the client address of a TLS connection before the TLS server name (read with ssl_preread, or in the handshake of a ` +
+      `terminating port) picks the route, so the address lists of one TLSRoute cannot be applied: the policy is not applied to TLSRoute ` +
+      `${target.namespace}/${target.name}. Attach it to the Gateway: it then covers every connection to the Gateway's TLS ports.`
+    );
+  },
+
   exclusiveFields(policy) {
     const s = (policy as IPAccessPolicy).spec;
     return (['allow', 'deny', 'clientAddress'] as const).filter((f) => s[f] !== undefined);

@@ -10,6 +10,7 @@ import { policyName } from '../keys';
 import type { Attachment } from '../targets';
 import type { LocationProxySettings } from '../types';
 import { checkProxySettings, mergeProxy } from './buffers';
+import { httpOnly } from '../unsupported';
 
 export { checkProxySettings, mergeProxy, DEFAULT_PAGE_SIZE, type ProxyProblem } from './buffers';
 
@@ -35,6 +36,7 @@ function describeSources(levels: (ProxyLevel | undefined)[], merged: LocationPro
 
 export const proxySettingsPolicies: PolicyKindModule<ProxyLevel> = {
   kind: 'ProxySettingsPolicy',
+  unsupported: httpOnly('ProxySettingsPolicy'),
 
   exclusiveFields(policy) {
     const b = (policy as ProxySettingsPolicy).spec.buffering ?? {};

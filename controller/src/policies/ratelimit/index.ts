@@ -9,11 +9,13 @@ import type { PolicyKindModule } from '../kind';
 import { policyKey } from '../keys';
 import type { Attachment } from '../targets';
 import { checkZoneKeys, combineRateLimits, policyZones, rateLimitLevel, type RateLimitLevel } from './merge';
+import { httpOnly } from '../unsupported';
 
 export { checkZoneKeys, combineRateLimits, policyZones, rateLimitLevel, type KeyChange, type RateLimitLevel } from './merge';
 
 export const rateLimitPolicies: PolicyKindModule<RateLimitLevel> = {
   kind: 'RateLimitPolicy',
+  unsupported: httpOnly('RateLimitPolicy'),
 
   // Rules never conflict: they add up.
   exclusiveFields(policy) {

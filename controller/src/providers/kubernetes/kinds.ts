@@ -28,6 +28,7 @@ const core = (group: string, version: string, kind: string, plural: string, name
 export const WATCHED_KINDS: readonly WatchedKind[] = [
   gw('GatewayClass', 'gatewayclasses', false),
   gw('Gateway', 'gateways', true),
+  gw('ListenerSet', 'listenersets', true),
   gw('HTTPRoute', 'httproutes', true),
   gw('GRPCRoute', 'grpcroutes', true),
   gw('TLSRoute', 'tlsroutes', true),

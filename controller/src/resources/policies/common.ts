@@ -8,9 +8,16 @@ export const POLICY_GROUP = 'gateway.portcullis.dev';
 export const POLICY_VERSION = 'v1alpha1';
 export const POLICY_API_VERSION = `${POLICY_GROUP}/${POLICY_VERSION}`;
 
-export const TARGET_KINDS = ['Gateway', 'HTTPRoute', 'GRPCRoute'] as const;
+/**
+ * Every policy kind may name the routes of whole connections too: what a kind does not do there
+ * is a condition on the policy (policies/<kind>/: unsupported), not a refusal at the API server.
+ */
+export const TARGET_KINDS = ['Gateway', 'HTTPRoute', 'GRPCRoute', 'TLSRoute', 'TCPRoute', 'UDPRoute'] as const;
 export type TargetKind = (typeof TARGET_KINDS)[number];
-export const ROUTE_KINDS: readonly TargetKind[] = ['HTTPRoute', 'GRPCRoute'];
+export type RouteTargetKind = Exclude<TargetKind, 'Gateway'>;
+export const ROUTE_KINDS: readonly RouteTargetKind[] = ['HTTPRoute', 'GRPCRoute', 'TLSRoute', 'TCPRoute', 'UDPRoute'];
+/** Routes of HTTP requests: where the request-level policies act. */
+export const HTTP_ROUTE_KINDS: readonly RouteTargetKind[] = ['HTTPRoute', 'GRPCRoute'];
 
 /** A Gateway API LocalPolicyTargetReference: the target lives in the policy's namespace. */
 export interface TargetRef {
@@ -27,7 +34,7 @@ export const targetRefSchema = z.strictObject({
 
 /** Messages shared with the CRDs' CEL rules (charts/portcullis/crds), word for word. */
 export const MESSAGES = {
-  mixedTargets: 'must not mix kind Gateway with kinds HTTPRoute or GRPCRoute',
+  mixedTargets: 'must not mix kind Gateway with route kinds (HTTPRoute, GRPCRoute, TLSRoute, TCPRoute, UDPRoute)',
   duplicateTarget: 'kind and name combination must be unique',
   busyAboveBufferSize: 'busyBuffersSize must be greater than bufferSize',
   busyBelowBuffers: 'busyBuffersSize must be less than buffers.number * buffers.size - buffers.size',
@@ -39,14 +46,14 @@ export const MESSAGES = {
   trustedCIDRsUnused: 'trustedCIDRs must not be set when source is Connection',
 } as const;
 
-/** targetRefs of RateLimitPolicy and ProxySettingsPolicy: 1..16, unique, Gateway or routes. */
+/** targetRefs of RateLimitPolicy, ProxySettingsPolicy and IPAccessPolicy: 1..16, unique, Gateway or routes. */
 export const targetRefsSchema = z
   .array(targetRefSchema)
   .min(1)
   .max(16)
   .superRefine((refs, ctx) => {
     const hasGateway = refs.some((r) => r.kind === 'Gateway');
-    const hasRoute = refs.some((r) => ROUTE_KINDS.includes(r.kind));
+    const hasRoute = refs.some((r) => r.kind !== 'Gateway');
     if (hasGateway && hasRoute) ctx.addIssue({ code: 'custom', message: MESSAGES.mixedTargets });
     const seen = new Set<string>();
     refs.forEach((ref, i) => {

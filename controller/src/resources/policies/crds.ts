@@ -33,7 +33,7 @@ export function celBytes(x: string): string {
 const NAME_PATTERN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
 
 const targetRef: Schema = {
-  description: 'A Gateway, HTTPRoute or GRPCRoute in the namespace of the policy.',
+  description: 'A Gateway or a route (HTTPRoute, GRPCRoute, TLSRoute, TCPRoute, UDPRoute) in the namespace of the policy. What a policy kind does not do on a route kind is reported on the policy.',
   type: 'object',
   required: ['group', 'kind', 'name'],
   properties: {
@@ -44,13 +44,13 @@ const targetRef: Schema = {
 };
 
 const targetRefs: Schema = {
-  description: 'The Gateway, or the HTTPRoutes and GRPCRoutes, this policy applies to (same namespace). A Gateway policy affects every route attached to the Gateway.',
+  description: 'The Gateway, or the routes, this policy applies to (same namespace). A Gateway policy affects every route attached to the Gateway.',
   type: 'array',
   minItems: 1,
   maxItems: 16,
   items: targetRef,
   'x-kubernetes-validations': [
-    { rule: "!(self.exists(t, t.kind == 'Gateway') && self.exists(t, t.kind == 'HTTPRoute' || t.kind == 'GRPCRoute'))", message: MESSAGES.mixedTargets },
+    { rule: "!(self.exists(t, t.kind == 'Gateway') && self.exists(t, t.kind != 'Gateway'))", message: MESSAGES.mixedTargets },
     { rule: 'self.all(t1, self.exists_one(t2, t1.kind == t2.kind && t1.name == t2.name))', message: MESSAGES.duplicateTarget },
   ],
 };

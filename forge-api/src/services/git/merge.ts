@@ -8,7 +8,11 @@
 import execa from 'execa';
 import { GitCommandError, gitEnv, runGit } from './run';
 
-export type TreeMerge = { clean: true; tree: string } | { clean: false; conflicts: string[]; messages: string[] };
+/**
+ * `messages`: git's CONFLICT lines; `output`: every line git merge would print for the merge
+ * (Auto-merging ..., CONFLICT ...), or for histories git refuses to merge its error, in `unrelated`.
+ */
+export type TreeMerge = { clean: true; tree: string } | { clean: false; conflicts: string[]; messages: string[]; output: string[]; unrelated?: string };
 
 /** True when `ancestor` is `descendant` or one of its ancestors. */
 export async function isAncestor(repoPath: string, ancestor: string, descendant: string): Promise<boolean> {
@@ -40,7 +44,7 @@ export async function mergeTrees(repoPath: string, ours: string, theirs: string)
   if (r.exitCode !== 1) {
     const why = String(r.stderr ?? '').trim().replace(/^fatal: /, '');
     // e.g. "refusing to merge unrelated histories": no merge is possible, as with a conflict.
-    if (/unrelated histories/.test(why)) return { clean: false, conflicts: [], messages: [why] };
+    if (/unrelated histories/.test(why)) return { clean: false, conflicts: [], messages: [why], output: [], unrelated: String(r.stderr ?? '') };
     throw new GitCommandError(['merge-tree'], r.exitCode, String(r.stderr ?? ''));
   }
   // -z: <tree>\0<conflicted path>\0...\0\0 then per message <n>\0<n paths>\0<type>\0<text>\0
@@ -49,6 +53,7 @@ export async function mergeTrees(repoPath: string, ours: string, theirs: string)
   const rest = sep < 0 ? '' : out.slice(sep + 2);
   const conflicts = head.split('\0').slice(1).filter(Boolean);
   const messages: string[] = [];
+  const output: string[] = [];
   const fields = rest.split('\0');
   for (let i = 0; i < fields.length; ) {
     const n = Number(fields[i]);
@@ -56,7 +61,8 @@ export async function mergeTrees(repoPath: string, ours: string, theirs: string)
     const type = fields[i + n + 1];
     const text = fields[i + n + 2];
     if (type.startsWith('CONFLICT')) messages.push(text.trim());
+    output.push(text.trim());
     i += n + 3;
   }
-  return { clean: false, conflicts, messages };
+  return { clean: false, conflicts, messages, output };
 }

@@ -10,10 +10,12 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { GitCommandError, runGit } from './run';
+import execa from 'execa';
+import { GitCommandError, gitEnv, runGit } from './run';
 import type { Signature } from './commit-writer';
 
-export type RebaseResult = { clean: true; tip: string } | { clean: false; conflicts: string[] };
+/** A conflict: the paths, the commit git stopped at, and what `git rebase` printed (Gitea shows all three). */
+export type RebaseResult = { clean: true; tip: string } | { clean: false; conflicts: string[]; stoppedAt: string; stdout: string; stderr: string };
 
 function gitDate(d: Date): string {
   return `${Math.floor(d.getTime() / 1000)} +0000`;
@@ -33,12 +35,13 @@ export async function rebaseOnto(bareRepoPath: string, onto: string, head: strin
     await git(['init', '--quiet']);
     await git(['update-ref', 'refs/heads/rebase', head]);
     await git(['-c', 'advice.detachedHead=false', 'checkout', '--quiet', 'rebase']);
-    try {
-      await git(['-c', 'rebase.autoStash=false', '-c', 'core.hooksPath=/dev/null', 'rebase', '--quiet', '--no-autosquash', onto]);
-    } catch (err) {
-      if (!(err instanceof GitCommandError)) throw err;
+    // Not --quiet: on a conflict git's own account of it is part of Gitea's answer.
+    const r = await execa('git', ['-c', 'rebase.autoStash=false', '-c', 'core.hooksPath=/dev/null', 'rebase', '--no-autosquash', onto], { cwd: tmp, env: gitEnv(env), extendEnv: false, reject: false, stripFinalNewline: false });
+    if (r.exitCode !== 0) {
+      const stopped = await fs.readFile(path.join(tmp, '.git', 'rebase-merge', 'stopped-sha'), 'utf8').catch(() => null);
+      if (stopped === null) throw new GitCommandError(['rebase'], r.exitCode, String(r.stderr ?? ''));
       const conflicts = (await git(['diff', '--name-only', '--diff-filter=U']).catch(() => '')).split('\n').filter(Boolean);
-      return { clean: false, conflicts };
+      return { clean: false, conflicts, stoppedAt: stopped.trim(), stdout: String(r.stdout ?? ''), stderr: String(r.stderr ?? '') };
     }
     return { clean: true, tip: (await git(['rev-parse', 'HEAD'])).trim() };
   } finally {

@@ -117,6 +117,7 @@ export function createPullServices(
   const reviewRequests = new ReviewRequestService({ prisma, permissions: deps.permissions, protections: deps.protections, reviews, notifier: deps.notifier });
   const pulls = new PullService({
     reviewRequests,
+    reviews,
     prisma,
     issues: deps.tracker.issues,
     labels: deps.tracker.labels,

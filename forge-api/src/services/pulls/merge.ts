@@ -9,7 +9,7 @@
 import { AccessMode, type RepoWithOwner } from '../convert';
 import { ConflictError, InvalidError, NotAllowedError, NotFoundError, ValidationError } from '../errors';
 import { commitTree, RefChangedError, updateRef, deleteRef, type Signature } from '../git/commit-writer';
-import { isAncestor, mergeTrees } from '../git/merge';
+import { isAncestor, mergeTrees, type TreeMerge } from '../git/merge';
 import { resolveRef } from '../git/refs';
 import { rebaseOnto } from '../git/rebase';
 import { runGit } from '../git/run';
@@ -40,10 +40,30 @@ export interface MergeInput {
 /** Comment type of the timeline's "merged" entry (Gitea's CommentTypeMergePull). */
 const COMMENT_MERGE_PULL = 28;
 
-/** Gitea's 409 body for a merge that conflicts: the message and the files. */
+/**
+ * A merge that conflicts, answered as Gitea answers it: 409 with its error value encoded as JSON
+ * (ErrMergeConflicts, ErrRebaseConflicts with the commit the rebase stopped at, or
+ * ErrMergeUnrelatedHistories), git's output in StdOut and StdErr and the process error, which
+ * encodes as an empty object.
+ */
 export class MergeConflictError extends ConflictError {
-  constructor(readonly files: string[]) {
-    super(`Merge Conflict Error: ${files.join(', ')}`);
+  constructor(
+    readonly files: string[],
+    style: MergeStyle,
+    detail: { stdout: string; stderr: string; commit?: string; unrelated?: boolean },
+  ) {
+    const kind = detail.unrelated ? 'Merge UnrelatedHistories Error' : detail.commit ? 'Rebase Error' : 'Merge Conflict Error';
+    super(`${kind}: ${files.join(', ')}`);
+    this.body = { Style: style, ...(detail.commit ? { CommitSHA: detail.commit } : {}), StdOut: detail.stdout, StdErr: detail.stderr, Err: {} };
+  }
+
+  /** From a tree merge of the head into the base: what `git merge` (or `git merge --squash`) prints for it in Gitea's temporary repository, where the base is HEAD and the head is `tracking`. */
+  static ofTreeMerge(merged: Extract<TreeMerge, { clean: false }>, style: MergeStyle, baseTip: string, headTip: string): MergeConflictError {
+    if (merged.unrelated !== undefined) return new MergeConflictError([], style, { stdout: '', stderr: merged.unrelated, unrelated: true });
+    const lines = merged.output.map((l) => l.split(baseTip).join('HEAD').split(headTip).join('tracking'));
+    if (style === 'squash') lines.push('Squash commit -- not updating HEAD');
+    lines.push('Automatic merge failed; fix conflicts and then commit the result.');
+    return new MergeConflictError(merged.conflicts, style, { stdout: `${lines.join('\n')}\n`, stderr: '' });
   }
 }
 
@@ -134,7 +154,7 @@ export class PullMergeService {
       newTip = headTip;
     } else if (style === 'merge' || style === 'squash') {
       const merged = await mergeTrees(path, baseTip, headTip);
-      if (!merged.clean) throw new MergeConflictError(merged.conflicts);
+      if (!merged.clean) throw MergeConflictError.ofTreeMerge(merged, style, baseTip, headTip);
       if (style === 'merge') {
         newTip = await commitTree(path, { tree: merged.tree, parents: [baseTip, headTip], message, author: committer, committer });
       } else {
@@ -148,7 +168,7 @@ export class PullMergeService {
       // committed by the merger); rebase moves the base to them, rebase-merge adds a merge
       // commit of the base and the rebased head (whose tree is the rebased head's).
       const rebased = await rebaseOnto(path, baseTip, headTip, committer);
-      if (!rebased.clean) throw new MergeConflictError(rebased.conflicts);
+      if (!rebased.clean) throw new MergeConflictError(rebased.conflicts, style, { stdout: rebased.stdout, stderr: rebased.stderr, commit: rebased.stoppedAt });
       if (style === 'rebase') newTip = rebased.tip;
       else {
         const tree = (await runGit(['rev-parse', `${rebased.tip}^{tree}`], { cwd: path })).trim();

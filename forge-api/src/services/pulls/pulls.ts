@@ -14,7 +14,7 @@ import { ConflictError, InvalidError, MalformedError, NotFoundError, PermissionD
 import { listRefTips } from '../git/refs';
 import type { IssueService } from '../issues/issues';
 import type { LabelService } from '../issues/labels';
-import { ReviewCommentType } from './reviews';
+import { ReviewCommentType, type PullReviewService } from './reviews';
 import type { RepoCtx } from '../issues/context';
 import type { PermissionService } from '../permissions';
 import type { User } from '../records';
@@ -69,6 +69,8 @@ type Prisma_OrderBy = PrismaNS.PullRequestOrderByWithRelationInput;
 export interface PullServiceDeps {
   prisma: Prisma;
   reviewRequests: ReviewRequestService;
+  /** Official flags are re-decided when the base branch changes. */
+  reviews: PullReviewService;
   issues: IssueService;
   labels: LabelService;
   convert: Converter;
@@ -311,7 +313,8 @@ export class PullService {
       const other = await this.openFor(pr.headRepoId, pr.baseRepoId, pr.headBranch, base);
       if (other && other.id !== pr.id) throw this.alreadyExists(other);
     }
-    await this.prisma.pullRequest.update({ where: { id: pr.id }, data: { baseBranch: base } });
+    const moved = await this.prisma.pullRequest.update({ where: { id: pr.id }, data: { baseBranch: base } });
+    await this.deps.reviews.recalculateOfficial(rc.repo, moved);
     await this.deps.checker.check(pr.id);
   }
 

@@ -337,6 +337,28 @@ export class PullReviewService {
     });
   }
 
+  /**
+   * Gitea's RecalculateReviewsOfficial, once the base branch changed: whether an approval or a
+   * change request counts was decided under the old base's rule, so only each reviewer's latest
+   * one keeps the flag, and only if the reviewer may review officially under the new base's rule
+   * (an approval from an unprotected branch must not satisfy a protected one).
+   */
+  async recalculateOfficial(repo: RepoWithOwner, pr: PullRequest): Promise<void> {
+    const verdicts = { issueId: pr.issueId, type: { in: [ReviewType.Approve, ReviewType.Reject] } };
+    const latest = new Map<number, number>();
+    for (const r of await this.prisma.review.findMany({ where: verdicts, select: { id: true, reviewerId: true }, orderBy: { id: 'asc' } })) latest.set(r.reviewerId, r.id);
+    const users = new Map((await this.prisma.user.findMany({ where: { id: { in: [...latest.keys()] } } })).map((u) => [u.id, u]));
+    const official: number[] = [];
+    for (const [reviewerId, id] of latest) {
+      const user = users.get(reviewerId);
+      if (user && (await this.isOfficialReviewer(repo, pr, user))) official.push(id);
+    }
+    await this.prisma.$transaction([
+      this.prisma.review.updateMany({ where: verdicts, data: { official: false } }),
+      this.prisma.review.updateMany({ where: { id: { in: official } }, data: { official: true } }),
+    ]);
+  }
+
   /** Gitea's restoreLatestOfficialReview: the reviewer's latest approval or change request counts again. */
   async restoreLatestOfficial(tx: Tx, issueId: number, reviewerId: number): Promise<void> {
     const latest = await tx.review.findFirst({ where: { issueId, reviewerId, type: { in: [ReviewType.Approve, ReviewType.Reject] } }, orderBy: { id: 'desc' } });

@@ -7,7 +7,7 @@
  * update makes it fail with 409 instead of losing the pushed commits.
  */
 import { AccessMode, type RepoWithOwner } from '../convert';
-import { ConflictError, NotFoundError, PermissionDeniedError, InvalidError } from '../errors';
+import { ConflictError, NotFoundError, PermissionDeniedError, InvalidError, withoutBody } from '../errors';
 import { commitTree, RefChangedError, updateRef, type Signature } from '../git/commit-writer';
 import { mergeTrees } from '../git/merge';
 import { rebaseOnto } from '../git/rebase';
@@ -77,7 +77,8 @@ export class PullUpdateService {
     if (!head) throw new NotFoundError();
     const rebase = style === 'rebase';
     const may = await this.allowed(rc, pr, head);
-    if (rebase ? !may.rebase : !may.merge) throw new PermissionDeniedError('');
+    // Gitea answers the status alone here.
+    if (rebase ? !may.rebase : !may.merge) throw withoutBody(new PermissionDeniedError('user may not update the head branch'));
 
     const basePath = this.deps.diskPath(rc.repo);
     const headPath = this.deps.diskPath(head);
