@@ -5,6 +5,7 @@
  * and from a PROXY protocol v1 header written by hand; the same on a TCP listener (a refused
  * connection is closed), and the request-level policies reported as not applying to a TCPRoute.
  */
+import * as dgram from 'dgram';
 import * as net from 'net';
 import { GatewayFixture, startGatewayFixture } from '../support/gateway';
 import { GATEWAY_API, httpRoute, rule, serviceFor, type Manifest } from '../support/manifests';
@@ -13,6 +14,25 @@ import { ipAccessPolicy, rateLimitPolicy, target, timedRequest } from './support
 
 let gw: GatewayFixture;
 let tcpServer: net.Server;
+let udpServer: dgram.Socket;
+
+/** The UDP echo's answer to one datagram sent from `from`; '' when none comes within 1 s (nginx dropped it). */
+function udpExchange(from: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = dgram.createSocket('udp4');
+    const timer = setTimeout(() => {
+      socket.close();
+      resolve('');
+    }, 1000);
+    socket.on('message', (m) => {
+      clearTimeout(timer);
+      socket.close();
+      resolve(m.toString());
+    });
+    socket.on('error', reject);
+    socket.bind(0, from, () => socket.send('hello', gw.ports.udp, '127.0.0.1'));
+  });
+}
 
 /** What the TCP echo behind the TCPRoute answers to `hello` on one connection (with `preamble` first); '' when nginx closes it. */
 function tcpExchange(from: string, preamble = ''): Promise<string> {
@@ -54,6 +74,18 @@ const gatewayPolicy = (spec: Parameters<typeof ipAccessPolicy>[2]): Manifest[] =
 beforeAll(async () => {
   tcpServer = net.createServer((c) => c.on('data', (d) => c.write(`tcp:${d}`)).on('error', () => {}));
   await new Promise<void>((r) => tcpServer.listen(0, '127.0.0.1', r));
+  udpServer = dgram.createSocket('udp4');
+  udpServer.on('message', (m, r) => udpServer.send(`udp:${m}`, r.port, r.address));
+  await new Promise<void>((r) => udpServer.bind(0, '127.0.0.1', r));
+  const [udpService, udpSlice] = serviceFor('udp-echo', udpServer.address().port);
+  udpService.spec.ports[0].protocol = 'UDP';
+  udpSlice.ports[0].protocol = 'UDP';
+  const udpRoute: Manifest = {
+    apiVersion: GATEWAY_API,
+    kind: 'UDPRoute',
+    metadata: { name: 'dns' },
+    spec: { parentRefs: [{ name: 'gw', sectionName: 'udp' }], rules: [{ backendRefs: [{ name: 'udp-echo', port: 80 }] }] },
+  };
   const tcpRoute: Manifest = {
     apiVersion: GATEWAY_API,
     kind: 'TCPRoute',
@@ -62,13 +94,16 @@ beforeAll(async () => {
   };
   const routes: Manifest[] = [
     tcpRoute,
+    udpRoute,
+    udpService,
+    udpSlice,
     ...serviceFor('tcp-echo', (tcpServer.address() as net.AddressInfo).port),
     httpRoute('open', { rules: [rule('ok', prefix('/open')), rule('ok', byHeader('/open-dispatch'))] }),
     httpRoute('guarded', { rules: [rule('ok', prefix('/guarded'))] }),
   ];
   gw = await startGatewayFixture({
     backends: ['ok'],
-    listeners: [{ name: 'http' }, { name: 'tcp', protocol: 'TCP' }],
+    listeners: [{ name: 'http' }, { name: 'tcp', protocol: 'TCP' }, { name: 'udp', protocol: 'UDP' }],
     files: {
       'routes.yaml': routes,
       // The route's deny replaces the Gateway's deny; the Gateway's allow still applies to it.
@@ -86,6 +121,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await gw?.close();
   tcpServer?.close();
+  udpServer?.close();
 });
 
 describe('IPAccessPolicy: the client address of the connection', () => {
@@ -112,6 +148,11 @@ describe('IPAccessPolicy: the client address of the connection', () => {
     // The TCPRoute's own deny replaces the Gateway's: .2 is served there, .3 is not.
     expect(await tcpExchange('127.0.0.2')).toBe('tcp:hello');
     expect(await tcpExchange('127.0.0.3')).toBe('');
+  });
+
+  test("on a UDP listener a refused client's datagrams are dropped (the UDPRoute has no policy: the Gateway's lists)", async () => {
+    expect(await udpExchange('127.0.0.1')).toBe('udp:hello');
+    expect(await udpExchange('127.0.0.2')).toBe('');
   });
 
   test('a RateLimitPolicy on a TCPRoute is not applied, and says why', async () => {
