@@ -49,6 +49,8 @@ interface Check {
   path: string | ((saved: Record<string, number>) => string);
   as?: string;
   body?: unknown;
+  /** A body built from ids saved by earlier checks on that server. */
+  bodyOf?: (saved: Record<string, number>) => unknown;
   raw?: string;
   contentType?: string;
   /** Save the answer's `id` under this name. */
@@ -215,6 +217,11 @@ function checks(): Check[] {
     { what: 'comments list', method: 'GET', path: `${r}/issues/1/comments`, as: alice },
     { what: 'repo comments', method: 'GET', path: `${r}/issues/comments`, as: alice },
     ...trackedTimeChecks(r),
+    ...timelineEventChecks(r),
+    ...peopleChecks(),
+    ...orgChecks(),
+    ...issueExtraChecks(r),
+    ...adminChecks(),
     { what: 'labels', method: 'GET', path: `${r}/labels`, as: bob },
     { what: 'milestones', method: 'GET', path: `${r}/milestones`, as: bob },
     { what: 'my keys', method: 'GET', path: '/user/keys', as: alice },
@@ -311,6 +318,147 @@ function trackedTimeChecks(r: string): Check[] {
   ];
 }
 
+/**
+ * Label, milestone and deadline events on the timeline: each change through the routes that
+ * make it, then the timeline, whose entries must have the same types and shapes in order
+ * (the first entry of a list stands for the rest, so each event is read on its own page).
+ */
+function timelineEventChecks(r: string): Check[] {
+  const { alice } = users;
+  const i = `${r}/issues`;
+  const entries = ['label added', 'label removed', 'milestone set', 'deadline added', 'deadline modified', 'milestone unset', 'deadline removed', 'labels replaced', 'labels cleared'];
+  return [
+    { what: 'events: label', method: 'POST', path: `${r}/labels`, as: alice, body: { name: 'feature', color: '#00aa00' }, save: 'feature' },
+    { what: 'events: milestone', method: 'POST', path: `${r}/milestones`, as: alice, body: { title: 'v2' }, save: 'v2' },
+    { what: 'events: issue with label and milestone', method: 'POST', path: i, as: alice, bodyOf: (s) => ({ title: 'events', labels: [s.feature], milestone: s.v2 }), save: 'eventsIssue' },
+    { what: 'events: creation timeline', method: 'GET', path: `${i}/5/timeline`, as: alice },
+    { what: 'events: add label', method: 'POST', path: `${i}/4/labels`, as: alice, bodyOf: (s) => ({ labels: [s.feature] }) },
+    { what: 'events: remove label', method: 'DELETE', path: (s) => `${i}/4/labels/${s.feature}`, as: alice },
+    { what: 'events: set milestone and deadline', method: 'PATCH', path: `${i}/4`, as: alice, bodyOf: (s) => ({ milestone: s.v2, due_date: '2030-01-01T00:00:00Z' }) },
+    { what: 'events: change deadline', method: 'POST', path: `${i}/4/deadline`, as: alice, body: { due_date: '2031-02-03T00:00:00Z' } },
+    { what: 'events: unset milestone', method: 'PATCH', path: `${i}/4`, as: alice, body: { milestone: 0 } },
+    { what: 'events: remove deadline', method: 'PATCH', path: `${i}/4`, as: alice, body: { unset_due_date: true } },
+    { what: 'events: replace labels', method: 'PUT', path: `${i}/4/labels`, as: alice, bodyOf: (s) => ({ labels: [s.feature] }) },
+    { what: 'events: clear labels', method: 'DELETE', path: `${i}/4/labels`, as: alice },
+    { what: 'events: timeline length', method: 'GET', path: `${i}/4/timeline?limit=50`, as: alice },
+    ...entries.map((e, n): Check => ({ what: `events: ${e}`, method: 'GET', path: `${i}/4/timeline?limit=1&page=${n + 2}`, as: alice })),
+  ];
+}
+
+/** Follows, blocks, e-mail addresses, GPG keys, settings, heatmap, feeds and subscriptions. */
+function peopleChecks(): Check[] {
+  const { alice, bob } = users;
+  return [
+    { what: 'follow', method: 'PUT', path: `/user/following/${alice}`, as: bob },
+    { what: 'follow self', method: 'PUT', path: `/user/following/${bob}`, as: bob },
+    { what: 'follow nobody', method: 'PUT', path: `/user/following/nobody${run}`, as: bob },
+    { what: 'my following', method: 'GET', path: '/user/following', as: bob },
+    { what: 'my followers', method: 'GET', path: '/user/followers', as: alice },
+    { what: "someone's followers", method: 'GET', path: `/users/${alice}/followers` },
+    { what: "someone's following", method: 'GET', path: `/users/${bob}/following`, as: alice },
+    { what: 'check following', method: 'GET', path: `/user/following/${alice}`, as: bob },
+    { what: 'check not following', method: 'GET', path: `/user/following/${bob}`, as: alice },
+    { what: 'check user follows', method: 'GET', path: `/users/${bob}/following/${alice}` },
+    { what: 'unfollow', method: 'DELETE', path: `/user/following/${alice}`, as: bob },
+    { what: 'block with note', method: 'PUT', path: `/user/blocks/${bob}?note=spam`, as: alice },
+    { what: 'block again', method: 'PUT', path: `/user/blocks/${bob}`, as: alice },
+    { what: 'blocks list', method: 'GET', path: '/user/blocks', as: alice },
+    { what: 'block check', method: 'GET', path: `/user/blocks/${bob}`, as: alice },
+    { what: 'blocked follows', method: 'PUT', path: `/user/following/${alice}`, as: bob },
+    { what: 'blocked stars', method: 'PUT', path: `/user/starred/${alice}/proj`, as: bob },
+    { what: 'blocked comments', method: 'POST', path: `/repos/${alice}/proj/issues/1/comments`, as: bob, body: { body: 'blocked' } },
+    { what: 'blocked opens an issue', method: 'POST', path: `/repos/${alice}/proj/issues`, as: bob, body: { title: 'blocked' } },
+    { what: 'unblock', method: 'DELETE', path: `/user/blocks/${bob}`, as: alice },
+    { what: 'unblock again', method: 'DELETE', path: `/user/blocks/${bob}`, as: alice },
+    { what: 'block check after', method: 'GET', path: `/user/blocks/${bob}`, as: alice },
+    { what: 'emails', method: 'GET', path: '/user/emails', as: alice },
+    { what: 'email add', method: 'POST', path: '/user/emails', as: alice, body: { emails: [`second${run}@example.com`] } },
+    { what: 'email add taken', method: 'POST', path: '/user/emails', as: alice, body: { emails: [`${bob}@example.com`] } },
+    { what: 'email add bad', method: 'POST', path: '/user/emails', as: alice, body: { emails: ['not-an-address'] } },
+    { what: 'email delete', method: 'DELETE', path: '/user/emails', as: alice, body: { emails: [`second${run}@example.com`] } },
+    { what: 'email delete primary', method: 'DELETE', path: '/user/emails', as: alice, body: { emails: [`${alice}@example.com`] } },
+    { what: 'gpg keys', method: 'GET', path: '/user/gpg_keys', as: alice },
+    { what: 'gpg key bad', method: 'POST', path: '/user/gpg_keys', as: alice, body: { armored_public_key: 'nonsense' } },
+    { what: 'gpg key missing', method: 'GET', path: '/user/gpg_keys/999999', as: alice },
+    { what: "someone's gpg keys", method: 'GET', path: `/users/${alice}/gpg_keys`, as: bob },
+    { what: 'gpg token', method: 'GET', path: '/user/gpg_key_token', as: alice },
+    { what: 'settings', method: 'GET', path: '/user/settings', as: alice },
+    { what: 'settings edit', method: 'PATCH', path: '/user/settings', as: alice, body: { full_name: 'Alice', hide_email: true } },
+    { what: 'heatmap', method: 'GET', path: `/users/${alice}/heatmap`, as: bob },
+    { what: 'user feeds', method: 'GET', path: `/users/${alice}/activities/feeds?limit=1`, as: alice },
+    { what: 'user feeds anonymous', method: 'GET', path: `/users/${alice}/activities/feeds?limit=1` },
+    { what: 'watch', method: 'PUT', path: `/repos/${alice}/proj/subscription`, as: bob },
+    { what: 'my subscriptions', method: 'GET', path: '/user/subscriptions', as: bob },
+    { what: "someone's subscriptions", method: 'GET', path: `/users/${bob}/subscriptions`, as: alice },
+    { what: 'avatar delete', method: 'DELETE', path: '/user/avatar', as: alice },
+    { what: 'avatar bad', method: 'POST', path: '/user/avatar', as: alice, body: { image: 'bm90IGFuIGltYWdl' } },
+  ];
+}
+
+/** Organization edit, members, public members, blocks, repositories and feeds. */
+function orgChecks(): Check[] {
+  const { alice, bob } = users;
+  const o = `/orgs/${org}`;
+  return [
+    { what: 'org edit', method: 'PATCH', path: o, as: alice, body: { full_name: 'Compare Org', location: 'Here' } },
+    { what: 'org edit by member', method: 'PATCH', path: o, as: bob, body: { full_name: 'x' } },
+    { what: 'org members', method: 'GET', path: `${o}/members`, as: alice },
+    { what: 'org members anonymous', method: 'GET', path: `${o}/members` },
+    { what: 'org member check', method: 'GET', path: `${o}/members/${bob}`, as: alice },
+    { what: 'org member check outsider', method: 'GET', path: `${o}/members/nobody${run}`, as: alice },
+    { what: 'org public members', method: 'GET', path: `${o}/public_members`, as: bob },
+    { what: 'org publicize', method: 'PUT', path: `${o}/public_members/${bob}`, as: bob },
+    { what: 'org publicize other', method: 'PUT', path: `${o}/public_members/${alice}`, as: bob },
+    { what: 'org public member check', method: 'GET', path: `${o}/public_members/${bob}` },
+    { what: 'org conceal', method: 'DELETE', path: `${o}/public_members/${bob}`, as: bob },
+    { what: 'org blocks', method: 'GET', path: `${o}/blocks`, as: alice },
+    { what: 'org block', method: 'PUT', path: `${o}/blocks/nobody${run}`, as: alice },
+    { what: 'org feeds', method: 'GET', path: `${o}/activities/feeds?limit=1`, as: alice },
+    { what: 'org repo create', method: 'POST', path: `${o}/repos`, as: alice, body: { name: 'made' } },
+    { what: 'org repo create deprecated', method: 'POST', path: `/org/${org}/repos`, as: alice, body: { name: 'made2' } },
+    { what: 'org delete with repos', method: 'DELETE', path: o, as: alice },
+  ];
+}
+
+/** Issue assignees, locks, subscriptions and the cross-repository search. */
+function issueExtraChecks(r: string): Check[] {
+  const { alice, bob } = users;
+  const i = `${r}/issues`;
+  return [
+    { what: 'assignees add', method: 'POST', path: `${i}/2/assignees`, as: alice, body: { assignees: [alice] } },
+    { what: 'assignees add unknown', method: 'POST', path: `${i}/2/assignees`, as: alice, body: { assignees: [`nobody${run}`] } },
+    { what: 'assignees remove', method: 'DELETE', path: `${i}/2/assignees`, as: alice, body: { assignees: [alice] } },
+    { what: 'assignees by reader', method: 'POST', path: `${i}/2/assignees`, as: bob, body: { assignees: [bob] } },
+    { what: 'lock', method: 'PUT', path: `${i}/2/lock`, as: alice, body: { lock_reason: 'off-topic' } },
+    { what: 'locked: comment by reader', method: 'POST', path: `${i}/2/comments`, as: bob, body: { body: 'locked?' } },
+    { what: 'lock by reader', method: 'PUT', path: `${i}/2/lock`, as: bob, body: { lock_reason: 'spam' } },
+    { what: 'unlock', method: 'DELETE', path: `${i}/2/lock`, as: alice },
+    { what: 'subscriptions', method: 'GET', path: `${i}/1/subscriptions`, as: alice },
+    { what: 'subscribe', method: 'PUT', path: `${i}/1/subscriptions/${bob}`, as: bob },
+    { what: 'subscribe someone else', method: 'PUT', path: `${i}/1/subscriptions/${alice}`, as: bob },
+    { what: 'subscription check', method: 'GET', path: `${i}/1/subscriptions/check`, as: bob },
+    { what: 'unsubscribe', method: 'DELETE', path: `${i}/1/subscriptions/${bob}`, as: bob },
+    { what: 'issue search', method: 'GET', path: `/repos/issues/search?q=first&limit=1`, as: bob },
+    { what: 'issue search by state', method: 'GET', path: `/repos/issues/search?state=all&type=issues&owner=${alice}`, as: bob },
+    { what: 'issue search anonymous', method: 'GET', path: `/repos/issues/search?q=first` },
+    { what: 'issue timeline after extras', method: 'GET', path: `${i}/2/timeline?limit=50`, as: alice },
+  ];
+}
+
+/** Badges and unadopted repositories (site admins). */
+function adminChecks(): Check[] {
+  const { bob } = users;
+  return [
+    { what: 'badges', method: 'GET', path: `/admin/users/${bob}/badges`, as: 'admin' },
+    { what: 'badge add unknown', method: 'POST', path: `/admin/users/${bob}/badges`, as: 'admin', body: { badge_slugs: [`none${run}`] } },
+    { what: 'badge delete unknown', method: 'DELETE', path: `/admin/users/${bob}/badges`, as: 'admin', body: { badge_slugs: [`none${run}`] } },
+    { what: 'badges not admin', method: 'GET', path: `/admin/users/${bob}/badges`, as: bob },
+    { what: 'unadopted', method: 'GET', path: '/admin/unadopted', as: 'admin' },
+    { what: 'unadopted adopt missing', method: 'POST', path: `/admin/unadopted/${bob}/nothing`, as: 'admin' },
+    { what: 'unadopted delete missing', method: 'DELETE', path: `/admin/unadopted/${bob}/nothing`, as: 'admin' },
+  ];
+}
+
 async function main(): Promise<number> {
   const gitea: Side = { name: 'gitea', base: arg('gitea').replace(/\/$/, ''), tokens: {}, saved: {} };
   const forge: Side = { name: 'forge', base: arg('forge').replace(/\/$/, ''), tokens: {}, saved: {} };
@@ -319,9 +467,9 @@ async function main(): Promise<number> {
   let differing = 0;
   for (const c of checks()) {
     if (only && !only.test(c.what)) continue;
-    const opts = { as: c.as, body: c.body, raw: c.raw, contentType: c.contentType };
+    const opts = (side: Side) => ({ as: c.as, body: c.bodyOf ? c.bodyOf(side.saved) : c.body, raw: c.raw, contentType: c.contentType });
     const pathOf = (side: Side) => (typeof c.path === 'string' ? c.path : c.path(side.saved));
-    const [g, f] = [await send(gitea, c.method, pathOf(gitea), opts), await send(forge, c.method, pathOf(forge), opts)];
+    const [g, f] = [await send(gitea, c.method, pathOf(gitea), opts(gitea)), await send(forge, c.method, pathOf(forge), opts(forge))];
     if (c.save) {
       for (const [side, a] of [[gitea, g], [forge, f]] as const) {
         const id = (a.body as { id?: number } | undefined)?.id;

@@ -133,4 +133,42 @@ describeForge('labels and milestones', (f) => {
     expect((await f().request('GET', `${r}/milestones/${m1}`)).status).toBe(404);
     expect((await f().request('GET', `${r}/issues/${numbers[1]}`)).body.milestone).toBeNull();
   });
+
+  test('the timeline tells of label, milestone and deadline changes as Gitea records them', async () => {
+    const bug = (await f().request('POST', `${r}/labels`, { ...as('alice'), body: { name: 'ev-bug', color: 'f00' } })).body;
+    const ui = (await f().request('POST', `${r}/labels`, { ...as('alice'), body: { name: 'ev-ui', color: '0f0' } })).body;
+    const m1 = (await f().request('POST', `${r}/milestones`, { ...as('alice'), body: { title: 'ev-1' } })).body;
+    const m2 = (await f().request('POST', `${r}/milestones`, { ...as('alice'), body: { title: 'ev-2' } })).body;
+    const issue = (await f().request('POST', `${r}/issues`, { ...as('alice'), body: { title: 'events', labels: [bug.id], milestone: m1.id } })).body;
+    const i = `${r}/issues/${issue.number}`;
+    const steps: [string, string, unknown][] = [
+      ['POST', `${i}/labels`, { labels: [ui.id] }],
+      ['DELETE', `${i}/labels/${bug.id}`, undefined],
+      ['PATCH', i, { milestone: m2.id, due_date: '2030-01-01T00:00:00Z' }],
+      ['POST', `${i}/deadline`, { due_date: '2031-02-03T00:00:00Z' }],
+      ['PATCH', i, { milestone: 0, unset_due_date: true }],
+      ['PUT', `${i}/labels`, { labels: [bug.id] }],
+      ['DELETE', `${i}/labels`, undefined],
+    ];
+    for (const [method, path, body] of steps) expect((await f().request(method, path, { ...as('alice'), body })).status).toBeLessThan(300);
+    const timeline = (await f().request('GET', `${i}/timeline`, as('alice'))).body as { type: string; body: string; label: { name: string } | null; milestone: { title: string } | null; old_milestone: { title: string } | null }[];
+    expect(timeline.map((e) => [e.type, e.body, e.label?.name ?? null, e.old_milestone?.title ?? null, e.milestone?.title ?? null])).toEqual([
+      ['milestone', '', null, null, 'ev-1'],
+      ['label', '1', 'ev-bug', null, null],
+      ['label', '1', 'ev-ui', null, null],
+      ['label', '', 'ev-bug', null, null],
+      ['added_deadline', '2030-01-01', null, null, null],
+      ['milestone', '', null, 'ev-1', 'ev-2'],
+      ['modified_deadline', '2031-02-03|2030-01-01', null, null, null],
+      ['removed_deadline', '2031-02-03', null, null, null],
+      ['milestone', '', null, 'ev-2', null],
+      ['label', '1', 'ev-bug', null, null],
+      ['label', '', 'ev-ui', null, null],
+      ['label', '', 'ev-bug', null, null],
+    ]);
+    // A deleted label leaves its events, naming no label (Gitea loads it and finds none).
+    expect((await f().request('DELETE', `${r}/labels/${ui.id}`, as('alice'))).status).toBe(204);
+    const after = (await f().request('GET', `${i}/timeline`, as('alice'))).body as { type: string; label: unknown }[];
+    expect(after.filter((e) => e.type === 'label').map((e) => e.label === null)).toEqual([false, true, false, false, true, false]);
+  });
 });

@@ -214,7 +214,7 @@ export class ActivityService {
         repo_id: r.repoId,
         repo: this.convert.repo(r.repo, modes.get(r.repoId) ?? 0),
         comment_id: r.commentId ?? 0,
-        ...(c ? { comment: this.issueConvert.comment(c, c.issue, r.repo, commentPosters.get(c.posterId)) } : {}),
+        comment: c ? this.issueConvert.comment(c, c.issue, r.repo, commentPosters.get(c.posterId)) : null,
         ref_name: r.refName,
         is_private: r.isPrivate,
         content: r.content,

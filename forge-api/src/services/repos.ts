@@ -270,10 +270,11 @@ export class RepoService {
           ? { create: labels.map((l) => ({ name: l.name, color: `#${l.color.replace(/^#/, '')}`, description: l.description, exclusive: l.exclusive })) }
           : undefined,
       }),
+      // The initial commit is an internal push (Gitea skips its hooks): no push event, feed row
+      // or webhook; the refs are recorded so the next push diffs against them.
       afterCommit: async (repo) => {
-        if (input.auto_init) return this.afterPush(doer, repo.id);
         await recordRefs(diskPath).catch(() => undefined);
-        return repo;
+        return input.auto_init ? this.afterPush(doer, repo.id) : repo;
       },
     });
   }

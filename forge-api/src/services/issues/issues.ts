@@ -10,6 +10,7 @@ import { InvalidError, NotFoundError, PermissionDeniedError, PreconditionFailedE
 import { refuseIfBlocked } from '../blocks';
 import type { Notifier } from '../notify';
 import type { User } from '../records';
+import { deadlineEvent, labelEvents, milestoneEvent } from './events';
 import { ISSUE_INCLUDE, labelScope, type IssueConverter, type IssueFull, type RepoWithOwner } from '../convert';
 import type { RepoCtx, TrackerContext } from './context';
 import type { Issue, Label } from '../../../generated/prisma/client';
@@ -306,6 +307,9 @@ export class IssueService {
         ...columns.map((c) => values[c as keyof Issue]),
       );
       const issue = issues.decode(inserted, '');
+      // The timeline tells of the milestone and labels set at creation, before the assignees (as Gitea records them).
+      const events = [...(p.milestoneId ? [milestoneEvent(issue, poster.id, null, p.milestoneId, now)] : []), ...labelEvents(issue, poster.id, p.labels.map((l) => ({ labelId: l.id, added: true })), now)];
+      if (events.length) await tx.comment.createMany({ data: events });
       if (p.labels.length) await tx.issueLabel.createMany({ data: p.labels.map((l) => ({ issueId: issue.id, labelId: l.id })) });
       if (p.assignees.length) await this.writeAssigneeChanges(tx, issue, poster, p.assignees.map((u) => u.id), [], now);
       await opts.within?.(tx, issue);
@@ -431,6 +435,8 @@ export class IssueService {
         data: { type: CommentType.ChangeTitle, issueId: issue.id, repoId: issue.repoId, posterId: rc.doer.id, oldTitle: issue.title, newTitle: data.title as string, createdAt: now, updatedAt: now },
       });
     }
+    const deadline = 'deadline' in data ? deadlineEvent(issue, rc.doer.id, issue.deadline, data.deadline as Date | null, now) : null;
+    if (deadline) await this.prisma.comment.create({ data: deadline });
     let added: number[] = [];
     let removed: number[] = [];
     if (assignees) {
@@ -441,6 +447,7 @@ export class IssueService {
       await this.writeAssigneeChanges(this.prisma, issue, rc.doer, added, removed, now);
     }
     if ('milestoneId' in data) {
+      await this.prisma.comment.create({ data: milestoneEvent(issue, rc.doer.id, oldMilestone, (data.milestoneId as number | null) ?? null, now) });
       if (oldMilestone) await this.recountMilestone(oldMilestone);
       if (data.milestoneId) await this.recountMilestone(data.milestoneId as number);
       await this.notifier.issueMilestoneChanged(rc.doer, rc.repo, { ...issue, milestoneId: (data.milestoneId as number | null) ?? null }, oldMilestone);
@@ -492,7 +499,12 @@ export class IssueService {
   async setDeadline(rc: RepoCtx & { doer: User }, issue: Issue, dueDate: string | null): Promise<Date | null> {
     if (!rc.canWrite) throw new PermissionDeniedError('Not repo writer');
     const deadline = dueDate === null ? null : endOfDay(dueDate, true);
-    await this.prisma.issue.update({ where: { id: issue.id }, data: { deadline, updatedAt: new Date() } });
+    const now = new Date();
+    const event = deadlineEvent(issue, rc.doer.id, issue.deadline, deadline, now);
+    await this.prisma.$transaction([
+      this.prisma.issue.update({ where: { id: issue.id }, data: { deadline, updatedAt: now } }),
+      ...(event ? [this.prisma.comment.create({ data: event })] : []),
+    ]);
     return deadline;
   }
 

@@ -9,6 +9,7 @@ import type { User } from '../records';
 import type { TrackerContext } from './context';
 import { labelScope, normalizeColor, type IssueConverter, type RepoWithOwner } from '../convert';
 import { dropDuplicateExclusive } from './issues';
+import { labelEvents } from './events';
 import type { Issue, Label } from '../../../generated/prisma/client';
 import type { Notifier } from '../notify/notifier';
 
@@ -125,21 +126,47 @@ export class LabelService {
     const adding = new Set(labels.map((l) => l.id));
     const drop = current.filter((l) => !adding.has(l.id) && l.exclusive && scopes.has(labelScope(l.name))).map((l) => l.id);
     const have = new Set(current.map((l) => l.id));
+    const now = new Date();
+    const adds = labels.filter((l) => !have.has(l.id));
+    // Each label added replaces the others of its exclusive scope first (Gitea's order of events).
+    const dropped = new Set<number>();
+    const changes: { labelId: number; added: boolean }[] = [];
+    for (const l of adds) {
+      const scope = l.exclusive ? labelScope(l.name) : '';
+      for (const c of current) {
+        if (scope && drop.includes(c.id) && !dropped.has(c.id) && labelScope(c.name) === scope) {
+          dropped.add(c.id);
+          changes.push({ labelId: c.id, added: false });
+        }
+      }
+      changes.push({ labelId: l.id, added: true });
+    }
     await this.prisma.$transaction([
       this.prisma.issueLabel.deleteMany({ where: { issueId, labelId: { in: drop } } }),
-      this.prisma.issueLabel.createMany({ data: labels.filter((l) => !have.has(l.id)).map((l) => ({ issueId, labelId: l.id })) }),
-      this.prisma.issue.update({ where: { id: issueId }, data: { updatedAt: new Date() } }),
+      this.prisma.issueLabel.createMany({ data: adds.map((l) => ({ issueId, labelId: l.id })) }),
+      this.prisma.comment.createMany({ data: labelEvents(issue, doer.id, changes, now) }),
+      this.prisma.issue.update({ where: { id: issueId }, data: { updatedAt: now } }),
     ]);
     await this.notifier.issueLabelsChanged(doer, repo, issue, false);
     return this.ofIssue(repo, issueId);
   }
 
+  /** The issue's labels become `labels`: events for those added, then for those removed, each by id (as Gitea's ReplaceIssueLabels). */
   async replaceOnIssue(doer: User, repo: RepoWithOwner, issue: Issue, labels: Label[]) {
     const issueId = issue.id;
+    const now = new Date();
+    const current = new Set((await this.prisma.issueLabel.findMany({ where: { issueId }, select: { labelId: true } })).map((r) => r.labelId));
+    const wanted = new Set(labels.map((l) => l.id));
+    const byId = (a: number, b: number) => a - b;
+    const changes = [
+      ...[...wanted].filter((id) => !current.has(id)).sort(byId).map((labelId) => ({ labelId, added: true })),
+      ...[...current].filter((id) => !wanted.has(id)).sort(byId).map((labelId) => ({ labelId, added: false })),
+    ];
     await this.prisma.$transaction([
       this.prisma.issueLabel.deleteMany({ where: { issueId } }),
       this.prisma.issueLabel.createMany({ data: labels.map((l) => ({ issueId, labelId: l.id })) }),
-      this.prisma.issue.update({ where: { id: issueId }, data: { updatedAt: new Date() } }),
+      this.prisma.comment.createMany({ data: labelEvents(issue, doer.id, changes, now) }),
+      this.prisma.issue.update({ where: { id: issueId }, data: { updatedAt: now } }),
     ]);
     await this.notifier.issueLabelsChanged(doer, repo, issue, false);
     return this.ofIssue(repo, issueId);
@@ -151,8 +178,15 @@ export class LabelService {
       const l = await this.prisma.label.findFirst({ where: { id: labelId, OR: [{ repoId: repo.id }, { orgId: repo.ownerId }] } });
       if (!l) throw new InvalidError(`label does not exist [label_id: ${labelId}]`);
     }
-    await this.prisma.issueLabel.deleteMany({ where: { issueId: issue.id, ...(labelId !== null ? { labelId } : {}) } });
-    await this.prisma.issue.update({ where: { id: issue.id }, data: { updatedAt: new Date() } });
+    // Clearing removes the labels in name order, one event each (Gitea's ClearIssueLabels).
+    const removed = await this.prisma.issueLabel.findMany({ where: { issueId: issue.id, ...(labelId !== null ? { labelId } : {}) }, include: { label: true } });
+    removed.sort((a, b) => a.label.name.localeCompare(b.label.name) || a.labelId - b.labelId);
+    const now = new Date();
+    await this.prisma.$transaction([
+      this.prisma.issueLabel.deleteMany({ where: { issueId: issue.id, labelId: { in: removed.map((r) => r.labelId) } } }),
+      this.prisma.comment.createMany({ data: labelEvents(issue, doer.id, removed.map((r) => ({ labelId: r.labelId, added: false })), now) }),
+      this.prisma.issue.update({ where: { id: issue.id }, data: { updatedAt: now } }),
+    ]);
     await this.notifier.issueLabelsChanged(doer, repo, issue, labelId === null);
   }
 }

@@ -5,9 +5,9 @@
  * Each entry is Gitea's TimelineComment: the event's name as `type`, the time tracker's
  * "|<seconds>" contents in words, the tracked time an add-time or stop event recorded (even
  * once deleted, as Gitea shows it), the user an assignee event added or removed, the titles of
- * a title change and the other issue of a dependency event. Fields of kinds of events the
- * forge does not record (labels, milestones, projects, references, reviews) keep Gitea's
- * empty values.
+ * a title change, the label of a label event (null once the label is deleted), the
+ * milestones of a milestone event and the other issue of a dependency event. Fields of kinds
+ * of events the forge does not record (projects, references) keep Gitea's empty values.
  */
 import { parseDate, type IssueService } from './issues';
 import type { RepoCtx, TrackerContext } from './context';
@@ -61,6 +61,10 @@ export class TimelineService {
     const depIds = rows.map((c) => c.dependentIssueId).filter((id): id is number => id !== null);
     const depJson = new Map((depIds.length ? await this.issues.toJsonMixed([...new Set(depIds)], rc.doer) : []).map((i) => [i.id, i]));
     const assignees = await this.ctx.users(rows.map((c) => c.assigneeId).filter((id): id is number => id !== null));
+    const labelIds = [...new Set(rows.map((c) => c.labelId).filter((id): id is number => id !== null))];
+    const labels = new Map((labelIds.length ? await this.ctx.prisma.label.findMany({ where: { id: { in: labelIds } } }) : []).map((l) => [l.id, this.convert.label(l, rc.repo)]));
+    const milestoneIds = [...new Set(rows.flatMap((c) => [c.milestoneId, c.oldMilestoneId]).filter((id): id is number => id !== null))];
+    const milestones = new Map((milestoneIds.length ? await this.ctx.prisma.milestone.findMany({ where: { id: { in: milestoneIds } } }) : []).map((m) => [m.id, this.convert.milestone(m)]));
     const issueUrl = this.convert.issueHtml(rc.repo, issue);
     return rows.map((c) => ({
       id: c.id,
@@ -74,8 +78,8 @@ export class TimelineService {
       updated_at: c.updatedAt.toISOString().replace(/\.\d{3}Z$/, 'Z'),
       old_project_id: 0,
       project_id: 0,
-      old_milestone: null,
-      milestone: null,
+      old_milestone: (c.oldMilestoneId !== null && milestones.get(c.oldMilestoneId)) || null,
+      milestone: (c.milestoneId !== null && milestones.get(c.milestoneId)) || null,
       tracked_time: (c.timeId !== null && timeJson.get(c.timeId)) || null,
       old_title: c.oldTitle,
       new_title: c.newTitle,
@@ -86,7 +90,7 @@ export class TimelineService {
       ref_action: 'none',
       ref_commit_sha: '',
       review_id: c.review?.reviewId ?? 0,
-      label: null,
+      label: (c.labelId !== null && labels.get(c.labelId)) || null,
       // A review request names its reviewer on the review side of the row; assignment events on the row itself.
       assignee: c.review?.assigneeId
         ? this.convert.userPublic(users.get(c.review.assigneeId))
