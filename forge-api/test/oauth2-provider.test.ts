@@ -246,7 +246,7 @@ describeForge('OAuth2 provider at Gitea\'s paths', (f) => {
     }
   });
 
-  test('userinfo takes a personal access token as Gitea does: read:user required, Gitea\'s claims', async () => {
+  test('userinfo answers personal access tokens and the provider\'s own tokens as Gitea does: read:user required, Gitea\'s six claims', async () => {
     const withUser = await f().token('alice', ['read:user']);
     const without = await f().token('alice', ['read:repository']);
     const alice = (await f().request('GET', '/user', { token: withUser })).body;
@@ -259,6 +259,19 @@ describeForge('OAuth2 provider at Gitea\'s paths', (f) => {
     expect(((await carol.json()) as { groups: unknown }).groups).toBeNull();
     const refused = await fetch(`${f().url}/login/oauth/userinfo`, { headers: { authorization: `token ${without}` } });
     expect([refused.status, refused.headers.get('www-authenticate'), await refused.text()]).toEqual([403, 'Bearer realm="Gitea OAuth2"', 'token does not have required scope: read:user']);
+
+    // The provider's own tokens get the same answer (a grant of OpenID scopes only has all API
+    // scopes); public-only leaves out organizations whose membership is not public.
+    const userinfo = async (scope: string) => {
+      const app = await f().request('POST', '/user/applications/oauth2', { basic: ALICE, body: { name: `info-${scope}`, redirect_uris: ['https://info.example/cb'], confidential_client: true } });
+      const config = await discover(f(), app.body.client_id, oidc.ClientSecretBasic(app.body.client_secret), app.body.client_secret);
+      const { tokens } = await codeFlow(f(), config, 'https://info.example/cb', scope);
+      const res = await fetch(`${f().url}/login/oauth/userinfo`, { headers: { authorization: `Bearer ${(await tokens()).access_token}` } });
+      return [res.status, res.status === 200 ? await res.json() : await res.text()];
+    };
+    expect(await userinfo('openid read:repository')).toEqual([403, 'token does not have required scope: read:user']);
+    expect(await userinfo('openid')).toEqual([200, { sub: String(alice.id), name: 'alice', preferred_username: 'alice', email: alice.email, picture: alice.avatar_url, groups: ['acme', 'acme:owners'] }]);
+    expect(await userinfo('openid read:user public-only')).toEqual([200, expect.objectContaining({ preferred_username: 'alice', groups: null })]);
   });
 
   test('failed token, userinfo and introspection requests are answered as Gitea answers them', async () => {

@@ -86,25 +86,30 @@ export default async function oauth2ProviderRoutes(app: FastifyInstance) {
   app.get(OAUTH2_PATHS.discovery, hidden, async (_request, reply) => reply.type('application/json').send(discoveryDocument(oauth2.issuer)));
 
   /**
-   * userinfo with a personal access token, answered as Gitea does (its OAuth2 sign-in method
-   * takes personal access tokens as well): the token found where Gitea looks (the `token` or
+   * userinfo as Gitea answers it, for its OAuth2 sign-in method's tokens: this provider's access
+   * tokens and personal access tokens alike, found where Gitea looks (the `token` or
    * `access_token` parameter unless query tokens are off, then the Authorization header's token or
-   * bearer), its `read:user` scope required (403 otherwise). Anything else goes to the provider.
-   * True when answered.
+   * bearer). The token needs the `read:user` scope (403 otherwise; a grant without API scopes has
+   * all of them); the answer is Gitea's six claims. A request without a token that verifies goes
+   * to the provider, which refuses it (with Gitea's words, services/oauth2/provider.ts). True when
+   * answered.
    */
-  async function personalTokenUserinfo(request: FastifyRequest, reply: FastifyReply, body: string | undefined): Promise<boolean> {
+  async function giteaUserinfo(request: FastifyRequest, reply: FastifyReply, body: string | undefined): Promise<boolean> {
     const params = new URL(request.url, 'http://forge.invalid').searchParams;
     const form = request.method === 'POST' && body !== undefined && /^application\/x-www-form-urlencoded/i.test(request.headers['content-type'] ?? '') ? new URLSearchParams(body) : null;
     const fromForm = (name: string) => params.get(name) || form?.get(name) || '';
     const header = /^(?:token|bearer)\s+(\S+)$/i.exec(request.headers.authorization?.trim() ?? '');
     const presented = (!app.config.disableQueryAuthToken && (fromForm('token') || fromForm('access_token'))) || header?.[1] || '';
-    const found = presented ? await app.services.tokens.verify(presented) : null;
+    if (!presented) return false;
+    const found = (await app.services.tokens.verify(presented)) ?? (await oauth2.verifyAccessToken(presented));
     if (!found) return false;
     if (!hasScope(found.scopes, 'user', 'read')) {
       await reply.code(403).header('www-authenticate', 'Bearer realm="Gitea OAuth2"').type('text/plain; charset=utf-8').send('token does not have required scope: read:user');
       return true;
     }
-    await reply.header('cache-control', 'max-age=0, private, must-revalidate').type('application/json; charset=utf-8').send(await oauth2.giteaUserinfo(found.user));
+    // Gitea limits the groups only for its own OAuth2 tokens' public-only scope.
+    const onlyPublicGroups = 'clientId' in found && found.scopes.publicOnly;
+    await reply.header('cache-control', 'max-age=0, private, must-revalidate').type('application/json; charset=utf-8').send(await oauth2.giteaUserinfo(found.user, onlyPublicGroups));
     return true;
   }
 
@@ -133,7 +138,7 @@ export default async function oauth2ProviderRoutes(app: FastifyInstance) {
       if (request.method === 'POST' && body !== undefined) body = params.toString();
       else request.raw.url = `${url.pathname}?${params.toString()}`;
     } else if (path === OAUTH2_PATHS.userinfo) {
-      if (await personalTokenUserinfo(request, reply, body)) return reply;
+      if (await giteaUserinfo(request, reply, body)) return reply;
     } else if (path === OAUTH2_PATHS.token || path === OAUTH2_PATHS.introspect) {
       if (path === OAUTH2_PATHS.token && request.method === 'POST') {
         const failed = await tokenRequestError(new URLSearchParams(body ?? ''), request.headers.authorization, (id) => oauth2Apps.findClient(id));

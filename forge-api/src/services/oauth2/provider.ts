@@ -151,9 +151,14 @@ export class OAuth2Provider {
   }
 
   /** Gitea's groups claim: each organization the user belongs to, and `org:team` for each of their teams. */
-  private async groupsOf(userId: number): Promise<string[]> {
+  private async groupsOf(userId: number, onlyPublic = false): Promise<string[]> {
     const [orgs, teams] = await Promise.all([
-      this.prisma.orgUser.findMany({ where: { userId }, select: { org: { select: { id: true, name: true } } }, orderBy: { org: { lowerName: 'asc' } } }),
+      this.prisma.orgUser.findMany({
+        // Public only (Gitea's rule): public organizations whose membership the user made public.
+        where: { userId, ...(onlyPublic ? { isPublic: true, org: { visibility: 0 } } : {}) },
+        select: { org: { select: { id: true, name: true } } },
+        orderBy: { org: { lowerName: 'asc' } },
+      }),
       this.prisma.teamUser.findMany({ where: { userId }, select: { orgId: true, team: { select: { lowerName: true } } }, orderBy: { team: { lowerName: 'asc' } } }),
     ]);
     return orgs.flatMap(({ org }) => [org.name, ...teams.filter((t) => t.orgId === org.id).map((t) => `${org.name}:${t.team.lowerName}`)]);
@@ -262,12 +267,12 @@ export class OAuth2Provider {
   }
 
   /**
-   * Gitea's userinfo answer for a caller authenticated otherwise than by this provider's own
-   * access token (a personal access token: Gitea's OAuth2 sign-in method accepts those too).
-   * `groups` is null rather than empty, as Gitea encodes a user in no organization.
+   * Gitea's userinfo answer: the same six claims whatever scopes were granted, `groups` limited to
+   * public organizations for a public-only OAuth2 grant, and null rather than empty, as Gitea
+   * encodes a user in no organization.
    */
-  async giteaUserinfo(user: User) {
-    const groups = await this.groupsOf(user.id);
+  async giteaUserinfo(user: User, onlyPublicGroups = false) {
+    const groups = await this.groupsOf(user.id, onlyPublicGroups);
     return {
       sub: String(user.id),
       name: user.fullName.trim() || user.name,
