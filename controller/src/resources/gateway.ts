@@ -99,22 +99,30 @@ const gatewayTlsSchema = z.object({
     .optional(),
 });
 
+/** A Gateway's or a ListenerSet's listeners: 1-64, names unique within the owner (both CRDs' rule). */
+export function listenersSchema(owner: 'Gateway' | 'ListenerSet') {
+  return z
+    .array(listenerSchema)
+    .min(1)
+    .max(64)
+    .superRefine((listeners, ctx) => {
+      const names = new Set<string>();
+      listeners.forEach((l, i) => {
+        if (names.has(l.name)) ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `Listener name must be unique within the ${owner}` });
+        names.add(l.name);
+      });
+    });
+}
+
 export const gatewaySchema = z.object({
   apiVersion: z.string(),
   kind: z.literal('Gateway'),
   metadata: objectMetaSchema,
   spec: z.object({
     gatewayClassName: objectName(),
-    listeners: z
-      .array(listenerSchema)
-      .min(1)
-      .max(64)
-      .superRefine((listeners, ctx) => {
-        const names = new Set<string>();
+    listeners: listenersSchema('Gateway').superRefine((listeners, ctx) => {
         const combos = new Set<string>();
         listeners.forEach((l, i) => {
-          if (names.has(l.name)) ctx.addIssue({ code: 'custom', path: [i, 'name'], message: 'Listener name must be unique within the Gateway' });
-          names.add(l.name);
           const combo = `${l.port}/${l.protocol}/${l.hostname ?? ''}`;
           if (combos.has(combo)) {
             ctx.addIssue({ code: 'custom', path: [i], message: 'Combination of port, protocol and hostname must be unique for each listener' });

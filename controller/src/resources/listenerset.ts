@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { GATEWAY_API_GROUP, type ListenerSet } from './types';
 import { objectMetaSchema } from './metadata';
-import { listenerSchema } from './gateway';
+import { listenersSchema } from './gateway';
 import { group, kind, namespaceName, objectName } from './validation';
 
 /** ListenerSet (gateway.networking.k8s.io/v1): the CRD's defaults and checks. */
@@ -11,16 +11,6 @@ export const listenerSetSchema = z.object({
   metadata: objectMetaSchema,
   spec: z.object({
     parentRef: z.object({ group: group().default(GATEWAY_API_GROUP), kind: kind().default('Gateway'), name: objectName(), namespace: namespaceName().optional() }),
-    listeners: z
-      .array(listenerSchema)
-      .min(1)
-      .max(64)
-      .superRefine((listeners, ctx) => {
-        const names = new Set<string>();
-        listeners.forEach((l, i) => {
-          if (names.has(l.name)) ctx.addIssue({ code: 'custom', path: [i, 'name'], message: 'Listener name must be unique within the ListenerSet' });
-          names.add(l.name);
-        });
-      }),
+    listeners: listenersSchema('ListenerSet'),
   }),
 }) satisfies z.ZodType<ListenerSet, unknown>;
