@@ -52,6 +52,8 @@ if [ ! -s "$BASE" ]; then
     "$SUITE" "$CACHE/partial-$BASE_KEY.tar" "${MIRRORS[@]}"
   mv "$CACHE/partial-$BASE_KEY.tar" "$BASE"
   echo "base root filesystem: $(du -h "$BASE" | cut -f1) in $(( $(date +%s) - t0 )) s" >&2
+else
+  echo "base root filesystem: up to date ($BASE)" >&2
 fi
 
 [ "$what" != base ] || exit 0

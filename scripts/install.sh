@@ -120,7 +120,7 @@ compile_conformance() {
   # The flags scripts/conformance.sh runs it with, so its `go test` finds every package cached.
   local out; out=$(mktemp -d)
   (cd conformance && GOTOOLCHAIN=${GOTOOLCHAIN:-local} GOFLAGS=${GOFLAGS:--buildvcs=false} \
-    nice -n 10 go test -c -o "$out/conformance.test" .) && echo "conformance suite: compiled"
+    nice -n 10 go test -c -ldflags='-s -w' -o "$out/conformance.test" .) && echo "conformance suite: compiled"
   local rc=$?; rm -rf "$out"; return $rc
 }
 
