@@ -91,13 +91,13 @@ lane_a() {
   [ -f "$shared" ] || shared=../../shared/tools/k8s/build.sh
   if [ -f "$shared" ]; then
     step "Kubernetes control plane ($shared)" bash "$shared" ||
-      echo "!!! the Kubernetes tools did not build; e2e/k8s will fail"
+      echo "[install] !!! the Kubernetes tools did not build; e2e/k8s will fail"
   else
-    echo "!!! ../shared/tools/k8s/build.sh not found beside the repository; e2e/k8s will fail on CI"
+    echo "[install] !!! ../shared/tools/k8s/build.sh not found beside the repository; e2e/k8s will fail on CI"
   fi
   step "Kubernetes node: kubelet, kube-scheduler, kube-proxy (scripts/k8s-node/build.sh kube)" \
     bash scripts/k8s-node/build.sh kube ||
-    echo "!!! the test cluster's node did not build; the conformance suite will fail"
+    echo "[install] !!! the test cluster's node did not build; the conformance suite will fail"
 }
 
 # Lane B: the rest of the test cluster's node (runc, CNI plugins, containerd, crictl, CoreDNS)
@@ -110,11 +110,11 @@ lane_b() {
   { step "Kubernetes node: runc, CNI, containerd, crictl, CoreDNS (scripts/k8s-node/build.sh)" \
       bash scripts/k8s-node/build.sh runc cni containerd crictl coredns &&
     step "conformance cluster images (scripts/k8s-node/images.sh)" bash scripts/k8s-node/images.sh; } ||
-    echo "!!! the test cluster's node did not build; the conformance suite will fail"
+    echo "[install] !!! the test cluster's node did not build; the conformance suite will fail"
   step "endpoint pickers (scripts/build-epp.sh)" bash scripts/build-epp.sh all ||
-    echo "!!! the upstream endpoint pickers did not build; e2e/inference/upstream-epp.test.ts will fail"
+    echo "[install] !!! the upstream endpoint pickers did not build; e2e/inference/upstream-epp.test.ts will fail"
   step "conformance suite compiled (go test -c in conformance/)" compile_conformance ||
-    echo "!!! the conformance suite did not compile; e2e/k8s/gateway-api-conformance.test.ts will fail"
+    echo "[install] !!! the conformance suite did not compile; e2e/k8s/gateway-api-conformance.test.ts will fail"
 }
 compile_conformance() {
   # The flags scripts/conformance.sh runs it with, so its `go test` finds every package cached.
@@ -179,7 +179,7 @@ lane_d() {
   step "schemathesis $SCHEMATHESIS_VERSION" schemathesis || return 1
   step "renovate $RENOVATE_VERSION" renovate || return 1
   step "container images' base root filesystem (scripts/build-images.sh base)" bash scripts/build-images.sh base ||
-    echo "!!! the images' base root filesystem was not made; e2e/images and the conformance suite will fail"
+    echo "[install] !!! the images' base root filesystem was not made; e2e/images and the conformance suite will fail"
 }
 
 # (The functions steps run chain their commands with && and return: a function called in a
@@ -197,6 +197,6 @@ lane C npm_ci_lane
 lane D lane_d
 wait
 for l in C D; do
-  [ "$(cat "$LOGS/lane-$l.rc" 2>/dev/null)" = 0 ] || { echo "install failed (lane $l)"; exit 1; }
+  [ "$(cat "$LOGS/lane-$l.rc" 2>/dev/null)" = 0 ] || { echo "[install] failed (lane $l)"; exit 1; }
 done
 echo "[install] total (wall): $(( $(date +%s) - T0 )) s"
