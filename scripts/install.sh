@@ -127,7 +127,7 @@ compile_conformance() {
 # Lane C: npm ci (a fresh clone has no node_modules; better-sqlite3 compiles its C part).
 npm_ci() {
   if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-    npm ci --no-audit --no-fund
+    npm ci --no-audit --no-fund && echo "node_modules: installed (npm ci)"
   else
     echo "node_modules: up to date"
   fi
