@@ -85,6 +85,16 @@ describe('NginxProcess', () => {
     expect(await who(port, '/')).toBe('three');
   });
 
+  test('a hostname of 253 characters (the longest DNS allows) is served: the server-name hash buckets grow to hold it', async () => {
+    const long = `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(61)}`;
+    const r = f.route('long', [f.rule(0, [f.prefix('/')], [f.backend('two', h.port('two'))])], { hostnames: [long] });
+    const g = f.graph([f.listener(port, [f.attach(f.route('r', [f.rule(0, [f.prefix('/')], [f.backend('one', h.port('one'))])])), f.attach(r)])]);
+    expect(await h.nginx.start(h.render(g))).toEqual({ ok: true });
+    const res = await httpRequest(port, '/', { host: long });
+    expect(res.json?.backend).toBe('two');
+    expect(await who(port, '/')).toBe('one');
+  });
+
   test("nginx's error log lines reach the Logger", async () => {
     const deadPort = await freePort();
     const g = f.graph([f.listener(port, [f.attach(f.route('r', [f.rule(0, [f.prefix('/')], [f.backend('dead', deadPort)])]))])]);
