@@ -95,6 +95,22 @@ describe('NginxProcess', () => {
     expect(await who(port, '/')).toBe('one');
   });
 
+  test('header values longer together than one nginx parameter (4 KB) on one path: each request reaches the rule it matches', async () => {
+    const [a, b] = ['a'.repeat(2300), 'b'.repeat(2300)];
+    const header = (value: string) => ({ headers: [{ name: 'X-Long', type: 'Exact' as const, value }] });
+    const r = f.route('long', [
+      f.rule(0, [f.prefix('/', header(a))], [f.backend('one', h.port('one'))]),
+      f.rule(1, [f.prefix('/', header(b))], [f.backend('two', h.port('two'))]),
+      f.rule(2, [f.prefix('/')], [f.backend('three', h.port('three'))]),
+    ]);
+    expect(await h.nginx.start(h.render(f.graph([f.listener(port, [f.attach(r)])])))).toEqual({ ok: true });
+    const backendFor = async (value?: string) => (await httpRequest(port, '/', value ? { headers: { 'x-long': value } } : {})).json?.backend;
+    expect(await backendFor(a)).toBe('one');
+    expect(await backendFor(b)).toBe('two');
+    expect(await backendFor(`${a}x`)).toBe('three');
+    expect(await backendFor()).toBe('three');
+  });
+
   test("nginx's error log lines reach the Logger", async () => {
     const deadPort = await freePort();
     const g = f.graph([f.listener(port, [f.attach(f.route('r', [f.rule(0, [f.prefix('/')], [f.backend('dead', deadPort)])]))])]);
