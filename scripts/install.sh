@@ -117,11 +117,20 @@ lane_b() {
     echo "[install] !!! the conformance suite did not compile; e2e/k8s/gateway-api-conformance.test.ts will fail"
 }
 compile_conformance() {
+  # Once per version of the suite and of Go (a stamp under ~/.cache): the link alone takes
+  # 20-80 s, which a machine that has it all cached should not pay on every install.
+  local stamp_dir=${PORTCULLIS_CACHE:-$HOME/.cache}/portcullis-conformance key out rc=0
+  key=$(cat conformance/go.mod conformance/go.sum conformance/*.go | sha256sum | cut -c1-16)-$(go env GOVERSION)
+  if [ "$(cat "$stamp_dir/compiled.key" 2>/dev/null)" = "$key" ]; then
+    echo "conformance suite: up to date ($key)"; return 0
+  fi
+  out=$(mktemp -d)
   # The flags scripts/conformance.sh runs it with, so its `go test` finds every package cached.
-  local out; out=$(mktemp -d)
   (cd conformance && GOTOOLCHAIN=${GOTOOLCHAIN:-local} GOFLAGS=${GOFLAGS:--buildvcs=false} \
-    nice -n 10 go test -c -ldflags='-s -w' -o "$out/conformance.test" .) && echo "conformance suite: compiled"
-  local rc=$?; rm -rf "$out"; return $rc
+    nice -n 10 go test -c -ldflags='-s -w' -o "$out/conformance.test" .) || rc=$?
+  rm -rf "$out"
+  [ "$rc" = 0 ] || return "$rc"
+  mkdir -p "$stamp_dir" && echo "$key" >"$stamp_dir/compiled.key" && echo "conformance suite: compiled ($key)"
 }
 
 # Lane C: npm ci (a fresh clone has no node_modules; better-sqlite3 compiles its C part).
