@@ -45,6 +45,21 @@ function hashSize(n: number, minimum: number): number {
   return size;
 }
 
+/**
+ * server_names_hash_bucket_size for the longest server name: one bucket must hold at least one
+ * entry (a pointer and the name with two bytes, pointer-aligned) and its end marker, else nginx
+ * refuses the configuration ("could not build server_names_hash"). 256 fits names of up to 238
+ * characters; a hostname may have 253.
+ */
+function serverNamesBucketSize(servers: { serverNames: string[] }[]): number {
+  let longest = 0;
+  for (const s of servers) for (const n of s.serverNames) if (n.length > longest) longest = n.length;
+  const needed = 8 + Math.ceil((longest + 2) / 8) * 8 + 8;
+  let size = 256;
+  while (size < needed) size *= 2;
+  return size;
+}
+
 export function renderConfig(model: NginxModel, options: RenderOptions): RenderedConfig {
   const context = renderContext(model, options);
   const t = templates();
@@ -90,6 +105,7 @@ export function renderContext(model: NginxModel, options: RenderOptions) {
     accessLog: options.accessLog ?? true,
     variablesHashMaxSize: hashSize(model.maps.length + (model.dispatchMaps?.length ?? 0) + model.splitClients.length + 64, 1024),
     serverNamesHashMaxSize: hashSize(model.servers.length, 512),
+    serverNamesHashBucketSize: serverNamesBucketSize(model.servers),
     generationConf: GENERATION_CONF,
     generation: '0',
     notFoundLocation: NOT_FOUND_LOCATION,
