@@ -13,6 +13,8 @@ import { NginxProcess } from '../src/apply/nginx';
 import { defaultNginxBinary } from '../src/apply/nginx-binary';
 import { Harness, freePort } from './apply-harness';
 import * as f from './model-fixtures';
+import { GW_API, gateway, gatewayClass, parse, service } from './graph-fixtures';
+import { buildGraph, DEFAULT_CONTROLLER_NAME } from '../src/graph';
 
 function alive(pid: number): boolean {
   try {
@@ -93,6 +95,19 @@ describe('NginxProcess', () => {
     const res = await httpRequest(port, '/', { host: long });
     expect(res.json?.backend).toBe('two');
     expect(await who(port, '/')).toBe('one');
+  });
+
+  test('a TLS passthrough route for a 253-character hostname is served: the stream map hash buckets grow to hold it', async () => {
+    const long = `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(61)}`;
+    const parsed = parse(
+      gatewayClass(),
+      gateway('gw', [{ name: 'tls', port, protocol: 'TLS', tls: { mode: 'Passthrough' } }]),
+      { apiVersion: GW_API, kind: 'TLSRoute', metadata: { name: 'long', namespace: 'default' }, spec: { parentRefs: [{ name: 'gw' }], hostnames: [long], rules: [{ backendRefs: [{ name: 'one', port: 80 }] }] } },
+      service('one', [{ port: 80 }]),
+    );
+    const graph = buildGraph(parsed.set, { controllerName: DEFAULT_CONTROLLER_NAME });
+    expect(graph.routes[0].parents[0].conditions[0]).toMatchObject({ type: 'Accepted', status: 'True' });
+    expect(await h.nginx.start(h.render(graph))).toEqual({ ok: true });
   });
 
   test('header values longer together than one nginx parameter (4 KB) on one path: each request reaches the rule it matches', async () => {
