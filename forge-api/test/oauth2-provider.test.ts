@@ -206,7 +206,7 @@ describeForge('OAuth2 provider at Gitea\'s paths', (f) => {
     const config = await discover(f(), client_id, oidc.ClientSecretPost(client_secret), client_secret);
     const verifier = oidc.randomPKCECodeVerifier();
     const url = oidc.buildAuthorizationUrl(config, { redirect_uri: 'https://drone.example/login', state: 'st', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' });
-    const back = await authorizeInBrowser(f(), url, { expectConsent: false });
+    const back = await authorizeInBrowser(f(), url, { expectConsent: true });
     const tokens = await oidc.authorizationCodeGrant(config, back, { pkceCodeVerifier: verifier, expectedState: 'st' });
     const made = await f().request('POST', '/user/repos', { bearer: tokens.access_token, body: { name: 'by-drone' } });
     expect(made.status).toBe(201);
@@ -223,6 +223,29 @@ describeForge('OAuth2 provider at Gitea\'s paths', (f) => {
     expect((await f().request('DELETE', `/user/applications/oauth2/${id}`, { basic: ALICE })).status).toBe(204);
     expect((await f().request('GET', '/user', { bearer: tokens.access_token })).status).toBe(401);
     await expect(oidc.refreshTokenGrant(config, tokens.refresh_token as string)).rejects.toBeTruthy();
+  });
+
+  test('consent: asked the first time; asked every time by a public client; not again by a confidential or skip_secondary_authorization one unless it wants more', async () => {
+    const again = async (clientId: string, auth: oidc.ClientAuth, secret: string | undefined, redirectUri: string, scope: string, expectConsent: boolean) => {
+      const config = await discover(f(), clientId, auth, secret);
+      const verifier = oidc.randomPKCECodeVerifier();
+      const url = oidc.buildAuthorizationUrl(config, { redirect_uri: redirectUri, scope, state: 'c', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' });
+      const back = await authorizeInBrowser(f(), url, { expectConsent });
+      const tokens = await oidc.authorizationCodeGrant(config, back, { pkceCodeVerifier: verifier, expectedState: 'c' });
+      expect((await f().request('GET', '/user', { bearer: tokens.access_token })).body.login).toBe('alice');
+    };
+    // tea, a public client: every authorization asks (RFC 6749 10.2, as Gitea).
+    await again(TEA, oidc.None(), undefined, 'http://127.0.0.1:7001/', 'read:user', true);
+    await again(TEA, oidc.None(), undefined, 'http://127.0.0.1:7001/', 'read:user', true);
+    const skip = await f().request('POST', '/user/applications/oauth2', { basic: ALICE, body: { name: 'skipper', redirect_uris: ['http://127.0.0.1/cb'], skip_secondary_authorization: true } });
+    await again(skip.body.client_id, oidc.None(), undefined, 'http://127.0.0.1/cb', 'read:user', true);
+    await again(skip.body.client_id, oidc.None(), undefined, 'http://127.0.0.1/cb', 'read:user', false);
+    const conf = await f().request('POST', '/user/applications/oauth2', { basic: ALICE, body: { name: 'confidential', redirect_uris: ['https://conf.example/cb'], confidential_client: true } });
+    const { client_id, client_secret } = conf.body;
+    await again(client_id, oidc.ClientSecretBasic(client_secret), client_secret, 'https://conf.example/cb', 'read:user', true);
+    await again(client_id, oidc.ClientSecretBasic(client_secret), client_secret, 'https://conf.example/cb', 'read:user', false);
+    // More than was granted is asked for, not given unasked.
+    await again(client_id, oidc.ClientSecretBasic(client_secret), client_secret, 'https://conf.example/cb', 'read:user write:repository', true);
   });
 
   test('denying consent returns access_denied to the client; a wrong redirect URI is refused by the forge', async () => {
