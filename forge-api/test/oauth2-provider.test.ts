@@ -10,65 +10,15 @@ import os from 'node:os';
 import path from 'node:path';
 import * as oidc from 'openid-client';
 import { describeForge, PASSWORD, type Forge } from './support/forge';
+import { authorizeAt, browser, discoverAt } from './support/oauth2-login';
 import { git } from './support/git';
 import { loadProviderKey } from '../src/services/oauth2/provider-key';
 
 const TEA = 'd57cb8c4-630c-4168-8324-ec79935e18d4';
 const ALICE: [string, string] = ['alice', PASSWORD];
 
-/** A browser: keeps cookies, follows nothing by itself. */
-function browser(base: string) {
-  const jar = new Map<string, string>();
-  return async function go(url: string, opts: { method?: string; body?: string; basic?: [string, string] } = {}) {
-    const headers: Record<string, string> = {};
-    if (jar.size) headers.cookie = [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
-    if (opts.basic) headers.authorization = `Basic ${Buffer.from(opts.basic.join(':')).toString('base64')}`;
-    if (opts.body !== undefined) headers['content-type'] = 'application/x-www-form-urlencoded';
-    const res = await fetch(new URL(url, base), { method: opts.method ?? 'GET', headers, body: opts.body, redirect: 'manual' });
-    for (const c of res.headers.getSetCookie()) {
-      const [pair] = c.split(';');
-      const i = pair.indexOf('=');
-      jar.set(pair.slice(0, i), pair.slice(i + 1));
-    }
-    return res;
-  };
-}
-
-/**
- * Walks the browser part: authorize -> sign-in (401 challenge, then basic) -> consent (when
- * asked) -> back to the client's redirect URI. Returns that final URL.
- */
-async function authorizeInBrowser(f: Forge, authorizeUrl: URL, opts: { consent?: 'grant' | 'deny'; expectConsent?: boolean; as?: [string, string] } = {}) {
-  const account = opts.as ?? ALICE;
-  const go = browser(f.url);
-  let res = await go(authorizeUrl.href);
-  expect(res.status).toBe(303);
-  const interaction = res.headers.get('location') as string;
-  expect(interaction).toMatch(/\/login\/oauth\/interaction\/[\w-]+$/);
-  res = await go(interaction);
-  expect(res.status).toBe(401);
-  expect(res.headers.get('www-authenticate')).toBe('Basic realm="Gitea"');
-  res = await go(interaction, { basic: account });
-  if (res.status === 200) {
-    if (opts.expectConsent === false) throw new Error('consent was asked for');
-    const html = await res.text();
-    expect(html).toContain('Authorize Application');
-    res = await go(interaction, { method: 'POST', basic: account, body: `granted=${opts.consent === 'deny' ? 'false' : 'true'}` });
-  } else if (opts.expectConsent) {
-    throw new Error(`no consent page: ${res.status}`);
-  }
-  // Back through the provider's resume endpoint to the client.
-  while (res.status === 303 || res.status === 302) {
-    const location = res.headers.get('location') as string;
-    if (!location.startsWith(f.url)) return new URL(location);
-    res = await go(location);
-  }
-  throw new Error(`authorization did not return to the client: ${res.status} ${await res.text()}`);
-}
-
-async function discover(f: Forge, clientId: string, auth: oidc.ClientAuth, secret?: string) {
-  return oidc.discovery(new URL(f.url), clientId, secret, auth, { execute: [oidc.allowInsecureRequests] });
-}
+const authorizeInBrowser = (f: Forge, url: URL, opts: Parameters<typeof authorizeAt>[2] = {}) => authorizeAt(f.url, url, { as: ALICE, ...opts });
+const discover = (f: Forge, clientId: string, auth: oidc.ClientAuth, secret?: string) => discoverAt(f.url, clientId, auth, secret);
 
 async function codeFlow(f: Forge, config: oidc.Configuration, redirectUri: string, scope?: string, consent?: 'grant' | 'deny') {
   const verifier = oidc.randomPKCECodeVerifier();
