@@ -198,6 +198,35 @@ describeForge('OAuth2 provider at Gitea\'s paths', (f) => {
     await again(client_id, oidc.ClientSecretBasic(client_secret), client_secret, 'https://conf.example/cb', 'read:user write:repository', true);
   });
 
+  test('refused authorization requests are answered as Gitea 1.27.3 answers them', async () => {
+    const app = await f().request('POST', '/user/applications/oauth2', { basic: ALICE, body: { name: 'pub-cmp', redirect_uris: ['http://127.0.0.1/cb'] } });
+    const id = app.body.client_id as string;
+    const go = browser(f().url);
+    const authorize = async (params: Record<string, string>) => {
+      const res = await go(`/login/oauth/authorize?${new URLSearchParams(params)}`);
+      return [res.status, res.status === 303 ? res.headers.get('location') : (/Client ID not registered|Unregistered Redirect URI/.exec(await res.text()) ?? [''])[0]];
+    };
+    const cb = 'http://127.0.0.1/cb';
+    const pkce = { code_challenge: 'abc', code_challenge_method: 'S256' };
+    // Each answer is what the real Gitea gave to the same request (by a signed-in user there).
+    expect(await authorize({ client_id: 'nope', redirect_uri: cb, response_type: 'code', state: 's' })).toEqual([400, 'Client ID not registered']);
+    expect(await authorize({ client_id: 'nope', redirect_uri: cb, response_type: 'token', state: 's' })).toEqual([400, 'Client ID not registered']);
+    expect(await authorize({ client_id: id, redirect_uri: 'http://evil.example/', response_type: 'code', state: 's' })).toEqual([400, 'Unregistered Redirect URI']);
+    expect(await authorize({ client_id: id, redirect_uri: cb, response_type: 'token', state: 's' })).toEqual([303, `${cb}?error=unsupported_response_type&error_description=Only+code+response+type+is+supported.&state=s`]);
+    expect(await authorize({ client_id: id, redirect_uri: cb, state: 's', ...pkce })).toEqual([303, `${cb}?error=unsupported_response_type&error_description=Only+code+response+type+is+supported.&state=s`]);
+    expect(await authorize({ client_id: id, redirect_uri: cb, response_type: 'code', state: 's' })).toEqual([303, `${cb}?error=invalid_request&error_description=PKCE+is+required+for+public+clients&state=s`]);
+    expect(await authorize({ client_id: id, redirect_uri: cb, response_type: 'code', state: 's', code_challenge: 'abc', code_challenge_method: 'S512' })).toEqual([
+      303,
+      `${cb}?error=invalid_request&error_description=unsupported+code+challenge+method&state=s`,
+    ]);
+    // A loopback redirect URI of a public client matches on any port; no state is fine. (Gitea
+    // takes any challenge; the provider wants RFC 7636's 43 characters at least, as clients send.)
+    pkce.code_challenge = await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier());
+    const signIn = [303, expect.stringMatching(/\/login\/oauth\/interaction\/[\w-]+$/)];
+    expect(await authorize({ client_id: id, redirect_uri: 'http://127.0.0.1:9999/cb', response_type: 'code', state: 's', ...pkce })).toEqual(signIn);
+    expect(await authorize({ client_id: id, redirect_uri: cb, response_type: 'code', ...pkce })).toEqual(signIn);
+  });
+
   test('denying consent returns access_denied to the client; a wrong redirect URI is refused by the forge', async () => {
     const config = await discover(f(), TEA, oidc.None());
     const { back } = await codeFlow(f(), config, 'http://127.0.0.1:5000', 'read:notification', 'deny');
