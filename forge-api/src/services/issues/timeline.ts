@@ -6,7 +6,8 @@
  * "|<seconds>" contents in words, the tracked time an add-time or stop event recorded (even
  * once deleted, as Gitea shows it), the user an assignee event added or removed, the titles of
  * a title change, the label of a label event (null once the label is deleted), the
- * milestones of a milestone event and the other issue of a dependency event. Fields of kinds
+ * milestones of a milestone event, the other issue of a dependency event and the branches of a
+ * pull request's change of target or deleted head branch. Fields of kinds
  * of events the forge does not record (projects, references) keep Gitea's empty values.
  */
 import { parseDate, type IssueService } from './issues';
@@ -83,8 +84,8 @@ export class TimelineService {
       tracked_time: (c.timeId !== null && timeJson.get(c.timeId)) || null,
       old_title: c.oldTitle,
       new_title: c.newTitle,
-      old_ref: '',
-      new_ref: '',
+      old_ref: c.oldRef,
+      new_ref: c.newRef,
       ref_issue: null,
       ref_comment: null,
       ref_action: 'none',

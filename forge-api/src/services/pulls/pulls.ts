@@ -22,7 +22,10 @@ import type { PullRequest } from '../../../generated/prisma/client';
 import type { PullChecker } from './checker';
 import type { ReviewRequestService } from './review-requests';
 import { toTeam } from '../convert/team';
-import { branchTip, PullFlow } from './git';
+import { branchTip, PullFlow, pullHeadRef } from './git';
+import type { PushComments } from './push-comments';
+import { runGit } from '../git/run';
+import { CommentType } from '../issues/issues';
 
 export interface CreatePullInput {
   head: string;
@@ -77,6 +80,8 @@ export interface PullServiceDeps {
   issueConvert: IssueConverter;
   permissions: PermissionService;
   checker: PullChecker;
+  /** The `pull_push` timeline entries. */
+  pushComments: PushComments;
   repoByName(owner: string, name: string): Promise<RepoWithOwner | null>;
   repoById(id: number): Promise<RepoWithOwner | null>;
   diskPath(repo: RepoWithOwner): string;
@@ -216,11 +221,46 @@ export class PullService {
             await this.deps.checker.enqueue([prId]);
             checkFailed = err;
           });
+          if (!checkFailed) await this.listCommits(rc.repo, rc.doer, prId);
         },
       },
     );
     if (checkFailed) throw checkFailed;
     return this.json(rc, await this.prisma.pullRequest.findUniqueOrThrow({ where: { id: prId } }));
+  }
+
+  /** The first `pull_push` entry of a new pull request: its commits, by its author. */
+  private async listCommits(repo: RepoWithOwner, author: User, prId: number): Promise<void> {
+    const pr = await this.prisma.pullRequest.findUniqueOrThrow({ where: { id: prId } });
+    await this.deps.pushComments.record(this.deps.diskPath(repo), author, pr, `refs/heads/${pr.baseBranch}`, pullHeadRef(pr.index), false);
+  }
+
+  /**
+   * An AGit pull request (AgitService): its head is the pushed commit, kept at
+   * refs/pull/{index}/head of the repository itself; `headBranch` is the name shown for it.
+   */
+  async createAgit(rc: PullCtx, input: { base: string; headBranch: string; headCommit: string; title: string; body: string }): Promise<PullRequest> {
+    let prId = 0;
+    const repoPath = this.deps.diskPath(rc.repo);
+    await this.deps.issues.create(
+      rc,
+      { title: input.title, body: input.body },
+      {
+        writeRow: async (tx, issue) => {
+          const row = await tx.pullRequest.create({
+            data: { issueId: issue.id, index: issue.index, baseRepoId: rc.repo.id, baseBranch: input.base, headRepoId: rc.repo.id, headBranch: input.headBranch, headCommitId: input.headCommit, flow: PullFlow.AGit },
+          });
+          prId = row.id;
+        },
+        // The head ref, the first check and the first timeline entry come before the announcement, as for any new pull request.
+        created: async (issue) => {
+          await runGit(['update-ref', pullHeadRef(issue.index), input.headCommit], { cwd: repoPath });
+          await this.deps.checker.check(prId).catch(() => this.deps.checker.enqueue([prId]));
+          await this.listCommits(rc.repo, rc.doer, prId);
+        },
+      },
+    );
+    return this.prisma.pullRequest.findUniqueOrThrow({ where: { id: prId } });
   }
 
   async list(rc: RepoCtx, q: ListPullsQuery, skip: number, take: number) {
@@ -315,7 +355,13 @@ export class PullService {
     }
     const moved = await this.prisma.pullRequest.update({ where: { id: pr.id }, data: { baseBranch: base } });
     await this.deps.reviews.recalculateOfficial(rc.repo, moved);
-    await this.deps.checker.check(pr.id);
+    const now = new Date();
+    await this.prisma.comment.create({
+      data: { type: CommentType.ChangeTargetBranch, issueId: pr.issueId, repoId: pr.baseRepoId, posterId: rc.doer.id, oldRef: pr.baseBranch, newRef: base, createdAt: now, updatedAt: now },
+    });
+    const checked = await this.deps.checker.check(pr.id);
+    // The commits are listed anew against the new base (Gitea drops the earlier pull_push entries).
+    await this.deps.pushComments.relist(this.deps.diskPath(rc.repo), rc.doer, checked ?? moved);
   }
 
   /** Open pull requests a push to `branch` of the repository may change (as base or as head). */
