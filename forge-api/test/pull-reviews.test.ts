@@ -230,6 +230,13 @@ describeForge('pull reviews', (f) => {
     pr = (await f().request('GET', L)).body;
     expect([pr.requested_reviewers_teams, logins(pr.requested_reviewers)]).toEqual([[], ['bob']]);
     expect((await f().request('DELETE', `${L}/requested_reviewers`, { ...as('alice'), body: { team_reviewers: ['devs'] } })).status).toBe(204);
+    // The timeline names the team of each request and withdrawal (without its organization, as Gitea).
+    const timeline = (await f().request('GET', '/repos/acme/lib/issues/1/timeline', as('alice'))).body as { type: string; assignee: unknown; assignee_team: { name: string; organization: unknown } | null; removed_assignee: boolean }[];
+    const teamEntries = timeline.filter((e) => e.type === 'review_request' && e.assignee_team).map((e) => [e.assignee_team!.name, e.assignee_team!.organization, e.assignee, e.removed_assignee]);
+    expect(teamEntries).toEqual([
+      ['devs', null, null, false],
+      ['devs', null, null, true],
+    ]);
   });
 
   test('pinned pull requests: GET /pulls/pinned lists the pinned ones in pin order, as pull request records', async () => {
