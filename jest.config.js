@@ -1,6 +1,7 @@
 /** One jest run for the whole repository: unit tests next to each part, e2e under e2e/. */
 module.exports = {
-  testEnvironment: 'node',
+  // Node's, plus the end-of-file cleanups of e2e helpers (processes a failed test left running).
+  testEnvironment: '<rootDir>/scripts/jest-environment.js',
   roots: ['<rootDir>/controller', '<rootDir>/forge-api', '<rootDir>/e2e'],
   testMatch: ['**/*.test.ts'],
   transform: {

@@ -8,7 +8,9 @@
  * (p50 / p90), with the load average beside them.
  *
  * Profile it with E2E_CONTROLLER_NODE_ARGS='--cpu-prof --cpu-prof-dir=DIR' (the controller
- * writes its profile when it exits at the end).
+ * writes its profile when it exits at the end). BENCH_LOG_LEVEL=debug also prints the apply
+ * phase's parts per reload (writing the files, nginx parsing the config and forking its new
+ * workers, the old ones handing over), from the controller's debug log.
  *
  * --write-docs: also write the figures as docs/benchmarks-gateway.md's table (one-file).
  */
@@ -60,7 +62,7 @@ async function main(): Promise<void> {
     (await httpRequest(port, p, { headers, timeoutMs: 2000 }).catch(() => ({ status: 0, json: undefined }))).status === 200;
   console.log(`load average before: ${load()}`);
   const t0 = Date.now();
-  const controller = await startController({ manifestsDir, stateDir: path.join(dir, 'state'), logLevel: 'info' }, false);
+  const controller = await startController({ manifestsDir, stateDir: path.join(dir, 'state'), logLevel: process.env.BENCH_LOG_LEVEL ?? 'info' }, false);
   try {
     while (!(await serves(`/r${routes - 1}/x`))) {
       if (Date.now() - t0 > 120000) throw new Error('the last route was not served within 120 s');
@@ -95,6 +97,12 @@ async function main(): Promise<void> {
     const med = (xs: number[]) => percentile(xs, 50);
     const phases = Object.keys(reconciles[0]?.phases ?? {}).map((k) => `${k} ${med(reconciles.map((r) => r.phases[k]))}`);
     console.log(`controller per change (${reconciles.length} reconciles, medians): total ${med(reconciles.map((r) => r.ms))} ms = ${phases.join(', ')} ms; waited ${med(reconciles.map((r) => r.waitMs))} ms before starting`);
+    // With BENCH_LOG_LEVEL=debug: the apply phase's parts (apply/nginx.ts logs them per reload).
+    const reloads = controller.logs.filter((l) => l.msg === 'nginx reloaded').slice(-changes) as unknown as Record<string, number>[];
+    if (reloads.length) {
+      const parts = ['checkMs', 'reloadMs', 'forkMs', 'drainMs'].map((k) => `${k} ${med(reloads.map((r) => r[k]).filter((x) => x !== undefined))}`);
+      console.log(`nginx per reload (${reloads.length}, medians): ${parts.join(', ')}`);
+    }
     console.log(`load average after: ${load()}`);
     docsTable({
       doc: 'gateway',

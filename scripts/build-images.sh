@@ -7,7 +7,8 @@
 # mirror, cached under ~/.cache/portcullis-images keyed by its package list, so only the first
 # build on a machine pays for it. Node.js is the machine's own (/usr/bin/node, >= 20.19); each
 # command is bundled into one file (images/bundle.ts).
-#   scripts/build-images.sh [controller|nginx|all] [--archive-dir=DIR]
+#   scripts/build-images.sh [controller|nginx|all|base] [--archive-dir=DIR]   (base: only the
+#   cached root filesystem, which scripts/install.sh makes beside its other downloads)
 # Env: PORTCULLIS_IMAGE_TAG (default: package.json version), PORTCULLIS_CACHE (default
 # ~/.cache), NGINX_BIN (default: scripts/build-nginx.sh's build). --archive-dir writes
 # <name>.oci.tar archives a cluster can load. Prints one "image NAME" line per image built.
@@ -51,7 +52,11 @@ if [ ! -s "$BASE" ]; then
     "$SUITE" "$CACHE/partial-$BASE_KEY.tar" "${MIRRORS[@]}"
   mv "$CACHE/partial-$BASE_KEY.tar" "$BASE"
   echo "base root filesystem: $(du -h "$BASE" | cut -f1) in $(( $(date +%s) - t0 )) s" >&2
+else
+  echo "base root filesystem: up to date ($BASE)" >&2
 fi
+
+[ "$what" != base ] || exit 0
 
 NODE=${NODE_BIN:-$(command -v node)}
 NODE=$(readlink -f "$NODE")

@@ -47,7 +47,10 @@ FLAGS=(--with-http_v2_module --with-http_ssl_module --with-http_stub_status_modu
   --without-http_upstream_ip_hash_module
   --without-http_upstream_least_conn_module --without-http_upstream_random_module
   --without-http_upstream_zone_module --without-http-cache)
-KEY="$VERSION-$(printf '%s\n' "${FLAGS[@]}" | sha256sum | cut -c1-12)"
+# Patches (scripts/nginx-patches/*.patch, applied in name order) fix nginx 1.26.3 where the data
+# plane depends on it; each says why in its own comment. They are part of the cache key too.
+PATCHES=("$(cd "$(dirname "$0")" && pwd)"/nginx-patches/*.patch)
+KEY="$VERSION-$( { printf '%s\n' "${FLAGS[@]}"; cat "${PATCHES[@]}"; } | sha256sum | cut -c1-12)"
 PREFIX="$CACHE/$KEY"
 if [ -x "$PREFIX/sbin/nginx" ] && [ -f "$PREFIX/.complete" ]; then
   echo "$PREFIX/sbin/nginx"; exit 0
@@ -92,6 +95,7 @@ build=$(mktemp -d)
 trap 'rm -rf "$build"' EXIT
 tar -xzf "$TARBALL" -C "$build"
 cd "$build/nginx-$VERSION"
+for p in "${PATCHES[@]}"; do patch -s -p1 <"$p"; done
 rm -rf "$PREFIX"
 ./configure --prefix="$PREFIX" "${FLAGS[@]}" >/dev/null
 make -j"$(nproc)" >/dev/null

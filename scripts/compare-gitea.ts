@@ -220,6 +220,7 @@ function checks(): Check[] {
     ...timelineEventChecks(r),
     ...peopleChecks(),
     ...orgChecks(),
+    ...teamWatchChecks(),
     ...issueExtraChecks(r),
     ...adminChecks(),
     { what: 'labels', method: 'GET', path: `${r}/labels`, as: bob },
@@ -417,6 +418,44 @@ function orgChecks(): Check[] {
     { what: 'org repo create', method: 'POST', path: `${o}/repos`, as: alice, body: { name: 'made' } },
     { what: 'org repo create deprecated', method: 'POST', path: `/org/${org}/repos`, as: alice, body: { name: 'made2' } },
     { what: 'org delete with repos', method: 'DELETE', path: o, as: alice },
+  ];
+}
+
+/**
+ * Gitea's watch rules for teams (AUTO_WATCH_NEW_REPOS, on by default): joining a team watches
+ * its repositories, a repository added to a team (or created under an includes-all team) is
+ * watched by its members, and leaving drops the watches of what the user can no longer read
+ * (leaving the organization: of every repository of it). Counts are compared through
+ * X-Total-Count of the watch lists.
+ */
+function teamWatchChecks(): Check[] {
+  const { alice, bob } = users;
+  const o = `/orgs/${org}`;
+  const units = ['repo.code', 'repo.issues'];
+  return [
+    { what: 'watch: public org repo', method: 'POST', path: `${o}/repos`, as: alice, body: { name: 'open' } },
+    { what: 'watch: includes-all team', method: 'POST', path: `${o}/teams`, as: alice, body: { name: 'everything', permission: 'read', units, includes_all_repositories: true }, save: 'everything' },
+    { what: 'watch: join includes-all team', method: 'PUT', path: (s) => `/teams/${s.everything}/members/${bob}`, as: alice },
+    { what: 'watch: team repos', method: 'GET', path: (s) => `/teams/${s.everything}/repos`, as: alice },
+    { what: 'watch: subscriptions after joining', method: 'GET', path: '/user/subscriptions', as: bob },
+    { what: 'watch: private repo under includes-all team', method: 'POST', path: `${o}/repos`, as: alice, body: { name: 'later', private: true } },
+    { what: 'watch: its watchers', method: 'GET', path: `/repos/${org}/later/subscribers`, as: alice },
+    { what: 'watch: member unwatches', method: 'DELETE', path: `/repos/${org}/open/subscription`, as: bob },
+    { what: 'watch: team of one repo', method: 'POST', path: `${o}/teams`, as: alice, body: { name: 'one', permission: 'write', units }, save: 'one' },
+    { what: 'watch: join team of one repo', method: 'PUT', path: (s) => `/teams/${s.one}/members/${bob}`, as: alice },
+    { what: 'watch: repo added to team', method: 'PUT', path: (s) => `/teams/${s.one}/repos/${org}/open`, as: alice },
+    { what: 'watch: watched again', method: 'GET', path: `/repos/${org}/open/subscription`, as: bob },
+    { what: 'watch: open watchers', method: 'GET', path: `/repos/${org}/open/subscribers`, as: alice },
+    { what: 'watch: leave includes-all team', method: 'DELETE', path: (s) => `/teams/${s.everything}/members/${bob}`, as: alice },
+    { what: 'watch: subscriptions after leaving', method: 'GET', path: '/user/subscriptions', as: bob },
+    { what: 'watch: private repo watchers after leaving', method: 'GET', path: `/repos/${org}/later/subscribers`, as: alice },
+    { what: 'watch: repo removed from team', method: 'DELETE', path: (s) => `/teams/${s.one}/repos/${org}/open`, as: alice },
+    { what: 'watch: public repo kept', method: 'GET', path: `/repos/${org}/open/subscription`, as: bob },
+    { what: 'watch: team with members turns includes-all', method: 'PATCH', path: (s) => `/teams/${s.one}`, as: alice, body: { name: 'one', permission: 'write', units, includes_all_repositories: true } },
+    { what: 'watch: subscriptions after includes-all', method: 'GET', path: '/user/subscriptions', as: bob },
+    { what: 'watch: leave the organization', method: 'DELETE', path: `${o}/members/${bob}`, as: alice },
+    { what: 'watch: subscriptions after leaving the organization', method: 'GET', path: '/user/subscriptions', as: bob },
+    { what: 'watch: public repo after leaving the organization', method: 'GET', path: `/repos/${org}/open/subscription`, as: bob },
   ];
 }
 

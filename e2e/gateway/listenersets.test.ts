@@ -82,3 +82,34 @@ test('a ListenerSet its Gateway does not allow is NotAllowed, and routes to it a
   expect(condition((await status('HTTPRoute', 'refused')).parents[0].conditions, 'Accepted')?.reason).toBe('NoMatchingParent');
   expect(await gw.backend('/', { host: 'x.example' }, shared)).not.toBe('refused');
 });
+
+test('a ListenerSet created after another Gateway took a port and hostname is Conflicted there; the other Gateway keeps serving it', async () => {
+  const port = await freePort();
+  await gw.write('second.yaml', [gateway('second', [{ name: 'web', port, hostname: 'second.example' }]), httpRoute('second', { rules: [rule('own')] }, 'second')]);
+  expect(await gw.backend('/', { host: 'second.example' }, port)).toBe('own');
+  // Its Gateway (parent) is older than Gateway second, the ListenerSet itself is newer (stamped now).
+  const intruder = listenerSet('intruder', 'parent', [
+    { name: 'web', port, hostname: 'second.example' },
+    { name: 'fine', port, hostname: 'fine.example' },
+  ]);
+  await gw.write('intruder.yaml', [{ ...intruder, metadata: { name: 'intruder' } }, httpRoute('intruder', { parentRefs: [toSet('intruder')], rules: [rule('set')] })]);
+  expect(await gw.backend('/', { host: 'second.example' }, port)).toBe('own');
+  expect(await gw.backend('/', { host: 'fine.example' }, port)).toBe('set');
+  const set = await status('ListenerSet', 'intruder');
+  expect(condition(set.conditions, 'Accepted')).toMatchObject({ status: 'True', reason: 'ListenersNotValid' });
+  expect(condition(listenerOf(set, 'web').conditions, 'Conflicted')).toMatchObject({ status: 'True', reason: 'HostnameConflict' });
+  const second = await status('Gateway', 'second');
+  expect(condition(second.conditions, 'Accepted')).toMatchObject({ status: 'True', reason: 'Accepted' });
+  expect(condition(listenerOf(second, 'web').conditions, 'Conflicted')).toMatchObject({ status: 'False' });
+  await gw.remove('intruder.yaml');
+  await gw.remove('second.yaml');
+});
+
+test('an invalid ListenerSet document is Accepted and Programmed False (Invalid) and changes nothing served', async () => {
+  await gw.write('invalid.yaml', [listenerSet('broken', 'parent', [{ name: 'dup', port: added, hostname: 'dup.example' }, { name: 'dup', port: added, hostname: 'dup2.example' }])]);
+  const broken = await status('ListenerSet', 'broken');
+  expect(condition(broken.conditions, 'Accepted')).toMatchObject({ status: 'False', reason: 'Invalid' });
+  expect(condition(broken.conditions, 'Programmed')).toMatchObject({ status: 'False', reason: 'Invalid' });
+  expect(await gw.backend('/', { host: 'gw.example' }, shared)).toBe('own');
+  await gw.remove('invalid.yaml');
+});

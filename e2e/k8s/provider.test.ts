@@ -6,7 +6,8 @@
  * server.
  */
 import { MESSAGES } from '../../controller/src/resources/policies/common';
-import { CONTROLLER_NAME, httpRoute, rule, type Manifest } from '../support/manifests';
+import { CONTROLLER_NAME, gateway, httpRoute, rule, type Manifest } from '../support/manifests';
+import { freePort } from '../support/ports';
 import { describeKube, startKubeGatewayFixture, type KubeGatewayFixture } from '../support/kube-gateway';
 
 jest.setTimeout(90000);
@@ -153,6 +154,50 @@ describeKube('Kubernetes provider on a real API server', () => {
     expect(cond(r.status.parents[0].conditions, 'ResolvedRefs')).toMatchObject({ status: 'False', reason: 'RefNotPermitted' });
     expect(await gw.backend('/cross')).toBe(500);
     await gw.remove('cross.yaml');
+  });
+
+  test("ListenerSets: one reusing its Gateway's listener name keeps its own status and routes; one created after another Gateway took a port loses there, not the other Gateway", async () => {
+    const [own, taken] = [await freePort(), await freePort()];
+    const at = (d: Manifest, creationTimestamp: string) => ({ ...d, metadata: { ...d.metadata, creationTimestamp } });
+    const parent = gateway('ls-parent', [{ name: 'http', port: own, hostname: 'parent.example' }]);
+    const set = {
+      apiVersion: 'gateway.networking.k8s.io/v1',
+      kind: 'ListenerSet',
+      metadata: { name: 'ls' },
+      spec: {
+        parentRef: { name: 'ls-parent' },
+        listeners: [
+          { name: 'http', port: own, protocol: 'HTTP', hostname: 'set.example' },
+          { name: 'web', port: taken, protocol: 'HTTP', hostname: 'taken.example' },
+        ],
+      },
+    };
+    const prefix = (p: string) => [{ path: { type: 'PathPrefix', value: p } }];
+    await gw.write('listenersets.yaml', [
+      at({ ...parent, spec: { ...parent.spec, allowedListeners: { namespaces: { from: 'Same' } } } }, '2026-01-01T00:00:01Z'),
+      at(gateway('ls-taker', [{ name: 'web', port: taken, hostname: 'taken.example' }]), '2026-01-01T00:00:02Z'),
+      at(set, '2026-01-01T00:00:03Z'),
+      httpRoute('via-gateway', { rules: [rule('echo', prefix('/via-gateway'))] }, 'ls-parent'),
+      httpRoute('via-set', { parentRefs: [{ group: 'gateway.networking.k8s.io', kind: 'ListenerSet', name: 'ls' }], rules: [rule('echo', prefix('/via-set'))] }),
+      httpRoute('taker', { rules: [rule('echo', prefix('/taker'))] }, 'ls-taker'),
+    ]);
+    const ls = await eventually(() => gw.cluster.getJson('listenerset', 'ls', 'default'), (o) => cond(o.status?.conditions, 'Programmed')?.status === 'True');
+    expect(cond(ls.status.conditions, 'Accepted')).toMatchObject({ status: 'True', reason: 'ListenersNotValid' });
+    const entry = (o: any, name: string) => o.status.listeners.find((l: { name: string }) => l.name === name);
+    expect(entry(ls, 'http').attachedRoutes).toBe(1);
+    expect(cond(entry(ls, 'http').conditions, 'Programmed')).toMatchObject({ status: 'True' });
+    expect(cond(entry(ls, 'web').conditions, 'Conflicted')).toMatchObject({ status: 'True', reason: 'HostnameConflict' });
+    const parentStatus = await gw.cluster.getJson('gateway', 'ls-parent', 'default');
+    expect(parentStatus.status.attachedListenerSets).toBe(1);
+    expect(parentStatus.status.listeners.map((l: { name: string }) => l.name)).toEqual(['http']);
+    expect(entry(parentStatus, 'http').attachedRoutes).toBe(1);
+    const taker = await gw.cluster.getJson('gateway', 'ls-taker', 'default');
+    expect(cond(entry(taker, 'web').conditions, 'Conflicted')).toMatchObject({ status: 'False' });
+    expect(await gw.backend('/via-set', { host: 'set.example' }, own)).toBe('echo');
+    expect(await gw.backend('/via-gateway', { host: 'set.example' }, own)).toBe(404);
+    expect(await gw.backend('/via-gateway', { host: 'parent.example' }, own)).toBe('echo');
+    expect(await gw.backend('/taker', { host: 'taken.example' }, taken)).toBe('echo');
+    await gw.remove('listenersets.yaml');
   });
 
   test('one status write per changed object: changing one of ten routes updates one status', async () => {

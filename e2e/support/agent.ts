@@ -1,7 +1,9 @@
 import { spawn, type ChildProcess } from 'child_process';
 import * as path from 'path';
 import { REPO_ROOT } from './controller';
+import { atFileEnd } from './file-end';
 import { followLogs, type LogLine } from './log-lines';
+import { endNginx } from './nginx-master';
 
 const BIN = path.join(REPO_ROOT, 'bin', 'portcullis-agent.js');
 
@@ -63,15 +65,26 @@ export function startAgent(options: AgentOptions): AgentProcess {
     waitForLog: (predicate, timeoutMs = 20000) => follower.waitForLog(predicate, timeoutMs),
     async stop(signal = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      const timer = setTimeout(() => child.kill('SIGKILL'), 15000);
+      // Longer than the agent's own stop (its shutdown delay, then up to 13 s for its nginx,
+      // as the controller's), so it is not killed while it stops nginx.
+      const timer = setTimeout(() => child.kill('SIGKILL'), shutdownDelayMs(options) + 20_000);
       const result = await exited;
       clearTimeout(timer);
       running.delete(agent);
+      forget();
+      // An agent killed or crashed leaves its nginx running (its own process group).
+      await endNginx(options.prefix);
       return result;
     },
   };
   running.add(agent);
+  const forget = atFileEnd(() => agent.stop('SIGKILL').then(() => undefined));
   return agent;
+}
+
+function shutdownDelayMs(options: AgentOptions): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s)$/.exec(options.shutdownDelay ?? '0s');
+  return m ? Number(m[1]) * (m[2] === 's' ? 1000 : 1) : 0;
 }
 
 export async function stopAllAgents(): Promise<void> {

@@ -1,7 +1,11 @@
 import { ChildProcess, spawn } from 'child_process';
 import { promises as fs } from 'fs';
 import * as path from 'path';
+import { atFileEnd } from './file-end';
 import { followLogs, type LogLine } from './log-lines';
+import { endNginx, isAlive, masterPid } from './nginx-master';
+
+export { isAlive };
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
 const BIN = path.join(REPO_ROOT, 'bin', 'portcullis-controller.js');
@@ -42,35 +46,35 @@ export interface ControllerProcess {
    * meanwhile by another suite's process.
    */
   boundPort(endpoint: 'health' | 'metrics'): Promise<number>;
-  /** Sends a signal and resolves with the exit code (or the signal name) once it exited. */
-  stop(signal?: NodeJS.Signals, timeoutMs?: number): Promise<number | string>;
+  /**
+   * Sends a signal and resolves with the exit code (or the signal name) once it exited and its
+   * nginx is gone. `nginxGraceMs`: after that long, nginx's remaining sessions are ended (a fast
+   * shutdown) instead of waiting out the controller's graceful quit, which lasts as long as a
+   * session does (10 s and more for a UDP session): for teardowns, which wait for no request.
+   */
+  stop(signal?: NodeJS.Signals, timeoutMs?: number, nginxGraceMs?: number): Promise<number | string>;
   exited: Promise<number | string>;
 }
 
 const running = new Set<ControllerProcess>();
 
 /** The nginx master pid of a controller's state dir, if nginx wrote one. */
-export async function nginxPid(stateDir: string): Promise<number | undefined> {
-  const prefix = path.join(stateDir, 'nginx');
-  for (const candidate of ['logs/nginx.pid', 'nginx.pid', 'run/nginx.pid']) {
-    try {
-      const pid = Number((await fs.readFile(path.join(prefix, candidate), 'utf8')).trim());
-      if (pid > 0) return pid;
-    } catch {
-      // not this one
-    }
-  }
-  return undefined;
+export function nginxPid(stateDir: string): Promise<number | undefined> {
+  return masterPid(nginxPrefix(stateDir));
 }
 
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
+/** Where the controller runs nginx (`nginx -p`): controller/src/cli.ts puts it in the state dir. */
+function nginxPrefix(stateDir: string): string {
+  return path.join(stateDir, 'nginx');
 }
+
+/**
+ * How long stop() lets the controller stop by itself before killing it: longer than its own
+ * escalation (controller/src/apply/nginx.ts: 10 s of graceful quit for nginx's open requests,
+ * 3 s of fast shutdown, then the process group), so that a controller is never killed while it
+ * is still stopping its nginx.
+ */
+const STOP_TIMEOUT_MS = 20_000;
 
 /**
  * Starts the real controller CLI (bin/portcullis-controller.js, TypeScript run by tsx) in
@@ -119,26 +123,25 @@ export async function startController(options: ControllerOptions, waitFirstRecon
       if (typeof address !== 'string') throw new Error(`the controller logged no ${endpoint} address: ${JSON.stringify(started)}`);
       return Number(address.split(':').pop());
     },
-    async stop(signal = 'SIGTERM', timeoutMs = 10000) {
+    async stop(signal = 'SIGTERM', timeoutMs = STOP_TIMEOUT_MS, nginxGraceMs?: number) {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+      const grace = nginxGraceMs === undefined ? undefined : setTimeout(() => void endNginx(nginxPrefix(options.stateDir)), nginxGraceMs);
       const result = await exited;
       clearTimeout(timer);
+      clearTimeout(grace);
       running.delete(proc);
-      // If the controller could not stop its nginx (killed, crashed), do it for it.
-      const pid = await nginxPid(options.stateDir);
-      if (pid && isAlive(pid)) {
-        try {
-          process.kill(pid, 'SIGQUIT');
-        } catch {
-          // already gone
-        }
-      }
+      forget();
+      // A controller that was killed or crashed could not stop its nginx (its own process
+      // group, so it outlives the controller): end it here, before the caller removes its prefix.
+      await endNginx(nginxPrefix(options.stateDir));
       return result;
     },
     exited,
   };
   running.add(proc);
+  // However the test file ends (a failed assertion before its cleanup, a hook that threw).
+  const forget = atFileEnd(() => proc.stop('SIGKILL').then(() => undefined));
   if (waitFirstReconcile) {
     try {
       // The first start compiles the controller with tsx; with suites in parallel workers on two

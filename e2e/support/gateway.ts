@@ -2,6 +2,7 @@ import * as path from 'path';
 import { promises as fs } from 'fs';
 import { ControllerOptions, ControllerProcess, settleAfter, startController } from './controller';
 import { EchoBackend, startEchoBackend } from './echo-backend';
+import { atFileEnd } from './file-end';
 import { backendOf, httpRequest, HttpRequestOptions, HttpResponse } from './http';
 import { freePort } from './ports';
 import { gateway, gatewayClass, ListenerSpec, Manifest, serviceFor, writeManifests } from './manifests';
@@ -87,16 +88,26 @@ export async function startGatewayFixture(options: GatewayFixtureOptions = {}): 
       request: (p, o, pt) => httpRequest(pt ?? port, p, o),
       backend: (p, o, pt) => backendOf(pt ?? port, p, o),
       async close() {
-        await current().stop('SIGTERM');
-        await Promise.all(Object.values(backends).map((b) => b.close()));
-        await removeDir(dir);
+        forget();
+        try {
+          // The controller's own stop (SIGTERM), nginx's open sessions ended after 1 s.
+          await current().stop('SIGTERM', undefined, 1000);
+        } finally {
+          await Promise.all(Object.values(backends).map((b) => b.close()));
+          await removeDir(dir);
+        }
       },
     };
+    // A test file that ends without closing it (a hook failed first) still leaves nothing behind.
+    const forget = atFileEnd(() => fixture.close());
     return fixture;
   } catch (err) {
-    await controller?.stop('SIGKILL');
-    await Promise.all(Object.values(backends).map((b) => b.close()));
-    await removeDir(dir);
+    try {
+      await controller?.stop('SIGKILL');
+    } finally {
+      await Promise.all(Object.values(backends).map((b) => b.close()));
+      await removeDir(dir);
+    }
     throw err;
   }
 }

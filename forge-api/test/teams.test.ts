@@ -277,4 +277,68 @@ describeForge('teams and org permissions', (f) => {
     expect((await f().request('GET', '/repos/acme/other', as('owner'))).status).toBe(200);
     expect((await f().request('GET', `/teams/${id}`, as('owner'))).status).toBe(404);
   });
+
+  describe('watches follow team membership (Gitea with AUTO_WATCH_NEW_REPOS)', () => {
+    const watched = async (user: string) => {
+      const res = await f().request('GET', '/user/subscriptions?limit=50', as(user));
+      return res.body.map((r: { full_name: string }) => r.full_name).filter((n: string) => n.startsWith('wco/')).sort();
+    };
+    const watchers = async (repo: string) => Number((await f().request('GET', `/repos/wco/${repo}/subscribers`, as('owner'))).headers.get('x-total-count'));
+    let all: number;
+    let one: number;
+
+    beforeAll(async () => {
+      await f().user('watcher');
+      expect((await f().request('POST', '/orgs', { ...as('owner'), body: { username: 'wco', visibility: 'public' } })).status).toBe(201);
+      for (const [name, priv] of [['priv', true], ['pub', false]] as const) {
+        expect((await f().request('POST', '/orgs/wco/repos', { ...as('owner'), body: { name, private: priv } })).status).toBe(201);
+      }
+      const units = ['repo.code', 'repo.issues'];
+      all = (await f().request('POST', '/orgs/wco/teams', { ...as('owner'), body: { name: 'all', permission: 'read', units, includes_all_repositories: true } })).body.id;
+      one = (await f().request('POST', '/orgs/wco/teams', { ...as('owner'), body: { name: 'one', permission: 'write', units } })).body.id;
+    });
+
+    test('joining a team watches its repositories; a repository created later is watched by the members of includes-all teams', async () => {
+      expect((await f().request('PUT', `/teams/${all}/members/watcher`, as('owner'))).status).toBe(204);
+      expect(await watched('watcher')).toEqual(['wco/priv', 'wco/pub']);
+      expect((await f().request('POST', '/orgs/wco/repos', { ...as('owner'), body: { name: 'late', private: true } })).status).toBe(201);
+      expect(await watched('watcher')).toEqual(['wco/late', 'wco/priv', 'wco/pub']);
+      expect(await watchers('late')).toBe(2);
+      expect((await f().request('GET', '/repos/wco/late', as('owner'))).body.watchers_count).toBe(2);
+    });
+
+    test('a repository added to a team is watched by its members, even one who unwatched it', async () => {
+      expect((await f().request('DELETE', '/repos/wco/pub/subscription', as('watcher'))).status).toBe(204);
+      expect((await f().request('PUT', `/teams/${one}/members/watcher`, as('owner'))).status).toBe(204);
+      expect((await f().request('GET', '/repos/wco/pub/subscription', as('watcher'))).status).toBe(404);
+      expect((await f().request('PUT', `/teams/${one}/repos/wco/pub`, as('owner'))).status).toBe(204);
+      expect((await f().request('GET', '/repos/wco/pub/subscription', as('watcher'))).body).toMatchObject({ subscribed: true, ignored: false });
+      expect((await f().request('GET', '/repos/wco/pub', as('owner'))).body.watchers_count).toBe(2);
+    });
+
+    test('leaving a team unwatches what the user can no longer read, with its issue subscriptions', async () => {
+      expect((await f().request('POST', '/repos/wco/priv/issues', { ...as('owner'), body: { title: 'watched issue' } })).status).toBe(201);
+      // Subscribed to the issue on its own, not through the repository's watch.
+      expect((await f().request('DELETE', '/repos/wco/priv/subscription', as('watcher'))).status).toBe(204);
+      expect((await f().request('PUT', '/repos/wco/priv/issues/1/subscriptions/watcher', as('watcher'))).status).toBe(201);
+      expect((await f().request('PUT', '/repos/wco/priv/subscription', as('watcher'))).status).toBe(200);
+      expect((await f().request('DELETE', `/teams/${all}/members/watcher`, as('owner'))).status).toBe(204);
+      expect(await watched('watcher')).toEqual(['wco/pub']);
+      expect(await watchers('priv')).toBe(1);
+      const subs = await f().request('GET', '/repos/wco/priv/issues/1/subscriptions', as('owner'));
+      expect(subs.body.map((u: { login: string }) => u.login)).not.toContain('watcher');
+      // A public repository leaving the team stays watched: the user still reads it.
+      expect((await f().request('DELETE', `/teams/${one}/repos/wco/pub`, as('owner'))).status).toBe(204);
+      expect(await watched('watcher')).toEqual(['wco/pub']);
+    });
+
+    test('a team turned includes-all is watched in full; leaving the organization unwatches all of it', async () => {
+      const res = await f().request('PATCH', `/teams/${one}`, { ...as('owner'), body: { name: 'one', permission: 'write', units: ['repo.code'], includes_all_repositories: true } });
+      expect(res.status).toBe(200);
+      expect(await watched('watcher')).toEqual(['wco/late', 'wco/priv', 'wco/pub']);
+      expect((await f().request('DELETE', '/orgs/wco/members/watcher', as('owner'))).status).toBe(204);
+      expect(await watched('watcher')).toEqual([]);
+      expect((await f().request('GET', '/repos/wco/pub', as('owner'))).body.watchers_count).toBe(1);
+    });
+  });
 });

@@ -67,6 +67,8 @@ if ! fresh "$OUT/pause.tar" "$key"; then
   gcc -Os -Wall -Werror -static -DVERSION=v3.10.2-portcullis -o "$ctx/pause" "$dir/build/pause/linux/pause.c"
   pack "$OUT/pause.tar" "$key" 65535:65535 '["/pause"]' "$PAUSE"
   log "pause image in $(( $(date +%s) - t0 ))s"
+else
+  log "pause image up to date"
 fi
 
 # ---------------------------------------------------------------- echo-basic
@@ -83,6 +85,8 @@ if ! fresh "$OUT/echo-basic.tar" "$key"; then
   pack "$OUT/echo-basic.tar" "$key" 65532:65532 '["/echo-basic"]' "${names[@]}"
   printf '%s\t%s\t%ss\t%s\t%s\n' echo-basic-image "$key" "$(( $(date +%s) - t0 ))" "$(date -u +%FT%TZ)" "$GOV" >>"$NODE_TOOLS/build-times.txt"
   log "echo-basic image in $(( $(date +%s) - t0 ))s"
+else
+  log "echo-basic image up to date"
 fi
 
 # ---------------------------------------------------------------- coredns
@@ -93,7 +97,11 @@ if ! fresh "$OUT/coredns.tar" "$key"; then
   key="coredns $(cat "$NODE_TOOLS/bin/coredns.stamp")"
   ctx=$work/coredns; mkdir -p "$ctx"; base_files "$ctx"
   cp "$NODE_TOOLS/bin/coredns" "$ctx/coredns"
+  t0=$(date +%s)
   pack "$OUT/coredns.tar" "$key" 65532:65532 '["/coredns"]' "$COREDNS"
+  log "coredns image in $(( $(date +%s) - t0 ))s"
+else
+  log "coredns image up to date"
 fi
 "${BUILDAH[@]}" rmi --prune >/dev/null 2>&1 || true
 ls -l "$OUT"/*.tar >&2

@@ -6,7 +6,7 @@ import { buildGateway } from './gateways';
 import { CertificateIndex } from './tls';
 import { CAIndex } from './ca-certificates';
 import { type DatedGateway, resolveGatewayConflicts } from './gateway-conflicts';
-import { attachListenerSets, type ListenerSetParent } from './listenersets';
+import { attachListenerSets, type ListenerSetParent, resettleListenerSets } from './listenersets';
 import { applyAttachments } from './isolation';
 import { type Attachment, buildRoute, type GatewayLookup } from './routes';
 import { planH2cPorts, separateRouteKinds } from './routekinds';
@@ -61,7 +61,10 @@ export function buildGraph(set: ResourceSet, options: BuildGraphOptions): Graph 
   }
   const listenerSets = set.listenerSets?.length ? attachListenerSets(set.listenerSets, parents, lookup.namespaceLabels, certificates, caCertificates) : [];
   for (const ls of listenerSets) lookup.listenerSets.set(`${ls.namespace}/${ls.name}`, ls);
-  if (!options.dataplanePerGateway) resolveGatewayConflicts(ours);
+  if (!options.dataplanePerGateway && ours.length > 1) {
+    resolveGatewayConflicts(ours, new Map((set.listenerSets ?? []).map((ls) => [`${ls.metadata.namespace}/${ls.metadata.name}`, ls.metadata.creationTimestamp])));
+    if (listenerSets.length > 0) resettleListenerSets(listenerSets, lookup.ours);
+  }
   for (const { node } of ours) (node.accepted ? gateways : rejectedGateways).push(node);
 
   const backends = new BackendIndex(set, { inferenceExtension: options.inferenceExtension });

@@ -114,15 +114,37 @@ export function attachListenerSets(
       l.conditions = mergeConditions(l.conditions, l.valid ? problem : problem.filter((c) => c.type === 'Conflicted'));
       l.valid = false;
     }
-    if (node.listeners.every((l) => !l.valid)) {
-      node.conditions = listenerSetConditions.noValidListeners();
-      continue;
-    }
-    node.accepted = true;
-    node.conditions = [node.listeners.some((l) => !l.valid) ? listenerSetConditions.acceptedSomeListenersInvalid() : listenerSetConditions.accepted()];
+    if (!decide(node, gw)) continue;
     gw.listeners.push(...node.listeners);
     earlier.push(...node.listeners.filter((l) => l.valid));
     gw.attachedListenerSets++;
   }
   return out;
+}
+
+/**
+ * The one rule for an allowed ListenerSet's Accepted condition: its Gateway is accepted and at
+ * least one of its listeners is valid. Sets `node.accepted` and its conditions.
+ */
+function decide(node: ListenerSetNode, gw: GatewayNode): boolean {
+  if (!gw.accepted) node.conditions = listenerSetConditions.parentNotAccepted(`Gateway ${gw.namespace}/${gw.name} is not accepted`);
+  else if (node.listeners.every((l) => !l.valid)) node.conditions = listenerSetConditions.noValidListeners();
+  else node.conditions = [node.listeners.some((l) => !l.valid) ? listenerSetConditions.acceptedSomeListenersInvalid() : listenerSetConditions.accepted()];
+  node.accepted = gw.accepted && node.listeners.some((l) => l.valid);
+  return node.accepted;
+}
+
+/**
+ * Decides accepted ListenerSets again after their listeners or their Gateway lost conflicts to
+ * other Gateways on the same address (standalone mode, gateway-conflicts.ts). One no longer
+ * accepted stops counting in its Gateway's attachedListenerSets; its listeners, all invalid or
+ * on a Gateway that is not served, are not served.
+ */
+export function resettleListenerSets(nodes: ListenerSetNode[], gateways: Map<string, GatewayNode>): void {
+  for (const node of nodes) {
+    if (!node.accepted) continue;
+    const gw = gateways.get(`${node.gateway.namespace}/${node.gateway.name}`);
+    if (!gw || decide(node, gw)) continue;
+    gw.attachedListenerSets = Math.max(0, (gw.attachedListenerSets ?? 1) - 1);
+  }
 }

@@ -46,8 +46,13 @@ export function separateRouteKinds(attachments: Attachment[]): Attachment[] {
   const kept = attachments.filter((a) => !lost.has(a));
   for (const a of lost) {
     const gw = a.listener.gateway;
+    const set = a.listener.listenerSet;
     for (const parent of a.route.parents) {
       if (!parent.accepted || parent.gateway?.namespace !== gw.namespace || parent.gateway.name !== gw.name) continue;
+      // Listener names are unique within a Gateway's own list and within each ListenerSet, not
+      // across them: only the parentRef that reached this very listener loses it.
+      const viaSet = parent.ref.kind === 'ListenerSet';
+      if (set ? !viaSet || parent.ref.namespace !== set.namespace || parent.ref.name !== set.name : viaSet) continue;
       parent.listeners = parent.listeners.filter((n) => n !== a.listener.name || kept.some((k) => k.route === a.route && k.listener === a.listener));
       if (parent.listeners.length > 0) continue;
       parent.accepted = false;

@@ -18,6 +18,12 @@
  * - Several weighted backends: a `split_clients` per connection; a share whose backend is
  *   invalid or has no ready endpoint is "" (the connection is closed).
  *
+ * - IPAccessPolicy on a TLS port: nginx checks the address before it reads the TLS server name,
+ *   so the port has one set of lists. When several Gateways share the port (standalone) it is the
+ *   first of them (by namespace/name) that has lists, PROXY protocol is expected on the whole
+ *   port as soon as one of them asks for it (nginx's listen option is per port), and the client
+ *   address is read as the first of them that sets `clientAddress` says, as on a shared HTTP server.
+ *
  * Upstreams, maps, splits and sockets are named by a hash of their content, so a name stands
  * for one content in every build and unchanged parts render the same text.
  */
@@ -169,25 +175,43 @@ const routeName = (r: AttachedRoute) => `${r.route.kind} ${r.route.namespace}/${
 const listenerName = (l: ListenerNode) => `${l.gateway.namespace}/${l.gateway.name}/${l.listenerSet ? `${l.listenerSet.namespace}/${l.listenerSet.name}/` : ''}${l.name}`;
 
 /**
- * IPAccessPolicy on one stream server: the route's lists on its Gateway (its Gateway's when the
- * route has none), or for a port-wide server (`route` undefined) the Gateway's; `access` false for
- * the virtual servers of a TLS port, which the SNI picks only after nginx's access phase ran
- * with the port's default server (that one carries the Gateway's lists). And the Gateway's PROXY
- * protocol, on every server of the port.
+ * IPAccessPolicy on the server of a TCP or UDP port (one route per port): the route's lists on
+ * its Gateway (its Gateway's when the route has none), and the Gateway's PROXY protocol.
  */
-function streamPolicies(
-  policies: EffectivePolicies | undefined,
-  gateway: { namespace: string; name: string },
-  route: AttachedRoute | undefined,
-  o: { udp?: boolean; access?: boolean } = {},
-): Pick<StreamServer, 'access' | 'proxyProtocol'> {
+function streamPolicies(policies: EffectivePolicies | undefined, gateway: { namespace: string; name: string }, route: AttachedRoute, o: { udp?: boolean } = {}): Pick<StreamServer, 'access' | 'proxyProtocol'> {
   if (!policies) return {};
   const own = policies.gateways[gatewayKey(gateway.namespace, gateway.name)];
-  const settings = route ? locationPolicies(policies, gateway, { kind: route.route.kind ?? 'HTTPRoute', namespace: route.route.namespace, name: route.route.name }) : own;
+  const settings = locationPolicies(policies, gateway, { kind: route.route.kind ?? 'HTTPRoute', namespace: route.route.namespace, name: route.route.name });
   const out: Pick<StreamServer, 'access' | 'proxyProtocol'> = {};
-  if (o.access !== false && settings?.ipAccess) out.access = accessLines(settings.ipAccess);
+  if (settings?.ipAccess) out.access = accessLines(settings.ipAccess);
   // A UDP datagram carries no PROXY protocol header.
   if (!o.udp && own?.clientAddress?.source === 'ProxyProtocol') out.proxyProtocol = { trusted: own.clientAddress.trustedCIDRs ?? [] };
+  return out;
+}
+
+/**
+ * IPAccessPolicy of a TLS port, whose address check runs before the server name is known: the
+ * lists of the port's first Gateway that has any, PROXY protocol when any Gateway of the port
+ * asks for it, with the trusted proxies of the first Gateway that sets `clientAddress` (none when
+ * that one reads the connection or X-Forwarded-For, an HTTP header: the peer is the client).
+ */
+function tlsPortPolicies(policies: EffectivePolicies | undefined, listeners: ListenerNode[]): Pick<StreamServer, 'access' | 'proxyProtocol'> {
+  if (!policies) return {};
+  const seen = new Set<string>();
+  const own: (EffectivePolicies['gateways'][string] | undefined)[] = [];
+  for (const l of listeners) {
+    const key = gatewayKey(l.gateway.namespace, l.gateway.name);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    own.push(policies.gateways[key]);
+  }
+  const out: Pick<StreamServer, 'access' | 'proxyProtocol'> = {};
+  const lists = own.find((s) => s?.ipAccess)?.ipAccess;
+  if (lists) out.access = accessLines(lists);
+  if (own.some((s) => s?.clientAddress?.source === 'ProxyProtocol')) {
+    const reader = own.find((s) => s?.clientAddress)?.clientAddress;
+    out.proxyProtocol = { trusted: reader?.source === 'ProxyProtocol' ? (reader.trustedCIDRs ?? []) : [] };
+  }
   return out;
 }
 
@@ -203,6 +227,10 @@ export function buildStreams(gateways: GatewayNode[], policies?: EffectivePolici
     if (listeners[0].protocol === 'TLS') {
       const mixed = listeners.some((l) => l.tlsMode === 'Passthrough') && listeners.some((l) => l.tlsMode !== 'Passthrough');
       const comment = `TLS port ${port}: ${listeners.map(listenerName).join(', ')}`;
+      const portPolicies = tlsPortPolicies(policies, listeners);
+      // The virtual servers of a terminating port: the SNI picks one after the address check ran
+      // with the port's default server, which carries the lists.
+      const { access: _lists, ...virtualPolicies } = portPolicies;
       const entries: StreamMap['entries'] = [];
       const terminated: StreamServer[] = [];
       const taken = new Set<string>();
@@ -217,20 +245,20 @@ export function buildStreams(gateways: GatewayNode[], policies?: EffectivePolici
             else if (mixed) entries.push({ name, socket: b.terminator(l.certificates, target, `${routeName(r)} on ${listenerName(l)} (TLS terminated)`) });
             else {
               for (const c of l.certificates) b.secretFiles[certificateFile(c)] = c.pem;
-              terminated.push({ comment: `${routeName(r)} on ${listenerName(l)}`, port, ssl: true, serverNames: [name], certificates: l.certificates.map(certificateFile), target, ...streamPolicies(policies, l.gateway, r, { access: false }) });
+              terminated.push({ comment: `${routeName(r)} on ${listenerName(l)}`, port, ssl: true, serverNames: [name], certificates: l.certificates.map(certificateFile), target, ...virtualPolicies });
             }
           }
         }
       }
       if (terminated.length > 0) {
-        b.servers.push({ comment: `${comment} (default: the handshake is refused)`, port, ssl: true, rejectHandshake: true, target: STREAM_REJECT, ...streamPolicies(policies, listeners[0].gateway, undefined) }, ...terminated);
+        b.servers.push({ comment: `${comment} (default: the handshake is refused)`, port, ssl: true, rejectHandshake: true, target: STREAM_REJECT, ...portPolicies }, ...terminated);
         continue;
       }
       if (entries.length === 0) continue;
       const variable = `$pcs_sni_${digest(entries)}`;
       b.maps.push({ variable, entries });
-      // The route is chosen after the address check (ssl_preread): the Gateway's lists only.
-      b.servers.push({ comment, port, preread: true, target: variable, ...streamPolicies(policies, listeners[0].gateway, undefined) });
+      // The route is chosen after the address check (ssl_preread): the port's lists only.
+      b.servers.push({ comment, port, preread: true, target: variable, ...portPolicies });
       continue;
     }
     // TCP / UDP: one route per port, the oldest of the listener that has any.

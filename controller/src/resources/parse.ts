@@ -51,7 +51,7 @@ const KINDS: Record<string, KindEntry> = {
   BackendTLSPolicy: { apiVersions: [`${GATEWAY_API_GROUP}/v1`, `${GATEWAY_API_GROUP}/v1alpha3`], namespaced: true, schema: backendTLSPolicySchema, list: 'backendTLSPolicies' },
 };
 
-/** Kinds whose invalid documents still get route statuses (their parentRefs are read leniently). */
+/** Kinds whose invalid documents still get route statuses (their parentRefs are read leniently; a ListenerSet's parentRef too). */
 const ROUTE_KINDS = new Set(['HTTPRoute', 'GRPCRoute', 'TLSRoute', 'TCPRoute', 'UDPRoute']);
 
 function groupOf(apiVersion: string): string {
@@ -63,23 +63,32 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** parentRefs of a document that failed its schema, read leniently (status needs them). */
-function looseParentRefs(doc: Record<string, unknown>): InvalidResource['parentRefs'] {
-  const spec = isObject(doc.spec) ? doc.spec : {};
-  if (!Array.isArray(spec.parentRefs)) return undefined;
+type LooseParentRef = NonNullable<InvalidResource['parentRefs']>[number];
+
+function looseParentRef(r: unknown): LooseParentRef | undefined {
   const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
-  const refs: NonNullable<InvalidResource['parentRefs']> = [];
-  for (const r of spec.parentRefs) {
-    if (!isObject(r) || !str(r.name)) continue;
-    const ref: NonNullable<InvalidResource['parentRefs']>[number] = { name: str(r.name) as string };
-    if (str(r.group) !== undefined) ref.group = str(r.group);
-    if (str(r.kind) !== undefined) ref.kind = str(r.kind);
-    if (str(r.namespace) !== undefined) ref.namespace = str(r.namespace);
-    if (str(r.sectionName) !== undefined) ref.sectionName = str(r.sectionName);
-    if (typeof r.port === 'number') ref.port = r.port;
-    refs.push(ref);
+  if (!isObject(r) || !str(r.name)) return undefined;
+  const ref: LooseParentRef = { name: str(r.name) as string };
+  if (str(r.group) !== undefined) ref.group = str(r.group);
+  if (str(r.kind) !== undefined) ref.kind = str(r.kind);
+  if (str(r.namespace) !== undefined) ref.namespace = str(r.namespace);
+  if (str(r.sectionName) !== undefined) ref.sectionName = str(r.sectionName);
+  if (typeof r.port === 'number') ref.port = r.port;
+  return ref;
+}
+
+/**
+ * The parents of a document that failed its schema, read leniently (status needs them): a
+ * route's spec.parentRefs, a ListenerSet's spec.parentRef.
+ */
+function looseParentRefs(doc: Record<string, unknown>, kind: string): InvalidResource['parentRefs'] {
+  const spec = isObject(doc.spec) ? doc.spec : {};
+  if (kind === 'ListenerSet') {
+    const ref = looseParentRef(spec.parentRef);
+    return ref ? [ref] : undefined;
   }
-  return refs;
+  if (!Array.isArray(spec.parentRefs)) return undefined;
+  return spec.parentRefs.map(looseParentRef).filter((r): r is LooseParentRef => r !== undefined);
 }
 
 function generationOf(meta: Record<string, unknown>): number {
@@ -130,7 +139,7 @@ function invalidResource(
     creationTimestamp: typeof meta.creationTimestamp === 'string' ? meta.creationTimestamp : undefined,
     message,
     source,
-    ...(ROUTE_KINDS.has(kind) ? { parentRefs: looseParentRefs(doc) } : {}),
+    ...(ROUTE_KINDS.has(kind) || kind === 'ListenerSet' ? { parentRefs: looseParentRefs(doc, kind) } : {}),
   };
 }
 

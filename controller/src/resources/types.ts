@@ -431,7 +431,7 @@ export interface InvalidResource {
   /** Field path + problem, e.g. `spec.rules[0].matches[1].path.type: Invalid option ...`. */
   message: string;
   source: string;
-  /** Routes: the parentRefs that could be read, so status.parents can carry the error. */
+  /** Routes: the parentRefs that could be read, so status.parents can carry the error; a ListenerSet: its parentRef, if readable. */
   parentRefs?: { group?: string; kind?: string; namespace?: string; name: string; sectionName?: string; port?: number }[];
 }
 

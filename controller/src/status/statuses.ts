@@ -220,7 +220,24 @@ function invalidStatus(r: InvalidResource, controllerName: string): StatusReport
   if (r.kind === 'Gateway') {
     return { ...base, status: { conditions: withGeneration(gatewayConditions.invalid(r.message), r.generation) } };
   }
+  // Accepted and Programmed are on every ListenerSet (its CRD defaults both), an invalid one too.
+  if (r.kind === 'ListenerSet') {
+    return { ...base, status: { conditions: withGeneration(listenerSetConditions.invalid(r.message), r.generation) } };
+  }
   return { ...base, status: { conditions: withGeneration([invalid], r.generation) } };
+}
+
+/**
+ * An invalid ListenerSet whose parentRef can be read and names no Gateway of ours is another
+ * controller's to report on (as a valid one is); one whose parentRef cannot be read is reported.
+ */
+function foreignListenerSet(r: InvalidResource, graph: Graph): boolean {
+  if (r.kind !== 'ListenerSet') return false;
+  const ref = r.parentRefs?.[0];
+  if (!ref) return false;
+  if ((ref.group ?? GATEWAY_API_GROUP) !== GATEWAY_API_GROUP || (ref.kind ?? 'Gateway') !== 'Gateway') return true;
+  const ns = ref.namespace ?? r.namespace;
+  return ![...graph.gateways, ...graph.rejectedGateways].some((g) => g.namespace === ns && g.name === ref.name);
 }
 
 /** Every status this controller reports, from the graph, the invalid documents and the dataplane outcome. */
@@ -255,7 +272,7 @@ export function computeStatuses(
   }
   for (const route of graph.routes) reports.push(routeStatus(route, controllerName));
   // A Pod is read, never owned: its problems are logged, not written to its status.
-  for (const r of parsed.invalid) if (r.kind !== 'Pod') reports.push(invalidStatus(r, controllerName));
+  for (const r of parsed.invalid) if (r.kind !== 'Pod' && !foreignListenerSet(r, graph)) reports.push(invalidStatus(r, controllerName));
   reports.push(...inferencePoolStatuses(graph, controllerName));
   for (const p of graph.backendTLSPolicies ?? []) {
     reports.push({

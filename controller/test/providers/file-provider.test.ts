@@ -5,6 +5,7 @@ import { parse } from 'yaml';
 import { FileProvider, parseManifestText, writeFileAtomic } from '../../src/providers/file';
 import type { Logger } from '../../src/log';
 import { parseManifests } from '../../src/resources';
+import { renderStatusYaml, type StatusEntry, type StatusYamlCache } from '../../src/providers/file/status-file';
 
 interface Logged {
   level: string;
@@ -177,6 +178,29 @@ describe('file provider', () => {
     expect((await reopened.open()).previousStatuses).toEqual([
       { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', namespace: 'default', name: 'r1', generation: 1, status: { parents: [] } },
     ]);
+  });
+
+  test('status.yaml rendered with the cache is the text rendered afresh, through equal, changed and removed statuses', () => {
+    const status = (name: string, reason: string, generation = 1): StatusEntry => ({
+      apiVersion: 'gateway.networking.k8s.io/v1',
+      kind: 'HTTPRoute',
+      namespace: 'default',
+      name,
+      generation,
+      status: { parents: [{ conditions: [{ type: 'Accepted', status: 'True', reason }] }] },
+    });
+    const lookup = () => ({ creationTimestamp: '2026-01-01T00:00:00.000Z' });
+    const cache: StatusYamlCache = new Map();
+    const a = status('a', 'Accepted');
+    const rounds: StatusEntry[][] = [
+      [a, status('b', 'Accepted')],
+      [a, status('b', 'Accepted')], // equal content, new objects
+      [a, status('b', 'Pending')], // changed
+      [status('a', 'Accepted', 2)], // changed generation, b removed
+      [status('a', 'Accepted', 2), status('b', 'Accepted')], // b again
+    ];
+    for (const entries of rounds) expect(renderStatusYaml(entries, lookup, cache)).toBe(renderStatusYaml(entries, lookup));
+    expect([...cache.keys()]).toEqual(['HTTPRoute/default/a', 'HTTPRoute/default/b']);
   });
 
   test('watch() reports a change after a short quiet time', async () => {

@@ -11,6 +11,7 @@ import { checkUserName } from './names';
 import { USER_TYPE_ORGANIZATION, visibleOwnerTypes, type PermissionService, type Viewer } from './permissions';
 import type { User } from './records';
 import { isUniqueViolation, type UserService } from './users';
+import { unwatchLost } from './watches';
 
 export interface CreateOrgInput {
   username: string;
@@ -216,16 +217,16 @@ export class OrgService {
     }
     await this.prisma.$transaction(async (tx) => {
       await tx.orgUser.deleteMany({ where: { orgId: org.id, userId: user.id } });
-      const teams = await tx.teamUser.findMany({ where: { orgId: org.id, userId: user.id }, select: { teamId: true } });
+      const teams = await tx.teamUser.findMany({ where: { orgId: org.id, userId: user.id }, select: { teamId: true, team: { select: { includesAllRepositories: true } } } });
+      const teamIds = teams.map((t) => t.teamId);
+      // Gitea unwatches the organization's public repositories and those of the user's teams
+      // there (read before the memberships go); the rest the user can no longer read follows.
+      const unwatched = teams.some((t) => t.team.includesAllRepositories) ? {} : { OR: [{ isPrivate: false }, { teams: { some: { teamId: { in: teamIds } } } }] };
+      const all = await tx.repository.findMany({ where: { ownerId: org.id }, select: { id: true } });
+      const gone = await tx.repository.findMany({ where: { ownerId: org.id, ...unwatched }, select: { id: true } });
       await tx.teamUser.deleteMany({ where: { orgId: org.id, userId: user.id } });
-      if (teams.length) await tx.team.updateMany({ where: { id: { in: teams.map((t) => t.teamId) }, numMembers: { gt: 0 } }, data: { numMembers: { decrement: 1 } } });
-      // Watches of repositories the user can no longer read: private ones of the organization.
-      const watched = await tx.watch.findMany({ where: { userId: user.id, repo: { ownerId: org.id, isPrivate: true, collaborators: { none: { userId: user.id } } } }, select: { repoId: true, mode: true } });
-      if (watched.length) {
-        await tx.watch.deleteMany({ where: { userId: user.id, repoId: { in: watched.map((w) => w.repoId) } } });
-        const counted = watched.filter((w) => w.mode === 1 || w.mode === 3).map((w) => w.repoId);
-        if (counted.length) await tx.repository.updateMany({ where: { id: { in: counted }, numWatches: { gt: 0 } }, data: { numWatches: { decrement: 1 } } });
-      }
+      if (teamIds.length) await tx.team.updateMany({ where: { id: { in: teamIds }, numMembers: { gt: 0 } }, data: { numMembers: { decrement: 1 } } });
+      await unwatchLost(tx, user, all.map((r) => r.id), gone.map((r) => r.id));
     });
   }
 }

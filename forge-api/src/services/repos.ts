@@ -21,7 +21,7 @@ import { readableRepoSql, USER_TYPE_ORGANIZATION, type PermissionService, type S
 import type { Repository, User } from './records';
 import { labelTemplate } from './templates';
 import { isUniqueViolation } from './users';
-import { WatchMode } from './watches';
+import { watchedByAllReposTeams, WatchMode } from './watches';
 import type { Prisma as PrismaTypes } from '../../generated/prisma/client';
 
 type RepositoryCreateData = PrismaTypes.RepositoryUncheckedCreateInput;
@@ -319,6 +319,7 @@ export class RepoService {
           // Gitea's [service] AUTO_WATCH_NEW_REPOS (default true): the creator watches the new
           // repository (mode auto), so issue notifications and feeds reach them.
           await tx.watch.create({ data: { userId: doer.id, repoId: created.id, mode: WatchMode.Auto } });
+          await watchedByAllReposTeams(tx, owner, created.id);
           await spec.within?.(tx, created);
           return created;
         });
@@ -363,6 +364,7 @@ export class RepoService {
           include: { owner: true },
         });
         await tx.watch.create({ data: { userId: doer.id, repoId: created.id, mode: WatchMode.Auto } });
+        await watchedByAllReposTeams(tx, owner, created.id);
         return created;
       });
     } catch (err) {

@@ -10,6 +10,7 @@ import type { Prisma } from './database';
 import { readableRepoFilter, type PermissionService } from './permissions';
 import { ALL_UNITS, OWNER_TEAM, TEAM_VISIBILITY } from './orgs';
 import type { Repository, Team, User } from './records';
+import { unwatchLost, watchForTeam } from './watches';
 
 /** Gitea's unit keys, in Gitea's unit-type order (the order units are listed in). */
 export const UNIT_KEYS = ['repo.code', 'repo.issues', 'repo.pulls', 'repo.releases', 'repo.wiki', 'repo.ext_wiki', 'repo.ext_issues', 'repo.projects', 'repo.packages', 'repo.actions'];
@@ -232,9 +233,13 @@ export class TeamService {
 
   async delete(team: Team): Promise<void> {
     if (this.isOwnerTeam(team)) throw new InvalidError('the owner team cannot be deleted');
-    const members = await this.prisma.teamUser.findMany({ where: { teamId: team.id }, select: { userId: true } });
+    const members = await this.prisma.teamUser.findMany({ where: { teamId: team.id }, select: { user: true } });
+    const repoIds = await this.repoIds(team);
     await this.prisma.team.delete({ where: { id: team.id } });
-    for (const m of members) await this.dropOrgMembershipIfNoTeam(team.orgId, m.userId);
+    for (const { user } of members) {
+      await unwatchLost(this.prisma, user, repoIds);
+      await this.dropOrgMembershipIfNoTeam(team.orgId, user);
+    }
   }
 
   async members(team: Team, skip: number, take: number): Promise<{ rows: User[]; total: number }> {
@@ -256,6 +261,7 @@ export class TeamService {
       const inOrg = await tx.orgUser.count({ where: { orgId: team.orgId, userId: user.id } });
       if (!inOrg) await tx.orgUser.create({ data: { orgId: team.orgId, userId: user.id, isPublic: false } });
     });
+    await watchForTeam(this.prisma, [user.id], await this.repoIds(team));
   }
 
   async removeMember(team: Team, user: User): Promise<void> {
@@ -268,14 +274,24 @@ export class TeamService {
       await tx.teamUser.deleteMany({ where: { teamId: team.id, userId: user.id } });
       await tx.team.update({ where: { id: team.id }, data: { numMembers: { decrement: 1 } } });
     });
-    await this.dropOrgMembershipIfNoTeam(team.orgId, user.id);
+    await unwatchLost(this.prisma, user, await this.repoIds(team));
+    await this.dropOrgMembershipIfNoTeam(team.orgId, user);
   }
 
-  /** Gitea removes an org membership when the user's last team goes. */
-  private async dropOrgMembershipIfNoTeam(orgId: number, userId: number): Promise<void> {
-    if ((await this.prisma.teamUser.count({ where: { orgId, userId } })) === 0) {
-      await this.prisma.orgUser.deleteMany({ where: { orgId, userId } });
-    }
+  /**
+   * Gitea removes an org membership when the user's last team goes, and with it the watches
+   * of the organization's public repositories (its RemoveOrgUser).
+   */
+  private async dropOrgMembershipIfNoTeam(orgId: number, user: User): Promise<void> {
+    if ((await this.prisma.teamUser.count({ where: { orgId, userId: user.id } })) > 0) return;
+    const { count } = await this.prisma.orgUser.deleteMany({ where: { orgId, userId: user.id } });
+    if (!count) return;
+    const open = await this.prisma.repository.findMany({ where: { ownerId: orgId, isPrivate: false }, select: { id: true } });
+    await unwatchLost(this.prisma, user, [], open.map((r) => r.id));
+  }
+
+  private async memberIds(team: Team): Promise<number[]> {
+    return (await this.prisma.teamUser.findMany({ where: { teamId: team.id }, select: { userId: true } })).map((m) => m.userId);
   }
 
   /** Repositories the team covers: every org repository for includes-all teams. */
@@ -307,12 +323,16 @@ export class TeamService {
       this.prisma.teamRepo.create({ data: { orgId: team.orgId, teamId: team.id, repoId: repo.id } }),
       this.prisma.team.update({ where: { id: team.id }, data: { numRepos: { increment: 1 } } }),
     ]);
+    await watchForTeam(this.prisma, await this.memberIds(team), [repo.id]);
   }
 
-  /** Unlinks only: the repository itself stays. */
+  /** Unlinks only: the repository itself stays; members who no longer read it stop watching it. */
   async removeRepo(team: Team, repo: Repository): Promise<void> {
     const n = await this.prisma.teamRepo.deleteMany({ where: { teamId: team.id, repoId: repo.id } });
-    if (n.count) await this.prisma.team.update({ where: { id: team.id }, data: { numRepos: { decrement: n.count } } });
+    if (!n.count) return;
+    await this.prisma.team.update({ where: { id: team.id }, data: { numRepos: { decrement: n.count } } });
+    const members = await this.prisma.teamUser.findMany({ where: { teamId: team.id }, select: { user: true } });
+    for (const { user } of members) await unwatchLost(this.prisma, user, [repo.id]);
   }
 
   /** includes_all_repositories teams get a link to every current repository of the org. */
@@ -324,6 +344,7 @@ export class TeamService {
       }
     }
     await this.prisma.team.update({ where: { id: team.id }, data: { numRepos: repos.length } });
+    await watchForTeam(this.prisma, await this.memberIds(team), repos.map((r) => r.id));
   }
 
   /** Units as Gitea lists them: names, and name -> mode. */

@@ -17,6 +17,7 @@ import * as git from './git';
 import { USER_TYPE_ORGANIZATION, type PermissionService } from './permissions';
 import type { RepoService, RepoWithOwner } from './repos';
 import type { User } from './records';
+import { watchForTeam } from './watches';
 
 export const STATUS_READY = 0;
 export const STATUS_PENDING_TRANSFER = 1;
@@ -147,6 +148,9 @@ export class TransferService {
               await tx.teamRepo.create({ data: { orgId: newOwner.id, teamId: team.id, repoId: repo.id } });
               touched.add(team.id);
             }
+            // Members of the teams that now hold it watch it, as any repository added to a team.
+            const members = await tx.teamUser.findMany({ where: { teamId: { in: all.map((t) => t.id) } }, select: { userId: true }, distinct: ['userId'] });
+            await watchForTeam(tx, members.map((m) => m.userId), [repo.id]);
           }
           for (const teamId of touched) await tx.team.update({ where: { id: teamId }, data: { numRepos: await tx.teamRepo.count({ where: { teamId } }) } });
           await tx.repoTransfer.deleteMany({ where: { repoId: repo.id } });
