@@ -87,7 +87,8 @@ describeForge('pulls', (f) => {
     res = await f().request('POST', `${R}/pulls`, { ...as('alice'), body: { head: 'feature', base: 'main', title: 'again' } });
     expect(res.status).toBe(409);
     expect(res.body.message).toMatch(/^pull request already exists for these targets \[id: \d+, issue_id: 2, head_repo_id: \d+, base_repo_id: \d+, head_branch: feature, base_branch: main\]$/);
-    expect((await f().request('POST', `${R}/pulls`, { ...as('alice'), body: { head: 'nope', base: 'main', title: 't' } })).status).toBe(404);
+    const missing = await f().request('POST', `${R}/pulls`, { ...as('alice'), body: { head: 'nope', base: 'main', title: 't' } });
+    expect([missing.status, missing.body.message]).toEqual([404, 'ref "nope" does not exist']);
     expect((await f().request('POST', `${R}/pulls`, { ...as('alice'), body: { head: 'carl:main', base: 'main', title: 't' } })).status).toBe(404);
     expect((await f().request('POST', `${R}/pulls`, { ...as('alice'), body: { head: 'feature', base: 'main' } })).status).toBe(422);
     // carl neither collaborates on alice/proj nor writes to it: he cannot open a pull request from alice's branch.

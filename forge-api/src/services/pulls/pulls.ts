@@ -187,8 +187,8 @@ export class PullService {
     const headPath = this.deps.diskPath(head.repo);
     const [baseTip, headTip] = await Promise.all([branchTip(basePath, input.base), branchTip(headPath, head.branch)]);
     if (!baseTip || !headTip) {
-      // A tag or commit names something, but only branches can be compared here.
-      throw new NotFoundError('not found', [`${!baseTip ? input.base : head.branch} is not a branch`]);
+      // Gitea's words for a missing ref; a tag or commit names something, but only branches are compared here.
+      throw new NotFoundError(`ref "${!baseTip ? input.base : head.branch}" does not exist`);
     }
     const existing = await this.openFor(head.repo.id, rc.repo.id, head.branch, input.base);
     if (existing) throw this.alreadyExists(existing);
