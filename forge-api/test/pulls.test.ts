@@ -422,6 +422,28 @@ describeForge('pulls: merge', (f) => {
     ]);
   });
 
+  test('a deleted branch: its pull requests are closed (close, delete_branch); those into it move to the default branch (change_target_branch)', async () => {
+    await branch('alice', 'alice/m', 'gone.txt', 'g\n', 'gone');
+    const from = await open('alice', 'gone', 'From gone');
+    await branch('alice', 'alice/m', 'child.txt', 'c\n', 'child', 'gone');
+    const res = await f().request('POST', `${R}/pulls`, { ...as('alice'), body: { head: 'child', base: 'gone', title: 'Into gone' } });
+    expect(res.status).toBe(201);
+    expect((await f().request('DELETE', `${R}/branches/gone`, as('alice'))).status).toBe(204);
+    await f().app.services.pulls.checker.idle();
+    const types = async (n: number) =>
+      ((await f().request('GET', `${R}/issues/${n}/timeline`, as('alice'))).body as { type: string; old_ref: string; new_ref: string }[])
+        .filter((c) => c.type !== 'pull_push')
+        .map((c) => [c.type, c.old_ref, c.new_ref]);
+    expect((await f().request('GET', `${R}/pulls/${from.number}`)).body.state).toBe('closed');
+    expect(await types(from.number)).toEqual([
+      ['close', '', ''],
+      ['delete_branch', 'gone', ''],
+    ]);
+    const moved = (await f().request('GET', `${R}/pulls/${res.body.number}`)).body;
+    expect([moved.state, moved.base.ref]).toEqual(['open', 'main']);
+    expect(await types(res.body.number)).toEqual([['change_target_branch', 'gone', 'main']]);
+  });
+
   test('a list leaves out the diff size and shows empty people lists as null, as Gitea; the record of one pull request has both', async () => {
     const list = (await f().request('GET', `${R}/pulls?state=all&limit=50`)).body as Record<string, unknown>[];
     expect(list.length).toBeGreaterThan(0);

@@ -53,7 +53,7 @@ export interface PullServices {
 /**
  * Queues the open pull requests of a pushed branch (as base or head) for a check, marks their
  * reviews stale, and announces a push to a head branch as the pull request's `synchronized`;
- * starts a check of scheduled merges when a status, an approval or a dismissal may complete
+ * closes the pull requests of a deleted head branch and retargets those of a deleted base; starts a check of scheduled merges when a status, an approval or a dismissal may complete
  * what they wait for.
  */
 export class PullPushListener implements NotifyListener {
@@ -63,8 +63,9 @@ export class PullPushListener implements NotifyListener {
   ) {}
 
   async pushed(pusher: User, repo: RepoWithOwner, ref: PushedRef): Promise<void> {
-    if (!ref.ref.startsWith('refs/heads/') || ref.after === ZERO_SHA) return;
+    if (!ref.ref.startsWith('refs/heads/')) return;
     const branch = ref.ref.slice('refs/heads/'.length);
+    if (ref.after === ZERO_SHA) return this.services.pulls.branchDeleted(pusher, repo, branch);
     const ids = await this.services.pulls.affectedByPush(repo.id, branch);
     await this.services.checker.enqueue(ids);
     if (ref.before === ZERO_SHA) return;

@@ -10,7 +10,7 @@ import { toPullRequest, type PullParts } from '../convert/pull';
 import type { ConvertContext } from '../convert';
 import type { Converter } from '../convert';
 import type { Prisma, PrismaNS } from '../database';
-import { ConflictError, InvalidError, MalformedError, NotFoundError, PermissionDeniedError, PreconditionFailedError, ValidationError } from '../errors';
+import { ConflictError, DomainError, InvalidError, MalformedError, NotFoundError, PermissionDeniedError, PreconditionFailedError, ValidationError } from '../errors';
 import { listRefTips } from '../git/refs';
 import type { IssueService } from '../issues/issues';
 import type { LabelService } from '../issues/labels';
@@ -362,6 +362,43 @@ export class PullService {
     const checked = await this.deps.checker.check(pr.id);
     // The commits are listed anew against the new base (Gitea drops the earlier pull_push entries).
     await this.deps.pushComments.relist(this.deps.diskPath(rc.repo), rc.doer, checked ?? moved);
+  }
+
+  /**
+   * Gitea's AdjustPullsCausedByBranchDeleted (a push or the API deleted `branch`): the open pull
+   * requests from it are closed, each with a delete_branch entry; those into it move to the
+   * default branch (change_target_branch), unless one for that pair is open already.
+   */
+  async branchDeleted(pusher: User, repo: RepoWithOwner, branch: string): Promise<void> {
+    for (const pr of await this.openWithHead(repo.id, branch)) {
+      const base = pr.baseRepoId === repo.id ? repo : await this.deps.repoById(pr.baseRepoId);
+      if (!base) continue;
+      try {
+        await this.deps.issues.setClosed(await this.ctxFor(pusher, base), pr.issue, true);
+      } catch (err) {
+        // Open dependencies keep it open (Gitea goes on with the others).
+        if (err instanceof DomainError) continue;
+        throw err;
+      }
+      const now = new Date();
+      await this.prisma.comment.create({ data: { type: CommentType.DeleteBranch, issueId: pr.issueId, repoId: pr.baseRepoId, posterId: pusher.id, oldRef: branch, createdAt: now, updatedAt: now } });
+    }
+    if (branch === repo.defaultBranch) return;
+    const into = await this.prisma.pullRequest.findMany({ where: { baseRepoId: repo.id, baseBranch: branch, hasMerged: false, issue: { isClosed: false } }, orderBy: { id: 'asc' } });
+    if (!into.length) return;
+    const rc = await this.ctxFor(pusher, repo);
+    for (const pr of into) {
+      try {
+        await this.changeBase(rc, pr, repo.defaultBranch);
+      } catch (err) {
+        if (!(err instanceof DomainError)) throw err;
+      }
+    }
+  }
+
+  private async ctxFor(doer: User, repo: RepoWithOwner): Promise<PullCtx> {
+    const mode = await this.deps.permissions.repoAccessMode(doer, repo);
+    return { repo, mode, doer, canWrite: mode >= AccessMode.Write, isAdmin: mode >= AccessMode.Admin };
   }
 
   /** Open pull requests a push to `branch` of the repository may change (as base or as head). */
