@@ -13,6 +13,8 @@ import { NginxProcess } from '../src/apply/nginx';
 import { defaultNginxBinary } from '../src/apply/nginx-binary';
 import { Harness, freePort } from './apply-harness';
 import * as f from './model-fixtures';
+import { GW_API, gateway, gatewayClass, parse, service } from './graph-fixtures';
+import { buildGraph, DEFAULT_CONTROLLER_NAME } from '../src/graph';
 
 function alive(pid: number): boolean {
   try {
@@ -83,6 +85,45 @@ describe('NginxProcess', () => {
     }
     expect(await h.nginx.apply(h.render(graphTo('three')))).toEqual({ ok: true });
     expect(await who(port, '/')).toBe('three');
+  });
+
+  test('a hostname of 253 characters (the longest DNS allows) is served: the server-name hash buckets grow to hold it', async () => {
+    const long = `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(61)}`;
+    const r = f.route('long', [f.rule(0, [f.prefix('/')], [f.backend('two', h.port('two'))])], { hostnames: [long] });
+    const g = f.graph([f.listener(port, [f.attach(f.route('r', [f.rule(0, [f.prefix('/')], [f.backend('one', h.port('one'))])])), f.attach(r)])]);
+    expect(await h.nginx.start(h.render(g))).toEqual({ ok: true });
+    const res = await httpRequest(port, '/', { host: long });
+    expect(res.json?.backend).toBe('two');
+    expect(await who(port, '/')).toBe('one');
+  });
+
+  test('a TLS passthrough route for a 253-character hostname is served: the stream map hash buckets grow to hold it', async () => {
+    const long = `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(61)}`;
+    const parsed = parse(
+      gatewayClass(),
+      gateway('gw', [{ name: 'tls', port, protocol: 'TLS', tls: { mode: 'Passthrough' } }]),
+      { apiVersion: GW_API, kind: 'TLSRoute', metadata: { name: 'long', namespace: 'default' }, spec: { parentRefs: [{ name: 'gw' }], hostnames: [long], rules: [{ backendRefs: [{ name: 'one', port: 80 }] }] } },
+      service('one', [{ port: 80 }]),
+    );
+    const graph = buildGraph(parsed.set, { controllerName: DEFAULT_CONTROLLER_NAME });
+    expect(graph.routes[0].parents[0].conditions[0]).toMatchObject({ type: 'Accepted', status: 'True' });
+    expect(await h.nginx.start(h.render(graph))).toEqual({ ok: true });
+  });
+
+  test('header values longer together than one nginx parameter (4 KB) on one path: each request reaches the rule it matches', async () => {
+    const [a, b] = ['a'.repeat(2300), 'b'.repeat(2300)];
+    const header = (value: string) => ({ headers: [{ name: 'X-Long', type: 'Exact' as const, value }] });
+    const r = f.route('long', [
+      f.rule(0, [f.prefix('/', header(a))], [f.backend('one', h.port('one'))]),
+      f.rule(1, [f.prefix('/', header(b))], [f.backend('two', h.port('two'))]),
+      f.rule(2, [f.prefix('/')], [f.backend('three', h.port('three'))]),
+    ]);
+    expect(await h.nginx.start(h.render(f.graph([f.listener(port, [f.attach(r)])])))).toEqual({ ok: true });
+    const backendFor = async (value?: string) => (await httpRequest(port, '/', value ? { headers: { 'x-long': value } } : {})).json?.backend;
+    expect(await backendFor(a)).toBe('one');
+    expect(await backendFor(b)).toBe('two');
+    expect(await backendFor(`${a}x`)).toBe('three');
+    expect(await backendFor()).toBe('three');
   });
 
   test("nginx's error log lines reach the Logger", async () => {

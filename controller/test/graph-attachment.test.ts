@@ -295,6 +295,28 @@ describe('graph: rules', () => {
     ]);
   });
 
+  test('values nginx could not read in one 4 KB parameter drop the rule, naming the field: one match\'s values together, one regex alone', () => {
+    const g = build(
+      gatewayClass(),
+      gateway('gw', [http('web')]),
+      route('r', {
+        parentRefs: [{ name: 'gw' }],
+        rules: [
+          {},
+          { matches: [{ headers: [{ name: 'X-A', value: 'a'.repeat(1500) }, { name: 'X-B', value: 'b'.repeat(1500) }] }] },
+          { matches: [{ queryParams: [{ name: 'q', value: '"'.repeat(300) }] }] },
+          { matches: [{ headers: [{ name: 'X-A', type: 'RegularExpression', value: '\\.'.repeat(1300) }] }] },
+          { matches: [{ headers: [{ name: 'X-A', value: 'a'.repeat(2000) }] }, { headers: [{ name: 'X-A', value: 'b'.repeat(2000) }] }] },
+        ],
+      }),
+    );
+    const rules = routeNode(g, 'r').rules;
+    expect(rules.map((x) => x.valid)).toEqual([true, false, false, false, true]);
+    expect(rules[1].invalidMessage).toMatch(/^spec.rules\[1\].matches\[0\]: its path, header and query values take 3003 bytes as nginx reads them, more than the 2400 one match may take/);
+    expect(rules[2].invalidMessage).toMatch(/^spec.rules\[2\].matches\[0\]: its path, header and query values take \d+ bytes/);
+    expect(rules[3].invalidMessage).toMatch(/^spec.rules\[3\].matches\[0\].headers\[0\].value: the regular expression takes \d+ bytes as nginx reads it, more than 3800/);
+  });
+
   test('header names differing only in case: only the first counts', () => {
     const g = build(gatewayClass(), gateway('gw', [http('web')]), route('r', { parentRefs: [{ name: 'gw' }], rules: [{ matches: [{ headers: [{ name: 'X-A', value: '1' }, { name: 'x-a', value: '2' }] }] }] }));
     expect(routeNode(g, 'r').rules[0].matches[0].headers).toEqual([{ name: 'X-A', type: 'Exact', value: '1' }]);

@@ -77,7 +77,7 @@ beforeAll(async () => {
   await makeCert('a', 'a.example');
   await makeCert('b', 'b.example');
   await makeCert('any', 'default.example');
-  for (const name of ['https', 'httpsAny', 'missing', 'malformed', 'noGrant', 'badKind']) ports[name] = await freePort();
+  for (const name of ['https', 'httpsAny', 'missing', 'malformed', 'badChain', 'noGrant', 'badKind']) ports[name] = await freePort();
   gw = await startGatewayFixture({
     backends: ['app'],
     listeners: [{ name: 'http' }],
@@ -96,6 +96,7 @@ beforeAll(async () => {
               { name: 'https-any', port: ports.httpsAny, protocol: 'HTTPS', tls: certRef('cert-any') },
               { name: 'missing', port: ports.missing, protocol: 'HTTPS', tls: certRef('no-such-secret') },
               { name: 'malformed', port: ports.malformed, protocol: 'HTTPS', tls: certRef('malformed') },
+              { name: 'bad-chain', port: ports.badChain, protocol: 'HTTPS', tls: certRef('bad-chain') },
               { name: 'no-grant', port: ports.noGrant, protocol: 'HTTPS', tls: certRef('cert-a', 'elsewhere') },
               { name: 'bad-kind', port: ports.badKind, protocol: 'HTTPS', tls: certRef('cert-a', undefined, 'ConfigMap') },
             ],
@@ -109,6 +110,8 @@ beforeAll(async () => {
         tlsSecret('cert-a', 'a', 'elsewhere'),
         // b's certificate with a's key: not a pair.
         { ...tlsSecret('malformed', 'b'), data: { 'tls.crt': Buffer.from(pems.b.crt).toString('base64'), 'tls.key': Buffer.from(pems.a.key).toString('base64') } },
+        // a's certificate and key, then a chain certificate nginx cannot read (it would refuse the whole configuration).
+        { ...tlsSecret('bad-chain', 'a'), data: { 'tls.crt': Buffer.from(`${pems.a.crt}-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n`).toString('base64'), 'tls.key': Buffer.from(pems.a.key).toString('base64') } },
         {
           apiVersion: 'gateway.networking.k8s.io/v1beta1',
           kind: 'ReferenceGrant',
@@ -196,6 +199,7 @@ describe('listener conditions for certificate references', () => {
   test.each([
     ['missing', 'InvalidCertificateRef', 'not found'],
     ['malformed', 'InvalidCertificateRef', 'does not belong'],
+    ['bad-chain', 'InvalidCertificateRef', 'not a valid PEM'],
     ['bad-kind', 'InvalidCertificateRef', 'ConfigMap is not supported'],
     ['no-grant', 'RefNotPermitted', 'no ReferenceGrant'],
   ])('%s: ResolvedRefs False (%s), not programmed, not served', async (name, reason, text) => {
@@ -203,7 +207,7 @@ describe('listener conditions for certificate references', () => {
     expect(condition(l.conditions, 'ResolvedRefs')).toMatchObject({ status: 'False', reason });
     expect(condition(l.conditions, 'ResolvedRefs')?.message).toContain(text);
     expect(condition(l.conditions, 'Programmed')?.status).toBe('False');
-    const port = { missing: ports.missing, malformed: ports.malformed, 'bad-kind': ports.badKind, 'no-grant': ports.noGrant }[name]!;
+    const port = { missing: ports.missing, malformed: ports.malformed, 'bad-chain': ports.badChain, 'bad-kind': ports.badKind, 'no-grant': ports.noGrant }[name]!;
     await expect(httpsGet(port, 'a.example')).rejects.toThrow();
   });
 

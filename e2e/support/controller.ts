@@ -1,5 +1,4 @@
 import { ChildProcess, spawn } from 'child_process';
-import { promises as fs } from 'fs';
 import * as path from 'path';
 import { atFileEnd } from './file-end';
 import { followLogs, type LogLine } from './log-lines';
@@ -55,8 +54,6 @@ export interface ControllerProcess {
   stop(signal?: NodeJS.Signals, timeoutMs?: number, nginxGraceMs?: number): Promise<number | string>;
   exited: Promise<number | string>;
 }
-
-const running = new Set<ControllerProcess>();
 
 /** The nginx master pid of a controller's state dir, if nginx wrote one. */
 export function nginxPid(stateDir: string): Promise<number | undefined> {
@@ -130,7 +127,6 @@ export async function startController(options: ControllerOptions, waitFirstRecon
       const result = await exited;
       clearTimeout(timer);
       clearTimeout(grace);
-      running.delete(proc);
       forget();
       // A controller that was killed or crashed could not stop its nginx (its own process
       // group, so it outlives the controller): end it here, before the caller removes its prefix.
@@ -139,7 +135,6 @@ export async function startController(options: ControllerOptions, waitFirstRecon
     },
     exited,
   };
-  running.add(proc);
   // However the test file ends (a failed assertion before its cleanup, a hook that threw).
   const forget = atFileEnd(() => proc.stop('SIGKILL').then(() => undefined));
   if (waitFirstReconcile) {
@@ -167,9 +162,4 @@ export async function settleAfter(controller: ControllerProcess, since: number, 
     await new Promise((r) => setTimeout(r, quietMs));
     if (controller.reconciles() === n) return;
   }
-}
-
-/** For afterAll/afterEach: stops every controller a test started and has not stopped. */
-export async function stopAllControllers(): Promise<void> {
-  await Promise.all([...running].map((p) => p.stop('SIGTERM')));
 }

@@ -2,6 +2,7 @@ import type { HTTPRoute, HTTPRouteMatch, HTTPRouteRule } from '../resources/type
 import { durationMs } from '../resources/validation';
 import { type BackendIndex, resolveBackend } from './backends';
 import { checkRegex } from './regex';
+import { escapeRegex, queryValueRegex, quotedLength } from './pcre-fragments';
 import { buildSession } from './session';
 import { buildRetry } from './retry';
 import { buildFilters, FilterProblem, ruleAndBackendFilters } from './filters';
@@ -16,11 +17,33 @@ export class RuleProblem extends Error {}
 /** Header names nginx can read as $http_<name> and that no other header name aliases. */
 const NGINX_HEADER_NAME = /^[A-Za-z0-9-]+$/;
 
+/**
+ * nginx reads one configuration parameter of at most 4 KB ("too long parameter" refuses the whole
+ * configuration). A user regex is one parameter of its own (a map entry); the values one match
+ * compares with sit together, as PCRE fragments, in one alternative of a dispatch map's regex,
+ * beside up to 32 header and query conditions' own syntax. Beyond these, the rule is dropped
+ * with the reason rather than handed to nginx.
+ */
+export const MAX_REGEX_BYTES = 3800;
+export const MAX_MATCH_VALUE_BYTES = 2400;
+
 /** Regex values are handed to the model already in their PCRE form (see regex.ts). */
 export function regexValue(value: string, field: string): string {
   const check = checkRegex(value);
   if (!check.ok) throw new RuleProblem(`${field}: invalid regular expression "${value}": ${check.reason}`);
+  const bytes = quotedLength(check.pcre);
+  if (bytes > MAX_REGEX_BYTES) {
+    throw new RuleProblem(`${field}: the regular expression takes ${bytes} bytes as nginx reads it, more than ${MAX_REGEX_BYTES} (nginx reads a configuration parameter of at most 4 KB)`);
+  }
   return check.pcre;
+}
+
+/** The bytes a match's non-regex values take in a dispatch regex (see MAX_MATCH_VALUE_BYTES). */
+function matchValueBytes(m: RouteMatch): number {
+  let n = m.path.type === 'RegularExpression' ? 0 : quotedLength(escapeRegex(m.path.value));
+  for (const h of m.headers) if (h.type !== 'RegularExpression') n += quotedLength(escapeRegex(h.value));
+  for (const q of m.queryParams) if (q.type !== 'RegularExpression') n += quotedLength(queryValueRegex(q.name)) + quotedLength(queryValueRegex(q.value));
+  return n;
 }
 
 /**
@@ -74,7 +97,14 @@ function normalizeMatch(m: HTTPRouteMatch, field: string): RouteMatch {
     type: q.type,
     value: q.type === 'RegularExpression' ? regexValue(q.value, `${field}.queryParams[${i}].value`) : q.value,
   }));
-  return { path, headers, queryParams, ...(m.method ? { method: m.method } : {}) };
+  const match: RouteMatch = { path, headers, queryParams, ...(m.method ? { method: m.method } : {}) };
+  const bytes = matchValueBytes(match);
+  if (bytes > MAX_MATCH_VALUE_BYTES) {
+    throw new RuleProblem(
+      `${field}: its path, header and query values take ${bytes} bytes as nginx reads them, more than the ${MAX_MATCH_VALUE_BYTES} one match may take (nginx reads a configuration parameter of at most 4 KB)`,
+    );
+  }
+  return match;
 }
 
 /**

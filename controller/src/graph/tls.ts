@@ -20,6 +20,9 @@ export interface ListenerCertificate {
   pem: string;
 }
 
+const PEM_CERTIFICATE_BEGIN = '-----BEGIN CERTIFICATE-----';
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
+
 /** Validation of a Secret's data, by Secret object (parsed Secrets are reused while unchanged). */
 const checked = new WeakMap<Secret, { ok: true; pem: string } | { ok: false; reason: string }>();
 
@@ -33,7 +36,12 @@ function checkTlsSecret(secret: Secret): { ok: true; pem: string } | { ok: false
   else if (!crt || !key) out = { ok: false, reason: 'has no tls.crt or no tls.key' };
   else {
     try {
-      const cert = new X509Certificate(crt);
+      // nginx reads every certificate of the chain and refuses the whole configuration when one
+      // is unreadable, so each must parse here, not only the first.
+      const blocks = crt.match(PEM_CERTIFICATE) ?? [];
+      if (blocks.length === 0 || blocks.length !== crt.split(PEM_CERTIFICATE_BEGIN).length - 1) throw new Error('unreadable chain');
+      const cert = new X509Certificate(blocks[0] as string);
+      for (const b of blocks.slice(1)) new X509Certificate(b);
       const privateKey = createPrivateKey(key);
       if (!cert.checkPrivateKey(privateKey)) out = { ok: false, reason: 'holds a tls.key that does not belong to its tls.crt' };
       else out = { ok: true, pem: `${crt.trim()}\n${key.trim()}\n` };

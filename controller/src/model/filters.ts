@@ -25,7 +25,7 @@
 import { createHash } from 'crypto';
 import type { ExternalAuthFilter, HeaderChanges, PathChange, RedirectFilter, RuleFilters } from '../graph/filters';
 import type { HTTPCORSFilter } from '../resources/types';
-import { escapeRegex } from './regex';
+import { escapeRegex } from '../graph/pcre-fragments';
 import type { ProxyTarget, TargetTLS } from './types';
 
 /** Literal text, or `{ v: name }` for the nginx variable $name. */

@@ -13,7 +13,7 @@ import type { HTTPRouteNode, RouteMatch, RouteRule } from '../graph/types';
 import type { HostKey, HostRoute } from './hosts';
 import { mixedTls } from './upstreams';
 import { dispatchComposite, elementConditions, type Alternative, type Condition } from './matching';
-import { escapeRegex } from './regex';
+import { escapeRegex } from '../graph/pcre-fragments';
 import { grpcNoWeightTarget, grpcPrecedenceKey } from './grpc';
 import { attemptTimeout, proxyTimeout } from './timeouts';
 import { targetRetry } from './retry';

@@ -25,7 +25,7 @@ import type { RouteMatch } from '../graph/types';
 import type { LocationAction, MapBlock } from './types';
 import { createHash } from 'crypto';
 import { contentHash } from './names';
-import { escapeRegex, queryValueRegex } from './regex';
+import { escapeRegex, queryValueRegex, quotedLength } from '../graph/pcre-fragments';
 
 /** The one variable every dispatching location sets to its composite. */
 export const DISPATCH_KEY_VARIABLE = '$pc_k';
@@ -229,6 +229,8 @@ export const MAX_ALTERNATIVES = 40;
  * longer than its 4,096-byte read buffer; the rest is for the quotes, "~^(?|" and ")").
  */
 export const MAX_REGEX_TEXT = 3800;
+/** Bytes of condition values a composite carries (the rest of its 4 KB: fields and location names). */
+export const MAX_KEY_LITERAL_BYTES = 2048;
 
 /**
  * A bound on a dispatch regex's compiled size (bytes): PCRE2 links with 16-bit offsets (64 KB)
@@ -245,15 +247,6 @@ function compiledSize(branch: string): number {
 }
 
 /** The length of `text` as a quoted nginx string's contents (a backslash or quote doubles). */
-function quotedLength(text: string): number {
-  let n = text.length;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 92 || c === 34) n++;
-  }
-  return n;
-}
-
 /** One alternative of a location's dispatch, in precedence order. */
 export type Alternative = { conditions: Condition[]; target: string } | { run: string };
 
@@ -298,12 +291,19 @@ export function dispatchComposite(alternatives: Alternative[], fallback: string)
       if (!index.has(a.run)) index.set(a.run, index.size);
     } else for (const c of a.conditions) if (!index.has(c.field)) index.set(c.field, index.size);
   }
+  // The composite is one nginx parameter (at most 4 KB): values beyond MAX_KEY_LITERAL_BYTES stay
+  // in the regex instead (each match's values fit there: graph/rules.ts bounds them).
   const literals = new Map<string, number>();
+  let literalBytes = 0;
   for (const a of alternatives) {
     if ('run' in a) continue;
     for (const c of a.conditions) {
       const v = keyLiteral(c);
-      if (v !== undefined && !literals.has(v)) literals.set(v, index.size + literals.size);
+      if (v === undefined || literals.has(v)) continue;
+      const bytes = quotedLength(v) + 2;
+      if (literalBytes + bytes > MAX_KEY_LITERAL_BYTES) continue;
+      literalBytes += bytes;
+      literals.set(v, index.size + literals.size);
     }
   }
   const names = new Map<string, number>();
@@ -320,7 +320,7 @@ export function dispatchComposite(alternatives: Alternative[], fallback: string)
     for (const c of a.conditions) {
       const i = index.get(c.field)!;
       const v = keyLiteral(c);
-      if (v === undefined) {
+      if (v === undefined || !literals.has(v)) {
         r += lookahead(c, i, i === lastIndex);
         continue;
       }

@@ -45,6 +45,22 @@ function hashSize(n: number, minimum: number): number {
   return size;
 }
 
+/**
+ * A hash bucket size (server_names_hash_bucket_size, map_hash_bucket_size) for the longest key:
+ * one bucket must hold at least one entry (a pointer and the key with two bytes,
+ * pointer-aligned) and its end marker, else nginx refuses the configuration ("could not build
+ * server_names_hash" / "map_hash"). A hostname may have 253 characters; nginx's defaults hold
+ * 238 (256) and 46 (64).
+ */
+function hashBucketSize(keys: Iterable<string>, minimum: number): number {
+  let longest = 0;
+  for (const k of keys) if (k.length > longest) longest = k.length;
+  const needed = 8 + Math.ceil((longest + 2) / 8) * 8 + 8;
+  let size = minimum;
+  while (size < needed) size *= 2;
+  return size;
+}
+
 export function renderConfig(model: NginxModel, options: RenderOptions): RenderedConfig {
   const context = renderContext(model, options);
   const t = templates();
@@ -90,6 +106,8 @@ export function renderContext(model: NginxModel, options: RenderOptions) {
     accessLog: options.accessLog ?? true,
     variablesHashMaxSize: hashSize(model.maps.length + (model.dispatchMaps?.length ?? 0) + model.splitClients.length + 64, 1024),
     serverNamesHashMaxSize: hashSize(model.servers.length, 512),
+    serverNamesHashBucketSize: hashBucketSize(model.servers.flatMap((s) => s.serverNames), 256),
+    streamMapHashBucketSize: hashBucketSize((model.stream?.maps ?? []).flatMap((m) => m.entries.map((e) => e.name)), 64),
     generationConf: GENERATION_CONF,
     generation: '0',
     notFoundLocation: NOT_FOUND_LOCATION,

@@ -47,3 +47,13 @@ export function queryValueRegex(value: string): string {
   }
   return out;
 }
+
+/** Length of `text` inside an nginx double-quoted string (a backslash and a quote take two bytes). */
+export function quotedLength(text: string): number {
+  let n = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 92 || c === 34) n++;
+  }
+  return n;
+}
