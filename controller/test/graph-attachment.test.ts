@@ -317,6 +317,18 @@ describe('graph: rules', () => {
     expect(rules[3].invalidMessage).toMatch(/^spec.rules\[3\].matches\[0\].headers\[0\].value: the regular expression takes \d+ bytes as nginx reads it, more than 3800/);
   });
 
+  test('a GRPCRoute match whose header values nginx could not read in one parameter drops its rule the same way', () => {
+    const grpc = (value: string) => ({ matches: [{ method: { service: 'a.B', method: 'C' }, headers: [{ name: 'X-A', value }] }] });
+    const g = build(
+      gatewayClass(),
+      gateway('gw', [http('web')]),
+      { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GRPCRoute', metadata: { name: 'g', namespace: 'default' }, spec: { parentRefs: [{ name: 'gw' }], rules: [grpc('a'.repeat(2000)), grpc('"'.repeat(2000))] } },
+    );
+    const rules = routeNode(g, 'g').rules;
+    expect(rules.map((x) => x.valid)).toEqual([true, false]);
+    expect(rules[1].invalidMessage).toMatch(/^spec.rules\[1\].matches\[0\]: its path, header and query values take \d+ bytes as nginx reads them/);
+  });
+
   test('header names differing only in case: only the first counts', () => {
     const g = build(gatewayClass(), gateway('gw', [http('web')]), route('r', { parentRefs: [{ name: 'gw' }], rules: [{ matches: [{ headers: [{ name: 'X-A', value: '1' }, { name: 'x-a', value: '2' }] }] }] }));
     expect(routeNode(g, 'r').rules[0].matches[0].headers).toEqual([{ name: 'X-A', type: 'Exact', value: '1' }]);

@@ -16,7 +16,7 @@
 import { buildFilters, FilterProblem, ruleAndBackendFilters, type RuleAndBackendFilters } from './filters';
 import type { GRPCRoute, GRPCRouteMatch, GRPCRouteRule } from '../resources/grpcroute';
 import { type BackendIndex, resolveBackend } from './backends';
-import { headerMatches, memoizedRules, regexValue, RuleProblem } from './rules';
+import { fitsNginx, headerMatches, memoizedRules, regexValue, RuleProblem } from './rules';
 import { buildSession } from './session';
 import type { RouteMatch, RouteRule } from './types';
 
@@ -44,7 +44,7 @@ export function grpcMatch(m: GRPCRouteMatch, field: string): RouteMatch {
     if (method.method !== undefined) pcre(method.method, `${field}.method.method`);
     path = { type: 'RegularExpression', value: pcre(`/${service}/${name}$`, `${field}.method`) };
   }
-  return { path, headers, queryParams: [], grpc };
+  return fitsNginx({ path, headers, queryParams: [], grpc }, field);
 }
 
 /**

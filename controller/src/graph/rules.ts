@@ -97,7 +97,11 @@ function normalizeMatch(m: HTTPRouteMatch, field: string): RouteMatch {
     type: q.type,
     value: q.type === 'RegularExpression' ? regexValue(q.value, `${field}.queryParams[${i}].value`) : q.value,
   }));
-  const match: RouteMatch = { path, headers, queryParams, ...(m.method ? { method: m.method } : {}) };
+  return fitsNginx({ path, headers, queryParams, ...(m.method ? { method: m.method } : {}) }, field);
+}
+
+/** The match, when its values fit one alternative of a dispatch regex (MAX_MATCH_VALUE_BYTES). */
+export function fitsNginx(match: RouteMatch, field: string): RouteMatch {
   const bytes = matchValueBytes(match);
   if (bytes > MAX_MATCH_VALUE_BYTES) {
     throw new RuleProblem(
