@@ -2,8 +2,8 @@
  * TLSRoute, TCPRoute and UDPRoute through the real controller and nginx's stream module, with
  * real clients: TLS passthrough chosen by SNI (exact and wildcard names; the backend's own
  * certificate reaches the client), TLS terminated by the gateway with a listener certificate
- * (the backend reads plaintext), both modes on one port, TCP and UDP echo, weighted backends,
- * and the statuses of routes a listener does not allow.
+ * (the backend reads plaintext), both modes on one port, TCP and UDP echo, a client's half-close,
+ * weighted backends, and the statuses of routes a listener does not allow.
  */
 import * as dgram from 'dgram';
 import * as fs from 'fs';
@@ -43,6 +43,19 @@ async function tcpEcho(name: string): Promise<number> {
 /** A TLS server (its own certificate: passthrough) that answers each chunk with "<name>:<chunk>". */
 async function tlsEcho(name: string, cert: string): Promise<number> {
   const server = tls.createServer({ cert: pems[cert].crt, key: pems[cert].key }, (s) => s.on('data', (d) => s.write(`${name}:${d}`)).on('error', () => {}));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  closers.push(() => server.close());
+  return (server.address() as net.AddressInfo).port;
+}
+
+/** A TCP server that answers only once the client has stopped sending: "got <bytes>", then closes. */
+async function tcpAfterEnd(): Promise<number> {
+  const server = net.createServer((s) => {
+    let got = '';
+    s.on('data', (d) => (got += d.toString()));
+    s.on('end', () => s.end(`got ${got}`));
+    s.on('error', () => {});
+  });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   closers.push(() => server.close());
   return (server.address() as net.AddressInfo).port;
@@ -134,6 +147,7 @@ beforeAll(async () => {
     tlsW: await tlsEcho('tls-w', 'w'),
     tcpA: await tcpEcho('tcp-a'),
     tcpB: await tcpEcho('tcp-b'),
+    tcpEnd: await tcpAfterEnd(),
     udpA: await udpEcho('udp-a'),
   };
   mixedPort = await freePort();
@@ -143,6 +157,7 @@ beforeAll(async () => {
       { name: 'tls-term', protocol: 'TLS', hostname: 't.term.example', tls: { mode: 'Terminate', certificateRefs: [{ name: 'cert-t' }] } },
       { name: 'tcp', protocol: 'TCP' },
       { name: 'tcp-weights', protocol: 'TCP' },
+      { name: 'tcp-end', protocol: 'TCP' },
       { name: 'udp', protocol: 'UDP' },
     ],
     files: {
@@ -165,6 +180,7 @@ beforeAll(async () => {
         ...service('tls-w', backends.tlsW),
         ...service('tcp-a', backends.tcpA),
         ...service('tcp-b', backends.tcpB),
+        ...service('tcp-end', backends.tcpEnd),
         ...service('udp-a', backends.udpA, 'UDP'),
         {
           apiVersion: 'v1',
@@ -180,6 +196,7 @@ beforeAll(async () => {
         l4Route('TLSRoute', 'term', 'tls-term', [{ name: 'tcp-a' }], ['t.term.example']),
         l4Route('TCPRoute', 'tcp', 'tcp', [{ name: 'tcp-a' }]),
         l4Route('TCPRoute', 'tcp-weights', 'tcp-weights', [{ name: 'tcp-a', weight: 1 }, { name: 'tcp-b', weight: 1 }]),
+        l4Route('TCPRoute', 'tcp-end', 'tcp-end', [{ name: 'tcp-end' }]),
         l4Route('UDPRoute', 'udp', 'udp', [{ name: 'udp-a' }]),
         // Passthrough and Terminate on one port (Mixed), on a Gateway of their own.
         l4Route('TLSRoute', 'mixed-pass', 'pass', [{ name: 'tls-a' }], ['a.pass.example'], 'mixed'),
@@ -233,6 +250,18 @@ describe('TLSRoute Mixed: Passthrough and Terminate listeners on one port', () =
 describe('TCPRoute and UDPRoute', () => {
   it('a TCP listener proxies the connection to its route backend', async () => {
     expect(await tcpExchange(gw.ports.tcp, 'hello')).toBe('tcp-a:hello');
+  });
+
+  it('a client that stops sending (half-close) still reads what the backend answers afterwards', async () => {
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect({ host: '127.0.0.1', port: gw.ports['tcp-end'], allowHalfOpen: true, timeout: 5000 }, () => socket.end('request'));
+      let got = '';
+      socket.on('data', (d) => (got += d.toString()));
+      socket.on('end', () => resolve(got));
+      socket.on('timeout', () => socket.destroy(new Error('timeout')));
+      socket.on('error', reject);
+    });
+    expect(answer).toBe('got request');
   });
 
   it('weighted backends both take connections', async () => {

@@ -70,6 +70,12 @@ export interface StreamServer {
   certificates?: string[];
   /** proxy_pass value: an upstream name or a variable; "" when nothing can take the connection. */
   target: string;
+  /**
+   * `proxy_half_close on`: a side that stops sending (FIN) only closes that direction, and the
+   * other keeps flowing until it closes too, as with the backend direct. Plain byte streams only
+   * (TCP, TLS passthrough); a terminated TLS side would need close_notify, not a bare FIN.
+   */
+  halfClose?: boolean;
   /** IPAccessPolicy: allow/deny lines; a refused client's connection is closed (UDP: its datagrams dropped). */
   access?: AccessLines;
   /**
@@ -258,7 +264,7 @@ export function buildStreams(gateways: GatewayNode[], policies?: EffectivePolici
       const variable = `$pcs_sni_${digest(entries)}`;
       b.maps.push({ variable, entries });
       // The route is chosen after the address check (ssl_preread): the port's lists only.
-      b.servers.push({ comment, port, preread: true, target: variable, ...portPolicies });
+      b.servers.push({ comment, port, preread: true, target: variable, halfClose: true, ...portPolicies });
       continue;
     }
     // TCP / UDP: one route per port, the oldest of the listener that has any.
@@ -268,7 +274,7 @@ export function buildStreams(gateways: GatewayNode[], policies?: EffectivePolici
     b.servers.push({
       comment: `${withRoute.protocol} port ${port}: ${routeName(route)} on ${listenerName(withRoute)}`,
       port,
-      ...(withRoute.protocol === 'UDP' ? { udp: true } : {}),
+      ...(withRoute.protocol === 'UDP' ? { udp: true } : { halfClose: true }),
       target: b.routeTarget(route.route),
       ...streamPolicies(policies, withRoute.gateway, route, { udp: withRoute.protocol === 'UDP' }),
     });
