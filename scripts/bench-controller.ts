@@ -19,7 +19,7 @@
  *    listener, so nginx has one big server block; each change adds one route (a new file renamed
  *    into place) and we poll its path until the echo backend answers (goal p50 < 150 ms).
  *
- * Goals: 5,000 routes under 1 s and 300 MB; change-to-serving p50 under 150 ms
+ * Goals: 5,000 routes under 1 s and 250 MB of RSS; change-to-serving p50 under 150 ms
  * (NGINX Gateway Fabric 2.6 publishes a 160 ms average per change batch at 1,000 HTTPRoutes).
  *
  * 1b. Warm one-file change: the controller's own share of a reconcile (scan, build,
@@ -77,6 +77,8 @@ interface SizeResult {
   maps: number;
   coldStages: { parse: number; graph: number; model: number };
   maxRssMB: number;
+  /** Heap in use after a full GC while one build (resources, graph, model, config) is held. */
+  liveHeapMB?: number;
   baselineRssMB: number;
   /** Policy documents in the input (section 3). */
   policies?: number;
@@ -111,6 +113,8 @@ function runSize(routes: number, withPolicies = false): SizeResult {
   });
   const prefix = '/tmp/portcullis-bench/nginx';
   let previous: EffectivePolicies | undefined;
+  /** The last build, held as a controller holds what it serves (for the live heap figure). */
+  let held: unknown;
   const once = () => {
     const t0 = process.hrtime.bigint();
     const parsed = standardPipeline.parseManifests(docs);
@@ -132,6 +136,7 @@ function runSize(routes: number, withPolicies = false): SizeResult {
     if (parsed.invalid.length || parsed.errors.length) {
       throw new Error(`bench manifests invalid: ${JSON.stringify([...parsed.invalid, ...parsed.errors].slice(0, 3))}`);
     }
+    held = { parsed, parsedPolicies, graph, pol, model, config };
     const bytes = Object.values(config.files).reduce((n, f) => n + Buffer.byteLength(f), 0);
     const maps = (config.files['maps.conf']?.match(/^map /gm) ?? []).length;
     return {
@@ -144,6 +149,9 @@ function runSize(routes: number, withPolicies = false): SizeResult {
   };
   const cold = once();
   const warm = Array.from({ length: routes >= 5000 ? 3 : 5 }, once);
+  // The child runs with --expose-gc: what stays once the garbage of the builds is collected.
+  (globalThis as { gc?: () => void }).gc?.();
+  const liveHeapMB = held ? process.memoryUsage().heapUsed / 1048576 : undefined;
   return {
     routes,
     coldBuildMs: cold.build,
@@ -154,6 +162,7 @@ function runSize(routes: number, withPolicies = false): SizeResult {
     maps: cold.maps,
     coldStages: cold.stages,
     maxRssMB: process.resourceUsage().maxRSS / 1024,
+    liveHeapMB,
     baselineRssMB,
     policies: policies.length,
     freezeMs: Number(freezeNs) / 1e6,
@@ -400,7 +409,7 @@ async function main(): Promise<void> {
   const runChild = (n: number, withPolicies: boolean): SizeResult | undefined => {
     const r = spawnSync(
       process.execPath,
-      [`--max-old-space-size=${CHILD_HEAP_MB}`, '-r', 'tsx/cjs', __filename, '--child', String(n), `--regex-every=${REGEX_EVERY}`, ...(withPolicies ? ['--with-policies'] : [])],
+      [`--max-old-space-size=${CHILD_HEAP_MB}`, '--expose-gc', '-r', 'tsx/cjs', __filename, '--child', String(n), `--regex-every=${REGEX_EVERY}`, ...(withPolicies ? ['--with-policies'] : [])],
       { cwd: path.resolve(__dirname, '..'), encoding: 'utf8', maxBuffer: 1 << 24 },
     );
     if (r.status !== 0) {
@@ -417,17 +426,17 @@ async function main(): Promise<void> {
     if (!res) continue;
     results.push(res);
     console.log(
-      `${String(n).padStart(6)} ${fmt(res.coldBuildMs)} ms ${fmt(res.coldRenderMs)} ms ${fmt(res.coldBuildMs + res.coldRenderMs)} ms ${fmt(res.warmBuildMs)} ms ${fmt(res.warmRenderMs)} ms ${fmt(res.configBytes / 1024)}     ${fmt(res.maxRssMB)}     ${String(res.maps).padStart(8)}   ${res.coldStages.parse.toFixed(0)} + ${res.coldStages.graph.toFixed(0)} + ${res.coldStages.model.toFixed(0)} ms`,
+      `${String(n).padStart(6)} ${fmt(res.coldBuildMs)} ms ${fmt(res.coldRenderMs)} ms ${fmt(res.coldBuildMs + res.coldRenderMs)} ms ${fmt(res.warmBuildMs)} ms ${fmt(res.warmRenderMs)} ms ${fmt(res.configBytes / 1024)}     ${fmt(res.maxRssMB)}     ${String(res.maps).padStart(8)}   ${res.coldStages.parse.toFixed(0)} + ${res.coldStages.graph.toFixed(0)} + ${res.coldStages.model.toFixed(0)} ms; live heap ${res.liveHeapMB?.toFixed(0)} MB`,
     );
   }
-  for (const r of results) docRows.push([`${r.routes} routes: build + render first / later, peak RSS`, `${(r.coldBuildMs + r.coldRenderMs).toFixed(0)} / ${(r.warmBuildMs + r.warmRenderMs).toFixed(0)} ms, ${r.maxRssMB.toFixed(0)} MB`, '', '']);
+  for (const r of results) docRows.push([`${r.routes} routes: build + render first / later, peak RSS (live heap)`, `${(r.coldBuildMs + r.coldRenderMs).toFixed(0)} / ${(r.warmBuildMs + r.warmRenderMs).toFixed(0)} ms, ${r.maxRssMB.toFixed(0)} MB (${r.liveHeapMB?.toFixed(0)} MB)`, '', '']);
   const big = results.find((r) => r.routes === 5000);
   if (big) {
     const total = big.coldBuildMs + big.coldRenderMs;
     docRows.push(['5,000 routes: build + render, first run in a process / a later reconcile', `${total.toFixed(0)} / ${(big.warmBuildMs + big.warmRenderMs).toFixed(0)} ms`, '< 1,000 ms', '']);
-    docRows.push(['5,000 routes: peak RSS', `${big.maxRssMB.toFixed(0)} MB`, '< 300 MB', '']);
+    docRows.push(['5,000 routes: peak RSS (live heap holding one build)', `${big.maxRssMB.toFixed(0)} MB (${big.liveHeapMB?.toFixed(0)} MB)`, '< 250 MB', '']);
     console.log(
-      `goal 5,000 routes < 1000 ms and < 300 MB: ${total.toFixed(0)} ms cold (${(big.warmBuildMs + big.warmRenderMs).toFixed(0)} ms warm), ${big.maxRssMB.toFixed(0)} MB peak RSS -> ${total < 1000 && big.maxRssMB < 300 ? 'met' : 'NOT met'} (documents frozen beforehand as the file provider does: ${big.freezeMs?.toFixed(0)} ms, not counted)`,
+      `goal 5,000 routes < 1000 ms and < 250 MB: ${total.toFixed(0)} ms cold (${(big.warmBuildMs + big.warmRenderMs).toFixed(0)} ms warm), ${big.maxRssMB.toFixed(0)} MB peak RSS (live heap ${big.liveHeapMB?.toFixed(0)} MB) -> ${total < 1000 && big.maxRssMB < 250 ? 'met' : 'NOT met'} (documents frozen beforehand as the file provider does: ${big.freezeMs?.toFixed(0)} ms, not counted)`,
     );
   }
 

@@ -143,8 +143,9 @@ describe('OAuth2 pages in headless Chromium', () => {
         body: { name: 'ci-2fa', redirect_uris: [redirectUri], confidential_client: true, skip_secondary_authorization: true },
       });
       const tokens = await woodpeckerLogin(f(), { id: created.body.client_id, secret: created.body.client_secret }, async (page) => {
-        expect(await page.locator('h1').textContent()).toBe('Two-factor authentication');
-        await checkAccessible(page, ['textbox "Passcode from your authenticator app (or your scratch token)"', 'button "Continue"']);
+        // The first authorization asks for consent and the passcode on one page.
+        expect(await page.locator('h1').textContent()).toBe('Authorize application');
+        await checkAccessible(page, ['textbox "Passcode from your authenticator app (or your scratch token)"', 'button "Authorize Application"']);
         await page.keyboard.type('000000');
         await page.keyboard.press('Enter');
         expect(await page.getByRole('alert').textContent()).toContain('The passcode is not correct.');

@@ -10,65 +10,15 @@ import os from 'node:os';
 import path from 'node:path';
 import * as oidc from 'openid-client';
 import { describeForge, PASSWORD, type Forge } from './support/forge';
+import { authorizeAt, browser, discoverAt } from './support/oauth2-login';
 import { git } from './support/git';
 import { loadProviderKey } from '../src/services/oauth2/provider-key';
 
 const TEA = 'd57cb8c4-630c-4168-8324-ec79935e18d4';
 const ALICE: [string, string] = ['alice', PASSWORD];
 
-/** A browser: keeps cookies, follows nothing by itself. */
-function browser(base: string) {
-  const jar = new Map<string, string>();
-  return async function go(url: string, opts: { method?: string; body?: string; basic?: [string, string] } = {}) {
-    const headers: Record<string, string> = {};
-    if (jar.size) headers.cookie = [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
-    if (opts.basic) headers.authorization = `Basic ${Buffer.from(opts.basic.join(':')).toString('base64')}`;
-    if (opts.body !== undefined) headers['content-type'] = 'application/x-www-form-urlencoded';
-    const res = await fetch(new URL(url, base), { method: opts.method ?? 'GET', headers, body: opts.body, redirect: 'manual' });
-    for (const c of res.headers.getSetCookie()) {
-      const [pair] = c.split(';');
-      const i = pair.indexOf('=');
-      jar.set(pair.slice(0, i), pair.slice(i + 1));
-    }
-    return res;
-  };
-}
-
-/**
- * Walks the browser part: authorize -> sign-in (401 challenge, then basic) -> consent (when
- * asked) -> back to the client's redirect URI. Returns that final URL.
- */
-async function authorizeInBrowser(f: Forge, authorizeUrl: URL, opts: { consent?: 'grant' | 'deny'; expectConsent?: boolean; as?: [string, string] } = {}) {
-  const account = opts.as ?? ALICE;
-  const go = browser(f.url);
-  let res = await go(authorizeUrl.href);
-  expect(res.status).toBe(303);
-  const interaction = res.headers.get('location') as string;
-  expect(interaction).toMatch(/\/login\/oauth\/interaction\/[\w-]+$/);
-  res = await go(interaction);
-  expect(res.status).toBe(401);
-  expect(res.headers.get('www-authenticate')).toBe('Basic realm="Gitea"');
-  res = await go(interaction, { basic: account });
-  if (res.status === 200) {
-    if (opts.expectConsent === false) throw new Error('consent was asked for');
-    const html = await res.text();
-    expect(html).toContain('Authorize Application');
-    res = await go(interaction, { method: 'POST', basic: account, body: `granted=${opts.consent === 'deny' ? 'false' : 'true'}` });
-  } else if (opts.expectConsent) {
-    throw new Error(`no consent page: ${res.status}`);
-  }
-  // Back through the provider's resume endpoint to the client.
-  while (res.status === 303 || res.status === 302) {
-    const location = res.headers.get('location') as string;
-    if (!location.startsWith(f.url)) return new URL(location);
-    res = await go(location);
-  }
-  throw new Error(`authorization did not return to the client: ${res.status} ${await res.text()}`);
-}
-
-async function discover(f: Forge, clientId: string, auth: oidc.ClientAuth, secret?: string) {
-  return oidc.discovery(new URL(f.url), clientId, secret, auth, { execute: [oidc.allowInsecureRequests] });
-}
+const authorizeInBrowser = (f: Forge, url: URL, opts: Parameters<typeof authorizeAt>[2] = {}) => authorizeAt(f.url, url, { as: ALICE, ...opts });
+const discover = (f: Forge, clientId: string, auth: oidc.ClientAuth, secret?: string) => discoverAt(f.url, clientId, auth, secret);
 
 async function codeFlow(f: Forge, config: oidc.Configuration, redirectUri: string, scope?: string, consent?: 'grant' | 'deny') {
   const verifier = oidc.randomPKCECodeVerifier();
@@ -206,7 +156,7 @@ describeForge('OAuth2 provider at Gitea\'s paths', (f) => {
     const config = await discover(f(), client_id, oidc.ClientSecretPost(client_secret), client_secret);
     const verifier = oidc.randomPKCECodeVerifier();
     const url = oidc.buildAuthorizationUrl(config, { redirect_uri: 'https://drone.example/login', state: 'st', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' });
-    const back = await authorizeInBrowser(f(), url, { expectConsent: false });
+    const back = await authorizeInBrowser(f(), url, { expectConsent: true });
     const tokens = await oidc.authorizationCodeGrant(config, back, { pkceCodeVerifier: verifier, expectedState: 'st' });
     const made = await f().request('POST', '/user/repos', { bearer: tokens.access_token, body: { name: 'by-drone' } });
     expect(made.status).toBe(201);
@@ -223,6 +173,58 @@ describeForge('OAuth2 provider at Gitea\'s paths', (f) => {
     expect((await f().request('DELETE', `/user/applications/oauth2/${id}`, { basic: ALICE })).status).toBe(204);
     expect((await f().request('GET', '/user', { bearer: tokens.access_token })).status).toBe(401);
     await expect(oidc.refreshTokenGrant(config, tokens.refresh_token as string)).rejects.toBeTruthy();
+  });
+
+  test('consent: asked the first time; asked every time by a public client; not again by a confidential or skip_secondary_authorization one unless it wants more', async () => {
+    const again = async (clientId: string, auth: oidc.ClientAuth, secret: string | undefined, redirectUri: string, scope: string, expectConsent: boolean) => {
+      const config = await discover(f(), clientId, auth, secret);
+      const verifier = oidc.randomPKCECodeVerifier();
+      const url = oidc.buildAuthorizationUrl(config, { redirect_uri: redirectUri, scope, state: 'c', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' });
+      const back = await authorizeInBrowser(f(), url, { expectConsent });
+      const tokens = await oidc.authorizationCodeGrant(config, back, { pkceCodeVerifier: verifier, expectedState: 'c' });
+      expect((await f().request('GET', '/user', { bearer: tokens.access_token })).body.login).toBe('alice');
+    };
+    // tea, a public client: every authorization asks (RFC 6749 10.2, as Gitea).
+    await again(TEA, oidc.None(), undefined, 'http://127.0.0.1:7001/', 'read:user', true);
+    await again(TEA, oidc.None(), undefined, 'http://127.0.0.1:7001/', 'read:user', true);
+    const skip = await f().request('POST', '/user/applications/oauth2', { basic: ALICE, body: { name: 'skipper', redirect_uris: ['http://127.0.0.1/cb'], skip_secondary_authorization: true } });
+    await again(skip.body.client_id, oidc.None(), undefined, 'http://127.0.0.1/cb', 'read:user', true);
+    await again(skip.body.client_id, oidc.None(), undefined, 'http://127.0.0.1/cb', 'read:user', false);
+    const conf = await f().request('POST', '/user/applications/oauth2', { basic: ALICE, body: { name: 'confidential', redirect_uris: ['https://conf.example/cb'], confidential_client: true } });
+    const { client_id, client_secret } = conf.body;
+    await again(client_id, oidc.ClientSecretBasic(client_secret), client_secret, 'https://conf.example/cb', 'read:user', true);
+    await again(client_id, oidc.ClientSecretBasic(client_secret), client_secret, 'https://conf.example/cb', 'read:user', false);
+    // More than was granted is asked for, not given unasked.
+    await again(client_id, oidc.ClientSecretBasic(client_secret), client_secret, 'https://conf.example/cb', 'read:user write:repository', true);
+  });
+
+  test('refused authorization requests are answered as Gitea 1.27.3 answers them', async () => {
+    const app = await f().request('POST', '/user/applications/oauth2', { basic: ALICE, body: { name: 'pub-cmp', redirect_uris: ['http://127.0.0.1/cb'] } });
+    const id = app.body.client_id as string;
+    const go = browser(f().url);
+    const authorize = async (params: Record<string, string>) => {
+      const res = await go(`/login/oauth/authorize?${new URLSearchParams(params)}`);
+      return [res.status, res.status === 303 ? res.headers.get('location') : (/Client ID not registered|Unregistered Redirect URI/.exec(await res.text()) ?? [''])[0]];
+    };
+    const cb = 'http://127.0.0.1/cb';
+    const pkce = { code_challenge: 'abc', code_challenge_method: 'S256' };
+    // Each answer is what the real Gitea gave to the same request (by a signed-in user there).
+    expect(await authorize({ client_id: 'nope', redirect_uri: cb, response_type: 'code', state: 's' })).toEqual([400, 'Client ID not registered']);
+    expect(await authorize({ client_id: 'nope', redirect_uri: cb, response_type: 'token', state: 's' })).toEqual([400, 'Client ID not registered']);
+    expect(await authorize({ client_id: id, redirect_uri: 'http://evil.example/', response_type: 'code', state: 's' })).toEqual([400, 'Unregistered Redirect URI']);
+    expect(await authorize({ client_id: id, redirect_uri: cb, response_type: 'token', state: 's' })).toEqual([303, `${cb}?error=unsupported_response_type&error_description=Only+code+response+type+is+supported.&state=s`]);
+    expect(await authorize({ client_id: id, redirect_uri: cb, state: 's', ...pkce })).toEqual([303, `${cb}?error=unsupported_response_type&error_description=Only+code+response+type+is+supported.&state=s`]);
+    expect(await authorize({ client_id: id, redirect_uri: cb, response_type: 'code', state: 's' })).toEqual([303, `${cb}?error=invalid_request&error_description=PKCE+is+required+for+public+clients&state=s`]);
+    expect(await authorize({ client_id: id, redirect_uri: cb, response_type: 'code', state: 's', code_challenge: 'abc', code_challenge_method: 'S512' })).toEqual([
+      303,
+      `${cb}?error=invalid_request&error_description=unsupported+code+challenge+method&state=s`,
+    ]);
+    // A loopback redirect URI of a public client matches on any port; no state is fine. (Gitea
+    // takes any challenge; the provider wants RFC 7636's 43 characters at least, as clients send.)
+    pkce.code_challenge = await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier());
+    const signIn = [303, expect.stringMatching(/\/login\/oauth\/interaction\/[\w-]+$/)];
+    expect(await authorize({ client_id: id, redirect_uri: 'http://127.0.0.1:9999/cb', response_type: 'code', state: 's', ...pkce })).toEqual(signIn);
+    expect(await authorize({ client_id: id, redirect_uri: cb, response_type: 'code', ...pkce })).toEqual(signIn);
   });
 
   test('denying consent returns access_denied to the client; a wrong redirect URI is refused by the forge', async () => {

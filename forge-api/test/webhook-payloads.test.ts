@@ -57,14 +57,18 @@ describe(`chat webhook payloads as Gitea ${fixture.recordedFrom.version} sends t
       const covered = new Set(fixture.events.filter((e) => e.requests[type]).map((e) => e.eventType));
       const pulls = [
         'pull_request',
+        'pull_request_assign',
+        'pull_request_comment',
         'pull_request_label',
         'pull_request_milestone',
         'pull_request_review_approved',
         'pull_request_review_comment',
         'pull_request_review_rejected',
         'pull_request_review_request',
+        'pull_request_sync',
       ];
-      const all = ['create', 'delete', 'issue_comment', 'issues', ...pulls, 'push', 'release'].sort();
+      const issues = ['issue_assign', 'issue_comment', 'issue_label', 'issue_milestone', 'issues'];
+      const all = ['create', 'delete', 'fork', ...issues, ...pulls, 'push', 'release', 'status', 'wiki'].sort();
       expect([...covered].sort()).toEqual(all);
     }
   });

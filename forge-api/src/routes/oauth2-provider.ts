@@ -15,8 +15,8 @@
  * the browser to asks for the account's password with HTTP basic authentication (a 401 with
  * `WWW-Authenticate: Basic realm="Gitea"`; browsers show their sign-in dialog, TOTP through the
  * X-Gitea-OTP header as for the API), then shows Gitea's grant question for the application
- * unless the application skips it (skip_secondary_authorization) or the user already granted
- * those scopes. The provider's interaction cookie (SameSite=Lax, bound to this interaction)
+ * unless the user already granted those scopes to a confidential application or to one that
+ * skips secondary authorization (skip_secondary_authorization). The provider's interaction cookie (SameSite=Lax, bound to this interaction)
  * keeps another site from submitting the form.
  */
 import crypto from 'node:crypto';
@@ -217,11 +217,16 @@ export default async function oauth2ProviderRoutes(app: FastifyInstance) {
     }
     if (secondFactor) app.auth.signedIn(request, user);
 
-    // A grant this user already gave this application, covering every scope asked for, is reused (Gitea asks once).
+    // Gitea's rule for asking again: a grant this user already gave is reused without a question
+    // only for a confidential application or one that skips secondary authorization; a public
+    // client (tea, credential helpers) is asked every time (RFC 6749 10.2), and every application
+    // the first time. Where Gitea would silently reuse the old grant for more scopes than it
+    // holds, the forge asks instead of widening it unasked.
     const previous = await prisma.oAuth2ProviderRecord.findFirst({ where: { kind: 'Grant', clientId, accountId }, orderBy: { expiresAt: 'desc' } });
     let grant = previous ? await provider.Grant.find(previous.id) : undefined;
     const covered = !!grant && requested.every((s) => (grant?.getOIDCScope() ?? '').split(' ').includes(s));
-    const askConsent = request.method === 'GET' && !covered && !client.skipSecondaryAuthorization;
+    const reused = covered && (client.confidential || client.skipSecondaryAuthorization);
+    const askConsent = request.method === 'GET' && !reused;
     if (askConsent || !secondFactor) {
       const scopes = requested.length ? requested : ['all'];
       const consent = askConsent || (request.method === 'POST' && form.get('consent') === 'shown');

@@ -98,7 +98,9 @@ export class ForkService {
         await tx.repository.update({ where: { id: base.id }, data: { numForks: { increment: 1 } } });
       },
     });
-    return { ...repo, parent: base } as RepoWithOwner;
+    const fork = { ...repo, parent: base } as RepoWithOwner;
+    await this.notifier.repositoryForked(doer, base, fork);
+    return fork;
   }
 
   /** After a repository's folder moved: its forks borrow objects from the new place. */

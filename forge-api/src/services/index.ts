@@ -197,8 +197,8 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
       repo: (id) => repos.byId(id),
       // Webhook payloads show records without a viewer, as Gitea converts them for hooks.
       issueJson: async (issueId, repo) => (await tracker.issues.json(issueId, repo, null)) as unknown as Record<string, unknown>,
-      commentJson: async (commentId, repo) =>
-        (await tracker.comments.json({ repo, mode: AccessMode.Owner, doer: null, canWrite: true, isAdmin: false }, commentId)) as unknown as Record<string, unknown>,
+      commentJson: async (comment, issue, repo) =>
+        (await tracker.comments.toJson([{ ...comment, issue }], { repo, mode: AccessMode.Owner, doer: null, canWrite: true, isAdmin: false }))[0] as unknown as Record<string, unknown>,
       pullJson: async (issueId, repo) => {
         const pr = await prisma.pullRequest.findUnique({ where: { issueId } });
         return pr ? ((await pulls.pulls.json({ repo, mode: AccessMode.Owner, doer: null, canWrite: true, isAdmin: false }, pr)) as unknown as Record<string, unknown>) : null;

@@ -126,6 +126,7 @@ export class CommentService {
     if (c.type !== CommentType.Comment) return null;
     if (body === undefined) throw new ValidationError('[Body]: Required');
     await this.prisma.comment.update({ where: { id }, data: { content: body, updatedAt: new Date() } });
+    await this.notifier.commentEdited(rc.doer, rc.repo, c.issue, { ...c, content: body }, c.content);
     return this.json(rc, id);
   }
 
@@ -139,5 +140,6 @@ export class CommentService {
       this.prisma.issue.update({ where: { id: c.issueId }, data: { numComments: { decrement: 1 } } }),
     ]);
     await Promise.all(files.map((f) => this.attachments.removeFile(f.uuid)));
+    await this.notifier.commentDeleted(rc.doer, rc.repo, c.issue, c);
   }
 }

@@ -34,6 +34,12 @@ export interface NotifyListener {
   issueStatusChanged?(doer: User, repo: RepoWithOwner, issue: Issue, closed: boolean, comment: Comment): Promise<void>;
   /** A comment was added to an issue. */
   commentCreated?(doer: User, repo: RepoWithOwner, issue: Issue, comment: Comment, mentionedIds: number[]): Promise<void>;
+  /** A comment's text was changed (`oldBody`: what it said before). */
+  commentEdited?(doer: User, repo: RepoWithOwner, issue: Issue, comment: Comment, oldBody: string): Promise<void>;
+  /** A comment was deleted (`comment`: the row as it was). */
+  commentDeleted?(doer: User, repo: RepoWithOwner, issue: Issue, comment: Comment): Promise<void>;
+  /** `fork` was made of `base` (after repositoryCreated of the fork). */
+  repositoryForked?(doer: User, base: RepoWithOwner, fork: RepoWithOwner): Promise<void>;
   /** A release was published, edited while published, or is about to be deleted (its row still exists). */
   releaseChanged?(doer: User, repo: RepoWithOwner, releaseId: number, action: 'published' | 'updated' | 'deleted'): Promise<void>;
   /** A wiki page was created, edited or deleted (through the API; git pushes to the wiki are pushes). */
@@ -132,6 +138,18 @@ export class Notifier {
 
   commentCreated(...args: EventArgs<'commentCreated'>) {
     return this.emit('commentCreated', ...args);
+  }
+
+  commentEdited(...args: EventArgs<'commentEdited'>) {
+    return this.emit('commentEdited', ...args);
+  }
+
+  commentDeleted(...args: EventArgs<'commentDeleted'>) {
+    return this.emit('commentDeleted', ...args);
+  }
+
+  repositoryForked(...args: EventArgs<'repositoryForked'>) {
+    return this.emit('repositoryForked', ...args);
   }
 
   releaseChanged(...args: EventArgs<'releaseChanged'>) {

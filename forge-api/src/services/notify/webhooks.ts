@@ -18,8 +18,8 @@ export interface WebhookSources {
   repo(id: number): Promise<RepoWithOwner | null>;
   /** The API Issue record as a webhook shows it (no viewer). */
   issueJson(issueId: number, repo: RepoWithOwner): Promise<Json>;
-  /** The API Comment record as a webhook shows it. */
-  commentJson(commentId: number, repo: RepoWithOwner): Promise<Json>;
+  /** The API Comment record of a comment row as a webhook shows it (the row may be deleted already). */
+  commentJson(comment: Comment, issue: Issue, repo: RepoWithOwner): Promise<Json>;
   /** The API PullRequest record of a pull request's issue as a webhook shows it (null when it is gone). */
   pullJson?(issueId: number, repo: RepoWithOwner): Promise<Json | null>;
   /** The API Release record (null when it is gone). */
@@ -183,11 +183,36 @@ export class WebhookListener implements NotifyListener {
   }
 
   async commentCreated(doer: User, repo: RepoWithOwner, issue: Issue, comment: Comment) {
-    if (!(await this.webhooks.wants(repo, 'issue_comment'))) return;
+    await this.commentEvent(doer, repo, issue, comment, 'created');
+  }
+
+  async commentEdited(doer: User, repo: RepoWithOwner, issue: Issue, comment: Comment, oldBody: string) {
+    await this.commentEvent(doer, repo, issue, comment, 'edited', { body: { from: oldBody }, added_labels: null, removed_labels: null });
+  }
+
+  async commentDeleted(doer: User, repo: RepoWithOwner, issue: Issue, comment: Comment) {
+    await this.commentEvent(doer, repo, issue, comment, 'deleted');
+  }
+
+  /**
+   * Gitea's IssueCommentPayload: event issue_comment on an issue, pull_request_comment (with the
+   * pull request record) on a pull request; the X-Gitea-Event header says issue_comment for both.
+   */
+  private async commentEvent(doer: User, repo: RepoWithOwner, issue: Issue, comment: Comment, action: 'created' | 'edited' | 'deleted', changes?: Json) {
+    const eventType = issue.isPull ? 'pull_request_comment' : 'issue_comment';
+    if (!(await this.webhooks.wants(repo, eventType))) return;
     const current = (await this.sources.repo(repo.id)) ?? repo;
-    const commentJson = await this.sources.commentJson(comment.id, current);
+    const commentJson = await this.sources.commentJson(comment, issue, current);
     const issueJson = await this.sources.issueJson(issue.id, current);
-    await this.webhooks.notifyIssueComment(doer, current, 'created', issueJson, commentJson);
+    const pullJson = issue.isPull && this.sources.pullJson ? await this.sources.pullJson(issue.id, current) : null;
+    await this.webhooks.notifyIssueComment(doer, current, action, issueJson, commentJson, { changes, pull: pullJson, eventType });
+  }
+
+  /** Gitea's ForkPayload, to the hooks of the repository forked: `forkee` is that repository, `repository` the new fork. */
+  async repositoryForked(doer: User, base: RepoWithOwner, fork: RepoWithOwner) {
+    if (!(await this.webhooks.wants(base, 'fork'))) return;
+    const current = (await this.sources.repo(base.id)) ?? base;
+    await this.webhooks.queue(current, 'fork', () => ({ forkee: this.webhooks.repoJson(current), repository: this.webhooks.repoJson(fork), sender: this.webhooks.userJson(doer) }));
   }
 
   async releaseChanged(doer: User, repo: RepoWithOwner, releaseId: number, action: 'published' | 'updated' | 'deleted') {

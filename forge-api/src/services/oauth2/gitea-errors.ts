@@ -103,7 +103,8 @@ export function grantError(grantType: string, e: ProviderError): OAuth2Error {
  * provider's own wording for the rest. Gitea sends these back in the query, never a fragment.
  */
 export function authorizeRedirectError(error: string, description: string): OAuth2Error {
-  if (error === 'unsupported_response_type') return err(error, 'Only code response type is supported.');
+  // Gitea reads a missing response_type as an unsupported one.
+  if (error === 'unsupported_response_type' || (error === 'invalid_request' && /'response_type'/.test(description))) return err('unsupported_response_type', 'Only code response type is supported.');
   if (error === 'invalid_request' && /code_challenge_method/.test(description)) return err(error, 'unsupported code challenge method');
   if (error === 'invalid_request' && /PKCE|code_challenge/.test(description)) return err(error, 'PKCE is required for public clients');
   return err(error, description);

@@ -124,6 +124,12 @@ export class OAuth2Provider {
   /** Hands a request to the provider (its own Koa application), with what the client lookup needs. */
   async handle(req: IncomingMessage, res: ServerResponse, context: RequestContext = {}): Promise<void> {
     const provider = await this.instance();
+    // The URLs the provider makes from the request (where the browser resumes after signing in)
+    // come from ROOT_URL, as every URL Gitea makes does: a proxy in front may pass the host
+    // without its port (nginx's $host in X-Forwarded-Host) or name the upstream in Host.
+    const root = new URL(this.config.rootUrl);
+    req.headers['x-forwarded-host'] = root.host;
+    req.headers['x-forwarded-proto'] = root.protocol.slice(0, -1);
     const callback = provider.callback();
     await this.requestContext.run(context, () => callback(req, res));
   }
@@ -261,7 +267,7 @@ export class OAuth2Provider {
       await next();
       giteaErrorAnswer(ctx as KoaContextWithOIDC);
     });
-    // ROOT_URL is the public address; behind a TLS proxy the request's own scheme is http.
+    // The forwarded host and scheme, which handle() sets from ROOT_URL, are the ones it uses.
     provider.proxy = true;
     return provider;
   }

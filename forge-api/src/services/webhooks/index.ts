@@ -318,16 +318,17 @@ export class WebhookService {
     action: 'created' | 'edited' | 'deleted',
     issue: Record<string, unknown>,
     comment: Record<string, unknown>,
-    o: { changes?: unknown; isPull?: boolean } = {},
+    o: { changes?: unknown; pull?: Record<string, unknown> | null; eventType?: 'issue_comment' | 'pull_request_comment' } = {},
   ): Promise<number> {
-    return this.queue(repo, 'issue_comment', {
+    return this.queue(repo, o.eventType ?? 'issue_comment', {
       action,
       issue,
+      ...(o.pull ? { pull_request: o.pull } : {}),
       comment,
       ...(o.changes ? { changes: o.changes } : {}),
       repository: this.repoJson(repo),
       sender: this.userJson(doer),
-      is_pull: o.isPull ?? false,
+      is_pull: o.eventType === 'pull_request_comment',
     });
   }
 }

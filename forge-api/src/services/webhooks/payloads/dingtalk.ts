@@ -3,7 +3,7 @@
  * button opens the forge page in the user's browser through DingTalk's dingtalk:// link (the
  * in-app view cannot reach most private hosts), as Gitea 1.27 sends it. Texts carry no links.
  */
-import { commitCount, issueCommentMessage, issueMessage, plain, pullRequestMessage, releaseMessage, reviewHeadline, shortRef } from './messages';
+import { commitCount, issueCommentMessage, issueMessage, plain, pullRequestMessage, releaseMessage, reviewHeadline, shortRef, statusMessage, wikiMessage, wikiPageUrl } from './messages';
 import { goQueryEscape, pathSegments } from './escape';
 import { payloadKind, type Converter } from './types';
 
@@ -68,6 +68,14 @@ export const dingtalk: Converter = (event, p: Payload, _meta, appUrl) => {
     case 'release': {
       const text = releaseMessage(p, appUrl, plain, true).text;
       return card(text, text, 'view release', p.release.html_url);
+    }
+    case 'wiki': {
+      const text = wikiMessage(p, appUrl, plain, true).text;
+      return card(text, text, 'view wiki', wikiPageUrl(p));
+    }
+    case 'status': {
+      const text = statusMessage(p, appUrl, plain, true).text;
+      return card(text, text, 'Status Changed', p.target_url ?? '');
     }
     case 'repository': {
       const title = `[${p.repository.full_name}] Repository`;

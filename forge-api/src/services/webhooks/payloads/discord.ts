@@ -3,7 +3,7 @@
  * plain-text titles and Markdown descriptions cut to Discord's 2,000 characters, as Gitea 1.27
  * sends it.
  */
-import { COLORS, commitCount, issueCommentMessage, issueMessage, plain, pullRequestMessage, releaseMessage, reviewMessage, shortRef } from './messages';
+import { COLORS, commitCount, issueCommentMessage, issueMessage, plain, pullRequestMessage, releaseMessage, reviewMessage, shortRef, statusMessage, wikiMessage, wikiPageUrl } from './messages';
 import { payloadKind, type Converter, type HookMeta } from './types';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- payloads are the webhook JSON, read by field. */
@@ -81,6 +81,14 @@ export const discord: Converter = (event, p: Payload, meta, appUrl) => {
     case 'release': {
       const m = releaseMessage(p, appUrl, plain, false);
       return send(m.text, p.release.body ?? '', p.release.html_url, m.color);
+    }
+    case 'wiki': {
+      const m = wikiMessage(p, appUrl, plain, false);
+      return send(m.text, p.action === 'deleted' ? '' : (p.comment ?? ''), wikiPageUrl(p), m.color);
+    }
+    case 'status': {
+      const m = statusMessage(p, appUrl, plain, false);
+      return send(m.text, '', p.target_url ?? '', m.color);
     }
     case 'repository':
       if (p.action === 'created') return send(`[${p.repository.full_name}] Repository created`, '', p.repository.html_url, COLORS.green);

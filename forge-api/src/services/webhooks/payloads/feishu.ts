@@ -5,7 +5,7 @@
  * Feishu requests carry none of Gitea's X-* headers; a hook secret signs the message itself
  * (request.ts).
  */
-import { plain, releaseMessage, reviewHeadline, shortRef } from './messages';
+import { plain, releaseMessage, reviewHeadline, shortRef, statusMessage, wikiMessage } from './messages';
 import { payloadKind, type Converter } from './types';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- payloads are the webhook JSON, read by field. */
@@ -55,6 +55,10 @@ export const feishu: Converter = (event, p: Payload, _meta, appUrl) => {
       return text(`${reviewHeadline(event, p)}\r\n\r\n${p.review?.content ?? ''}`);
     case 'release':
       return text(releaseMessage(p, appUrl, plain, true).text);
+    case 'wiki':
+      return text(wikiMessage(p, appUrl, plain, true).text);
+    case 'status':
+      return text(statusMessage(p, appUrl, plain, true).text);
     case 'repository':
       if (p.action === 'created' || p.action === 'deleted') return text(`[${p.repository.full_name}] Repository ${p.action}`);
       return EMPTY;

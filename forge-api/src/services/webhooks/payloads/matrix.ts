@@ -4,7 +4,7 @@
  * hook's message_type (1 or m.notice, 2 or m.text). Matrix takes the event by PUT at the room's
  * send URL plus a transaction id (request.ts).
  */
-import { issueCommentMessage, issueMessage, pullRequestMessage, releaseMessage, reviewMessage, shortRef, type LinkFormat } from './messages';
+import { issueCommentMessage, issueMessage, type LinkFormat, pullRequestMessage, releaseMessage, reviewMessage, shortRef, statusMessage, wikiMessage } from './messages';
 import { goHtmlEscape, pathSegments } from './escape';
 import { payloadKind, type Converter } from './types';
 
@@ -60,6 +60,11 @@ export const matrix: Converter = (event, p: Payload, meta, appUrl) => {
     }
     case 'release':
       return message(releaseMessage(p, appUrl, link, true).text);
+    case 'wiki':
+      return message(wikiMessage(p, appUrl, link, true).text);
+    case 'status':
+      // Gitea's Matrix status message names no sender.
+      return message(statusMessage(p, appUrl, link, false).text);
     case 'repository': {
       const verb = p.action === 'created' || p.action === 'deleted' ? p.action : '';
       return message(verb ? `[${repoLink()}] Repository ${verb} by ${link(appUrl + p.sender.login, p.sender.login)}` : '');

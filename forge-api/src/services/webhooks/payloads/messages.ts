@@ -5,6 +5,7 @@
  * forge reads as one fed by Gitea (forge-api/test/webhook-payloads.test.ts compares them with
  * what a real Gitea sent).
  */
+import { pathEscape } from '../../git/tree-path';
 
 /** Formats a link in a service's markup; `plain` drops the link and keeps the text. */
 export type LinkFormat = (url: string, text: string) => string;
@@ -202,4 +203,31 @@ export function releaseMessage(p: Payload, appUrl: string, link: LinkFormat, wit
   let text = verb ? `[${repoLink}] Release ${verb}: ${refLink}` : '';
   if (withSender) text += ` by ${userLink(appUrl, p.sender.login, link, true)}`;
   return { text, title: '', extra: '', color };
+}
+
+/** The web page of a wiki page (its name one escaped path segment, as Gitea links it). */
+export function wikiPageUrl(p: Payload): string {
+  return `${p.repository.html_url}/wiki/${pathEscape(p.page)}`;
+}
+
+/** A wiki page created, edited or deleted; the commit message follows unless the page is gone. */
+export function wikiMessage(p: Payload, appUrl: string, link: LinkFormat, withSender: boolean): Message {
+  const repoLink = link(p.repository.html_url, p.repository.full_name);
+  const pageLink = link(wikiPageUrl(p), p.page);
+  const forms: Record<string, [string, number]> = {
+    created: [`[${repoLink}] New wiki page '${pageLink}'`, COLORS.green],
+    edited: [`[${repoLink}] Wiki page '${pageLink}' edited`, COLORS.yellow],
+    deleted: [`[${repoLink}] Wiki page '${pageLink}' deleted`, COLORS.red],
+  };
+  let [text, color] = forms[p.action] ?? ['', COLORS.green];
+  if (p.action !== 'deleted' && p.comment) text += ` (${p.comment})`;
+  if (withSender) text += ` by ${userLink(appUrl, p.sender.login, link, true)}`;
+  return { text, title: '', extra: '', color };
+}
+
+/** A commit status reported: its context and short commit linked to the status's target URL. */
+export function statusMessage(p: Payload, appUrl: string, link: LinkFormat, withSender: boolean): Message {
+  let text = `Commit Status changed: ${link(p.target_url ?? '', `${p.context} [${String(p.sha).slice(0, 10)}]`)} - ${p.description ?? ''}`;
+  if (withSender) text += ` by ${userLink(appUrl, p.sender.login, link, true)}`;
+  return { text, title: '', extra: '', color: COLORS.green };
 }

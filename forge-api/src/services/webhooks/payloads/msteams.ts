@@ -3,7 +3,7 @@
  * "open" action) for each event, plain-text titles and Markdown texts, as Gitea 1.27 sends it.
  * The "Issue #" and "Pull request #" facts carry the record's id, not its number, as Gitea's do.
  */
-import { COLORS, commitCount, issueCommentMessage, issueMessage, plain, pullRequestMessage, releaseMessage, reviewMessage, shortRef } from './messages';
+import { COLORS, commitCount, issueCommentMessage, issueMessage, plain, pullRequestMessage, releaseMessage, reviewMessage, shortRef, statusMessage, wikiMessage, wikiPageUrl } from './messages';
 import { payloadKind, type Converter } from './types';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- payloads are the webhook JSON, read by field. */
@@ -68,6 +68,14 @@ export const msteams: Converter = (event, p: Payload, _meta, appUrl) => {
     case 'release': {
       const m = releaseMessage(p, appUrl, plain, false);
       return card(repo, p.sender, m.text, '', p.release.html_url, m.color, { name: 'Tag:', value: p.release.tag_name });
+    }
+    case 'wiki': {
+      const m = wikiMessage(p, appUrl, plain, false);
+      return card(repo, p.sender, m.text, '', wikiPageUrl(p), m.color, { name: 'Repository:', value: repo.full_name });
+    }
+    case 'status': {
+      const m = statusMessage(p, appUrl, plain, false);
+      return card(repo, p.sender, m.text, '', p.target_url ?? '', m.color, { name: 'CommitStatus:', value: p.context });
     }
     case 'repository':
       if (p.action === 'created') return card(repo, p.sender, `[${repo.full_name}] Repository created`, '', repo.html_url, COLORS.green);

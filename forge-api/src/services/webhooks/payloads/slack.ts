@@ -2,7 +2,7 @@
  * Slack's incoming-webhook message (channel, text, username, icon, attachments) for each event,
  * with Slack's `<url|text>` links and its three escaped characters, as Gitea 1.27 sends it.
  */
-import { commitCount, issueCommentMessage, issueMessage, pullRequestMessage, refWebPath, releaseMessage, reviewMessage, shortRef, type LinkFormat } from './messages';
+import { commitCount, issueCommentMessage, issueMessage, type LinkFormat, pullRequestMessage, refWebPath, releaseMessage, reviewMessage, shortRef, statusMessage, wikiMessage } from './messages';
 import { payloadKind, type Converter, type HookMeta } from './types';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- payloads are the webhook JSON, read by field. */
@@ -62,6 +62,10 @@ export const slack: Converter = (event, p: Payload, meta, appUrl) => {
     }
     case 'release':
       return message(meta, releaseMessage(p, appUrl, link, true).text, null);
+    case 'wiki':
+      return message(meta, wikiMessage(p, appUrl, link, true).text, null);
+    case 'status':
+      return message(meta, statusMessage(p, appUrl, link, true).text, null);
     case 'repository': {
       const verb = p.action === 'created' ? 'created' : p.action === 'deleted' ? 'deleted' : '';
       const text = verb ? `[${link(p.repository.html_url, p.repository.full_name)}] Repository ${verb} by ${link(appUrl + p.sender.login, p.sender.login)}` : '';

@@ -3,7 +3,7 @@
  * marked rel="nofollow" and every user-written text escaped, as Gitea 1.27 sends it. The hook's
  * URL carries the bot token and chat id (https://api.telegram.org/bot<token>/sendMessage?chat_id=...).
  */
-import { commitCount, issueCommentMessage, issueMessage, pullRequestMessage, releaseMessage, reviewMessage, shortRef, type LinkFormat } from './messages';
+import { commitCount, issueCommentMessage, issueMessage, type LinkFormat, pullRequestMessage, releaseMessage, reviewMessage, shortRef, statusMessage, wikiMessage } from './messages';
 import { payloadKind, type Converter } from './types';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- payloads are the webhook JSON, read by field. */
@@ -12,6 +12,14 @@ type Payload = Record<string, any>;
 const escape = (s: string) => s.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&#34;').replaceAll("'", '&#39;');
 const link: LinkFormat = (url, text) => `<a href="${escape(url)}" rel="nofollow">${escape(text)}</a>`;
 const segments = (s: string) => s.split('/').map(encodeURIComponent).join('/');
+
+/**
+ * Gitea passes these messages through its HTML sanitizer, which drops tags it does not know from
+ * text the user wrote (a status description "<ok>" vanishes) and escapes the quotes of the text
+ * between tags.
+ */
+const userText = (s: string | undefined) => escape((s ?? '').replace(/<\/?[A-Za-z][^>]*>/g, ''));
+const quoteText = (html: string) => html.replace(/(<[^>]*>)|'/g, (m, tag: string | undefined) => tag ?? '&#39;');
 
 const message = (html: string) => ({ text: html.trim(), parse_mode: 'HTML', disable_web_page_preview: true });
 
@@ -51,6 +59,10 @@ export const telegram: Converter = (event, p: Payload, _meta, appUrl) => {
       return message(`${escape(reviewMessage(event, p).text)}\n${escape(p.review?.content ?? '')}`);
     case 'release':
       return message(releaseMessage(p, appUrl, link, true).text);
+    case 'wiki':
+      return message(quoteText(wikiMessage({ ...p, comment: userText(p.comment) }, appUrl, link, true).text));
+    case 'status':
+      return message(quoteText(statusMessage({ ...p, description: userText(p.description) }, appUrl, link, true).text));
     case 'repository':
       if (p.action === 'created') return message(`[${repoLink()}] Repository created`);
       if (p.action === 'deleted') return message(`[${escape(p.repository.full_name)}] Repository deleted`);

@@ -2,7 +2,7 @@
  * WeChat Work's (WeCom's) group-robot message: Markdown with WeCom's <font color> highlights,
  * as Gitea 1.27 sends it. Texts carry no links; the item's URL is shown as a Markdown link.
  */
-import { issueCommentMessage, issueMessage, plain, pullRequestMessage, releaseMessage, reviewHeadline, shortRef } from './messages';
+import { issueCommentMessage, issueMessage, plain, pullRequestMessage, releaseMessage, reviewHeadline, shortRef, statusMessage, wikiMessage } from './messages';
 import { payloadKind, type Converter } from './types';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- payloads are the webhook JSON, read by field. */
@@ -47,6 +47,10 @@ export const wechatwork: Converter = (event, p: Payload, _meta, appUrl) => {
       return markdown(`# ${reviewHeadline(event, p)}\r\n\r\n >${p.review?.content ?? ''}`);
     case 'release':
       return markdown(releaseMessage(p, appUrl, plain, true).text);
+    case 'wiki':
+      return markdown(wikiMessage(p, appUrl, plain, true).text);
+    case 'status':
+      return markdown(statusMessage(p, appUrl, plain, true).text);
     case 'repository':
       if (p.action === 'created' || p.action === 'deleted') return markdown(`[${p.repository.full_name}] Repository ${p.action}`);
       return markdown('', '');
