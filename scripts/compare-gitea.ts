@@ -456,6 +456,10 @@ function teamWatchChecks(): Check[] {
     { what: 'watch: leave the organization', method: 'DELETE', path: `${o}/members/${bob}`, as: alice },
     { what: 'watch: subscriptions after leaving the organization', method: 'GET', path: '/user/subscriptions', as: bob },
     { what: 'watch: public repo after leaving the organization', method: 'GET', path: `/repos/${org}/open/subscription`, as: bob },
+    { what: 'watch: collaborator added', method: 'PUT', path: `/repos/${alice}/proj/collaborators/${bob}`, as: alice, body: { permission: 'write' } },
+    { what: 'watch: collaborator watches', method: 'PUT', path: `/repos/${alice}/proj/subscription`, as: bob },
+    { what: 'watch: collaborator removed', method: 'DELETE', path: `/repos/${alice}/proj/collaborators/${bob}`, as: alice },
+    { what: 'watch: public repo after collaboration ends', method: 'GET', path: `/repos/${alice}/proj/subscription`, as: bob },
   ];
 }
 
