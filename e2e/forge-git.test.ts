@@ -99,11 +99,17 @@ describeForge('git over smart HTTP', (f) => {
     expect(push.exitCode).not.toBe(0);
   });
 
-  test('a user without write access cannot push (404 as in Gitea)', async () => {
+  test('a reader may start a push (AGit pushes need only read, as in Gitea) but no branch moves: pre-receive refuses it', async () => {
     const res = await fetch(`${f().url}/alice/Demo.git/info/refs?service=git-receive-pack`, {
       headers: { authorization: `Basic ${Buffer.from(bob.join(':')).toString('base64')}` },
     });
-    expect(res.status).toBe(404);
+    expect(res.status).toBe(200);
+    const dir = path.join(work, 'bob-push');
+    await git(work, 'clone', '-q', cloneUrl(f(), 'alice/Demo'), dir);
+    await commitFile(dir, 'bob.bin', 10);
+    const push = await git(dir, 'push', cloneUrl(f(), 'alice/Demo', bob), 'HEAD:main');
+    expect(push.exitCode).not.toBe(0);
+    expect(push.stderr).toContain('User permission denied for writing.');
   });
 
   test('private repositories: 401 for anonymous, 404 for others, clone for the owner', async () => {

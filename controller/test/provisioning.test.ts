@@ -94,6 +94,11 @@ describe('provisioning: the objects of one Gateway', () => {
     expect(pod.volumes[0].projected.sources[0].serviceAccountToken.audience).toBe('portcullis-agent');
     expect((objects.agentConfig as any).data['ca.crt']).toBe(defaults.agentCa);
     expect(c.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 9113 });
+    // A slow start (a busy node) is the startup probe's to wait out, up to 2 minutes, before
+    // the liveness probe may restart the agent.
+    expect(c.startupProbe.httpGet).toEqual({ path: '/healthz', port: 9113 });
+    expect(c.startupProbe.periodSeconds * c.startupProbe.failureThreshold).toBe(120);
+    expect(c.livenessProbe.timeoutSeconds).toBe(5);
   });
 
   it('keeps the Service ports in sync with the listeners', () => {

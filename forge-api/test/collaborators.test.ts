@@ -94,4 +94,17 @@ describeForge('collaborators', (f) => {
     expect(res.headers.get('x-total-count')).toBe(String(before.length + 1));
     expect((await f().request('GET', '/repos/alice/secret/subscribers')).status).toBe(404);
   });
+
+  test('a removed collaborator stops watching, even a public repository they still read (Gitea\'s DeleteCollaboration)', async () => {
+    expect((await f().request('PUT', '/repos/alice/tools/collaborators/carol', { ...as('alice'), body: { permission: 'write' } })).status).toBe(204);
+    expect((await f().request('GET', '/repos/alice/tools/subscription', as('carol'))).status).toBe(200);
+    const watchers = Number((await f().request('GET', '/repos/alice/tools/subscribers')).headers.get('x-total-count'));
+    expect((await f().request('DELETE', '/repos/alice/tools/collaborators/carol', as('alice'))).status).toBe(204);
+    expect((await f().request('GET', '/repos/alice/tools/subscription', as('carol'))).status).toBe(404);
+    expect((await f().request('GET', '/repos/alice/tools', as('carol'))).body.watchers_count).toBe(watchers - 1);
+    // Watching again is the user's choice; removing a non-collaborator changes nothing.
+    expect((await f().request('PUT', '/repos/alice/tools/subscription', as('carol'))).status).toBe(200);
+    expect((await f().request('DELETE', '/repos/alice/tools/collaborators/carol', as('alice'))).status).toBe(204);
+    expect((await f().request('GET', '/repos/alice/tools/subscription', as('carol'))).status).toBe(200);
+  });
 });

@@ -107,6 +107,9 @@ describeForge('pull rebase and update', (f) => {
     expect(await out('rev-parse', `refs/pull/${n}/head`)).toBe(await out('rev-parse', 'upm'));
     const row = await f().app.prisma.pullRequest.findFirst({ where: { index: n } });
     expect(row!.commitsBehind).toBe(0);
+    // Again, with nothing of the base missing: Gitea's text, as a 409 where Gitea answers 500.
+    const again = await f().request('POST', `${R}/pulls/${n}/update`, as('bob'));
+    expect([again.status, again.body.message]).toEqual([409, `HeadBranch of PR ${n} is up to date`]);
   });
 
   test('update by rebase: the head branch replayed onto the base; refusals: outsiders 403, merged 422, unknown 404', async () => {

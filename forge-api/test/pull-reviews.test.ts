@@ -52,8 +52,9 @@ describeForge('pull reviews', (f) => {
       pull_request_url: `${f().url}/alice/proj/pulls/1`,
     });
     const timeline = await f().request('GET', `${R}/issues/1/timeline`, as('bob'));
-    expect(timeline.body.map((e: { type: string }) => e.type)).toEqual(['review']);
-    expect(timeline.body[0].review_id).toBe(res.body.id);
+    // The opening's pull_push entry (its commits), then the review.
+    expect(timeline.body.map((e: { type: string }) => e.type)).toEqual(['pull_push', 'review']);
+    expect(timeline.body[1].review_id).toBe(res.body.id);
     expect((await f().request('GET', `${R}/issues/1/comments`, as('bob'))).body).toEqual([]);
   });
 
@@ -230,6 +231,11 @@ describeForge('pull reviews', (f) => {
     pr = (await f().request('GET', L)).body;
     expect([pr.requested_reviewers_teams, logins(pr.requested_reviewers)]).toEqual([[], ['bob']]);
     expect((await f().request('DELETE', `${L}/requested_reviewers`, { ...as('alice'), body: { team_reviewers: ['devs'] } })).status).toBe(204);
+    // The timeline names the team of the request (without its organization, as Gitea); bob's
+    // review answered it, so the removal above found no request to withdraw.
+    const timeline = (await f().request('GET', '/repos/acme/lib/issues/1/timeline', as('alice'))).body as { type: string; assignee: unknown; assignee_team: { name: string; organization: unknown } | null; removed_assignee: boolean }[];
+    const teamEntries = timeline.filter((e) => e.type === 'review_request' && e.assignee_team).map((e) => [e.assignee_team!.name, e.assignee_team!.organization, e.assignee, e.removed_assignee]);
+    expect(teamEntries).toEqual([['devs', null, null, false]]);
   });
 
   test('pinned pull requests: GET /pulls/pinned lists the pinned ones in pin order, as pull request records', async () => {

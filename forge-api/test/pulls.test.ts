@@ -87,7 +87,8 @@ describeForge('pulls', (f) => {
     res = await f().request('POST', `${R}/pulls`, { ...as('alice'), body: { head: 'feature', base: 'main', title: 'again' } });
     expect(res.status).toBe(409);
     expect(res.body.message).toMatch(/^pull request already exists for these targets \[id: \d+, issue_id: 2, head_repo_id: \d+, base_repo_id: \d+, head_branch: feature, base_branch: main\]$/);
-    expect((await f().request('POST', `${R}/pulls`, { ...as('alice'), body: { head: 'nope', base: 'main', title: 't' } })).status).toBe(404);
+    const missing = await f().request('POST', `${R}/pulls`, { ...as('alice'), body: { head: 'nope', base: 'main', title: 't' } });
+    expect([missing.status, missing.body.message]).toEqual([404, 'ref "nope" does not exist']);
     expect((await f().request('POST', `${R}/pulls`, { ...as('alice'), body: { head: 'carl:main', base: 'main', title: 't' } })).status).toBe(404);
     expect((await f().request('POST', `${R}/pulls`, { ...as('alice'), body: { head: 'feature', base: 'main' } })).status).toBe(422);
     // carl neither collaborates on alice/proj nor writes to it: he cannot open a pull request from alice's branch.
@@ -390,6 +391,59 @@ describeForge('pulls: merge', (f) => {
       expect(contained).toBe(res.status === 200);
     }
   });
+  test('timeline: pull_push lists the commits of the opening and of each push; a base change is change_target_branch and lists them anew; merge_pull, delete_branch', async () => {
+    const first = await branch('alice', 'alice/m', 't.txt', 't\n', 'topic-t');
+    const pr = await open('alice', 'topic-t', 'Timeline');
+    await put('alice', 'alice/m', 't.txt', 't2\n', 'topic-t');
+    const second = await rev('alice', 'm', 'refs/heads/topic-t');
+    await f().app.services.pulls.checker.idle();
+    const entries = async () =>
+      ((await f().request('GET', `${R}/issues/${pr.number}/timeline`, as('alice'))).body as { type: string; body: string; old_ref: string; new_ref: string; user: { login: string } }[])
+        .filter((c) => ['pull_push', 'change_target_branch', 'merge_pull', 'delete_branch'].includes(c.type))
+        .map((c) => [c.type, c.type === 'pull_push' ? JSON.parse(c.body) : c.body, c.old_ref, c.new_ref, c.user.login]);
+    const pushed = (ids: string[]) => ({ is_force_push: false, commit_ids: ids });
+    expect(await entries()).toEqual([
+      ['pull_push', pushed([first]), '', '', 'alice'],
+      ['pull_push', pushed([second]), '', '', 'alice'],
+    ]);
+    // A new base: the earlier entries go, one lists the commits against the new base.
+    await branch('alice', 'alice/m', 'base.txt', 'b\n', 'next');
+    let res = await f().request('PATCH', `${R}/pulls/${pr.number}`, { ...as('alice'), body: { base: 'next' } });
+    expect([res.status, res.body.base.ref]).toEqual([201, 'next']);
+    expect(await entries()).toEqual([
+      ['change_target_branch', '', 'main', 'next', 'alice'],
+      ['pull_push', pushed([first, second]), '', '', 'alice'],
+    ]);
+    res = await merge(pr.number, { Do: 'merge', delete_branch_after_merge: true });
+    expect(res.status).toBe(200);
+    expect((await entries()).slice(2)).toEqual([
+      ['merge_pull', '', '', '', 'alice'],
+      ['delete_branch', '', 'topic-t', '', 'alice'],
+    ]);
+  });
+
+  test('a deleted branch: its pull requests are closed (close, delete_branch); those into it move to the default branch (change_target_branch)', async () => {
+    await branch('alice', 'alice/m', 'gone.txt', 'g\n', 'gone');
+    const from = await open('alice', 'gone', 'From gone');
+    await branch('alice', 'alice/m', 'child.txt', 'c\n', 'child', 'gone');
+    const res = await f().request('POST', `${R}/pulls`, { ...as('alice'), body: { head: 'child', base: 'gone', title: 'Into gone' } });
+    expect(res.status).toBe(201);
+    expect((await f().request('DELETE', `${R}/branches/gone`, as('alice'))).status).toBe(204);
+    await f().app.services.pulls.checker.idle();
+    const types = async (n: number) =>
+      ((await f().request('GET', `${R}/issues/${n}/timeline`, as('alice'))).body as { type: string; old_ref: string; new_ref: string }[])
+        .filter((c) => c.type !== 'pull_push')
+        .map((c) => [c.type, c.old_ref, c.new_ref]);
+    expect((await f().request('GET', `${R}/pulls/${from.number}`)).body.state).toBe('closed');
+    expect(await types(from.number)).toEqual([
+      ['close', '', ''],
+      ['delete_branch', 'gone', ''],
+    ]);
+    const moved = (await f().request('GET', `${R}/pulls/${res.body.number}`)).body;
+    expect([moved.state, moved.base.ref]).toEqual(['open', 'main']);
+    expect(await types(res.body.number)).toEqual([['change_target_branch', 'gone', 'main']]);
+  });
+
   test('a list leaves out the diff size and shows empty people lists as null, as Gitea; the record of one pull request has both', async () => {
     const list = (await f().request('GET', `${R}/pulls?state=all&limit=50`)).body as Record<string, unknown>[];
     expect(list.length).toBeGreaterThan(0);

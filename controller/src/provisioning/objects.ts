@@ -168,8 +168,13 @@ export function desiredObjects(gateway: GatewayObject, params: EffectiveParamete
                 ...ports.map((p) => ({ name: p.name, containerPort: p.port, protocol: p.protocol })),
                 { name: 'agent', containerPort: port, protocol: 'TCP' },
               ],
-              readinessProbe: { httpGet: { path: '/readyz', port }, periodSeconds: 2, failureThreshold: 3 },
-              livenessProbe: { httpGet: { path: '/healthz', port }, periodSeconds: 10, failureThreshold: 3 },
+              // Liveness only restarts an agent that stopped answering once it had started: the
+              // startup probe gives a new one up to 2 minutes (a node busy enough to take 20-60 s
+              // to start a process had the liveness probe kill agents before they listened, a
+              // restart loop), and a 5 s timeout keeps a slow answer from counting as none.
+              startupProbe: { httpGet: { path: '/healthz', port }, periodSeconds: 2, timeoutSeconds: 5, failureThreshold: 60 },
+              readinessProbe: { httpGet: { path: '/readyz', port }, periodSeconds: 2, timeoutSeconds: 5, failureThreshold: 3 },
+              livenessProbe: { httpGet: { path: '/healthz', port }, periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 3 },
               securityContext: {
                 readOnlyRootFilesystem: true,
                 allowPrivilegeEscalation: false,

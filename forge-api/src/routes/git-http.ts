@@ -22,6 +22,7 @@ import { USER_TYPE_ORGANIZATION } from '../services/permissions';
 import type { User } from '../services/records';
 import type { RepoWithOwner } from '../services/repos';
 import { GitTransport, type PushedRefUpdate } from '../services/git/transport';
+import type { ProcReceiveAnswer, ProcReceiveCommand, ProcReceiveHandler } from '../services/git/proc-receive';
 import type { GitProcess } from '../services/git/spawner';
 import { isLsRefsRequest, lsRefsAnswer, MAX_LS_REFS_REQUEST, uploadPackAdvertisement } from '../services/git/upload-pack-memo';
 
@@ -82,8 +83,15 @@ export interface GitHttpDeps<U extends GitHttpUser = GitHttpUser, R extends GitH
   /**
    * Gitea's pre-receive checks: the refusal the git client must see, or null to let the ref
    * updates in. `env` reaches the objects of the incoming pack (git's quarantine directory).
+   * `canWrite`: the pusher may write the code (only reading it is enough for an AGit push).
    */
-  checkPush?(repo: R, repoPath: string, pusher: U | null, updates: PushedRefUpdate[], env: Record<string, string>): Promise<string | null>;
+  checkPush?(repo: R, repoPath: string, pusher: U | null, updates: PushedRefUpdate[], env: Record<string, string>, canWrite: boolean): Promise<string | null>;
+  /**
+   * The refs/for/* updates of a push (AGit pull requests), after the pre-receive checks passed.
+   * With it a push to the code needs only read access, as in Gitea: checkPush then refuses
+   * the updates of other refs to those who may not write.
+   */
+  procReceive?(repo: R, repoPath: string, pusher: U | null, commands: ProcReceiveCommand[], options: string[]): Promise<ProcReceiveAnswer>;
 }
 
 export interface GitHttpOptions {
@@ -237,11 +245,16 @@ function forgeDeps(app: FastifyInstance): GitHttpDeps<User, ForgeGitRepo> {
     async afterPush(repo, _repoPath, pusher) {
       await services.repos.afterPush(pusher, repo.id);
     },
-    async checkPush(repo, repoPath, pusher, updates, env) {
+    async checkPush(repo, repoPath, pusher, updates, env, canWrite) {
       // The row again: a push waits on the client, and the repository may have changed meanwhile.
       const full = await services.repos.byId(repo.id);
       if (!full) return 'Repository not found';
-      return services.pushRules.check(full, repoPath, pusher, updates, env);
+      return services.pushRules.check(full, repoPath, pusher, updates, env, { canWrite });
+    },
+    async procReceive(repo, repoPath, pusher, commands, options) {
+      const full = await services.repos.byId(repo.id);
+      if (!full || !pusher) return { results: commands.map((c) => ({ ref: c.ref, error: 'Repository not found' })) };
+      return services.pulls.agit.procReceive(full, repoPath, pusher, commands, options);
     },
   };
 }
@@ -332,9 +345,14 @@ export default async function gitHttpRoutes(app: FastifyInstance, opts: GitHttpO
       await plain(reply, 404, 'Repository not found');
       return null;
     }
+    // Where the forge takes AGit pushes, pushing to the code needs only read access (Gitea
+    // since git has proc-receive): pre-receive refuses the other ref updates of readers.
+    const agit = !isPull && !isWiki && deps.procReceive !== undefined;
+    let canWrite = false;
     if (!isPublicPull) {
       const access = await deps.access(auth.user, repo, isWiki ? 'repo.wiki' : 'repo.code');
-      if (!(isPull ? access.read : access.write)) {
+      canWrite = access.write;
+      if (!(isPull || agit ? access.read : access.write)) {
         await plain(reply, 404, 'Repository not found');
         return null;
       }
@@ -349,9 +367,16 @@ export default async function gitHttpRoutes(app: FastifyInstance, opts: GitHttpO
         await plain(reply, 404, 'Repository not found');
         return null;
       }
-      return { repo, user: auth.user, path: wikiPath, isWiki };
+      return { repo, user: auth.user, path: wikiPath, isWiki, canWrite };
     }
-    return { repo, user: auth.user, path: repositoryPath(deps.reposDir, repo.ownerName, repo.name), isWiki };
+    return { repo, user: auth.user, path: repositoryPath(deps.reposDir, repo.ownerName, repo.name), isWiki, canWrite };
+  }
+
+  /** The AGit side of a push to the code, where the forge takes AGit pushes. */
+  function procReceiveOf(ctx: { repo: GitHttpRepo; user: GitHttpUser | null; path: string; isWiki: boolean }): ProcReceiveHandler | undefined {
+    const handler = deps.procReceive;
+    if (!handler || ctx.isWiki) return undefined;
+    return (commands, options) => handler(ctx.repo, ctx.path, ctx.user, commands, options);
   }
 
   function serviceEnv(request: FastifyRequest, user: GitHttpUser | null, repo: GitHttpRepo): Record<string, string> {
@@ -387,7 +412,8 @@ export default async function gitHttpRoutes(app: FastifyInstance, opts: GitHttpO
       const ctx = await authorize(request, reply, svc);
       if (!ctx) return reply;
       const env = serviceEnv(request, ctx.user, ctx.repo);
-      const advertise = () => collect(transport.spawn(svc, ctx.path, { statelessRpc: true, advertiseRefs: true, env }));
+      // The push advertisement announces push options where AGit pushes are taken.
+      const advertise = () => collect(transport.spawn(svc, ctx.path, { statelessRpc: true, advertiseRefs: true, env, procReceive: svc === 'receive-pack' ? procReceiveOf(ctx) : undefined }));
       let refs: Buffer;
       try {
         // Pulls are most of the traffic and their advertisement changes only with the refs.
@@ -451,7 +477,8 @@ export default async function gitHttpRoutes(app: FastifyInstance, opts: GitHttpO
         statelessRpc: true,
         env,
         // The code's branch and tag protections do not cover its wiki.
-        checkPush: async (updates, env) => (deps.checkPush && !ctx.isWiki ? deps.checkPush(ctx.repo, ctx.path, ctx.user, updates, env) : null),
+        checkPush: async (updates, env) => (deps.checkPush && !ctx.isWiki ? deps.checkPush(ctx.repo, ctx.path, ctx.user, updates, env, ctx.canWrite) : null),
+        procReceive: procReceiveOf(ctx),
         onCheckError: (err) => request.log.error({ err }, 'checking a push failed'),
       });
       let stderr = '';

@@ -8,7 +8,7 @@ import { InvalidError, PermissionDeniedError } from './errors';
 import { BLOCKED_MESSAGE, isBlockedBy } from './blocks';
 import type { Repository, User } from './records';
 import type { PermissionService } from './permissions';
-import { WATCHING } from './watches';
+import { unwatchLost, WATCHING } from './watches';
 
 const MODE_NAMES = ['none', 'read', 'write', 'admin', 'owner'] as const;
 
@@ -56,12 +56,14 @@ export class CollaboratorService {
     });
   }
 
+  /**
+   * Gitea's DeleteCollaboration: the former collaborator stops watching the repository, even a
+   * public one they still read; one left without access also loses its issue subscriptions and
+   * running stopwatch there (ReconsiderWatches).
+   */
   async remove(repo: Repository, user: User): Promise<void> {
-    await this.prisma.collaboration.deleteMany({ where: { repoId: repo.id, userId: user.id } });
-    // Someone left without any access keeps no stopwatch running there (Gitea's ReconsiderWatches).
-    if ((await this.permissions.repoAccessMode(user, repo)) === 0) {
-      await this.prisma.stopwatch.deleteMany({ where: { userId: user.id, issue: { repoId: repo.id } } });
-    }
+    const { count } = await this.prisma.collaboration.deleteMany({ where: { repoId: repo.id, userId: user.id } });
+    if (count) await unwatchLost(this.prisma, user, [repo.id], [repo.id]);
   }
 
   /** The user's own access to the repository (Gitea's GetIndividualUserRepoPermission). */

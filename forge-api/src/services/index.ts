@@ -230,7 +230,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
   });
   // Pushes to a base or head branch queue its open pull requests for a check; success statuses
   // may complete a scheduled merge.
-  notifier.add(new PullPushListener(pulls, notifier));
+  notifier.add(new PullPushListener(pulls, (r) => repos.diskPath(r.owner.name, r.name)));
   const branches = new BranchService(prisma, config, permissions, branchProtections, repos);
   const migrations = new MigrationService(prisma, config, permissions, repos);
   const teams = new TeamService(prisma, permissions);
@@ -238,7 +238,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
   const pushMirrors = new PushMirrorService(prisma, config, repos, migrations, (r) => wiki.wikiPath(r), (err, what) => notifier.logError(err, what));
   // Pushes (and forge-made ref changes) sync the push mirrors that sync on commit.
   notifier.add(pushMirrors);
-  const pushRules = new PushRules(branchProtections, tagProtections);
+  const pushRules = new PushRules(branchProtections, tagProtections, permissions);
   const gitHousekeeping = new RepoHousekeeping({
     delayMs: config.gitHousekeepingDelayMs,
     onError: (repoPath, err) => notifier.logError(err, `git housekeeping of ${repoPath}`),

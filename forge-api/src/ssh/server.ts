@@ -16,6 +16,7 @@ import { Server, utils, type AuthContext, type Connection, type ServerChannel, t
 import type { ForgeConfig } from '../config';
 import type { Services } from '../services';
 import { SshRefusal, type SshGrant, type SshKey } from '../services/ssh-access';
+import { WRITE_DENIED } from '../services/push-rules';
 import { parseSshCommand, SshCommandError } from './command';
 import { loadHostKeys } from './host-keys';
 
@@ -27,8 +28,6 @@ export interface SshLog {
 
 /** Gitea's filter for a client's GIT_PROTOCOL before it reaches git's environment. */
 const SAFE_GIT_PROTOCOL = /^[0-9a-zA-Z]+=[0-9a-zA-Z]+(:[0-9a-zA-Z]+=[0-9a-zA-Z]+)*$/;
-
-const WRITE_DENIED = 'User permission denied for writing.';
 
 /** OpenSSH's SHA256 fingerprint of a public key blob, the form the keys are stored under. */
 export function fingerprintOf(blob: Buffer): string {
@@ -198,11 +197,12 @@ export class ForgeSshServer {
     const child = this.services.gitTransport.spawn(service.service, grant.repoPath, {
       env,
       checkPush: async (updates, hookEnv) => {
-        if (!grant.canWrite) return WRITE_DENIED;
         // The code's branch and tag protections do not cover its wiki (as over HTTP).
-        if (grant.isWiki) return null;
-        return this.services.pushRules.check(grant.repo, grant.repoPath, grant.pusher, updates, hookEnv, { deployKey: grant.deployKeyId > 0 });
+        if (grant.isWiki) return grant.canWrite ? null : WRITE_DENIED;
+        return this.services.pushRules.check(grant.repo, grant.repoPath, grant.pusher, updates, hookEnv, { deployKey: grant.deployKeyId > 0, canWrite: grant.canWrite });
       },
+      // AGit pushes (refs/for/*) open or update pull requests, as over HTTP.
+      procReceive: isPush && !grant.isWiki ? (commands, options) => this.services.pulls.agit.procReceive(grant.repo, grant.repoPath, grant.pusher, commands, options) : undefined,
       onCheckError: (err) => this.log.error({ err }, 'checking an SSH push failed'),
     });
     child.stdin.on('error', () => undefined);

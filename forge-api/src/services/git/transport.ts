@@ -12,6 +12,7 @@ import type { Readable, Writable } from 'node:stream';
 import { gitEnv } from './run';
 import type { RepoHousekeeping } from './housekeeping';
 import { GitSpawner, type GitProcess } from './spawner';
+import { serveProcReceive, type ProcReceiveHandler } from './proc-receive';
 
 export type GitServiceName = 'upload-pack' | 'receive-pack' | 'upload-archive';
 
@@ -39,6 +40,11 @@ export interface GitServiceOptions {
   checkPush?: PushCheck;
   /** A checkPush that threw: the push is refused with Gitea's generic text, the error reported here. */
   onCheckError?(err: unknown): void;
+  /**
+   * For receive-pack: takes the refs/for/* updates of a push (AGit pull requests) instead of
+   * letting git store them as refs; without it such refs are stored like any other.
+   */
+  procReceive?: ProcReceiveHandler;
 }
 
 /**
@@ -64,6 +70,24 @@ printf 'error:\\nerror: %s\\nerror:\\n' "\${verdict#deny }" >&2
 exit 1
 `;
 
+/**
+ * The proc-receive hook: a relay between git and the forge over three more pipes the forge
+ * opened (fd 5: git's packets to the forge; fd 6: the forge's answer; fd 7: the message the
+ * client sees), for the same reasons as the pre-receive hook's pipes. The answer ends before
+ * the message, so git has read its report by the time the message is printed.
+ */
+const PROC_RECEIVE = `#!/bin/sh
+# A background command reads /dev/null unless given another input: git's packets through fd 9.
+exec 9<&0
+cat <&9 >&5 &
+exec 9<&-
+cat <&6 || exit 1
+cat <&7 >&2
+`;
+
+/** The refs an AGit push names (Gitea's refs/for/<base>[/<topic>]). */
+export const PROC_RECEIVE_REFS = 'refs/for';
+
 export const INTERNAL_ERROR_MESSAGE = 'Internal Server Error (no specific error)';
 
 export class GitTransport {
@@ -81,9 +105,10 @@ export class GitTransport {
 
   /** The folder holding the forge's hooks, written on the first push of this process. */
   private hooksDir(): string {
-    if (this.hooks && fs.existsSync(path.join(this.hooks, 'pre-receive'))) return this.hooks;
+    if (this.hooks && fs.existsSync(path.join(this.hooks, 'pre-receive')) && fs.existsSync(path.join(this.hooks, 'proc-receive'))) return this.hooks;
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'forge-hooks-'));
     fs.writeFileSync(path.join(dir, 'pre-receive'), PRE_RECEIVE, { mode: 0o755 });
+    fs.writeFileSync(path.join(dir, 'proc-receive'), PROC_RECEIVE, { mode: 0o755 });
     this.hooks = dir;
     return dir;
   }
@@ -93,6 +118,9 @@ export class GitTransport {
     const args: string[] = [];
     const isPush = service === 'receive-pack' && !opts.advertiseRefs;
     if (isPush) args.push('-c', `core.hooksPath=${this.hooksDir()}`);
+    // Push options reach the proc-receive hook (AGit's topic, title, description, force-push);
+    // the advertisement must announce them or git refuses `git push -o`.
+    if (service === 'receive-pack' && opts.procReceive) args.push('-c', 'receive.advertisePushOptions=true', '-c', `receive.procReceiveRefs=${PROC_RECEIVE_REFS}`);
     args.push(service);
     if (opts.statelessRpc) args.push('--stateless-rpc');
     if (opts.advertiseRefs) args.push('--advertise-refs');
@@ -101,7 +129,7 @@ export class GitTransport {
     if (service === 'upload-pack' && opts.statelessRpc && this.spawner) return this.spawner.spawn(args, opts.env ?? {});
     const env = gitEnv(opts.env ?? {});
     if (!isPush) return spawn('git', args, { env });
-    const child = spawn('git', args, { env, stdio: ['pipe', 'pipe', 'pipe', 'pipe', 'pipe'] }) as unknown as ChildProcessWithoutNullStreams;
+    const child = spawn('git', args, { env, stdio: ['pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe'] }) as unknown as ChildProcessWithoutNullStreams;
     const housekeeping = this.housekeeping;
     if (housekeeping) {
       housekeeping.pushStarted(repoPath);
@@ -113,7 +141,15 @@ export class GitTransport {
       child.on('close', end);
       child.on('error', end);
     }
-    serveHook(child, opts.checkPush ?? (async () => INTERNAL_ERROR_MESSAGE), opts.onCheckError ?? (() => undefined));
+    const onError = opts.onCheckError ?? (() => undefined);
+    serveHook(child, opts.checkPush ?? (async () => INTERNAL_ERROR_MESSAGE), onError);
+    const [fromProc, toProc, toClient] = (child.stdio as unknown as unknown[]).slice(5, 8) as [Readable, Writable, Writable];
+    for (const s of [fromProc, toProc, toClient]) s.on('error', () => undefined);
+    if (opts.procReceive) void serveProcReceive(fromProc, toProc, toClient, opts.procReceive, onError, INTERNAL_ERROR_MESSAGE);
+    else {
+      toProc.end();
+      toClient.end();
+    }
     return child;
   }
 

@@ -104,6 +104,8 @@ export class CommentService {
         labelId: null,
         oldMilestoneId: null,
         milestoneId: null,
+        oldRef: '',
+        newRef: '',
         originalAuthor: '',
         originalAuthorId: 0,
         createdAt: now,

@@ -15,7 +15,11 @@ import { ISSUE_INCLUDE, labelScope, type IssueConverter, type IssueFull, type Re
 import type { RepoCtx, TrackerContext } from './context';
 import type { Issue, Label } from '../../../generated/prisma/client';
 
-export const CommentType = { Comment: 0, Reopen: 1, Close: 2, Assignees: 9, ChangeTitle: 10, AddDependency: 19, RemoveDependency: 20, Lock: 23, Unlock: 24 } as const;
+/** Gitea's CommentType numbers of the timeline entries the forge writes (review entries: pulls/reviews.ts). */
+export const CommentType = {
+  Comment: 0, Reopen: 1, Close: 2, Assignees: 9, ChangeTitle: 10, DeleteBranch: 11, AddDependency: 19, RemoveDependency: 20, Lock: 23, Unlock: 24,
+  ChangeTargetBranch: 25, MergePull: 28, PullPush: 29, PullScheduledMerge: 34, PullCancelScheduledMerge: 35,
+} as const;
 
 /** Something that writes rows: the client or a transaction's. */
 type Db = Pick<TrackerContext['prisma'], 'issueAssignee' | 'comment'>;

@@ -6,7 +6,8 @@
  * "|<seconds>" contents in words, the tracked time an add-time or stop event recorded (even
  * once deleted, as Gitea shows it), the user an assignee event added or removed, the titles of
  * a title change, the label of a label event (null once the label is deleted), the
- * milestones of a milestone event and the other issue of a dependency event. Fields of kinds
+ * milestones of a milestone event, the other issue of a dependency event and the branches of a
+ * pull request's change of target or deleted head branch, the team of a team review request. Fields of kinds
  * of events the forge does not record (projects, references) keep Gitea's empty values.
  */
 import { parseDate, type IssueService } from './issues';
@@ -15,6 +16,7 @@ import type { IssueConverter } from '../convert';
 import type { TrackedTimeService } from './tracked-times';
 import { secToHours, TimeComment } from './time-tracking';
 import type { Issue } from '../../../generated/prisma/client';
+import { toTeam } from '../convert/team';
 
 /** Gitea's CommentTypeCode: a review's line comment. */
 const CODE_COMMENT = 21;
@@ -65,6 +67,9 @@ export class TimelineService {
     const labels = new Map((labelIds.length ? await this.ctx.prisma.label.findMany({ where: { id: { in: labelIds } } }) : []).map((l) => [l.id, this.convert.label(l, rc.repo)]));
     const milestoneIds = [...new Set(rows.flatMap((c) => [c.milestoneId, c.oldMilestoneId]).filter((id): id is number => id !== null))];
     const milestones = new Map((milestoneIds.length ? await this.ctx.prisma.milestone.findMany({ where: { id: { in: milestoneIds } } }) : []).map((m) => [m.id, this.convert.milestone(m)]));
+    const teamIds = [...new Set(rows.flatMap((c) => (c.review?.assigneeTeamId ? [c.review.assigneeTeamId] : [])))];
+    // Gitea shows the team of a team review request without its organization.
+    const teams = new Map((teamIds.length ? await this.ctx.prisma.team.findMany({ where: { id: { in: teamIds } }, include: { units: true } }) : []).map((t) => [t.id, toTeam(t, null)]));
     const issueUrl = this.convert.issueHtml(rc.repo, issue);
     return rows.map((c) => ({
       id: c.id,
@@ -83,8 +88,8 @@ export class TimelineService {
       tracked_time: (c.timeId !== null && timeJson.get(c.timeId)) || null,
       old_title: c.oldTitle,
       new_title: c.newTitle,
-      old_ref: '',
-      new_ref: '',
+      old_ref: c.oldRef,
+      new_ref: c.newRef,
       ref_issue: null,
       ref_comment: null,
       ref_action: 'none',
@@ -97,7 +102,7 @@ export class TimelineService {
         : c.assigneeId !== null
           ? this.convert.userPublic(assignees.get(c.assigneeId))
           : null,
-      assignee_team: null,
+      assignee_team: (c.review?.assigneeTeamId && teams.get(c.review.assigneeTeamId)) || null,
       removed_assignee: c.review ? c.review.removedAssignee : c.removedAssignee,
       resolve_doer: null,
       dependent_issue: (c.dependentIssueId !== null && depJson.get(c.dependentIssueId)) || null,

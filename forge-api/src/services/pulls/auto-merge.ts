@@ -9,6 +9,7 @@
  * schedule stays for the next trigger. Checks run one at a time in the background, each for the head commit it was
  * queued for: a check of a head that has moved since does nothing (a newer one is queued).
  */
+import { CommentType } from '../issues/issues';
 import { AccessMode, type RepoWithOwner } from '../convert';
 import { ConflictError, NotAllowedError, NotFoundError, PermissionDeniedError } from '../errors';
 import type { Prisma } from '../database';
@@ -18,10 +19,6 @@ import type { PullRequest } from '../../../generated/prisma/client';
 import { resolveRef } from '../git/refs';
 import { branchTip, pullHeadRef, PullFlow, PullStatus } from './git';
 import type { PullMergeService } from './merge';
-
-/** Timeline entries of scheduling and cancelling (Gitea's CommentTypePRScheduledToAutoMerge / UnScheduled). */
-const COMMENT_SCHEDULED = 34;
-const COMMENT_UNSCHEDULED = 35;
 
 export interface AutoMergeDeps {
   prisma: Prisma;
@@ -45,7 +42,7 @@ export class PullAutoMergeService {
     try {
       await this.deps.prisma.$transaction([
         this.deps.prisma.autoMerge.create({ data: { pullId: pr.id, doerId: doer.id, mergeStyle: style, message, deleteBranchAfterMerge } }),
-        this.deps.prisma.comment.create({ data: { type: COMMENT_SCHEDULED, issueId: pr.issueId, repoId: pr.baseRepoId, posterId: doer.id, createdAt: now, updatedAt: now } }),
+        this.deps.prisma.comment.create({ data: { type: CommentType.PullScheduledMerge, issueId: pr.issueId, repoId: pr.baseRepoId, posterId: doer.id, createdAt: now, updatedAt: now } }),
       ]);
     } catch (err) {
       if ((err as { code?: string }).code === 'P2002') throw new ConflictError(`pull request is already scheduled to auto merge when checks succeed [pull_id: ${pr.id}]`);
@@ -64,7 +61,7 @@ export class PullAutoMergeService {
     const now = new Date();
     await this.deps.prisma.$transaction([
       this.deps.prisma.autoMerge.deleteMany({ where: { pullId: pr.id } }),
-      this.deps.prisma.comment.create({ data: { type: COMMENT_UNSCHEDULED, issueId: pr.issueId, repoId: pr.baseRepoId, posterId: doer.id, createdAt: now, updatedAt: now } }),
+      this.deps.prisma.comment.create({ data: { type: CommentType.PullCancelScheduledMerge, issueId: pr.issueId, repoId: pr.baseRepoId, posterId: doer.id, createdAt: now, updatedAt: now } }),
     ]);
   }
 

@@ -25,6 +25,11 @@ import type { Issue, Review } from '../../../generated/prisma/client';
 import { ReviewType } from '../convert/pull-review';
 import { PullAutoMergeService } from './auto-merge';
 import type { LatestStatus } from './required-statuses';
+import { AgitService } from './agit';
+import { PullHeadMoves } from './head-moves';
+import { PushComments } from './push-comments';
+import { runGit } from '../git/run';
+import { syncHeadRef } from './git';
 
 export interface PullServices {
   pulls: PullService;
@@ -39,31 +44,41 @@ export interface PullServices {
   reviewRequests: ReviewRequestService;
   /** Merging or rebasing the base into the head branch. */
   updates: PullUpdateService;
+  /** Pull requests opened and updated by pushes to refs/for/* (AGit). */
+  agit: AgitService;
+  /** What follows a move of a pull request's head. */
+  headMoves: PullHeadMoves;
 }
 
 /**
  * Queues the open pull requests of a pushed branch (as base or head) for a check, marks their
  * reviews stale, and announces a push to a head branch as the pull request's `synchronized`;
- * starts a check of scheduled merges when a status, an approval or a dismissal may complete
+ * closes the pull requests of a deleted head branch and retargets those of a deleted base; starts a check of scheduled merges when a status, an approval or a dismissal may complete
  * what they wait for.
  */
 export class PullPushListener implements NotifyListener {
   constructor(
     private readonly services: PullServices,
-    private readonly notifier: Notifier,
+    private readonly diskPath: (repo: RepoWithOwner) => string,
   ) {}
 
   async pushed(pusher: User, repo: RepoWithOwner, ref: PushedRef): Promise<void> {
-    if (!ref.ref.startsWith('refs/heads/') || ref.after === ZERO_SHA) return;
+    if (!ref.ref.startsWith('refs/heads/')) return;
     const branch = ref.ref.slice('refs/heads/'.length);
+    if (ref.after === ZERO_SHA) return this.services.pulls.branchDeleted(pusher, repo, branch);
     const ids = await this.services.pulls.affectedByPush(repo.id, branch);
     await this.services.checker.enqueue(ids);
     if (ref.before === ZERO_SHA) return;
-    for (const pr of await this.services.pulls.openWithHead(repo.id, branch)) {
+    const heads = await this.services.pulls.openWithHead(repo.id, branch);
+    if (!heads.length) return;
+    const headPath = this.diskPath(repo);
+    const force = !(await runGit(['merge-base', '--is-ancestor', ref.before, ref.after], { cwd: headPath }).then(() => true, () => false));
+    for (const pr of heads) {
       const base = pr.baseRepoId === repo.id ? repo : await this.services.pulls.repoById(pr.baseRepoId);
       if (!base) continue;
-      await this.services.reviews.headPushed(pusher, repo, base, pr, ref.before, ref.after);
-      await this.notifier.pullRequestSynchronized(pusher, base, pr.issue, ref.before, ref.after);
+      // The new commits in the base repository first (a fork's come through refs/pull/{index}/head).
+      await syncHeadRef(this.diskPath(base), headPath, pr.headBranch, pr.index);
+      await this.services.headMoves.moved(pusher, repo, base, pr, ref.before, ref.after, force);
     }
   }
 
@@ -114,6 +129,8 @@ export function createPullServices(
     },
   });
   const reviews = new PullReviewService({ prisma, convert: deps.convert, permissions: deps.permissions, protections: deps.protections, diskPath, notifier: deps.notifier });
+  const pushComments = new PushComments(prisma);
+  const headMoves = new PullHeadMoves({ reviews, pushComments, notifier: deps.notifier, diskPath });
   const reviewRequests = new ReviewRequestService({ prisma, permissions: deps.permissions, protections: deps.protections, reviews, notifier: deps.notifier });
   const pulls = new PullService({
     reviewRequests,
@@ -125,6 +142,7 @@ export function createPullServices(
     issueConvert: deps.tracker.convert,
     permissions: deps.permissions,
     checker,
+    pushComments,
     repoByName: (o, n) => deps.repos.findByOwnerAndName(o, n),
     repoById: (id) => deps.repos.byId(id),
     diskPath,
@@ -161,7 +179,8 @@ export function createPullServices(
     repoById: (id) => deps.repos.byId(id),
     refsChanged: (doer, repoId) => deps.repos.refsChanged(doer, repoId),
   });
-  return { pulls, checker, changes, merges, autoMerge, reviews, reviewRequests, updates };
+  const agit = new AgitService({ prisma, pulls, checker, headMoves, permissions: deps.permissions, repoHtml: (r) => deps.tracker.convert.repoHtml(r) });
+  return { pulls, checker, changes, merges, autoMerge, reviews, reviewRequests, updates, agit, headMoves };
 }
 
 export { PullStatus } from './git';

@@ -8,6 +8,7 @@
  */
 import { AccessMode, type RepoWithOwner } from '../convert';
 import { ConflictError, InvalidError, NotAllowedError, NotFoundError, ValidationError } from '../errors';
+import { CommentType } from '../issues/issues';
 import { commitTree, RefChangedError, updateRef, deleteRef, type Signature } from '../git/commit-writer';
 import { isAncestor, mergeTrees, type TreeMerge } from '../git/merge';
 import { resolveRef } from '../git/refs';
@@ -38,7 +39,6 @@ export interface MergeInput {
 }
 
 /** Comment type of the timeline's "merged" entry (Gitea's CommentTypeMergePull). */
-const COMMENT_MERGE_PULL = 28;
 
 /**
  * A merge that conflicts, answered as Gitea answers it: 409 with its error value encoded as JSON
@@ -200,7 +200,7 @@ export class PullMergeService {
     await this.deps.prisma.autoMerge.deleteMany({ where: { pullId: pr.id } });
     const closed = await this.deps.prisma.issue.updateMany({ where: { id: pr.issueId, isClosed: false }, data: { isClosed: true, closedAt: now, updatedAt: now } });
     if (closed.count) await this.deps.prisma.repository.update({ where: { id: pr.baseRepoId }, data: { numClosedPulls: { increment: 1 } } });
-    await this.deps.prisma.comment.create({ data: { type: COMMENT_MERGE_PULL, issueId: pr.issueId, repoId: pr.baseRepoId, posterId: rc.doer.id, createdAt: now, updatedAt: now } });
+    await this.deps.prisma.comment.create({ data: { type: CommentType.MergePull, issueId: pr.issueId, repoId: pr.baseRepoId, posterId: rc.doer.id, createdAt: now, updatedAt: now } });
   }
 
   /** Gitea's DeleteBranchAfterMerge: the head branch goes if the merger may write to it and it is not the default branch. */
@@ -212,5 +212,8 @@ export class PullMergeService {
     if ((await branchTip(path, pr.headBranch)) !== headTip) return;
     await deleteRef(path, `refs/heads/${pr.headBranch}`, headTip, `delete branch after merging #${pr.index}`);
     await this.deps.refsChanged(doer, head.id);
+    // The timeline says which branch went (Gitea's AddDeletePRBranchComment).
+    const now = new Date();
+    await this.deps.prisma.comment.create({ data: { type: CommentType.DeleteBranch, issueId: pr.issueId, repoId: pr.baseRepoId, posterId: doer.id, oldRef: pr.headBranch, createdAt: now, updatedAt: now } });
   }
 }

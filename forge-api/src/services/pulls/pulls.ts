@@ -10,7 +10,7 @@ import { toPullRequest, type PullParts } from '../convert/pull';
 import type { ConvertContext } from '../convert';
 import type { Converter } from '../convert';
 import type { Prisma, PrismaNS } from '../database';
-import { ConflictError, InvalidError, MalformedError, NotFoundError, PermissionDeniedError, PreconditionFailedError, ValidationError } from '../errors';
+import { ConflictError, DomainError, InvalidError, MalformedError, NotFoundError, PermissionDeniedError, PreconditionFailedError, ValidationError } from '../errors';
 import { listRefTips } from '../git/refs';
 import type { IssueService } from '../issues/issues';
 import type { LabelService } from '../issues/labels';
@@ -22,7 +22,10 @@ import type { PullRequest } from '../../../generated/prisma/client';
 import type { PullChecker } from './checker';
 import type { ReviewRequestService } from './review-requests';
 import { toTeam } from '../convert/team';
-import { branchTip, PullFlow } from './git';
+import { branchTip, PullFlow, pullHeadRef } from './git';
+import type { PushComments } from './push-comments';
+import { runGit } from '../git/run';
+import { CommentType } from '../issues/issues';
 
 export interface CreatePullInput {
   head: string;
@@ -77,6 +80,8 @@ export interface PullServiceDeps {
   issueConvert: IssueConverter;
   permissions: PermissionService;
   checker: PullChecker;
+  /** The `pull_push` timeline entries. */
+  pushComments: PushComments;
   repoByName(owner: string, name: string): Promise<RepoWithOwner | null>;
   repoById(id: number): Promise<RepoWithOwner | null>;
   diskPath(repo: RepoWithOwner): string;
@@ -182,8 +187,8 @@ export class PullService {
     const headPath = this.deps.diskPath(head.repo);
     const [baseTip, headTip] = await Promise.all([branchTip(basePath, input.base), branchTip(headPath, head.branch)]);
     if (!baseTip || !headTip) {
-      // A tag or commit names something, but only branches can be compared here.
-      throw new NotFoundError('not found', [`${!baseTip ? input.base : head.branch} is not a branch`]);
+      // Gitea's words for a missing ref; a tag or commit names something, but only branches are compared here.
+      throw new NotFoundError(`ref "${!baseTip ? input.base : head.branch}" does not exist`);
     }
     const existing = await this.openFor(head.repo.id, rc.repo.id, head.branch, input.base);
     if (existing) throw this.alreadyExists(existing);
@@ -216,11 +221,46 @@ export class PullService {
             await this.deps.checker.enqueue([prId]);
             checkFailed = err;
           });
+          if (!checkFailed) await this.listCommits(rc.repo, rc.doer, prId);
         },
       },
     );
     if (checkFailed) throw checkFailed;
     return this.json(rc, await this.prisma.pullRequest.findUniqueOrThrow({ where: { id: prId } }));
+  }
+
+  /** The first `pull_push` entry of a new pull request: its commits, by its author. */
+  private async listCommits(repo: RepoWithOwner, author: User, prId: number): Promise<void> {
+    const pr = await this.prisma.pullRequest.findUniqueOrThrow({ where: { id: prId } });
+    await this.deps.pushComments.record(this.deps.diskPath(repo), author, pr, `refs/heads/${pr.baseBranch}`, pullHeadRef(pr.index), false);
+  }
+
+  /**
+   * An AGit pull request (AgitService): its head is the pushed commit, kept at
+   * refs/pull/{index}/head of the repository itself; `headBranch` is the name shown for it.
+   */
+  async createAgit(rc: PullCtx, input: { base: string; headBranch: string; headCommit: string; title: string; body: string }): Promise<PullRequest> {
+    let prId = 0;
+    const repoPath = this.deps.diskPath(rc.repo);
+    await this.deps.issues.create(
+      rc,
+      { title: input.title, body: input.body },
+      {
+        writeRow: async (tx, issue) => {
+          const row = await tx.pullRequest.create({
+            data: { issueId: issue.id, index: issue.index, baseRepoId: rc.repo.id, baseBranch: input.base, headRepoId: rc.repo.id, headBranch: input.headBranch, headCommitId: input.headCommit, flow: PullFlow.AGit },
+          });
+          prId = row.id;
+        },
+        // The head ref, the first check and the first timeline entry come before the announcement, as for any new pull request.
+        created: async (issue) => {
+          await runGit(['update-ref', pullHeadRef(issue.index), input.headCommit], { cwd: repoPath });
+          await this.deps.checker.check(prId).catch(() => this.deps.checker.enqueue([prId]));
+          await this.listCommits(rc.repo, rc.doer, prId);
+        },
+      },
+    );
+    return this.prisma.pullRequest.findUniqueOrThrow({ where: { id: prId } });
   }
 
   async list(rc: RepoCtx, q: ListPullsQuery, skip: number, take: number) {
@@ -315,7 +355,50 @@ export class PullService {
     }
     const moved = await this.prisma.pullRequest.update({ where: { id: pr.id }, data: { baseBranch: base } });
     await this.deps.reviews.recalculateOfficial(rc.repo, moved);
-    await this.deps.checker.check(pr.id);
+    const now = new Date();
+    await this.prisma.comment.create({
+      data: { type: CommentType.ChangeTargetBranch, issueId: pr.issueId, repoId: pr.baseRepoId, posterId: rc.doer.id, oldRef: pr.baseBranch, newRef: base, createdAt: now, updatedAt: now },
+    });
+    const checked = await this.deps.checker.check(pr.id);
+    // The commits are listed anew against the new base (Gitea drops the earlier pull_push entries).
+    await this.deps.pushComments.relist(this.deps.diskPath(rc.repo), rc.doer, checked ?? moved);
+  }
+
+  /**
+   * Gitea's AdjustPullsCausedByBranchDeleted (a push or the API deleted `branch`): the open pull
+   * requests from it are closed, each with a delete_branch entry; those into it move to the
+   * default branch (change_target_branch), unless one for that pair is open already.
+   */
+  async branchDeleted(pusher: User, repo: RepoWithOwner, branch: string): Promise<void> {
+    for (const pr of await this.openWithHead(repo.id, branch)) {
+      const base = pr.baseRepoId === repo.id ? repo : await this.deps.repoById(pr.baseRepoId);
+      if (!base) continue;
+      try {
+        await this.deps.issues.setClosed(await this.ctxFor(pusher, base), pr.issue, true);
+      } catch (err) {
+        // Open dependencies keep it open (Gitea goes on with the others).
+        if (err instanceof DomainError) continue;
+        throw err;
+      }
+      const now = new Date();
+      await this.prisma.comment.create({ data: { type: CommentType.DeleteBranch, issueId: pr.issueId, repoId: pr.baseRepoId, posterId: pusher.id, oldRef: branch, createdAt: now, updatedAt: now } });
+    }
+    if (branch === repo.defaultBranch) return;
+    const into = await this.prisma.pullRequest.findMany({ where: { baseRepoId: repo.id, baseBranch: branch, hasMerged: false, issue: { isClosed: false } }, orderBy: { id: 'asc' } });
+    if (!into.length) return;
+    const rc = await this.ctxFor(pusher, repo);
+    for (const pr of into) {
+      try {
+        await this.changeBase(rc, pr, repo.defaultBranch);
+      } catch (err) {
+        if (!(err instanceof DomainError)) throw err;
+      }
+    }
+  }
+
+  private async ctxFor(doer: User, repo: RepoWithOwner): Promise<PullCtx> {
+    const mode = await this.deps.permissions.repoAccessMode(doer, repo);
+    return { repo, mode, doer, canWrite: mode >= AccessMode.Write, isAdmin: mode >= AccessMode.Admin };
   }
 
   /** Open pull requests a push to `branch` of the repository may change (as base or as head). */

@@ -12,6 +12,7 @@ import { commitTree, RefChangedError, updateRef, type Signature } from '../git/c
 import { mergeTrees } from '../git/merge';
 import { rebaseOnto } from '../git/rebase';
 import { resolveRef } from '../git/refs';
+import { runGit } from '../git/run';
 import type { Prisma } from '../database';
 import type { PermissionService } from '../permissions';
 import type { BranchProtectionService } from '../branch-protection';
@@ -85,6 +86,10 @@ export class PullUpdateService {
     const baseTip = await resolveRef(basePath, `refs/heads/${pr.baseBranch}`);
     const headTip = await branchTip(headPath, pr.headBranch);
     if (!baseTip || !headTip) throw new NotFoundError('not found', ['base or head branch is gone']);
+    // Nothing of the base is missing from the head: Gitea refuses with this text as a 500; a
+    // 409 says the same without blaming the server.
+    const upToDate = await runGit(['merge-base', '--is-ancestor', baseTip, headTip], { cwd: basePath }).then(() => true, () => false);
+    if (upToDate) throw new ConflictError(`HeadBranch of PR ${pr.index} is up to date`);
     // The head's commits are in the base repository (refs/pull/{index}/head); a fork borrows the
     // base repository's objects, so what is written there is readable from the head repository.
     const me = gitIdentityOf(rc.doer);
