@@ -55,7 +55,8 @@ describeForge('pulls: scheduled merges', (f) => {
     const commit = await f().request('GET', `${R}/git/commits/${merged.merge_commit_sha}`, as('alice'));
     expect(commit.body.commit.message).toBe('squashed when green\n');
     expect((await f().request('GET', `${R}/branches/${branch}`, as('alice'))).status).toBe(404);
-    expect(await timeline(index)).toEqual(['pull_scheduled_merge alice', 'merge_pull alice']);
+    // pull_push: the commits the pull request opened with; delete_branch: the head branch the merge deleted.
+    expect(await timeline(index)).toEqual(['pull_push alice', 'pull_scheduled_merge alice', 'merge_pull alice', 'delete_branch alice']);
     // Merged: nothing is scheduled any more.
     expect((await f().request('DELETE', `${R}/pulls/${index}/merge`, as('alice'))).status).toBe(404);
   });
@@ -73,7 +74,7 @@ describeForge('pulls: scheduled merges', (f) => {
     await status(sha, 'ci/build', 'success');
     await settle();
     expect((await get(index)).merged).toBe(false);
-    expect(await timeline(index)).toEqual(['pull_scheduled_merge alice', 'pull_cancel_scheduled_merge alice']);
+    expect(await timeline(index)).toEqual(['pull_push alice', 'pull_scheduled_merge alice', 'pull_cancel_scheduled_merge alice']);
   });
 
   test('no protection rule: merged right after the schedule', async () => {
