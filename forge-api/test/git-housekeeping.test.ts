@@ -2,7 +2,7 @@
  * services/git/housekeeping.ts and git/disk-lock.ts through the real forge: a push plans a
  * repack with a bitmap and a commit-graph; a clone afterwards carries exactly the pushed objects;
  * deleting, transferring or renaming a repository while its housekeeping runs waits for it and
- * loses nothing; a push while it runs is kept.
+ * loses nothing; a push while it runs is kept; a running fetch holds the repack back.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -140,6 +140,31 @@ describeForge(
       const dest = path.join(tmp, 'busy-clone');
       await out(tmp, 'clone', '-q', '--mirror', remote('alice/busy'), dest);
       expect(await objectList(dest)).toEqual(await objectList(path.join(work, '.git')));
+    });
+
+    test('housekeeping waits for the fetches and clones running in the repository before it repacks', async () => {
+      const hk = f().app.services.gitHousekeeping;
+      const work = await pushedRepo('read', 120);
+      await hk.idle();
+      const repo = disk('alice', 'read');
+      await addCommits(work, 'main', 30, 'second');
+      await out(work, 'push', '-q', repo, 'main'); // past the transports: a second pack to replace
+      const packs = packFiles(repo).filter((p) => p.endsWith('.pack'));
+      expect(packs.length).toBeGreaterThan(1);
+      // An upload-pack of the forge's transport, waiting for its client's wants (as during a clone).
+      const reader = f().app.services.gitTransport.spawn('upload-pack', repo, { statelessRpc: true });
+      let repacked = false;
+      const run = hk.run(repo).then((r) => (repacked = r));
+      try {
+        await new Promise((r) => setTimeout(r, 300));
+        expect(repacked).toBe(false);
+        expect(packFiles(repo).filter((p) => p.endsWith('.pack'))).toEqual(packs);
+      } finally {
+        reader.stdin.end();
+        await run;
+      }
+      expect(repacked).toBe(true);
+      expect(packFiles(repo).filter((p) => p.endsWith('.pack'))).toHaveLength(1);
     });
 
     test('DELETE waits for the housekeeping running in the repository; nothing is left on disk', async () => {

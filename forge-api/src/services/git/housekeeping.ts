@@ -14,6 +14,12 @@
  *   `-l` (its own objects only, so the sharing stays) and without a bitmap, which git can only
  *   write for a pack holding every reachable object.
  *
+ * Fetches and clones: `repack -d` deletes the packs it replaced, and a `git upload-pack` that
+ * listed the blob in one of them but had not opened that pack yet ends with "early EOF" at the
+ * client (a clone right after a large push met the repack planned by that push). Housekeeping
+ * waits for the upload-packs running on the repository to end before it starts; one that starts
+ * during a repack can still meet it (git itself has the same window in `git gc`).
+ *
  * Safety: pushes do not wait for housekeeping. git keeps a concurrent repack and push apart
  * itself (the repack deletes only the packs it listed when it started, and `-k` keeps their
  * objects); housekeeping waits for the pushes of a repository to end before it starts (and is
@@ -40,6 +46,8 @@ export class RepoHousekeeping {
   private readonly onError: (repoPath: string, err: unknown) => void;
   private timers = new Map<string, NodeJS.Timeout>();
   private pushes = new Map<string, number>();
+  /** Running upload-packs per repository, and what waits for them to end. */
+  private reads = new Map<string, { n: number; ended: Promise<void>; resolve: () => void }>();
   private queue: string[] = [];
   private current: Promise<void> | null = null;
   private closed = false;
@@ -69,6 +77,30 @@ export class RepoHousekeeping {
     if (n > 0) this.pushes.set(key, n);
     else this.pushes.delete(key);
     this.schedule(key);
+  }
+
+  /** An upload-pack of `repoPath` runs until `child` closes: no repack starts there meanwhile. */
+  readDuring(repoPath: string, child: { once(event: 'close' | 'error', listener: () => void): unknown }): void {
+    const key = path.resolve(repoPath);
+    let r = this.reads.get(key);
+    if (!r) {
+      let resolve!: () => void;
+      const ended = new Promise<void>((res) => (resolve = res));
+      r = { n: 0, ended, resolve };
+      this.reads.set(key, r);
+    }
+    r.n++;
+    const entry = r;
+    let done = false;
+    const end = () => {
+      if (done) return;
+      done = true;
+      if (--entry.n > 0) return;
+      if (this.reads.get(key) === entry) this.reads.delete(key);
+      entry.resolve();
+    };
+    child.once('close', end);
+    child.once('error', end);
   }
 
   /** Housekeeping of `repoPath` after the quiet time (again from now if already planned). */
@@ -129,7 +161,8 @@ export class RepoHousekeeping {
     const key = path.resolve(repoPath);
     return repoDiskLock.withWork(key, async () => {
       if (this.pushes.has(key)) return false;
-      if (!(await isRepository(key))) return false;
+      for (let r = this.reads.get(key); r; r = this.reads.get(key)) await r.ended;
+      if (this.pushes.has(key) || !(await isRepository(key))) return false;
       const borrows = await exists(path.join(key, 'objects', 'info', 'alternates'));
       const repack = borrows ? ['repack', '-a', '-d', '-l', '-k', '-q'] : ['repack', '-a', '-d', '-b', '-k', '-q'];
       await runGit(['--git-dir', key, ...repack]);

@@ -126,9 +126,13 @@ export class GitTransport {
     if (opts.advertiseRefs) args.push('--advertise-refs');
     args.push(repoPath);
     // Its stderr is only logged, so it may arrive at the end (SSH relays it as it comes).
-    if (service === 'upload-pack' && opts.statelessRpc && this.spawner) return this.spawner.spawn(args, opts.env ?? {});
     const env = gitEnv(opts.env ?? {});
-    if (!isPush) return spawn('git', args, { env });
+    if (!isPush) {
+      const child = service === 'upload-pack' && opts.statelessRpc && this.spawner ? this.spawner.spawn(args, opts.env ?? {}) : spawn('git', args, { env });
+      // A fetch or clone reads packs that a repack would delete under it (housekeeping.ts).
+      if (service === 'upload-pack' && !opts.advertiseRefs && this.housekeeping) this.housekeeping.readDuring(repoPath, child);
+      return child;
+    }
     const child = spawn('git', args, { env, stdio: ['pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe'] }) as unknown as ChildProcessWithoutNullStreams;
     const housekeeping = this.housekeeping;
     if (housekeeping) {
