@@ -29,6 +29,7 @@ import { renderConfig } from '../controller/src/render';
 import { defaultNginxBinary } from '../controller/src/apply/nginx-binary';
 import { benchGrpc } from './bench-grpc';
 import { benchFilters } from './bench-filters';
+import { freePort } from '../e2e/support/ports';
 import { benchCommand, docsTable } from './support/bench-docs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -37,16 +38,6 @@ const ROUTES = Number(process.env.BENCH_ROUTES ?? 100);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const NGINX = defaultNginxBinary();
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const a = s.address() as net.AddressInfo;
-      s.close(() => resolve(a.port));
-    });
-  });
-}
 
 /** A minimal nginx answering 200 "ok" on `port`: a backend that costs next to nothing. */
 /** Returns the child wrapped: an execa child is a promise, and returning it would wait for its exit. */

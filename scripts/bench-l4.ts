@@ -43,6 +43,7 @@ import { silentLogger } from '../controller/src/log';
 import { buildModel } from '../controller/src/model';
 import { renderConfig } from '../controller/src/render';
 import { parseManifests } from '../controller/src/resources/parse';
+import { freePort } from '../e2e/support/ports';
 import { benchCommand, docsTable } from './support/bench-docs';
 
 const PAIRS = Number(process.env.BENCH_PAIRS ?? 4);
@@ -53,16 +54,6 @@ const WINDOW = Number(process.env.BENCH_L4_WINDOW ?? 32);
 const SNI = 'bench.pass.example';
 const TICK_US = 1e6 / Number(execa.sync('getconf', ['CLK_TCK']).stdout.trim() || 100);
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const a = s.address() as net.AddressInfo;
-      s.close(() => resolve(a.port));
-    });
-  });
-}
 
 /** utime + stime of a process, in clock ticks. */
 function cpuTicks(pid: number): number {
