@@ -3,7 +3,7 @@
  * controller CLI and real nginx, on rules proxied inline and on rules reached by dispatch
  * (a header match), since the two are different nginx locations.
  */
-import { promises as fs } from 'fs';
+import { promises as fs, readFileSync } from 'fs';
 import * as http from 'http';
 import { GatewayFixture, startGatewayFixture } from '../support/gateway';
 import { httpRoute, rule, serviceFor, type Manifest } from '../support/manifests';
@@ -19,8 +19,24 @@ let stream: TestBackend;
 let streamEnded = 0;
 let bulk: TestBackend;
 let bulkEnded = 0;
-/** Far more than the socket buffers between backend, nginx and client can hold. */
-const BULK_BYTES = 32 * 1024 * 1024;
+/**
+ * More than the socket buffers between backend, nginx and client can hold: two receive buffers
+ * (nginx's from the backend, the client's from nginx) and two send buffers, each of which the
+ * kernel may grow up to its sysctl maximum on loopback (32 MB receive on some machines).
+ */
+const BULK_BYTES = bulkBytes();
+
+function bulkBytes(): number {
+  const max = (file: string, fallback: number): number => {
+    try {
+      return Number(readFileSync(file, 'utf8').trim().split(/\s+/).pop()) || fallback;
+    } catch {
+      return fallback;
+    }
+  };
+  const buffers = 2 * max('/proc/sys/net/ipv4/tcp_rmem', 6 << 20) + 2 * max('/proc/sys/net/ipv4/tcp_wmem', 4 << 20);
+  return Math.max(32 << 20, Math.ceil((buffers * 1.5) / (64 << 10)) * (64 << 10));
+}
 
 /** Reads the first bytes, stops reading for 3 s, then reads the rest. */
 function slowClient(urlPath: string): Promise<{ bytes: number; resumedAt: number; backendEnd: number }> {
