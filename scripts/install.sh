@@ -17,14 +17,25 @@ SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
 LOGS=$(mktemp -d /tmp/portcullis-install.XXXXXX)
 trap 'rm -rf "$LOGS"' EXIT
 T0=$(date +%s)
+# cpu_now: sets CPU to the CPU seconds (user + system) used so far by this shell's finished
+# children, from the `times` builtin; a step or lane runs in its own shell, so the difference of
+# two readings is what it used (on a shared machine its wall time depends on the load, its CPU
+# time hardly). `times` must run in this very shell, not in a pipe or $(...), whose subshell has
+# children of its own.
+cpu_now() {
+  local f="$LOGS/times.$BASHPID"
+  times >"$f"
+  CPU=$(awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, t, "m"); s += t[1] * 60 + t[2] } } END { printf "%d", s }' "$f")
+}
 # step NAME CMD...: runs CMD (its output to $LOGS/NAME.log), reports it; returns CMD's status.
 step() {
   local name=$1; shift
-  local log s rc=0
+  local log s c CPU rc=0
   log="$LOGS/$(printf '%s' "$name" | tr -c 'A-Za-z0-9.-' '_').log"
-  s=$(date +%s)
+  s=$(date +%s); cpu_now; c=$CPU
   "$@" >"$log" 2>&1 || rc=$?
-  local report="[install] $name: $(( $(date +%s) - s )) s" found
+  cpu_now
+  local report="[install] $name: $(( $(date +%s) - s )) s (CPU $(( CPU - c )) s)" found
   [ "$rc" = 0 ] || report="$report, FAILED (exit $rc)"
   found=$(grep -E 'built in|up to date|: installed|^installing:|CRDs (present|->)|base root filesystem|image in [0-9]|compiled' "$log" | sed 's/^/[install]   /' || true)
   [ -z "$found" ] || report+=$'\n'"$found"
@@ -197,8 +208,8 @@ lane_d() {
 # wall time printed when it ends.
 lane() {
   local name=$1 fn=$2
-  ( s=$(date +%s); rc=0; "$fn" || rc=$?
-    echo "[install] lane $name done: $(( $(date +%s) - s )) s"; echo "$rc" >"$LOGS/lane-$name.rc" ) &
+  ( s=$(date +%s); cpu_now; c=$CPU; rc=0; "$fn" || rc=$?; cpu_now
+    echo "[install] lane $name done: $(( $(date +%s) - s )) s (CPU $(( CPU - c )) s)"; echo "$rc" >"$LOGS/lane-$name.rc" ) &
 }
 lane A lane_a
 lane B lane_b
@@ -208,4 +219,5 @@ wait
 for l in C D; do
   [ "$(cat "$LOGS/lane-$l.rc" 2>/dev/null)" = 0 ] || { echo "[install] failed (lane $l)"; exit 1; }
 done
-echo "[install] total (wall): $(( $(date +%s) - T0 )) s"
+cpu_now
+echo "[install] total: $(( $(date +%s) - T0 )) s wall, CPU $CPU s"
