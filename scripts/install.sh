@@ -212,11 +212,18 @@ renovate() {
   else
     echo "node $RENOVATE_NODE_VERSION for Renovate: up to date"
   fi
-  if [ "$(cat "$RENOVATE_HOME/renovate/.version" 2>/dev/null)" != "$RENOVATE_VERSION" ]; then
+  # Without Renovate's optional dependencies: re2, a native regular-expression engine whose
+  # C++ build (abseil included) took ~150 CPU s of a cold install, and which Renovate replaces
+  # by JavaScript's RegExp when it cannot load it (compiled here against the system Node's
+  # headers, npm_config_nodedir above, it never loaded in Renovate's Node 24 anyway); and
+  # openpgp, which decrypts encrypted config that the suite never gives it. The stamp names the
+  # flag, so an install made without it is redone.
+  local stamp="$RENOVATE_VERSION --omit=optional"
+  if [ "$(cat "$RENOVATE_HOME/renovate/.version" 2>/dev/null)" != "$stamp" ]; then
     rm -rf "$RENOVATE_HOME/renovate" &&
       PATH="$(dirname "$RENOVATE_NODE"):$PATH" npm install --prefix "$RENOVATE_HOME/renovate" \
-        --no-audit --no-fund --no-save "renovate@$RENOVATE_VERSION" &&
-      echo "$RENOVATE_VERSION" > "$RENOVATE_HOME/renovate/.version" || return
+        --no-audit --no-fund --no-save --omit=optional "renovate@$RENOVATE_VERSION" &&
+      echo "$stamp" > "$RENOVATE_HOME/renovate/.version" || return
   else
     echo "renovate $RENOVATE_VERSION: up to date"
   fi
