@@ -68,7 +68,16 @@ export async function authorizeAt(base: string, authorizeUrl: URL, opts: { conse
   expect(signIn).toBe(`/user/login?${new URLSearchParams({ redirect_to: `${authorizeUrl.pathname}${authorizeUrl.search}` })}`);
   res = await submitSignIn(go, signIn, account);
   expect([res.status, res.headers.get('location')]).toEqual([303, `${authorizeUrl.pathname}${authorizeUrl.search}`]);
-  res = await go(res.headers.get('location') as string);
+  return consentAndReturn(go, base, res.headers.get('location') as string, opts);
+}
+
+/**
+ * From the authorization request of a signed-in browser (`authorizePath`): the consent page
+ * (when asked), then through the provider's resume endpoint back to the client. Returns the URL
+ * the client was sent.
+ */
+export async function consentAndReturn(go: Go, base: string, authorizePath: string, opts: { consent?: 'grant' | 'deny'; expectConsent?: boolean } = {}) {
+  let res = await go(authorizePath);
   expect(res.status).toBe(303);
   const interaction = res.headers.get('location') as string;
   expect(interaction).toMatch(/\/login\/oauth\/interaction\/[\w-]+$/);
@@ -81,7 +90,6 @@ export async function authorizeAt(base: string, authorizeUrl: URL, opts: { conse
   } else if (opts.expectConsent) {
     throw new Error(`no consent page: ${res.status}`);
   }
-  // Back through the provider's resume endpoint to the client.
   while (res.status === 303 || res.status === 302) {
     const location = new URL(res.headers.get('location') as string, base).href;
     if (!location.startsWith(base)) return new URL(location);
