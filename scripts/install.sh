@@ -223,7 +223,7 @@ renovate() {
     rm -rf "$RENOVATE_HOME/renovate" &&
       PATH="$(dirname "$RENOVATE_NODE"):$PATH" npm install --prefix "$RENOVATE_HOME/renovate" \
         --no-audit --no-fund --no-save --omit=optional "renovate@$RENOVATE_VERSION" &&
-      echo "$stamp" > "$RENOVATE_HOME/renovate/.version" || return
+      echo "$stamp" > "$RENOVATE_HOME/renovate/.version" && echo "renovate $RENOVATE_VERSION: installed" || return
   else
     echo "renovate $RENOVATE_VERSION: up to date"
   fi
