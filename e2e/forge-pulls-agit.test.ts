@@ -175,5 +175,37 @@ for (const provider of providers()) {
       const bobs = await git(bob, 'push', 'origin', 'HEAD:refs/for/main', '-o', 'topic=ssh-work');
       expect(bobs.stderr).toMatch(/refs\/pull\/4\/head/);
     });
+
+    test('a branch push prints the pull request hint as Gitea does, over SSH and HTTP (none for the default branch, tags or deletions)', async () => {
+      const dir = path.join(work, 'alice-ssh');
+      const hint = (branch: string) => `remote: \nremote: Create a new pull request for '${branch}':\nremote:   ${f.url}/alice/demo/pulls/new/${branch}\nremote: \n`;
+      await git(dir, 'checkout', '-q', '-b', 'topic/hint', 'origin/main');
+      await commit(dir, 'hint.txt', 'Hinted');
+      const ssh = await git(dir, 'push', 'origin', 'HEAD:refs/heads/topic/hint');
+      expect(ssh.exitCode).toBe(0);
+      expect(ssh.stderr.replace(/ +\n/g, '\n').replace(/remote:\n/g, 'remote: \n')).toContain(hint('topic/hint'));
+
+      const opened = (await alice.repos.repoCreatePullRequest('alice', 'demo', { head: 'topic/hint', base: 'main', title: 'Hint' })).data;
+      await commit(dir, 'hint.txt', 'Hinted again');
+      const http = await git(dir, 'push', httpUrl('alice'), 'HEAD:refs/heads/topic/hint', 'HEAD:refs/heads/second');
+      expect(http.exitCode).toBe(0);
+      const lines = http.stderr.split('\n').filter((l) => l.startsWith('remote:')).map((l) => l.trimEnd());
+      expect(lines).toEqual([
+        'remote:',
+        'remote: Visit the existing pull request:',
+        `remote:   ${f.url}/alice/demo/pulls/${opened.number}`,
+        'remote:',
+        'remote:',
+        "remote: Create a new pull request for 'second':",
+        `remote:   ${f.url}/alice/demo/pulls/new/second`,
+        'remote:',
+      ]);
+      await git(dir, 'tag', 'v-hint');
+      for (const quiet of [['HEAD:refs/heads/main'], [':refs/heads/second'], ['v-hint']]) {
+        const push = await git(dir, 'push', 'origin', ...quiet);
+        expect(push.exitCode).toBe(0);
+        expect(push.stderr).not.toContain('remote:');
+      }
+    });
   });
 }

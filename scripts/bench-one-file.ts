@@ -10,7 +10,8 @@
  * Profile it with E2E_CONTROLLER_NODE_ARGS='--cpu-prof --cpu-prof-dir=DIR' (the controller
  * writes its profile when it exits at the end). BENCH_LOG_LEVEL=debug also prints the apply
  * phase's parts per reload (writing the files, nginx parsing the config and forking its new
- * workers, the old ones handing over), from the controller's debug log.
+ * workers, the old ones handing over) and the model build's time and what its memo kept, from
+ * the controller's debug log.
  *
  * --write-docs: also write the figures as docs/benchmarks-gateway.md's table (one-file).
  */
@@ -102,6 +103,12 @@ async function main(): Promise<void> {
     if (reloads.length) {
       const parts = ['checkMs', 'reloadMs', 'forkMs', 'drainMs'].map((k) => `${k} ${med(reloads.map((r) => r[k]).filter((x) => x !== undefined))}`);
       console.log(`nginx per reload (${reloads.length}, medians): ${parts.join(', ')}`);
+    }
+    // With BENCH_LOG_LEVEL=debug: the model build (dataplane/local.ts logs it with its memo's counts).
+    const models = controller.logs.filter((l) => l.msg === 'model built').slice(-changes) as unknown as Record<string, number>[];
+    if (models.length) {
+      const parts = Object.keys(models[0]).filter((k) => typeof models[0][k] === 'number').map((k) => `${k} ${med(models.map((m) => m[k]))}`);
+      console.log(`model per change (${models.length}, medians): ${parts.join(', ')}`);
     }
     console.log(`load average after: ${load()}`);
     docsTable({

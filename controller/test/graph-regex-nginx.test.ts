@@ -2,6 +2,8 @@
  * The PCRE forms checkRegex hands to nginx match exactly what the original pattern matches
  * under the real RE2: every accepted pattern goes into a real nginx (PCRE2) as a map regex,
  * and for each subject the bits nginx answers are compared with RE2 (WASM) search results.
+ * A path regex matched as the last field of a composite (model/matching.ts) answers as the same
+ * regex anchored on the path alone, newlines in the path included.
  */
 import * as fs from 'fs';
 import * as net from 'net';
@@ -10,6 +12,9 @@ import * as path from 'path';
 import execa from 'execa';
 import { WrappedRE2 } from 're2-wasm/build/wasm/re2';
 import { checkRegex } from '../src/graph';
+import { unanchoredPcre } from '../src/graph/regex';
+import { composite } from '../src/model/matching';
+import { quote } from '../src/render/format';
 import { freePort } from '../../e2e/support/ports';
 import { defaultNginxBinary } from '../src/apply/nginx-binary';
 
@@ -67,6 +72,20 @@ beforeAll(async () => {
     })
     .join('\n');
   const body = patterns.map((_, i) => `$m${i}`).join('');
+  // The path regex as a flag on the path alone ($f) and as a composite's last field after the
+  // method ($g; "x" when the pattern has no such form).
+  const pathMaps = patterns
+    .map((p, i) => {
+      const check = checkRegex(p);
+      if (!check.ok) throw new Error(p);
+      const flag = `map $subject $f${i} { ${quote(`~^(?:${check.pcre})`)} 1; default 0; }`;
+      const unanchored = unanchoredPcre(check.pcre);
+      if (unanchored === undefined) return `${flag}\nmap $uri $g${i} { default x; }`;
+      const c = composite([[{ field: '$request_method', test: 'equals', fragment: 'GET' }, { field: '$uri', test: 'regex', fragment: unanchored }]]);
+      return `${flag}\nmap ${quote(c.key.replace('$uri', '$subject'))} $g${i} { ${quote('~' + c.regexes[0])} 1; default 0; }`;
+    })
+    .join('\n');
+  const pathBits = patterns.map((_, i) => `$f${i}$g${i}`).join('');
   const endCheck = checkRegex('^/a$');
   const dotCheck = checkRegex('^/d.b$');
   if (!endCheck.ok || !dotCheck.ok) throw new Error('corpus');
@@ -79,18 +98,21 @@ http {
   access_log off; client_body_temp_path ${prefix}/body; proxy_temp_path ${prefix}/proxy;
   map_hash_bucket_size 128;
   ${maps}
+  ${pathMaps}
+  map $uri $subject { "~^/u/((?s).*)" $1; default ""; }
   map $uri $end { ${nginxString('~' + endCheck.pcre)} 1; default 0; }
   map $uri $dot { ${nginxString('~' + dotCheck.pcre)} 1; default 0; }
-  server { listen 127.0.0.1:${port}; location / { return 200 "${body}"; } location /a { return 200 "$end"; } location /d { return 200 "$dot"; } }
+  server { listen 127.0.0.1:${port}; location / { return 200 "${body}"; } location /a { return 200 "$end"; } location /d { return 200 "$dot"; } location /u/ { return 200 "${pathBits}"; } }
 }
 `,
   );
-  nginx = execa(defaultNginxBinary(), ['-p', prefix + '/', '-c', path.join(prefix, 'nginx.conf'), '-g', 'daemon off;'], { reject: false });
-  for (let i = 0; i < 100; i++) {
+  nginx = execa(defaultNginxBinary(), ['-p', prefix + '/', '-c', path.join(prefix, 'nginx.conf'), '-g', 'daemon off;'], { reject: false, all: true });
+  for (let i = 0; i < 200 && nginx.exitCode === null; i++) {
     if (await canConnect(port)) return;
     await new Promise((r) => setTimeout(r, 50));
   }
-  throw new Error('nginx did not start');
+  nginx.kill('SIGKILL');
+  throw new Error(`nginx did not start: ${(await nginx).all}`);
 });
 
 afterAll(async () => {
@@ -140,4 +162,21 @@ test('"." matches a carriage return but not a newline, in nginx as in RE2', asyn
   expect([re2Search('^/d.b$', '/d\rb'), re2Search('^/d.b$', '/d\nb')]).toEqual([true, false]);
   expect(await ask('x', '/d%0Db')).toBe('1');
   expect(await ask('x', '/d%0Ab')).toBe('0');
+});
+
+// Subjects as paths (percent-encoded: nginx decodes $uri), newlines included.
+const pathSubjects = [...subjects, 'a\nb', 'a\n', '\na', 'ab\nab', '\n', 'a\r\nb', 'b a\n', 'x\n\ny'];
+
+test.each(pathSubjects)('a path regex as a composite\'s last field answers as on the path alone: %j', async (subject) => {
+  const bits = await ask('x', '/u/' + [...Buffer.from(subject, 'latin1')].map((b) => '%' + b.toString(16).padStart(2, '0')).join(''));
+  expect(bits).toHaveLength(2 * patterns.length);
+  const differ = patterns.filter((_, i) => bits[2 * i + 1] !== 'x' && bits[2 * i] !== bits[2 * i + 1]).map((p) => `${p} (alone ${bits[2 * patterns.indexOf(p)]})`);
+  expect(differ).toEqual([]);
+});
+
+test('most patterns have a composite form; those asserting the start past their beginning do not', () => {
+  const forms = patterns.map((p) => unanchoredPcre((checkRegex(p) as { pcre: string }).pcre));
+  expect(forms.filter((f) => f !== undefined).length).toBeGreaterThan(patterns.length / 2);
+  expect(unanchoredPcre('^/api/v[0-9]+/')).toBe('/api/v[0-9]+/');
+  expect(unanchoredPcre('a|^b')).toBeUndefined();
 });

@@ -1,4 +1,5 @@
 import { checkRegex } from '../src/graph';
+import { unanchoredPcre } from '../src/graph/regex';
 
 describe('regex: accepted when RE2 accepts it and PCRE reads it the same', () => {
   const accepted: [string, string, string][] = [
@@ -7,6 +8,7 @@ describe('regex: accepted when RE2 accepts it and PCRE reads it the same', () =>
     ['$ becomes \\z (PCRE $ also matches before a final newline)', '^/exact$', '^/exact\\z'],
     ['$ inside a class stays literal', '/price[$]', '/price[$]'],
     ['\\Q...\\E is literal in both; $ inside it untouched', '\\Q/a$b\\E$', '\\Q/a$b\\E\\z'],
+    ['\\Q open to the end is closed (the form is wrapped in a group)', '/a\\Q.)', '/a\\Q.)\\E'],
     ['\\s becomes the RE2 set (PCRE adds \\v)', 'a\\sb', 'a[\\t\\n\\f\\r ]b'],
     ['\\s inside a class is expanded', '[\\s,]', '[\\t\\n\\f\\r ,]'],
     ['\\S becomes the negated RE2 set', '\\S+', '[^\\t\\n\\f\\r ]+'],
@@ -59,5 +61,33 @@ describe('regex: accepted when RE2 accepts it and PCRE reads it the same', () =>
     expect(js.test('/a 12')).toBe(true);
     expect(js.test('/a\u000b12')).toBe(false);
     expect(js.test('/a 12x')).toBe(false);
+  });
+});
+
+describe('a PCRE form matched after other text (a composite\'s last field) keeps its meaning', () => {
+  const pcre = (pattern: string) => {
+    const r = checkRegex(pattern);
+    if (!r.ok) throw new Error(r.reason);
+    return r.pcre;
+  };
+  test.each([
+    ['no start assertion: unchanged', '/r1/items/[0-9]+', '/r1/items/[0-9]+'],
+    ['a leading ^ is dropped (the caller anchors the field)', '^/api/v[0-9]+$', '/api/v[0-9]+\\z'],
+    ['a leading \\A is dropped', '\\A/a', '/a'],
+    ['^ inside a class is no assertion', '/[^/]+/x', '/[^/]+/x'],
+    ['an escaped ^ is no assertion', '/a\\^b', '/a\\^b'],
+    ['^ inside \\Q...\\E is literal', '\\Q/a^\\E', '\\Q/a^\\E'],
+    ['\\b and \\z stay (they read the same after a newline and at the end)', '/a\\b.*$', '/a\\b.*\\z'],
+  ])('%s', (_name, pattern, expected) => {
+    expect(unanchoredPcre(pcre(pattern))).toBe(expected);
+  });
+
+  test.each([
+    ['^ after an alternative', '/a|^/b'],
+    ['^ inside a group after text', '/a(^b)?'],
+    ['\\A after text', '/a\\A'],
+    ['^ twice', '^^/a'],
+  ])('a start assertion elsewhere has no such form: %s', (_name, pattern) => {
+    expect(unanchoredPcre(pcre(pattern))).toBeUndefined();
   });
 });

@@ -64,6 +64,7 @@ export class LocalDataplane<M = unknown, C extends RenderedConfigLike = Rendered
     };
     const model = this.o.buildModel(graph, policies, this.memo);
     const modelMs = lap();
+    this.o.log.debug('model built', { modelMs, ...this.memo.stats });
     const config = this.o.render(model);
     const renderMs = lap();
     let configBytes = 0;

@@ -66,6 +66,8 @@ class Parser {
   private lastOp = '';
   private readonly frames: Frame[] = [{ maxProduct: 1 }];
   private readonly names = new Set<string>();
+  /** Where in the output a start-of-text assertion (`^` or `\A`) was written. */
+  readonly starts: number[] = [];
 
   constructor(private readonly p: string) {}
 
@@ -99,6 +101,7 @@ class Parser {
           this.escape();
           break;
         case '^':
+          this.starts.push(this.out.length);
           this.emit('^', 'assert');
           this.i++;
           break;
@@ -263,6 +266,7 @@ class Parser {
       case 'z':
       case 'b':
       case 'B':
+        if (c === 'A') this.starts.push(this.out.length);
         this.emit(`\\${c}`, 'assert');
         this.i += 2;
         return;
@@ -274,7 +278,9 @@ class Parser {
         const stop = end < 0 ? p.length : end + 2;
         const literal = p.slice(this.i + 2, end < 0 ? p.length : end);
         if (literal.length > 0) {
-          this.out += p.slice(this.i, stop);
+          // Closed even where the pattern leaves it open (to its end): the form is wrapped in a
+          // group, `(?:\Qa)`, whose ")" an open \Q would read as a literal.
+          this.out += end < 0 ? `${p.slice(this.i)}\\E` : p.slice(this.i, stop);
           this.last = 'atom';
           this.note(1);
         }
@@ -476,6 +482,38 @@ export function regexVerdict(pattern: string): RegexVerdict {
   if (cache.size > 20000) cache.clear();
   cache.set(pattern, result);
   return result;
+}
+
+const unanchoredCache = new Map<string, string | null>();
+
+/**
+ * A checked pattern's PCRE form (checkRegex's `pcre`) for matching text that starts after other
+ * text in the subject (a field of a composite: model/matching.ts) with the same meaning as at
+ * the subject's start: its leading `^` or `\A` dropped, as the caller anchors it there; undefined
+ * when it asserts the start elsewhere (`a|^b`, `(x^)`), which only the subject's start satisfies.
+ * RE2's other assertions read the same after a newline: `\b` and `\B` see a non-word character
+ * as at the start, and the form never looks behind (RE2 has no lookbehind).
+ */
+export function unanchoredPcre(pcre: string): string | undefined {
+  let out = unanchoredCache.get(pcre);
+  if (out === undefined) {
+    out = null;
+    const parser = new Parser(pcre);
+    try {
+      // The PCRE form parses as itself (the checks are RE2's; the rewrites are idempotent): a
+      // pattern that does not is left alone.
+      if (parser.run() === pcre) {
+        const starts = parser.starts;
+        if (starts.length === 0) out = pcre;
+        else if (starts.length === 1 && starts[0] === 0) out = pcre.slice(pcre.charCodeAt(0) === 94 ? 1 : 2);
+      }
+    } catch (e) {
+      if (!(e instanceof Refusal)) throw e;
+    }
+    if (unanchoredCache.size > 20000) unanchoredCache.clear();
+    unanchoredCache.set(pcre, out);
+  }
+  return out ?? undefined;
 }
 
 /**

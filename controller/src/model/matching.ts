@@ -15,17 +15,22 @@
  * candidate is one alternative of lookaheads that we generate (values regex-escaped, or read
  * from the composite by backreference), one per condition, each skipping to its field by
  * position. The map is named after its regexes, so every location that reads alike shares it.
- * User regexes (RegularExpression path, header and query value conditions) never go into a
- * composite: each distinct one is a 0/1 `map` variable ($pc_r<N>), read as a field that must be
- * "1". RegularExpression path candidates apply to every location of a server, in the same order:
- * each run of them is one `map` per server ($pc_s<N>, entries in precedence order, value = the
- * named location) and the locations test that variable instead of repeating the run.
+ * User regexes of header and query value conditions never go into a composite: each distinct
+ * one is a 0/1 `map` variable ($pc_r<N>), read as a field that must be "1". RegularExpression
+ * path candidates apply to every location of a server, in the same order: each run of them is
+ * one `map` per server ($pc_s<N>, entries in precedence order, value = the named location) and
+ * the locations test that variable instead of repeating the run. A run's composite ends with
+ * $uri itself, which its entries match the user's path regex on (test 'regex'): a map per path
+ * regex made nginx clear a ~1.2 MB hash array for each at every reload (100 path regexes were
+ * most of the parse of 1,000 routes on one host). Last, so the regex sees $uri from its start to
+ * the subject's end, newlines included, as a map on $uri alone would.
  */
 import type { RouteMatch } from '../graph/types';
 import type { LocationAction, MapBlock } from './types';
 import { createHash } from 'crypto';
 import { contentHash } from './names';
 import { escapeRegex, queryValueRegex, quotedLength } from '../graph/pcre-fragments';
+import { unanchoredPcre } from '../graph/regex';
 
 /** The one variable every dispatching location sets to its composite. */
 export const DISPATCH_KEY_VARIABLE = '$pc_k';
@@ -46,6 +51,11 @@ export type Condition =
   | { field: string; test: 'present'; fragment: string }
   /** The field is a 0/1 map variable that must be "1". */
   | { field: string; test: 'flag' }
+  /**
+   * The field ($uri, the composite's last) matches `fragment`, a RegularExpression path's PCRE
+   * form without a leading anchor (graph/regex.ts unanchoredPcre), from the field's start.
+   */
+  | { field: '$uri'; test: 'regex'; fragment: string }
   /**
    * The field (ConditionMaps.uriField) starts with `fragment` (a regex-escaped path) followed by
    * "/" or its end: a PathPrefix's segment rule, in a location nginx also reaches for /xyz.
@@ -141,7 +151,11 @@ export function firstByName<T extends { name: string }>(items: T[], key: (name: 
  */
 export function elementConditions(match: RouteMatch, maps: ConditionMaps, warn: (msg: string) => void): Condition[] | undefined {
   const out: Condition[] = [];
-  if (match.path.type === 'RegularExpression') out.push({ field: maps.flag('$uri', `^(?:${match.path.value})`), test: 'flag' });
+  if (match.path.type === 'RegularExpression') {
+    const unanchored = unanchoredPcre(match.path.value);
+    if (unanchored !== undefined) out.push({ field: '$uri', test: 'regex', fragment: unanchored });
+    else out.push({ field: maps.flag('$uri', `^(?:${match.path.value})`), test: 'flag' });
+  }
   if (match.method) out.push({ field: '$request_method', test: 'equals', fragment: escapeRegex(match.method) });
   for (const h of firstByName(match.headers, (n) => n.toLowerCase())) {
     const variable = headerVariable(h.name);
@@ -199,6 +213,9 @@ function lookahead(c: Condition, i: number, last: boolean, ref?: string): string
       return `(?=${skip(i)}(?:.*&)?${c.fragment})`;
     case 'segment':
       return `(?=${skip(i)}${ref ?? c.fragment}(?:/|${end}))`;
+    case 'regex':
+      if (!last) throw new Error('a regex on $uri is tested only as the last field of a composite');
+      return `(?=${skip(i)}(?:${c.fragment}))`;
   }
 }
 
@@ -208,15 +225,26 @@ function lookahead(c: Condition, i: number, last: boolean, ref?: string): string
  */
 export function composite(candidates: Condition[][]): { key: string; regexes: string[] } {
   const index = new Map<string, number>();
-  for (const conditions of candidates) for (const c of conditions) if (!index.has(c.field)) index.set(c.field, index.size);
+  let uri = false;
+  for (const conditions of candidates) for (const c of conditions) {
+    if (c.test === 'regex') uri = true;
+    else if (!index.has(c.field)) index.set(c.field, index.size);
+  }
+  // $uri may hold a newline (it is decoded): last, where it shifts no other field.
+  if (uri) index.set('$uri', index.size);
   const lastIndex = index.size - 1;
   const regexes = candidates.map((conditions) => {
     let r = '^';
+    let path: Condition | undefined;
     for (const c of conditions) {
-      const i = index.get(c.field)!;
-      r += lookahead(c, i, i === lastIndex);
+      if (c.test === 'regex') path = c;
+      else {
+        const i = index.get(c.field)!;
+        r += lookahead(c, i, i === lastIndex);
+      }
     }
-    return r;
+    // The user's regex last: the other tests are cheaper and usually decide.
+    return path ? r + lookahead(path, lastIndex, true) : r;
   });
   return { key: [...index.keys()].join('\n'), regexes };
 }

@@ -92,6 +92,8 @@ export interface GitHttpDeps<U extends GitHttpUser = GitHttpUser, R extends GitH
    * the updates of other refs to those who may not write.
    */
   procReceive?(repo: R, repoPath: string, pusher: U | null, commands: ProcReceiveCommand[], options: string[]): Promise<ProcReceiveAnswer>;
+  /** What the client is shown once a push's ref updates went in (the pull request hint). */
+  postReceive?(repo: R, updates: PushedRefUpdate[]): Promise<string>;
 }
 
 export interface GitHttpOptions {
@@ -255,6 +257,10 @@ function forgeDeps(app: FastifyInstance): GitHttpDeps<User, ForgeGitRepo> {
       const full = await services.repos.byId(repo.id);
       if (!full || !pusher) return { results: commands.map((c) => ({ ref: c.ref, error: 'Repository not found' })) };
       return services.pulls.agit.procReceive(full, repoPath, pusher, commands, options);
+    },
+    async postReceive(repo, updates) {
+      const full = await services.repos.byId(repo.id);
+      return full ? services.pulls.pushMessage.forPush(full, updates) : '';
     },
   };
 }
@@ -479,6 +485,7 @@ export default async function gitHttpRoutes(app: FastifyInstance, opts: GitHttpO
         // The code's branch and tag protections do not cover its wiki.
         checkPush: async (updates, env) => (deps.checkPush && !ctx.isWiki ? deps.checkPush(ctx.repo, ctx.path, ctx.user, updates, env, ctx.canWrite) : null),
         procReceive: procReceiveOf(ctx),
+        postReceive: deps.postReceive && !ctx.isWiki ? (updates) => deps.postReceive!(ctx.repo, updates) : undefined,
         onCheckError: (err) => request.log.error({ err }, 'checking a push failed'),
       });
       let stderr = '';

@@ -203,6 +203,7 @@ export class ForgeSshServer {
       },
       // AGit pushes (refs/for/*) open or update pull requests, as over HTTP.
       procReceive: isPush && !grant.isWiki ? (commands, options) => this.services.pulls.agit.procReceive(grant.repo, grant.repoPath, grant.pusher, commands, options) : undefined,
+      postReceive: isPush && !grant.isWiki ? (updates) => this.services.pulls.pushMessage.forPush(grant.repo, updates) : undefined,
       onCheckError: (err) => this.log.error({ err }, 'checking an SSH push failed'),
     });
     child.stdin.on('error', () => undefined);

@@ -45,7 +45,15 @@ export interface GitServiceOptions {
    * letting git store them as refs; without it such refs are stored like any other.
    */
   procReceive?: ProcReceiveHandler;
+  /**
+   * For receive-pack: after the refs changed, the text the client is shown (`remote:` lines) for
+   * the ref updates that went in, as Gitea's post-receive hook prints it; '' shows nothing.
+   */
+  postReceive?: PostReceiveHandler;
 }
+
+/** The message a push's client sees once its ref updates went in. */
+export type PostReceiveHandler = (updates: PushedRefUpdate[]) => Promise<string>;
 
 /**
  * The pre-receive hook every push runs (git -c core.hooksPath=<dir>). It does not decide
@@ -85,6 +93,17 @@ cat <&6 || exit 1
 cat <&7 >&2
 `;
 
+/**
+ * The post-receive hook: hands the ref updates that went in to the forge (fd 8) and prints what
+ * the forge answers (fd 9) to the client, the way Gitea's post-receive hook prints its pull
+ * request hints. Without the pipes it prints nothing: the push already happened.
+ */
+const POST_RECEIVE = `#!/bin/sh
+{ cat; echo end; } >&8 2>/dev/null || exit 0
+cat <&9 >&2 2>/dev/null
+exit 0
+`;
+
 /** The refs an AGit push names (Gitea's refs/for/<base>[/<topic>]). */
 export const PROC_RECEIVE_REFS = 'refs/for';
 
@@ -105,10 +124,11 @@ export class GitTransport {
 
   /** The folder holding the forge's hooks, written on the first push of this process. */
   private hooksDir(): string {
-    if (this.hooks && fs.existsSync(path.join(this.hooks, 'pre-receive')) && fs.existsSync(path.join(this.hooks, 'proc-receive'))) return this.hooks;
+    if (this.hooks && ['pre-receive', 'proc-receive', 'post-receive'].every((hook) => fs.existsSync(path.join(this.hooks!, hook)))) return this.hooks;
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'forge-hooks-'));
     fs.writeFileSync(path.join(dir, 'pre-receive'), PRE_RECEIVE, { mode: 0o755 });
     fs.writeFileSync(path.join(dir, 'proc-receive'), PROC_RECEIVE, { mode: 0o755 });
+    fs.writeFileSync(path.join(dir, 'post-receive'), POST_RECEIVE, { mode: 0o755 });
     this.hooks = dir;
     return dir;
   }
@@ -133,7 +153,7 @@ export class GitTransport {
       if (service === 'upload-pack' && !opts.advertiseRefs && this.housekeeping) this.housekeeping.readDuring(repoPath, child);
       return child;
     }
-    const child = spawn('git', args, { env, stdio: ['pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe'] }) as unknown as ChildProcessWithoutNullStreams;
+    const child = spawn('git', args, { env, stdio: ['pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe'] }) as unknown as ChildProcessWithoutNullStreams;
     const housekeeping = this.housekeeping;
     if (housekeeping) {
       housekeeping.pushStarted(repoPath);
@@ -154,6 +174,7 @@ export class GitTransport {
       toProc.end();
       toClient.end();
     }
+    servePostReceive(child, opts.postReceive, onError);
     return child;
   }
 
@@ -167,6 +188,41 @@ export class GitTransport {
     this.hooks = null;
     await this.spawner?.close();
   }
+}
+
+/**
+ * Answers the post-receive hook of one receive-pack: reads git's `<old> <new> <ref>` lines from
+ * fd 8 until `end`, writes the handler's message to fd 9. A failing handler shows nothing.
+ */
+function servePostReceive(child: ChildProcess, handler: PostReceiveHandler | undefined, onError: (err: unknown) => void): void {
+  const [fromHook, toHook] = (child.stdio as unknown as (Readable | Writable | null)[]).slice(8, 10) as [Readable | null, Writable | null];
+  if (!fromHook || !toHook) return;
+  toHook.on('error', () => undefined);
+  fromHook.on('error', () => undefined);
+  if (!handler) {
+    toHook.end();
+    fromHook.resume();
+    return;
+  }
+  let buffer = '';
+  let done = false;
+  fromHook.on('data', (chunk: Buffer) => {
+    if (done) return;
+    buffer += chunk.toString('utf8');
+    if (!/(^|\n)end\n/.test(buffer)) return;
+    done = true;
+    const updates: PushedRefUpdate[] = [];
+    for (const line of buffer.split('\n')) {
+      const [oldOid, newOid, ...ref] = line.split(' ');
+      if (oldOid && newOid && ref.length) updates.push({ oldOid, newOid, ref: ref.join(' ') });
+    }
+    handler(updates)
+      .then((message) => toHook.end(message))
+      .catch((err) => {
+        onError(err);
+        toHook.end();
+      });
+  });
 }
 
 /**

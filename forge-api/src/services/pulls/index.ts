@@ -28,6 +28,7 @@ import type { LatestStatus } from './required-statuses';
 import { AgitService } from './agit';
 import { PullHeadMoves } from './head-moves';
 import { PushComments } from './push-comments';
+import { PullPushMessage } from './push-message';
 import { runGit } from '../git/run';
 import { syncHeadRef } from './git';
 
@@ -48,6 +49,8 @@ export interface PullServices {
   agit: AgitService;
   /** What follows a move of a pull request's head. */
   headMoves: PullHeadMoves;
+  /** The pull request hint a git push prints. */
+  pushMessage: PullPushMessage;
 }
 
 /**
@@ -180,7 +183,8 @@ export function createPullServices(
     refsChanged: (doer, repoId) => deps.repos.refsChanged(doer, repoId),
   });
   const agit = new AgitService({ prisma, pulls, checker, headMoves, permissions: deps.permissions, repoHtml: (r) => deps.tracker.convert.repoHtml(r) });
-  return { pulls, checker, changes, merges, autoMerge, reviews, reviewRequests, updates, agit, headMoves };
+  const pushMessage = new PullPushMessage({ prisma, repoById: (id) => deps.repos.byId(id), repoHtml: (r) => deps.tracker.convert.repoHtml(r) });
+  return { pulls, checker, changes, merges, autoMerge, reviews, reviewRequests, updates, agit, headMoves, pushMessage };
 }
 
 export { PullStatus } from './git';
