@@ -43,6 +43,7 @@ import { OAuth2ApplicationService } from './oauth2/applications';
 import { OAuth2Provider } from './oauth2/provider';
 import { TopicService } from './topics';
 import { TwoFactorService } from './two-factor';
+import { WebSessionService } from './web-session';
 import { ReleaseService } from './releases';
 import { WikiService } from './wiki';
 import { PasswordHasher } from './passwords';
@@ -80,6 +81,7 @@ export interface Services {
   /** The OAuth2/OpenID provider (created on first use). */
   oauth2: OAuth2Provider;
   twoFactor: TwoFactorService;
+  webSessions: WebSessionService;
   orgs: OrgService;
   repos: RepoService;
   /** PATCH of a repository's settings (rename, units, archive). */
@@ -253,6 +255,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     oauth2: new OAuth2Provider(prisma, config, users, oauth2Apps, (u) => convert.avatarUrl(u)),
     // Gitea's TOTP issuer: the site name and its domain.
     twoFactor: new TwoFactorService(prisma, `${config.appName} (${new URL(config.rootUrl).hostname})`),
+    webSessions: new WebSessionService(prisma, users, config.rootUrl.startsWith('https:')),
     orgs: new OrgService(prisma, users, permissions),
     repos,
     repoSettings: new RepoSettingsService(prisma, config, (id) => forks.relinkForksOf(id)),
