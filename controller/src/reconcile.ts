@@ -11,7 +11,7 @@
  */
 import type { Logger } from './log';
 import type { ManifestDoc, ParsedResources, ResourceSet } from './resources/types';
-import type { BuildGraphOptions, DataplaneResult, GatewayNode, Graph, ParametersVerdict, StatusReport } from './graph/types';
+import type { BuildGraphOptions, DataplaneResult, GatewayNode, Graph, ParametersVerdict, StatusReport, UnavailablePort } from './graph/types';
 import { parseManifests } from './resources';
 import { buildGraph } from './graph';
 import { computeStatuses, carryTransitionTimes, withAffected } from './status';
@@ -67,12 +67,15 @@ export function localDataplane<M, C extends RenderedConfigLike>(
     /** Where nginx reaches the inference hop (host:port or unix:/path). */
     inferenceHop?: string;
     tempPathModules?: readonly TempPathModule[];
+    /** Whether a port is free now (default: a bind on listenAddress). */
+    portFree?: (address: string, port: number, transport: 'TCP' | 'UDP') => Promise<boolean>;
   },
 ): LocalDataplane<M, C> {
   return new LocalDataplane<M, C>({
     nginx,
     log: o.log,
     listenAddress: o.listenAddress,
+    ...(o.portFree ? { portFree: o.portFree } : {}),
     buildModel: (graph, policies, memo) => pipeline.buildModel(graph, policies, memo),
     render: (model) =>
       pipeline.renderConfig(model, {
@@ -109,6 +112,8 @@ export interface ReconcilerOptions<M, C extends RenderedConfigLike> {
   previousStatuses?: StatusReport[];
   /** First retry delay after a failed apply; doubles up to 60 s. 0 disables retries. */
   retryMs?: number;
+  /** How often ports held by another process are checked again while any are (default 2 s). */
+  portRecheckMs?: number;
   now?: () => string;
 }
 
@@ -121,6 +126,8 @@ export interface ReconcileSummary {
   message?: string;
   /** Characters of the rendered configuration (local data plane). */
   configBytes?: number;
+  /** Ports held by another process whose listeners are left out ("port/transport"). */
+  unavailablePorts?: string[];
   /** Wall time of the whole reconcile and of its phases, in milliseconds. */
   ms: number;
   /** How long the oldest change it reconciles waited for it (behind a running reconcile). */
@@ -135,9 +142,21 @@ function sameDocs(a: ManifestDoc[] | undefined, b: ManifestDoc[]): boolean {
   return true;
 }
 
+function samePorts(a: readonly UnavailablePort[] | undefined, b: readonly UnavailablePort[]): boolean {
+  return a !== undefined && a.length === b.length && a.every((p, i) => p.port === b[i].port && p.transport === b[i].transport && p.reason === b[i].reason);
+}
+
+/**
+ * How many times one reconcile builds and publishes again without newly held ports: each round
+ * only adds ports, and nginx names every port it fails on at once, so one round is the rule.
+ */
+const PORT_ROUNDS = 3;
+
 /** What a reconcile built from its documents, kept for the next one. */
 interface Built {
   docs: ManifestDoc[];
+  /** The data plane's unavailable ports the graph was built with. */
+  ports: readonly UnavailablePort[];
   parsed: ParsedResources;
   graph: Graph;
   policies?: PolicyResult;
@@ -156,6 +175,7 @@ export class Reconciler<M = unknown, C extends RenderedConfigLike = RenderedConf
   private pending = false;
   private stopped = false;
   private retryTimer?: NodeJS.Timeout;
+  private portTimer?: NodeJS.Timeout;
   private retryDelay: number;
   /** When the oldest change not yet reconciled asked for a run (the wait is logged). */
   private requestedAt?: bigint;
@@ -203,6 +223,7 @@ export class Reconciler<M = unknown, C extends RenderedConfigLike = RenderedConf
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
+    if (this.portTimer) clearTimeout(this.portTimer);
     await this.running;
   }
 
@@ -219,19 +240,33 @@ export class Reconciler<M = unknown, C extends RenderedConfigLike = RenderedConf
     };
     const { pipeline, log } = this.o;
     const docs = await this.o.source.scan();
-    const scanMs = lap();
     const dp = this.o.dataplane;
+    // A port held by another process may be free by now: its listeners are tried again.
+    await dp.recheckPorts?.();
+    let ports = dp.unavailablePorts?.() ?? [];
+    const scanMs = lap();
     // Nothing changed since the last reconcile (an agent reported, a Service got an address, a
     // retry): the graph, policies and published configs are what they were, so only the
     // statuses are computed again. Not after a failed local apply: that one is retried.
-    const unchanged = sameDocs(this.built?.docs, docs) && dp.settled();
-    const { parsed, graph, policies } = unchanged ? this.built! : this.build(docs);
-    this.built = { docs, parsed, graph, policies };
-    const graphMs = lap();
+    const unchanged = sameDocs(this.built?.docs, docs) && samePorts(this.built?.ports, ports) && dp.settled();
+    let { parsed, graph, policies } = unchanged ? this.built! : this.build(docs, ports);
+    this.built = { docs, ports, parsed, graph, policies };
+    let graphMs = lap();
 
     let published: PublishResult = { outcome: { ok: true }, applied: false, modelMs: 0, renderMs: 0 };
     if (!unchanged) {
       published = await dp.publish(graph, policies?.effective);
+      // nginx refused the configuration only for ports another process holds: the listeners on
+      // them are left out (PortUnavailable) and the rest is published at once.
+      for (let round = 0; !published.outcome.ok && published.portsChanged && round < PORT_ROUNDS; round++) {
+        const t = process.hrtime.bigint();
+        ports = dp.unavailablePorts?.() ?? [];
+        ({ parsed, graph, policies } = this.build(docs, ports));
+        this.built = { docs, ports, parsed, graph, policies };
+        graphMs += Math.round(Number(process.hrtime.bigint() - t) / 1e5) / 10;
+        const again = await dp.publish(graph, policies?.effective);
+        published = { ...again, modelMs: published.modelMs + again.modelMs, renderMs: published.renderMs + again.renderMs };
+      }
       // Frames just written to agents leave on the next tick (node corks a chunked response
       // until then): let them go now, so the agents apply while the statuses are computed.
       if (dp.perGateway) await new Promise((resolve) => setImmediate(resolve));
@@ -262,6 +297,7 @@ export class Reconciler<M = unknown, C extends RenderedConfigLike = RenderedConf
       applied,
       message: outcome.ok ? undefined : outcome.message,
       ...(configBytes !== undefined ? { configBytes } : {}),
+      ...(ports.length > 0 ? { unavailablePorts: ports.map((p) => `${p.port}/${p.transport}`) } : {}),
       ms: 0,
       waitMs,
       phases: { scan: scanMs, build: buildMs, render: renderMs, apply: applyMs, status: lap() },
@@ -270,11 +306,12 @@ export class Reconciler<M = unknown, C extends RenderedConfigLike = RenderedConf
     log.info('reconciled', { ...summary });
     // Per-Gateway data planes report later (a Pending Gateway is not a failed apply to retry).
     this.scheduleRetry(published.outcome.ok);
+    this.schedulePortRecheck(ports.length > 0);
     for (const l of this.listeners) l(summary);
   }
 
   /** Documents -> resources, graph and effective policies (logging what is rejected). */
-  private build(docs: ManifestDoc[]): Omit<Built, 'docs'> {
+  private build(docs: ManifestDoc[], unavailablePorts: readonly UnavailablePort[]): Omit<Built, 'docs' | 'ports'> {
     const { pipeline, log } = this.o;
     const parsed = pipeline.parseManifests(docs);
     for (const e of parsed.errors) log.error('manifest document rejected', { source: e.source, error: e.message });
@@ -295,6 +332,7 @@ export class Reconciler<M = unknown, C extends RenderedConfigLike = RenderedConf
       ...(this.o.nginx ? { nginx: this.o.nginx } : {}),
       // Each Gateway has its own nginx: listeners of different Gateways never share a port.
       ...(this.o.dataplane.perGateway ? { dataplanePerGateway: true } : {}),
+      ...(unavailablePorts.length > 0 ? { unavailablePorts } : {}),
     });
     const policies =
       parsedPolicies && pipeline.computePolicies
@@ -339,5 +377,27 @@ export class Reconciler<M = unknown, C extends RenderedConfigLike = RenderedConf
       void this.trigger();
     }, delay);
     this.retryTimer.unref();
+  }
+
+  /**
+   * While ports are held by another process, they are checked again on a timer (a reconcile
+   * checks them too): one found free starts a reconcile that serves its listeners. A check is a
+   * bind per held port, so the timer does not back off.
+   */
+  private schedulePortRecheck(held: boolean): void {
+    if (this.portTimer) clearTimeout(this.portTimer);
+    this.portTimer = undefined;
+    const dp = this.o.dataplane;
+    if (!held || this.stopped || !dp.recheckPorts || !dp.unavailablePorts) return;
+    const before = dp.unavailablePorts().length;
+    this.portTimer = setTimeout(() => {
+      this.portTimer = undefined;
+      void dp.recheckPorts!().then(() => {
+        if (this.stopped) return;
+        if (dp.unavailablePorts!().length < before) void this.trigger();
+        else this.schedulePortRecheck(true);
+      });
+    }, this.o.portRecheckMs ?? 2000);
+    this.portTimer.unref();
   }
 }

@@ -79,6 +79,8 @@ describe('NginxProcess', () => {
       const result = await h.nginx.apply(h.render(g));
       expect(result.ok).toBe(false);
       expect(!result.ok && result.message).toMatch(/bind\(\).*failed|Address already in use/);
+      // The port is named, so the data plane can leave its listeners out and serve the rest.
+      expect(!result.ok && result.portFailures).toEqual([{ address: '127.0.0.1', port: busy, error: '98: Address already in use' }]);
       expect(await who(port, '/')).toBe('one');
     } finally {
       await holder.close();

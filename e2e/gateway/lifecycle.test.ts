@@ -1,6 +1,6 @@
 /**
  * The controller as a long-running process: file changes and deletions, broken YAML, a
- * configuration nginx refuses (last good config keeps serving), restarts that keep
+ * listener port another process holds (the other listeners keep serving), restarts that keep
  * creationTimestamp and lastTransitionTime, and SIGTERM stopping nginx.
  */
 import * as path from 'path';
@@ -10,7 +10,7 @@ import { GatewayFixture, startGatewayFixture } from '../support/gateway';
 import { eventually } from '../support/http';
 import { gateway, gatewayClass, httpRoute, rule, serviceFor } from '../support/manifests';
 import { freePort, occupyPort } from '../support/ports';
-import { condition, findStatus, readStatus, routeParent, waitForStatus } from '../support/status';
+import { condition, findStatus, readStatus, routeParent, waitForStatus, type Condition } from '../support/status';
 
 const prefixRoute = (name: string, backend: string, value: string) =>
   httpRoute(name, { rules: [rule(backend, [{ path: { type: 'PathPrefix', value } }])] });
@@ -51,21 +51,22 @@ describe('manifest files', () => {
   });
 });
 
-describe('a configuration nginx refuses', () => {
+describe('a listener port another process holds', () => {
   let gw: GatewayFixture;
   let blocker: { close(): Promise<void> } | undefined;
   beforeAll(async () => {
-    gw = await startGatewayFixture({ backends: ['kept'], files: { 'r.yaml': [prefixRoute('kept', 'kept', '/kept')] } });
+    gw = await startGatewayFixture({ backends: ['kept', 'new'], files: { 'r.yaml': [prefixRoute('kept', 'kept', '/kept')] } });
   }, 60000);
   afterAll(async () => {
     await blocker?.close();
     await gw?.close();
   });
 
-  test('is reported as Programmed False with nginx\'s message while the last good config keeps serving; it is retried', async () => {
-    // A port held by another process: nothing in the manifests is wrong, so only nginx can
+  test('only the listeners on that port are not Accepted (PortUnavailable) and not Programmed; the rest is served; once the port is free it is served too', async () => {
+    // A plain Node server holds the port: nothing in the manifests is wrong, so only nginx can
     // find out (when it binds the new listener).
     const taken = await freePort();
+    const otherPort = await freePort();
     blocker = await occupyPort(taken);
     const base = [
       gatewayClass(),
@@ -73,28 +74,40 @@ describe('a configuration nginx refuses', () => {
         { name: 'http', port: gw.port },
         { name: 'extra', port: taken },
       ]),
+      gateway('other', [{ name: 'http', port: otherPort }]),
       ...serviceFor('kept', gw.backends.kept.port),
+      ...serviceFor('new', gw.backends.new.port),
     ];
     await gw.write('00-base.yaml', base);
-    const docs = await waitForStatus(gw.stateDir, (d) => {
-      const g = findStatus(d, 'Gateway', 'gw');
-      return condition(g?.status.conditions, 'Programmed')?.status === 'False';
-    });
-    const g = findStatus(docs, 'Gateway', 'gw')!;
-    const programmed = condition(g.status.conditions, 'Programmed')!;
-    expect(programmed).toMatchObject({ status: 'False', reason: 'Invalid', observedGeneration: 2 });
-    expect(programmed.message).toMatch(/Address already in use|bind\(\)/);
+    await gw.write('other.yaml', [httpRoute('on-other', { rules: [rule('kept', [{ path: { type: 'PathPrefix', value: '/other' } }])] }, 'other')]);
+    const listener = (d: Awaited<ReturnType<typeof readStatus>>, gateway: string, name: string) =>
+      (findStatus(d, 'Gateway', gateway)?.status.listeners as { name: string; conditions: Condition[] }[] | undefined)?.find((l) => l.name === name);
+    const docs = await waitForStatus(gw.stateDir, (d) => condition(listener(d, 'gw', 'extra')?.conditions, 'Accepted')?.reason === 'PortUnavailable');
+    const extra = listener(docs, 'gw', 'extra')!;
+    expect(condition(extra.conditions, 'Accepted')).toMatchObject({ status: 'False', reason: 'PortUnavailable', observedGeneration: 2 });
+    expect(condition(extra.conditions, 'Accepted')!.message).toContain(`Port ${taken} (TCP) is unavailable: nginx could not listen on 127.0.0.1:${taken} (98: Address already in use)`);
+    expect(condition(extra.conditions, 'Programmed')).toMatchObject({ status: 'False', reason: 'Invalid' });
+    // The Gateway's other listener and the other Gateway are programmed and serving.
+    expect(condition(listener(docs, 'gw', 'http')!.conditions, 'Programmed')?.status).toBe('True');
+    expect(condition(findStatus(docs, 'Gateway', 'gw')!.status.conditions, 'Accepted')).toMatchObject({ status: 'True', reason: 'ListenersNotValid' });
+    expect(condition(findStatus(docs, 'Gateway', 'gw')!.status.conditions, 'Programmed')?.status).toBe('True');
+    expect(condition(findStatus(docs, 'Gateway', 'other')!.status.conditions, 'Programmed')?.status).toBe('True');
     expect(await gw.backend('/kept')).toBe('kept');
+    expect(await gw.backend('/other', {}, otherPort)).toBe('kept');
 
-    // Once the port is free again, the controller's retry programs the Gateway.
+    // A change while the port is still held is served without nginx trying the port again.
+    await gw.write('new.yaml', [prefixRoute('new', 'new', '/new')]);
+    expect(await eventually(() => gw.backend('/new'), (b) => b === 'new')).toBe('new');
+    expect(gw.controller.logs.filter((l) => /ports held by another process/.test(String(l.msg)))).toHaveLength(1);
+    expect(condition(listener(await readStatus(gw.stateDir), 'gw', 'extra')!.conditions, 'Accepted')?.reason).toBe('PortUnavailable');
+
+    // Freed: the controller finds the port free and serves the listener, no manifest changed.
     await blocker.close();
     blocker = undefined;
-    await waitForStatus(
-      gw.stateDir,
-      (d) => condition(findStatus(d, 'Gateway', 'gw')?.status.conditions, 'Programmed')?.status === 'True',
-      30000,
-    );
-    expect(await gw.backend('/kept', {}, taken)).toBe('kept');
+    const freed = await waitForStatus(gw.stateDir, (d) => condition(listener(d, 'gw', 'extra')?.conditions, 'Programmed')?.status === 'True', 30000);
+    expect(condition(listener(freed, 'gw', 'extra')!.conditions, 'Accepted')).toMatchObject({ status: 'True', reason: 'Accepted' });
+    expect(condition(findStatus(freed, 'Gateway', 'gw')!.status.conditions, 'Accepted')).toMatchObject({ status: 'True', reason: 'Accepted' });
+    expect(await eventually(() => gw.backend('/kept', {}, taken), (b) => b === 'kept')).toBe('kept');
   });
 });
 

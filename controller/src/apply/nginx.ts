@@ -27,8 +27,13 @@ import { FATAL_LEVELS, forward, lineSplitter, testMessage, type NginxLogLine } f
 import { accepting, alive, childPids } from './procs';
 import { blockedAncestor, ensurePrefixDirs, liveDir, pruneGenerations, switchLive, writeGeneration } from './files';
 import { CHECK_CONF, partialCheck } from './check';
+import { bindFailures, type PortFailure } from './ports';
 
-export type ApplyResult = { ok: true } | { ok: false; message: string };
+/**
+ * A refused configuration carries nginx's message and, when nginx could not listen on some
+ * ports (apply/ports.ts), those ports: the rest of the configuration was not at fault.
+ */
+export type ApplyResult = { ok: true } | { ok: false; message: string; portFailures?: PortFailure[] };
 
 export interface NginxProcessOptions {
   prefix: string;
@@ -302,7 +307,8 @@ export class NginxProcess {
         done = true;
         this.lineListeners.delete(onLine);
         clearTimeout(timer);
-        resolve(r);
+        const portFailures = r.ok ? [] : bindFailures(r.message);
+        resolve(!r.ok && portFailures.length > 0 ? { ...r, portFailures } : r);
       };
       const onLine = (l: NginxLogLine) => {
         if (!FATAL_LEVELS.has(l.level)) return;

@@ -88,6 +88,11 @@ export const listenerConditions = {
   ],
   /** Some CA certificate references of the validation are unusable; the others are used. */
   invalidCACertificateRef: (reason: 'InvalidCACertificateRef' | 'InvalidCACertificateKind' | 'RefNotPermitted', msg: string): GraphCondition[] => [cond('ResolvedRefs', 'False', reason, msg)],
+  /** The port is held by another process (or may not be bound): Accepted False PortUnavailable. */
+  portUnavailable: (msg: string): GraphCondition[] => [
+    cond('Accepted', 'False', 'PortUnavailable', msg),
+    cond('Programmed', 'False', 'Invalid', msg),
+  ],
   protocolConflict: (msg: string): GraphCondition[] => [
     cond('Accepted', 'False', 'ProtocolConflict', msg),
     cond('Conflicted', 'True', 'ProtocolConflict', msg),

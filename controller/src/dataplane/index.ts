@@ -7,10 +7,12 @@
  * agent protocol (protocol/), which apply it with the same apply/ code and report later (the
  * loop reconciles again when a report changes an outcome).
  */
-import type { DataplaneResult, GatewayNode, Graph, ParametersVerdict } from '../graph/types';
+import type { DataplaneResult, GatewayNode, Graph, ParametersVerdict, UnavailablePort } from '../graph/types';
 import type { EffectivePolicies } from '../policies';
+import type { PortFailure } from '../apply/ports';
 
-export type ApplyOutcome = { ok: true } | { ok: false; message: string };
+/** apply/nginx.ts ApplyResult: nginx's message, and the ports it could not listen on. */
+export type ApplyOutcome = { ok: true } | { ok: false; message: string; portFailures?: PortFailure[] };
 
 /** What one publish did, for the loop's summary and its retry. */
 export interface PublishResult {
@@ -20,6 +22,11 @@ export interface PublishResult {
   applied: boolean;
   /** Characters of the rendered configuration, when rendered here. */
   configBytes?: number;
+  /**
+   * The configuration was refused for ports another process holds, now added to
+   * `unavailablePorts()`: a graph built without their listeners can be published at once.
+   */
+  portsChanged?: boolean;
   /** Time spent building the model(s) and rendering, in ms (the rest of the call is apply). */
   modelMs: number;
   renderMs: number;
@@ -38,6 +45,13 @@ export interface Dataplane {
    * failed (or before the first), so an unchanged reconcile still retries it.
    */
   settled(): boolean;
+  /**
+   * Ports found held by another process, whose listeners the graph leaves out (standalone: one
+   * address for every Gateway, so they concern every Gateway); absent: none are tracked.
+   */
+  unavailablePorts?(): readonly UnavailablePort[];
+  /** Checks the unavailable ports again and forgets those that are free now. */
+  recheckPorts?(): Promise<void>;
   /** Programmed and addresses of one Gateway, as the data plane knows them now. */
   resultFor(gateway: Pick<GatewayNode, 'namespace' | 'name'>): DataplaneResult;
   /** Whether a GatewayClass's parametersRef could be used (undefined: no verdict). */

@@ -2,11 +2,19 @@
  * Standalone's data plane: every Gateway served by one nginx this process runs. A publish
  * builds the model (kept servers through the model memo), renders it and hands it to nginx
  * (apply/nginx.ts NginxProcess), unless nginx already serves the very same files.
+ *
+ * A port another process holds makes nginx refuse the whole configuration. The ports it names
+ * that belong to listeners are remembered as unavailable: the loop builds the graph again
+ * without those listeners (PortUnavailable) and publishes that, so every other listener is
+ * served. Each reconcile, and a timer of the loop's while any are held, checks them again; a
+ * port found free is tried with its listeners in the next configuration.
  */
-import type { DataplaneResult, Graph } from '../graph/types';
+import type { DataplaneResult, Graph, UnavailablePort } from '../graph/types';
+import { listenerTransport } from '../graph';
 import type { Logger } from '../log';
 import { ModelMemo } from '../model';
 import type { EffectivePolicies } from '../policies';
+import { portFree, type PortFailure } from '../apply/ports';
 import type { ApplyOutcome, Dataplane, PublishResult } from './index';
 
 /** render/ RenderedConfig: files relative to the nginx prefix. */
@@ -29,6 +37,8 @@ export interface LocalDataplaneOptions<M, C extends RenderedConfigLike> {
   /** The address nginx listens on: every Gateway's address. */
   listenAddress: string;
   log: Logger;
+  /** Whether a port is free now; default apply/ports.ts portFree (a bind on listenAddress). */
+  portFree?: (address: string, port: number, transport: 'TCP' | 'UDP') => Promise<boolean>;
 }
 
 function sameFiles(a: Record<string, string> | undefined, b: Record<string, string>): boolean {
@@ -45,9 +55,49 @@ export class LocalDataplane<M = unknown, C extends RenderedConfigLike = Rendered
   private lastAttemptOk = false;
   private lastGoodFiles?: Record<string, string>;
   private result: DataplaneResult;
+  private held: UnavailablePort[] = [];
+  /** Checks whether a port is free now (apply/ports.ts portFree; replaced in tests). */
+  private readonly portFree: (address: string, port: number, transport: 'TCP' | 'UDP') => Promise<boolean>;
 
   constructor(private readonly o: LocalDataplaneOptions<M, C>) {
     this.result = { programmed: false, reason: 'Pending', message: 'nginx has not started yet', addresses: [o.listenAddress] };
+    this.portFree = o.portFree ?? portFree;
+  }
+
+  unavailablePorts(): readonly UnavailablePort[] {
+    return this.held;
+  }
+
+  async recheckPorts(): Promise<void> {
+    if (this.held.length === 0) return;
+    const free = await Promise.all(this.held.map((p) => this.portFree(this.o.listenAddress, p.port, p.transport)));
+    if (!free.some(Boolean)) return;
+    const freed = this.held.filter((_, i) => free[i]);
+    this.held = this.held.filter((_, i) => !free[i]);
+    this.o.log.info('ports free again; their listeners are tried again', { ports: freed.map((p) => `${p.port}/${p.transport}`) });
+  }
+
+  /**
+   * The listener ports among nginx's bind failures, added to the held ones; true when any is new.
+   * A port number that TCP-based and UDP listeners share is checked per transport, since nginx's
+   * message does not say which socket failed.
+   */
+  private async holdPorts(graph: Graph, failures: PortFailure[]): Promise<boolean> {
+    const added: UnavailablePort[] = [];
+    for (const f of failures) {
+      const transports = new Set<'TCP' | 'UDP'>();
+      for (const g of graph.gateways) for (const l of g.listeners) if (l.valid && l.port === f.port) transports.add(listenerTransport(l.protocol));
+      let taken = [...transports].filter((t) => !this.held.some((p) => p.port === f.port && p.transport === t));
+      if (taken.length > 1) {
+        const free = await Promise.all(taken.map((t) => this.portFree(this.o.listenAddress, f.port, t)));
+        if (free.some((x) => !x)) taken = taken.filter((_, i) => !free[i]);
+      }
+      for (const transport of taken) added.push({ port: f.port, transport, reason: `nginx could not listen on ${f.address}:${f.port} (${f.error})` });
+    }
+    if (added.length === 0) return false;
+    this.held = [...this.held, ...added];
+    this.o.log.warn('ports held by another process; their listeners are left out until the ports are free', { ports: added.map((p) => `${p.port}/${p.transport}`) });
+    return true;
   }
 
   settled(): boolean {
@@ -83,9 +133,10 @@ export class LocalDataplane<M = unknown, C extends RenderedConfigLike = Rendered
     if (!outcome.ok) {
       this.o.log.error(this.started ? 'nginx rejected the new configuration; the last good one keeps serving' : 'nginx did not start', { error: outcome.message });
     }
+    const portsChanged = !outcome.ok && outcome.portFailures !== undefined && (await this.holdPorts(graph, outcome.portFailures));
     const addresses = [this.o.listenAddress];
     this.result = outcome.ok ? { programmed: true, addresses } : { programmed: false, message: outcome.message, addresses };
-    return { outcome, applied, configBytes, modelMs, renderMs };
+    return { outcome, applied, configBytes, modelMs, renderMs, ...(portsChanged ? { portsChanged } : {}) };
   }
 
   resultFor(): DataplaneResult {

@@ -54,12 +54,12 @@ export function buildGraph(set: ResourceSet, options: BuildGraphOptions): Graph 
     const key = `${gw.metadata.namespace}/${gw.metadata.name}`;
     lookup.all.add(key);
     if (!ourClasses.has(gw.spec.gatewayClassName)) continue;
-    const node = buildGateway(gw, certificates, caCertificates);
+    const node = buildGateway(gw, certificates, caCertificates, options.unavailablePorts);
     lookup.ours.set(key, node);
     parents.set(key, { gateway: gw, node });
     ours.push({ node, creationTimestamp: gw.metadata.creationTimestamp });
   }
-  const listenerSets = set.listenerSets?.length ? attachListenerSets(set.listenerSets, parents, lookup.namespaceLabels, certificates, caCertificates) : [];
+  const listenerSets = set.listenerSets?.length ? attachListenerSets(set.listenerSets, parents, lookup.namespaceLabels, certificates, caCertificates, options.unavailablePorts) : [];
   for (const ls of listenerSets) lookup.listenerSets.set(`${ls.namespace}/${ls.name}`, ls);
   if (!options.dataplanePerGateway && ours.length > 1) {
     resolveGatewayConflicts(ours, new Map((set.listenerSets ?? []).map((ls) => [`${ls.metadata.namespace}/${ls.metadata.name}`, ls.metadata.creationTimestamp])));

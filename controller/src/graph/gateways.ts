@@ -3,7 +3,7 @@ import { CAIndex } from './ca-certificates';
 import { backendClientCertificate, type ClientValidation, frontendValidation, insecureFallbackCondition } from './gateway-tls';
 import { GATEWAY_API_GROUP, type Gateway, type Listener } from '../resources/types';
 import { gatewayConditions, listenerConditions, mergeConditions } from '../conditions';
-import type { GatewayNode, GraphCondition, ListenerNode, SupportedKind } from './types';
+import type { GatewayNode, GraphCondition, ListenerNode, SupportedKind, UnavailablePort } from './types';
 
 /** Protocols whose listeners we can program today. */
 export const SUPPORTED_PROTOCOLS = ['HTTP', 'HTTPS', 'TLS', 'TCP', 'UDP'];
@@ -19,6 +19,19 @@ const KINDS_BY_PROTOCOL: Record<string, string[]> = {
 /** Listeners nginx serves in its stream context (whole connections), not in http. */
 export function isStreamProtocol(protocol: string): boolean {
   return protocol === 'TLS' || protocol === 'TCP' || protocol === 'UDP';
+}
+
+/** The transport a listener's port is bound with (UDP ports are distinct from TCP ones). */
+export function listenerTransport(protocol: string): 'TCP' | 'UDP' {
+  return protocol === 'UDP' ? 'UDP' : 'TCP';
+}
+
+/** A listener's port is held by another process: the listener is not accepted, the others are. */
+function portConditions(listener: Listener, unavailable: readonly UnavailablePort[] | undefined): GraphCondition[] {
+  const transport = listenerTransport(listener.protocol);
+  const held = unavailable?.find((p) => p.port === listener.port && p.transport === transport);
+  if (!held) return [];
+  return listenerConditions.portUnavailable(`Port ${listener.port} (${transport}) is unavailable: ${held.reason}; the listener is served once the port is free`);
 }
 
 /**
@@ -85,6 +98,7 @@ export function buildListener(
   certificates?: CertificateIndex,
   ca?: CAIndex,
   listenerSet?: { namespace: string; name: string },
+  unavailablePorts?: readonly UnavailablePort[],
 ): ListenerNode {
   const owner: ListenerOwner = listenerSet ? { kind: 'ListenerSet', namespace: listenerSet.namespace } : { kind: 'Gateway', namespace: gateway.metadata.namespace };
   const { kinds, invalid } = supportedKindsOf(listener);
@@ -103,6 +117,8 @@ export function buildListener(
     if (v.problem && !v.validation) own = v.problem;
     else if (v.problem) partial = v.problem;
   }
+  // Last: what the listener itself gets wrong is what its user can fix.
+  if (own.length === 0) own = portConditions(listener, unavailablePorts);
   const conflict = conflicts.get(listener.name) ?? [];
   const problems = own.length > 0 ? own : conflict;
   const conditions = mergeConditions(
@@ -132,9 +148,9 @@ export function buildListener(
 }
 
 /** A Gateway of one of our classes, with its listeners validated. */
-export function buildGateway(gateway: Gateway, certificates?: CertificateIndex, ca?: CAIndex): GatewayNode {
+export function buildGateway(gateway: Gateway, certificates?: CertificateIndex, ca?: CAIndex, unavailablePorts?: readonly UnavailablePort[]): GatewayNode {
   const conflicts = conflictConditions(gateway.spec.listeners);
-  const listeners = gateway.spec.listeners.map((l) => buildListener(gateway, l, conflicts, certificates, ca));
+  const listeners = gateway.spec.listeners.map((l) => buildListener(gateway, l, conflicts, certificates, ca, undefined, unavailablePorts));
   const node: GatewayNode = {
     namespace: gateway.metadata.namespace,
     name: gateway.metadata.name,

@@ -3,6 +3,6 @@ export { DEFAULT_CONTROLLER_NAME } from './types';
 export { buildGraph } from './build';
 export { checkRegex, regexVerdict, type RegexCheck, type RegexVerdict } from './regex';
 export { selectorMatches } from './selectors';
-export { SUPPORTED_PROTOCOLS } from './gateways';
+export { listenerTransport, SUPPORTED_PROTOCOLS } from './gateways';
 export { acceptedHostnames, hostnamesIntersect, moreSpecific } from './hostnames';
 export { routeOrder } from './isolation';

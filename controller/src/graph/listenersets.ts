@@ -16,7 +16,7 @@ import { buildListener, protocolsClash } from './gateways';
 import { selectorMatches } from './selectors';
 import type { CertificateIndex } from './tls';
 import type { CAIndex } from './ca-certificates';
-import type { GatewayNode, GraphCondition, ListenerNode, ListenerSetNode } from './types';
+import type { GatewayNode, GraphCondition, ListenerNode, ListenerSetNode, UnavailablePort } from './types';
 
 const NO_CONFLICTS = new Map<string, GraphCondition[]>();
 
@@ -76,6 +76,7 @@ export function attachListenerSets(
   namespaceLabels: Map<string, Record<string, string>>,
   certificates?: CertificateIndex,
   ca?: CAIndex,
+  unavailablePorts?: readonly UnavailablePort[],
 ): ListenerSetNode[] {
   const out: ListenerSetNode[] = [];
   const earlierByGateway = new Map<GatewayNode, ListenerNode[]>();
@@ -95,7 +96,7 @@ export function attachListenerSets(
       continue;
     }
     // Conflicts are settled below by precedence, so no listener is built as conflicted here.
-    node.listeners = ls.spec.listeners.map((l) => buildListener(gateway, l, NO_CONFLICTS, certificates, ca, lsRef));
+    node.listeners = ls.spec.listeners.map((l) => buildListener(gateway, l, NO_CONFLICTS, certificates, ca, lsRef, unavailablePorts));
     if (!gw.accepted) {
       node.conditions = listenerSetConditions.parentNotAccepted(`Gateway ${gw.namespace}/${gw.name} is not accepted`);
       continue;

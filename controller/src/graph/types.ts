@@ -323,6 +323,20 @@ export interface BuildGraphOptions {
    * address (standalone), so a newer Gateway's listener that cannot share a port is Conflicted.
    */
   dataplanePerGateway?: boolean;
+  /**
+   * Ports the data plane found held by another process (standalone: one address for every
+   * Gateway). Listeners on them are not Accepted (PortUnavailable) and not served, so the other
+   * listeners are; the data plane tries a port again once it is free.
+   */
+  unavailablePorts?: readonly UnavailablePort[];
+}
+
+/** A port (per transport: TCP and UDP ports are distinct) the data plane could not listen on. */
+export interface UnavailablePort {
+  port: number;
+  transport: 'TCP' | 'UDP';
+  /** Why, in the data plane's words (nginx's bind error), for the listener's condition. */
+  reason: string;
 }
 
 export const DEFAULT_CONTROLLER_NAME = 'gateway.portcullis.dev/controller';
