@@ -3,6 +3,7 @@
  * wired to the services that announce events.
  */
 import type { ForgeConfig } from '../config';
+import { CrossReferenceService } from './issues/cross-references';
 import { ActivityService } from './activities';
 import { HotReads } from './fast-reads';
 import { AdminService } from './admin';
@@ -212,6 +213,16 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     }),
   );
   notifier.add(new NotificationListener(tracker.notifications));
+  // Mentions of issues in titles, bodies, comments and pushed commits: timeline references, closing keywords.
+  notifier.add(
+    new CrossReferenceService(tracker.context, permissions, tracker.issues, {
+      appUrl: config.rootUrl,
+      repoByName: (owner, name) => repos.findByOwnerAndName(owner, name),
+      repoById: (id) => repos.byId(id),
+      diskPath: (r) => repos.diskPath(r.owner.name, r.name),
+      repoHtml: (r) => tracker.convert.repoHtml(r),
+    }),
+  );
   notifier.add(tracker.stopwatches);
   // A deleted tag turns its release back into a draft.
   notifier.add(releases);
