@@ -30,6 +30,8 @@ export interface L4ChangeFigures {
   startMs: number;
   /** change -> served, ms, per kind (in change order). */
   samples: Record<Kind, number[]>;
+  /** The controller's reconciles during the changes, medians: "total N ms = scan .., build .." */
+  controller: string;
   uptimeBefore: string;
   uptimeAfter: string;
 }
@@ -220,11 +222,12 @@ export async function measureL4Changes(routes: number, changes: number, log: (li
     const reconciles = controller.logs.filter((l) => l.msg === 'reconciled').slice(before) as unknown as { ms: number; phases: Record<string, number> }[];
     const med = (xs: number[]) => percentile(xs, 50);
     const phases = Object.keys(reconciles[0]?.phases ?? {}).map((k) => `${k} ${med(reconciles.map((r) => r.phases[k]))}`);
-    log(`controller per change (${reconciles.length} reconciles, medians): total ${med(reconciles.map((r) => r.ms))} ms = ${phases.join(', ')} ms`);
+    const controllerTimes = `total ${med(reconciles.map((r) => r.ms))} ms = ${phases.join(', ')} ms`;
+    log(`controller per change (${reconciles.length} reconciles, medians): ${controllerTimes}`);
     const uptimeAfter = uptime();
     log(`uptime after: ${uptimeAfter}`);
     if (controller.reconciles() < before + 1) throw new Error('no reconcile logged for the changes');
-    return { routes: count, changes, startMs, samples, uptimeBefore, uptimeAfter };
+    return { routes: count, changes, startMs, samples, controller: controllerTimes, uptimeBefore, uptimeAfter };
   } finally {
     await controller.stop('SIGTERM', undefined, 2000);
     await backends.close();

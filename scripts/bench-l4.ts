@@ -449,9 +449,10 @@ async function measureChanges(): Promise<void> {
     rows: [
       [`start (controller spawned) -> last route of each kind served (${f.routes.TLS} TLSRoute passthrough, ${f.routes.TCP} TCPRoute, ${f.routes.UDP} UDPRoute)`, `${(f.startMs / 1000).toFixed(1)} s`],
       [`one route's file rewritten: change -> served p50 / p90 (${f.changes} changes)`, p(all)],
-      ['of which TLSRoute (passthrough) p50 / p90', p(f.samples.TLS)],
-      ['of which TCPRoute p50 / p90', p(f.samples.TCP)],
-      ['of which UDPRoute p50 / p90', p(f.samples.UDP)],
+      ['TLSRoute (passthrough) changes p50 / p90', p(f.samples.TLS)],
+      ['TCPRoute changes p50 / p90', p(f.samples.TCP)],
+      ['UDPRoute changes p50 / p90', p(f.samples.UDP)],
+      ['the controller\'s reconcile per change, medians', f.controller],
     ],
     note: `A change points one route at its other backend; served = a client through the gateway reaches that backend. \`uptime\` before: ${f.uptimeBefore}; after: ${f.uptimeAfter}.`,
   });
