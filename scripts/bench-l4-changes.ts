@@ -17,7 +17,7 @@ import * as tls from 'tls';
 import execa from 'execa';
 import { stringify } from 'yaml';
 import { startController } from '../e2e/support/controller';
-import { freePort } from '../e2e/support/ports';
+import { freePort, freeUdpPort } from '../e2e/support/ports';
 import { makeTempDir, removeDir } from '../e2e/support/tmp';
 import { DEFAULT_CONTROLLER_NAME } from '../controller/src/graph/types';
 
@@ -180,23 +180,39 @@ export async function measureL4Changes(routes: number, changes: number, log: (li
   await execa('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'key.pem', '-out', 'cert.pem', '-days', '2', '-subj', '/CN=*.pass.example', '-addext', 'subjectAltName=DNS:*.pass.example'], { cwd: dir, stdio: 'ignore' });
   const backends = await startNamedBackends(await fs.readFile(path.join(dir, 'cert.pem'), 'utf8'), await fs.readFile(path.join(dir, 'key.pem'), 'utf8'));
   const layout: Layout = { count, tlsPort: await freePort(), ports: { TCP: [], UDP: [] } };
-  for (const kind of ['TCP', 'UDP'] as const) for (let i = 0; i < count[kind]; i++) layout.ports[kind].push(await freePort());
+  // The kernel may hand out a port it just gave (the probe socket is closed): keep them distinct.
+  const distinct = async (next: () => Promise<number>, taken: Set<number>) => {
+    for (;;) {
+      const p = await next();
+      if (taken.has(p)) continue;
+      taken.add(p);
+      return p;
+    }
+  };
+  const tcpTaken = new Set([layout.tlsPort]);
+  const udpTaken = new Set<number>();
+  for (let i = 0; i < count.TCP; i++) layout.ports.TCP.push(await distinct(freePort, tcpTaken));
+  for (let i = 0; i < count.UDP; i++) layout.ports.UDP.push(await distinct(freeUdpPort, udpTaken));
   const portOf = (kind: Kind, i: number) => (kind === 'TLS' ? layout.tlsPort : layout.ports[kind][i]);
   const current = new Map<string, Backend>();
   const file = (kind: Kind, i: number) => `${kind.toLowerCase()}-${String(i).padStart(4, '0')}.yaml`;
   await writeFile(manifestsDir, '00-base.yaml', baseDocs(layout, backends.ports));
   for (const kind of ['TLS', 'TCP', 'UDP'] as const) for (let i = 0; i < count[kind]; i++) await writeFile(manifestsDir, file(kind, i), [routeDoc(kind, i, 'a')]);
+  let controller: Awaited<ReturnType<typeof startController>> | undefined;
   const served = async (kind: Kind, i: number, want: Backend, deadlineMs: number) => {
     const t = Date.now();
     while ((await probe(kind, portOf(kind, i), i, 500)) !== want) {
-      if (Date.now() - t > deadlineMs) throw new Error(`${kind} route ${i} not served by backend ${want} within ${deadlineMs} ms`);
+      if (Date.now() - t > deadlineMs) {
+        const problems = (controller?.logs ?? []).filter((l) => l.level === 'warn' || l.level === 'error').slice(-5);
+        throw new Error(`${kind} route ${i} not served by backend ${want} within ${deadlineMs} ms; the controller's last warnings: ${JSON.stringify(problems)}`);
+      }
       await sleep(2);
     }
   };
   const uptimeBefore = uptime();
   log(`uptime before: ${uptimeBefore}`);
   const t0 = Date.now();
-  const controller = await startController({ manifestsDir, stateDir: path.join(dir, 'state'), logLevel: process.env.BENCH_LOG_LEVEL ?? 'info' }, false);
+  controller = await startController({ manifestsDir, stateDir: path.join(dir, 'state'), logLevel: process.env.BENCH_LOG_LEVEL ?? 'info' }, false);
   try {
     for (const kind of ['TLS', 'TCP', 'UDP'] as const) if (count[kind] > 0) await served(kind, count[kind] - 1, 'a', 120000);
     const startMs = Date.now() - t0;
