@@ -14,8 +14,10 @@
  *    Kubernetes mode.
  *
  * --write-docs: also write the figures as docs/benchmarks-gateway.md's table (k8s).
+ * --heap-snapshot=DIR: once the memory figure is taken, the controller writes a V8 heap snapshot
+ *   into DIR (node's --heapsnapshot-signal; open it in Chrome DevTools' Memory tab).
  */
-import { readFileSync } from 'fs';
+import { readdirSync, readFileSync, statSync } from 'fs';
 import * as path from 'path';
 import { startController } from '../e2e/support/controller';
 import { startCluster } from '../e2e/support/kube';
@@ -65,6 +67,25 @@ async function waitServed(port: number, paths: string[], timeoutMs: number): Pro
   }
 }
 
+function argText(name: string): string | undefined {
+  return process.argv.find((x) => x.startsWith(`--${name}=`))?.slice(name.length + 3);
+}
+
+/** Waits for the controller's snapshot (written on SIGUSR2) to appear and stop growing. */
+async function heapSnapshot(pid: number, dir: string): Promise<string> {
+  process.kill(pid, 'SIGUSR2');
+  let last = -1;
+  for (const deadline = Date.now() + 300_000; Date.now() < deadline; ) {
+    await new Promise((r) => setTimeout(r, 1000));
+    const file = readdirSync(dir).find((f) => f.endsWith('.heapsnapshot') && f.includes(`.${pid}.`));
+    if (!file) continue;
+    const size = statSync(path.join(dir, file)).size;
+    if (size > 0 && size === last) return path.join(dir, file);
+    last = size;
+  }
+  throw new Error(`no heap snapshot in ${dir} after 300 s`);
+}
+
 function rssMb(pid: number): number {
   const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'))!;
   return Math.round(Number(line.replace(/\D+/g, '')) / 1024);
@@ -80,6 +101,11 @@ async function main(): Promise<void> {
   const address = netns.address;
   const echoPort = netns.ports.echo;
   let controller: Awaited<ReturnType<typeof startController>> | undefined;
+  const snapshotDir = argText('heap-snapshot');
+  if (snapshotDir) {
+    const flags = `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${path.resolve(snapshotDir)}`;
+    process.env.E2E_CONTROLLER_NODE_ARGS = `${process.env.E2E_CONTROLLER_NODE_ARGS ?? ''} ${flags}`.trim();
+  }
   try {
     await cluster.apply([gatewayClass(), gateway('gw', [{ name: 'http', port, allowedRoutes: { namespaces: { from: 'All' } } }])]);
     controller = await startController({
@@ -141,6 +167,7 @@ async function main(): Promise<void> {
       const heap = (k: string) => Math.round((m.get(`portcullis_controller_nodejs_heap_size_${k}_bytes`) ?? NaN) / 1048576);
       console.log(`controller memory with ${manyRoutes + 180} routes: RSS ${rssMb(pid)} MB (${rssBefore} MB with 180), heap used / total ${heap('used')} / ${heap('total')} MB; all served ${((Date.now() - t0) / 1000).toFixed(1)} s after the first apply`);
       rows.push([`controller RSS with ${manyRoutes + 180} routes (heap used / total)`, `${rssMb(pid)} MB (${heap('used')} / ${heap('total')} MB)`, '< 250 MB', 'Envoy Gateway: 256 MiB at 1,000 routes']);
+      if (snapshotDir) console.log(`controller heap snapshot: ${await heapSnapshot(pid, path.resolve(snapshotDir))}`);
     }
     docsTable({ doc: 'gateway', id: 'k8s', command: benchCommand('bench:k8s'), columns: ['figure', 'Portcullis', 'goal', 'anchor'], rows });
   } finally {

@@ -10,14 +10,16 @@
  *   from a thin wrapper around the real client (a server that compacts on demand or drops
  *   connections on cue is not something the API server offers); lists and watches go to the
  *   real server.
+ * - informer: what the API server and kubectl keep for themselves (managedFields, the
+ *   last-applied annotation) stays out of the store; the object's own annotations and labels stay.
  * - status writer: a real 409 Conflict (the object changed on the server after the writer's
  *   informer saw it) is retried on a fresh read, keeping the other controller's entry written
  *   meanwhile; a report equal to what the server holds writes nothing.
  */
 import { KubeClient, ConnectionError, type WatchEvent } from '../../controller/src/providers/kubernetes/client';
-import { Informer } from '../../controller/src/providers/kubernetes/informer';
+import { Informer, LAST_APPLIED_ANNOTATION } from '../../controller/src/providers/kubernetes/informer';
 import { StatusWriter } from '../../controller/src/providers/kubernetes/status-writer';
-import { kindByName } from '../../controller/src/providers/kubernetes/kinds';
+import { kindByName, objectPath } from '../../controller/src/providers/kubernetes/kinds';
 import type { StatusReport } from '../../controller/src/graph/types';
 import type { Logger } from '../../controller/src/log';
 import { describeKube, startCluster, type Cluster } from '../support/kube';
@@ -124,6 +126,37 @@ describeKube('informer and status writer on the real API server', () => {
       expect(informer.lists).toBe(2);
     } finally {
       informer.stop();
+    }
+  });
+
+  test('the store holds no managedFields and no last-applied annotation; the other annotations and labels stay', async () => {
+    const annotated: Manifest = { ...route('r-annotated'), metadata: { name: 'r-annotated', namespace: NS, labels: { team: 'a' }, annotations: { 'example.com/owner': 'team-a' } } };
+    const bare: Manifest = { ...route('r-bare'), metadata: { name: 'r-bare', namespace: NS } };
+    await cluster.apply([annotated, bare]);
+    const informer = new Informer({ client: real, kind: HTTPROUTE, log: captureLog(), onChange: () => undefined });
+    informer.start();
+    await informer.waitForSync();
+    try {
+      await until(() => !!informer.get(NS, 'r-annotated') && !!informer.get(NS, 'r-bare'), 10000, 'routes seen');
+      // The server holds both (kubectl apply wrote them): without stripping the store would too.
+      const onServer = await real.request<{ metadata: { annotations: Record<string, string>; managedFields?: unknown[] } }>('get', 'GET', objectPath(HTTPROUTE, NS, 'r-annotated'));
+      expect(onServer.metadata.annotations[LAST_APPLIED_ANNOTATION]).toBeDefined();
+      expect(onServer.metadata.managedFields?.length).toBeGreaterThan(0);
+      const meta = (name: string) => (informer.get(NS, name)!.doc as { metadata: Record<string, unknown> }).metadata;
+      expect(meta('r-annotated').annotations).toEqual({ 'example.com/owner': 'team-a' });
+      expect(meta('r-annotated').labels).toEqual({ team: 'a' });
+      expect(meta('r-annotated').managedFields).toBeUndefined();
+      expect(meta('r-bare').annotations).toBeUndefined();
+      expect(meta('r-bare').managedFields).toBeUndefined();
+      expect(informer.get(NS, 'r-annotated')!.metaKey).not.toContain('last-applied');
+      // An edit of the other annotation is a change the pipeline sees.
+      const before = informer.get(NS, 'r-annotated')!.doc;
+      await cluster.kubectl(['annotate', 'httproute', 'r-annotated', '-n', NS, '--overwrite', 'example.com/owner=team-b']);
+      await until(() => informer.get(NS, 'r-annotated')!.doc !== before, 10000, 'annotation change seen');
+      expect(meta('r-annotated').annotations).toEqual({ 'example.com/owner': 'team-b' });
+    } finally {
+      informer.stop();
+      await cluster.kubectl(['delete', 'httproute', 'r-annotated', 'r-bare', '-n', NS]);
     }
   });
 

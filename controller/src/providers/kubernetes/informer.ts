@@ -14,7 +14,9 @@
  * The documents handed to the pipeline are frozen and stay the same object while the object is
  * unchanged (resources/readonly.ts): the parse stages remember their outcome by identity. For
  * kinds whose status we write, status and resourceVersion are left out of the document and a
- * status-only change is not a change, so our own status writes do not wake the pipeline.
+ * status-only change is not a change, so our own status writes do not wake the pipeline. The
+ * API server's and kubectl's bookkeeping in metadata (managedFields, the last-applied annotation)
+ * never enters the store.
  */
 import type { Logger } from '../../log';
 import { freezeDocument } from '../../resources/readonly';
@@ -30,7 +32,7 @@ export interface StoredObject {
   doc: unknown;
   /** The object's status as the API server has it (kinds whose status we write). */
   status: unknown;
-  /** metadata without resourceVersion/managedFields, as JSON: tells a status-only change. */
+  /** metadata without resourceVersion and bookkeeping (withoutBookkeeping), as JSON: tells a status-only change. */
   metaKey: string;
 }
 
@@ -48,6 +50,27 @@ export interface InformerOptions {
 }
 
 type Json = Record<string, unknown>;
+
+/** The annotation `kubectl apply` writes: the whole object as last applied, as JSON text. */
+export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
+
+/**
+ * metadata without what the API server and kubectl keep for their own bookkeeping: the field
+ * managers (managedFields) and kubectl's last-applied copy of the object. Both are copies of
+ * the object's fields (the last-applied annotation is as large as the object itself), read by
+ * no stage of the pipeline, and held per object for as long as it exists; everything else in
+ * metadata (other annotations, labels) stays. Stripped here, where objects enter the store.
+ */
+export function withoutBookkeeping(meta: Json): Json {
+  const { managedFields: _m, ...rest } = meta;
+  const annotations = meta.annotations as Record<string, unknown> | undefined;
+  if (annotations && LAST_APPLIED_ANNOTATION in annotations) {
+    const { [LAST_APPLIED_ANNOTATION]: _a, ...others } = annotations;
+    if (Object.keys(others).length > 0) rest.annotations = others;
+    else delete rest.annotations;
+  }
+  return rest;
+}
 
 function objectKey(namespace: string | undefined, name: string): string {
   return namespace ? `${namespace}/${name}` : name;
@@ -266,7 +289,7 @@ export class Informer {
   private toStored(obj: Json): StoredObject | undefined {
     const meta = obj.metadata as Json | undefined;
     if (!meta || typeof meta.name !== 'string') return undefined;
-    const { managedFields: _m, resourceVersion, ...restMeta } = meta;
+    const { resourceVersion, ...restMeta } = withoutBookkeeping(meta);
     const { metadata: _meta, status, ...rest } = obj;
     const metaKey = JSON.stringify(restMeta);
     const doc: Json = { ...rest, apiVersion: apiVersionOf(this.kind), kind: this.kind.kind, metadata: restMeta };
