@@ -204,6 +204,12 @@ describeForge('teams and org permissions', (f) => {
     res = await f().request('GET', '/repos/acme/other', as('spook'));
     expect(res.status).toBe(200);
     expect(res.body.permissions).toEqual({ admin: false, push: false, pull: true });
+    // A member assigned through the team loses the assignment on leaving it (Gitea's removeTeamMember).
+    await f().request('PATCH', `/teams/${ghosts}`, { ...as('owner'), body: { name: 'ghosts', units_map: { 'repo.code': 'write', 'repo.issues': 'write', 'repo.pulls': 'write' } } });
+    res = await f().request('POST', '/repos/acme/other/issues', { ...as('owner'), body: { title: 'haunt', assignees: ['spook'] } });
+    expect(res.status).toBe(201);
+    expect((await f().request('DELETE', `/teams/${ghosts}/members/spook`, as('owner'))).status).toBe(204);
+    expect((await f().request('GET', `/repos/acme/other/issues/${res.body.number}`, as('owner'))).body.assignees).toBeNull();
     expect((await f().request('DELETE', `/teams/${ghosts}`, as('owner'))).status).toBe(204);
   });
 

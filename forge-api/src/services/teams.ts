@@ -11,6 +11,7 @@ import { readableRepoFilter, type PermissionService } from './permissions';
 import { ALL_UNITS, OWNER_TEAM, TEAM_VISIBILITY } from './orgs';
 import type { Repository, Team, User } from './records';
 import { unwatchLost, watchForTeam } from './watches';
+import { reconsiderAssignments } from './assignees';
 
 /** Gitea's unit keys, in Gitea's unit-type order (the order units are listed in). */
 export const UNIT_KEYS = ['repo.code', 'repo.issues', 'repo.pulls', 'repo.releases', 'repo.wiki', 'repo.ext_wiki', 'repo.ext_issues', 'repo.projects', 'repo.packages', 'repo.actions'];
@@ -287,7 +288,10 @@ export class TeamService {
       await tx.teamUser.deleteMany({ where: { teamId: team.id, userId: user.id } });
       await tx.team.update({ where: { id: team.id }, data: { numMembers: { decrement: 1 } } });
     });
-    await unwatchLost(this.prisma, user, await this.repoIds(team));
+    const repoIds = await this.repoIds(team);
+    await unwatchLost(this.prisma, user, repoIds);
+    // Assignments where the member can no longer be assigned go (Gitea's removeTeamMember).
+    await reconsiderAssignments(this.prisma, this.permissions, user, repoIds);
     await this.dropOrgMembershipIfNoTeam(team.orgId, user);
   }
 
