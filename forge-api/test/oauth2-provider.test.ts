@@ -94,7 +94,7 @@ describeForge('OAuth2 provider at Gitea\'s paths', (f) => {
     expect((await f().request('GET', '/user', { bearer: refreshed.access_token })).status).toBe(401);
   });
 
-  test('public clients must use PKCE; plain PKCE works as Gitea allows it', async () => {
+  test('public clients must use PKCE; plain PKCE works as Gitea allows it; challenges are RFC 7636\'s 43 to 128 characters', async () => {
     const go = await signedInBrowser(f().url, ALICE);
     const q = new URLSearchParams({ client_id: TEA, redirect_uri: 'http://127.0.0.1:4000', response_type: 'code', state: 's' });
     const res = await go(`/login/oauth/authorize?${q}`);
@@ -124,6 +124,21 @@ describeForge('OAuth2 provider at Gitea\'s paths', (f) => {
     expect(right.status).toBe(200);
     const body = (await right.json()) as { access_token: string };
     expect((await f().request('GET', '/user', { bearer: body.access_token })).body.login).toBe('alice');
+    // RFC 7636's 43 to 128 characters, for a plain challenge (the verifier itself) as for S256,
+    // refused back to the client at once (Gitea takes any challenge: a deliberate difference).
+    for (const method of ['plain', 'S256']) {
+      for (const challenge of ['abc', 'x'.repeat(129), `${'a'.repeat(42)}+`]) {
+        const short = new URLSearchParams({ client_id: TEA, redirect_uri: 'http://127.0.0.1:4000', response_type: 'code', state: 's', code_challenge: challenge, code_challenge_method: method });
+        const res = await (await signedInBrowser(f().url, ALICE))(`/login/oauth/authorize?${short}`);
+        const to = new URL(res.headers.get('location') as string);
+        expect([res.status, to.origin, to.searchParams.get('error'), to.searchParams.get('error_description')]).toEqual([
+          303,
+          'http://127.0.0.1:4000',
+          'invalid_request',
+          'code challenge must be 43 to 128 characters of A-Z, a-z, 0-9, "-", ".", "_", "~" (RFC 7636)',
+        ]);
+      }
+    }
     // A code is good once: Gitea deletes it, so a second exchange finds none.
     const again = await exchange(verifier);
     expect([again.status, await again.json()]).toEqual([400, { error: 'unauthorized_client', error_description: 'client is not authorized' }]);
@@ -176,11 +191,15 @@ describeForge('OAuth2 provider at Gitea\'s paths', (f) => {
   });
 
   test('consent: asked the first time; asked every time by a public client; not again by a confidential or skip_secondary_authorization one unless it wants more', async () => {
-    const again = async (clientId: string, auth: oidc.ClientAuth, secret: string | undefined, redirectUri: string, scope: string, expectConsent: boolean) => {
+    const again = async (clientId: string, auth: oidc.ClientAuth, secret: string | undefined, redirectUri: string, scope: string, expectConsent: boolean, refused?: string) => {
       const config = await discover(f(), clientId, auth, secret);
       const verifier = oidc.randomPKCECodeVerifier();
       const url = oidc.buildAuthorizationUrl(config, { redirect_uri: redirectUri, scope, state: 'c', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' });
       const back = await authorizeInBrowser(f(), url, { expectConsent });
+      if (refused) {
+        expect([back.searchParams.get('error'), back.searchParams.get('error_description')]).toEqual(['server_error', refused]);
+        return;
+      }
       const tokens = await oidc.authorizationCodeGrant(config, back, { pkceCodeVerifier: verifier, expectedState: 'c' });
       expect((await f().request('GET', '/user', { bearer: tokens.access_token })).body.login).toBe('alice');
     };
@@ -194,8 +213,13 @@ describeForge('OAuth2 provider at Gitea\'s paths', (f) => {
     const { client_id, client_secret } = conf.body;
     await again(client_id, oidc.ClientSecretBasic(client_secret), client_secret, 'https://conf.example/cb', 'read:user', true);
     await again(client_id, oidc.ClientSecretBasic(client_secret), client_secret, 'https://conf.example/cb', 'read:user', false);
-    // More than was granted is asked for, not given unasked.
-    await again(client_id, oidc.ClientSecretBasic(client_secret), client_secret, 'https://conf.example/cb', 'read:user write:repository', true);
+    // More than was granted is asked for, not given unasked; and the consent to other scopes than
+    // the grant's is Gitea's server_error, for public clients as for any (the grant stays as it was).
+    const differ = 'a grant exists with different scope';
+    await again(client_id, oidc.ClientSecretBasic(client_secret), client_secret, 'https://conf.example/cb', 'read:user write:repository', true, differ);
+    await again(TEA, oidc.None(), undefined, 'http://127.0.0.1:7001/', 'read:user read:repository', true, differ);
+    await again(TEA, oidc.None(), undefined, 'http://127.0.0.1:7001/', 'read:organization', true, differ);
+    await again(TEA, oidc.None(), undefined, 'http://127.0.0.1:7001/', 'read:user', true);
   });
 
   test('refused authorization requests are answered as Gitea 1.27.3 answers them', async () => {

@@ -33,6 +33,17 @@ import { TWO_FACTOR_ENROL_PATH, TWO_FACTOR_REQUIRED_MESSAGE } from '../services/
 
 const PROVIDER_PATHS = [OAUTH2_PATHS.authorize, `${OAUTH2_PATHS.authorize}/*`, OAUTH2_PATHS.token, OAUTH2_PATHS.userinfo, OAUTH2_PATHS.introspect, OAUTH2_PATHS.keys];
 
+/**
+ * RFC 7636's code verifier (4.1), which a plain challenge is (4.2), and an S256 challenge's form:
+ * 43 to 128 unreserved characters. Gitea takes a challenge of any length; the forge keeps the
+ * RFC's minimum, which is the verifier's entropy (a short plain verifier can be guessed by
+ * whoever intercepts the code), and refuses such a request at once, back to the client, rather
+ * than after sign-in and consent at the token endpoint. Clients generate 43 characters or more
+ * (golang.org/x/oauth2's GenerateVerifier, which Go clients such as tea use, openid-client, Git
+ * Credential Manager), and an S256 challenge is 43 characters by construction.
+ */
+const PKCE_FORM = /^[A-Za-z0-9._~-]{43,128}$/;
+
 /** S256 of a plain PKCE challenge (see the file comment). */
 function s256(value: string): string {
   return crypto.createHash('sha256').update(value, 'ascii').digest('base64url');
@@ -126,7 +137,9 @@ export default async function oauth2ProviderRoutes(app: FastifyInstance) {
       const challenge = params.get('code_challenge');
       const method = params.get('code_challenge_method');
       if (challenge && (method === null || method === 'plain')) {
-        params.set('code_challenge', s256(challenge));
+        // A challenge outside RFC 7636's form is passed on as it is, for the provider to refuse
+        // it as it refuses such an S256 challenge (see PKCE_FORM).
+        if (PKCE_FORM.test(challenge)) params.set('code_challenge', s256(challenge));
         params.set('code_challenge_method', 'S256');
       }
       // Gitea grants full API access when no scope is asked for (CI systems ask for none); the
@@ -204,10 +217,11 @@ export default async function oauth2ProviderRoutes(app: FastifyInstance) {
     // only for a confidential application or one that skips secondary authorization; a public
     // client (tea, credential helpers) is asked every time (RFC 6749 10.2), and every application
     // the first time. Where Gitea would silently reuse the old grant for more scopes than it
-    // holds, the forge asks instead of widening it unasked.
+    // holds, the forge asks (and the consent then meets Gitea's rule below).
     const previous = await prisma.oAuth2ProviderRecord.findFirst({ where: { kind: 'Grant', clientId, accountId }, orderBy: { expiresAt: 'desc' } });
     let grant = previous ? await provider.Grant.find(previous.id) : undefined;
-    const covered = !!grant && requested.every((s) => (grant?.getOIDCScope() ?? '').split(' ').includes(s));
+    const granted = (grant?.getOIDCScope() ?? '').split(' ').filter(Boolean);
+    const covered = !!grant && requested.every((s) => granted.includes(s));
     const reused = covered && (client.confidential || client.skipSecondaryAuthorization);
     if (request.method === 'GET' && !reused) {
       const scopes = requested.length ? requested : ['all'];
@@ -231,6 +245,12 @@ export default async function oauth2ProviderRoutes(app: FastifyInstance) {
           ),
         );
     }
+    // Gitea's answer to a consent given for other scopes than those of the grant the user already
+    // gave the application (a public client asking for more or fewer, ...): server_error, the
+    // grant left as it is (revoking the application's access in the settings ends it). Not a
+    // security matter either way, since the user has just consented; Gitea compares the scope
+    // strings, the forge the sets (the same scopes in another order are the same grant).
+    if (request.method === 'POST' && grant && (granted.length !== requested.length || !covered)) return finish({ error: 'server_error', error_description: 'a grant exists with different scope' });
     grant ??= new provider.Grant({ accountId, clientId });
     if (requested.length) grant.addOIDCScope(requested.join(' '));
     const grantId = await grant.save();
