@@ -47,8 +47,10 @@ FLAGS=(--with-http_v2_module --with-http_ssl_module --with-http_stub_status_modu
   --without-http_upstream_ip_hash_module
   --without-http_upstream_least_conn_module --without-http_upstream_random_module
   --without-http_upstream_zone_module --without-http-cache)
-# Patches (scripts/nginx-patches/*.patch, applied in name order) fix nginx 1.26.3 where the data
-# plane depends on it; each says why in its own comment. They are part of the cache key too.
+# Patches (scripts/nginx-patches/*.patch, applied in name order) fix or extend nginx 1.26.3 where
+# the data plane depends on it (a GOAWAY on graceful shutdown; proxy_ssl_verify_san for
+# BackendTLSPolicy subjectAltNames); each says why in its own comment. They are part of the cache
+# key too.
 PATCHES=("$(cd "$(dirname "$0")" && pwd)"/nginx-patches/*.patch)
 KEY="$VERSION-$( { printf '%s\n' "${FLAGS[@]}"; cat "${PATCHES[@]}"; } | sha256sum | cut -c1-12)"
 PREFIX="$CACHE/$KEY"

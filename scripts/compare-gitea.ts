@@ -492,6 +492,42 @@ function pullChecks(): Check[] {
     { what: 'pull: pin', method: 'POST', path: `${r}/issues/1/pin`, as: alice },
     { what: 'pull: pinned', method: 'GET', path: `${r}/pulls/pinned`, as: bob },
     { what: 'pull: timeline', method: 'GET', path: `${r}/issues/1/timeline`, as: bob },
+    ...crossReferenceChecks(),
+  ];
+}
+
+/**
+ * Cross-references on the timeline: an issue's body, a comment, a commit made through the
+ * contents API ("Fixes #1" on the default branch closes the issue) and a pull request's body
+ * reference issues; each entry of the timelines is read on its own page.
+ */
+function crossReferenceChecks(): Check[] {
+  const { alice, bob } = users;
+  const r = `/repos/${alice}/xref`;
+  const i = `${r}/issues`;
+  const page = (n: number, entry: string, issue = 1): Check => ({ what: `xref: ${entry}`, method: 'GET', path: `${i}/${issue}/timeline?limit=1&page=${n}`, as: bob });
+  return [
+    { what: 'xref: repo', method: 'POST', path: '/user/repos', as: alice, body: { name: 'xref', auto_init: true, default_branch: 'main' } },
+    { what: 'xref: target', method: 'POST', path: i, as: alice, body: { title: 'target' } },
+    { what: 'xref: issue referencing it', method: 'POST', path: i, as: alice, body: { title: 'source', body: 'see #1 and `#3`' } },
+    { what: 'xref: comment referencing it', method: 'POST', path: `${i}/2/comments`, as: alice, body: { body: 'also (#1).' } },
+    { what: 'xref: second target', method: 'POST', path: i, as: alice, body: { title: 'second target' } },
+    {
+      what: 'xref: commit fixing it',
+      method: 'POST',
+      path: `${r}/contents/fix.txt`,
+      as: alice,
+      body: { content: Buffer.from('fix\n').toString('base64'), message: 'Fixes #1', branch: 'main' },
+    },
+    { what: 'xref: branch', method: 'POST', path: `${r}/contents/b.txt`, as: alice, body: { content: Buffer.from('b\n').toString('base64'), message: 'b', branch: 'main', new_branch: 'b' } },
+    { what: 'xref: pull request fixing #3', method: 'POST', path: `${r}/pulls`, as: alice, body: { head: 'b', base: 'main', title: 'PR', body: 'fixes #3' } },
+    { what: 'xref: timeline length', method: 'GET', path: `${i}/1/timeline?limit=50`, as: bob },
+    page(1, 'issue_ref'),
+    page(2, 'comment_ref'),
+    page(3, 'commit_ref'),
+    page(4, 'close by commit'),
+    page(1, 'pull_ref', 3),
+    { what: 'xref: target closed', method: 'GET', path: `${i}/1`, as: bob },
   ];
 }
 

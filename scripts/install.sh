@@ -17,14 +17,25 @@ SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
 LOGS=$(mktemp -d /tmp/portcullis-install.XXXXXX)
 trap 'rm -rf "$LOGS"' EXIT
 T0=$(date +%s)
+# cpu_now: sets CPU to the CPU seconds (user + system) used so far by this shell's finished
+# children, from the `times` builtin; a step or lane runs in its own shell, so the difference of
+# two readings is what it used (on a shared machine its wall time depends on the load, its CPU
+# time hardly). `times` must run in this very shell, not in a pipe or $(...), whose subshell has
+# children of its own.
+cpu_now() {
+  local f="$LOGS/times.$BASHPID"
+  times >"$f"
+  CPU=$(awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, t, "m"); s += t[1] * 60 + t[2] } } END { printf "%d", s }' "$f")
+}
 # step NAME CMD...: runs CMD (its output to $LOGS/NAME.log), reports it; returns CMD's status.
 step() {
   local name=$1; shift
-  local log s rc=0
+  local log s c CPU rc=0
   log="$LOGS/$(printf '%s' "$name" | tr -c 'A-Za-z0-9.-' '_').log"
-  s=$(date +%s)
+  s=$(date +%s); cpu_now; c=$CPU
   "$@" >"$log" 2>&1 || rc=$?
-  local report="[install] $name: $(( $(date +%s) - s )) s" found
+  cpu_now
+  local report="[install] $name: $(( $(date +%s) - s )) s (CPU $(( CPU - c )) s)" found
   [ "$rc" = 0 ] || report="$report, FAILED (exit $rc)"
   found=$(grep -E 'built in|up to date|: installed|^installing:|CRDs (present|->)|base root filesystem|image in [0-9]|compiled' "$log" | sed 's/^/[install]   /' || true)
   [ -z "$found" ] || report+=$'\n'"$found"
@@ -65,17 +76,14 @@ apt_install() {
     echo "Debian packages: all up to date"
   fi
 }
-step "Debian packages" apt_install
-# The nginx the controller, tests and benchmarks run (controller/src/apply/nginx-binary.ts
-# finds it): ~17 s to build on 2 cores the first time, nothing once cached.
-step "nginx 1.26.3 (scripts/build-nginx.sh)" bash scripts/build-nginx.sh
 # An earlier machine setup left `nodedir=/usr` in ~/.npmrc, which npm 11 answers with an
 # "Unknown user config" warning on every npm/npx call; the variable above does its job.
 if [ -f "$HOME/.npmrc" ] && grep -q '^nodedir=' "$HOME/.npmrc"; then
   sed -i '/^nodedir=/d' "$HOME/.npmrc"
 fi
 
-# The rest runs in four lanes at once. Two build Go programs from the Go module proxy (each
+# The rest runs in four lanes at once (lane A from the start, the others once the Debian
+# packages are in; see the end). Two build Go programs from the Go module proxy (each
 # `go build` already compiles on both cores, but module downloads, `go mod tidy` and the
 # mostly serial links leave a core idle that the other lane fills); two mostly wait on the
 # network and the disk. Each tool is cached under ~/.cache: on a machine that has them, every
@@ -133,15 +141,44 @@ compile_conformance() {
   mkdir -p "$stamp_dir" && echo "$key" >"$stamp_dir/compiled.key" && echo "conformance suite: compiled ($key)"
 }
 
-# Lane C: npm ci (a fresh clone has no node_modules; better-sqlite3 compiles its C part).
+# Lane C: the nginx the controller, tests and benchmarks run (controller/src/apply/nginx-binary.ts
+# finds it; no other lane needs it, so it is built here rather than before the lanes), then
+# npm ci (a fresh clone has no node_modules, CI's included).
+# better-sqlite3's install script (prebuild-install) takes a prebuilt binary from
+# $npm_config_better_sqlite3_local_prebuilds when that folder has one named as its upstream
+# prebuilds are (package version, Node ABI, platform, architecture), and loads it to check it;
+# else it asks GitHub for one, which this network does not reach, and compiles SQLite and its
+# binding from source (~100 CPU s; JOBS lets node-gyp compile the two at once). The binary
+# compiled on the first install is packed there under that name, so a later npm ci in a fresh
+# clone skips the compile; another version, Node ABI or machine gets a name of its own.
+BETTER_SQLITE3_PREBUILDS=${PORTCULLIS_CACHE:-$HOME/.cache}/portcullis-prebuilds
 npm_ci() {
   if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-    npm ci --no-audit --no-fund && echo "node_modules: installed (npm ci)"
+    npm_config_better_sqlite3_local_prebuilds=$BETTER_SQLITE3_PREBUILDS JOBS=max npm ci --no-audit --no-fund && echo "node_modules: installed (npm ci)" && keep_better_sqlite3 ||
+      return
   else
     echo "node_modules: up to date"
   fi
 }
-npm_ci_lane() { step "npm ci" npm_ci; }
+keep_better_sqlite3() {
+  local dir=node_modules/better-sqlite3 name
+  [ -f "$dir/build/Release/better_sqlite3.node" ] || return 0
+  name=$(node -p "const p = require('./$dir/package.json'); \`\${p.name}-v\${p.version}-node-v\${process.versions.modules}-\${process.platform}-\${process.arch}.tar.gz\`") &&
+    if [ -d "$dir/build/Release/obj.target" ]; then
+      mkdir -p "$BETTER_SQLITE3_PREBUILDS" &&
+        tar -czf "$BETTER_SQLITE3_PREBUILDS/$name.tmp" -C "$dir" build/Release/better_sqlite3.node &&
+        mv "$BETTER_SQLITE3_PREBUILDS/$name.tmp" "$BETTER_SQLITE3_PREBUILDS/$name" &&
+        echo "better-sqlite3: compiled from source, kept as $BETTER_SQLITE3_PREBUILDS/$name"
+    else
+      echo "better-sqlite3: up to date (the binary compiled before, $name)"
+    fi
+}
+lane_c() {
+  local rc=0
+  step "nginx 1.26.3 (scripts/build-nginx.sh)" bash scripts/build-nginx.sh || rc=1
+  step "npm ci" npm_ci || rc=1
+  return "$rc"
+}
 
 # Lane D: what the tests run that npm ci does not install: schemathesis (PyPI, pinned; the
 # OpenAPI fuzzer of forge-api/test/openapi-fuzz.test.ts) in its own virtualenv under ~/.cache, so
@@ -175,11 +212,18 @@ renovate() {
   else
     echo "node $RENOVATE_NODE_VERSION for Renovate: up to date"
   fi
-  if [ "$(cat "$RENOVATE_HOME/renovate/.version" 2>/dev/null)" != "$RENOVATE_VERSION" ]; then
+  # Without Renovate's optional dependencies: re2, a native regular-expression engine whose
+  # C++ build (abseil included) took ~150 CPU s of a cold install, and which Renovate replaces
+  # by JavaScript's RegExp when it cannot load it (compiled here against the system Node's
+  # headers, npm_config_nodedir above, it never loaded in Renovate's Node 24 anyway); and
+  # openpgp, which decrypts encrypted config that the suite never gives it. The stamp names the
+  # flag, so an install made without it is redone.
+  local stamp="$RENOVATE_VERSION --omit=optional"
+  if [ "$(cat "$RENOVATE_HOME/renovate/.version" 2>/dev/null)" != "$stamp" ]; then
     rm -rf "$RENOVATE_HOME/renovate" &&
       PATH="$(dirname "$RENOVATE_NODE"):$PATH" npm install --prefix "$RENOVATE_HOME/renovate" \
-        --no-audit --no-fund --no-save "renovate@$RENOVATE_VERSION" &&
-      echo "$RENOVATE_VERSION" > "$RENOVATE_HOME/renovate/.version" || return
+        --no-audit --no-fund --no-save --omit=optional "renovate@$RENOVATE_VERSION" &&
+      echo "$stamp" > "$RENOVATE_HOME/renovate/.version" && echo "renovate $RENOVATE_VERSION: installed" || return
   else
     echo "renovate $RENOVATE_VERSION: up to date"
   fi
@@ -197,15 +241,20 @@ lane_d() {
 # wall time printed when it ends.
 lane() {
   local name=$1 fn=$2
-  ( s=$(date +%s); rc=0; "$fn" || rc=$?
-    echo "[install] lane $name done: $(( $(date +%s) - s )) s"; echo "$rc" >"$LOGS/lane-$name.rc" ) &
+  ( s=$(date +%s); cpu_now; c=$CPU; rc=0; "$fn" || rc=$?; cpu_now
+    echo "[install] lane $name done: $(( $(date +%s) - s )) s (CPU $(( CPU - c )) s)"; echo "$rc" >"$LOGS/lane-$name.rc" ) &
 }
+# Lane A needs only Go and python3, which a fresh machine has: it starts at once, so that the
+# Debian packages' download and unpacking overlap its compiles. The other lanes need some of
+# those packages (libseccomp for runc, buildah and mmdebstrap for images, nginx's build tools).
 lane A lane_a
+step "Debian packages" apt_install || { echo "[install] failed (Debian packages)"; exit 1; }
 lane B lane_b
-lane C npm_ci_lane
+lane C lane_c
 lane D lane_d
 wait
 for l in C D; do
   [ "$(cat "$LOGS/lane-$l.rc" 2>/dev/null)" = 0 ] || { echo "[install] failed (lane $l)"; exit 1; }
 done
-echo "[install] total (wall): $(( $(date +%s) - T0 )) s"
+cpu_now
+echo "[install] total: $(( $(date +%s) - T0 )) s wall, CPU $CPU s"

@@ -111,8 +111,12 @@ describe('BackendTLSPolicy: what cannot be enforced fails closed', () => {
     ['a ConfigMap without ca.crt', { ...valid, caCertificateRefs: [{ group: '', kind: 'ConfigMap', name: 'empty' }] }, 'NoValidCACertificate', 'InvalidCACertificateRef'],
     ['an unknown kind', { ...valid, caCertificateRefs: [{ group: 'example.io', kind: 'Bundle', name: 'x' }] }, 'NoValidCACertificate', 'InvalidKind'],
     ['an unknown well-known set', { wellKnownCACertificates: 'example.com/mine', hostname: 'svc.example' }, 'Invalid', 'ResolvedRefs'],
-    ['a URI subjectAltName', { ...valid, subjectAltNames: [{ type: 'URI', uri: 'spiffe://x/y' }] }, 'Invalid', 'ResolvedRefs'],
-    ['a Hostname subjectAltName other than the hostname', { ...valid, subjectAltNames: [{ type: 'Hostname', hostname: 'other.example' }] }, 'Invalid', 'ResolvedRefs'],
+    ['a URI subjectAltName with a space', { ...valid, subjectAltNames: [{ type: 'URI', uri: 'spiffe://x/a b' }] }, 'Invalid', 'ResolvedRefs'],
+    ['a URI subjectAltName with a quote', { ...valid, subjectAltNames: [{ type: 'Hostname', hostname: 'svc.example' }, { type: 'URI', uri: 'spiffe://x/"y' }] }, 'Invalid', 'ResolvedRefs'],
+    ['a URI subjectAltName with a backslash', { ...valid, subjectAltNames: [{ type: 'URI', uri: 'spiffe://x/y\\' }] }, 'Invalid', 'ResolvedRefs'],
+    ['a relative URI subjectAltName', { ...valid, subjectAltNames: [{ type: 'URI', uri: 'svc.example/y' }] }, 'Invalid', 'ResolvedRefs'],
+    ['a URI subjectAltName of 254 characters', { ...valid, subjectAltNames: [{ type: 'URI', uri: `spiffe://x/${'a'.repeat(243)}` }] }, 'Invalid', 'ResolvedRefs'],
+    ['a Hostname subjectAltName that is no hostname', { ...valid, subjectAltNames: [{ type: 'Hostname', hostname: 'svc example;' }] }, 'Invalid', 'ResolvedRefs'],
   ])('%s: Accepted False, and the backend answers 500', (_name, validation, accepted, resolved) => {
     const g = build(policy('p', validation), toPort(443));
     const [a, r] = conditions(g, 'p');
@@ -122,9 +126,15 @@ describe('BackendTLSPolicy: what cannot be enforced fails closed', () => {
     expect(buildModel(g).servers[0].ruleLocations[0].target).toEqual({ kind: 'status', code: 500 });
   });
 
-  test('subjectAltNames that list the hostname are enforced through it; System trusts the system bundle', () => {
-    const withSan = build(policy('p', { ...valid, subjectAltNames: [{ type: 'Hostname', hostname: 'svc.example' }, { type: 'URI', uri: 'spiffe://x/y' }] }), toPort(443));
+  test('the reason names the subjectAltName and what is wrong with it', () => {
+    const g = build(policy('p', { ...valid, subjectAltNames: [{ type: 'Hostname', hostname: 'svc.example' }, { type: 'URI', uri: 'spiffe://x/a b' }] }), toPort(443));
+    expect(conditions(g, 'p')[0].message).toMatch(/^spec\.validation\.subjectAltNames\[1\]: "spiffe:\/\/x\/a b" holds characters a URI cannot/);
+  });
+
+  test('subjectAltNames are accepted and verified instead of the hostname (which stays the SNI); System trusts the system bundle', () => {
+    const withSan = build(policy('p', { ...valid, subjectAltNames: [{ type: 'Hostname', hostname: 'other.example' }, { type: 'URI', uri: 'spiffe://x/y' }] }), toPort(443));
     expect(conditions(withSan, 'p')[0]).toMatchObject({ status: 'True' });
+    expect(buildModel(withSan).servers[0].ruleLocations[0].target).toMatchObject({ kind: 'upstream', tls: { name: 'svc.example', san: ['dns:other.example', 'uri:spiffe://x/y'] } });
     const system = build(policy('p', { wellKnownCACertificates: 'System', hostname: 'svc.example' }), toPort(443));
     expect(buildModel(system).servers[0].ruleLocations[0].target).toMatchObject({ kind: 'upstream', tls: { name: 'svc.example', trusted: '/etc/ssl/certs/ca-certificates.crt' } });
   });
@@ -188,5 +198,40 @@ describe('BackendTLSPolicy: the nginx configuration', () => {
     const rules = buildModel(g).servers[0].ruleLocations;
     expect(rules[0].target.kind).toBe('backends');
     expect(rules.slice(1).map((r) => (r.target as { tls?: { name: string } }).tls?.name)).toEqual(['svc.example', undefined]);
+  });
+});
+
+describe('BackendTLSPolicy subjectAltNames: the nginx configuration', () => {
+  test('proxy_ssl_verify_san / grpc_ssl_verify_san list every name, quoted as nginx reads them; nginx -t accepts it', async () => {
+    // RFC 3986 lets a URI hold ; $ ' # and the like, which mean something to nginx unquoted.
+    const sans = [
+      { type: 'URI', uri: "spiffe://x.example/ns/a;b$c'd'#e" },
+      { type: 'Hostname', hostname: '*.wild.example' },
+      { type: 'Hostname', hostname: 'svc.example' },
+    ];
+    const grpc = { apiVersion: GW_API, kind: 'GRPCRoute', metadata: { name: 'g', namespace: 'default' }, spec: { parentRefs: [{ name: 'gw' }], hostnames: ['grpc.example'], rules: [{ backendRefs: [{ name: 'svc', port: 443 }] }] } };
+    const web = route('r', { parentRefs: [{ name: 'gw' }], hostnames: ['web.example'], rules: [{ backendRefs: [{ name: 'svc', port: 443 }] }] });
+    const plain = route('p', { parentRefs: [{ name: 'gw' }], hostnames: ['plain.example'], rules: [{ backendRefs: [{ name: 'svc', port: 9443 }] }] });
+    const g = build(policy('p', { ...valid, subjectAltNames: sans }, { sectionName: 'https' }), policy('q', valid, { sectionName: 'admin' }), web, grpc, plain);
+    expect(conditions(g, 'p')[0]).toMatchObject({ status: 'True' });
+    const model = buildModel(g);
+    const prefix = fs.mkdtempSync(path.join(os.tmpdir(), 'portcullis-btls-'));
+    try {
+      const { files } = renderConfig(model, { listenAddress: '127.0.0.1', prefix });
+      const text = Object.values(files).join('\n');
+      const list = ` "uri:spiffe://x.example/ns/a;b$c'd'#e" "dns:*.wild.example" "dns:svc.example";`;
+      expect(text).toContain(`proxy_ssl_verify_san${list}`);
+      expect(text).toContain(`grpc_ssl_verify_san${list}`);
+      // The policy without subjectAltNames keeps the hostname check, and the two never share an upstream.
+      expect(text.match(/_ssl_verify_san /g)).toHaveLength(2);
+      const conf = path.join(prefix, 'conf');
+      fs.mkdirSync(path.join(conf, 'secrets'), { recursive: true });
+      ensurePrefixDirs(prefixLayout(prefix));
+      for (const [name, content] of Object.entries({ ...files, ...model.secretFiles })) fs.writeFileSync(path.join(conf, name), content);
+      const res = await execa(defaultNginxBinary(), ['-t', '-p', prefix + '/', '-e', 'stderr', '-c', path.join(conf, 'nginx.conf')], { reject: false, all: true });
+      expect(res.all).toMatch(/test is successful/);
+    } finally {
+      fs.rmSync(prefix, { recursive: true, force: true });
+    }
   });
 });

@@ -38,8 +38,11 @@ function replyOf(name: string, call: grpc.ServerUnaryCall<any, any> | grpc.Serve
   return { backend: name, fullyQualifiedMethod: call.getPath(), authority: call.getHost(), headers };
 }
 
-/** `host`: the address to listen on (a non-loopback one when an EndpointSlice must name it). */
-export async function startGrpcEchoBackend(name: string, host = '127.0.0.1'): Promise<GrpcEchoBackend> {
+/**
+ * `host`: the address to listen on (a non-loopback one when an EndpointSlice must name it);
+ * `tls`: serve over TLS with this certificate and key (PEM) instead of h2c.
+ */
+export async function startGrpcEchoBackend(name: string, host = '127.0.0.1', tls?: { cert: string; key: string }): Promise<GrpcEchoBackend> {
   const server = new grpc.Server();
   const calls: GrpcEchoReply[] = [];
   const unary = (m: string): grpc.handleUnaryCall<any, any> => (call, cb) => {
@@ -75,7 +78,11 @@ export async function startGrpcEchoBackend(name: string, host = '127.0.0.1'): Pr
     { Echo: unary('Echo'), EchoTwo: unary('EchoTwo'), EchoThree: unary('EchoThree'), Stream: stream },
   );
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(`${host}:0`, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+    server.bindAsync(
+      `${host}:0`,
+      tls ? grpc.ServerCredentials.createSsl(null, [{ cert_chain: Buffer.from(tls.cert), private_key: Buffer.from(tls.key) }], false) : grpc.ServerCredentials.createInsecure(),
+      (err, p) => (err ? reject(err) : resolve(p)),
+    ),
   );
   return {
     name,

@@ -56,6 +56,7 @@ import miscellaneousRoutes from './routes/miscellaneous';
 import gitHttpRoutes from './routes/git-http';
 import oauth2ProviderRoutes from './routes/oauth2-provider';
 import twoFactorRoutes from './routes/two-factor';
+import signInRoutes from './routes/sign-in';
 import branchRoutes from './routes/branches';
 import topicRoutes from './routes/topics';
 import releaseRoutes, { releaseDownloadRoutes } from './routes/releases';
@@ -195,6 +196,7 @@ export async function buildApp(options: BuildAppOptions = {}): Promise<FastifyIn
   await app.register(packageRegistryRoutes, { prefix: '/api/packages' });
   await app.register(oauth2ProviderRoutes);
   await app.register(twoFactorRoutes);
+  await app.register(signInRoutes);
   await app.register(gitHttpRoutes);
   app.decorate('sshPort', 0);
   if (config.startSshServer) {

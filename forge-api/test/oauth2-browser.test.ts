@@ -2,10 +2,13 @@
  * The sign-in, consent and two-factor pages in a real browser: headless Chromium (Debian's
  * chromium package) driven by playwright-core, with a confidential OAuth2 client (openid-client)
  * doing what Woodpecker does: authorization code with PKCE, the secret in the basic header, the
- * token on the API. The pages are used by keyboard only (Tab to the control, type, Enter); their
- * controls are checked for accessible names and their text for contrast.
+ * token on the API. The browser signs in on the forge's sign-in form (and its two-factor step),
+ * then consents. The pages are used by keyboard only (Tab to the control, type, Enter); their
+ * controls are checked for accessible names, their text for contrast, and what they show (the
+ * rendered text, and screenshots kept as test artefacts under test-artifacts/oauth2-browser).
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as oidc from 'openid-client';
@@ -57,6 +60,50 @@ async function checkAccessible(page: Page, controls: string[]) {
   for (const [fg, bg] of colours) expect(contrast(fg, bg)).toBeGreaterThanOrEqual(4.5);
 }
 
+const VIEWPORT = { width: 800, height: 600 };
+/** Where the screenshots go: test artefacts, never committed (TEST_ARTIFACTS_DIR in CI). */
+const ARTIFACTS = path.join(process.env.TEST_ARTIFACTS_DIR ?? path.join(__dirname, '..', '..', 'test-artifacts'), 'oauth2-browser');
+
+/** The lines of text the page shows (rendered text: hidden fields and markup left out). */
+async function visibleText(page: Page): Promise<string[]> {
+  return (await page.locator('main').innerText())
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
+}
+
+/**
+ * Keeps a screenshot of the page as a test artefact and checks it shows the page: a PNG of the
+ * viewport's size whose pixels are not all one colour. The image's text is what visibleText read
+ * (Chromium paints the same DOM it lays out), so the test compares that rather than pixels,
+ * which would change with fonts.
+ */
+async function checkScreenshot(page: Page, name: string) {
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  const file = path.join(ARTIFACTS, `${name}.png`);
+  const png = await page.screenshot({ path: file });
+  expect(png.subarray(1, 4).toString('ascii')).toBe('PNG');
+  expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([VIEWPORT.width, VIEWPORT.height]);
+  // The first heading's box is painted with dark text on the light page: both colours in it.
+  const box = await page.locator('h1').boundingBox();
+  expect(box).not.toBeNull();
+  const pixels = (await page.evaluate(`(async () => {
+    const img = new Image();
+    img.src = 'data:image/png;base64,${png.toString('base64')}';
+    await img.decode();
+    const c = document.createElement('canvas');
+    c.width = ${Math.ceil(box!.width)}; c.height = ${Math.ceil(box!.height)};
+    const g = c.getContext('2d');
+    g.drawImage(img, -${Math.floor(box!.x)}, -${Math.floor(box!.y)});
+    const d = g.getImageData(0, 0, c.width, c.height).data;
+    let dark = 0, light = 0;
+    for (let i = 0; i < d.length; i += 4) { const l = d[i] + d[i + 1] + d[i + 2]; if (l < 200) dark++; else if (l > 600) light++; }
+    return [dark, light];
+  })()`)) as [number, number];
+  expect(pixels[0]).toBeGreaterThan(20);
+  expect(pixels[1]).toBeGreaterThan(20);
+}
+
 describe('OAuth2 pages in headless Chromium', () => {
   let browser: Browser;
   beforeAll(async () => {
@@ -85,14 +132,16 @@ describe('OAuth2 pages in headless Chromium', () => {
     });
     afterAll(async () => new Promise<void>((r) => receiver.close(() => r())));
 
-    /** Woodpecker's login: authorization URL with PKCE, the browser part, the code exchange. */
-    async function woodpeckerLogin(forge: Forge, client: { id: string; secret: string }, browse: (page: Page) => Promise<void>) {
+    /**
+     * A code + PKCE login with openid-client, the browser part in Chromium: `browse` signs in and
+     * consents on the pages the forge shows. Returns the tokens.
+     */
+    async function codeLogin(forge: Forge, client: { id: string; secret: string }, browse: (page: Page) => Promise<void>) {
       const config = await oidc.discovery(new URL(forge.url), client.id, client.secret, oidc.ClientSecretBasic(client.secret), { execute: [oidc.allowInsecureRequests] });
       const verifier = oidc.randomPKCECodeVerifier();
       const state = oidc.randomState();
       const url = oidc.buildAuthorizationUrl(config, { redirect_uri: redirectUri, scope: 'openid profile read:user', state, code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' });
-      // The browser signs in with its own basic-authentication dialog, answered here.
-      const context = await browser.newContext({ httpCredentials: { username: 'erin', password: PASSWORD } });
+      const context = await browser.newContext({ viewport: VIEWPORT });
       const page = await context.newPage();
       try {
         await page.goto(url.href);
@@ -106,13 +155,47 @@ describe('OAuth2 pages in headless Chromium', () => {
       }
     }
 
-    test('Woodpecker login: sign in with the browser, grant by keyboard, token on the API', async () => {
+    /** Signs in on the sign-in form by keyboard only: the user name field has the focus, Tab to the password, Enter. */
+    async function typeSignIn(page: Page, name: string, password: string) {
+      expect(await page.locator('#user_name').evaluate(focused)).toBe(true);
+      await page.keyboard.type(name);
+      await tabTo(page, '#password');
+      await page.keyboard.type(password);
+      await page.keyboard.press('Enter');
+    }
+
+    test('Woodpecker login: the sign-in form (a wrong password first), consent by keyboard, code + PKCE, token on the API; screenshots of both pages show what the user reads', async () => {
       const created = await f().request('POST', '/user/applications/oauth2', { basic: ['erin', PASSWORD], body: { name: 'woodpecker', redirect_uris: [redirectUri], confidential_client: true } });
       const client = { id: created.body.client_id, secret: created.body.client_secret };
-      const tokens = await woodpeckerLogin(f(), client, async (page) => {
-        expect(await page.locator('h1').textContent()).toBe('Authorize application');
-        expect(await page.locator('main').textContent()).toContain('woodpecker');
+      const tokens = await codeLogin(f(), client, async (page) => {
+        // The anonymous browser was sent to sign in first.
+        expect(new URL(page.url()).pathname).toBe('/user/login');
+        expect(await visibleText(page)).toEqual(['Sign In', 'Username or Email Address', 'Password', 'Sign In']);
+        await checkAccessible(page, ['textbox "Username or Email Address"', 'textbox "Password"', 'button "Sign In"']);
+        await checkScreenshot(page, 'sign-in');
+        const answer = page.waitForResponse((r) => r.request().method() === 'POST');
+        await typeSignIn(page, 'erin', 'not-the-password');
+        expect((await answer).status()).toBe(200);
+        expect(await page.getByRole('alert').innerText()).toBe('Username or password is incorrect.');
+        expect(await page.locator('#user_name').inputValue()).toBe('erin');
+        await checkScreenshot(page, 'sign-in-wrong-password');
+        // The user name is kept and the password field has the focus.
+        expect(await page.locator('#password').evaluate(focused)).toBe(true);
+        await page.keyboard.type(PASSWORD);
+        await page.keyboard.press('Enter');
+        await page.waitForURL(/\/login\/oauth\/interaction\//);
+        expect(await visibleText(page)).toEqual([
+          'Authorize application',
+          'woodpecker would like to access your account erin.',
+          'Scopes asked for:',
+          'openid',
+          'profile',
+          'read:user',
+          'If you authorize it, it can access and modify all your account information, including private repositories and organizations, within those scopes.',
+          'Authorize Application Cancel',
+        ]);
         await checkAccessible(page, ['button "Authorize Application"', 'button "Cancel"', 'listitem: openid', 'listitem: read:user']);
+        await checkScreenshot(page, 'consent');
         await tabTo(page, 'button[value="true"]');
         await page.keyboard.press('Enter');
       });
@@ -120,7 +203,7 @@ describe('OAuth2 pages in headless Chromium', () => {
       expect(tokens.claims()?.preferred_username).toBe('erin');
     });
 
-    test('two-factor: enrol on the settings page by keyboard, then the login asks for the passcode', async () => {
+    test('two-factor: enrol on the settings page by keyboard, then the sign-in asks for the passcode and refuses a wrong one', async () => {
       const context = await browser.newContext({ httpCredentials: { username: 'erin', password: PASSWORD } });
       const page = await context.newPage();
       let secret = '';
@@ -142,14 +225,23 @@ describe('OAuth2 pages in headless Chromium', () => {
         headers: { 'x-gitea-otp': totpCode(secret) },
         body: { name: 'ci-2fa', redirect_uris: [redirectUri], confidential_client: true, skip_secondary_authorization: true },
       });
-      const tokens = await woodpeckerLogin(f(), { id: created.body.client_id, secret: created.body.client_secret }, async (page) => {
-        // The first authorization asks for consent and the passcode on one page.
-        expect(await page.locator('h1').textContent()).toBe('Authorize application');
-        await checkAccessible(page, ['textbox "Passcode from your authenticator app (or your scratch token)"', 'button "Authorize Application"']);
+      const tokens = await codeLogin(f(), { id: created.body.client_id, secret: created.body.client_secret }, async (page) => {
+        await typeSignIn(page, 'erin', PASSWORD);
+        await page.waitForURL(/\/user\/two_factor\?/);
+        expect(await page.locator('h1').innerText()).toBe('Two-Factor Authentication');
+        await checkAccessible(page, ['textbox "Passcode (or scratch code)"', 'button "Verify"']);
+        expect(await page.locator('#passcode').evaluate(focused)).toBe(true);
+        const answer = page.waitForResponse((r) => r.request().method() === 'POST');
         await page.keyboard.type('000000');
         await page.keyboard.press('Enter');
-        expect(await page.getByRole('alert').textContent()).toContain('The passcode is not correct.');
+        expect((await answer).status()).toBe(200);
+        expect(await page.getByRole('alert').innerText()).toContain('Your passcode is incorrect.');
         await page.keyboard.type(totpCode(secret));
+        await page.keyboard.press('Enter');
+        // The first authorization of the application asks for consent.
+        await page.waitForURL(/\/login\/oauth\/interaction\//);
+        expect(await page.locator('h1').innerText()).toBe('Authorize application');
+        await tabTo(page, 'button[value="true"]');
         await page.keyboard.press('Enter');
       });
       expect((await f().request('GET', '/user', { bearer: tokens.access_token })).body.login).toBe('erin');

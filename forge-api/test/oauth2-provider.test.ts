@@ -3,14 +3,14 @@
  * CI systems and credential helpers use it: code + PKCE for public clients (tea, git
  * credentials), confidential clients with the secret in the basic header (Woodpecker) or the
  * form body (Drone), refresh with rotation, the token on the API and on git HTTP, revocation.
- * The browser is played by fetch with a cookie jar: sign-in is HTTP basic, consent a form.
+ * The browser is played by fetch with a cookie jar: the sign-in form, then the consent form.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import * as oidc from 'openid-client';
 import { describeForge, PASSWORD, type Forge } from './support/forge';
-import { authorizeAt, browser, discoverAt } from './support/oauth2-login';
+import { authorizeAt, browser, csrfOf, discoverAt, signedInBrowser } from './support/oauth2-login';
 import { git } from './support/git';
 import { loadProviderKey } from '../src/services/oauth2/provider-key';
 
@@ -94,8 +94,8 @@ describeForge('OAuth2 provider at Gitea\'s paths', (f) => {
     expect((await f().request('GET', '/user', { bearer: refreshed.access_token })).status).toBe(401);
   });
 
-  test('public clients must use PKCE; plain PKCE works as Gitea allows it', async () => {
-    const go = browser(f().url);
+  test('public clients must use PKCE; plain PKCE works as Gitea allows it; challenges are RFC 7636\'s 43 to 128 characters', async () => {
+    const go = await signedInBrowser(f().url, ALICE);
     const q = new URLSearchParams({ client_id: TEA, redirect_uri: 'http://127.0.0.1:4000', response_type: 'code', state: 's' });
     const res = await go(`/login/oauth/authorize?${q}`);
     expect(res.status).toBe(303);
@@ -124,6 +124,21 @@ describeForge('OAuth2 provider at Gitea\'s paths', (f) => {
     expect(right.status).toBe(200);
     const body = (await right.json()) as { access_token: string };
     expect((await f().request('GET', '/user', { bearer: body.access_token })).body.login).toBe('alice');
+    // RFC 7636's 43 to 128 characters, for a plain challenge (the verifier itself) as for S256,
+    // refused back to the client at once (Gitea takes any challenge: a deliberate difference).
+    for (const method of ['plain', 'S256']) {
+      for (const challenge of ['abc', 'x'.repeat(129), `${'a'.repeat(42)}+`]) {
+        const short = new URLSearchParams({ client_id: TEA, redirect_uri: 'http://127.0.0.1:4000', response_type: 'code', state: 's', code_challenge: challenge, code_challenge_method: method });
+        const res = await (await signedInBrowser(f().url, ALICE))(`/login/oauth/authorize?${short}`);
+        const to = new URL(res.headers.get('location') as string);
+        expect([res.status, to.origin, to.searchParams.get('error'), to.searchParams.get('error_description')]).toEqual([
+          303,
+          'http://127.0.0.1:4000',
+          'invalid_request',
+          'code challenge must be 43 to 128 characters of A-Z, a-z, 0-9, "-", ".", "_", "~" (RFC 7636)',
+        ]);
+      }
+    }
     // A code is good once: Gitea deletes it, so a second exchange finds none.
     const again = await exchange(verifier);
     expect([again.status, await again.json()]).toEqual([400, { error: 'unauthorized_client', error_description: 'client is not authorized' }]);
@@ -176,11 +191,15 @@ describeForge('OAuth2 provider at Gitea\'s paths', (f) => {
   });
 
   test('consent: asked the first time; asked every time by a public client; not again by a confidential or skip_secondary_authorization one unless it wants more', async () => {
-    const again = async (clientId: string, auth: oidc.ClientAuth, secret: string | undefined, redirectUri: string, scope: string, expectConsent: boolean) => {
+    const again = async (clientId: string, auth: oidc.ClientAuth, secret: string | undefined, redirectUri: string, scope: string, expectConsent: boolean, refused?: string) => {
       const config = await discover(f(), clientId, auth, secret);
       const verifier = oidc.randomPKCECodeVerifier();
       const url = oidc.buildAuthorizationUrl(config, { redirect_uri: redirectUri, scope, state: 'c', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' });
       const back = await authorizeInBrowser(f(), url, { expectConsent });
+      if (refused) {
+        expect([back.searchParams.get('error'), back.searchParams.get('error_description')]).toEqual(['server_error', refused]);
+        return;
+      }
       const tokens = await oidc.authorizationCodeGrant(config, back, { pkceCodeVerifier: verifier, expectedState: 'c' });
       expect((await f().request('GET', '/user', { bearer: tokens.access_token })).body.login).toBe('alice');
     };
@@ -194,20 +213,32 @@ describeForge('OAuth2 provider at Gitea\'s paths', (f) => {
     const { client_id, client_secret } = conf.body;
     await again(client_id, oidc.ClientSecretBasic(client_secret), client_secret, 'https://conf.example/cb', 'read:user', true);
     await again(client_id, oidc.ClientSecretBasic(client_secret), client_secret, 'https://conf.example/cb', 'read:user', false);
-    // More than was granted is asked for, not given unasked.
-    await again(client_id, oidc.ClientSecretBasic(client_secret), client_secret, 'https://conf.example/cb', 'read:user write:repository', true);
+    // More than was granted is asked for, not given unasked; and the consent to other scopes than
+    // the grant's is Gitea's server_error, for public clients as for any (the grant stays as it was).
+    const differ = 'a grant exists with different scope';
+    await again(client_id, oidc.ClientSecretBasic(client_secret), client_secret, 'https://conf.example/cb', 'read:user write:repository', true, differ);
+    await again(TEA, oidc.None(), undefined, 'http://127.0.0.1:7001/', 'read:user read:repository', true, differ);
+    await again(TEA, oidc.None(), undefined, 'http://127.0.0.1:7001/', 'read:organization', true, differ);
+    await again(TEA, oidc.None(), undefined, 'http://127.0.0.1:7001/', 'read:user', true);
   });
 
   test('refused authorization requests are answered as Gitea 1.27.3 answers them', async () => {
     const app = await f().request('POST', '/user/applications/oauth2', { basic: ALICE, body: { name: 'pub-cmp', redirect_uris: ['http://127.0.0.1/cb'] } });
     const id = app.body.client_id as string;
-    const go = browser(f().url);
+    const go = await signedInBrowser(f().url, ALICE);
     const authorize = async (params: Record<string, string>) => {
       const res = await go(`/login/oauth/authorize?${new URLSearchParams(params)}`);
       return [res.status, res.status === 303 ? res.headers.get('location') : (/Client ID not registered|Unregistered Redirect URI/.exec(await res.text()) ?? [''])[0]];
     };
     const cb = 'http://127.0.0.1/cb';
     const pkce = { code_challenge: 'abc', code_challenge_method: 'S256' };
+    // An anonymous browser is sent to sign in first, whatever the request (Gitea checks it only
+    // once signed in); the real Gitea answered these two with these locations.
+    const anonymous = browser(f().url);
+    for (const q of ['client_id=nope&redirect_uri=http%3A%2F%2Fx%2Fcb&response_type=code&state=s', `client_id=${id}&redirect_uri=http%3A%2F%2Fevil.example%2F`]) {
+      const res = await anonymous(`/login/oauth/authorize?${q}`);
+      expect([res.status, res.headers.get('location')]).toEqual([303, `/user/login?redirect_to=${encodeURIComponent(`/login/oauth/authorize?${q}`)}`]);
+    }
     // Each answer is what the real Gitea gave to the same request (by a signed-in user there).
     expect(await authorize({ client_id: 'nope', redirect_uri: cb, response_type: 'code', state: 's' })).toEqual([400, 'Client ID not registered']);
     expect(await authorize({ client_id: 'nope', redirect_uri: cb, response_type: 'token', state: 's' })).toEqual([400, 'Client ID not registered']);
@@ -227,11 +258,54 @@ describeForge('OAuth2 provider at Gitea\'s paths', (f) => {
     expect(await authorize({ client_id: id, redirect_uri: cb, response_type: 'code', ...pkce })).toEqual(signIn);
   });
 
+  test('the sign-in form as Gitea answers it: a wrong password shows the form again (200) with the user name kept; an e-mail address signs in; forms from elsewhere and foreign redirect_to are refused', async () => {
+    const go = browser(f().url);
+    let res = await go('/user/login?redirect_to=%2Fuser%2Fsettings%2Fsecurity');
+    const html = await res.text();
+    expect(html).toContain('<label for="user_name">Username or Email Address</label>');
+    const csrf = csrfOf(html);
+    const post = (fields: Record<string, string>, headers: Record<string, string> = {}) =>
+      fetch(`${f().url}/user/login`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: res.headers.getSetCookie().map((c) => c.split(';')[0]).join('; '), ...headers },
+        body: new URLSearchParams(fields),
+      });
+    const wrong = await post({ _csrf: csrf, user_name: 'alice', password: 'not-it', redirect_to: '/user/settings/security' });
+    const wrongHtml = await wrong.text();
+    expect(wrong.status).toBe(200);
+    expect(wrongHtml).toContain('Username or password is incorrect.');
+    expect(wrongHtml).toContain('value="alice"');
+    expect(wrong.headers.getSetCookie().some((c) => c.startsWith('i_like_gitea='))).toBe(false);
+    const byEmail = await post({ _csrf: csrf, user_name: 'alice@example.com', password: PASSWORD, redirect_to: '/user/settings/security' });
+    expect([byEmail.status, byEmail.headers.get('location')]).toEqual([303, '/user/settings/security']);
+    expect(byEmail.headers.getSetCookie().some((c) => /^i_like_gitea=\d+\./.test(c) && /HttpOnly/.test(c) && /SameSite=Lax/.test(c))).toBe(true);
+    // Another site's form: no token, or the browser saying so.
+    for (const [fields, headers] of [
+      [{ user_name: 'alice', password: PASSWORD }, {}],
+      [{ _csrf: 'x'.repeat(43), user_name: 'alice', password: PASSWORD }, {}],
+      [{ _csrf: csrf, user_name: 'alice', password: PASSWORD }, { 'sec-fetch-site': 'cross-site' }],
+      [{ _csrf: csrf, user_name: 'alice', password: PASSWORD }, { origin: 'https://evil.example' }],
+    ] as Array<[Record<string, string>, Record<string, string>]>) {
+      const refused = await post(fields, headers);
+      expect([refused.status, refused.headers.getSetCookie().some((c) => c.startsWith('i_like_gitea='))]).toEqual([400, false]);
+    }
+    // Only places on this site are gone back to.
+    for (const elsewhere of ['https://evil.example/', '//evil.example/', '/\\evil.example/']) {
+      const back = await post({ _csrf: csrf, user_name: 'alice', password: PASSWORD, redirect_to: elsewhere });
+      expect([back.status, back.headers.get('location')]).toEqual([303, '/']);
+    }
+    // Signed in, the sign-in page sends the browser on (Gitea's /user/login?redirect_to=).
+    const signed = await signedInBrowser(f().url, ALICE);
+    res = await signed('/user/login?redirect_to=%2Fexplore');
+    expect([res.status, res.headers.get('location')]).toEqual([303, '/explore']);
+  });
+
   test('denying consent returns access_denied to the client; a wrong redirect URI is refused by the forge', async () => {
     const config = await discover(f(), TEA, oidc.None());
     const { back } = await codeFlow(f(), config, 'http://127.0.0.1:5000', 'read:notification', 'deny');
     expect(back.searchParams.get('error')).toBe('access_denied');
-    const go = browser(f().url);
+    const go = await signedInBrowser(f().url, ALICE);
     const q = new URLSearchParams({ client_id: TEA, redirect_uri: 'https://evil.example/', response_type: 'code', code_challenge: oidc.randomPKCECodeVerifier(), code_challenge_method: 'S256' });
     const res = await go(`/login/oauth/authorize?${q}`);
     expect(res.status).toBe(400);

@@ -9,6 +9,7 @@ import * as oidc from 'openid-client';
 import { totpCode } from '../src/services/totp';
 import { describeForge, PASSWORD } from './support/forge';
 import { git } from './support/git';
+import { signedInBrowser } from './support/oauth2-login';
 
 const TEA = 'd57cb8c4-630c-4168-8324-ec79935e18d4';
 const basic = (user: string, pass: string) => `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`;
@@ -73,12 +74,13 @@ describeForge(
       expect((await web('/user/settings/security', 'frank', PASSWORD)).html).toContain('You must set up two-factor authentication to get access to repositories');
       const config = await oidc.discovery(new URL(f().url), TEA, undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
       const url = oidc.buildAuthorizationUrl(config, { redirect_uri: 'http://127.0.0.1:7000/', state: 's', code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()), code_challenge_method: 'S256' });
-      const start = await fetch(url, { redirect: 'manual' });
-      const cookie = start.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
-      const interaction = await web(start.headers.get('location') as string, 'frank', PASSWORD, undefined, { cookie });
+      const go = await signedInBrowser(f().url, ['frank', PASSWORD]);
+      const start = await go(url.href);
+      const interaction = await go(start.headers.get('location') as string);
+      const html = await interaction.text();
       expect(interaction.status).toBe(400);
-      expect(interaction.html).toContain('two-factor authentication is required');
-      expect(interaction.html).toContain('href="/user/settings/security/two_factor/enroll"');
+      expect(html).toContain('two-factor authentication is required');
+      expect(html).toContain('href="/user/settings/security/two_factor/enroll"');
     });
 
     test('once enrolled, repositories open again; wrong passcodes count as failed sign-ins', async () => {

@@ -1,6 +1,6 @@
 /**
  * Two-factor enrolment at Gitea's paths, the way a user does it in a browser without JavaScript
- * (fetch plays the browser: basic sign-in, HTML forms): enrol with a passcode, keep the scratch
+ * (fetch plays the browser: basic sign-in on the settings pages, the sign-in form for OAuth2): enrol with a passcode, keep the scratch
  * token, sign in to an OAuth2 application with a passcode or the scratch token (once), regenerate
  * the scratch token, disable. What an enrolled account may no longer do is checked alongside: the
  * API without the OTP header, git over HTTP with the password.
@@ -8,6 +8,7 @@
 import * as oidc from 'openid-client';
 import { totpCode } from '../src/services/totp';
 import { describeForge, PASSWORD } from './support/forge';
+import { browser, consentAndReturn, csrfOf, submitSignIn } from './support/oauth2-login';
 
 const DAVE: [string, string] = ['dave', PASSWORD];
 const TEA = 'd57cb8c4-630c-4168-8324-ec79935e18d4';
@@ -69,40 +70,37 @@ describeForge('two-factor enrolment', (f) => {
     expect(await refs.text()).toContain('Users with two-factor authentication enabled cannot perform HTTP/HTTPS operations via plain username and password');
   });
 
-  test('signing in to an OAuth2 application asks for the passcode; the scratch token works once', async () => {
+  test('signing in to an OAuth2 application asks for the passcode after the password; the scratch token works once', async () => {
     const config = await oidc.discovery(new URL(f().url), TEA, undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
-    const authorize = async () => {
+    /** The sign-in form, then the two-factor form with `code`: the browser and the answer to the second. */
+    const signInWith = async (code: string) => {
       const verifier = oidc.randomPKCECodeVerifier();
       const url = oidc.buildAuthorizationUrl(config, { redirect_uri: 'http://127.0.0.1:7000/', state: 'z', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' });
-      const start = await fetch(url, { redirect: 'manual' });
-      const cookies = start.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
-      const interaction = start.headers.get('location') as string;
-      return { verifier, interaction, cookie: { cookie: cookies } };
-    };
-    const follow = async (location: string, cookie: Record<string, string>) => {
-      let res = await fetch(new URL(location, f().url), { headers: cookie, redirect: 'manual' });
-      while (res.status === 303 && (res.headers.get('location') as string).startsWith(f().url)) res = await fetch(res.headers.get('location') as string, { headers: cookie, redirect: 'manual' });
-      return new URL(res.headers.get('location') as string);
+      const go = browser(f().url);
+      const signIn = await submitSignIn(go, (await go(url.href)).headers.get('location') as string, DAVE);
+      // The right password of an enrolled account: no session yet, the passcode step next.
+      expect(signIn.headers.getSetCookie().some((c) => c.startsWith('i_like_gitea='))).toBe(false);
+      const step = signIn.headers.get('location') as string;
+      expect([signIn.status, step]).toEqual([303, `/user/two_factor?${new URLSearchParams({ redirect_to: `${url.pathname}${url.search}` })}`]);
+      const html = await (await go(step)).text();
+      expect(html).toMatch(/<label for="passcode">/);
+      const res = await go('/user/two_factor', { method: 'POST', body: new URLSearchParams({ _csrf: csrfOf(html), redirect_to: `${url.pathname}${url.search}`, passcode: code }).toString() });
+      return { go, res, verifier, authorizePath: `${url.pathname}${url.search}` };
     };
 
-    const first = await authorize();
-    const page = await web(first.interaction, undefined, first.cookie);
-    expect(page.status).toBe(200);
-    expect(page.html).toMatch(/<label for="passcode">/);
-    const bad = await web(first.interaction, { consent: 'shown', granted: 'true', passcode: 'AAAAAAAAAA' }, first.cookie);
-    expect(bad.html).toContain('The passcode is not correct.');
-    const ok = await web(first.interaction, { consent: 'shown', granted: 'true', passcode: scratch }, first.cookie);
-    expect(ok.status).toBe(303);
-    const back = await follow(ok.headers.get('location') as string, first.cookie);
-    const tokens = await oidc.authorizationCodeGrant(config, back, { pkceCodeVerifier: first.verifier, expectedState: 'z' });
+    const bad = await signInWith('AAAAAAAAAA');
+    expect([bad.res.status, (await bad.res.text()).includes('Your passcode is incorrect.')]).toEqual([200, true]);
+    const ok = await signInWith(scratch);
+    expect([ok.res.status, ok.res.headers.get('location')]).toEqual([303, ok.authorizePath]);
+    const back = await consentAndReturn(ok.go, f().url, ok.authorizePath);
+    const tokens = await oidc.authorizationCodeGrant(config, back, { pkceCodeVerifier: ok.verifier, expectedState: 'z' });
     expect((await f().request('GET', '/user', { bearer: tokens.access_token })).body.login).toBe('dave');
 
     // The same scratch token again: spent. A passcode of the authenticator still signs in.
-    const second = await authorize();
-    const spent = await web(second.interaction, { granted: 'true', passcode: scratch }, second.cookie);
-    expect([spent.status, spent.html.includes('The passcode is not correct.')]).toEqual([200, true]);
-    const again = await web(second.interaction, { granted: 'true', passcode: totpCode(secret) }, second.cookie);
-    expect(again.status).toBe(303);
+    const spent = await signInWith(scratch);
+    expect([spent.res.status, (await spent.res.text()).includes('Your passcode is incorrect.')]).toEqual([200, true]);
+    const again = await signInWith(totpCode(secret));
+    expect(again.res.status).toBe(303);
   });
 
   test('a new scratch token and disabling both need a passcode', async () => {

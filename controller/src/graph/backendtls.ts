@@ -7,17 +7,20 @@
  * naming the whole Service, so both are accepted and the port's own applies to it.
  *
  * What nginx checks (proxy_ssl_verify / grpc_ssl_verify on): the chain against the CA bundle
- * (or the system's well-known CAs) and the certificate's DNS names against validation.hostname,
- * which is also the SNI. nginx verifies one name only, so subjectAltNames is honoured when it
- * lists validation.hostname as a Hostname entry (the certificate must then carry that name, a
- * stricter check than "any of the listed names"); any other subjectAltNames list, URI entries
- * included, and any options, cannot be enforced: the policy is not accepted (reason Invalid) and
- * requests to its backends fail (500) rather than go out with weaker verification than asked.
- * A policy whose every CA reference is unusable fails the same way (NoValidCACertificate).
+ * (or the system's well-known CAs) and the certificate's names against validation.hostname,
+ * which is also the SNI. With subjectAltNames the hostname stays the SNI but is no longer the
+ * name checked: the certificate must carry one of the listed names among its subjectAltNames
+ * (proxy_ssl_verify_san, from our nginx patch scripts/nginx-patches/upstream-ssl-verify-san.patch;
+ * a Hostname by the usual wildcard rules, a URI exactly). What cannot be enforced (a
+ * subjectAltName value that is no hostname or absolute URI, any options) makes the policy not
+ * accepted (reason Invalid) and requests to its backends fail (500) rather than go out with
+ * weaker verification than asked. A policy whose every CA reference is unusable fails the same
+ * way (NoValidCACertificate).
  */
 import type { BackendTLSPolicy, ResourceSet, Service, ServicePort } from '../resources/types';
 import type { GraphCondition, ObjectRef } from './types';
 import { cond } from '../conditions';
+import { HOSTNAME_RE } from '../resources/validation';
 import { type CABundle, type CAIndex, joinBundles } from './ca-certificates';
 
 /** What a backend's connections need (BackendRef.tls). */
@@ -26,8 +29,13 @@ export interface BackendTLS {
   policy: string;
   /** false: the policy cannot be enforced; requests to this backend are answered 500. */
   valid: boolean;
-  /** SNI, and the name the backend's certificate must carry. */
+  /** SNI, and the name the backend's certificate must carry unless `subjectAltNames` is set. */
   hostname: string;
+  /**
+   * validation.subjectAltNames as proxy_ssl_verify_san arguments ("dns:NAME", "uri:URI"): the
+   * certificate must carry one of them, and the hostname is not checked.
+   */
+  subjectAltNames?: string[];
   /** Trusted CAs; absent: the system's well-known CAs. */
   ca?: CABundle;
 }
@@ -154,20 +162,41 @@ function judge(p: BackendTLSPolicy, ca: CAIndex): Verdict {
   if (v.caCertificateRefs.length === 0 && v.wellKnownCACertificates !== WELL_KNOWN_SYSTEM) {
     return fail(cond('Accepted', 'False', 'Invalid', `spec.validation.wellKnownCACertificates: "${v.wellKnownCACertificates ?? ''}" is not supported; only ${WELL_KNOWN_SYSTEM} is`));
   }
-  if (v.subjectAltNames.length > 0 && !v.subjectAltNames.some((s) => s.type === 'Hostname' && s.hostname?.toLowerCase() === v.hostname.toLowerCase())) {
-    return fail(
-      cond(
-        'Accepted',
-        'False',
-        'Invalid',
-        'spec.validation.subjectAltNames: nginx verifies the backend certificate against one DNS name, the hostname; list spec.validation.hostname as a Hostname entry (URI and other names cannot be verified)',
-      ),
-    );
+  const sans: string[] = [];
+  for (const [i, s] of v.subjectAltNames.entries()) {
+    const problem = s.type === 'Hostname' ? hostnameProblem(s.hostname ?? '') : uriProblem(s.uri ?? '');
+    if (problem) return fail(cond('Accepted', 'False', 'Invalid', `spec.validation.subjectAltNames[${i}]: ${problem}`));
+    sans.push(s.type === 'Hostname' ? `dns:${s.hostname}` : `uri:${s.uri}`);
   }
   const options = Object.keys(p.spec.options ?? {});
   if (options.length > 0) return fail(cond('Accepted', 'False', 'Invalid', `spec.options: ${options.join(', ')} not supported`));
   return {
-    tls: { policy: key, valid: true, hostname: v.hostname, ...(bundles.length > 0 ? { ca: joinBundles(bundles) } : {}) },
+    tls: { policy: key, valid: true, hostname: v.hostname, ...(sans.length > 0 ? { subjectAltNames: sans } : {}), ...(bundles.length > 0 ? { ca: joinBundles(bundles) } : {}) },
     conditions: [cond('Accepted', 'True', 'Accepted', 'The BackendTLSPolicy is accepted'), resolved],
   };
+}
+
+/**
+ * What is wrong with a subjectAltName's value, checked here rather than by the schema: a policy
+ * whose names cannot be verified must fail closed (its backends answer 500), not be dropped
+ * (which would leave its Service spoken to in plain text). The checks are the API's formats
+ * (the CRD enforces them on Kubernetes; files are read without it), which also keep every value
+ * one printable nginx argument.
+ */
+const MAX_SAN = 253;
+// RFC 3986: the characters a URI may hold; the API's AbsoluteURI needs a scheme and "//".
+const URI_CHARS_RE = /^[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=%]+$/;
+const ABSOLUTE_URI_RE = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*[^?#]*(\?[^#]*)?(#.*)?$/;
+
+function hostnameProblem(h: string): string | undefined {
+  if (h.length > MAX_SAN) return `the hostname is longer than ${MAX_SAN} characters`;
+  if (!HOSTNAME_RE.test(h) || /^\d{1,3}(\.\d{1,3}){3}$/.test(h)) return `${JSON.stringify(h)} is not a lowercase RFC 1123 hostname (optionally with a "*." wildcard label)`;
+  return undefined;
+}
+
+function uriProblem(u: string): string | undefined {
+  if (u.length > MAX_SAN) return `the URI is longer than ${MAX_SAN} characters`;
+  if (!URI_CHARS_RE.test(u)) return `${JSON.stringify(u)} holds characters a URI cannot (RFC 3986: no spaces, quotes, backslashes or control characters)`;
+  if (!ABSOLUTE_URI_RE.test(u)) return `${JSON.stringify(u)} is not an absolute URI with a scheme and an authority (scheme://...)`;
+  return undefined;
 }

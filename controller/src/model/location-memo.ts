@@ -49,9 +49,16 @@ export type RouteInput = Omit<HTTPRouteNode, 'parents'>;
  * key, by value. A field added to the route node is part of it without anyone listing it.
  */
 export function routeKey(route: HTTPRouteNode, hostKey: HostKey): string {
+  // Asked twice per route and build (model/memo.ts, then the route's parts): made once per route
+  // node, which the graph builds anew and nobody changes afterwards.
+  const hit = routeKeys.get(route);
+  if (hit !== undefined && hit.hostKey[0] === hostKey[0] && hit.hostKey[1] === hostKey[1]) return hit.key;
   const { rules: _rules, parents: _parents, ...rest } = route;
-  return JSON.stringify([rest, hostKey]);
+  const key = JSON.stringify([rest, hostKey]);
+  routeKeys.set(route, { hostKey, key });
+  return key;
 }
+const routeKeys = new WeakMap<HTTPRouteNode, { hostKey: HostKey; key: string }>();
 
 interface RouteEntry<C> {
   key: string;

@@ -44,10 +44,15 @@ export interface TargetRetry {
  */
 /**
  * A BackendTLSPolicy's connection settings (proxy_ssl_* / grpc_ssl_*): the backend is spoken to
- * over TLS with SNI `name`, its certificate verified against `trusted` and `name`.
+ * over TLS with SNI `name`, its certificate verified against `trusted` and `name` (or `san`).
  */
 export interface TargetTLS {
   name: string;
+  /**
+   * proxy_ssl_verify_san ("dns:NAME" / "uri:URI", our nginx patch): the certificate must carry
+   * one of these subjectAltNames, checked instead of `name` (BackendTLSPolicy subjectAltNames).
+   */
+  san?: string[];
   /** proxy_ssl_trusted_certificate: a file of secretFiles (relative) or the system bundle (absolute). */
   trusted: string;
   /** The content of `trusted` when it is one of ours (written with the config). */

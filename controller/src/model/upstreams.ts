@@ -64,6 +64,7 @@ export function targetTls(b: BackendRef, certificate?: string): TargetTLS | unde
   let out = byCertificate.get(certificate ?? '');
   if (!out) {
     out = t.ca ? { name: t.hostname, trusted: caBundleFile(t.ca.id), pem: t.ca.pem } : { name: t.hostname, trusted: SYSTEM_CA_BUNDLE };
+    if (t.subjectAltNames) out.san = t.subjectAltNames;
     if (certificate) out.certificate = certificate;
     byCertificate.set(certificate ?? '', out);
   }
@@ -71,7 +72,7 @@ export function targetTls(b: BackendRef, certificate?: string): TargetTLS | unde
 }
 
 function tlsSignature(t: TargetTLS | undefined): string {
-  return t ? `${t.name}|${t.trusted}|${t.certificate ?? ''}` : '';
+  return t ? `${t.name}|${t.trusted}|${t.certificate ?? ''}|${t.san?.join(' ') ?? ''}` : '';
 }
 
 /**

@@ -13,7 +13,9 @@ const subjectAltNameSchema = z
   .object({
     type: z.enum(['Hostname', 'URI']),
     hostname: z.string().optional(),
-    uri: z.string().max(253).optional(),
+    // Their formats (and lengths) are checked in graph/backendtls.ts: a value that fails makes
+    // the policy Invalid and its backends fail closed instead of the policy being dropped.
+    uri: z.string().optional(),
   })
   .superRefine((san, ctx) => {
     if (san.type === 'Hostname' && !san.hostname) ctx.addIssue({ code: 'custom', path: ['hostname'], message: 'SubjectAltName element must contain Hostname, if Type is set to Hostname' });

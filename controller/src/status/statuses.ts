@@ -15,6 +15,7 @@ const API_VERSION = `${GATEWAY_API_GROUP}/v1`;
 /** Features this controller implements (GatewayClass status.supportedFeatures, sorted by name). */
 export const SUPPORTED_FEATURES = [
   'BackendTLSPolicy',
+  'BackendTLSPolicySANValidation',
   'GRPCRoute',
   'GRPCRouteNamedRouteRule',
   'Gateway',

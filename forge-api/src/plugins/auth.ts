@@ -102,10 +102,25 @@ export class AuthResolver {
   async passwordUser(request: FastifyRequest): Promise<User | null> {
     const basic = request.headers.authorization ? parseBasic(request.headers.authorization) : null;
     if (!basic || !basic.user || !basic.pass) return null;
-    const user = await this.users.findIndividual(basic.user);
-    if (!(await this.passwordHolds(request, user, basic.user, basic.pass))) return null;
+    return this.formSignIn(request, basic.user, basic.pass);
+  }
+
+  /**
+   * The sign-in form's check: the account by user name or e-mail address (Gitea's "Username or
+   * Email Address"), its password under the throttle, and an account allowed to sign in; null
+   * otherwise. The second factor is the caller's to check.
+   */
+  async formSignIn(request: FastifyRequest, login: string, password: string): Promise<User | null> {
+    if (!login || !password) return null;
+    const user = login.includes('@') ? await this.users.findIndividualByEmail(login) : await this.users.findIndividual(login);
+    if (!(await this.passwordHolds(request, user, user?.name ?? login, password))) return null;
     if (!user || !user.isActive || user.prohibitLogin) return null;
     return user;
+  }
+
+  /** Refuses (TooManyRequestsError) a second factor tried while the account's failures from this client are too many. */
+  secondFactorAllowed(request: FastifyRequest, user: User): void {
+    this.throttle.check(request.ip, user.name);
   }
 
   private async byToken(token: string, basic: boolean): Promise<AuthResult> {

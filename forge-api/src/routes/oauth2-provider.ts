@@ -11,27 +11,38 @@
  *  - client secrets: only their SHA-256 is stored, so a presented secret (basic header or form
  *    body, both accepted as in Gitea) is hashed before the provider compares it.
  *
- * Sign-in and consent: the forge has no web sessions of its own, so the page the provider sends
- * the browser to asks for the account's password with HTTP basic authentication (a 401 with
- * `WWW-Authenticate: Basic realm="Gitea"`; browsers show their sign-in dialog, TOTP through the
- * X-Gitea-OTP header as for the API), then shows Gitea's grant question for the application
- * unless the user already granted those scopes to a confidential application or to one that
- * skips secondary authorization (skip_secondary_authorization). The provider's interaction cookie (SameSite=Lax, bound to this interaction)
- * keeps another site from submitting the form.
+ * Sign-in and consent: an authorization request from a browser that has not signed in goes to
+ * the sign-in form first (routes/sign-in.ts, Gitea's /user/login?redirect_to=...) and comes back
+ * once signed in; the provider then checks it and sends the browser to the consent page, which
+ * asks Gitea's grant question for the application unless the user already granted those scopes
+ * to a confidential application or to one that skips secondary authorization. The consent form
+ * carries the browser's CSRF token, and the provider's interaction cookie (SameSite=Lax, bound to
+ * this interaction) is needed too.
  */
 import crypto from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { InteractionResults } from 'oidc-provider';
-import { OTP_HEADERS } from '../plugins/auth';
 import { hasScope } from '../services/scopes';
 import { discoveryDocument, OAUTH2_PATHS, SCOPES_SUPPORTED } from '../services/oauth2/gitea-provider';
 import { hashClientSecret } from '../services/oauth2/applications';
 import { authorizeFailure, tokenRequestError } from '../services/oauth2/gitea-errors';
-import { authorizationFailedPage, escapeHtml, page, signInThrottledPage } from '../services/oauth2/pages';
-import { TooManyRequestsError } from '../services/errors';
+import { authorizationFailedPage, escapeHtml, page } from '../services/oauth2/pages';
+import { CSRF_FIELD } from '../services/web-session';
+import { signInLocation } from './sign-in';
 import { TWO_FACTOR_ENROL_PATH, TWO_FACTOR_REQUIRED_MESSAGE } from '../services/two-factor';
 
 const PROVIDER_PATHS = [OAUTH2_PATHS.authorize, `${OAUTH2_PATHS.authorize}/*`, OAUTH2_PATHS.token, OAUTH2_PATHS.userinfo, OAUTH2_PATHS.introspect, OAUTH2_PATHS.keys];
+
+/**
+ * RFC 7636's code verifier (4.1), which a plain challenge is (4.2), and an S256 challenge's form:
+ * 43 to 128 unreserved characters. Gitea takes a challenge of any length; the forge keeps the
+ * RFC's minimum, which is the verifier's entropy (a short plain verifier can be guessed by
+ * whoever intercepts the code), and refuses such a request at once, back to the client, rather
+ * than after sign-in and consent at the token endpoint. Clients generate 43 characters or more
+ * (golang.org/x/oauth2's GenerateVerifier, which Go clients such as tea use, openid-client, Git
+ * Credential Manager), and an S256 challenge is 43 characters by construction.
+ */
+const PKCE_FORM = /^[A-Za-z0-9._~-]{43,128}$/;
 
 /** S256 of a plain PKCE challenge (see the file comment). */
 function s256(value: string): string {
@@ -75,7 +86,7 @@ function hashPresentedSecret(request: FastifyRequest): string | undefined {
 }
 
 export default async function oauth2ProviderRoutes(app: FastifyInstance) {
-  const { oauth2, oauth2Apps, prisma, twoFactor } = { oauth2: app.services.oauth2, oauth2Apps: app.services.oauth2Apps, prisma: app.prisma, twoFactor: app.services.twoFactor };
+  const { oauth2, oauth2Apps, prisma, twoFactor, webSessions } = { ...app.services, prisma: app.prisma };
 
   // Bodies reach the provider as the text that came: it parses form and JSON bodies itself.
   app.removeAllContentTypeParsers();
@@ -118,12 +129,17 @@ export default async function oauth2ProviderRoutes(app: FastifyInstance) {
     let redirectUri: string | undefined;
     const path = request.url.split('?')[0];
     if (path === OAUTH2_PATHS.authorize) {
+      // Gitea's authorize page is for signed-in users only: an anonymous browser is sent to the
+      // sign-in form first, whatever the request holds; the request is checked once it is back.
+      if (!(await webSessions.signedInUser(request))) return reply.code(303).header('location', signInLocation(request.url)).send();
       const url = new URL(request.url, 'http://forge.invalid');
       const params = request.method === 'POST' && body !== undefined ? new URLSearchParams(body) : url.searchParams;
       const challenge = params.get('code_challenge');
       const method = params.get('code_challenge_method');
       if (challenge && (method === null || method === 'plain')) {
-        params.set('code_challenge', s256(challenge));
+        // A challenge outside RFC 7636's form is passed on as it is, for the provider to refuse
+        // it as it refuses such an S256 challenge (see PKCE_FORM).
+        if (PKCE_FORM.test(challenge)) params.set('code_challenge', s256(challenge));
         params.set('code_challenge_method', 'S256');
       }
       // Gitea grants full API access when no scope is asked for (CI systems ask for none); the
@@ -164,20 +180,10 @@ export default async function oauth2ProviderRoutes(app: FastifyInstance) {
         .send(page('Authorization request expired', '<h1>Authorization request expired</h1><p>Start again from the application.</p>'));
     }
     if (details.uid !== request.params.uid) return reply.code(400).type('text/plain').send('interaction mismatch');
-    let user;
-    try {
-      user = await app.auth.passwordUser(request);
-    } catch (err) {
-      if (!(err instanceof TooManyRequestsError)) throw err;
-      return reply.code(429).header('retry-after', String(err.retryAfterSeconds)).type('text/html; charset=utf-8').send(signInThrottledPage(err.retryAfterSeconds));
-    }
-    if (!user) {
-      return reply
-        .code(401)
-        .header('www-authenticate', 'Basic realm="Gitea"')
-        .type('text/html; charset=utf-8')
-        .send(page('Sign in', '<h1>Sign in</h1><p>Sign in with your user name and password to continue.</p>'));
-    }
+    // Signed in with the sign-in form (and its two-factor step); a browser whose sign-in expired
+    // since the authorization request signs in again and comes back here.
+    const user = await webSessions.signedInUser(request);
+    if (!user) return reply.code(303).header('location', signInLocation(request.url)).send();
     const clientId = String(details.params.client_id ?? '');
     const client = await oauth2Apps.findClient(clientId);
     if (!client) return reply.code(400).type('text/plain').send('unknown application');
@@ -191,10 +197,7 @@ export default async function oauth2ProviderRoutes(app: FastifyInstance) {
       return reply.code(303).header('location', to).send();
     };
 
-    // The second factor of an enrolled account: a passcode (or the scratch token) in the form,
-    // or the OTP header API clients send.
-    const enrolled = twoFactor.isEnrolled(user);
-    if (app.config.twoFactorAuthEnforced && !enrolled) {
+    if (app.config.twoFactorAuthEnforced && !twoFactor.isEnrolled(user)) {
       // Gitea's [security] TWO_FACTOR_AUTH = enforced: no application is authorized for an
       // account without two-factor authentication (its 400 page, with the way to enrol).
       return reply
@@ -203,64 +206,51 @@ export default async function oauth2ProviderRoutes(app: FastifyInstance) {
         .send(authorizationFailedPage('two-factor authentication is required', `<p><a href="${TWO_FACTOR_ENROL_PATH}">${escapeHtml(TWO_FACTOR_REQUIRED_MESSAGE)}</a></p>`));
     }
     const form = new URLSearchParams(request.method === 'POST' && typeof request.body === 'string' ? request.body : '');
-    const headerOtp = OTP_HEADERS.map((h) => request.headers[h]).find((v) => typeof v === 'string' && v !== '') as string | undefined;
-    let passcodeError = '';
-    if (request.method === 'POST' && form.get('granted') !== 'true') return finish({ error: 'access_denied', error_description: 'the request is denied' });
-    let secondFactor = !enrolled || (headerOtp !== undefined && (await twoFactor.verifyPasscode(user, headerOtp)));
-    if (!secondFactor && headerOtp !== undefined) app.auth.secondFactorFailed(request, user);
-    if (!secondFactor && request.method === 'POST') {
-      secondFactor = await twoFactor.verifySecondFactor(user, form.get('passcode') ?? '');
-      if (!secondFactor) {
-        passcodeError = 'The passcode is not correct.';
-        app.auth.secondFactorFailed(request, user);
+    if (request.method === 'POST') {
+      if (!(await webSessions.formFromForge(request, form, app.config.rootUrl))) {
+        return reply.code(400).type('text/html; charset=utf-8').send(page('Authorization request expired', '<h1>Authorization request expired</h1><p role="alert">The form could not be verified. Start again from the application.</p>'));
       }
+      if (form.get('granted') !== 'true') return finish({ error: 'access_denied', error_description: 'the request is denied' });
     }
-    if (secondFactor) app.auth.signedIn(request, user);
 
     // Gitea's rule for asking again: a grant this user already gave is reused without a question
     // only for a confidential application or one that skips secondary authorization; a public
     // client (tea, credential helpers) is asked every time (RFC 6749 10.2), and every application
     // the first time. Where Gitea would silently reuse the old grant for more scopes than it
-    // holds, the forge asks instead of widening it unasked.
+    // holds, the forge asks (and the consent then meets Gitea's rule below).
     const previous = await prisma.oAuth2ProviderRecord.findFirst({ where: { kind: 'Grant', clientId, accountId }, orderBy: { expiresAt: 'desc' } });
     let grant = previous ? await provider.Grant.find(previous.id) : undefined;
-    const covered = !!grant && requested.every((s) => (grant?.getOIDCScope() ?? '').split(' ').includes(s));
+    const granted = (grant?.getOIDCScope() ?? '').split(' ').filter(Boolean);
+    const covered = !!grant && requested.every((s) => granted.includes(s));
     const reused = covered && (client.confidential || client.skipSecondaryAuthorization);
-    const askConsent = request.method === 'GET' && !reused;
-    if (askConsent || !secondFactor) {
+    if (request.method === 'GET' && !reused) {
       const scopes = requested.length ? requested : ['all'];
-      const consent = askConsent || (request.method === 'POST' && form.get('consent') === 'shown');
       return reply
         .code(200)
         .type('text/html; charset=utf-8')
         .header('cache-control', 'no-store')
         .send(
           page(
-            consent ? `Authorize ${client.name}` : 'Two-factor authentication',
-            `<h1>${consent ? 'Authorize application' : 'Two-factor authentication'}</h1>
-${passcodeError ? `<p role="alert"><strong>${escapeHtml(passcodeError)}</strong></p>` : ''}
-${
-  consent
-    ? `<p><strong>${escapeHtml(client.name)}</strong> would like to access your account <strong>${escapeHtml(user.name)}</strong>.</p>
+            `Authorize ${client.name}`,
+            `<h1>Authorize application</h1>
+<p><strong>${escapeHtml(client.name)}</strong> would like to access your account <strong>${escapeHtml(user.name)}</strong>.</p>
 <p>Scopes asked for:</p>
 <ul>${scopes.map((s) => `<li>${escapeHtml(s)}</li>`).join('')}</ul>
-<p>If you authorize it, it can access and modify all your account information, including private repositories and organizations, within those scopes.</p>`
-    : `<p>Signing in to <strong>${escapeHtml(client.name)}</strong> as <strong>${escapeHtml(user.name)}</strong>.</p>`
-}
+<p>If you authorize it, it can access and modify all your account information, including private repositories and organizations, within those scopes.</p>
 <form method="post" action="${OAUTH2_PATHS.interaction}/${escapeHtml(details.uid)}">
-${consent ? '<input type="hidden" name="consent" value="shown">' : ''}
-${
-  secondFactor
-    ? ''
-    : `<p><label for="passcode">Passcode from your authenticator app (or your scratch token)</label><br>
-<input id="passcode" name="passcode" type="text" autocomplete="one-time-code" required autofocus></p>`
-}
-<button type="submit" name="granted" value="true">${consent ? 'Authorize Application' : 'Continue'}</button>
-<button type="submit" name="granted" value="false" formnovalidate>Cancel</button>
+<input type="hidden" name="${CSRF_FIELD}" value="${escapeHtml(await webSessions.csrfToken(request, reply))}">
+<button type="submit" name="granted" value="true">Authorize Application</button>
+<button type="submit" name="granted" value="false">Cancel</button>
 </form>`,
           ),
         );
     }
+    // Gitea's answer to a consent given for other scopes than those of the grant the user already
+    // gave the application (a public client asking for more or fewer, ...): server_error, the
+    // grant left as it is (revoking the application's access in the settings ends it). Not a
+    // security matter either way, since the user has just consented; Gitea compares the scope
+    // strings, the forge the sets (the same scopes in another order are the same grant).
+    if (request.method === 'POST' && grant && (granted.length !== requested.length || !covered)) return finish({ error: 'server_error', error_description: 'a grant exists with different scope' });
     grant ??= new provider.Grant({ accountId, clientId });
     if (requested.length) grant.addOIDCScope(requested.join(' '));
     const grantId = await grant.save();

@@ -3,6 +3,7 @@
  * wired to the services that announce events.
  */
 import type { ForgeConfig } from '../config';
+import { CrossReferenceService } from './issues/cross-references';
 import { ActivityService } from './activities';
 import { HotReads } from './fast-reads';
 import { AdminService } from './admin';
@@ -43,6 +44,7 @@ import { OAuth2ApplicationService } from './oauth2/applications';
 import { OAuth2Provider } from './oauth2/provider';
 import { TopicService } from './topics';
 import { TwoFactorService } from './two-factor';
+import { WebSessionService } from './web-session';
 import { ReleaseService } from './releases';
 import { WikiService } from './wiki';
 import { PasswordHasher } from './passwords';
@@ -80,6 +82,7 @@ export interface Services {
   /** The OAuth2/OpenID provider (created on first use). */
   oauth2: OAuth2Provider;
   twoFactor: TwoFactorService;
+  webSessions: WebSessionService;
   orgs: OrgService;
   repos: RepoService;
   /** PATCH of a repository's settings (rename, units, archive). */
@@ -210,6 +213,16 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     }),
   );
   notifier.add(new NotificationListener(tracker.notifications));
+  // Mentions of issues in titles, bodies, comments and pushed commits: timeline references, closing keywords.
+  notifier.add(
+    new CrossReferenceService(tracker.context, permissions, tracker.issues, {
+      appUrl: config.rootUrl,
+      repoByName: (owner, name) => repos.findByOwnerAndName(owner, name),
+      repoById: (id) => repos.byId(id),
+      diskPath: (r) => repos.diskPath(r.owner.name, r.name),
+      repoHtml: (r) => tracker.convert.repoHtml(r),
+    }),
+  );
   notifier.add(tracker.stopwatches);
   // A deleted tag turns its release back into a draft.
   notifier.add(releases);
@@ -253,6 +266,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
     oauth2: new OAuth2Provider(prisma, config, users, oauth2Apps, (u) => convert.avatarUrl(u)),
     // Gitea's TOTP issuer: the site name and its domain.
     twoFactor: new TwoFactorService(prisma, `${config.appName} (${new URL(config.rootUrl).hostname})`),
+    webSessions: new WebSessionService(prisma, users, config.rootUrl.startsWith('https:')),
     orgs: new OrgService(prisma, users, permissions),
     repos,
     repoSettings: new RepoSettingsService(prisma, config, (id) => forks.relinkForksOf(id)),

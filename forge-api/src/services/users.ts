@@ -99,6 +99,12 @@ export class UserService {
     return u && u.type === USER_TYPE_INDIVIDUAL ? u : null;
   }
 
+  /** An individual user by an activated e-mail address of theirs (case-insensitive). */
+  async findIndividualByEmail(email: string): Promise<User | null> {
+    const row = await this.prisma.emailAddress.findUnique({ where: { lowerEmail: email.toLowerCase() }, select: { isActivated: true, user: true } });
+    return row?.isActivated && row.user.type === USER_TYPE_INDIVIDUAL ? row.user : null;
+  }
+
   async nameTaken(name: string): Promise<boolean> {
     const lower = name.toLowerCase();
     const [u, r] = await Promise.all([

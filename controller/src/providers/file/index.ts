@@ -207,8 +207,14 @@ export class FileProvider {
    * from the saved spec, and only a resource created in that change gets a new creationTimestamp.
    */
   private queueSave(): void {
-    // A failed save leaves the state dirty, so the next one writes it again.
-    const next = (this.saving ?? Promise.resolve()).catch(() => undefined).then(() => this.state.save());
+    // A failed save leaves the state dirty, so the next one writes it again. After a macrotask
+    // turn: as a microtask, its sorting and JSON text (1,000 resources: a few ms) ran before the
+    // reconcile resumed from scan(), in the way of the change; now it runs while the reconcile
+    // waits for nginx.
+    const next = (this.saving ?? Promise.resolve())
+      .catch(() => undefined)
+      .then(() => new Promise((resolve) => setImmediate(resolve)))
+      .then(() => this.state.save());
     next.catch((err: Error) => this.log.error('saving resources.json failed; retried on the next change', { error: err.message }));
     this.saving = next;
   }

@@ -81,7 +81,7 @@ export function createTrackerServices(
     pins: new PinService(prisma),
     times,
     stopwatches: new StopwatchService(context, times),
-    timeline: new TimelineService(context, convert, issues, times),
+    timeline: new TimelineService(context, convert, issues, times, deps.permissions),
   };
 }
 

@@ -15,8 +15,16 @@ import type { RepoCtx, TrackerContext } from './context';
 import type { IssueConverter } from '../convert';
 import type { TrackedTimeService } from './tracked-times';
 import { secToHours, TimeComment } from './time-tracking';
-import type { Issue } from '../../../generated/prisma/client';
+import type { Attachment, Comment, Issue } from '../../../generated/prisma/client';
+import type { RepoWithOwner } from '../notify/notifier';
+import type { User } from '../records';
 import { toTeam } from '../convert/team';
+import { AccessMode } from '../convert';
+import type { PermissionService } from '../permissions';
+import { REF_ACTION_NAMES } from '../markup/references';
+import { RefCommentType } from './cross-references';
+
+const REF_TYPES: ReadonlySet<number> = new Set([RefCommentType.IssueRef, RefCommentType.CommentRef, RefCommentType.PullRef]);
 
 /** Gitea's CommentTypeCode: a review's line comment. */
 const CODE_COMMENT = 21;
@@ -43,12 +51,35 @@ export class TimelineService {
     private readonly convert: IssueConverter,
     private readonly issues: IssueService,
     private readonly times: TrackedTimeService,
+    private readonly permissions: PermissionService,
   ) {}
+
+  /**
+   * References from other repositories the viewer may not read are left out (Gitea's
+   * isXRefCommentAccessible), one access check per repository.
+   */
+  private async visible<T extends { type: number; refRepoId: number | null; refIsPull: boolean }>(rc: RepoCtx, rows: T[]): Promise<T[]> {
+    const modes = new Map<string, boolean>();
+    const out: T[] = [];
+    for (const c of rows) {
+      if (!REF_TYPES.has(c.type) || !c.refRepoId || c.refRepoId === rc.repo.id) {
+        out.push(c);
+        continue;
+      }
+      const key = `${c.refRepoId}:${c.refIsPull}`;
+      if (!modes.has(key)) {
+        const repo = await this.ctx.prisma.repository.findUnique({ where: { id: c.refRepoId }, include: { owner: true } });
+        modes.set(key, !!repo && (await this.permissions.repoAccessMode(rc.doer, repo, c.refIsPull ? 'repo.pulls' : 'repo.issues')) >= AccessMode.Read);
+      }
+      if (modes.get(key)) out.push(c);
+    }
+    return out;
+  }
 
   async list(rc: RepoCtx, issue: Issue, q: TimelineQuery, page: { skip: number; take: number }) {
     const before = parseDate(q.before, 'Before');
     const since = parseDate(q.since, 'Since');
-    const rows = await this.ctx.prisma.comment.findMany({
+    const all = await this.ctx.prisma.comment.findMany({
       // Code comments of reviews live under their review, not on the timeline (as Gitea lists it).
       where: { issueId: issue.id, type: { not: CODE_COMMENT }, ...(since || before ? { updatedAt: { ...(since ? { gte: since } : {}), ...(before ? { lte: before } : {}) } } : {}) },
       orderBy: { id: 'asc' },
@@ -56,7 +87,17 @@ export class TimelineService {
       take: page.take,
       include: { review: true },
     });
-    const users = await this.ctx.users([...rows.map((c) => c.posterId), ...rows.flatMap((c) => (c.review?.assigneeId ? [c.review.assigneeId] : []))]);
+    const rows = await this.visible(rc, all);
+    const refIssueIds = [...new Set(rows.flatMap((c) => (REF_TYPES.has(c.type) && c.refIssueId ? [c.refIssueId] : [])))];
+    const refIssues = new Map((refIssueIds.length ? await this.issues.toJsonMixed(refIssueIds, rc.doer) : []).map((i) => [i.id, i]));
+    const refCommentIds = [...new Set(rows.flatMap((c) => (c.type === RefCommentType.CommentRef && c.refCommentId ? [c.refCommentId] : [])))];
+    const refComments = new Map(
+      (refCommentIds.length
+        ? await this.ctx.prisma.comment.findMany({ where: { id: { in: refCommentIds } }, include: { attachments: true, issue: { select: { index: true, isPull: true, repo: { include: { owner: true } } } } } })
+        : []
+      ).map((c) => [c.id, c]),
+    );
+ const users = await this.ctx.users([...rows.map((c) => c.posterId), ...[...refComments.values()].map((c) => c.posterId), ...rows.flatMap((c) => (c.review?.assigneeId ? [c.review.assigneeId] : []))]);
     const timeIds = rows.map((c) => c.timeId).filter((id): id is number => id !== null);
     const timeRows = timeIds.length ? await this.ctx.prisma.trackedTime.findMany({ where: { id: { in: timeIds } } }) : [];
     const timeJson = new Map((await this.times.toJson(timeRows, rc.doer, false)).map((t) => [t.id, t]));
@@ -90,10 +131,10 @@ export class TimelineService {
       new_title: c.newTitle,
       old_ref: c.oldRef,
       new_ref: c.newRef,
-      ref_issue: null,
-      ref_comment: null,
-      ref_action: 'none',
-      ref_commit_sha: '',
+      ref_issue: (REF_TYPES.has(c.type) && c.refIssueId !== null && refIssues.get(c.refIssueId)) || null,
+      ref_comment: this.refComment(c.type === RefCommentType.CommentRef ? refComments.get(c.refCommentId ?? 0) : undefined, users),
+      ref_action: REF_ACTION_NAMES[c.refAction] ?? 'none',
+      ref_commit_sha: c.commitSha,
       review_id: c.review?.reviewId ?? 0,
       label: (c.labelId !== null && labels.get(c.labelId)) || null,
       // A review request names its reviewer on the review side of the row; assignment events on the row itself.
@@ -107,5 +148,11 @@ export class TimelineService {
       resolve_doer: null,
       dependent_issue: (c.dependentIssueId !== null && depJson.get(c.dependentIssueId)) || null,
     }));
+  }
+
+  private refComment(c: (Comment & { attachments: Attachment[]; issue: Pick<Issue, 'index' | 'isPull'> & { repo: RepoWithOwner } }) | undefined, users: Map<number, User>) {
+    if (!c) return null;
+    const json = this.convert.comment(c, c.issue, c.issue.repo, users.get(c.posterId)) as Record<string, unknown>;
+    return json;
   }
 }

@@ -106,6 +106,8 @@ export function authorizeRedirectError(error: string, description: string): OAut
   // Gitea reads a missing response_type as an unsupported one.
   if (error === 'unsupported_response_type' || (error === 'invalid_request' && /'response_type'/.test(description))) return err('unsupported_response_type', 'Only code response type is supported.');
   if (error === 'invalid_request' && /code_challenge_method/.test(description)) return err(error, 'unsupported code challenge method');
+  // Gitea has no such check (it takes any challenge); the forge's reason, in Gitea's style.
+  if (error === 'invalid_request' && /^code_challenge (must be a string|contains invalid)/.test(description)) return err(error, 'code challenge must be 43 to 128 characters of A-Z, a-z, 0-9, "-", ".", "_", "~" (RFC 7636)');
   if (error === 'invalid_request' && /PKCE|code_challenge/.test(description)) return err(error, 'PKCE is required for public clients');
   return err(error, description);
 }

@@ -240,6 +240,13 @@ export class OAuth2Provider {
       responseTypes: ['code'],
       clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
       enabledJWA: { idTokenSigningAlgValues: ['RS256'] },
+      // Only the grant the consent page just settled: never one remembered in the provider's own
+      // session, so every authorization request reaches the forge's consent page, which applies
+      // Gitea's rule for asking again (routes/oauth2-provider.ts) to the browser's signed-in user.
+      loadExistingGrant: async (ctx) => {
+        const grantId = ctx.oidc.result?.consent?.grantId;
+        return grantId ? ctx.oidc.provider.Grant.find(grantId) : undefined;
+      },
       // Gitea issues a refresh token with every code exchange, offline_access or not.
       issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
       // Every refresh returns a new refresh token; reusing a spent one revokes the grant.
