@@ -13,7 +13,8 @@
  */
 import { isBlockedBy } from '../blocks';
 import { AccessMode } from '../convert';
-import { findMarkdownReferences, findReferences, RefAction, type IssueReference, type RefActionCode } from '../markup/references';
+import { findMarkdownReferences, findReferences, RefAction, timeLogSeconds, type IssueReference, type RefActionCode } from '../markup/references';
+import { addTimeComment, TimeComment, wholeSeconds } from './time-tracking';
 import type { NotifyListener, RepoWithOwner } from '../notify/notifier';
 import type { PermissionService } from '../permissions';
 import type { User } from '../records';
@@ -186,15 +187,23 @@ export class CrossReferenceService implements NotifyListener {
     }
   }
 
+  private async addTime(user: User, issue: Issue, seconds: number, at: Date): Promise<void> {
+    const when = wholeSeconds(Number.isNaN(at.getTime()) ? new Date() : at);
+    await this.prisma.$transaction(async (tx) => {
+      const t = await tx.trackedTime.create({ data: { issueId: issue.id, userId: user.id, time: seconds, createdAt: when } });
+      await addTimeComment(tx, issue, user.id, TimeComment.AddTimeManual, `|${seconds}`, wholeSeconds(new Date()), t.id);
+    });
+  }
+
   /** Commits pushed to a branch: references in their messages (Gitea's UpdateIssuesCommit), oldest first. */
   async pushed(pusher: User, repo: RepoWithOwner, ref: PushedRef): Promise<void> {
     if (!ref.ref.startsWith('refs/heads/') || ref.after === ZERO_SHA) return;
     const branch = ref.ref.slice('refs/heads/'.length);
     const range = ref.before === ZERO_SHA ? [`--max-count=${NEW_BRANCH_COMMITS}`, ref.after] : [`${ref.before}..${ref.after}`];
-    const out = await runGit(['log', '-z', '--format=%H%x00%B', ...range], { cwd: this.deps.diskPath(repo) }).catch(() => '');
+    const out = await runGit(['log', '-z', '--format=%H%x00%aI%x00%B', ...range], { cwd: this.deps.diskPath(repo) }).catch(() => '');
     const fields = out.split('\0');
-    const commits: { sha: string; message: string }[] = [];
-    for (let i = 0; i + 1 < fields.length; i += 2) commits.push({ sha: fields[i].replace(/^\n/, ''), message: fields[i + 1] });
+    const commits: { sha: string; date: Date; message: string }[] = [];
+    for (let i = 0; i + 2 < fields.length; i += 3) commits.push({ sha: fields[i].replace(/^\n/, ''), date: new Date(fields[i + 1]), message: fields[i + 2] });
     const repoPath = new URL(this.deps.repoHtml(repo)).pathname;
     for (const c of commits.reverse()) {
       const marked = new Set<string>();
@@ -232,7 +241,12 @@ export class CrossReferenceService implements NotifyListener {
         if (issue.ref ? branch !== issueBranch : branch !== repo.defaultBranch) continue;
         const current = await this.prisma.issue.findUnique({ where: { id: issue.id } });
         if (!current) continue;
-        if (r.action === RefAction.Closes && !current.isClosed) await this.setClosed(pusher, current, true, c.sha, true);
+        if (r.action === RefAction.Closes && !current.isClosed) {
+          // "Fixes #N @1h30m": the time is tracked on the issue in the pusher's name, at the commit's date.
+          const seconds = r.timeLog ? timeLogSeconds(r.timeLog) : 0;
+          if (seconds > 0) await this.addTime(pusher, current, seconds, c.date);
+          await this.setClosed(pusher, current, true, c.sha, true);
+        }
         else if (r.action === RefAction.Reopens && current.isClosed) await this.setClosed(pusher, current, false, c.sha, true);
       }
     }
