@@ -49,6 +49,7 @@ import { parseManifests } from '../controller/src/resources/parse';
 import { freePort } from '../e2e/support/ports';
 import { benchCommand, docsTable } from './support/bench-docs';
 import { measureL4Changes } from './bench-l4-changes';
+import { cpuMs } from './support/proc-cpu';
 
 const PAIRS = Number(process.env.BENCH_PAIRS ?? 4);
 const SECONDS = Number(process.env.BENCH_PAIR_SECONDS ?? 2);
@@ -61,19 +62,7 @@ const L4_ROUTES = Number(process.env.BENCH_L4_ROUTES ?? 1000);
 /** BENCH_L4_CHANGES=0: only the rates. */
 const L4_CHANGES = Number(process.env.BENCH_L4_CHANGES ?? 12);
 const SNI = 'bench.pass.example';
-const TICK_US = 1e6 / Number(execa.sync('getconf', ['CLK_TCK']).stdout.trim() || 100);
 
-
-/** utime + stime of a process, in clock ticks. */
-function cpuTicks(pid: number): number {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[11]) + Number(fields[12]);
-  } catch {
-    return 0;
-  }
-}
 
 interface BackendPorts {
   echo: number;
@@ -371,7 +360,7 @@ async function measureRates(): Promise<void> {
     const config = renderConfig(buildModel(graph), { listenAddress: '127.0.0.1', prefix, workerProcesses: 1 });
     const started = await nginx.start(config);
     if (!started.ok) throw new Error(started.message);
-    const worker = () => childPids(nginx.pid!).reduce((sum, pid) => sum + cpuTicks(pid), 0);
+    const worker = () => childPids(nginx.pid!).reduce((sum, pid) => sum + cpuMs(pid), 0);
     const port = (kind: keyof BackendPorts, target: 'direct' | 'gateway') => (target === 'direct' ? backends.ports[kind] : gwPorts[kind]);
     const rate = (r: Run, scale = 1) => ({ value: r.ops / r.seconds / scale, ops: r.ops });
     const latency = (r: Run) => ({ value: r.ops / r.seconds, ops: r.ops, p50: percentile(r.latenciesUs!, 50), p99: percentile(r.latenciesUs!, 99) });
@@ -396,7 +385,7 @@ async function measureRates(): Promise<void> {
         for (const target of order) {
           const before = worker();
           const r = await f.measure(target);
-          if (target === 'gateway') nginxUs.push(((worker() - before) * TICK_US) / Math.max(1, r.ops));
+          if (target === 'gateway') nginxUs.push(((worker() - before) * 1000) / Math.max(1, r.ops));
           runs[target].push(r);
           got[target] = r.value;
         }

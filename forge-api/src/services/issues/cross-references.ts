@@ -28,7 +28,7 @@ import { CommentType, type IssueService } from './issues';
 /** Gitea's CommentType numbers of the references. */
 export const RefCommentType = { IssueRef: 3, CommitRef: 4, CommentRef: 5, PullRef: 6 } as const;
 
-/** Commits of a new branch Gitea reads for references (CommitsBeforeLimit(10)). */
+/** Commits of a new branch read for references (Gitea's CommitsBeforeLimit(10)). */
 const NEW_BRANCH_COMMITS = 10;
 
 export interface CrossReferenceDeps {
@@ -199,11 +199,18 @@ export class CrossReferenceService implements NotifyListener {
   async pushed(pusher: User, repo: RepoWithOwner, ref: PushedRef): Promise<void> {
     if (!ref.ref.startsWith('refs/heads/') || ref.after === ZERO_SHA) return;
     const branch = ref.ref.slice('refs/heads/'.length);
-    const range = ref.before === ZERO_SHA ? [`--max-count=${NEW_BRANCH_COMMITS}`, ref.after] : [`${ref.before}..${ref.after}`];
-    const out = await runGit(['log', '-z', '--format=%H%x00%aI%x00%B', ...range], { cwd: this.deps.diskPath(repo) }).catch(() => '');
-    const fields = out.split('\0');
     const commits: { sha: string; date: Date; message: string }[] = [];
-    for (let i = 0; i + 2 < fields.length; i += 3) commits.push({ sha: fields[i].replace(/^\n/, ''), date: new Date(fields[i + 1]), message: fields[i + 2] });
+    if (ref.before === ZERO_SHA) {
+      // A new branch: its newest commits that no ref held before (those others held were read
+      // when they were pushed), already read for the push events; no git process per branch,
+      // which matters for a push of hundreds of branches.
+      for (const c of ref.commits.slice(0, NEW_BRANCH_COMMITS)) commits.push({ sha: c.id, date: new Date(c.timestamp), message: c.message });
+    } else {
+      // A moved branch: every commit it gained, also those another branch held (a merge into the default branch closes).
+      const out = await runGit(['log', '-z', '--format=%H%x00%aI%x00%B', `${ref.before}..${ref.after}`], { cwd: this.deps.diskPath(repo) }).catch(() => '');
+      const fields = out.split('\0');
+      for (let i = 0; i + 2 < fields.length; i += 3) commits.push({ sha: fields[i].replace(/^\n/, ''), date: new Date(fields[i + 1]), message: fields[i + 2] });
+    }
     const repoPath = new URL(this.deps.repoHtml(repo)).pathname;
     for (const c of commits.reverse()) {
       const marked = new Set<string>();
