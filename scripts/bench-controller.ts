@@ -44,6 +44,7 @@ import { targetsFromGraph, type EffectivePolicies } from '../controller/src/poli
 import { DEFAULT_CONTROLLER_NAME } from '../controller/src/graph/types';
 import type { ManifestDoc } from '../controller/src/resources/types';
 import { freezeDocument } from '../controller/src/resources/readonly';
+import { limitHeapGrowth } from '../controller/src/heap';
 import { startController } from '../e2e/support/controller';
 import { startEchoBackend } from '../e2e/support/echo-backend';
 import { httpRequest } from '../e2e/support/http';
@@ -381,6 +382,8 @@ async function changeToServing(routes: number, changes: number, budgetMs: number
 // ---------------------------------------------------------------- main
 
 async function main(): Promise<void> {
+  // The children build as the controller does, with its heap settings (controller/src/heap.ts).
+  if (process.argv.includes('--child') || process.argv.includes('--child-warm')) limitHeapGrowth();
   const child = process.argv.indexOf('--child');
   if (child >= 0) {
     const result = runSize(Number(process.argv[child + 1]), process.argv.includes('--with-policies'));

@@ -14,6 +14,9 @@
  *     sends the next (a datagram lost is replaced after 100 ms): datagrams/s answered.
  *   - TLS passthrough handshakes/s: BENCH_L4_CONCURRENCY clients each doing a full TLS 1.3
  *     handshake (RSA 2048, no resumption) with the backend, by SNI through the gateway.
+ *   - change -> served with BENCH_L4_ROUTES L4 routes (default 1,000) through the standalone
+ *     controller: scripts/bench-l4-changes.ts says how (BENCH_L4_CHANGES, default 12; 0 skips it;
+ *     BENCH_L4_RATES=0 skips the pairs above).
  *
  * The gateway's config comes from manifests through the real pipeline (parse -> graph -> model
  * -> render) and runs in the project's nginx with one worker. The backends run in a Node child
@@ -26,7 +29,7 @@
  * Env: BENCH_PAIRS (default 4), BENCH_PAIR_SECONDS (per run, default 2), BENCH_L4_STREAMS
  *      (default 4), BENCH_L4_CONCURRENCY (default 16), BENCH_L4_WINDOW (default 32),
  *      PORTCULLIS_NGINX (controller/src/apply/nginx-binary.ts).
- * --write-docs: also write the table into docs/benchmarks-gateway.md.
+ * --write-docs: also write the tables (l4, l4-changes) into docs/benchmarks-gateway.md.
  */
 import * as dgram from 'dgram';
 import * as fs from 'fs';
@@ -45,26 +48,21 @@ import { renderConfig } from '../controller/src/render';
 import { parseManifests } from '../controller/src/resources/parse';
 import { freePort } from '../e2e/support/ports';
 import { benchCommand, docsTable } from './support/bench-docs';
+import { measureL4Changes } from './bench-l4-changes';
+import { cpuMs } from './support/proc-cpu';
 
 const PAIRS = Number(process.env.BENCH_PAIRS ?? 4);
 const SECONDS = Number(process.env.BENCH_PAIR_SECONDS ?? 2);
 const STREAMS = Number(process.env.BENCH_L4_STREAMS ?? 4);
 const CONCURRENCY = Number(process.env.BENCH_L4_CONCURRENCY ?? 16);
 const WINDOW = Number(process.env.BENCH_L4_WINDOW ?? 32);
+/** BENCH_L4_RATES=0: only the change -> served part. */
+const RATES = process.env.BENCH_L4_RATES !== '0';
+const L4_ROUTES = Number(process.env.BENCH_L4_ROUTES ?? 1000);
+/** BENCH_L4_CHANGES=0: only the rates. */
+const L4_CHANGES = Number(process.env.BENCH_L4_CHANGES ?? 12);
 const SNI = 'bench.pass.example';
-const TICK_US = 1e6 / Number(execa.sync('getconf', ['CLK_TCK']).stdout.trim() || 100);
 
-
-/** utime + stime of a process, in clock ticks. */
-function cpuTicks(pid: number): number {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[11]) + Number(fields[12]);
-  } catch {
-    return 0;
-  }
-}
 
 interface BackendPorts {
   echo: number;
@@ -226,24 +224,36 @@ async function tcpRoundTrips(port: number, seconds: number): Promise<Run> {
   return { ops: latencies.length, seconds: (now() - start) / 1e6, latenciesUs: latencies };
 }
 
-async function tcpConnections(port: number, seconds: number): Promise<Run> {
+/**
+ * A closed loop: `clients` loops each running `one` (a whole operation: connect, exchange, close)
+ * back to back until `seconds` are up; the run counts the operations completed.
+ */
+async function closedLoop(clients: number, seconds: number, one: () => Promise<void>): Promise<Run> {
   const start = now();
   const end = Date.now() + seconds * 1000;
   let done = 0;
-  const one = () =>
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (Date.now() < end) {
+        await one();
+        done++;
+      }
+    }),
+  );
+  return { ops: done, seconds: (now() - start) / 1e6 };
+}
+
+function tcpConnections(port: number, seconds: number): Promise<Run> {
+  return closedLoop(CONCURRENCY, seconds, () =>
     new Promise<void>((resolve, reject) => {
       const s = net.connect(port, '127.0.0.1', () => s.write('x'));
       s.once('data', () => {
-        done++;
         s.destroy();
         resolve();
       });
       s.on('error', reject);
-    });
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (Date.now() < end) await one();
-  }));
-  return { ops: done, seconds: (now() - start) / 1e6 };
+    }),
+  );
 }
 
 async function udpRoundTrips(port: number, seconds: number): Promise<Run> {
@@ -306,23 +316,16 @@ async function udpThroughput(port: number, seconds: number): Promise<Run> {
   return { ops: answered, seconds: (now() - start) / 1e6 };
 }
 
-async function tlsHandshakes(port: number, seconds: number, ca: string): Promise<Run> {
-  const start = now();
-  const end = Date.now() + seconds * 1000;
-  let done = 0;
-  const one = () =>
+function tlsHandshakes(port: number, seconds: number, ca: string): Promise<Run> {
+  return closedLoop(CONCURRENCY, seconds, () =>
     new Promise<void>((resolve, reject) => {
       const s = tls.connect({ host: '127.0.0.1', port, servername: SNI, ca, session: undefined }, () => {
-        done++;
         s.destroy();
         resolve();
       });
       s.on('error', reject);
-    });
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (Date.now() < end) await one();
-  }));
-  return { ops: done, seconds: (now() - start) / 1e6 };
+    }),
+  );
 }
 
 const median = (xs: number[]) => {
@@ -341,7 +344,8 @@ interface Figure {
   measure: (target: 'direct' | 'gateway') => Promise<{ value: number; ops: number; p50?: number; p99?: number }>;
 }
 
-async function main(): Promise<void> {
+/** The gateway/direct pairs, written as the `l4` table. */
+async function measureRates(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portcullis-bench-l4-'));
   execa.sync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'key.pem', '-out', 'cert.pem', '-days', '2', '-subj', `/CN=${SNI}`, '-addext', `subjectAltName=DNS:${SNI}`], { cwd: dir, stdio: 'ignore' });
   const ca = fs.readFileSync(path.join(dir, 'cert.pem'), 'utf8');
@@ -356,7 +360,7 @@ async function main(): Promise<void> {
     const config = renderConfig(buildModel(graph), { listenAddress: '127.0.0.1', prefix, workerProcesses: 1 });
     const started = await nginx.start(config);
     if (!started.ok) throw new Error(started.message);
-    const worker = () => childPids(nginx.pid!).reduce((sum, pid) => sum + cpuTicks(pid), 0);
+    const worker = () => childPids(nginx.pid!).reduce((sum, pid) => sum + cpuMs(pid), 0);
     const port = (kind: keyof BackendPorts, target: 'direct' | 'gateway') => (target === 'direct' ? backends.ports[kind] : gwPorts[kind]);
     const rate = (r: Run, scale = 1) => ({ value: r.ops / r.seconds / scale, ops: r.ops });
     const latency = (r: Run) => ({ value: r.ops / r.seconds, ops: r.ops, p50: percentile(r.latenciesUs!, 50), p99: percentile(r.latenciesUs!, 99) });
@@ -381,7 +385,7 @@ async function main(): Promise<void> {
         for (const target of order) {
           const before = worker();
           const r = await f.measure(target);
-          if (target === 'gateway') nginxUs.push(((worker() - before) * TICK_US) / Math.max(1, r.ops));
+          if (target === 'gateway') nginxUs.push(((worker() - before) * 1000) / Math.max(1, r.ops));
           runs[target].push(r);
           got[target] = r.value;
         }
@@ -418,6 +422,34 @@ async function main(): Promise<void> {
     await backends.stop();
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** change -> served with BENCH_L4_ROUTES L4 routes (bench-l4-changes.ts), written as the `l4-changes` table. */
+async function measureChanges(): Promise<void> {
+  console.log(`L4 change -> served: ${L4_ROUTES} routes, ${L4_CHANGES} changes, the standalone controller and its nginx`);
+  const f = await measureL4Changes(L4_ROUTES, L4_CHANGES, (line) => console.log(line));
+  const all = Object.values(f.samples).flat();
+  const p = (xs: number[]) => (xs.length ? `${percentile(xs, 50)} / ${percentile(xs, 90)} ms` : '');
+  docsTable({
+    doc: 'gateway',
+    id: 'l4-changes',
+    command: benchCommand('bench:l4'),
+    columns: ['figure', 'Portcullis'],
+    rows: [
+      [`start (controller spawned) -> last route of each kind served (${f.routes.TLS} TLSRoute passthrough, ${f.routes.TCP} TCPRoute, ${f.routes.UDP} UDPRoute)`, `${(f.startMs / 1000).toFixed(1)} s`],
+      [`one route's file rewritten: change -> served p50 / p90 (${f.changes} changes)`, p(all)],
+      ['TLSRoute (passthrough) changes p50 / p90', p(f.samples.TLS)],
+      ['TCPRoute changes p50 / p90', p(f.samples.TCP)],
+      ['UDPRoute changes p50 / p90', p(f.samples.UDP)],
+      ['the controller\'s reconcile per change, medians', f.controller],
+    ],
+    note: `A change points one route at its other backend; served = a client through the gateway reaches that backend. \`uptime\` before: ${f.uptimeBefore}; after: ${f.uptimeAfter}.`,
+  });
+}
+
+async function main(): Promise<void> {
+  if (RATES) await measureRates();
+  if (L4_CHANGES > 0) await measureChanges();
 }
 
 main().then(

@@ -19,13 +19,14 @@ import { promises as fs } from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { stringify } from 'yaml';
-import { startController } from '../e2e/support/controller';
+import { nginxPid, startController } from '../e2e/support/controller';
 import { startEchoBackend } from '../e2e/support/echo-backend';
 import { httpRequest } from '../e2e/support/http';
 import { freePort } from '../e2e/support/ports';
 import { makeTempDir, removeDir } from '../e2e/support/tmp';
 import { baseDocs, routeDoc } from './bench-manifests';
 import { benchCommand, docsTable } from './support/bench-docs';
+import { cpuMs, nginxCpuMs } from './support/proc-cpu';
 
 function arg(name: string, fallback: number): number {
   const a = process.argv.find((x) => x.startsWith(`--${name}=`));
@@ -73,6 +74,12 @@ async function main(): Promise<void> {
     console.log(`start (controller spawned) -> last route served: ${startMs} ms`);
     await new Promise((r) => setTimeout(r, 1000));
     const before = controller.logs.filter((l) => l.msg === 'reconciled').length;
+    const stateDir = path.join(dir, 'state');
+    const master = await nginxPid(stateDir);
+    // CPU per change moves less with the load than wall times (the controller's whole work for a
+    // change, statuses included; nginx's master and workers, old and new).
+    const cpu = () => ({ controller: cpuMs(controller.child.pid!), nginx: master ? nginxCpuMs(master) : 0 });
+    const cpuBefore = cpu();
     const samples: number[] = [];
     for (let c = 0; c < changes; c++) {
       const i = (c * 37 + 11) % routes;
@@ -92,7 +99,10 @@ async function main(): Promise<void> {
       }
       await new Promise((r) => setTimeout(r, 300));
     }
+    const cpuAfter = cpu();
+    const perChange = (k: 'controller' | 'nginx') => ((cpuAfter[k] - cpuBefore[k]) / changes).toFixed(0);
     console.log(`one file of ${routes} hostless routes x 3 rules rewritten and renamed: change -> served p50 ${percentile(samples, 50)} ms, p90 ${percentile(samples, 90)} ms (${changes} changes)`);
+    console.log(`CPU per change: controller ${perChange('controller')} ms, nginx ${perChange('nginx')} ms`);
     // Where a change's time goes, from the controller's own log (medians over the changes).
     const reconciles = controller.logs.filter((l) => l.msg === 'reconciled').slice(before) as unknown as { ms: number; waitMs: number; phases: Record<string, number> }[];
     const med = (xs: number[]) => percentile(xs, 50);
@@ -119,6 +129,8 @@ async function main(): Promise<void> {
       rows: [
         [`start (controller spawned) -> last of ${routes} routes served`, `${(startMs / 1000).toFixed(1)} s`, '< 3 s'],
         [`whole file rewritten and renamed: change -> served p50 / p90 (${changes} changes)`, `${percentile(samples, 50)} / ${percentile(samples, 90)} ms`, 'p50 < 100 ms'],
+        ['of which the controller, medians: scan / build / render / apply (nginx reload in it)', ['scan', 'build', 'render', 'apply'].map((k) => med(reconciles.map((r) => r.phases[k]))).join(' / ') + ' ms', ''],
+        ['CPU per change: controller / nginx', `${perChange('controller')} / ${perChange('nginx')} ms`, ''],
       ],
     });
   } finally {

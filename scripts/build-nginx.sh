@@ -55,6 +55,9 @@ PATCHES=("$(cd "$(dirname "$0")" && pwd)"/nginx-patches/*.patch)
 KEY="$VERSION-$( { printf '%s\n' "${FLAGS[@]}"; cat "${PATCHES[@]}"; } | sha256sum | cut -c1-12)"
 PREFIX="$CACHE/$KEY"
 if [ -x "$PREFIX/sbin/nginx" ] && [ -f "$PREFIX/.complete" ]; then
+  # The link follows the checkout that ran last: another checkout (other patches) may have moved
+  # it to its own build since this one was made.
+  ln -sfn "$KEY" "$CACHE/lean"
   echo "$PREFIX/sbin/nginx"; exit 0
 fi
 SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo

@@ -57,6 +57,8 @@ interface Check {
   save?: string;
   /** Compare the error message too (both answers' `message`, or `Message`). */
   message?: boolean;
+  /** Top-level keys whose values must be equal too (objects compared with sorted keys). */
+  values?: string[];
 }
 
 function arg(name: string, dflt?: string): string {
@@ -136,8 +138,19 @@ function errorMessage(a: Answer): unknown {
   return b && typeof b === 'object' ? (b.message ?? b.Message) : undefined;
 }
 
-function compare(g: Answer, f: Answer, message = false): string[] {
+/** JSON with object keys sorted, so that maps compare by content. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (v && typeof v === 'object') return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`).join(',')}}`;
+  return JSON.stringify(v);
+}
+
+function compare(g: Answer, f: Answer, message = false, values: string[] = []): string[] {
   const out: string[] = [];
+  for (const key of values) {
+    const [gv, fv] = [g.body, f.body].map((b) => canonical((b as Record<string, unknown> | undefined)?.[key]));
+    if (gv !== fv) out.push(`${key}: gitea ${gv}, forge ${fv}`);
+  }
   if (message && errorMessage(g) !== errorMessage(f)) out.push(`message: gitea ${JSON.stringify(errorMessage(g))}, forge ${JSON.stringify(errorMessage(f))}`);
   if (g.status !== f.status) out.push(`status: gitea ${g.status}, forge ${f.status}${g.status >= 400 ? ` (gitea says ${g.text.slice(0, 120)})` : ''}`);
   if (g.type !== f.type) out.push(`content-type: gitea ${g.type || '(none)'}, forge ${f.type || '(none)'}`);
@@ -493,6 +506,7 @@ function pullChecks(): Check[] {
     { what: 'pull: pinned', method: 'GET', path: `${r}/pulls/pinned`, as: bob },
     { what: 'pull: timeline', method: 'GET', path: `${r}/issues/1/timeline`, as: bob },
     ...crossReferenceChecks(),
+    ...teamPermissionChecks(),
   ];
 }
 
@@ -528,6 +542,28 @@ function crossReferenceChecks(): Check[] {
     page(4, 'close by commit'),
     page(1, 'pull_ref', 3),
     { what: 'xref: target closed', method: 'GET', path: `${i}/1`, as: bob },
+  ];
+}
+
+/**
+ * Teams as Gitea 1.27 stores them: a unit team's own permission is none, its units carry the
+ * modes (units_map wins over units), an admin team has every unit; the values are compared.
+ */
+function teamPermissionChecks(): Check[] {
+  const { alice } = users;
+  const o = `/orgs/${org}/teams`;
+  const values = ['permission', 'units_map'];
+  const team = (what: string, body: Record<string, unknown>, save?: string): Check => ({ what: `team perm: ${what}`, method: 'POST', path: o, as: alice, body, values, save });
+  return [
+    team('write with units', { name: 'tw', permission: 'write', units: ['repo.code', 'repo.issues'] }, 'tw'),
+    team('read with units_map', { name: 'tr', permission: 'read', units_map: { 'repo.code': 'write', 'repo.issues': 'read' } }),
+    team('units_map wins over units', { name: 'tm', permission: 'write', units: ['repo.code'], units_map: { 'repo.issues': 'write' } }),
+    team('owner asked', { name: 'to', permission: 'owner', units: ['repo.code'] }),
+    team('admin', { name: 'ta', permission: 'admin', units: ['repo.code'] }),
+    team('units_map with none', { name: 'tn', units_map: { 'repo.code': 'none', 'repo.wiki': 'write' } }),
+    { what: 'team perm: get', method: 'GET', path: (s) => `/teams/${s.tw}`, as: alice, values },
+    { what: 'team perm: edit units', method: 'PATCH', path: (s) => `/teams/${s.tw}`, as: alice, body: { name: 'tw', units_map: { 'repo.pulls': 'write' } }, values },
+    { what: 'team perm: edit permission only', method: 'PATCH', path: (s) => `/teams/${s.tw}`, as: alice, body: { name: 'tw', permission: 'read' }, values },
   ];
 }
 
@@ -587,7 +623,7 @@ async function main(): Promise<number> {
         if (typeof id === 'number') side.saved[c.save] = id;
       }
     }
-    const diffs = compare(g, f, c.message);
+    const diffs = compare(g, f, c.message, c.values);
     const where = `${c.method} ${pathOf(gitea).replace(run, '*')}`;
     if (!diffs.length) {
       console.log(`same  ${c.what} (${where}: ${g.status})`);

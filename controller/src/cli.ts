@@ -15,6 +15,7 @@ import { NginxProcess } from './apply/nginx';
 import { defaultNginxBinary, nginxCapabilities } from './apply/nginx-binary';
 import { DEFAULT_CONTROLLER_NAME } from './graph/types';
 import { startInferenceHop } from './inference/hop-process';
+import { limitHeapGrowth } from './heap';
 
 export const USAGE = `Usage: portcullis-controller --provider=file --manifests=DIR --state-dir=DIR [options]
        portcullis-controller --provider=kubernetes [--kubeconfig=FILE] [options]
@@ -295,7 +296,10 @@ export function main(argv: string[]): Promise<number> {
     component: 'controller',
     usage: USAGE,
     parse: parseArgs,
-    run: (options, log) => (options.provider === 'kubernetes' ? loadKubernetesRunner()(options, log) : runFileProvider(options, log)),
+    run: (options, log) => {
+      limitHeapGrowth();
+      return options.provider === 'kubernetes' ? loadKubernetesRunner()(options, log) : runFileProvider(options, log);
+    },
   });
 }
 

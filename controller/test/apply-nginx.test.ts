@@ -112,6 +112,18 @@ describe('NginxProcess', () => {
     expect(await h.nginx.start(h.render(graph))).toEqual({ ok: true });
   });
 
+  test('1,000 TLS passthrough hostnames on one port: the stream map hash is sized for them (no "could not build optimal map_hash" on each reload)', async () => {
+    const routes = Array.from({ length: 1000 }, (_, i) => ({
+      apiVersion: GW_API,
+      kind: 'TLSRoute',
+      metadata: { name: `r${i}`, namespace: 'default' },
+      spec: { parentRefs: [{ name: 'gw' }], hostnames: [`r${i}.pass.example`], rules: [{ backendRefs: [{ name: 'one', port: 80 }] }] },
+    }));
+    const parsed = parse(gatewayClass(), gateway('gw', [{ name: 'tls', port, protocol: 'TLS', tls: { mode: 'Passthrough' } }]), ...routes, service('one', [{ port: 80 }]));
+    expect(await h.nginx.start(h.render(buildGraph(parsed.set, { controllerName: DEFAULT_CONTROLLER_NAME })))).toEqual({ ok: true });
+    expect(h.log.records.filter((r) => /could not build optimal map_hash/.test(r.msg))).toEqual([]);
+  });
+
   test('header values longer together than one nginx parameter (4 KB) on one path: each request reaches the rule it matches', async () => {
     const [a, b] = ['a'.repeat(2300), 'b'.repeat(2300)];
     const header = (value: string) => ({ headers: [{ name: 'X-Long', type: 'Exact' as const, value }] });

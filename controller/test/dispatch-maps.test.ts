@@ -144,3 +144,34 @@ describe('shared dispatch maps in the model', () => {
     }
   });
 });
+
+describe('RegularExpression paths in their server\'s run map', () => {
+  const be = f.backend('b', 8080);
+  const long = '/l/' + 'a'.repeat(2000) + '[0-9]+';
+  const values = { method: 'GET' as const, headers: [H('X-A', 'x'.repeat(2000))] };
+  const m = buildModel(
+    f.graph([
+      f.listener(80, [
+        f.attach(f.route('short', [f.rule(0, [f.regex('/s/[0-9]+', { method: 'GET' })], [be])])),
+        f.attach(f.route('long', [f.rule(0, [f.regex(long, values)], [be])])),
+      ]),
+    ]),
+  );
+
+  test('the regex is an entry of the run map on $uri, the key\'s last field; with values too long beside it, a flag map of its own', () => {
+    const run = m.maps.find((x) => x.variable.startsWith('$pc_s'))!;
+    expect(run.source.split('\n').pop()).toBe('$uri');
+    expect(run.entries.map((e) => e.regex)).toContainEqual(expect.stringMatching(/\{3\}\(\?:\/s\/\[0-9\]\+\)\)$/));
+    const flags = m.maps.filter((x) => x.source === '$uri' && x.variable.startsWith('$pc_r'));
+    expect(flags.map((x) => x.entries[0].regex)).toEqual([`^(?:${long})`]);
+  });
+
+  test('every map entry fits one nginx parameter (4 KB), and both routes still match', () => {
+    const files = renderConfig(m, { listenAddress: '127.0.0.1', prefix: '/tmp/portcullis-dispatch-maps-test' }).files;
+    const longest = Math.max(...[...files['maps.conf'].matchAll(/"(?:[^"\\]|\\.)*"/g)].map((x) => x[0].length));
+    expect(longest).toBeLessThan(4000);
+    expect(simulate(m, 80, { path: '/s/12' })).toBe('default/short#0');
+    expect(simulate(m, 80, { path: long.replace('[0-9]+', '7'), headers: { 'X-A': 'x'.repeat(2000) } })).toBe('default/long#0');
+    expect(simulate(m, 80, { path: long.replace('[0-9]+', '7') })).toBe(404);
+  });
+});

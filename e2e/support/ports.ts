@@ -1,3 +1,4 @@
+import * as dgram from 'dgram';
 import * as net from 'net';
 
 /**
@@ -15,6 +16,18 @@ export async function freePort(host = '127.0.0.1'): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+/** A UDP port the OS says is free on 127.0.0.1 right now (a free TCP port may be a taken UDP one). */
+export async function freeUdpPort(host = '127.0.0.1'): Promise<number> {
+  const socket = dgram.createSocket('udp4');
+  await new Promise<void>((resolve, reject) => {
+    socket.once('error', reject);
+    socket.bind(0, host, () => resolve());
+  });
+  const { port } = socket.address();
+  await new Promise<void>((resolve) => socket.close(() => resolve()));
+  return port;
 }
 
 /** Holds a port with a plain TCP listener (e.g. to make nginx fail to bind it). */

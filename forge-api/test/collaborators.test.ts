@@ -107,4 +107,20 @@ describeForge('collaborators', (f) => {
     expect((await f().request('DELETE', '/repos/alice/tools/collaborators/carol', as('alice'))).status).toBe(204);
     expect((await f().request('GET', '/repos/alice/tools/subscription', as('carol'))).status).toBe(200);
   });
+
+  test("a removed collaborator loses their assignments where they can no longer be assigned (private), keeps them where they read the pull requests (public), and a repository made private keeps them", async () => {
+    const assignees = async (repo: string) => ((await f().request('GET', `/repos/alice/${repo}/issues/1`, as('alice'))).body.assignees ?? []).map((u: { login: string }) => u.login);
+    for (const repo of ['secret', 'tools']) {
+      expect((await f().request('PUT', `/repos/alice/${repo}/collaborators/carol`, { ...as('alice'), body: { permission: 'write' } })).status).toBe(204);
+      expect((await f().request('POST', `/repos/alice/${repo}/issues`, { ...as('alice'), body: { title: 'work', assignees: ['carol'] } })).status).toBe(201);
+    }
+    for (const repo of ['secret', 'tools']) expect((await f().request('DELETE', `/repos/alice/${repo}/collaborators/carol`, as('alice'))).status).toBe(204);
+    expect(await assignees('secret')).toEqual([]);
+    expect(await assignees('tools')).toEqual(['carol']);
+    // No timeline entry says so (Gitea deletes the rows).
+    const timeline = (await f().request('GET', '/repos/alice/secret/issues/1/timeline', as('alice'))).body as { type: string }[];
+    expect(timeline.map((e) => e.type)).toEqual(['assignees']);
+    expect((await f().request('PATCH', '/repos/alice/tools', { ...as('alice'), body: { private: true } })).status).toBe(200);
+    expect(await assignees('tools')).toEqual(['carol']);
+  });
 });

@@ -4,7 +4,7 @@
  * comments (code left out, one entry per issue, neutered once the text no longer names it),
  * only for issues the doer may read and shown only to viewers who may read the mentioning
  * repository; a pull request's "fixes #N" closes the issue when merged; a pushed commit gives a
- * commit_ref, and its "Fixes #N" closes the issue once on the default branch.
+ * commit_ref, and its "Fixes #N" closes the issue once on the default branch (tracking an `@1h30m` after it).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -110,6 +110,12 @@ describeForge('cross-references', (f) => {
     expect(await state(2)).toBe('closed');
     const closes = ((await f().request('GET', `${a}/issues/2/timeline`, as('alice'))).body as Entry[]).filter((e) => e.type === 'close');
     expect(closes.map((e) => e.user.login)).toEqual(['alice']);
+    // A time after the reference is tracked on the issue it closes.
+    await git(dir, 'commit', '-q', '--allow-empty', '-m', 'Closes #3 @1h30m');
+    await git(dir, 'push', '-q', 'origin', 'HEAD:main');
+    expect(await state(3)).toBe('closed');
+    const times = (await f().request('GET', `${a}/issues/3/times`, as('alice'))).body as { time: number; user_name: string }[];
+    expect(times.map((t) => [t.time, t.user_name])).toEqual([[5400, 'alice']]);
 
     // A pull request whose body says "fixes #5" closes it when merged.
     await git(dir, 'checkout', '-q', '-b', 'feature');

@@ -204,11 +204,15 @@ describe('OAuth2 pages in headless Chromium', () => {
     });
 
     test('two-factor: enrol on the settings page by keyboard, then the sign-in asks for the passcode and refuses a wrong one', async () => {
-      const context = await browser.newContext({ httpCredentials: { username: 'erin', password: PASSWORD } });
+      const context = await browser.newContext({ viewport: VIEWPORT });
       const page = await context.newPage();
       let secret = '';
       try {
+        // The settings page sends the anonymous browser to sign in, then back.
         await page.goto(`${f().url}/user/settings/security/two_factor/enroll`);
+        expect(new URL(page.url()).pathname).toBe('/user/login');
+        await typeSignIn(page, 'erin', PASSWORD);
+        await page.waitForURL(/\/user\/settings\/security\/two_factor\/enroll$/);
         secret = (await page.locator('#secret').textContent()) ?? '';
         await checkAccessible(page, ['textbox "Passcode from your authenticator app"', 'button "Verify"']);
         // The passcode field has the focus when the page opens.

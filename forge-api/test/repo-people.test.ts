@@ -84,7 +84,7 @@ describeForge('repository assignees, reviewers and teams', (f) => {
     expect(res.body.map((t: { name: string }) => t.name)).toEqual(['Owners', 'auditors', 'devs']);
     res = await f().request('GET', '/repos/acme/app/teams/devs', as('member'));
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ name: 'devs', permission: 'write', units: ['repo.code', 'repo.issues', 'repo.pulls'], units_map: { 'repo.code': 'write' }, organization: null });
+    expect(res.body).toMatchObject({ name: 'devs', permission: 'none', units: ['repo.code', 'repo.issues', 'repo.pulls'], units_map: { 'repo.code': 'write' }, organization: null });
     res = await f().request('GET', '/repos/acme/app/teams/ghosts', as('member'));
     expect(res.status).toBe(404);
     expect(res.body.message).toMatch(/^team does not exist \[org_id \d+, team_id 0, name: ghosts\]$/);

@@ -39,24 +39,26 @@ describeForge('teams and org permissions', (f) => {
       body: { name: 'readers', description: 'Read the code', permission: 'read', units: ['repo.code', 'repo.issues'] },
     });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ name: 'readers', permission: 'read', units: ['repo.code', 'repo.issues'], units_map: { 'repo.code': 'read', 'repo.issues': 'read' } });
+    // Gitea 1.27 keeps a unit team's own permission at none: the units carry the modes.
+    expect(res.body).toMatchObject({ name: 'readers', permission: 'none', units: ['repo.code', 'repo.issues'], units_map: { 'repo.code': 'read', 'repo.issues': 'read' } });
     expect(res.body.organization.name).toBe('acme');
     readTeam = res.body.id;
 
-    // units_map decides the permission: the lowest mode given (Gitea's MinUnitAccessMode).
+    // units_map wins over the permission's mode for each unit.
     res = await f().request('POST', '/orgs/acme/teams', {
       ...as('owner'),
       body: { name: 'writers', permission: 'read', units_map: { 'repo.code': 'write', 'repo.issues': 'write', 'repo.ext_wiki': 'read' }, can_create_org_repo: true },
     });
     expect(res.status).toBe(201);
-    expect(res.body.permission).toBe('write');
+    expect(res.body.permission).toBe('none');
     expect(res.body.units_map).toEqual({ 'repo.code': 'write', 'repo.ext_wiki': 'read', 'repo.issues': 'write' });
     writeTeam = res.body.id;
 
     res = await f().request('POST', '/orgs/acme/teams', { ...as('owner'), body: { name: 'admins', permission: 'admin', includes_all_repositories: true } });
     expect(res.status).toBe(201);
+    // An admin team shows its mode on every unit, the external ones too.
     expect(res.body.units_map['repo.code']).toBe('admin');
-    expect(res.body.units_map['repo.ext_issues']).toBe('read');
+    expect(res.body.units_map['repo.ext_issues']).toBe('admin');
 
     res = await f().request('POST', '/orgs/acme/teams', { ...as('owner'), body: { name: 'Readers', permission: 'read', units: ['repo.code'] } });
     expect(res.status).toBe(422);
@@ -65,9 +67,10 @@ describeForge('teams and org permissions', (f) => {
     expect(res.body.message).toBe('[Name]: Required');
     res = await f().request('POST', '/orgs/acme/teams', { ...as('owner'), body: { name: 'bad name', units: ['repo.code'] } });
     expect(res.status).toBe(422);
+    // Gitea 1.27 takes any permission text; only read, write and admin mean something.
     res = await f().request('POST', '/orgs/acme/teams', { ...as('owner'), body: { name: 'x', permission: 'owner', units: ['repo.code'] } });
-    expect(res.status).toBe(422);
-    expect(res.body.message).toBe('[Permission]: In');
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ permission: 'none', units: ['repo.code'], units_map: { 'repo.code': 'none' } });
   });
 
   test('members: add, get, list; members join the org', async () => {
@@ -188,6 +191,28 @@ describeForge('teams and org permissions', (f) => {
     expect(res.body.map((r: { name: string }) => r.name)).toEqual(['other', 'secret']);
   });
 
+  test('a team of "owner" permission gives no access; a units_map gives each unit its own mode', async () => {
+    await f().user('spook');
+    let res = await f().request('POST', '/orgs/acme/teams', { ...as('owner'), body: { name: 'ghosts', permission: 'owner', units: ['repo.code', 'repo.issues'] } });
+    const ghosts = res.body.id;
+    expect((await f().request('PUT', `/teams/${ghosts}/repos/acme/other`, as('owner'))).status).toBe(204);
+    expect((await f().request('PUT', `/teams/${ghosts}/members/spook`, as('owner'))).status).toBe(204);
+    expect((await f().request('GET', '/repos/acme/other', as('spook'))).status).toBe(404);
+    // Code read, issues written: the code is readable, not pushable (Gitea's push/pull follow the code unit).
+    res = await f().request('PATCH', `/teams/${ghosts}`, { ...as('owner'), body: { name: 'ghosts', permission: 'write', units_map: { 'repo.code': 'read', 'repo.issues': 'write' } } });
+    expect(res.body).toMatchObject({ permission: 'none', units_map: { 'repo.code': 'read', 'repo.issues': 'write' } });
+    res = await f().request('GET', '/repos/acme/other', as('spook'));
+    expect(res.status).toBe(200);
+    expect(res.body.permissions).toEqual({ admin: false, push: false, pull: true });
+    // A member assigned through the team loses the assignment on leaving it (Gitea's removeTeamMember).
+    await f().request('PATCH', `/teams/${ghosts}`, { ...as('owner'), body: { name: 'ghosts', units_map: { 'repo.code': 'write', 'repo.issues': 'write', 'repo.pulls': 'write' } } });
+    res = await f().request('POST', '/repos/acme/other/issues', { ...as('owner'), body: { title: 'haunt', assignees: ['spook'] } });
+    expect(res.status).toBe(201);
+    expect((await f().request('DELETE', `/teams/${ghosts}/members/spook`, as('owner'))).status).toBe(204);
+    expect((await f().request('GET', `/repos/acme/other/issues/${res.body.number}`, as('owner'))).body.assignees).toBeNull();
+    expect((await f().request('DELETE', `/teams/${ghosts}`, as('owner'))).status).toBe(204);
+  });
+
   test('removing a repository from a team keeps the repository', async () => {
     expect((await f().request('DELETE', `/teams/${readTeam}/repos/acme/secret`, as('owner'))).status).toBe(204);
     expect((await f().request('GET', '/repos/acme/secret', as('reader'))).status).toBe(404);
@@ -198,11 +223,11 @@ describeForge('teams and org permissions', (f) => {
   test('edit team: permission change takes effect at once; Owners team keeps owner', async () => {
     let res = await f().request('PATCH', `/teams/${readTeam}`, { ...as('owner'), body: { name: 'readers', permission: 'write', units: ['repo.code'] } });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ permission: 'write', units: ['repo.code'], units_map: { 'repo.code': 'write' }, organization: null });
+    expect(res.body).toMatchObject({ permission: 'none', units: ['repo.code'], units_map: { 'repo.code': 'write' }, organization: null });
     res = await f().request('GET', '/repos/acme/secret', as('reader'));
     expect(res.body.permissions.push).toBe(true);
     res = await f().request('PATCH', `/teams/${readTeam}`, { ...as('owner'), body: { name: 'readers', permission: 'read', units: ['repo.code', 'repo.issues'] } });
-    expect(res.body.permission).toBe('read');
+    expect(res.body).toMatchObject({ permission: 'none', units_map: { 'repo.code': 'read', 'repo.issues': 'read' } });
     res = await f().request('PATCH', `/teams/${ownersTeam}`, { ...as('owner'), body: { name: 'Owners', permission: 'read', can_create_org_repo: false } });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ permission: 'owner', can_create_org_repo: true });

@@ -36,8 +36,11 @@ describeForge('two-factor enrolment', (f) => {
   });
 
   test('enrol with a passcode; then the API wants the OTP and git over HTTP refuses the password', async () => {
-    const anonymous = await fetch(`${f().url}/user/settings/security/two_factor/enroll`);
-    expect([anonymous.status, anonymous.headers.get('www-authenticate')]).toEqual([401, 'Basic realm="Gitea"']);
+    // Anonymous: to the sign-in form and back (Gitea's answer); wrong basic credentials: a challenge.
+    const anonymous = await fetch(`${f().url}/user/settings/security/two_factor/enroll`, { redirect: 'manual' });
+    expect([anonymous.status, anonymous.headers.get('location')]).toEqual([303, '/user/login?redirect_to=%2Fuser%2Fsettings%2Fsecurity%2Ftwo_factor%2Fenroll']);
+    const wrongBasic = await fetch(`${f().url}/user/settings/security/two_factor/enroll`, { headers: { authorization: basic(['dave', 'not-it']) } });
+    expect([wrongBasic.status, wrongBasic.headers.get('www-authenticate')]).toEqual([401, 'Basic realm="Gitea"']);
 
     const offer = await web('/user/settings/security/two_factor/enroll');
     expect(offer.status).toBe(200);

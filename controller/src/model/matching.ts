@@ -178,7 +178,21 @@ export function elementConditions(match: RouteMatch, maps: ConditionMaps, warn: 
       out.push({ field: maps.flag(maps.queryValue(q.name), q.value), test: 'flag' });
     }
   }
+  // The regex and the other values bound each other only apart (graph/rules.ts): together in one
+  // run map entry they may exceed what nginx reads as one parameter; then the regex is a flag.
+  if (out[0]?.test === 'regex' && !fitsRunEntry(out)) out[0] = { field: maps.flag('$uri', `^(?:${match.path.value})`), test: 'flag' };
   return out;
+}
+
+/**
+ * Whether a run map entry of these conditions fits MAX_REGEX_TEXT as written, whatever the
+ * fields' positions in the run's composite: each lookahead is measured skipping 2 fields, plus 4
+ * bytes for a position of up to 5 digits.
+ */
+function fitsRunEntry(conditions: Condition[]): boolean {
+  let n = 4;
+  for (const c of conditions) n += quotedLength(lookahead(c, 2, c.test === 'regex')) + 4;
+  return n <= MAX_REGEX_TEXT;
 }
 
 /**

@@ -108,6 +108,9 @@ export function renderContext(model: NginxModel, options: RenderOptions) {
     serverNamesHashMaxSize: hashSize(model.servers.length, 512),
     serverNamesHashBucketSize: hashBucketSize(model.servers.flatMap((s) => s.serverNames), 256),
     streamMapHashBucketSize: hashBucketSize((model.stream?.maps ?? []).flatMap((m) => m.entries.map((e) => e.name)), 64),
+    // Twice the largest map's entries: with nginx's default 2,048, a map of ~800 SNI names finds
+    // no size that fits its buckets and nginx warns on every reload that it built a slower hash.
+    streamMapHashMaxSize: hashSize(2 * Math.max(0, ...(model.stream?.maps ?? []).map((m) => m.entries.length)), 2048),
     generationConf: GENERATION_CONF,
     generation: '0',
     notFoundLocation: NOT_FOUND_LOCATION,

@@ -17,7 +17,8 @@ import type { User } from '../services/records';
 import { doerOf, errors, paging, pagingQuery, sendPage } from './helpers';
 import { ORG_MEMBER, ORG_OWNER } from '../plugins/org-assignment';
 
-const modeEnum = { type: 'string', enum: ['read', 'write', 'admin', ''] };
+// Any string: Gitea 1.27 binds no values (an unknown one gives a team of no access).
+const modeEnum = { type: 'string' };
 const unitsMapSchema = { type: 'object', additionalProperties: { type: 'string' } };
 
 const teamBody = (requireName: boolean) =>

@@ -1,9 +1,11 @@
 /**
  * Two-factor enrolment at Gitea's paths (/user/settings/security and its two_factor/ forms):
- * server-rendered pages that work without JavaScript. The forge has no web sessions: each request
- * signs in with HTTP basic (user name and password, the browser's own dialog), and the forms that
- * change an enrolment carry their own proof against forgery (the enrolment form a signed secret,
- * the others the passcode of the enrolled authenticator, which another site cannot know).
+ * server-rendered pages that work without JavaScript. A browser signed in with the sign-in form
+ * (routes/sign-in.ts) uses them as it is; an anonymous one is sent there first and comes back (as
+ * Gitea's reqSignIn); HTTP basic (user name and password) is accepted too, for clients without
+ * cookies. The forms that change an enrolment carry their own proof against forgery (the
+ * enrolment form a signed secret, the others the passcode of the enrolled authenticator, which
+ * another site cannot know), whichever way the browser signed in.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, NotFoundError, TooManyRequestsError, UnauthenticatedError } from '../services/errors';
@@ -12,6 +14,7 @@ import { escapeHtml, page, signInThrottledPage } from '../services/oauth2/pages'
 import { TWO_FACTOR_REQUIRED_MESSAGE } from '../services/two-factor';
 import type { User } from '../services/records';
 import { OTP_HEADERS } from '../plugins/auth';
+import { signInLocation } from './sign-in';
 
 const BASE = '/user/settings/security';
 
@@ -42,8 +45,14 @@ export default async function twoFactorRoutes(app: FastifyInstance) {
   const hidden = { schema: { hide: true } };
   const form = (request: FastifyRequest) => new URLSearchParams(typeof request.body === 'string' ? request.body : '');
 
-  /** The signed-in user, or a 401 sign-in challenge sent (null). */
+  /** The signed-in user, or the way to sign in sent (null): the sign-in form, or a 401 challenge for wrong basic credentials. */
   async function signedIn(request: FastifyRequest, reply: FastifyReply): Promise<User | null> {
+    const browserUser = await app.services.webSessions.signedInUser(request);
+    if (browserUser) return browserUser;
+    if (!request.headers.authorization) {
+      await reply.code(303).header('location', signInLocation(request.url)).send();
+      return null;
+    }
     let user;
     try {
       user = await app.auth.passwordUser(request);

@@ -98,7 +98,27 @@ export class AssigneeService {
     if (user.type === USER_TYPE_ORGANIZATION) {
       throw new InvalidError(`organization can't be added as assignee [user_id: ${user.id}, repo_id: ${repo.id}]`);
     }
-    if ((await this.permissions.repoAccessMode(user, repo)) >= AccessMode.Write) return true;
-    return repo.hasPullRequests && (await this.permissions.repoAccessMode(user, repo, 'repo.pulls')) >= AccessMode.Read;
+    return mayBeAssigned(this.permissions, user, repo);
+  }
+}
+
+/** CanBeAssigned for a user (not an organization): write access, or read access to the pull requests. */
+async function mayBeAssigned(permissions: PermissionService, user: User, repo: RepoWithOwner): Promise<boolean> {
+  if ((await permissions.repoAccessMode(user, repo)) >= AccessMode.Write) return true;
+  return repo.hasPullRequests && (await permissions.repoAccessMode(user, repo, 'repo.pulls')) >= AccessMode.Read;
+}
+
+/**
+ * Gitea's ReconsiderRepoIssuesAssignee, after a user lost a collaboration or left a team: in
+ * each repository where they can no longer be assigned, their assignments go, silently (no
+ * timeline entry, as Gitea deletes the rows). A public repository whose pull requests they
+ * still read keeps them assigned; so does a repository made private (Gitea reconsiders nothing then).
+ */
+export async function reconsiderAssignments(prisma: Prisma, permissions: PermissionService, user: User, repoIds: number[]): Promise<void> {
+  if (!repoIds.length || user.type === USER_TYPE_ORGANIZATION) return;
+  const repos = await prisma.repository.findMany({ where: { id: { in: repoIds } }, include: { owner: true } });
+  for (const repo of repos) {
+    if (await mayBeAssigned(permissions, user, repo)) continue;
+    await prisma.issueAssignee.deleteMany({ where: { assigneeId: user.id, issue: { repoId: repo.id } } });
   }
 }

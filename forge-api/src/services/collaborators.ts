@@ -9,6 +9,7 @@ import { BLOCKED_MESSAGE, isBlockedBy } from './blocks';
 import type { Repository, User } from './records';
 import type { PermissionService } from './permissions';
 import { unwatchLost, WATCHING } from './watches';
+import { reconsiderAssignments } from './assignees';
 
 const MODE_NAMES = ['none', 'read', 'write', 'admin', 'owner'] as const;
 
@@ -59,11 +60,14 @@ export class CollaboratorService {
   /**
    * Gitea's DeleteCollaboration: the former collaborator stops watching the repository, even a
    * public one they still read; one left without access also loses its issue subscriptions and
-   * running stopwatch there (ReconsiderWatches).
+   * running stopwatch there (ReconsiderWatches), and one who can no longer be assigned loses
+   * their assignments there.
    */
   async remove(repo: Repository, user: User): Promise<void> {
     const { count } = await this.prisma.collaboration.deleteMany({ where: { repoId: repo.id, userId: user.id } });
-    if (count) await unwatchLost(this.prisma, user, [repo.id], [repo.id]);
+    if (!count) return;
+    await unwatchLost(this.prisma, user, [repo.id], [repo.id]);
+    await reconsiderAssignments(this.prisma, this.permissions, user, [repo.id]);
   }
 
   /** The user's own access to the repository (Gitea's GetIndividualUserRepoPermission). */

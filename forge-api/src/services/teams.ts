@@ -11,6 +11,7 @@ import { readableRepoFilter, type PermissionService } from './permissions';
 import { ALL_UNITS, OWNER_TEAM, TEAM_VISIBILITY } from './orgs';
 import type { Repository, Team, User } from './records';
 import { unwatchLost, watchForTeam } from './watches';
+import { reconsiderAssignments } from './assignees';
 
 /** Gitea's unit keys, in Gitea's unit-type order (the order units are listed in). */
 export const UNIT_KEYS = ['repo.code', 'repo.issues', 'repo.pulls', 'repo.releases', 'repo.wiki', 'repo.ext_wiki', 'repo.ext_issues', 'repo.projects', 'repo.packages', 'repo.actions'];
@@ -65,30 +66,45 @@ interface UnitRow {
   accessMode: number;
 }
 
-/** unit_model.MinUnitAccessMode: the lowest non-none mode, external units ignored. */
-function minUnitMode(map: Record<string, string>): number {
+/**
+ * The mode a team gives on a repository as a whole (the forge's checks that name no unit): its
+ * own for an admin team; else the lowest non-none mode of its units (external units ignored,
+ * as unit_model.MinUnitAccessMode), at most write. Gitea 1.27 keeps a non-admin team's own
+ * mode at none and decides by unit; checks that name a unit read the unit rows here too.
+ */
+function repoLevelMode(admin: boolean, units: UnitRow[]): number {
+  if (admin) return AccessMode.Admin;
   let res: number = AccessMode.None;
-  for (const [key, m] of Object.entries(map)) {
-    if (READ_ONLY_UNITS.has(key)) continue;
-    const mode = parseMode(m);
-    if (mode === AccessMode.None) continue;
-    if (res === AccessMode.None || mode < res) res = mode;
+  for (const u of units) {
+    if (READ_ONLY_UNITS.has(u.unitType) || u.accessMode === AccessMode.None) continue;
+    if (res === AccessMode.None || u.accessMode < res) res = u.accessMode;
   }
-  return res;
+  return Math.min(res, AccessMode.Write);
 }
 
-function unitsFrom(input: TeamInput, mode: number): UnitRow[] | null {
-  if (mode >= AccessMode.Admin) {
+/** The team's own mode as Gitea 1.27 parses it (ParseAccessMode(p, none, admin)): only "admin" counts. */
+function isAdminPermission(permission: string | undefined): boolean {
+  return permission === 'admin';
+}
+
+/**
+ * The unit rows Gitea 1.27 stores: every unit for an admin team; else `units_map` as given
+ * (each value parsed, unknown ones none), or `units` each with the permission when it is
+ * read or write (none otherwise); null when neither is given.
+ */
+function unitsFrom(input: TeamInput, admin: boolean): UnitRow[] | null {
+  if (admin) {
     return UNIT_KEYS.map((unitType) => ({ unitType, accessMode: READ_ONLY_UNITS.has(unitType) ? AccessMode.Read : AccessMode.Admin }));
   }
   if (input.units_map && Object.keys(input.units_map).length > 0) {
     // Unknown keys are dropped, as Gitea's TypeFromKey maps them to an invalid unit.
     return Object.entries(input.units_map)
       .filter(([k]) => UNIT_KEYS.includes(k))
-      .map(([unitType, m]) => ({ unitType, accessMode: Math.min(parseMode(m), READ_ONLY_UNITS.has(unitType) ? AccessMode.Read : AccessMode.Admin) }));
+      .map(([unitType, m]) => ({ unitType, accessMode: m === 'owner' ? AccessMode.None : parseMode(m) }));
   }
   if (input.units && input.units.length > 0) {
-    return input.units.filter((k) => UNIT_KEYS.includes(k)).map((unitType) => ({ unitType, accessMode: mode }));
+    const mode = input.permission === 'read' ? AccessMode.Read : input.permission === 'write' ? AccessMode.Write : AccessMode.None;
+    return [...new Set(input.units.filter((k) => UNIT_KEYS.includes(k)))].map((unitType) => ({ unitType, accessMode: mode }));
   }
   return null;
 }
@@ -168,9 +184,8 @@ export class TeamService {
 
   async create(org: User, input: TeamInput): Promise<TeamWithUnits> {
     const name = input.name ?? '';
-    let mode = parseMode(input.permission);
-    if (mode < AccessMode.Admin && input.units_map && Object.keys(input.units_map).length > 0) mode = minUnitMode(input.units_map);
-    const units = unitsFrom(input, mode);
+    const admin = isAdminPermission(input.permission);
+    const units = unitsFrom(input, admin);
     // Gitea answers 500 "units permission should not be empty" here; a client error is what it is.
     if (!units) throw new InvalidError('units permission should not be empty');
     if (await this.prisma.team.count({ where: { orgId: org.id, lowerName: name.toLowerCase() } })) {
@@ -182,7 +197,7 @@ export class TeamService {
         name,
         lowerName: name.toLowerCase(),
         description: input.description ?? '',
-        authorize: mode,
+        authorize: repoLevelMode(admin, units),
         includesAllRepositories: input.includes_all_repositories ?? false,
         canCreateOrgRepo: input.can_create_org_repo ?? false,
         visibility: teamVisibilityValue(input.visibility),
@@ -210,15 +225,14 @@ export class TeamService {
     if (input.description !== undefined) data.description = input.description;
     // The Owners team's visibility is fixed (limited).
     if (input.visibility !== undefined && !owner) data.visibility = teamVisibilityValue(input.visibility);
-    let mode = team.authorize;
+    let admin = team.authorize >= AccessMode.Admin;
     let includeAll = team.includesAllRepositories;
     if (!owner && input.permission) {
-      mode = parseMode(input.permission);
-      if (mode < AccessMode.Admin && input.units_map && Object.keys(input.units_map).length > 0) mode = minUnitMode(input.units_map);
-      data.authorize = mode;
+      admin = isAdminPermission(input.permission);
       if (input.includes_all_repositories !== undefined) includeAll = data.includesAllRepositories = input.includes_all_repositories;
     }
-    const units = owner ? null : unitsFrom(input, mode);
+    const units = owner ? null : unitsFrom(input, admin);
+    if (!owner) data.authorize = repoLevelMode(admin, units ?? team.units);
     await this.prisma.$transaction(async (tx) => {
       await tx.team.update({ where: { id: team.id }, data });
       if (units) {
@@ -274,7 +288,10 @@ export class TeamService {
       await tx.teamUser.deleteMany({ where: { teamId: team.id, userId: user.id } });
       await tx.team.update({ where: { id: team.id }, data: { numMembers: { decrement: 1 } } });
     });
-    await unwatchLost(this.prisma, user, await this.repoIds(team));
+    const repoIds = await this.repoIds(team);
+    await unwatchLost(this.prisma, user, repoIds);
+    // Assignments where the member can no longer be assigned go (Gitea's removeTeamMember).
+    await reconsiderAssignments(this.prisma, this.permissions, user, repoIds);
     await this.dropOrgMembershipIfNoTeam(team.orgId, user);
   }
 
@@ -349,12 +366,21 @@ export class TeamService {
 
   /** Units as Gitea lists them: names, and name -> mode. */
   unitsOf(team: TeamWithUnits): { units: string[]; units_map: Record<string, string> } {
-    const sorted = [...team.units].sort(unitOrder);
-    return {
-      units: sorted.map((u) => u.unitType),
-      units_map: Object.fromEntries(sorted.map((u) => [u.unitType, modeName(u.accessMode)])),
-    };
+    return teamUnitsJson(team);
   }
+}
+
+/**
+ * A team's `permission`, `units` and `units_map` as Gitea 1.27 shows them: an admin or owner
+ * team its mode, every unit and that mode for each; any other team "none" and its unit rows.
+ */
+export function teamUnitsJson(team: TeamWithUnits): { permission: string; units: string[]; units_map: Record<string, string> } {
+  if (team.authorize >= AccessMode.Admin) {
+    const mode = modeName(team.authorize);
+    return { permission: mode, units: [...UNIT_KEYS], units_map: Object.fromEntries(UNIT_KEYS.map((k) => [k, mode])) };
+  }
+  const sorted = [...team.units].sort(unitOrder);
+  return { permission: 'none', units: sorted.map((u) => u.unitType), units_map: Object.fromEntries(sorted.map((u) => [u.unitType, modeName(u.accessMode)])) };
 }
 
 /** All units an owner/admin team holds (used by organization creation and tests). */

@@ -12,6 +12,31 @@ export { parseManifestText } from './manifests';
 export { STATUS_FILE } from './status-file';
 export type { StatusEntry } from './status-file';
 
+/** Reads in flight at once while scanning (well under any open-files limit). */
+const READ_CONCURRENCY = 32;
+
+/**
+ * The files' texts, in order (undefined: removed meanwhile), read several at a time: one after
+ * another, each read waited for a thread of the pool and a turn of the event loop, which made a
+ * scan of 1,000 one-route files take 170-320 ms on a busy machine.
+ */
+async function readFiles(dir: string, names: string[]): Promise<(string | undefined)[]> {
+  const out: (string | undefined)[] = new Array(names.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < names.length) {
+      const i = next++;
+      try {
+        out[i] = await fs.readFile(path.join(dir, names[i]), 'utf8');
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, names.length) }, worker));
+  return out;
+}
+
 /** A manifest document with the metadata the provider keeps filled in (resources ManifestDoc). */
 export interface ProvidedDoc {
   source: string; // "file.yaml:12"
@@ -94,15 +119,11 @@ export class FileProvider {
   async scan(): Promise<ProvidedDoc[]> {
     const { files: names, dirs } = await listManifestTree(this.manifestsDir);
     this.syncWatchers(dirs);
+    const texts = await readFiles(this.manifestsDir, names);
     const seen = new Set<string>();
-    for (const name of names) {
-      let text: string;
-      try {
-        text = await fs.readFile(path.join(this.manifestsDir, name), 'utf8');
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
-        throw err;
-      }
+    for (const [i, name] of names.entries()) {
+      const text = texts[i];
+      if (text === undefined) continue;
       seen.add(name);
       const entry = this.files.get(name);
       if (entry && entry.text === text) continue;

@@ -13,7 +13,8 @@
  */
 import { isBlockedBy } from '../blocks';
 import { AccessMode } from '../convert';
-import { findMarkdownReferences, findReferences, RefAction, type IssueReference, type RefActionCode } from '../markup/references';
+import { findMarkdownReferences, findReferences, RefAction, timeLogSeconds, type IssueReference, type RefActionCode } from '../markup/references';
+import { addTimeComment, TimeComment, wholeSeconds } from './time-tracking';
 import type { NotifyListener, RepoWithOwner } from '../notify/notifier';
 import type { PermissionService } from '../permissions';
 import type { User } from '../records';
@@ -27,7 +28,7 @@ import { CommentType, type IssueService } from './issues';
 /** Gitea's CommentType numbers of the references. */
 export const RefCommentType = { IssueRef: 3, CommitRef: 4, CommentRef: 5, PullRef: 6 } as const;
 
-/** Commits of a new branch Gitea reads for references (CommitsBeforeLimit(10)). */
+/** Commits of a new branch read for references (Gitea's CommitsBeforeLimit(10)). */
 const NEW_BRANCH_COMMITS = 10;
 
 export interface CrossReferenceDeps {
@@ -186,15 +187,30 @@ export class CrossReferenceService implements NotifyListener {
     }
   }
 
+  private async addTime(user: User, issue: Issue, seconds: number, at: Date): Promise<void> {
+    const when = wholeSeconds(Number.isNaN(at.getTime()) ? new Date() : at);
+    await this.prisma.$transaction(async (tx) => {
+      const t = await tx.trackedTime.create({ data: { issueId: issue.id, userId: user.id, time: seconds, createdAt: when } });
+      await addTimeComment(tx, issue, user.id, TimeComment.AddTimeManual, `|${seconds}`, wholeSeconds(new Date()), t.id);
+    });
+  }
+
   /** Commits pushed to a branch: references in their messages (Gitea's UpdateIssuesCommit), oldest first. */
   async pushed(pusher: User, repo: RepoWithOwner, ref: PushedRef): Promise<void> {
     if (!ref.ref.startsWith('refs/heads/') || ref.after === ZERO_SHA) return;
     const branch = ref.ref.slice('refs/heads/'.length);
-    const range = ref.before === ZERO_SHA ? [`--max-count=${NEW_BRANCH_COMMITS}`, ref.after] : [`${ref.before}..${ref.after}`];
-    const out = await runGit(['log', '-z', '--format=%H%x00%B', ...range], { cwd: this.deps.diskPath(repo) }).catch(() => '');
-    const fields = out.split('\0');
-    const commits: { sha: string; message: string }[] = [];
-    for (let i = 0; i + 1 < fields.length; i += 2) commits.push({ sha: fields[i].replace(/^\n/, ''), message: fields[i + 1] });
+    const commits: { sha: string; date: Date; message: string }[] = [];
+    if (ref.before === ZERO_SHA) {
+      // A new branch: its newest commits that no ref held before (those others held were read
+      // when they were pushed), already read for the push events; no git process per branch,
+      // which matters for a push of hundreds of branches.
+      for (const c of ref.commits.slice(0, NEW_BRANCH_COMMITS)) commits.push({ sha: c.id, date: new Date(c.timestamp), message: c.message });
+    } else {
+      // A moved branch: every commit it gained, also those another branch held (a merge into the default branch closes).
+      const out = await runGit(['log', '-z', '--format=%H%x00%aI%x00%B', `${ref.before}..${ref.after}`], { cwd: this.deps.diskPath(repo) }).catch(() => '');
+      const fields = out.split('\0');
+      for (let i = 0; i + 2 < fields.length; i += 3) commits.push({ sha: fields[i].replace(/^\n/, ''), date: new Date(fields[i + 1]), message: fields[i + 2] });
+    }
     const repoPath = new URL(this.deps.repoHtml(repo)).pathname;
     for (const c of commits.reverse()) {
       const marked = new Set<string>();
@@ -232,7 +248,12 @@ export class CrossReferenceService implements NotifyListener {
         if (issue.ref ? branch !== issueBranch : branch !== repo.defaultBranch) continue;
         const current = await this.prisma.issue.findUnique({ where: { id: issue.id } });
         if (!current) continue;
-        if (r.action === RefAction.Closes && !current.isClosed) await this.setClosed(pusher, current, true, c.sha, true);
+        if (r.action === RefAction.Closes && !current.isClosed) {
+          // "Fixes #N @1h30m": the time is tracked on the issue in the pusher's name, at the commit's date.
+          const seconds = r.timeLog ? timeLogSeconds(r.timeLog) : 0;
+          if (seconds > 0) await this.addTime(pusher, current, seconds, c.date);
+          await this.setClosed(pusher, current, true, c.sha, true);
+        }
         else if (r.action === RefAction.Reopens && current.isClosed) await this.setClosed(pusher, current, false, c.sha, true);
       }
     }

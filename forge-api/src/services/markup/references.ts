@@ -22,6 +22,12 @@ export interface IssueReference {
   name: string;
   index: number;
   action: RefActionCode;
+  /** A time spent written after the reference (`@1h30m`), for a commit that closes the issue. */
+  timeLog?: string;
+}
+
+interface Located extends IssueReference {
+  end: number;
 }
 
 const CLOSE_KEYWORDS = ['close', 'closes', 'closed', 'fix', 'fixes', 'fixed', 'resolve', 'resolves', 'resolved'];
@@ -62,13 +68,13 @@ function referenceAt(text: string, ref: string, start: number, actionText = text
  * Every match of `pattern`, scanning on from the end of each reference (the delimiter after a
  * reference may be the one before the next: "#1 #2").
  */
-function scan(text: string, pattern: RegExp): IssueReference[] {
-  const out: IssueReference[] = [];
+function scan(text: string, pattern: RegExp): Located[] {
+  const out: Located[] = [];
   pattern.lastIndex = 0;
   for (let m = pattern.exec(text); m; m = pattern.exec(text)) {
     const start = m.index + m[0].length - m[1].length;
     const ref = referenceAt(text, m[1], start);
-    if (ref) out.push(ref);
+    if (ref) out.push({ ...ref, end: start + m[1].length });
     pattern.lastIndex = start + m[1].length;
   }
   return out;
@@ -102,7 +108,38 @@ export function findReferences(text: string, appUrl?: string): IssueReference[] 
     const full = new RegExp(`(${S}|^|\\(|\\[)${escaped}([0-9a-zA-Z_.-]+/[0-9a-zA-Z_.-]+)/(issues|pulls)/([0-9]+)${END}`, 'g');
     plain = plain.replace(full, (_m, pre: string, repo: string, kind: string, n: string) => `${pre}${repo}${kind === 'pulls' ? '!' : '#'}${n}`);
   }
-  return [...scan(plain, NUMERIC), ...scan(plain, CROSS)];
+  return withTimeLogs(plain, [...scan(plain, NUMERIC), ...scan(plain, CROSS)]);
+}
+
+const TIME_LOG = new RegExp(`(?:${S}|^|\\(|\\[)(@(?:[0-9]+(?:[.,][0-9]+)?[wdmh])+)${END}`, 'g');
+
+/** Each `@<time>` goes to the nearest reference before it (the first one when none is), once per reference. */
+function withTimeLogs(text: string, refs: Located[]): IssueReference[] {
+  if (refs.length) {
+    TIME_LOG.lastIndex = 0;
+    for (let m = TIME_LOG.exec(text); m; m = TIME_LOG.exec(text)) {
+      const start = m.index + m[0].length - m[1].length;
+      let target: Located | undefined;
+      for (const r of refs) if (r.end < start && (!target || target.end < r.end)) target = r;
+      target ??= refs[0];
+      target.timeLog ??= m[1].slice(1);
+      TIME_LOG.lastIndex = start + m[1].length;
+    }
+  }
+  return refs.map(({ end: _end, ...ref }) => ref);
+}
+
+const UNIT_SECONDS: Record<string, number> = { w: 5 * 8 * 3600, d: 8 * 3600, h: 3600, m: 60 };
+
+/** Seconds of a time log such as `1h30m` or `1,5d` (a week is five days of eight hours, as Gitea counts); 0 when unreadable. */
+export function timeLogSeconds(log: string): number {
+  const m = /^(?:(\d+(?:[.,]\d+)?)w)?(?:(\d+(?:[.,]\d+)?)d)?(?:(\d+(?:[.,]\d+)?)h)?(?:(\d+(?:[.,]\d+)?)m)?$/i.exec(log);
+  if (!m) return 0;
+  let total = 0;
+  ['w', 'd', 'h', 'm'].forEach((unit, i) => {
+    if (m[i + 1]) total += Math.trunc(Number(m[i + 1].replace(',', '.')) * UNIT_SECONDS[unit]);
+  });
+  return total;
 }
 
 const md = new MarkdownIt('default', { html: true, linkify: false });
@@ -172,5 +209,5 @@ export function findMarkdownReferences(source: string, appUrl?: string): IssueRe
     const found = referenceAt(ref, ref, 0, source, at > 0 ? at : 0);
     if (found) fromLinks.push(at > 0 ? found : { ...found, action: RefAction.None });
   }
-  return [...scan(text, NUMERIC), ...scan(text, CROSS), ...fromLinks];
+  return [...scan(text, NUMERIC), ...scan(text, CROSS)].map(({ end: _end, ...ref }) => ref as IssueReference).concat(fromLinks);
 }
