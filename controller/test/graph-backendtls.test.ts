@@ -10,6 +10,10 @@ import { ensurePrefixDirs } from '../src/apply/files';
 import { defaultNginxBinary } from '../src/apply/nginx-binary';
 import { computeStatuses } from '../src/status';
 import { gateway, gatewayClass, GW_API, http, parse, route, service, slice } from './graph-fixtures';
+import { parseManifests } from '../src/resources';
+
+/** Documents as a file holds them, invalid ones included (graph-fixtures' parse refuses those). */
+const parseAny = (...docs: object[]) => parseManifests(docs.map((doc, i) => ({ source: `doc-${i}.yaml`, doc })));
 
 /** A self-signed CA certificate (its content is only parsed, never trusted). */
 const CA = `-----BEGIN CERTIFICATE-----
@@ -124,6 +128,37 @@ describe('BackendTLSPolicy: what cannot be enforced fails closed', () => {
     expect(r).toMatchObject({ type: 'ResolvedRefs', reason: resolved });
     expect(g.routes[0].rules[0].backends[0]).toMatchObject({ valid: true, tls: { valid: false } });
     expect(buildModel(g).servers[0].ruleLocations[0].target).toEqual({ kind: 'status', code: 500 });
+  });
+
+  // A file is read without the CRD's validation: a policy that fails the schema must not leave
+  // its Service spoken to in plain text.
+  test.each([
+    ['no hostname', { caCertificateRefs: [{ group: '', kind: 'ConfigMap', name: 'ca' }] }, 'validation.hostname'],
+    ['both CA references and a well-known set', { ...valid, wellKnownCACertificates: 'System' }, 'must not contain both'],
+    ['a wildcard hostname', { ...valid, hostname: '*.svc.example' }, 'without a wildcard'],
+  ])('a document that fails its schema (%s) still makes its targets fail closed, with one status naming the problem', (_name, validation, problem) => {
+    const parsed = parseAny(...base, policy('p', validation), toPort(443));
+    expect(parsed.invalid).toEqual([expect.objectContaining({ kind: 'BackendTLSPolicy', name: 'p', standIn: true })]);
+    const g = buildGraph(parsed.set, { controllerName: DEFAULT_CONTROLLER_NAME });
+    expect(g.routes[0].rules[0].backends[0]).toMatchObject({ valid: true, tls: { policy: 'default/p', valid: false } });
+    expect(buildModel(g).servers[0].ruleLocations[0].target).toEqual({ kind: 'status', code: 500 });
+    const [accepted] = conditions(g, 'p');
+    expect(accepted).toMatchObject({ type: 'Accepted', status: 'False', reason: 'Invalid' });
+    expect(accepted.message).toContain(problem);
+    const reports = computeStatuses(g, parsed, { programmed: true, addresses: [] }).filter((r) => r.kind === 'BackendTLSPolicy');
+    expect(reports).toHaveLength(1);
+    expect(reports[0].status).toMatchObject({ ancestors: [{ ancestorRef: { name: 'gw' }, conditions: expect.arrayContaining([expect.objectContaining({ type: 'Accepted', status: 'False', reason: 'Invalid' })]) }] });
+  });
+
+  test('an unsupported apiVersion fails closed the same way; a document naming no target is only reported', () => {
+    const old = { ...policy('p', valid), apiVersion: 'gateway.networking.k8s.io/v1alpha2' };
+    const g = buildGraph(parseAny(...base, old, toPort(443)).set, { controllerName: DEFAULT_CONTROLLER_NAME });
+    expect(g.routes[0].rules[0].backends[0].tls).toMatchObject({ valid: false });
+    const none = { ...policy('q', {}), spec: { targetRefs: 'svc' } };
+    const parsed = parseAny(...base, none, toPort(443));
+    expect(parsed.invalid).toEqual([expect.objectContaining({ name: 'q' })]);
+    expect(parsed.invalid[0].standIn).toBeUndefined();
+    expect(buildGraph(parsed.set, { controllerName: DEFAULT_CONTROLLER_NAME }).routes[0].rules[0].backends[0].tls).toBeUndefined();
   });
 
   test('the reason names the subjectAltName and what is wrong with it', () => {

@@ -75,7 +75,7 @@ function policy(name: string, service: string, validation: Record<string, unknow
   return { apiVersion: GATEWAY_API, kind: 'BackendTLSPolicy', metadata: { name }, spec: { targetRefs: [{ group: '', kind: 'Service', name: service }], validation } };
 }
 
-const services = ['ok', 'wrong-name', 'wrong-ca', 'missing-ca', 'system', 'plain'];
+const services = ['ok', 'wrong-name', 'wrong-ca', 'missing-ca', 'system', 'plain', 'schema-invalid'];
 /**
  * subjectAltNames: Service -> the certificate its backend serves. The policies send the SNI
  * sni.example, a name none of these certificates carries: the listed names are what is checked.
@@ -159,6 +159,8 @@ beforeAll(async () => {
         policy('san-bad-value', 'san-bad-value', { caCertificateRefs: ca, hostname: 'sni.example', subjectAltNames: [{ type: 'URI', uri: 'spiffe://x/"a b";' }] }),
         policy('grpc-san-uri', 'grpc-san-uri', { caCertificateRefs: ca, hostname: 'sni.example', subjectAltNames: [{ type: 'URI', uri: SPIFFE }] }),
         policy('grpc-san-dns', 'grpc-san-dns', { caCertificateRefs: ca, hostname: 'sni.example', subjectAltNames: [{ type: 'URI', uri: SPIFFE }] }),
+        // Fails the schema (no validation.hostname): still TLS-only, failing closed.
+        policy('schema-invalid', 'schema-invalid', { caCertificateRefs: ca }),
         // The test CA is not among the system's: the chain cannot be verified.
         policy('system', 'system', { wellKnownCACertificates: 'System', hostname: 'backend.example' }),
       ],
@@ -245,9 +247,10 @@ describe('BackendTLSPolicy', () => {
     expect((await gw.request('/plain')).status).not.toBe(200);
   });
 
-  test('a policy with no usable CA certificate, or a subjectAltName that is no hostname or URI: its backend answers 500', async () => {
+  test('a policy with no usable CA certificate, a subjectAltName that is no hostname or URI, or a document that fails the schema: its backend answers 500', async () => {
     expect((await gw.request('/missing-ca')).status).toBe(500);
     expect((await gw.request('/san-bad-value')).status).toBe(500);
+    expect((await gw.request('/schema-invalid')).status).toBe(500);
   });
 
   test('status: Accepted and ResolvedRefs on each Gateway that routes to the Service', async () => {
@@ -262,6 +265,8 @@ describe('BackendTLSPolicy', () => {
     expect(condition(conditionsOf('missing-ca'), 'ResolvedRefs')?.message).toContain('no-such-configmap not found');
     expect(condition(conditionsOf('san-bad-value'), 'Accepted')).toMatchObject({ status: 'False', reason: 'Invalid' });
     expect(condition(conditionsOf('san-bad-value'), 'Accepted')?.message).toContain('subjectAltNames[0]');
+    expect(condition(conditionsOf('schema-invalid'), 'Accepted')).toMatchObject({ status: 'False', reason: 'Invalid' });
+    expect(condition(conditionsOf('schema-invalid'), 'Accepted')?.message).toContain('validation.hostname');
     for (const name of ['san-dns', 'san-uri', 'san-none']) expect(condition(conditionsOf(name), 'Accepted')).toMatchObject({ status: 'True', reason: 'Accepted' });
     expect(condition(conditionsOf('grpc-san-uri', 'grpc'), 'Accepted')).toMatchObject({ status: 'True', reason: 'Accepted' });
     // The route itself is fine: its references resolve.

@@ -15,7 +15,8 @@
  * subjectAltName value that is no hostname or absolute URI, any options) makes the policy not
  * accepted (reason Invalid) and requests to its backends fail (500) rather than go out with
  * weaker verification than asked. A policy whose every CA reference is unusable fails the same
- * way (NoValidCACertificate).
+ * way (NoValidCACertificate), and so does one whose document fails its schema but names its
+ * targets (a stand-in from resources/backendtlspolicy.ts).
  */
 import type { BackendTLSPolicy, ResourceSet, Service, ServicePort } from '../resources/types';
 import type { GraphCondition, ObjectRef } from './types';
@@ -156,6 +157,9 @@ function judge(p: BackendTLSPolicy, ca: CAIndex): Verdict {
     problems.length > 0 ? cond('ResolvedRefs', 'False', problems[0].reason, problems.map((x) => x.message).join('; ')) : cond('ResolvedRefs', 'True', 'ResolvedRefs', 'All references are resolved');
   const fail = (accepted: GraphCondition): Verdict => ({ tls: { policy: key, valid: false, hostname: v.hostname }, conditions: [accepted, resolved] });
 
+  if (p.schemaProblem !== undefined) {
+    return fail(cond('Accepted', 'False', 'Invalid', `The BackendTLSPolicy is invalid (${p.schemaProblem}); requests to its targets fail rather than go out without TLS`));
+  }
   if (v.caCertificateRefs.length > 0 && bundles.length === 0) {
     return fail(cond('Accepted', 'False', 'NoValidCACertificate', 'None of spec.validation.caCertificateRefs is a usable CA certificate bundle'));
   }

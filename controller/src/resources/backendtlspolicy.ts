@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import type { BackendTLSPolicy } from './types';
-import { objectMetaSchema } from './metadata';
+import { objectMetaSchema, UNKNOWN_CREATION_TIMESTAMP } from './metadata';
 import { group, hostname, kind, objectName, sectionName } from './validation';
 
 const subjectAltNameSchema = z
@@ -49,3 +49,42 @@ export const backendTLSPolicySchema = z.object({
     options: z.record(z.string(), z.string()).optional(),
   }),
 }) satisfies z.ZodType<BackendTLSPolicy, unknown>;
+
+/**
+ * What stands in for a BackendTLSPolicy that fails its schema but names Services it targets:
+ * dropping it would leave those Services spoken to in plain text, so the stand-in carries the
+ * schema's message and the graph makes the policy not Accepted (Invalid) and its backends fail
+ * closed (500), as for a valid policy nginx cannot enforce. Only what the graph needs to find the
+ * targets is read, leniently; undefined when no target can be read.
+ */
+export function failClosedBackendTLSPolicy(doc: Record<string, unknown>, problem: string): BackendTLSPolicy | undefined {
+  const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+  const meta = (typeof doc.metadata === 'object' && doc.metadata !== null ? doc.metadata : {}) as Record<string, unknown>;
+  const spec = (typeof doc.spec === 'object' && doc.spec !== null ? doc.spec : {}) as Record<string, unknown>;
+  const targetRefs: BackendTLSPolicy['spec']['targetRefs'] = [];
+  for (const raw of Array.isArray(spec.targetRefs) ? spec.targetRefs : []) {
+    const r = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
+    const name = str(r.name);
+    if (!name) continue;
+    const sectionName = str(r.sectionName);
+    targetRefs.push({ group: str(r.group) ?? '', kind: str(r.kind) ?? 'Service', name, ...(sectionName ? { sectionName } : {}) });
+  }
+  const name = str(meta.name);
+  if (!name || targetRefs.length === 0) return undefined;
+  const generation = typeof meta.generation === 'number' && Number.isInteger(meta.generation) && meta.generation >= 1 ? meta.generation : 1;
+  const created = str(meta.creationTimestamp);
+  return {
+    apiVersion: str(doc.apiVersion) ?? '',
+    kind: 'BackendTLSPolicy',
+    metadata: {
+      name,
+      namespace: str(meta.namespace) || 'default',
+      generation,
+      creationTimestamp: created && !Number.isNaN(Date.parse(created)) ? new Date(created).toISOString() : UNKNOWN_CREATION_TIMESTAMP,
+      labels: {},
+      annotations: {},
+    },
+    spec: { targetRefs, validation: { caCertificateRefs: [], hostname: '', subjectAltNames: [] } },
+    schemaProblem: problem,
+  };
+}

@@ -12,7 +12,7 @@ import { namespaceSchema } from './namespace';
 import { referenceGrantSchema } from './referencegrant';
 import { secretSchema } from './secret';
 import { configMapSchema } from './configmap';
-import { backendTLSPolicySchema } from './backendtlspolicy';
+import { backendTLSPolicySchema, failClosedBackendTLSPolicy } from './backendtlspolicy';
 import { serviceSchema } from './service';
 import { inferencePoolSchema } from './inferencepool';
 import { podSchema } from './pod';
@@ -28,6 +28,11 @@ interface KindEntry {
   list: keyof ResourceSet;
   /** What `schema` would return, computed without zod when that is surely the answer; else undefined. */
   fast?: (doc: unknown) => unknown;
+  /**
+   * A resource that stands in for a document that fails (schema or apiVersion) when dropping it
+   * would fail open; it goes into the set beside the document's `invalid` entry.
+   */
+  standIn?: (doc: Record<string, unknown>, message: string) => unknown;
 }
 
 /** The kinds we read, the versions we accept for each, and where they go in the set. */
@@ -48,7 +53,7 @@ const KINDS: Record<string, KindEntry> = {
   Pod: { apiVersions: ['v1'], namespaced: true, schema: podSchema, list: 'pods' },
   Secret: { apiVersions: ['v1'], namespaced: true, schema: secretSchema, list: 'secrets' },
   ConfigMap: { apiVersions: ['v1'], namespaced: true, schema: configMapSchema, list: 'configMaps' },
-  BackendTLSPolicy: { apiVersions: [`${GATEWAY_API_GROUP}/v1`, `${GATEWAY_API_GROUP}/v1alpha3`], namespaced: true, schema: backendTLSPolicySchema, list: 'backendTLSPolicies' },
+  BackendTLSPolicy: { apiVersions: [`${GATEWAY_API_GROUP}/v1`, `${GATEWAY_API_GROUP}/v1alpha3`], namespaced: true, schema: backendTLSPolicySchema, list: 'backendTLSPolicies', standIn: failClosedBackendTLSPolicy },
 };
 
 /** Kinds whose invalid documents still get route statuses (their parentRefs are read leniently; a ListenerSet's parentRef too). */
@@ -102,7 +107,7 @@ function generationOf(meta: Record<string, unknown>): number {
  * Entries live as long as their documents. Parsed resources are shared between calls, so later
  * stages must treat them as read-only (they do: the graph builds its own nodes).
  */
-type Outcome = { ok: true; data: unknown } | { ok: false; message: string };
+type Outcome = { ok: true; data: unknown } | { ok: false; message: string; standIn?: unknown };
 const outcomes = new WeakMap<object, Outcome>();
 
 function validate(entry: KindEntry, doc: unknown, acyclic: boolean): Outcome {
@@ -115,7 +120,10 @@ function validate(entry: KindEntry, doc: unknown, acyclic: boolean): Outcome {
   const fast = entry.fast?.(doc);
   if (fast !== undefined) return { ok: true, data: fast };
   const parsed = entry.schema.safeParse(doc);
-  return parsed.success ? { ok: true, data: parsed.data } : { ok: false, message: formatIssues(parsed.error) };
+  if (parsed.success) return { ok: true, data: parsed.data };
+  const message = formatIssues(parsed.error);
+  const standIn = entry.standIn?.(doc as Record<string, unknown>, message);
+  return standIn === undefined ? { ok: false, message } : { ok: false, message, standIn };
 }
 
 // A plain function, not a closure per document: tsx (esbuild keepNames) names every closure it
@@ -197,8 +205,17 @@ export function parseManifests(docs: ManifestDoc[]): ParsedResources {
     }
     seen.set(key, source);
 
+    const fail = (message: string, standIn: unknown): void => {
+      const bad = invalidResource(doc, meta, apiVersion, kind, namespace, name, source, message);
+      if (standIn !== undefined) {
+        bad.standIn = true;
+        ((result.set[entry.list] ??= []) as unknown[]).push(standIn);
+      }
+      result.invalid.push(bad);
+    };
     if (!entry.apiVersions.includes(apiVersion)) {
-      result.invalid.push(invalidResource(doc, meta, apiVersion, kind, namespace, name, source, `apiVersion: ${apiVersion} is not supported for ${kind} (supported: ${entry.apiVersions.join(', ')})`));
+      const message = `apiVersion: ${apiVersion} is not supported for ${kind} (supported: ${entry.apiVersions.join(', ')})`;
+      fail(message, entry.standIn?.(doc, message));
       return;
     }
     let outcome = readOnly ? outcomes.get(doc) : undefined;
@@ -207,7 +224,7 @@ export function parseManifests(docs: ManifestDoc[]): ParsedResources {
       if (readOnly) outcomes.set(doc, outcome);
     }
     if (!outcome.ok) {
-      result.invalid.push(invalidResource(doc, meta, apiVersion, kind, namespace, name, source, outcome.message));
+      fail(outcome.message, outcome.standIn);
       return;
     }
     ((result.set[entry.list] ??= []) as unknown[]).push(outcome.data);

@@ -314,6 +314,11 @@ export interface BackendTLSPolicy {
     };
     options?: Record<string, string>;
   };
+  /**
+   * Set on the stand-in for a document that failed its schema (resources/backendtlspolicy.ts):
+   * the schema's message. Its targets fail closed.
+   */
+  schemaProblem?: string;
 }
 
 export interface Secret {
@@ -431,6 +436,11 @@ export interface InvalidResource {
   /** Field path + problem, e.g. `spec.rules[0].matches[1].path.type: Invalid option ...`. */
   message: string;
   source: string;
+  /**
+   * Its status comes from the graph, which holds a stand-in for it (an invalid BackendTLSPolicy
+   * that names its targets: they fail closed and its status lists their Gateways).
+   */
+  standIn?: boolean;
   /** Routes: the parentRefs that could be read, so status.parents can carry the error; a ListenerSet: its parentRef, if readable. */
   parentRefs?: { group?: string; kind?: string; namespace?: string; name: string; sectionName?: string; port?: number }[];
 }

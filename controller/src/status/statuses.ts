@@ -273,7 +273,7 @@ export function computeStatuses(
   }
   for (const route of graph.routes) reports.push(routeStatus(route, controllerName));
   // A Pod is read, never owned: its problems are logged, not written to its status.
-  for (const r of parsed.invalid) if (r.kind !== 'Pod' && !foreignListenerSet(r, graph)) reports.push(invalidStatus(r, controllerName));
+  for (const r of parsed.invalid) if (r.kind !== 'Pod' && !r.standIn && !foreignListenerSet(r, graph)) reports.push(invalidStatus(r, controllerName));
   reports.push(...inferencePoolStatuses(graph, controllerName));
   for (const p of graph.backendTLSPolicies ?? []) {
     reports.push({
