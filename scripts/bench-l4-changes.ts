@@ -20,6 +20,7 @@ import { startController } from '../e2e/support/controller';
 import { freePort, freeUdpPort } from '../e2e/support/ports';
 import { makeTempDir, removeDir } from '../e2e/support/tmp';
 import { DEFAULT_CONTROLLER_NAME } from '../controller/src/graph/types';
+import { localService } from './support/l4-manifests';
 
 type Kind = 'TLS' | 'TCP' | 'UDP';
 type Backend = 'a' | 'b';
@@ -138,18 +139,7 @@ function baseDocs(layout: Layout, backends: Record<`${Kind}-${Backend}`, number>
   }
   for (const [key, port] of Object.entries(backends)) {
     const name = key.toLowerCase();
-    const protocol = key.startsWith('UDP') ? 'UDP' : 'TCP';
-    docs.push(
-      { apiVersion: 'v1', kind: 'Service', metadata: meta(name), spec: { ports: [{ port: 80, protocol }] } },
-      {
-        apiVersion: 'discovery.k8s.io/v1',
-        kind: 'EndpointSlice',
-        metadata: { ...meta(`${name}-1`), labels: { 'kubernetes.io/service-name': name } },
-        addressType: 'IPv4',
-        endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }],
-        ports: [{ port, protocol }],
-      },
-    );
+    docs.push(...localService(name, 'default', port, key.startsWith('UDP') ? 'UDP' : 'TCP'));
   }
   return docs;
 }

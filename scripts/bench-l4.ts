@@ -50,6 +50,7 @@ import { freePort } from '../e2e/support/ports';
 import { benchCommand, docsTable } from './support/bench-docs';
 import { measureL4Changes } from './bench-l4-changes';
 import { cpuMs } from './support/proc-cpu';
+import { localService } from './support/l4-manifests';
 
 const PAIRS = Number(process.env.BENCH_PAIRS ?? 4);
 const SECONDS = Number(process.env.BENCH_PAIR_SECONDS ?? 2);
@@ -115,17 +116,7 @@ async function startBackends(certFile: string, keyFile: string): Promise<{ ports
 /** Manifests of a Gateway with a TCP listener per TCP backend, a UDP listener and a passthrough listener. */
 function manifests(ports: { echo: number; sink: number; udp: number; tls: number }, backends: BackendPorts): object[] {
   const meta = (name: string) => ({ name, namespace: 'bench', creationTimestamp: '2026-01-01T00:00:00Z' });
-  const svc = (name: string, port: number, protocol = 'TCP') => [
-    { apiVersion: 'v1', kind: 'Service', metadata: meta(name), spec: { ports: [{ port: 80, protocol }] } },
-    {
-      apiVersion: 'discovery.k8s.io/v1',
-      kind: 'EndpointSlice',
-      metadata: { ...meta(`${name}-1`), labels: { 'kubernetes.io/service-name': name } },
-      addressType: 'IPv4',
-      endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }],
-      ports: [{ port, protocol }],
-    },
-  ];
+  const svc = (name: string, port: number, protocol: 'TCP' | 'UDP' = 'TCP') => localService(name, 'bench', port, protocol);
   const route = (kind: string, name: string, section: string, backend: string, hostnames?: string[]) => ({
     apiVersion: 'gateway.networking.k8s.io/v1',
     kind,

@@ -204,15 +204,9 @@ function servePostReceive(child: ChildProcess, handler: PostReceiveHandler | und
     fromHook.resume();
     return;
   }
-  let buffer = '';
-  let done = false;
-  fromHook.on('data', (chunk: Buffer) => {
-    if (done) return;
-    buffer += chunk.toString('utf8');
-    if (!/(^|\n)end\n/.test(buffer)) return;
-    done = true;
+  readUntilEnd(fromHook, (lines) => {
     const updates: PushedRefUpdate[] = [];
-    for (const line of buffer.split('\n')) {
+    for (const line of lines) {
       const [oldOid, newOid, ...ref] = line.split(' ');
       if (oldOid && newOid && ref.length) updates.push({ oldOid, newOid, ref: ref.join(' ') });
     }
@@ -225,6 +219,19 @@ function servePostReceive(child: ChildProcess, handler: PostReceiveHandler | und
   });
 }
 
+/** Collects a hook's lines up to its `end` line, then hands them over once; later data is ignored. */
+function readUntilEnd(fromHook: Readable, onLines: (lines: string[]) => void): void {
+  let buffer = '';
+  let done = false;
+  fromHook.on('data', (chunk: Buffer) => {
+    if (done) return;
+    buffer += chunk.toString('utf8');
+    if (!/(^|\n)end\n/.test(buffer)) return;
+    done = true;
+    onLines(buffer.split('\n'));
+  });
+}
+
 /**
  * Answers the pre-receive hook of one receive-pack: reads its lines from fd 3 until `end`,
  * asks `decide`, writes `ok` or `deny <message>` to fd 4.
@@ -234,16 +241,10 @@ function serveHook(child: ChildProcess, decide: PushCheck, onError: (err: unknow
   const toHook = child.stdio[4] as Writable | null;
   if (!fromHook || !toHook) return;
   toHook.on('error', () => undefined);
-  let buffer = '';
-  let done = false;
-  fromHook.on('data', (chunk: Buffer) => {
-    if (done) return;
-    buffer += chunk.toString('utf8');
-    if (!/(^|\n)end\n/.test(buffer)) return;
-    done = true;
+  readUntilEnd(fromHook, (lines) => {
     const updates: PushedRefUpdate[] = [];
     const env: Record<string, string> = {};
-    for (const line of buffer.split('\n')) {
+    for (const line of lines) {
       const [kind, ...rest] = line.split(' ');
       if (kind === 'env' && rest[0] && rest.slice(1).join(' ')) env[rest[0]] = rest.slice(1).join(' ');
       else if (kind === 'update' && rest.length >= 3) updates.push({ oldOid: rest[0], newOid: rest[1], ref: rest.slice(2).join(' ') });
