@@ -59,6 +59,8 @@ interface Check {
   message?: boolean;
   /** Top-level keys whose values must be equal too (objects compared with sorted keys). */
   values?: string[];
+  /** For a list (or `{data: [...]}`): these keys of each item must be equal too, items matched by `name`. */
+  itemValues?: string[];
 }
 
 function arg(name: string, dflt?: string): string {
@@ -145,8 +147,19 @@ function canonical(v: unknown): string {
   return JSON.stringify(v);
 }
 
-function compare(g: Answer, f: Answer, message = false, values: string[] = []): string[] {
+/** The items of a list answer (an array, or the `data` of a search answer) by name, with only `keys`. */
+function itemsByName(body: unknown, keys: string[]): string {
+  const list = Array.isArray(body) ? body : ((body as { data?: unknown[] } | undefined)?.data ?? []);
+  const rows = (list as Record<string, unknown>[]).map((it) => canonical({ name: it.name, ...Object.fromEntries(keys.map((k) => [k, it[k]])) }));
+  return rows.sort().join(' ');
+}
+
+function compare(g: Answer, f: Answer, message = false, values: string[] = [], itemValues: string[] = []): string[] {
   const out: string[] = [];
+  if (itemValues.length) {
+    const [gi, fi] = [itemsByName(g.body, itemValues), itemsByName(f.body, itemValues)];
+    if (gi !== fi) out.push(`items: gitea ${gi}, forge ${fi}`);
+  }
   for (const key of values) {
     const [gv, fv] = [g.body, f.body].map((b) => canonical((b as Record<string, unknown> | undefined)?.[key]));
     if (gv !== fv) out.push(`${key}: gitea ${gv}, forge ${fv}`);
@@ -507,6 +520,7 @@ function pullChecks(): Check[] {
     { what: 'pull: timeline', method: 'GET', path: `${r}/issues/1/timeline`, as: bob },
     ...crossReferenceChecks(),
     ...teamPermissionChecks(),
+    ...unitTeamRepoPermissionChecks(),
   ];
 }
 
@@ -567,6 +581,42 @@ function teamPermissionChecks(): Check[] {
   ];
 }
 
+/**
+ * A repository's `permissions` for members of unit teams: Gitea takes push and pull from the
+ * code unit's mode and admin from the team's own mode, in the repository JSON and in every
+ * list that embeds it; an owner of a repository without the code unit has neither push nor pull.
+ */
+function unitTeamRepoPermissionChecks(): Check[] {
+  const { alice, bob } = users;
+  const o = `/orgs/${org}`;
+  const values = ['permissions'];
+  const inList = (what: string, path: string): Check => ({ what: `unit perm: ${what}`, method: 'GET', path, as: bob, itemValues: values });
+  const checks: Check[] = [
+    { what: 'unit perm: repo', method: 'POST', path: `${o}/repos`, as: alice, body: { name: 'units', private: true } },
+    { what: 'unit perm: second repo', method: 'POST', path: `${o}/repos`, as: alice, body: { name: 'units2', private: true } },
+    { what: 'unit perm: code write, issues read', method: 'POST', path: `${o}/teams`, as: alice, body: { name: 'ucw', units_map: { 'repo.code': 'write', 'repo.issues': 'read' } }, save: 'ucw' },
+    { what: 'unit perm: code read, issues admin', method: 'POST', path: `${o}/teams`, as: alice, body: { name: 'ucr', units_map: { 'repo.code': 'read', 'repo.issues': 'admin' } }, save: 'ucr' },
+    { what: 'unit perm: no code', method: 'POST', path: `${o}/teams`, as: alice, body: { name: 'unc', units_map: { 'repo.issues': 'write', 'repo.wiki': 'write' } }, save: 'unc' },
+    { what: 'unit perm: join ucw', method: 'PUT', path: (s) => `/teams/${s.ucw}/members/${bob}`, as: alice },
+    { what: 'unit perm: units to ucw', method: 'PUT', path: (s) => `/teams/${s.ucw}/repos/${org}/units`, as: alice },
+    { what: 'unit perm: join unc', method: 'PUT', path: (s) => `/teams/${s.unc}/members/${bob}`, as: alice },
+    { what: 'unit perm: units2 to unc', method: 'PUT', path: (s) => `/teams/${s.unc}/repos/${org}/units2`, as: alice },
+    { what: 'unit perm: get code write', method: 'GET', path: `/repos/${org}/units`, as: bob, values },
+    { what: 'unit perm: get no code', method: 'GET', path: `/repos/${org}/units2`, as: bob, values },
+    inList('my repos', '/user/repos?limit=50'),
+    inList('search', `/repos/search?q=units&limit=50`),
+    inList('org repos', `${o}/repos?limit=50`),
+    { what: 'unit perm: leave ucw', method: 'DELETE', path: (s) => `/teams/${s.ucw}/members/${bob}`, as: alice },
+    { what: 'unit perm: join ucr', method: 'PUT', path: (s) => `/teams/${s.ucr}/members/${bob}`, as: alice },
+    { what: 'unit perm: units to ucr', method: 'PUT', path: (s) => `/teams/${s.ucr}/repos/${org}/units`, as: alice },
+    { what: 'unit perm: get code read', method: 'GET', path: `/repos/${org}/units`, as: bob, values },
+    { what: 'unit perm: code unit off', method: 'PATCH', path: `/repos/${alice}/proj`, as: alice, body: { has_code: false } },
+    { what: 'unit perm: owner without code unit', method: 'GET', path: `/repos/${alice}/proj`, as: alice, values },
+    { what: 'unit perm: code unit on', method: 'PATCH', path: `/repos/${alice}/proj`, as: alice, body: { has_code: true } },
+  ];
+  return checks;
+}
+
 /** Issue assignees, locks, subscriptions and the cross-repository search. */
 function issueExtraChecks(r: string): Check[] {
   const { alice, bob } = users;
@@ -623,7 +673,7 @@ async function main(): Promise<number> {
         if (typeof id === 'number') side.saved[c.save] = id;
       }
     }
-    const diffs = compare(g, f, c.message, c.values);
+    const diffs = compare(g, f, c.message, c.values, c.itemValues);
     const where = `${c.method} ${pathOf(gitea).replace(run, '*')}`;
     if (!diffs.length) {
       console.log(`same  ${c.what} (${where}: ${g.status})`);
