@@ -53,7 +53,7 @@ interface Check {
   bodyOf?: (saved: Record<string, number>) => unknown;
   raw?: string;
   contentType?: string;
-  /** Save the answer's `id` under this name. */
+  /** Save the answer's `id` (a list's: its first item's) under this name. */
   save?: string;
   /** Compare the error message too (both answers' `message`, or `Message`). */
   message?: boolean;
@@ -61,6 +61,8 @@ interface Check {
   values?: string[];
   /** For a list (or `{data: [...]}`): these keys of each item must be equal too, items matched by `name`. */
   itemValues?: string[];
+  /** For a list: these keys of each item, in order, must be equal too. */
+  listValues?: string[];
 }
 
 function arg(name: string, dflt?: string): string {
@@ -154,8 +156,18 @@ function itemsByName(body: unknown, keys: string[]): string {
   return rows.sort().join(' ');
 }
 
-function compare(g: Answer, f: Answer, message = false, values: string[] = [], itemValues: string[] = []): string[] {
+/** These keys of every item of a list answer, in order. */
+function listItems(body: unknown, keys: string[]): string {
+  const list = Array.isArray(body) ? (body as Record<string, unknown>[]) : [];
+  return list.map((it) => canonical(Object.fromEntries(keys.map((k) => [k, it[k]])))).join(' ');
+}
+
+function compare(g: Answer, f: Answer, message = false, values: string[] = [], itemValues: string[] = [], listValues: string[] = []): string[] {
   const out: string[] = [];
+  if (listValues.length) {
+    const [gl, fl] = [listItems(g.body, listValues), listItems(f.body, listValues)];
+    if (gl !== fl) out.push(`list: gitea ${gl}, forge ${fl}`);
+  }
   if (itemValues.length) {
     const [gi, fi] = [itemsByName(g.body, itemValues), itemsByName(f.body, itemValues)];
     if (gi !== fi) out.push(`items: gitea ${gi}, forge ${fi}`);
@@ -519,6 +531,7 @@ function pullChecks(): Check[] {
     { what: 'pull: pinned', method: 'GET', path: `${r}/pulls/pinned`, as: bob },
     { what: 'pull: timeline', method: 'GET', path: `${r}/issues/1/timeline`, as: bob },
     ...crossReferenceChecks(),
+    ...reviewReferenceChecks(),
     ...teamPermissionChecks(),
     ...unitTeamRepoPermissionChecks(),
   ];
@@ -556,6 +569,49 @@ function crossReferenceChecks(): Check[] {
     page(4, 'close by commit'),
     page(1, 'pull_ref', 3),
     { what: 'xref: target closed', method: 'GET', path: `${i}/1`, as: bob },
+  ];
+}
+
+/**
+ * Cross-references from a pull request's reviews: a submitted review's body, its line
+ * comments, a pending review's line comment and a reply to a line comment each reference an
+ * issue; the issues' timelines (types, ref_action, whether a ref_comment is embedded) and states
+ * are compared after the merge.
+ */
+function reviewReferenceChecks(): Check[] {
+  const { alice, bob } = users;
+  const r = `/repos/${alice}/xrev`;
+  const i = `${r}/issues`;
+  const listValues = ['type', 'ref_action'];
+  const timeline = (n: number): Check => ({ what: `xrev: timeline of #${n}`, method: 'GET', path: `${i}/${n}/timeline?limit=50`, as: bob, listValues });
+  const file = { content: Buffer.from('one\ntwo\n').toString('base64'), message: 'b', branch: 'main', new_branch: 'b' };
+  return [
+    { what: 'xrev: repo', method: 'POST', path: '/user/repos', as: alice, body: { name: 'xrev', auto_init: true, default_branch: 'main' } },
+    ...[1, 2, 3, 4].map((n): Check => ({ what: `xrev: target ${n}`, method: 'POST', path: i, as: alice, body: { title: `target ${n}` } })),
+    { what: 'xrev: branch', method: 'POST', path: `${r}/contents/b.txt`, as: alice, body: file },
+    { what: 'xrev: pull request', method: 'POST', path: `${r}/pulls`, as: alice, body: { head: 'b', base: 'main', title: 'PR' } },
+    { what: 'xrev: target 6', method: 'POST', path: i, as: alice, body: { title: 'target 6' } },
+    {
+      what: 'xrev: review with a line comment',
+      method: 'POST',
+      path: `${r}/pulls/5/reviews`,
+      as: alice,
+      body: { event: 'COMMENT', body: 'review body closes #1', comments: [{ path: 'b.txt', new_position: 1, body: 'line comment mentions #2' }] },
+      save: 'review',
+    },
+    { what: 'xrev: pending review', method: 'POST', path: `${r}/pulls/5/reviews`, as: alice, body: { event: 'PENDING', body: 'pending', comments: [{ path: 'b.txt', new_position: 2, body: 'pending line mentions #3' }] }, save: 'pending' },
+    timeline(1),
+    timeline(2),
+    timeline(3),
+    { what: 'xrev: review comments', method: 'GET', path: (s) => `${r}/pulls/5/reviews/${s.review}/comments`, as: bob, save: 'line' },
+    { what: 'xrev: reply to the line comment', method: 'POST', path: (s) => `${r}/pulls/5/comments/${s.line}/replies`, as: alice, body: { body: 'reply mentions #6' } },
+    timeline(6),
+    { what: 'xrev: submit pending', method: 'POST', path: (s) => `${r}/pulls/5/reviews/${s.pending}`, as: alice, body: { event: 'COMMENT', body: 'submitted mentions #4' } },
+    timeline(3),
+    timeline(4),
+    { what: 'xrev: merge', method: 'POST', path: `${r}/pulls/5/merge`, as: alice, body: { Do: 'merge' } },
+    { what: 'xrev: #1 after the merge', method: 'GET', path: `${i}/1`, as: bob, values: ['state'] },
+    timeline(1),
   ];
 }
 
@@ -669,11 +725,12 @@ async function main(): Promise<number> {
     const [g, f] = [await send(gitea, c.method, pathOf(gitea), opts(gitea)), await send(forge, c.method, pathOf(forge), opts(forge))];
     if (c.save) {
       for (const [side, a] of [[gitea, g], [forge, f]] as const) {
-        const id = (a.body as { id?: number } | undefined)?.id;
+        // A list's first item stands for the list.
+        const id = (Array.isArray(a.body) ? (a.body[0] as { id?: number } | undefined) : (a.body as { id?: number } | undefined))?.id;
         if (typeof id === 'number') side.saved[c.save] = id;
       }
     }
-    const diffs = compare(g, f, c.message, c.values, c.itemValues);
+    const diffs = compare(g, f, c.message, c.values, c.itemValues, c.listValues);
     const where = `${c.method} ${pathOf(gitea).replace(run, '*')}`;
     if (!diffs.length) {
       console.log(`same  ${c.what} (${where}: ${g.status})`);
