@@ -29,8 +29,8 @@ export async function instructionsPerRequest(o: { nginx: string; prefix: string;
   fs.writeFileSync(path.join(conf, GENERATION_CONF), 'return 200 "0";\n');
   const out = path.join(o.prefix, 'callgrind.out');
   const child = execa('valgrind', ['--tool=callgrind', `--callgrind-out-file=${out}`, o.nginx, '-p', `${o.prefix}/`, '-c', path.join(conf, 'nginx.conf'), '-g', 'daemon off; master_process off;'], { reject: false, all: true });
-  // -k: an HTTPS url is served with the bench's self-signed certificate.
-  const headerArgs = [...o.headers.flatMap((h) => ['-H', h]), ...(o.url.startsWith('https:') ? ['-k'] : [])];
+  // HTTPS: the bench's self-signed certificate (-k), and HTTP/1.1 as wrk speaks (curl would take h2).
+  const headerArgs = [...o.headers.flatMap((h) => ['-H', h]), ...(o.url.startsWith('https:') ? ['-k', '--http1.1'] : [])];
   try {
     let up = false;
     // A large config takes nginx under valgrind tens of seconds to load.
