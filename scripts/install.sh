@@ -37,7 +37,7 @@ step() {
   cpu_now
   local report="[install] $name: $(( $(date +%s) - s )) s (CPU $(( CPU - c )) s)" found
   [ "$rc" = 0 ] || report="$report, FAILED (exit $rc)"
-  found=$(grep -E 'built in|up to date|: installed|^installing:|CRDs (present|->)|base root filesystem|image in [0-9]|compiled' "$log" | sed 's/^/[install]   /' || true)
+  found=$(grep -E 'built in|up to date|: installed|left as it is|^installing:|CRDs (present|->)|base root filesystem|image in [0-9]|compiled' "$log" | sed 's/^/[install]   /' || true)
   [ -z "$found" ] || report+=$'\n'"$found"
   [ "$rc" = 0 ] || report+=$'\n'"$(tail -30 "$log" | sed 's/^/[install]   | /')"
   # One write, so that lines of steps ending at once in other lanes do not interleave.
@@ -163,6 +163,11 @@ compile_conformance() {
 # clone skips the compile; another version, Node ABI or machine gets a name of its own.
 BETTER_SQLITE3_PREBUILDS=${PORTCULLIS_CACHE:-$HOME/.cache}/portcullis-prebuilds
 npm_ci() {
+  # A worktree's node_modules may be a link to another checkout's install: npm ci would empty
+  # the linked directory (every checkout sharing it) before installing here, so it is left alone.
+  if [ -L node_modules ]; then
+    echo "node_modules: a link to $(readlink node_modules), left as it is (no npm ci)"; return 0
+  fi
   if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
     npm_config_better_sqlite3_local_prebuilds=$BETTER_SQLITE3_PREBUILDS JOBS=max npm ci --no-audit --no-fund && echo "node_modules: installed (npm ci)" && keep_better_sqlite3 ||
       return
