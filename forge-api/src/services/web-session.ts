@@ -26,6 +26,8 @@ export const SESSION_COOKIE = 'i_like_gitea';
 /** The password step is done, the passcode is owed (Gitea keeps this in its session as twofaUid). */
 export const TWO_FACTOR_COOKIE = 'gitea_twofa';
 export const CSRF_COOKIE = '_csrf';
+/** The OAuth2 provider's own record of who signed in (oidc-provider's session cookie, and its signature). */
+const PROVIDER_SESSION_COOKIES = ['_session', '_session.sig'];
 /** The form field carrying the CSRF token (Gitea's name before 1.24). */
 export const CSRF_FIELD = '_csrf';
 
@@ -82,10 +84,11 @@ export class WebSessionService {
   private setCookie(reply: FastifyReply, name: string, value: string, maxAgeSeconds: number | null): void {
     const attrs = [`${name}=${value}`, 'Path=/', 'HttpOnly', 'SameSite=Lax'];
     if (maxAgeSeconds !== null) attrs.push(`Max-Age=${maxAgeSeconds}`);
+    // A cookie being removed: also a past expiry, for clients that do not read Max-Age=0 (curl's jar).
+    if (maxAgeSeconds === 0) attrs.push('Expires=Thu, 01 Jan 1970 00:00:00 GMT');
     if (this.secureCookies) attrs.push('Secure');
-    const previous = reply.getHeader('set-cookie');
-    const list = previous === undefined ? [] : Array.isArray(previous) ? previous : [String(previous)];
-    reply.header('set-cookie', [...list, attrs.join('; ')]);
+    // (Fastify adds each set-cookie value to those already set.)
+    reply.header('set-cookie', attrs.join('; '));
   }
 
   private async issue(reply: FastifyReply, kind: Kind, user: User): Promise<void> {
@@ -121,6 +124,15 @@ export class WebSessionService {
   async signIn(reply: FastifyReply, user: User): Promise<void> {
     this.setCookie(reply, TWO_FACTOR_COOKIE, '', 0);
     await this.issue(reply, 'session', user);
+  }
+
+  /**
+   * Signs the browser out: its session, a pending two-factor step and the OAuth2 provider's
+   * session are forgotten by the browser. (A copy of the session cookie taken before stays valid
+   * until its expiry, as nothing is kept on the server to delete; changing the password ends it.)
+   */
+  signOut(reply: FastifyReply): void {
+    for (const name of [SESSION_COOKIE, TWO_FACTOR_COOKIE, ...PROVIDER_SESSION_COOKIES]) this.setCookie(reply, name, '', 0);
   }
 
   /** Remembers, for a few minutes, that this browser gave the right password of an enrolled account. */
