@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import * as oidc from 'openid-client';
 import { describeForge, PASSWORD, type Forge } from './support/forge';
-import { authorizeAt, browser, csrfOf, discoverAt, signedInBrowser } from './support/oauth2-login';
+import { authorizeAt, browser, csrfOf, discoverAt, signedInBrowser, submitSignIn } from './support/oauth2-login';
 import { git } from './support/git';
 import { loadProviderKey } from '../src/services/oauth2/provider-key';
 
@@ -226,14 +226,18 @@ describeForge('OAuth2 provider at Gitea\'s paths', (f) => {
     await again(TEA, oidc.None(), undefined, 'http://127.0.0.1:7001/', 'read:user', true);
   });
 
-  test("sign-out at Gitea's GET /user/logout: 303 to the home page, the browser signed out (POST is 405)", async () => {
-    const go = await signedInBrowser(f().url, ALICE);
+  test("sign-out at Gitea's GET /user/logout: 303 to the home page, the session over, even for a copy of its cookie (POST is 405)", async () => {
+    const go = browser(f().url);
+    const signedIn = await submitSignIn(go, '/user/login', ALICE);
+    const copy = signedIn.headers.getSetCookie().find((c) => c.startsWith('i_like_gitea='))!.split(';')[0];
     const authorize = `/login/oauth/authorize?${new URLSearchParams({ client_id: TEA, redirect_uri: 'http://127.0.0.1:7001/', response_type: 'code', state: 's' })}`;
     expect((await go(authorize)).headers.get('location')).not.toMatch(/^\/user\/login/);
     const out = await go('/user/logout');
     expect([out.status, out.headers.get('location')]).toEqual([303, '/']);
     expect(out.headers.getSetCookie().some((c) => /^i_like_gitea=;.*Max-Age=0/.test(c))).toBe(true);
     expect((await go(authorize)).headers.get('location')).toBe(`/user/login?${new URLSearchParams({ redirect_to: authorize })}`);
+    const replayed = await fetch(new URL(authorize, f().url), { headers: { cookie: copy }, redirect: 'manual' });
+    expect(replayed.headers.get('location')).toBe(`/user/login?${new URLSearchParams({ redirect_to: authorize })}`);
     // Signed out already: the same answer.
     expect((await go('/user/logout')).status).toBe(303);
     const post = await go('/user/logout', { method: 'POST', body: '' });

@@ -105,8 +105,8 @@ export default async function signInRoutes(app: FastifyInstance) {
     return reply.code(303).header('location', redirectTo).send();
   });
 
-  app.get(SIGN_OUT_PATH, hidden, async (_request, reply) => {
-    webSessions.signOut(reply);
+  app.get(SIGN_OUT_PATH, hidden, async (request, reply) => {
+    await webSessions.signOut(request, reply);
     // Gitea's home: the site's sub-path.
     return reply.code(303).header('location', new URL(app.config.rootUrl).pathname).send();
   });

@@ -3,10 +3,11 @@
  * consent page), kept in signed cookies rather than a session table: the pages need only "who
  * signed in, until when" and "who typed the right password and still owes a passcode".
  *
- * A cookie is `<user id>.<expiry>.<HMAC>` under the server's secret key (kept in the database
+ * A cookie is `<user id>.<expiry>.<nonce>.<HMAC>` under the server's secret key (kept in the database
  * with the OAuth2 provider's key, so every process of a cluster agrees). The HMAC also covers a
  * stamp of the account's credentials (password hash and TOTP secret), so changing the password or
- * the two-factor enrolment signs every browser out, as there is no session row to delete.
+ * the two-factor enrolment signs every browser out without a session row to delete; signing out
+ * ends one session by remembering its HMAC until the cookie would have expired.
  *
  * Forms are protected against cross-site submission twice: the browser's own statement
  * (Sec-Fetch-Site / Origin, the check Gitea 1.27 makes with Go's CrossOriginProtection), and a
@@ -30,6 +31,9 @@ export const CSRF_COOKIE = '_csrf';
 const PROVIDER_SESSION_COOKIES = ['_session', '_session.sig'];
 /** The form field carrying the CSRF token (Gitea's name before 1.24). */
 export const CSRF_FIELD = '_csrf';
+
+/** A signed cookie's value: user id, expiry (Unix seconds), nonce, HMAC. */
+const SIGNED_COOKIE = /^(\d{1,15})\.(\d{1,12})\.([\w-]{22})\.([\w-]{43})$/;
 
 /** Gitea's [session] SESSION_LIFE_TIME default: a day. */
 const SESSION_SECONDS = 86_400;
@@ -94,20 +98,25 @@ export class WebSessionService {
   private async issue(reply: FastifyReply, kind: Kind, user: User): Promise<void> {
     const seconds = kind === 'session' ? SESSION_SECONDS : TWO_FACTOR_SECONDS;
     const expires = Math.floor(Date.now() / 1000) + seconds;
-    const mac = await this.mac(`${kind}\n${user.id}\n${expires}\n${WebSessionService.stamp(user)}`);
+    // The nonce makes every sign-in its own session (two in the same second are two), which
+    // signing out ends alone.
+    const nonce = crypto.randomBytes(16).toString('base64url');
+    const mac = await this.mac(`${kind}\n${user.id}\n${expires}\n${nonce}\n${WebSessionService.stamp(user)}`);
     // A session cookie for the browser (gone when it closes); the expiry inside bounds it anyway.
-    this.setCookie(reply, kind === 'session' ? SESSION_COOKIE : TWO_FACTOR_COOKIE, `${user.id}.${expires}.${mac}`, kind === 'session' ? null : seconds);
+    this.setCookie(reply, kind === 'session' ? SESSION_COOKIE : TWO_FACTOR_COOKIE, `${user.id}.${expires}.${nonce}.${mac}`, kind === 'session' ? null : seconds);
   }
 
   private async userOf(request: FastifyRequest, kind: Kind): Promise<User | null> {
     const value = readCookie(request, kind === 'session' ? SESSION_COOKIE : TWO_FACTOR_COOKIE);
-    const m = value && /^(\d{1,15})\.(\d{1,12})\.([\w-]{43})$/.exec(value);
+    const m = value && SIGNED_COOKIE.exec(value);
     if (!m || Number(m[2]) * 1000 <= Date.now()) return null;
     const user = await this.users.findById(Number(m[1]));
     if (!user || !user.isActive || user.prohibitLogin) return null;
-    const expected = Buffer.from(await this.mac(`${kind}\n${user.id}\n${m[2]}\n${WebSessionService.stamp(user)}`));
-    const given = Buffer.from(m[3]);
-    return expected.length === given.length && crypto.timingSafeEqual(expected, given) ? user : null;
+    const expected = Buffer.from(await this.mac(`${kind}\n${user.id}\n${m[2]}\n${m[3]}\n${WebSessionService.stamp(user)}`));
+    const given = Buffer.from(m[4]);
+    if (!(expected.length === given.length && crypto.timingSafeEqual(expected, given))) return null;
+    if (kind === 'session' && (await this.prisma.signedOutSession.findUnique({ where: { mac: m[4] } }))) return null;
+    return user;
   }
 
   /** The user signed in with this browser, or null. */
@@ -127,11 +136,19 @@ export class WebSessionService {
   }
 
   /**
-   * Signs the browser out: its session, a pending two-factor step and the OAuth2 provider's
-   * session are forgotten by the browser. (A copy of the session cookie taken before stays valid
-   * until its expiry, as nothing is kept on the server to delete; changing the password ends it.)
+   * Signs the browser out, as Gitea destroys its session: the session cookie stops counting (its
+   * MAC is remembered until it would have expired, so a copy of it is refused too), and the
+   * browser forgets it, a pending two-factor step and the OAuth2 provider's session.
    */
-  signOut(reply: FastifyReply): void {
+  async signOut(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const m = SIGNED_COOKIE.exec(readCookie(request, SESSION_COOKIE) ?? '');
+    const now = new Date();
+    if (m && Number(m[2]) * 1000 > now.getTime()) {
+      const expiresAt = new Date(Number(m[2]) * 1000);
+      await this.prisma.signedOutSession.upsert({ where: { mac: m[4] }, create: { mac: m[4], expiresAt }, update: {} });
+    }
+    // What has expired needs no remembering.
+    await this.prisma.signedOutSession.deleteMany({ where: { expiresAt: { lt: now } } });
     for (const name of [SESSION_COOKIE, TWO_FACTOR_COOKIE, ...PROVIDER_SESSION_COOKIES]) this.setCookie(reply, name, '', 0);
   }
 
