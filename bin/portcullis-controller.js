@@ -1,4 +1,4 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly (tsx), so a fresh checkout needs only `npm ci`.
-require('tsx/cjs');
+// Runs the TypeScript sources directly (bin/typescript.js), so a fresh checkout needs only `npm ci`.
+require('./typescript');
 require('../controller/src/cli.ts');

@@ -74,7 +74,7 @@ function nginxPrefix(stateDir: string): string {
 const STOP_TIMEOUT_MS = 20_000;
 
 /**
- * Starts the real controller CLI (bin/portcullis-controller.js, TypeScript run by tsx) in
+ * Starts the real controller CLI (bin/portcullis-controller.js, TypeScript run by bin/typescript.js) in
  * standalone mode, exactly as a user would, and resolves after its first reconcile.
  */
 export async function startController(options: ControllerOptions, waitFirstReconcile = true): Promise<ControllerProcess> {
@@ -139,7 +139,7 @@ export async function startController(options: ControllerOptions, waitFirstRecon
   const forget = atFileEnd(() => proc.stop('SIGKILL').then(() => undefined));
   if (waitFirstReconcile) {
     try {
-      // The first start compiles the controller with tsx; with suites in parallel workers on two
+      // The first start compiles the controller's sources; with suites in parallel workers on two
       // cores that alone can take longer than half a minute, so wait up to two.
       await proc.waitForLog((l) => l.msg === 'reconciled', 120_000);
     } catch (err) {
