@@ -568,7 +568,8 @@ function locationAction(own: Entry[], runs: Run[], runOf: (run: Run) => Dispatch
     targets.add(c.ruleLocation.name);
   }
   if (firstUnconditional >= 0) targets.add(fallback);
-  const { key, regexes, variable } = dispatchComposite(alternatives, fallback);
+  // The 404 fallback is the dispatch map's default (templates/maps.conf.hbs): left out of the composite.
+  const { key, regexes, variable } = dispatchComposite(alternatives, fallback === NOT_FOUND_LOCATION ? undefined : fallback);
   // With the fields finalizeModel sets, so that a copy of it (location-memo.ts) has its shape.
   return { kind: 'dispatch', key, regexes, variable, fallback, targets: [...targets], runs: used, nginxKey: undefined, nginxFallback: undefined };
 }
