@@ -65,7 +65,7 @@ export interface BenchFiltersOptions {
   backendPort: number;
 }
 
-function median(xs: number[]): number {
+export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   const mid = Math.floor(s.length / 2);
   return s.length % 2 === 1 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
@@ -88,7 +88,7 @@ function addFilters(graph: Graph): Graph {
 }
 
 /** The graph's one listener made HTTPS with `pem` (certificate + key). */
-function withTls(graph: Graph, pem: string): Graph {
+export function withTls(graph: Graph, pem: string): Graph {
   for (const l of graph.gateways[0].listeners) {
     l.protocol = 'HTTPS';
     l.certificates = [{ id: 'bench_cert', pem }];
@@ -134,8 +134,8 @@ const TICK_US = 1e6 / Number(process.env.CLK_TCK ?? 100);
  * One wrk run; also reads the CPU time of the gateway's worker, the backend's worker and wrk
  * itself (the shell's reaped-children time, /proc/$$/stat fields cutime + cstime, in ticks).
  */
-async function wrk(o: BenchFiltersOptions, gateway: Gateway, url: string, seconds: number, close = false): Promise<Sample> {
-  const args = ['-t1', `-c${o.connections}`, `-d${seconds}s`, '-H', 'X-Tenant: t1'];
+async function wrk(o: BenchFiltersOptions, gateway: Gateway, url: string, seconds: number, close = false, headers = ['X-Tenant: t1']): Promise<Sample> {
+  const args = ['-t1', `-c${o.connections}`, `-d${seconds}s`, ...headers.flatMap((h) => ['-H', h])];
   if (close) args.push('-H', 'Connection: close');
   const g0 = workersNs(gateway.nginx.pid);
   const b0 = workersNs(o.backendPid);
@@ -169,19 +169,19 @@ async function wrk(o: BenchFiltersOptions, gateway: Gateway, url: string, second
 }
 
 /** A gateway nginx serving one config on a port of its own, for the whole part. */
-interface Gateway {
+export interface Gateway {
   nginx: NginxProcess;
   port: number;
 }
 
-interface Side {
+export interface Side {
   name: string;
   gateway: Gateway;
   url: string;
   close?: boolean;
 }
 
-interface PairResult {
+export interface PairResult {
   a: Sample[];
   b: Sample[];
   /** b.rps / a.rps of each pair of back-to-back runs. */
@@ -193,15 +193,16 @@ interface PairResult {
  * of the machine's load during a pair then favours neither side over the whole series), on
  * gateways that stay up: no reload between runs, each side on its own nginx with its own config.
  */
-async function comparePairs(
+export async function comparePairs(
   o: BenchFiltersOptions,
   series: [Side, Side][],
   pairs: number,
   seconds: number,
   more?: { maxPairs: number; enough: (r: PairResult[]) => boolean },
+  headers?: string[],
 ): Promise<PairResult[]> {
   const out: PairResult[] = series.map(() => ({ a: [], b: [], ratios: [] }));
-  for (const [a, b] of series) for (const side of [a, b]) await wrk(o, side.gateway, side.url, 1, side.close); // warm-up
+  for (const [a, b] of series) for (const side of [a, b]) await wrk(o, side.gateway, side.url, 1, side.close, headers); // warm-up
   // After `pairs` pairs, more pairs (up to maxPairs, an even number in all) until `enough`.
   for (let i = 0; i < pairs || (more && i < more.maxPairs && (i % 2 === 1 || !more.enough(out))); i++) {
     for (let s = 0; s < series.length; s++) {
@@ -209,7 +210,7 @@ async function comparePairs(
       const order = i % 2 === 0 ? [a, b] : [b, a];
       const got: Record<string, Sample> = {};
       for (const side of order) {
-        const r = await wrk(o, side.gateway, side.url, seconds, side.close);
+        const r = await wrk(o, side.gateway, side.url, seconds, side.close, headers);
         got[side.name] = r;
         console.log(
           `  pair ${String(i + 1).padStart(2)} ${side.name.padEnd(22)} ${r.rps.toFixed(0).padStart(8)} req/s  CPU us/request: nginx ${r.gateway.toFixed(1).padStart(5)}, ` +
@@ -252,7 +253,7 @@ const interval = (xs: number[]) => {
 };
 
 /** Per pair: A's CPU per request over B's, the three processes together. */
-function capacityRatios(r: PairResult): number[] {
+export function capacityRatios(r: PairResult): number[] {
   const all = (x: Sample) => x.gateway + x.backend + x.client;
   return r.a.map((x, i) => all(x) / all(r.b[i]));
 }
@@ -261,7 +262,7 @@ function capacityRatios(r: PairResult): number[] {
 const QUIET_OTHERS = 0.25;
 
 /** The summary lines of a series: B against A. Returns the figures docs/benchmarks-gateway.md's tables hold. */
-function report(a: string, b: string, r: PairResult, goal?: number): { ratio: string; medians: string; capacity: string; nginx: string; rpsA: number; rpsB: number } {
+export function report(a: string, b: string, r: PairResult, goal?: number): { ratio: string; medians: string; capacity: string; nginx: string; rpsA: number; rpsB: number } {
   const m = (xs: Sample[], f: keyof Sample) => median(xs.map((x) => x[f]));
   const all = (x: Sample) => x.gateway + x.backend + x.client;
   const total = (xs: Sample[]) => median(xs.map(all));

@@ -22,14 +22,19 @@ export async function instructionsPerRequest(o: { nginx: string; prefix: string;
   const conf = path.join(o.prefix, 'conf');
   fs.mkdirSync(conf, { recursive: true });
   ensurePrefixDirs(prefixLayout(o.prefix));
-  for (const [name, text] of Object.entries(o.config.files)) fs.writeFileSync(path.join(conf, name), text);
+  for (const [name, text] of Object.entries(o.config.files)) {
+    fs.mkdirSync(path.dirname(path.join(conf, name)), { recursive: true }); // secrets/ holds certificates
+    fs.writeFileSync(path.join(conf, name), text);
+  }
   fs.writeFileSync(path.join(conf, GENERATION_CONF), 'return 200 "0";\n');
   const out = path.join(o.prefix, 'callgrind.out');
   const child = execa('valgrind', ['--tool=callgrind', `--callgrind-out-file=${out}`, o.nginx, '-p', `${o.prefix}/`, '-c', path.join(conf, 'nginx.conf'), '-g', 'daemon off; master_process off;'], { reject: false, all: true });
-  const headerArgs = o.headers.flatMap((h) => ['-H', h]);
+  // HTTPS: the bench's self-signed certificate (-k), and HTTP/1.1 as wrk speaks (curl would take h2).
+  const headerArgs = [...o.headers.flatMap((h) => ['-H', h]), ...(o.url.startsWith('https:') ? ['-k', '--http1.1'] : [])];
   try {
     let up = false;
-    for (let i = 0; i < 300 && !up; i++) {
+    // A large config takes nginx under valgrind tens of seconds to load.
+    for (let i = 0; i < 3000 && !up && child.exitCode === null; i++) {
       up = (await execa('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}', ...headerArgs, o.url], { reject: false })).stdout === '200';
       if (!up) await new Promise((r) => setTimeout(r, 100));
     }

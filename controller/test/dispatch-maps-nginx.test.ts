@@ -87,6 +87,9 @@ for (const binary of binaries) describe(`nginx ${binary}`, () => {
       expect(await who('any.test', `/s${i}/api/x`, { headers: { 'X-T': `t${i}` } })).toBe(`a${i}`);
       expect(await who('any.test', `/s${i}/api`, { headers: { 'X-T': `t${j}` } })).toBe(`rest${i}`);
       expect(await who('any.test', `/s${i}/apix`, { headers: { 'X-T': `t${i}` } })).toBe(`rest${i}`);
+      // A decoded newline right after the path is no segment boundary (the composite's $uri).
+      expect(await who('any.test', `/s${i}/api%0A`, { headers: { 'X-T': `t${i}` } })).toBe(`rest${i}`);
+      expect(await who('any.test', `/s${i}/api%0A/x`, { headers: { 'X-T': `t${i}` } })).toBe(`rest${i}`);
       expect(await who('any.test', `/s${i}/api?a=1&k=v${i}`)).toBe(`q${i}`);
       expect(await who('any.test', `/s${i}/api?k=v${j}`)).toBe(`rest${i}`);
       expect(await who('any.test', `/s${i}/api?k=v${i}x`)).toBe(`rest${i}`);

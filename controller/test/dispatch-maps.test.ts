@@ -10,7 +10,7 @@ import { dispatchComposite, MAX_ALTERNATIVES, type Alternative, type Condition }
 import type { NginxModel } from '../src/model/types';
 import { renderConfig } from '../src/render';
 import * as f from './model-fixtures';
-import { simulate, topLevelAlternatives } from './model-simulate';
+import { jsRegex, simulate, topLevelAlternatives } from './model-simulate';
 
 const H = (name: string, value: string, type: 'Exact' | 'RegularExpression' = 'Exact') => ({ name, type, value });
 
@@ -19,7 +19,7 @@ function dispatchOf(regexes: string[], key: string): string | undefined {
   for (const regex of regexes) {
     // Branch reset: each alternative numbers its groups from 1; the first that matches wins.
     for (const alternative of topLevelAlternatives(regex.slice(4, -1))) {
-      const m = new RegExp('^' + alternative.replace(/\\g\{(\d+)\}/g, '\\$1')).exec(key);
+      const m = jsRegex('^' + alternative.replace(/\\g\{(\d+)\}/g, '\\$1')).exec(key);
       if (m) return m[1];
     }
   }
@@ -35,7 +35,7 @@ function expand(key: string, vars: Record<string, string>): string {
 }
 
 const header = (value: string): Condition => ({ field: '$http_x_t', test: 'equals', fragment: value.replace(/[^A-Za-z0-9]/g, (c) => `\\${c}`), literal: value });
-const segment = (path: string): Condition => ({ field: '$pc_u', test: 'segment', fragment: path.replace(/[^A-Za-z0-9]/g, (c) => `\\${c}`), literal: path });
+const segment = (path: string): Condition => ({ field: '$uri', test: 'segment', fragment: path.replace(/[^A-Za-z0-9]/g, (c) => `\\${c}`), literal: path });
 
 describe('dispatchComposite', () => {
   test('same shape, other paths and values: one regex list (one map), the values in the key, the fallback last', () => {
@@ -44,24 +44,27 @@ describe('dispatchComposite', () => {
     expect(b.regexes).toEqual(a.regexes);
     expect(b.variable).toBe(a.variable);
     expect(a.variable).toMatch(/^\$pc_d[0-9a-f]{20}$/);
-    expect(a.key).toBe('$http_x_t\n$pc_u\nt1\n/r1/api\n@a\n@fa');
-    expect(b.key).toBe('$http_x_t\n$pc_u\nt22\n/r22/api\n@b\n@fb');
+    expect(a.key).toBe('$http_x_t\nt1\n/r1/api\n@a\n@fa\n$uri');
+    expect(b.key).toBe('$http_x_t\nt22\n/r22/api\n@b\n@fb\n$uri');
     for (const [d, t, p, to, fallback] of [[a, 't1', '/r1/api', '@a', '@fa'], [b, 't22', '/r22/api', '@b', '@fb']] as const) {
-      expect(dispatchOf(d.regexes, expand(d.key, { $http_x_t: t, $pc_u: p }))).toBe(to);
-      expect(dispatchOf(d.regexes, expand(d.key, { $http_x_t: t, $pc_u: `${p}/x` }))).toBe(to);
-      expect(dispatchOf(d.regexes, expand(d.key, { $http_x_t: t, $pc_u: `${p}x` }))).toBe(fallback);
-      expect(dispatchOf(d.regexes, expand(d.key, { $http_x_t: `${t}0`, $pc_u: p }))).toBe(fallback);
-      expect(dispatchOf(d.regexes, expand(d.key, { $http_x_t: t.slice(0, -1), $pc_u: p }))).toBe(fallback);
+      expect(dispatchOf(d.regexes, expand(d.key, { $http_x_t: t, $uri: p }))).toBe(to);
+      expect(dispatchOf(d.regexes, expand(d.key, { $http_x_t: t, $uri: `${p}/x` }))).toBe(to);
+      expect(dispatchOf(d.regexes, expand(d.key, { $http_x_t: t, $uri: `${p}x` }))).toBe(fallback);
+      // $uri is decoded (%0A is a newline): last in the key, its newline is neither "/" nor the end.
+      expect(dispatchOf(d.regexes, expand(d.key, { $http_x_t: t, $uri: `${p}\n` }))).toBe(fallback);
+      expect(dispatchOf(d.regexes, expand(d.key, { $http_x_t: t, $uri: `${p}\n/x` }))).toBe(fallback);
+      expect(dispatchOf(d.regexes, expand(d.key, { $http_x_t: `${t}0`, $uri: p }))).toBe(fallback);
+      expect(dispatchOf(d.regexes, expand(d.key, { $http_x_t: t.slice(0, -1), $uri: p }))).toBe(fallback);
     }
     // A value the key cannot carry ("$" would be a variable, "@" a named location) stays in the regex.
     const dollar = dispatchComposite([{ conditions: [header('a$b'), segment('/r1/api')], target: '@a' }], '@fa');
     const at = dispatchComposite([{ conditions: [header('@x'), segment('/r1/api')], target: '@a' }], '@fa');
-    expect(dollar.key).toBe('$http_x_t\n$pc_u\n/r1/api\n@a\n@fa');
-    expect(at.key).toBe('$http_x_t\n$pc_u\n/r1/api\n@a\n@fa');
+    expect(dollar.key).toBe('$http_x_t\n/r1/api\n@a\n@fa\n$uri');
+    expect(at.key).toBe('$http_x_t\n/r1/api\n@a\n@fa\n$uri');
     expect(dollar.variable).not.toBe(a.variable);
-    expect(dispatchOf(dollar.regexes, expand(dollar.key, { $http_x_t: 'a$b', $pc_u: '/r1/api' }))).toBe('@a');
-    expect(dispatchOf(dollar.regexes, expand(dollar.key, { $http_x_t: 'aXb', $pc_u: '/r1/api' }))).toBe('@fa');
-    expect(dispatchOf(at.regexes, expand(at.key, { $http_x_t: '@x', $pc_u: '/r1/api' }))).toBe('@a');
+    expect(dispatchOf(dollar.regexes, expand(dollar.key, { $http_x_t: 'a$b', $uri: '/r1/api' }))).toBe('@a');
+    expect(dispatchOf(dollar.regexes, expand(dollar.key, { $http_x_t: 'aXb', $uri: '/r1/api' }))).toBe('@fa');
+    expect(dispatchOf(at.regexes, expand(at.key, { $http_x_t: '@x', $uri: '/r1/api' }))).toBe('@a');
   });
 
   test('a value with regex characters compares as bytes (backreference, not a pattern)', () => {

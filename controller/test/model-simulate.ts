@@ -54,7 +54,8 @@ export function topLevelAlternatives(body: string): string[] {
 
 /** Which rule answers (as "namespace/name#rule"), or the status nginx returns. */
 /** PCRE's `\z` (end of subject) is JS's `$` without the m flag. */
-function jsRegex(pcre: string): RegExp {
+/** A PCRE pattern as JavaScript reads it: \z (the subject's very end) is JavaScript's $ without the m flag. */
+export function jsRegex(pcre: string): RegExp {
   return new RegExp(pcre.replace(/(^|[^\\])\\z/g, '$1$'));
 }
 
@@ -96,7 +97,7 @@ export function simulate(model: NginxModel, port: number, req: SimRequest): stri
     found: for (const regex of act.regexes) {
       if (!regex.startsWith('^(?|') || !regex.endsWith(')')) throw new Error(`unexpected dispatch regex ${regex}`);
       for (const alternative of topLevelAlternatives(regex.slice(4, -1))) {
-        const m = new RegExp('^' + alternative.replace(/\\g\{(\d+)\}/g, '\\$1')).exec(key);
+        const m = jsRegex('^' + alternative.replace(/\\g\{(\d+)\}/g, '\\$1')).exec(key);
         if (m) {
           target = m[1];
           break found;

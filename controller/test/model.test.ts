@@ -276,10 +276,10 @@ describe('nginx variables do not grow with routes', () => {
       ),
     );
 
-  test('exact conditions: one map ($uri for segment tests) whatever the routes, every dispatching location sets the one composite variable', () => {
+  test('exact conditions: no map ($uri itself for segment tests) whatever the routes, every dispatching location sets the one composite variable', () => {
     for (const n of [10, 100]) {
       const model = buildModel(f.graph([f.listener(80, routes(n))]));
-      expect(model.maps.map((m) => m.variable)).toEqual(['$pc_u']);
+      expect(model.maps.map((m) => m.variable)).toEqual([]);
       const s = server(model, 80);
       // Exact /r7/login (POST) is folded into location /r7, which dispatches anyway (/r70.../r79
       // are not: /r7 is their longest location string prefix, but not a segment of theirs); the
@@ -287,7 +287,7 @@ describe('nginx variables do not grow with routes', () => {
       const r7 = location(s, 'prefix', '/r7').action;
       expect(r7.kind).toBe('dispatch');
       const fields = s.locations.flatMap((l) => (l.action.kind === 'dispatch' ? l.action.key.split('\n') : []));
-      expect([...new Set(fields.filter((x) => x.startsWith('$')))].sort()).toEqual(['$args', '$http_x_t', '$pc_u', '$request_method']);
+      expect([...new Set(fields.filter((x) => x.startsWith('$')))].sort()).toEqual(['$args', '$http_x_t', '$request_method', '$uri']);
       expect(r7.kind === 'dispatch' && r7.key.split('\n')).toContain('@rule_default_r7_1');
       expect(s.locations.some((l) => l.path === '/r7/login')).toBe(false);
       if (n === 100) expect(location(s, 'prefix', '/r70').action.kind).toBe('dispatch');

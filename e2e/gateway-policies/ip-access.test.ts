@@ -9,6 +9,7 @@ import * as dgram from 'dgram';
 import * as net from 'net';
 import { GatewayFixture, startGatewayFixture } from '../support/gateway';
 import { GATEWAY_API, httpRoute, rule, serviceFor, type Manifest } from '../support/manifests';
+import { eventually } from '../support/http';
 import { condition, findStatus, readStatus, routeParent, waitForStatus } from '../support/status';
 import { ipAccessPolicy, rateLimitPolicy, target, timedRequest } from './support';
 
@@ -164,14 +165,30 @@ describe('IPAccessPolicy: the client address of the connection', () => {
     expect(condition(routeParent(findStatus(docs, 'TCPRoute', 'db'), 'gw').conditions, 'RateLimitPolicyAffected')).toBeUndefined();
   });
 
-  test('an invalid network is reported on the policy (Invalid) and never reaches nginx', async () => {
+  // Files are read without the CRD's validation: a broken list must not serve its targets open.
+  test('a document that fails its schema (an invalid network) is Invalid, and its targets refuse every client until it is fixed', async () => {
+    const accepted = (docs: Awaited<ReturnType<typeof readStatus>>, name: string) => condition((findStatus(docs, 'IPAccessPolicy', name)!.status as any).ancestors[0].conditions, 'Accepted');
     await gw.write('bad.yaml', [ipAccessPolicy('bad-ip', [target('open')], { deny: ['10.0.0.0/33'] })]);
-    const docs = await waitForStatus(gw.stateDir, (d) => !!findStatus(d, 'IPAccessPolicy', 'bad-ip'));
-    const c = condition((findStatus(docs, 'IPAccessPolicy', 'bad-ip')!.status as any).ancestors[0].conditions, 'Accepted');
-    expect(c).toMatchObject({ status: 'False', reason: 'Invalid' });
-    expect(c!.message).toContain('spec.deny[0]');
-    expect(await status('/open', '127.0.0.1')).toBe(200);
+    let docs = await waitForStatus(gw.stateDir, (d) => !!findStatus(d, 'IPAccessPolicy', 'bad-ip'));
+    expect(accepted(docs, 'bad-ip')).toMatchObject({ status: 'False', reason: 'Invalid' });
+    expect(accepted(docs, 'bad-ip')!.message).toMatch(/spec\.deny\[0\].*until it is fixed, this target refuses every client/);
+    expect(await status('/open', '127.0.0.1')).toBe(403);
+    expect(await status('/open-dispatch', '127.0.0.1', { 'x-go': '1' })).toBe(403);
+    expect(await status('/guarded', '127.0.0.1')).toBe(200);
+
+    // On the Gateway: every route refuses, whatever its own lists, and so do its TCP and UDP ports.
+    await gw.write('bad.yaml', [{ ...ipAccessPolicy('bad-gw-ip', [target('gw', 'Gateway')], { allow: ['127.0.0.1'] }), apiVersion: 'gateway.portcullis.dev/v1' }]);
+    docs = await waitForStatus(gw.stateDir, (d) => !!findStatus(d, 'IPAccessPolicy', 'bad-gw-ip'));
+    expect(accepted(docs, 'bad-gw-ip')).toMatchObject({ status: 'False', reason: 'Invalid', message: expect.stringContaining('apiVersion: gateway.portcullis.dev/v1 is not supported') });
+    expect(await status('/guarded', '127.0.0.1')).toBe(403);
+    expect(await status('/open', '127.0.0.1')).toBe(403);
+    expect(await tcpExchange('127.0.0.1')).toBe('');
+    expect(await udpExchange('127.0.0.1')).toBe('');
+
     await gw.remove('bad.yaml');
+    await eventually(() => status('/open', '127.0.0.1'), (s) => s === 200);
+    expect(await status('/guarded', '127.0.0.1')).toBe(200);
+    expect(await tcpExchange('127.0.0.1')).toBe('tcp:hello');
   });
 });
 

@@ -84,7 +84,7 @@ export class LocationsMemo<C = unknown> {
   private nextActions = { exact: new Map<string, ActionEntry>(), prefix: new Map<string, ActionEntry>() };
   /**
    * What the last build used of the shared registries, in order: each route's (kept with its
-   * parts) and the location plans' ($pc_u, runs). model/memo.ts adopts them to keep the server.
+   * parts) and the location plans' (runs). model/memo.ts adopts them to keep the server.
    */
   uses: Uses[] = [];
   private ctx?: LocationContext;

@@ -12,7 +12,7 @@
 import type { HTTPRouteNode, RouteMatch, RouteRule } from '../graph/types';
 import type { HostKey, HostRoute } from './hosts';
 import { mixedTls } from './upstreams';
-import { dispatchComposite, elementConditions, type Alternative, type Condition } from './matching';
+import { URI_FIELD, dispatchComposite, elementConditions, type Alternative, type Condition } from './matching';
 import { escapeRegex } from '../graph/pcre-fragments';
 import { grpcNoWeightTarget, grpcPrecedenceKey } from './grpc';
 import { attemptTimeout, proxyTimeout } from './timeouts';
@@ -49,7 +49,7 @@ export interface Candidate extends Entry {
   /** The precedence keys before the route-order ties, packed in one number (bigger = better). */
   key: number;
   /**
-   * This candidate with its path tested on $pc_u (folded into another path's location), kept
+   * This candidate with its path tested on $uri (folded into another path's location), kept
    * with it: the same object while the candidate is, so a location's kept action still fits.
    */
   segmentGuard?: Entry;
@@ -296,7 +296,7 @@ export function buildLocations(
       for (const c of parts.candidates) candidates.push(c);
     }
   }
-  // From here on, the registries are asked for $pc_u and the runs' maps only.
+  // From here on, the registries are asked for the runs' maps only.
   const plansCtx = memo ? memo.plans(ctx) : ctx;
   const scope = `${server.port}|${server.https ? 's' : ''}|${server.name ?? ''}`;
   // Stable: equal keys keep the route, rule and match order they were collected in.
@@ -378,10 +378,9 @@ export function buildLocations(
     prefixPlans.set(plan.path, plan);
     planLengths.add(plan.path.length);
   };
-  const uri = () => plansCtx.maps.uriField();
-  /** The candidates with their path tested on $pc_u (kept with each candidate: see Candidate), added to `out`. */
+  /** The candidates with their path tested on $uri (kept with each candidate: see Candidate), added to `out`. */
   const guarded = (list: Candidate[], test: 'segment' | 'equals', out: Entry[]): Entry[] => {
-    const field = uri();
+    const field = URI_FIELD;
     for (const c of list) {
       let e = test === 'segment' ? c.segmentGuard : c.equalsGuard;
       if (!e || (e.conditions[e.conditions.length - 1] as { field: string }).field !== field) {
@@ -408,7 +407,7 @@ export function buildLocations(
   };
   /**
    * The location that can take `count` more candidates for `path` (folded in), or undefined.
-   * The caller makes them after this answers (making them registers $pc_u). Only a location
+   * The caller makes them after this answers. Only a location
    * whose path is a whole segment prefix of `path` hosts it: folding /r10 into /r1 (a string
    * prefix) would fill /r1 with its neighbours, and /r1's own /r1/api, /r1/items... would then
    * each need a location (1,000 routes of the one-host benchmark: ~1,900 locations instead
@@ -428,7 +427,7 @@ export function buildLocations(
   addPrefixPlan(root);
 
   // A PathPrefix /x: folded into the location nginx picks for /x when that one dispatches anyway
-  // (its candidates then test the segment, `/x` followed by "/" or the end, on $pc_u); else two
+  // (its candidates then test the segment, `/x` followed by "/" or the end, on $uri); else two
   // locations `= /x` and `/x/` when they can proxy directly; else one `location /x` whose own
   // candidates test the segment (/xyz reaches it too). Shorter paths first, so they can host.
   // Every location and every `if` costs nginx a location config when it loads (~10 KB, ~20 µs).
@@ -456,7 +455,7 @@ export function buildLocations(
     addPrefixPlan(plan);
   }
 
-  // An Exact /x: folded likewise ($pc_u equals /x) unless a PathPrefix has the same path (its
+  // An Exact /x: folded likewise ($uri equals /x) unless a PathPrefix has the same path (its
   // `= /x` twin or folded candidates must see it), else `location = /x`.
   for (const [path, exact] of exactByPath) {
     const host = prefixByPath.has(path) ? undefined : foldHost(path, exact.length);

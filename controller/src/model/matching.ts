@@ -35,6 +35,15 @@ import { unanchoredPcre } from '../graph/regex';
 /** The one variable every dispatching location sets to its composite. */
 export const DISPATCH_KEY_VARIABLE = '$pc_k';
 
+/**
+ * The field a folded path (segment or equals) is tested on: $uri itself, the last field of its
+ * composite. $uri is decoded and may hold a newline: last, it shifts no other field, and its
+ * tests end with \z (a "\n" in it is neither "/" nor the end). A map rewriting the newline away
+ * ($uri -> "%0A") cost every dispatching request a regex and a hash key of its own (~1,100
+ * nginx instructions of ~29,000 in bench:dataplane's matched request).
+ */
+export const URI_FIELD = '$uri';
+
 /** One condition on one field of a composite. */
 export type Condition =
   /**
@@ -57,8 +66,8 @@ export type Condition =
    */
   | { field: '$uri'; test: 'regex'; fragment: string }
   /**
-   * The field (ConditionMaps.uriField) starts with `fragment` (a regex-escaped path) followed by
-   * "/" or its end: a PathPrefix's segment rule, in a location nginx also reaches for /xyz.
+   * The field (URI_FIELD) starts with `fragment` (a regex-escaped path) followed by "/" or its
+   * end: a PathPrefix's segment rule, in a location nginx also reaches for /xyz.
    */
   | { field: string; test: 'segment'; fragment: string; literal?: string };
 
@@ -70,7 +79,7 @@ export function headerVariable(name: string): string | undefined {
 
 /**
  * Maps shared by all servers: query values ($pq_), user-regex flags ($pc_r), per-server runs of
- * RegularExpression paths ($pc_s) and $pc_u. Each variable is named after its map's content
+ * RegularExpression paths ($pc_s). Each variable is named after its map's content
  * (model/names.ts), so asking twice gives the same block, in this build or any other.
  */
 export class ConditionMaps {
@@ -115,15 +124,6 @@ export class ConditionMaps {
       const { key, regexes } = composite(candidates.map((c) => c.conditions));
       return { source: key, variable: v, entries: regexes.map((regex, i) => ({ regex, value: candidates[i].target })), default: '' };
     });
-  }
-
-  /**
-   * $pc_u: $uri for a composite. $uri is decoded and may hold a newline, which would shift the
-   * fields after it: from the first newline on, it reads "%0A" instead (a segment test only
-   * looks at the character after the prefix, so that one must not look like "/" or the end).
-   */
-  uriField(): string {
-    return this.named('$pc_u', () => ({ source: '$uri', variable: '$pc_u', entries: [{ regex: '^([^\\n]*)\\n', value: '$1%0A' }], default: '$uri' }));
   }
 
   /** $pc_r<hash>: "1" when `source` matches the (user) regex. nginx never tries it on an empty value. */
@@ -213,7 +213,7 @@ function skip(i: number): string {
  * the condition's literal, read from the composite, instead of the value in the regex.
  */
 function lookahead(c: Condition, i: number, last: boolean, ref?: string): string {
-  const end = last ? '$' : '\\n';
+  const end = !last ? '\\n' : c.field === URI_FIELD ? '\\z' : '$';
   switch (c.test) {
     case 'equals':
       return `(?=${skip(i)}${ref ?? c.fragment}${end})`;
@@ -241,7 +241,7 @@ export function composite(candidates: Condition[][]): { key: string; regexes: st
   const index = new Map<string, number>();
   let uri = false;
   for (const conditions of candidates) for (const c of conditions) {
-    if (c.test === 'regex') uri = true;
+    if (c.field === URI_FIELD) uri = true;
     else if (!index.has(c.field)) index.set(c.field, index.size);
   }
   // $uri may hold a newline (it is decoded): last, where it shifts no other field.
@@ -318,7 +318,7 @@ function dispatchVariable(regexes: string[]): string {
  *
  * The composite holds the fields the alternatives read, then the values their conditions
  * compare with (paths, header and query values: see keyLiteral), then the names of the named
- * locations they go to and, last, the fallback's. The regex is a branch-reset alternation
+ * locations they go to, the fallback's and, last, $uri when a folded path is tested (URI_FIELD). The regex is a branch-reset alternation
  * `^(?|A1|A2...|F)` (PCRE tries alternatives in order, so the first that holds wins) whose
  * alternatives capture their target's name from the composite as $1: each checks its
  * conditions with lookaheads, a value from the composite by backreference; a run's alternative
@@ -328,10 +328,16 @@ function dispatchVariable(regexes: string[]): string {
  */
 export function dispatchComposite(alternatives: Alternative[], fallback: string): { key: string; regexes: string[]; variable: string } {
   const index = new Map<string, number>();
+  let uri = false;
   for (const a of alternatives) {
     if ('run' in a) {
       if (!index.has(a.run)) index.set(a.run, index.size);
-    } else for (const c of a.conditions) if (!index.has(c.field)) index.set(c.field, index.size);
+    } else {
+      for (const c of a.conditions) {
+        if (c.field === URI_FIELD) uri = true;
+        else if (!index.has(c.field)) index.set(c.field, index.size);
+      }
+    }
   }
   // The composite is one nginx parameter (at most 4 KB): values beyond MAX_KEY_LITERAL_BYTES stay
   // in the regex instead (each match's values fit there: graph/rules.ts bounds them).
@@ -352,7 +358,9 @@ export function dispatchComposite(alternatives: Alternative[], fallback: string)
   const first = index.size + literals.size;
   for (const a of alternatives) if (!('run' in a) && !names.has(a.target)) names.set(a.target, first + names.size);
   if (!names.has(fallback)) names.set(fallback, first + names.size);
-  const lastIndex = first + names.size - 1;
+  // $uri after everything (see URI_FIELD).
+  if (uri) index.set(URI_FIELD, first + names.size);
+  const lastIndex = uri ? first + names.size : first + names.size - 1;
   const branches = alternatives.map((a) => {
     if ('run' in a) return `${skip(index.get(a.run)!)}(.+)`;
     let r = '';
@@ -400,7 +408,8 @@ export function dispatchComposite(alternatives: Alternative[], fallback: string)
     compiled += code;
   }
   regexes.push(`^(?|${chunk.join('|')})`);
-  return { key: [...index.keys(), ...literals.keys(), ...names.keys()].join('\n'), regexes, variable: dispatchVariable(regexes) };
+  const fields = [...index.keys()].filter((f) => f !== URI_FIELD);
+  return { key: [...fields, ...literals.keys(), ...names.keys(), ...(uri ? [URI_FIELD] : [])].join('\n'), regexes, variable: dispatchVariable(regexes) };
 }
 
 /** Every named location a location may send requests to (its own steps, fallback and runs). */

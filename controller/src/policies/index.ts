@@ -123,6 +123,16 @@ export function computePolicies(input: PolicyInput): PolicyResult {
     const value = KIND_MODULES[kind].level(applied);
     if (value !== undefined) level[kind] = value;
   }
+  // A stand-in for a document that failed its schema (resources/standin.ts) is applied like its
+  // kind's other policies, so that the kind's module makes its targets fail closed, yet it is
+  // not Accepted: its status names the schema's problem and what the target does meanwhile.
+  for (const a of all) {
+    const problem = a.policy.schemaProblem;
+    if (problem === undefined) continue;
+    const o = outcomes.get(a)!;
+    const meanwhile = o.inForce ? [KIND_MODULES[a.policy.kind].failsClosed ?? ''] : o.messages;
+    outcomes.set(a, { reason: 'Invalid', messages: [`The policy is invalid: ${problem};`, ...meanwhile], inForce: o.inForce });
+  }
   const ctx: MergeContext = { pageSize, invalidate };
 
   // 2. http-level definitions (zones: every rule of a RateLimitPolicy applied somewhere)
@@ -183,6 +193,7 @@ export function computePolicies(input: PolicyInput): PolicyResult {
     ),
   );
   for (const bad of input.invalid ?? []) {
+    if (bad.standIn) continue; // its stand-in's status is among the above
     const message = `The policy is invalid: ${bad.message}`;
     statuses.push(
       policyStatus(

@@ -42,6 +42,13 @@ export interface PolicyKindModule<L = unknown> {
    * policy's condition there; undefined: it can.
    */
   unsupported(target: PolicyTarget): string | undefined;
+  /**
+   * Kinds with a stand-in for documents that fail their schema (POLICY_STAND_INS in
+   * resources/policies): what the stand-in does to a target it names, for its status ("until it
+   * is fixed, ..."). Its level and merge make it so: the stand-in is among `applied` with
+   * `schemaProblem` set and no spec fields. Other kinds never see a stand-in.
+   */
+  readonly failsClosed?: string;
   /** spec fields only one policy of this kind per target may set (e.g. "body.maxSize"). */
   exclusiveFields(policy: Policy): string[];
   /** What one target's applied policies (highest priority first) set; undefined: nothing. */

@@ -6,7 +6,8 @@
  */
 import { z } from 'zod';
 import type { BackendTLSPolicy } from './types';
-import { objectMetaSchema, UNKNOWN_CREATION_TIMESTAMP } from './metadata';
+import { objectMetaSchema } from './metadata';
+import { looseObject, looseString, standInMeta, type StandIn } from './standin';
 import { group, hostname, kind, objectName, sectionName } from './validation';
 
 const subjectAltNameSchema = z
@@ -57,34 +58,23 @@ export const backendTLSPolicySchema = z.object({
  * closed (500), as for a valid policy nginx cannot enforce. Only what the graph needs to find the
  * targets is read, leniently; undefined when no target can be read.
  */
-export function failClosedBackendTLSPolicy(doc: Record<string, unknown>, problem: string): BackendTLSPolicy | undefined {
-  const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-  const meta = (typeof doc.metadata === 'object' && doc.metadata !== null ? doc.metadata : {}) as Record<string, unknown>;
-  const spec = (typeof doc.spec === 'object' && doc.spec !== null ? doc.spec : {}) as Record<string, unknown>;
+export const failClosedBackendTLSPolicy: StandIn<BackendTLSPolicy> = (doc, problem) => {
   const targetRefs: BackendTLSPolicy['spec']['targetRefs'] = [];
+  const spec = looseObject(doc.spec);
   for (const raw of Array.isArray(spec.targetRefs) ? spec.targetRefs : []) {
-    const r = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
-    const name = str(r.name);
+    const r = looseObject(raw);
+    const name = looseString(r.name);
     if (!name) continue;
-    const sectionName = str(r.sectionName);
-    targetRefs.push({ group: str(r.group) ?? '', kind: str(r.kind) ?? 'Service', name, ...(sectionName ? { sectionName } : {}) });
+    const sectionName = looseString(r.sectionName);
+    targetRefs.push({ group: looseString(r.group) ?? '', kind: looseString(r.kind) ?? 'Service', name, ...(sectionName ? { sectionName } : {}) });
   }
-  const name = str(meta.name);
-  if (!name || targetRefs.length === 0) return undefined;
-  const generation = typeof meta.generation === 'number' && Number.isInteger(meta.generation) && meta.generation >= 1 ? meta.generation : 1;
-  const created = str(meta.creationTimestamp);
+  const metadata = standInMeta(doc);
+  if (!metadata || targetRefs.length === 0) return undefined;
   return {
-    apiVersion: str(doc.apiVersion) ?? '',
+    apiVersion: looseString(doc.apiVersion) ?? '',
     kind: 'BackendTLSPolicy',
-    metadata: {
-      name,
-      namespace: str(meta.namespace) || 'default',
-      generation,
-      creationTimestamp: created && !Number.isNaN(Date.parse(created)) ? new Date(created).toISOString() : UNKNOWN_CREATION_TIMESTAMP,
-      labels: {},
-      annotations: {},
-    },
+    metadata,
     spec: { targetRefs, validation: { caCertificateRefs: [], hostname: '', subjectAltNames: [] } },
     schemaProblem: problem,
   };
-}
+};

@@ -6,6 +6,8 @@
 import type { GRPCRoute } from './grpcroute';
 export type { GRPCRoute } from './grpcroute';
 import type { TCPRoute, TLSRoute, UDPRoute } from './l4routes';
+import type { SchemaStandIn } from './standin';
+export type { SchemaStandIn } from './standin';
 export type { L4Route, L4RouteKind, TCPRoute, TLSRoute, UDPRoute } from './l4routes';
 
 export const GATEWAY_API_GROUP = 'gateway.networking.k8s.io';
@@ -300,7 +302,8 @@ export interface ConfigMap {
   data: Record<string, string>;
 }
 
-export interface BackendTLSPolicy {
+/** A stand-in (resources/standin.ts) for a document that fails its schema makes its Services fail closed. */
+export interface BackendTLSPolicy extends SchemaStandIn {
   apiVersion: string;
   kind: 'BackendTLSPolicy';
   metadata: ObjectMeta;
@@ -314,11 +317,6 @@ export interface BackendTLSPolicy {
     };
     options?: Record<string, string>;
   };
-  /**
-   * Set on the stand-in for a document that failed its schema (resources/backendtlspolicy.ts):
-   * the schema's message. Its targets fail closed.
-   */
-  schemaProblem?: string;
 }
 
 export interface Secret {
@@ -437,8 +435,8 @@ export interface InvalidResource {
   message: string;
   source: string;
   /**
-   * Its status comes from the graph, which holds a stand-in for it (an invalid BackendTLSPolicy
-   * that names its targets: they fail closed and its status lists their Gateways).
+   * A stand-in for it is in the set (resources/standin.ts: an invalid BackendTLSPolicy that
+   * names its targets): its status comes from the graph, which makes those targets fail closed.
    */
   standIn?: boolean;
   /** Routes: the parentRefs that could be read, so status.parents can carry the error; a ListenerSet: its parentRef, if readable. */

@@ -1,5 +1,7 @@
 import { GATEWAY_API_GROUP } from '../resources/types';
-import { POLICY_API_VERSION, TARGET_KINDS, type PolicyKind, type TargetKind } from '../resources/policies';
+import { POLICY_API_VERSION, type PolicyKind, type TargetKind } from '../resources/policies';
+
+export { looseTargetRefs } from '../resources/policies';
 import type { PolicyAncestorStatus, PolicyReason, StatusCondition, StatusReport, TargetAffected } from '../conditions/types';
 
 export interface AncestorOutcome {
@@ -44,28 +46,6 @@ export function affectedCondition(kind: PolicyKind, targetGeneration: number): S
     message: `The ${kind} is applied to the resource`,
     observedGeneration: targetGeneration,
   };
-}
-
-/**
- * The targets an invalid document names, read without trusting its shape: only entries with
- * a known kind and a string name become ancestors.
- */
-export function looseTargetRefs(doc: unknown): { kind: TargetKind; name: string }[] {
-  const spec = (doc as { spec?: { targetRefs?: unknown; targetRef?: unknown } } | null)?.spec;
-  const raw = Array.isArray(spec?.targetRefs) ? spec.targetRefs : spec?.targetRef !== undefined ? [spec.targetRef] : [];
-  const out: { kind: TargetKind; name: string }[] = [];
-  const seen = new Set<string>();
-  for (const ref of raw) {
-    const r = ref as { kind?: unknown; name?: unknown } | null;
-    if (typeof r?.kind !== 'string' || typeof r.name !== 'string' || r.name === '') continue;
-    if (!(TARGET_KINDS as readonly string[]).includes(r.kind)) continue;
-    const key = `${r.kind}/${r.name}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    out.push({ kind: r.kind as TargetKind, name: r.name });
-    if (out.length === 16) break; // Gateway API caps status.ancestors at 16
-  }
-  return out;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { accessDecision, accessGeo, accessLines, computePolicies, locationPolicies, toPolicySettings } from '../../src/policies';
-import { canonicalNetwork } from '../../src/resources/policies';
+import { canonicalNetwork, parsePolicyDocs, POLICY_KINDS, POLICY_STAND_INS } from '../../src/resources/policies';
+import { KIND_MODULES } from '../../src/policies/kinds';
 import { accepted, gateway, gwRef, policy, route, routeRef } from './helpers';
 import { nginxTest } from './nginx-check';
 
@@ -156,5 +157,81 @@ describe('policies on the routes of whole connections (TLSRoute, TCPRoute, UDPRo
         expect([access, address, byLines]).toEqual([access, address, accessDecision(access, address)]);
       }
     }
+  });
+});
+
+describe('IPAccessPolicy: a document that fails its schema fails closed (files are read without the CRD validation)', () => {
+  const API = 'gateway.portcullis.dev/v1alpha1';
+  const doc = (kind: string, name: string, spec: unknown, apiVersion = API) => ({ source: `${name}.yaml`, doc: { apiVersion, kind, metadata: { name, generation: 2 }, spec } });
+  const clients = ['127.0.0.1', '10.1.2.3', '192.0.2.1', '::1', '2001:db8::1'];
+  const decisions = (access: Parameters<typeof accessDecision>[0] | undefined) => clients.map((c) => (access ? accessDecision(access, c) : 'served'));
+  const everyone = clients.map(() => 'refused');
+
+  it('on a route: that route refuses every client, the policy is Invalid with the schema message on it, other routes keep their settings', () => {
+    const parsed = parsePolicyDocs([doc('IPAccessPolicy', 'bad', { targetRefs: [routeRef()], deny: ['10.0.0.0/33'] })]);
+    expect(parsed.invalid).toEqual([expect.objectContaining({ name: 'bad', standIn: true, message: expect.stringContaining('spec.deny[0]') })]);
+    const result = computePolicies({ policies: parsed.policies, invalid: parsed.invalid, targets: [gateway(), route(), route('other')] });
+    expect(decisions(at(result.effective).ipAccess)).toEqual(everyone);
+    expect(at(result.effective, 'other').ipAccess).toBeUndefined();
+    const c = accepted(result.statuses, 'bad', 'r');
+    expect(c).toMatchObject({ status: 'False', reason: 'Invalid', observedGeneration: 2 });
+    expect(c.message).toMatch(/^The policy is invalid: spec\.deny\[0\]: .*; until it is fixed, this target refuses every client/);
+    expect(result.statuses.filter((s) => s.name === 'bad')).toHaveLength(1);
+    expect(result.affected).toEqual([expect.objectContaining({ kind: 'HTTPRoute', name: 'r', conditions: [expect.objectContaining({ type: 'IPAccessPolicyAffected' })] })]);
+  });
+
+  it("on a Gateway: every route of the Gateway refuses every client, whatever its own lists (which fields the document meant to set is unknown), TCP routes too", () => {
+    const parsed = parsePolicyDocs([
+      doc('IPAccessPolicy', 'bad', { targetRefs: [gwRef()], allow: ['10.0.0.0/8'], clientAddress: { source: 'XForwardedFor' } }),
+      doc('IPAccessPolicy', 'open', { targetRefs: [routeRef('own')], allow: ['0.0.0.0/0', '::/0'] }),
+      doc('IPAccessPolicy', 'other-gw', { targetRefs: [gwRef('gw2')], deny: ['10.0.0.0/8'] }),
+    ]);
+    const tcp = { ...route('t'), kind: 'TCPRoute' as const };
+    const result = computePolicies({ policies: parsed.policies, invalid: parsed.invalid, targets: [gateway(), gateway('gw2'), route(), route('own'), route('elsewhere', ['gw2']), tcp] });
+    expect(decisions(at(result.effective).ipAccess)).toEqual(everyone);
+    expect(decisions(at(result.effective, 'own').ipAccess)).toEqual(everyone);
+    expect(decisions(locationPolicies(result.effective, { namespace: 'default', name: 'gw' }, { kind: 'TCPRoute', namespace: 'default', name: 't' }).ipAccess)).toEqual(everyone);
+    expect(accessLines(at(result.effective).ipAccess!)).toEqual({ rules: [], refuseByDefault: true });
+    // The route's own policy is valid: Accepted, yet its Gateway's broken one refuses.
+    expect(accepted(result.statuses, 'open', 'own').reason).toBe('Accepted');
+    expect(accepted(result.statuses, 'bad', 'gw')).toMatchObject({ status: 'False', reason: 'Invalid' });
+    expect(result.effective.gateways['default/gw'].clientAddress).toBeUndefined();
+    expect(decisions(at(result.effective, 'elsewhere', 'gw2').ipAccess)).toEqual(['served', 'refused', 'served', 'served', 'served']);
+  });
+
+  it('an unsupported apiVersion fails closed the same way; a target that does not exist is named; a document naming no target is only reported', () => {
+    const parsed = parsePolicyDocs([
+      doc('IPAccessPolicy', 'old', { targetRefs: [routeRef(), routeRef('gone')], allow: ['10.0.0.0/8'] }, 'gateway.portcullis.dev/v1alpha0'),
+      doc('IPAccessPolicy', 'none', { targetRefs: 'r', allow: ['10.0.0.0/8'] }),
+    ]);
+    expect(parsed.invalid.map((i) => [i.name, i.standIn])).toEqual([['old', true], ['none', undefined]]);
+    const result = computePolicies({ policies: parsed.policies, invalid: parsed.invalid, targets: [gateway(), route()] });
+    expect(decisions(at(result.effective).ipAccess)).toEqual(everyone);
+    expect(accepted(result.statuses, 'old', 'r').message).toContain('apiVersion: gateway.portcullis.dev/v1alpha0 is not supported');
+    expect(accepted(result.statuses, 'old', 'gone')).toMatchObject({ reason: 'Invalid', message: expect.stringContaining('HTTPRoute default/gone does not exist') });
+    expect((result.statuses.find((s) => s.name === 'none')!.status as { ancestors: unknown[] }).ancestors).toEqual([]);
+  });
+
+  it.each([
+    ['RateLimitPolicy', { targetRefs: [routeRef()], rateLimit: { rejectCode: 200, local: { rules: [{ key: '$binary_remote_addr', rate: '1r/s' }] } } }],
+    ['ProxySettingsPolicy', { targetRefs: [routeRef()], buffering: { bufferSize: 'huge' } }],
+    ['ClientSettingsPolicy', { targetRef: routeRef(), body: { maxSize: '-1' } }],
+  ])('a %s that fails its schema fails open: reported Invalid on its target, which keeps the settings it has without it', (kind, spec) => {
+    const parsed = parsePolicyDocs([doc(kind, 'bad', spec)]);
+    expect(parsed.policies).toEqual([]);
+    const result = computePolicies({ policies: parsed.policies, invalid: parsed.invalid, targets: [gateway(), route()] });
+    expect(at(result.effective)).toEqual({});
+    expect(accepted(result.statuses, 'bad', 'r')).toMatchObject({ status: 'False', reason: 'Invalid', message: expect.stringMatching(/^The policy is invalid: spec\./) });
+    expect(result.affected).toEqual([]);
+  });
+
+  it('each kind with a stand-in says what it does to its targets; the others have none', () => {
+    for (const kind of POLICY_KINDS) expect([kind, KIND_MODULES[kind].failsClosed !== undefined]).toEqual([kind, POLICY_STAND_INS[kind] !== undefined]);
+  });
+
+  it('nginx accepts the refuse-all geo block (a default and no network)', () => {
+    const geo = accessGeo({ allow: [] });
+    expect(geo).toMatchObject({ refuseByDefault: true, entries: [] });
+    expect(nginxTest(`geo ${geo.variable} {\n default 1;\n}`, `if (${geo.variable}) { return 403; }`)).toEqual({ ok: true, output: '' });
   });
 });

@@ -8,6 +8,11 @@
  * address decides (an equal network in both: refused); an address in none is refused when
  * `allow` is set, else served. That is a longest-prefix match, which nginx's geo module answers
  * with a radix tree per request whatever the number of networks (access.ts).
+ *
+ * A document that fails its schema fails closed: its stand-in (resources/standin.ts) refuses
+ * every client of its targets, and one on a Gateway every client of the Gateway's routes too,
+ * whatever their own lists (which fields the broken document meant to set is unknown, so no
+ * per-field merge can say what the route would inherit).
  */
 import type { ClientAddress, IPAccessPolicy } from '../../resources/policies';
 import { canonicalNetwork } from '../../resources/policies';
@@ -22,8 +27,13 @@ export interface IpAccessLevel {
   allow?: string[];
   deny?: string[];
   clientAddress?: ClientAddress;
+  /** A stand-in for a document that failed its schema names this target. */
+  refuseAll?: true;
   sources: Attachment[];
 }
+
+/** Refused unless listed, nothing listed (shared: read-only downstream). */
+const REFUSE_ALL: LocationIpAccess = { allow: [] };
 
 const canonical = (list: string[]) => [...new Set(list.map(canonicalNetwork))].sort();
 
@@ -39,6 +49,8 @@ export const ipAccessPolicies: PolicyKindModule<IpAccessLevel> = {
     );
   },
 
+  failsClosed: 'until it is fixed, this target refuses every client (requests get 403, connections are closed, datagrams dropped)',
+
   exclusiveFields(policy) {
     const s = (policy as IPAccessPolicy).spec;
     return (['allow', 'deny', 'clientAddress'] as const).filter((f) => s[f] !== undefined);
@@ -47,6 +59,11 @@ export const ipAccessPolicies: PolicyKindModule<IpAccessLevel> = {
   level(applied) {
     const level: IpAccessLevel = { sources: [] };
     for (const a of applied) {
+      if (a.policy.schemaProblem !== undefined) {
+        level.refuseAll = true;
+        level.sources.push(a);
+        continue;
+      }
       const s = (a.policy as IPAccessPolicy).spec;
       let used = false;
       if (s.allow && !level.allow) (level.allow = canonical(s.allow)), (used = true);
@@ -63,7 +80,8 @@ export const ipAccessPolicies: PolicyKindModule<IpAccessLevel> = {
   merge(place, out) {
     const allow = place.route?.allow ?? place.gateway?.allow;
     const deny = place.route?.deny ?? place.gateway?.deny;
-    if (allow !== undefined || deny !== undefined) {
+    if (place.route?.refuseAll || place.gateway?.refuseAll) out.ipAccess = REFUSE_ALL;
+    else if (allow !== undefined || deny !== undefined) {
       const access: LocationIpAccess = {};
       if (allow !== undefined) access.allow = allow;
       if (deny !== undefined) access.deny = deny;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { bodySize, policyEnvelope, targetRefSchema, type ObjectMeta, type TargetRef } from './common';
+import type { SchemaStandIn } from '../standin';
 
 export const clientSettingsPolicySchema = z.object({
   ...policyEnvelope('ClientSettingsPolicy'),
@@ -15,7 +16,8 @@ export const clientSettingsPolicySchema = z.object({
   }),
 });
 
-export interface ClientSettingsPolicy {
+/** `schemaProblem` is never set: this kind has no stand-in (POLICY_STAND_INS, resources/policies/index.ts, says why). */
+export interface ClientSettingsPolicy extends SchemaStandIn {
   apiVersion: string;
   kind: 'ClientSettingsPolicy';
   metadata: ObjectMeta;

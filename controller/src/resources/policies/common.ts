@@ -32,6 +32,28 @@ export const targetRefSchema = z.strictObject({
   name: objectName(),
 });
 
+/**
+ * The targets an invalid document names, read without trusting its shape: only entries with
+ * a known kind and a string name count (its status ancestors, and its stand-in's targets).
+ */
+export function looseTargetRefs(doc: unknown): { kind: TargetKind; name: string }[] {
+  const spec = (doc as { spec?: { targetRefs?: unknown; targetRef?: unknown } } | null)?.spec;
+  const raw = Array.isArray(spec?.targetRefs) ? spec.targetRefs : spec?.targetRef !== undefined ? [spec.targetRef] : [];
+  const out: { kind: TargetKind; name: string }[] = [];
+  const seen = new Set<string>();
+  for (const ref of raw) {
+    const r = ref as { kind?: unknown; name?: unknown } | null;
+    if (typeof r?.kind !== 'string' || typeof r.name !== 'string' || r.name === '') continue;
+    if (!(TARGET_KINDS as readonly string[]).includes(r.kind)) continue;
+    const key = `${r.kind}/${r.name}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ kind: r.kind as TargetKind, name: r.name });
+    if (out.length === 16) break; // Gateway API caps status.ancestors at 16
+  }
+  return out;
+}
+
 /** Messages shared with the CRDs' CEL rules (charts/portcullis/crds), word for word. */
 export const MESSAGES = {
   mixedTargets: 'must not mix kind Gateway with route kinds (HTTPRoute, GRPCRoute, TLSRoute, TCPRoute, UDPRoute)',

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { CIDR_MAX_LENGTH, CIDR_PATTERN, CIDR_RE } from './cidr';
-import { MESSAGES, policyEnvelope, targetRefsSchema, type ObjectMeta, type TargetRef } from './common';
+import { looseString, standInMeta, type SchemaStandIn, type StandIn } from '../standin';
+import { GATEWAY_API_GROUP } from '../types';
+import { looseTargetRefs, MESSAGES, policyEnvelope, targetRefsSchema, type ObjectMeta, type TargetRef } from './common';
 
 /** Where the client address IPAccessPolicy checks comes from (a Gateway's setting). */
 export const CLIENT_ADDRESS_SOURCES = ['Connection', 'XForwardedFor', 'ProxyProtocol'] as const;
@@ -46,9 +48,23 @@ export const ipAccessPolicySchema = z.object({
     }),
 });
 
-export interface IPAccessPolicy {
+/** A stand-in (resources/standin.ts) for a document that fails its schema refuses every client of its targets. */
+export interface IPAccessPolicy extends SchemaStandIn {
   apiVersion: string;
   kind: 'IPAccessPolicy';
   metadata: ObjectMeta;
   spec: { targetRefs: TargetRef[]; allow?: string[]; deny?: string[]; clientAddress?: ClientAddress };
 }
+
+/**
+ * What stands in for an IPAccessPolicy that fails its schema but names its targets: dropping it
+ * would serve them to every client, the opposite of what a broken allow or deny list was
+ * written for, so the stand-in names the same targets with no lists and policies/ipaccess
+ * makes them refuse every client until the document is fixed.
+ */
+export const failClosedIPAccessPolicy: StandIn<IPAccessPolicy> = (doc, problem) => {
+  const metadata = standInMeta(doc);
+  const targetRefs = looseTargetRefs(doc).map((r): TargetRef => ({ group: GATEWAY_API_GROUP, kind: r.kind, name: r.name }));
+  if (!metadata || targetRefs.length === 0) return undefined;
+  return { apiVersion: looseString(doc.apiVersion) ?? '', kind: 'IPAccessPolicy', metadata, spec: { targetRefs }, schemaProblem: problem };
+};

@@ -1,7 +1,8 @@
 /**
  * Policy documents out of the manifest stream: the valid ones typed, the invalid ones kept with
- * their document (their targetRefs name the ancestors that carry the error). Other documents
- * are not ours and are skipped silently here (parseManifests reports them).
+ * their document (their targetRefs name the ancestors that carry the error), plus a stand-in
+ * among the typed ones for those of a kind that fails closed (POLICY_STAND_INS). Other
+ * documents are not ours and are skipped silently here (parseManifests reports them).
  */
 import type { ManifestDoc } from '../types';
 import { isReadOnlyDocument } from '../readonly';
@@ -17,10 +18,16 @@ export interface InvalidPolicy {
   message: string;
   /** The document as written; targetRefs are read from it leniently to name the ancestors. */
   doc: unknown;
+  /**
+   * Its stand-in is among the policies (resources/standin.ts): its status comes from there, and
+   * its targets fail closed.
+   */
+  standIn?: boolean;
 }
 
 
 export interface ParsedPolicies {
+  /** Valid policies, and the stand-ins of invalid ones (`schemaProblem` set). */
   policies: Policy[];
   invalid: InvalidPolicy[];
   /** Duplicates (same kind/namespace/name: the first wins) and unknown kinds of our group. */
@@ -76,7 +83,8 @@ export function parsePolicyDocs(docs: ManifestDoc[]): ParsedPolicies {
       return;
     }
     const generation = typeof meta.generation === 'number' && Number.isInteger(meta.generation) && meta.generation >= 1 ? meta.generation : 1;
-    out.invalid.push({ kind, namespace, name, generation, message: result.message, doc });
+    if (result.standIn) out.policies.push(result.standIn);
+    out.invalid.push({ kind, namespace, name, generation, message: result.message, doc, ...(result.standIn ? { standIn: true } : {}) });
   };
   for (const d of docs) visit(d.source, d.doc);
   return out;

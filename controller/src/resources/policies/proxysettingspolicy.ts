@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { bufferSize, MESSAGES, policyEnvelope, targetRefsSchema, type ObjectMeta, type TargetRef } from './common';
 import { sizeBytes } from './size';
+import type { SchemaStandIn } from '../standin';
 
 export interface ProxyBuffering {
   disable?: boolean;
@@ -55,7 +56,8 @@ export const proxySettingsPolicySchema = z.object({
   }),
 });
 
-export interface ProxySettingsPolicy {
+/** `schemaProblem` is never set: this kind has no stand-in (POLICY_STAND_INS, resources/policies/index.ts, says why). */
+export interface ProxySettingsPolicy extends SchemaStandIn {
   apiVersion: string;
   kind: 'ProxySettingsPolicy';
   metadata: ObjectMeta;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { bufferSize, MESSAGES, policyEnvelope, targetRefsSchema, type ObjectMeta, type TargetRef } from './common';
 import { isKnownKeyVariable, KEY_PATTERN, KEY_RE, keyVariables } from './nginx-variables';
 import { MAX_ZONE_BYTES, MIN_ZONE_BYTES, sizeBytes } from './size';
+import type { SchemaStandIn } from '../standin';
 
 export const RATE_PATTERN = '^[1-9][0-9]{0,5}r/[sm]$';
 export const LOG_LEVELS = ['info', 'notice', 'warn', 'error'] as const;
@@ -62,7 +63,8 @@ export interface RateLimitRule {
   burst?: number;
 }
 
-export interface RateLimitPolicy {
+/** `schemaProblem` is never set: this kind has no stand-in (POLICY_STAND_INS, resources/policies/index.ts, says why). */
+export interface RateLimitPolicy extends SchemaStandIn {
   apiVersion: string;
   kind: 'RateLimitPolicy';
   metadata: ObjectMeta;
