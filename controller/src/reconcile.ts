@@ -143,7 +143,7 @@ function sameDocs(a: ManifestDoc[] | undefined, b: ManifestDoc[]): boolean {
 }
 
 function samePorts(a: readonly UnavailablePort[] | undefined, b: readonly UnavailablePort[]): boolean {
-  return a !== undefined && a.length === b.length && a.every((p, i) => p.port === b[i].port && p.transport === b[i].transport && p.reason === b[i].reason);
+  return a !== undefined && a.length === b.length && a.every((p, i) => p.port === b[i].port && p.transport === b[i].transport && p.reason === b[i].reason && p.gateway === b[i].gateway);
 }
 
 /**
