@@ -53,12 +53,16 @@ interface Check {
   bodyOf?: (saved: Record<string, number>) => unknown;
   raw?: string;
   contentType?: string;
-  /** Save the answer's `id` under this name. */
+  /** Save the answer's `id` (a list's: its first item's) under this name. */
   save?: string;
   /** Compare the error message too (both answers' `message`, or `Message`). */
   message?: boolean;
   /** Top-level keys whose values must be equal too (objects compared with sorted keys). */
   values?: string[];
+  /** For a list (or `{data: [...]}`): these keys of each item must be equal too, items matched by `name`. */
+  itemValues?: string[];
+  /** For a list: these keys of each item, in order, must be equal too. */
+  listValues?: string[];
 }
 
 function arg(name: string, dflt?: string): string {
@@ -145,8 +149,29 @@ function canonical(v: unknown): string {
   return JSON.stringify(v);
 }
 
-function compare(g: Answer, f: Answer, message = false, values: string[] = []): string[] {
+/** The items of a list answer (an array, or the `data` of a search answer) by name, with only `keys`. */
+function itemsByName(body: unknown, keys: string[]): string {
+  const list = Array.isArray(body) ? body : ((body as { data?: unknown[] } | undefined)?.data ?? []);
+  const rows = (list as Record<string, unknown>[]).map((it) => canonical({ name: it.name, ...Object.fromEntries(keys.map((k) => [k, it[k]])) }));
+  return rows.sort().join(' ');
+}
+
+/** These keys of every item of a list answer, in order. */
+function listItems(body: unknown, keys: string[]): string {
+  const list = Array.isArray(body) ? (body as Record<string, unknown>[]) : [];
+  return list.map((it) => canonical(Object.fromEntries(keys.map((k) => [k, it[k]])))).join(' ');
+}
+
+function compare(g: Answer, f: Answer, message = false, values: string[] = [], itemValues: string[] = [], listValues: string[] = []): string[] {
   const out: string[] = [];
+  if (listValues.length) {
+    const [gl, fl] = [listItems(g.body, listValues), listItems(f.body, listValues)];
+    if (gl !== fl) out.push(`list: gitea ${gl}, forge ${fl}`);
+  }
+  if (itemValues.length) {
+    const [gi, fi] = [itemsByName(g.body, itemValues), itemsByName(f.body, itemValues)];
+    if (gi !== fi) out.push(`items: gitea ${gi}, forge ${fi}`);
+  }
   for (const key of values) {
     const [gv, fv] = [g.body, f.body].map((b) => canonical((b as Record<string, unknown> | undefined)?.[key]));
     if (gv !== fv) out.push(`${key}: gitea ${gv}, forge ${fv}`);
@@ -506,7 +531,9 @@ function pullChecks(): Check[] {
     { what: 'pull: pinned', method: 'GET', path: `${r}/pulls/pinned`, as: bob },
     { what: 'pull: timeline', method: 'GET', path: `${r}/issues/1/timeline`, as: bob },
     ...crossReferenceChecks(),
+    ...reviewReferenceChecks(),
     ...teamPermissionChecks(),
+    ...unitTeamRepoPermissionChecks(),
   ];
 }
 
@@ -546,6 +573,49 @@ function crossReferenceChecks(): Check[] {
 }
 
 /**
+ * Cross-references from a pull request's reviews: a submitted review's body, its line
+ * comments, a pending review's line comment and a reply to a line comment each reference an
+ * issue; the issues' timelines (types, ref_action, whether a ref_comment is embedded) and states
+ * are compared after the merge.
+ */
+function reviewReferenceChecks(): Check[] {
+  const { alice, bob } = users;
+  const r = `/repos/${alice}/xrev`;
+  const i = `${r}/issues`;
+  const listValues = ['type', 'ref_action'];
+  const timeline = (n: number): Check => ({ what: `xrev: timeline of #${n}`, method: 'GET', path: `${i}/${n}/timeline?limit=50`, as: bob, listValues });
+  const file = { content: Buffer.from('one\ntwo\n').toString('base64'), message: 'b', branch: 'main', new_branch: 'b' };
+  return [
+    { what: 'xrev: repo', method: 'POST', path: '/user/repos', as: alice, body: { name: 'xrev', auto_init: true, default_branch: 'main' } },
+    ...[1, 2, 3, 4].map((n): Check => ({ what: `xrev: target ${n}`, method: 'POST', path: i, as: alice, body: { title: `target ${n}` } })),
+    { what: 'xrev: branch', method: 'POST', path: `${r}/contents/b.txt`, as: alice, body: file },
+    { what: 'xrev: pull request', method: 'POST', path: `${r}/pulls`, as: alice, body: { head: 'b', base: 'main', title: 'PR' } },
+    { what: 'xrev: target 6', method: 'POST', path: i, as: alice, body: { title: 'target 6' } },
+    {
+      what: 'xrev: review with a line comment',
+      method: 'POST',
+      path: `${r}/pulls/5/reviews`,
+      as: alice,
+      body: { event: 'COMMENT', body: 'review body closes #1', comments: [{ path: 'b.txt', new_position: 1, body: 'line comment mentions #2' }] },
+      save: 'review',
+    },
+    { what: 'xrev: pending review', method: 'POST', path: `${r}/pulls/5/reviews`, as: alice, body: { event: 'PENDING', body: 'pending', comments: [{ path: 'b.txt', new_position: 2, body: 'pending line mentions #3' }] }, save: 'pending' },
+    timeline(1),
+    timeline(2),
+    timeline(3),
+    { what: 'xrev: review comments', method: 'GET', path: (s) => `${r}/pulls/5/reviews/${s.review}/comments`, as: bob, save: 'line' },
+    { what: 'xrev: reply to the line comment', method: 'POST', path: (s) => `${r}/pulls/5/comments/${s.line}/replies`, as: alice, body: { body: 'reply mentions #6' } },
+    timeline(6),
+    { what: 'xrev: submit pending', method: 'POST', path: (s) => `${r}/pulls/5/reviews/${s.pending}`, as: alice, body: { event: 'COMMENT', body: 'submitted mentions #4' } },
+    timeline(3),
+    timeline(4),
+    { what: 'xrev: merge', method: 'POST', path: `${r}/pulls/5/merge`, as: alice, body: { Do: 'merge' } },
+    { what: 'xrev: #1 after the merge', method: 'GET', path: `${i}/1`, as: bob, values: ['state'] },
+    timeline(1),
+  ];
+}
+
+/**
  * Teams as Gitea 1.27 stores them: a unit team's own permission is none, its units carry the
  * modes (units_map wins over units), an admin team has every unit; the values are compared.
  */
@@ -565,6 +635,42 @@ function teamPermissionChecks(): Check[] {
     { what: 'team perm: edit units', method: 'PATCH', path: (s) => `/teams/${s.tw}`, as: alice, body: { name: 'tw', units_map: { 'repo.pulls': 'write' } }, values },
     { what: 'team perm: edit permission only', method: 'PATCH', path: (s) => `/teams/${s.tw}`, as: alice, body: { name: 'tw', permission: 'read' }, values },
   ];
+}
+
+/**
+ * A repository's `permissions` for members of unit teams: Gitea takes push and pull from the
+ * code unit's mode and admin from the team's own mode, in the repository JSON and in every
+ * list that embeds it; an owner of a repository without the code unit has neither push nor pull.
+ */
+function unitTeamRepoPermissionChecks(): Check[] {
+  const { alice, bob } = users;
+  const o = `/orgs/${org}`;
+  const values = ['permissions'];
+  const inList = (what: string, path: string): Check => ({ what: `unit perm: ${what}`, method: 'GET', path, as: bob, itemValues: values });
+  const checks: Check[] = [
+    { what: 'unit perm: repo', method: 'POST', path: `${o}/repos`, as: alice, body: { name: 'units', private: true } },
+    { what: 'unit perm: second repo', method: 'POST', path: `${o}/repos`, as: alice, body: { name: 'units2', private: true } },
+    { what: 'unit perm: code write, issues read', method: 'POST', path: `${o}/teams`, as: alice, body: { name: 'ucw', units_map: { 'repo.code': 'write', 'repo.issues': 'read' } }, save: 'ucw' },
+    { what: 'unit perm: code read, issues admin', method: 'POST', path: `${o}/teams`, as: alice, body: { name: 'ucr', units_map: { 'repo.code': 'read', 'repo.issues': 'admin' } }, save: 'ucr' },
+    { what: 'unit perm: no code', method: 'POST', path: `${o}/teams`, as: alice, body: { name: 'unc', units_map: { 'repo.issues': 'write', 'repo.wiki': 'write' } }, save: 'unc' },
+    { what: 'unit perm: join ucw', method: 'PUT', path: (s) => `/teams/${s.ucw}/members/${bob}`, as: alice },
+    { what: 'unit perm: units to ucw', method: 'PUT', path: (s) => `/teams/${s.ucw}/repos/${org}/units`, as: alice },
+    { what: 'unit perm: join unc', method: 'PUT', path: (s) => `/teams/${s.unc}/members/${bob}`, as: alice },
+    { what: 'unit perm: units2 to unc', method: 'PUT', path: (s) => `/teams/${s.unc}/repos/${org}/units2`, as: alice },
+    { what: 'unit perm: get code write', method: 'GET', path: `/repos/${org}/units`, as: bob, values },
+    { what: 'unit perm: get no code', method: 'GET', path: `/repos/${org}/units2`, as: bob, values },
+    inList('my repos', '/user/repos?limit=50'),
+    inList('search', `/repos/search?q=units&limit=50`),
+    inList('org repos', `${o}/repos?limit=50`),
+    { what: 'unit perm: leave ucw', method: 'DELETE', path: (s) => `/teams/${s.ucw}/members/${bob}`, as: alice },
+    { what: 'unit perm: join ucr', method: 'PUT', path: (s) => `/teams/${s.ucr}/members/${bob}`, as: alice },
+    { what: 'unit perm: units to ucr', method: 'PUT', path: (s) => `/teams/${s.ucr}/repos/${org}/units`, as: alice },
+    { what: 'unit perm: get code read', method: 'GET', path: `/repos/${org}/units`, as: bob, values },
+    { what: 'unit perm: code unit off', method: 'PATCH', path: `/repos/${alice}/proj`, as: alice, body: { has_code: false } },
+    { what: 'unit perm: owner without code unit', method: 'GET', path: `/repos/${alice}/proj`, as: alice, values },
+    { what: 'unit perm: code unit on', method: 'PATCH', path: `/repos/${alice}/proj`, as: alice, body: { has_code: true } },
+  ];
+  return checks;
 }
 
 /** Issue assignees, locks, subscriptions and the cross-repository search. */
@@ -619,11 +725,12 @@ async function main(): Promise<number> {
     const [g, f] = [await send(gitea, c.method, pathOf(gitea), opts(gitea)), await send(forge, c.method, pathOf(forge), opts(forge))];
     if (c.save) {
       for (const [side, a] of [[gitea, g], [forge, f]] as const) {
-        const id = (a.body as { id?: number } | undefined)?.id;
+        // A list's first item stands for the list.
+        const id = (Array.isArray(a.body) ? (a.body[0] as { id?: number } | undefined) : (a.body as { id?: number } | undefined))?.id;
         if (typeof id === 'number') side.saved[c.save] = id;
       }
     }
-    const diffs = compare(g, f, c.message, c.values);
+    const diffs = compare(g, f, c.message, c.values, c.itemValues, c.listValues);
     const where = `${c.method} ${pathOf(gitea).replace(run, '*')}`;
     if (!diffs.length) {
       console.log(`same  ${c.what} (${where}: ${g.status})`);

@@ -143,7 +143,7 @@ function sameDocs(a: ManifestDoc[] | undefined, b: ManifestDoc[]): boolean {
 }
 
 function samePorts(a: readonly UnavailablePort[] | undefined, b: readonly UnavailablePort[]): boolean {
-  return a !== undefined && a.length === b.length && a.every((p, i) => p.port === b[i].port && p.transport === b[i].transport && p.reason === b[i].reason);
+  return a !== undefined && a.length === b.length && a.every((p, i) => p.port === b[i].port && p.transport === b[i].transport && p.reason === b[i].reason && p.gateway === b[i].gateway);
 }
 
 /**
@@ -319,12 +319,12 @@ export class Reconciler<M = unknown, C extends RenderedConfigLike = RenderedConf
       log.debug('manifest kind not handled; ignored', { source: i.source, apiVersion: i.apiVersion, kind: i.kind, name: i.name });
     }
     for (const r of parsed.invalid) {
-      log.warn('resource invalid', { kind: r.kind, namespace: r.namespace, name: r.name, source: r.source, error: r.message });
+      log.warn('resource invalid', { kind: r.kind, namespace: r.namespace, name: r.name, source: r.source, error: r.message, ...(r.standIn ? { targets: 'fail closed until it is fixed' } : {}) });
     }
     const parsedPolicies = pipeline.parsePolicyDocs?.(docs);
     for (const e of parsedPolicies?.errors ?? []) log.error('policy document rejected', { source: e.source, error: e.message });
     for (const r of parsedPolicies?.invalid ?? []) {
-      log.warn('policy invalid', { kind: r.kind, namespace: r.namespace, name: r.name, error: r.message });
+      log.warn('policy invalid', { kind: r.kind, namespace: r.namespace, name: r.name, error: r.message, ...(r.standIn ? { targets: 'fail closed until it is fixed' } : {}) });
     }
     const graph = pipeline.buildGraph(parsed.set, {
       controllerName: this.o.controllerName,

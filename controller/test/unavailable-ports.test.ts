@@ -2,11 +2,15 @@
  * A listener port held by another process: nginx's bind failure names the port (apply/ports.ts),
  * the graph leaves the listeners on it out with Accepted False PortUnavailable while every other
  * listener is served, and the loop tries the port again once it is free (dataplane/local.ts,
- * reconcile.ts). Through real nginx end to end in e2e/gateway/lifecycle.test.ts.
+ * reconcile.ts); with per-Gateway agents, the agent keeps the held ports beside its nginx and
+ * reports them, and only its Gateway's listeners are left out. Through real nginx end to end in
+ * e2e/gateway/lifecycle.test.ts, and with real agents in e2e/dataplane/.
  */
 import * as net from 'net';
 import * as dgram from 'dgram';
-import { bindFailures, portFree } from '../src/apply/ports';
+import { bindFailures, HeldPorts, portFree } from '../src/apply/ports';
+import { AgentLoop } from '../src/agent/agent';
+import { unavailableListenerPorts } from '../src/dataplane/ports';
 import { buildGraph, DEFAULT_CONTROLLER_NAME, type DataplaneResult, type StatusReport, type UnavailablePort } from '../src/graph';
 import { buildModel } from '../src/model';
 import { computeStatuses } from '../src/status';
@@ -59,6 +63,35 @@ describe('portFree binds the port as nginx would', () => {
   });
 });
 
+describe('HeldPorts: the ports nginx could not listen on, kept where nginx runs until a bind finds them free', () => {
+  test('holds each transport a bind finds taken (TCP and UDP apart), reports what is new, and forgets a port once it binds', async () => {
+    const tcp = net.createServer();
+    await new Promise<void>((r) => tcp.listen(0, '127.0.0.1', r));
+    const port = (tcp.address() as net.AddressInfo).port;
+    const failure = { address: '127.0.0.1', port, error: '98: Address already in use' };
+    const ports = new HeldPorts();
+    expect(await ports.add([failure])).toBe(true);
+    expect(ports.list()).toEqual([{ ...failure, transports: ['TCP'] }]);
+    expect(await ports.add([failure])).toBe(false);
+    // Only the transports the configuration listens on are asked about.
+    const udpOnly = new HeldPorts();
+    expect(await udpOnly.add([failure], () => ['UDP'])).toBe(false);
+    expect(await ports.recheck()).toBe(false);
+    await new Promise<void>((r) => tcp.close(() => r()));
+    expect(await ports.recheck()).toBe(true);
+    expect(ports.list()).toEqual([]);
+  });
+
+  test("as the graph reads them: standalone's concern every Gateway, an agent's only its own, naming its pod", () => {
+    const h = [{ address: '0.0.0.0', port: 8081, error: '98: Address already in use', transports: ['TCP' as const, 'UDP' as const] }];
+    expect(unavailableListenerPorts(h)).toEqual([
+      { port: 8081, transport: 'TCP', reason: 'nginx could not listen on 0.0.0.0:8081 (98: Address already in use)' },
+      { port: 8081, transport: 'UDP', reason: 'nginx could not listen on 0.0.0.0:8081 (98: Address already in use)' },
+    ]);
+    expect(unavailableListenerPorts(h, { gateway: 'default/gw', pod: 'gw-1' })[0]).toEqual({ port: 8081, transport: 'TCP', gateway: 'default/gw', reason: 'the nginx of gw-1 could not listen on 0.0.0.0:8081 (98: Address already in use)' });
+  });
+});
+
 const held = (port: number, transport: 'TCP' | 'UDP' = 'TCP'): UnavailablePort => ({ port, transport, reason: `nginx could not listen on 127.0.0.1:${port} (98: Address already in use)` });
 const httpRoute = (name: string, section: string) => route(name, { parentRefs: [{ name: 'gw', sectionName: section }], rules: [{ matches: [{ path: { type: 'PathPrefix', value: `/${name}` } }] }] });
 const cond = (conditions: { type: string }[], type: string) => conditions.find((c) => c.type === type) as { status: string; reason: string; message: string } | undefined;
@@ -97,6 +130,14 @@ describe('the graph leaves listeners on an unavailable port out (Gateway API: Ac
     expect(cond(gw.listeners.find((l) => l.name === 'web')!.conditions, 'Programmed')?.status).toBe('True');
     // The route stays attached: it is served on the listener as soon as the port is free.
     expect(gw.listeners.find((l) => l.name === 'extra')!.attachedRoutes).toBe(1);
+  });
+
+  test("a port held by one Gateway's own data plane (an agent's) leaves out that Gateway's listeners only", () => {
+    const two = parse(gatewayClass(), gateway('gw', [http('web', 8080), http('extra', 8081)]), gateway('other', [http('extra', 8081)]));
+    const g = buildGraph(two.set, { controllerName: DEFAULT_CONTROLLER_NAME, dataplanePerGateway: true, unavailablePorts: [{ ...held(8081), gateway: 'default/gw' }] });
+    const extra = (gw: string) => [...g.gateways, ...g.rejectedGateways].find((x) => x.name === gw)!.listeners.find((l) => l.name === 'extra')!;
+    expect(cond(extra('gw').conditions, 'Accepted')?.reason).toBe('PortUnavailable');
+    expect(extra('other').valid).toBe(true);
   });
 
   test('a Gateway whose every listener is on unavailable ports is not accepted', () => {
@@ -184,6 +225,40 @@ describe('the reconcile loop with a port another process holds', () => {
       expect(cond(listeners(last).find((l) => l.name === 'extra')!.conditions, 'Programmed')?.status).toBe('True');
     } finally {
       await reconciler.stop();
+    }
+  });
+});
+
+describe('portcullis-agent with a port another process holds beside its nginx', () => {
+  test('reports the held port with the refused config and every later report, and reports again once a recheck finds it free', async () => {
+    const holder = net.createServer();
+    await new Promise<void>((r) => holder.listen(0, '127.0.0.1', r));
+    const port = (holder.address() as net.AddressInfo).port;
+    const reports: { version: string; ok: boolean; heldPorts?: { port: number; transports: string[] }[] }[] = [];
+    // nginx as it behaves: a config that listens on the held port is refused whole.
+    const nginx = {
+      async apply(config: { files: Record<string, string> }) {
+        if (config.files['servers.conf'].includes(`:${port}`) && !(await portFree('127.0.0.1', port, 'TCP'))) {
+          return { ok: false as const, message: `[emerg] bind() to 127.0.0.1:${port} failed (98: Address already in use)`, portFailures: [{ address: '127.0.0.1', port, error: '98: Address already in use' }] };
+        }
+        return { ok: true as const };
+      },
+    };
+    const loop = new AgentLoop(nginx, { report: async (r) => void reports.push(r) }, silentLogger, undefined, 0, new HeldPorts(), 10);
+    try {
+      loop.frame({ type: 'config', version: 'v1', files: { 'servers.conf': `listen 127.0.0.1:${port};` } });
+      await loop.idle();
+      expect(reports).toEqual([{ version: 'v1', ok: false, message: expect.stringContaining('bind()'), heldPorts: [{ address: '127.0.0.1', port, error: '98: Address already in use', transports: ['TCP'] }] }]);
+      // The controller's next config leaves the listener out: applied, and the port still held.
+      loop.frame({ type: 'config', version: 'v2', files: { 'servers.conf': 'listen 127.0.0.1:1;' } });
+      await loop.idle();
+      expect(reports[1]).toMatchObject({ version: 'v2', ok: true, heldPorts: [{ port }] });
+      await new Promise<void>((r) => holder.close(() => r()));
+      const deadline = Date.now() + 5000;
+      while (reports.length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+      expect(reports[2]).toEqual({ version: 'v2', ok: true });
+    } finally {
+      loop.stop();
     }
   });
 });

@@ -163,6 +163,9 @@ describe('config agents', () => {
       const outcome = await eventually(async () => server.outcome('default/gw'), (o) => o?.programmed === false, 20000);
       expect(outcome).toMatchObject({ programmed: false, reason: 'Invalid' });
       expect((outcome as { message: string }).message).toMatch(/pod-b: .*bind\(\) to 127\.0\.0\.2:\d+ failed/);
+      // pod-b names the port held beside its nginx, per transport (the controller leaves the
+      // listeners on it out: e2e/dataplane/kubernetes.test.ts).
+      expect(server.heldPorts('default/gw')).toEqual([{ pod: 'pod-b', ports: [{ address: '127.0.0.2', port: blocked, error: '98: Address already in use', transports: ['TCP'] }] }]);
       // pod-b still serves its last good config (no /three), pod-a the new one.
       expect(await serves('127.0.0.2', '/two')).toBe(200);
       expect(await serves('127.0.0.2', '/three')).toBe(404);
@@ -173,6 +176,7 @@ describe('config agents', () => {
     // The agent retries a refused config: once the port is free it applies and reports.
     await eventually(() => serves('127.0.0.2', '/three'), (s) => s === 200, 20000);
     await eventually(async () => server.outcome('default/gw'), (o) => o?.programmed === true, 10000);
+    await eventually(async () => server.heldPorts('default/gw'), (h) => h.length === 0, 10000);
   });
 
   it('exposes health, readiness and Prometheus metrics (apply duration, nginx stub_status)', async () => {

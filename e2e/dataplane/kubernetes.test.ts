@@ -154,23 +154,32 @@ describeKube('Gateway data planes on Kubernetes (provisioning + portcullis-agent
     await eventually(() => serves('/two'), (s) => s === 200, 30000, 50);
   });
 
-  it('a config nginx cannot apply is reported on the Gateway, the last good one serves, and the Service follows the listeners', async () => {
+  it('a port another process holds beside the agent leaves out only the listeners on it (PortUnavailable, naming the pod); the Gateway stays Programmed with the rest, serves them once the port is free, and the Service follows the listeners', async () => {
+    type Listener = { name: string; conditions: { type: string; status: string; reason: string; message: string }[] };
+    const extra = async () => ((await gatewayStatus()).listeners ?? []).find((l: Listener) => l.name === 'extra') as Listener | undefined;
+    const cond = (l: Listener | undefined, type: string) => l?.conditions.find((c) => c.type === type);
     const holder = await occupyPort(port2);
     try {
       await cluster.apply([gatewayDoc([{ name: 'http', port }, { name: 'extra', port: port2 }]), routeDoc('r3', '/three')]);
       const svc = await eventually(() => kget('service', BASE), (s) => s.spec.ports.length === 2, 30000, 200);
       expect(svc.spec.ports.map((p: { port: number }) => p.port).sort()).toEqual([port, port2].sort());
-      const cond = await eventually(programmed, (c) => c?.status === 'False', 40000, 200);
-      expect(cond.reason).toBe('Invalid');
-      expect(cond.message).toMatch(new RegExp(`pod-1: .*bind\\(\\) to 127\\.0\\.0\\.1:${port2} failed`));
+      const held = await eventually(extra, (l) => cond(l, 'Accepted')?.reason === 'PortUnavailable', 40000, 200);
+      expect(cond(held, 'Accepted')).toMatchObject({ status: 'False', reason: 'PortUnavailable' });
+      expect(cond(held, 'Accepted')!.message).toContain(`Port ${port2} (TCP) is unavailable: the nginx of pod-1 could not listen on 127.0.0.1:${port2}`);
+      expect(cond(held, 'Programmed')).toMatchObject({ status: 'False' });
+      // The rest of the change is served: the new route on the other listener.
+      await eventually(() => serves('/three'), (s) => s === 200, 30000, 100);
       expect(await serves('/two')).toBe(200);
-      expect(await serves('/three')).toBe(404);
+      const gw = await eventually(programmed, (c) => c?.status === 'True', 30000, 200);
+      expect(gw.reason).toBe('Programmed');
+      expect(cond(await extra(), 'Accepted')?.reason).toBe('PortUnavailable');
     } finally {
       await holder.close();
     }
-    // The agent retries; once the port is free the new config serves and the Gateway recovers.
-    await eventually(() => serves('/three'), (s) => s === 200, 30000, 200);
-    await eventually(programmed, (c) => c?.status === 'True', 30000, 200);
+    // The agent finds the port free and reports it: the listener is served.
+    const onExtra = async () => (await httpRequest(port2, '/three').catch(() => ({ status: 0 }))).status;
+    await eventually(onExtra, (s) => s === 200, 30000, 200);
+    await eventually(extra, (l) => cond(l, 'Accepted')?.status === 'True' && cond(l, 'Programmed')?.status === 'True', 30000, 200);
   });
 
   it('an agent that restarts gets the current config at once', async () => {

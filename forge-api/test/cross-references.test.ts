@@ -38,7 +38,7 @@ describeForge('cross-references', (f) => {
     return r.stdout.trim();
   };
   const refs = async (index: number, viewer = 'alice', repo = a) =>
-    ((await f().request('GET', `${repo}/issues/${index}/timeline`, as(viewer))).body as Entry[]).filter((e) => e.type.endsWith('_ref'));
+    (((await f().request('GET', `${repo}/issues/${index}/timeline`, as(viewer))).body as Entry[] | null) ?? []).filter((e) => e.type.endsWith('_ref'));
   const state = async (index: number) => (await f().request('GET', `${a}/issues/${index}`, as('alice'))).body.state as string;
 
   beforeAll(async () => {
@@ -133,5 +133,33 @@ describeForge('cross-references', (f) => {
     }
     expect((await f().request('POST', `${a}/pulls/${pr.body.number}/merge`, { ...as('alice'), body: { Do: 'merge' } })).status).toBe(200);
     expect(await state(5)).toBe('closed');
+  });
+
+  test("a review's body, its line comments (a pending review's too) and replies reference issues; a review's keyword closes at the merge", async () => {
+    const n: number[] = [];
+    for (const title of ['by body', 'by line', 'by pending line', 'by reply']) n.push((await f().request('POST', `${a}/issues`, { ...as('alice'), body: { title } })).body.number);
+    const file = { content: Buffer.from('one\ntwo\n').toString('base64'), message: 'r', branch: 'main', new_branch: 'reviewed' };
+    expect((await f().request('POST', `${a}/contents/r.txt`, { ...as('alice'), body: file })).status).toBe(201);
+    const pr = (await f().request('POST', `${a}/pulls`, { ...as('alice'), body: { head: 'reviewed', base: 'main', title: 'Reviewed' } })).body.number;
+    const review = await f().request('POST', `${a}/pulls/${pr}/reviews`, {
+      ...as('alice'),
+      body: { event: 'COMMENT', body: `closes #${n[0]}`, comments: [{ path: 'r.txt', new_position: 1, body: `see #${n[1]}` }] },
+    });
+    expect(review.status).toBe(200);
+    const pending = { event: 'PENDING', body: 'later', comments: [{ path: 'r.txt', new_position: 2, body: `see #${n[2]}` }] };
+    expect((await f().request('POST', `${a}/pulls/${pr}/reviews`, { ...as('alice'), body: pending })).status).toBe(200);
+    const line = (await f().request('GET', `${a}/pulls/${pr}/reviews/${review.body.id}/comments`, as('alice'))).body[0];
+    expect((await f().request('POST', `${a}/pulls/${pr}/comments/${line.id}/replies`, { ...as('alice'), body: { body: `as #${n[3]} says` } })).status).toBe(201);
+    const seen = await Promise.all(n.map(async (i) => (await refs(i)).map((e) => [e.type, e.ref_issue?.number, e.ref_action, e.ref_comment?.body])));
+    expect(seen).toEqual([
+      [['comment_ref', pr, 'closes', `closes #${n[0]}`]],
+      [['comment_ref', pr, 'none', `see #${n[1]}`]],
+      [['comment_ref', pr, 'none', `see #${n[2]}`]],
+      [['comment_ref', pr, 'none', `as #${n[3]} says`]],
+    ]);
+    for (let i = 0; i < 100 && !(await f().request('GET', `${a}/pulls/${pr}`, as('alice'))).body.mergeable; i++) await new Promise((r) => setTimeout(r, 50));
+    expect((await f().request('POST', `${a}/pulls/${pr}/merge`, { ...as('alice'), body: { Do: 'merge' } })).status).toBe(200);
+    expect(await state(n[0])).toBe('closed');
+    expect(await state(n[1])).toBe('open');
   });
 });

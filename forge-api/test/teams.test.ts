@@ -213,6 +213,33 @@ describeForge('teams and org permissions', (f) => {
     expect((await f().request('DELETE', `/teams/${ghosts}`, as('owner'))).status).toBe(204);
   });
 
+  test("a unit team's push and pull follow its code unit, in the repository and in every list", async () => {
+    await f().user('unitman');
+    const team = async (name: string, units_map: Record<string, string>, repo: string) => {
+      const res = await f().request('POST', '/orgs/acme/teams', { ...as('owner'), body: { name, units_map } });
+      expect((await f().request('PUT', `/teams/${res.body.id}/repos/acme/${repo}`, as('owner'))).status).toBe(204);
+      expect((await f().request('PUT', `/teams/${res.body.id}/members/unitman`, as('owner'))).status).toBe(204);
+      return res.body.id as number;
+    };
+    // Code written, issues read (the team's own mode is the lowest: read); no code unit at all.
+    const coders = await team('coders', { 'repo.code': 'write', 'repo.issues': 'read' }, 'other');
+    const noCode = await team('nocode', { 'repo.issues': 'write', 'repo.wiki': 'write' }, 'secret');
+    const expected = { other: { admin: false, push: true, pull: true }, secret: { admin: false, push: false, pull: false } };
+    const perms = (list: { name: string; permissions: unknown }[]) => Object.fromEntries(list.map((r) => [r.name, r.permissions]));
+    for (const name of ['other', 'secret'] as const) {
+      expect((await f().request('GET', `/repos/acme/${name}`, as('unitman'))).body.permissions).toEqual(expected[name]);
+    }
+    expect(perms((await f().request('GET', '/user/repos', as('unitman'))).body)).toEqual(expected);
+    expect(perms((await f().request('GET', '/repos/search?q=e', as('unitman'))).body.data)).toEqual(expected);
+    expect(perms((await f().request('GET', '/orgs/acme/repos', as('unitman'))).body)).toEqual(expected);
+    expect(perms((await f().request('GET', `/teams/${coders}/repos`, as('unitman'))).body)).toEqual({ other: expected.other });
+    // Without the code unit nobody pushes or pulls through the JSON, not even a site admin.
+    expect((await f().request('PATCH', '/repos/acme/secret', { ...as('owner'), body: { has_code: false } })).status).toBe(200);
+    expect((await f().request('GET', '/repos/acme/secret', as('root'))).body.permissions).toEqual({ admin: true, push: false, pull: false });
+    expect((await f().request('PATCH', '/repos/acme/secret', { ...as('owner'), body: { has_code: true } })).status).toBe(200);
+    for (const id of [coders, noCode]) expect((await f().request('DELETE', `/teams/${id}`, as('owner'))).status).toBe(204);
+  });
+
   test('removing a repository from a team keeps the repository', async () => {
     expect((await f().request('DELETE', `/teams/${readTeam}/repos/acme/secret`, as('owner'))).status).toBe(204);
     expect((await f().request('GET', '/repos/acme/secret', as('reader'))).status).toBe(404);

@@ -308,7 +308,8 @@ describeForge('tracked times and stopwatches', (f) => {
     expect(page.headers.get('x-total-count')).toBe('3');
     expect((await f().request('GET', `${R}/issues/2/timeline?limit=5&page=2`, as('bob'))).headers.get('x-total-count')).toBe('1');
     expect((await f().request('GET', `${R}/issues/99/timeline`)).status).toBe(404);
-    expect((await f().request('GET', `${R}/issues/2/timeline?since=2999-01-01T00:00:00Z`)).body).toEqual([]);
+    // An empty page is null, as Gitea's unfilled list.
+    expect((await f().request('GET', `${R}/issues/2/timeline?since=2999-01-01T00:00:00Z`)).body).toBeNull();
   });
 
   test('the operations are declared in /swagger.v1.json', async () => {

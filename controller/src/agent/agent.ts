@@ -4,10 +4,16 @@
  * apply are coalesced: only the newest is applied next. A refused config is retried with
  * backoff (2 s doubling to 60 s) until a newer one arrives: the cause may be outside the config
  * (a port still held by a process that is going away).
+ *
+ * The ports nginx could not listen on because another process holds them are kept (apply/ports.ts
+ * HeldPorts, checked with binds here, beside nginx) and sent with every report: the controller
+ * leaves the listeners on them out of the next config, so the rest is served, and puts them back
+ * once a recheck (every `recheckMs` while any is held) finds them free and reports it.
  */
 import type { Logger } from '../log';
 import type { ConfigFrame } from '../dataplane/protocol';
 import type { ApplyResult } from '../apply/nginx';
+import { HeldPorts, type HeldPort } from '../apply/ports';
 import type { AgentMetrics } from './metrics';
 
 export interface ConfigApplier {
@@ -15,7 +21,7 @@ export interface ConfigApplier {
 }
 
 export interface Reporter {
-  report(r: { version: string; ok: boolean; message?: string }): Promise<void>;
+  report(r: { version: string; ok: boolean; message?: string; heldPorts?: HeldPort[] }): Promise<void>;
 }
 
 export interface Outcome {
@@ -34,6 +40,8 @@ export class AgentLoop {
   private running?: Promise<void>;
   private retryTimer?: NodeJS.Timeout;
   private retryMs: number;
+  private recheckTimer?: NodeJS.Timeout;
+  private stopped = false;
   private readonly appliedListeners: ((o: Outcome) => void)[] = [];
 
   constructor(
@@ -42,8 +50,16 @@ export class AgentLoop {
     private readonly log: Logger,
     private readonly metrics?: AgentMetrics,
     private readonly retryBaseMs = 2000,
+    private readonly held = new HeldPorts(),
+    private readonly recheckMs = 2000,
   ) {
     this.retryMs = retryBaseMs;
+  }
+
+  /** An outcome as reported: with the ports held now. */
+  private send(o: Outcome): Promise<void> {
+    const held = this.held.list();
+    return this.reporter.report(held.length > 0 ? { ...o, heldPorts: [...held] } : o);
   }
 
   onApplied(listener: (o: Outcome) => void): void {
@@ -53,8 +69,8 @@ export class AgentLoop {
   frame(frame: Extract<ConfigFrame, { type: 'config' | 'current' }>): void {
     if (frame.type === 'current') {
       // A reconnect: the controller has what we serve; tell it how that went (it forgot).
-      if (this.last?.version === frame.version) void this.reporter.report(this.last);
-      else if (this.live === frame.version) void this.reporter.report({ version: frame.version, ok: true });
+      if (this.last?.version === frame.version) void this.send(this.last);
+      else if (this.live === frame.version) void this.send({ version: frame.version, ok: true });
       return;
     }
     this.pending = { version: frame.version, files: frame.files };
@@ -68,7 +84,9 @@ export class AgentLoop {
   }
 
   stop(): void {
+    this.stopped = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
+    if (this.recheckTimer) clearTimeout(this.recheckTimer);
   }
 
   private kick(): void {
@@ -87,7 +105,7 @@ export class AgentLoop {
       this.retryTimer = undefined;
       if (next.version === this.live) {
         this.last = { version: next.version, ok: true };
-        await this.reporter.report(this.last);
+        await this.send(this.last);
         continue;
       }
       const t0 = process.hrtime.bigint();
@@ -110,11 +128,31 @@ export class AgentLoop {
       } else {
         this.log.error('nginx refused the configuration; the last good one keeps serving', { component: 'agent', version: next.version, live: this.live, error: result.message });
       }
+      if (!result.ok && result.portFailures?.length && (await this.held.add(result.portFailures))) {
+        this.log.warn('ports held by another process; the controller leaves their listeners out until they are free', { component: 'agent', ports: this.held.list().map((p) => `${p.port}/${p.transports.join('+')}`) });
+        this.scheduleRecheck();
+      }
       this.last = result.ok ? { version: next.version, ok: true } : { version: next.version, ok: false, message: result.message };
       for (const l of this.appliedListeners) l(this.last);
-      await this.reporter.report(this.last);
+      await this.send(this.last);
       if (!result.ok && this.retryBaseMs > 0) this.scheduleRetry(next);
     }
+  }
+
+  /** While ports are held: a bind per port every recheckMs; one found free is reported at once. */
+  private scheduleRecheck(): void {
+    if (this.stopped || this.recheckTimer || this.held.list().length === 0 || this.recheckMs <= 0) return;
+    this.recheckTimer = setTimeout(() => {
+      void this.held.recheck().then(async (freed) => {
+        this.recheckTimer = undefined;
+        if (freed && !this.stopped) {
+          this.log.info('held ports free again; the controller puts their listeners back', { component: 'agent', held: this.held.list().map((p) => `${p.port}/${p.transports.join('+')}`) });
+          if (this.last) await this.send(this.last);
+        }
+        this.scheduleRecheck();
+      });
+    }, this.recheckMs);
+    this.recheckTimer.unref();
   }
 
   private scheduleRetry(failed: { version: string; files: Record<string, string> }): void {

@@ -62,3 +62,64 @@ export function portFree(address: string, port: number, transport: 'TCP' | 'UDP'
     server.listen({ port, host: address, exclusive: true }, () => server.close(() => resolve(true)));
   });
 }
+
+export type Transport = 'TCP' | 'UDP';
+const TRANSPORTS: readonly Transport[] = ['TCP', 'UDP'];
+
+/** A port nginx could not listen on, and the transports a bind found held on it. */
+export interface HeldPort extends PortFailure {
+  transports: Transport[];
+}
+
+/**
+ * The ports nginx could not listen on, kept where nginx runs (the standalone controller, or an
+ * agent beside its data plane's nginx) until a bind finds them free: the listeners on them stay
+ * out of the configuration meanwhile (the graph's PortUnavailable), so nginx serves the others.
+ * nginx's message does not say which socket failed, so each transport is checked with a bind
+ * of its own; a TCP and a UDP listener on one port number are held apart.
+ */
+export class HeldPorts {
+  private held: HeldPort[] = [];
+
+  constructor(private readonly isFree: (address: string, port: number, transport: Transport) => Promise<boolean> = portFree) {}
+
+  list(): readonly HeldPort[] {
+    return this.held;
+  }
+
+  /**
+   * Holds the transports of `failures` that a bind finds taken now (a port that frees in
+   * between is tried again, not held); true when any port or transport is new. `wanted`: the
+   * transports the configuration listens on per port, when known (an agent knows only files).
+   */
+  async add(failures: readonly PortFailure[], wanted?: (port: number) => readonly Transport[]): Promise<boolean> {
+    let changed = false;
+    for (const f of failures) {
+      const asked = wanted ? TRANSPORTS.filter((t) => wanted(f.port).includes(t)) : TRANSPORTS;
+      const free = await Promise.all(asked.map((t) => this.isFree(f.address, f.port, t)));
+      const taken = asked.filter((_, i) => !free[i]);
+      const known = this.held.find((h) => h.port === f.port);
+      const added = taken.filter((t) => !known?.transports.includes(t));
+      if (added.length === 0) continue;
+      changed = true;
+      const next: HeldPort = { ...f, transports: TRANSPORTS.filter((t) => added.includes(t) || known?.transports.includes(t)) };
+      this.held = [...this.held.filter((h) => h !== known), next].sort((a, b) => a.port - b.port);
+    }
+    return changed;
+  }
+
+  /** Checks the held ports again and forgets each transport that binds now; true when any does. */
+  async recheck(): Promise<boolean> {
+    if (this.held.length === 0) return false;
+    let changed = false;
+    const next: HeldPort[] = [];
+    for (const h of this.held) {
+      const free = await Promise.all(h.transports.map((t) => this.isFree(h.address, h.port, t)));
+      const transports = h.transports.filter((_, i) => !free[i]);
+      if (transports.length !== h.transports.length) changed = true;
+      if (transports.length > 0) next.push({ ...h, transports });
+    }
+    if (changed) this.held = next;
+    return changed;
+  }
+}

@@ -11,9 +11,10 @@
 import * as fs from 'fs';
 import * as k8s from '@kubernetes/client-node';
 import type { Logger } from '../log';
-import type { DataplaneResult, Graph, ObjectRef, ParametersVerdict } from '../graph/types';
+import type { DataplaneResult, Graph, ObjectRef, ParametersVerdict, UnavailablePort } from '../graph/types';
 import type { EffectivePolicies } from '../policies';
 import type { Dataplane, PublishResult } from '../dataplane';
+import { unavailableListenerPorts } from '../dataplane/ports';
 import type { ManifestDoc } from '../resources/types';
 import { gatewayAddresses, type ServiceForAddresses } from '../provisioning/addresses';
 import { Provisioner, type ObjectClient } from '../provisioning/applier';
@@ -175,6 +176,20 @@ export class KubernetesDataplane implements Dataplane {
     this.server.setSources(this.sources.build(graph, policies));
     const ms = Math.round(Number(process.hrtime.bigint() - t0) / 1e5) / 10;
     return { outcome: { ok: true }, applied: true, modelMs: 0, renderMs: ms };
+  }
+
+  /**
+   * The ports the Gateways' agents report held by another process beside their nginx: the loop
+   * builds each Gateway without the listeners on them (PortUnavailable), for all its replicas
+   * alike (a listener only some replicas serve would fail a share of its clients at random). An
+   * agent rechecks them and reports when they are free; one that disconnects no longer holds any.
+   */
+  unavailablePorts(): readonly UnavailablePort[] {
+    const out: UnavailablePort[] = [];
+    for (const gateway of [...this.serviceNames.keys()].sort()) {
+      for (const { pod, ports } of this.server.heldPorts(gateway)) out.push(...unavailableListenerPorts(ports, { gateway, pod }));
+    }
+    return out;
   }
 
   /** Agents are sent every new config as it is published; there is nothing to retry here. */

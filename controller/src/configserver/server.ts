@@ -15,7 +15,8 @@ import * as https from 'https';
 import type { AddressInfo } from 'net';
 import type { Logger } from '../log';
 import { AuthError, serviceAccountUser, type TokenAuthenticator } from './auth';
-import { foldOutcome, type DataplaneOutcome } from './outcomes';
+import { foldOutcome, readHeldPorts, type DataplaneOutcome } from './outcomes';
+import type { HeldPort } from '../apply/ports';
 import { configVersion, makeDelta, CONFIG_PATH, PING_INTERVAL_MS, STATUS_PATH, type ApplyReport, type ConfigFrame, type RenderVariant } from '../dataplane/protocol';
 
 export interface GatewaySource {
@@ -144,6 +145,14 @@ export class ConfigServer {
     return foldOutcome(reports, connected, settling);
   }
 
+  /** Per connected agent of the Gateway that reported any: the ports its nginx finds held. */
+  heldPorts(gateway: string): { pod: string; ports: HeldPort[] }[] {
+    if (!this.serving) return [];
+    const out: { pod: string; ports: HeldPort[] }[] = [];
+    for (const r of this.reports.get(gateway)?.values() ?? []) if (r.heldPorts?.length) out.push({ pod: r.pod, ports: r.heldPorts });
+    return out.sort((a, b) => a.pod.localeCompare(b.pod));
+  }
+
   /** Connected agents per Gateway (metrics, tests). */
   connectedAgents(gateway: string): string[] {
     return [...this.agents].filter((a) => a.gateway === gateway).map((a) => a.pod);
@@ -152,7 +161,8 @@ export class ConfigServer {
   private recompute(): void {
     const keys = new Set([...this.sources.keys(), ...this.outcomes.keys()]);
     for (const gateway of keys) {
-      const next = JSON.stringify(this.outcome(gateway) ?? null);
+      // Held ports change the Gateway's listeners: the loop builds again.
+      const next = JSON.stringify([this.outcome(gateway) ?? null, this.heldPorts(gateway)]);
       if (this.outcomes.get(gateway) === next) continue;
       this.outcomes.set(gateway, next);
       for (const l of this.listeners) l(gateway);
@@ -305,7 +315,15 @@ export class ConfigServer {
     if (connected) {
       let byPod = this.reports.get(body.gateway);
       if (!byPod) this.reports.set(body.gateway, (byPod = new Map()));
-      byPod.set(body.pod, { gateway: body.gateway, pod: body.pod, version: body.version, ok: body.ok, message: typeof body.message === 'string' ? body.message.slice(0, 4000) : undefined });
+      const heldPorts = readHeldPorts(body.heldPorts);
+      byPod.set(body.pod, {
+        gateway: body.gateway,
+        pod: body.pod,
+        version: body.version,
+        ok: body.ok,
+        message: typeof body.message === 'string' ? body.message.slice(0, 4000) : undefined,
+        ...(heldPorts.length > 0 ? { heldPorts } : {}),
+      });
       (body.ok ? this.o.log.info : this.o.log.warn).call(this.o.log, body.ok ? 'agent applied a configuration' : 'agent could not apply a configuration', {
         component: 'configserver',
         gateway: body.gateway,

@@ -14,7 +14,8 @@ import { listenerTransport } from '../graph';
 import type { Logger } from '../log';
 import { ModelMemo } from '../model';
 import type { EffectivePolicies } from '../policies';
-import { portFree, type PortFailure } from '../apply/ports';
+import { HeldPorts, portFree, type PortFailure } from '../apply/ports';
+import { unavailableListenerPorts } from './ports';
 import type { ApplyOutcome, Dataplane, PublishResult } from './index';
 
 /** render/ RenderedConfig: files relative to the nginx prefix. */
@@ -55,47 +56,42 @@ export class LocalDataplane<M = unknown, C extends RenderedConfigLike = Rendered
   private lastAttemptOk = false;
   private lastGoodFiles?: Record<string, string>;
   private result: DataplaneResult;
-  private held: UnavailablePort[] = [];
-  /** Checks whether a port is free now (apply/ports.ts portFree; replaced in tests). */
-  private readonly portFree: (address: string, port: number, transport: 'TCP' | 'UDP') => Promise<boolean>;
+  private readonly held: HeldPorts;
+  private unavailable: readonly UnavailablePort[] = [];
 
   constructor(private readonly o: LocalDataplaneOptions<M, C>) {
     this.result = { programmed: false, reason: 'Pending', message: 'nginx has not started yet', addresses: [o.listenAddress] };
-    this.portFree = o.portFree ?? portFree;
+    const isFree = o.portFree ?? portFree;
+    // nginx listens on listenAddress, whatever address its message names.
+    this.held = new HeldPorts((_address, port, transport) => isFree(o.listenAddress, port, transport));
   }
 
   unavailablePorts(): readonly UnavailablePort[] {
-    return this.held;
+    return this.unavailable;
   }
 
   async recheckPorts(): Promise<void> {
-    if (this.held.length === 0) return;
-    const free = await Promise.all(this.held.map((p) => this.portFree(this.o.listenAddress, p.port, p.transport)));
-    if (!free.some(Boolean)) return;
-    const freed = this.held.filter((_, i) => free[i]);
-    this.held = this.held.filter((_, i) => !free[i]);
+    const before = this.unavailable;
+    if (!(await this.held.recheck())) return;
+    this.unavailable = unavailableListenerPorts(this.held.list());
+    const freed = before.filter((p) => !this.unavailable.some((q) => q.port === p.port && q.transport === p.transport));
     this.o.log.info('ports free again; their listeners are tried again', { ports: freed.map((p) => `${p.port}/${p.transport}`) });
   }
 
   /**
-   * The listener ports among nginx's bind failures, added to the held ones; true when any is new.
-   * A port number that TCP-based and UDP listeners share is checked per transport, since nginx's
-   * message does not say which socket failed.
+   * The listener ports among nginx's bind failures, added to the held ones: per transport of the
+   * graph's listeners on that port that a bind finds taken. True when any is new.
    */
   private async holdPorts(graph: Graph, failures: PortFailure[]): Promise<boolean> {
-    const added: UnavailablePort[] = [];
-    for (const f of failures) {
+    const wanted = (port: number) => {
       const transports = new Set<'TCP' | 'UDP'>();
-      for (const g of graph.gateways) for (const l of g.listeners) if (l.valid && l.port === f.port) transports.add(listenerTransport(l.protocol));
-      let taken = [...transports].filter((t) => !this.held.some((p) => p.port === f.port && p.transport === t));
-      if (taken.length > 1) {
-        const free = await Promise.all(taken.map((t) => this.portFree(this.o.listenAddress, f.port, t)));
-        if (free.some((x) => !x)) taken = taken.filter((_, i) => !free[i]);
-      }
-      for (const transport of taken) added.push({ port: f.port, transport, reason: `nginx could not listen on ${f.address}:${f.port} (${f.error})` });
-    }
-    if (added.length === 0) return false;
-    this.held = [...this.held, ...added];
+      for (const g of graph.gateways) for (const l of g.listeners) if (l.port === port) transports.add(listenerTransport(l.protocol));
+      return [...transports];
+    };
+    const before = this.unavailable;
+    if (!(await this.held.add(failures, wanted))) return false;
+    this.unavailable = unavailableListenerPorts(this.held.list());
+    const added = this.unavailable.filter((p) => !before.some((q) => q.port === p.port && q.transport === p.transport));
     this.o.log.warn('ports held by another process; their listeners are left out until the ports are free', { ports: added.map((p) => `${p.port}/${p.transport}`) });
     return true;
   }

@@ -27,9 +27,11 @@ export function listenerTransport(protocol: string): 'TCP' | 'UDP' {
 }
 
 /** A listener's port is held by another process: the listener is not accepted, the others are. */
-function portConditions(listener: Listener, unavailable: readonly UnavailablePort[] | undefined): GraphCondition[] {
+function portConditions(gateway: Gateway, listener: Listener, unavailable: readonly UnavailablePort[] | undefined): GraphCondition[] {
+  if (!unavailable?.length) return [];
   const transport = listenerTransport(listener.protocol);
-  const held = unavailable?.find((p) => p.port === listener.port && p.transport === transport);
+  const key = `${gateway.metadata.namespace}/${gateway.metadata.name}`;
+  const held = unavailable.find((p) => p.port === listener.port && p.transport === transport && (p.gateway === undefined || p.gateway === key));
   if (!held) return [];
   return listenerConditions.portUnavailable(`Port ${listener.port} (${transport}) is unavailable: ${held.reason}; the listener is served once the port is free`);
 }
@@ -118,7 +120,7 @@ export function buildListener(
     else if (v.problem) partial = v.problem;
   }
   // Last: what the listener itself gets wrong is what its user can fix.
-  if (own.length === 0) own = portConditions(listener, unavailablePorts);
+  if (own.length === 0) own = portConditions(gateway, listener, unavailablePorts);
   const conflict = conflicts.get(listener.name) ?? [];
   const problems = own.length > 0 ? own : conflict;
   const conditions = mergeConditions(

@@ -324,9 +324,10 @@ export interface BuildGraphOptions {
    */
   dataplanePerGateway?: boolean;
   /**
-   * Ports the data plane found held by another process (standalone: one address for every
-   * Gateway). Listeners on them are not Accepted (PortUnavailable) and not served, so the other
-   * listeners are; the data plane tries a port again once it is free.
+   * Ports the data plane found held by another process: standalone's concern every Gateway
+   * (one address for all), an agent's its own Gateway (`gateway`). Listeners on them are not
+   * Accepted (PortUnavailable) and not served, so the other listeners are; the data plane tries
+   * a port again once it is free.
    */
   unavailablePorts?: readonly UnavailablePort[];
 }
@@ -335,6 +336,8 @@ export interface BuildGraphOptions {
 export interface UnavailablePort {
   port: number;
   transport: 'TCP' | 'UDP';
+  /** "namespace/name" of the one Gateway whose data plane holds it (agents); absent: every Gateway. */
+  gateway?: string;
   /** Why, in the data plane's words (nginx's bind error), for the listener's condition. */
   reason: string;
 }

@@ -45,16 +45,17 @@ export default async function issueCommentRoutes(app: FastifyInstance) {
         summary: 'List all comments and events on an issue',
         params: ownerRepoIndexParams,
         querystring: obj({ ...rangeQuery, ...pagingQuery }),
-        response: { 200: listOf('TimelineComment'), ...errors(404, 422) },
+        response: { 200: { ...listOf('TimelineComment'), nullable: true }, ...errors(404, 422) },
       },
     },
     async (request, reply) => {
       const rc = request.repoCtx;
       const issue = await issues.byIndex(rc.repo.id, pathNumber(request.params.index));
       const data = await app.services.tracker.timeline.list(rc, issue, request.query, paging(app, request));
-      // Gitea counts the entries of this page only, and sends no Link header.
+      // Gitea counts the entries of this page only, and sends no Link header; a page without
+      // entries is `null` there (an unfilled list), not [].
       setTotalCount(reply, data.length);
-      return data;
+      return data.length ? data : null;
     },
   );
 

@@ -106,7 +106,7 @@ export default async function orgRoutes(app: FastifyInstance) {
     if (!(await permissions.canSeeOwner(doer, org))) throw new NotFoundError('not found');
     await repos.assertCanCreateIn(doer, org);
     const repo = await repos.create(doer, org, body);
-    return convert.repo(repo, await permissions.repoAccessMode(doer, repo));
+    return convert.repo(repo, await permissions.repoModes(doer, repo));
   };
   const createSchema = (operationId: string, deprecated = false) => ({
     tags,

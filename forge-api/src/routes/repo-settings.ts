@@ -34,7 +34,7 @@ export default async function repoSettingsRoutes(app: FastifyInstance) {
     async (request) => {
       const rc = changeCtx(request);
       const updated = await repoSettings.edit(rc.doer, rc.repo, request.body ?? {});
-      return convert.repo(await forks.withParent(updated), rc.mode);
+      return convert.repo(await forks.withParent(updated), await app.services.permissions.repoModes(rc.doer, updated, rc.mode));
     },
   );
 
@@ -51,7 +51,7 @@ export default async function repoSettingsRoutes(app: FastifyInstance) {
       const mode = await permissions.repoAccessMode(request.doer, repo);
       if (mode < AccessMode.Read) throw missing();
       if (publicOnly(request) && repo.isPrivate) throw new PermissionDeniedError('token scope is limited to public repos');
-      return convert.repo(await forks.withParent(repo), mode);
+      return convert.repo(await forks.withParent(repo), await permissions.repoModes(request.doer, repo, mode));
     },
   );
 

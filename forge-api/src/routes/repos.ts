@@ -106,7 +106,7 @@ export default async function repoRoutes(app: FastifyInstance) {
         const { repo, mode } = await repos.getReadable(owner, name, request.doer);
         if (publicOnly(request) && repo.isPrivate) throw new PermissionDeniedError('token scope is limited to public repos');
         const transferJson = await app.services.transfers.transferJson(repo, (u) => convert.userPublic(u));
-        return convert.repo({ ...(await app.services.forks.withParent(repo)), transferJson }, mode);
+        return convert.repo({ ...(await app.services.forks.withParent(repo)), transferJson }, await app.services.permissions.repoModes(request.doer, repo, mode));
       } catch (err) {
         // A renamed owner keeps answering under its old name with a redirect (Gitea's 307).
         const target = isNotFound(err) ? await app.services.users.redirectTarget(owner) : null;

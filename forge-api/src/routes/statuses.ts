@@ -75,7 +75,7 @@ export default async function statusRoutes(app: FastifyInstance) {
     const sha = await statuses.resolveRef(rc.repo, refName);
     if (what === 'statuses') return list(request, reply, sha);
     const p = paging(app, request);
-    const { json, total } = await statuses.combined(rc.repo, sha, app.services.convert.repo(rc.repo, rc.mode), p.skip, p.take);
+    const { json, total } = await statuses.combined(rc.repo, sha, app.services.convert.repo(rc.repo, await app.services.permissions.repoModes(rc.doer, rc.repo, rc.mode)), p.skip, p.take);
     sendPage(app, request, reply, [], total, p);
     return json;
   };

@@ -220,7 +220,7 @@ export default async function teamRoutes(app: FastifyInstance) {
       const team = request.team;
       const repo = await teamRepo(team, request.params.repo);
       if (!(await teams.hasRepo(team, repo))) throw new NotFoundError('not found');
-      return convert.repo(repo, await permissions.repoAccessMode(request.doer, repo));
+      return convert.repo(repo, await permissions.repoModes(request.doer, repo));
     },
   );
 

@@ -4,6 +4,7 @@ import { changeCtx } from '../plugins/repo-assignment';
 import { int, obj, ownerRepoParams, ref, str } from '../schemas';
 import { AccessMode } from '../services/convert';
 import { PermissionDeniedError } from '../services/errors';
+import type { RepoModes } from '../services/permissions';
 import type { RepoWithOwner } from '../services/repos';
 import { errors } from './helpers';
 
@@ -14,7 +15,7 @@ export default async function transferRoutes(app: FastifyInstance) {
   const tags = ['repository'];
   const config = { auth: 'required' as const, scopes: ['repository' as const], repo: { access: 'read' as const } };
 
-  const json = async (repo: RepoWithOwner, mode: number) =>
+  const json = async (repo: RepoWithOwner, mode: number | RepoModes) =>
     convert.repo({ ...(await forks.withParent(repo)), transferJson: await transfers.transferJson(repo, (u) => convert.userPublic(u)) }, mode);
 
   app.post<{ Params: RepoParams; Body: { new_owner: string; team_ids?: number[] } }>(
@@ -45,7 +46,7 @@ export default async function transferRoutes(app: FastifyInstance) {
     async (request, reply) => {
       const rc = changeCtx(request);
       const repo = await transfers.accept(rc.doer, rc.repo);
-      return reply.code(202).send(await json(repo, await permissions.repoAccessMode(rc.doer, repo)));
+      return reply.code(202).send(await json(repo, await permissions.repoModes(rc.doer, repo, await permissions.repoAccessMode(rc.doer, repo))));
     },
   );
 
@@ -54,7 +55,8 @@ export default async function transferRoutes(app: FastifyInstance) {
     { config, schema: { tags, operationId: 'rejectRepoTransfer', summary: 'Reject a repo transfer', params: ownerRepoParams, response: { 200: ref('Repository'), ...errors(401, 403, 404) } } },
     async (request) => {
       const rc = changeCtx(request);
-      return json(await transfers.reject(rc.doer, rc.repo), rc.mode);
+      const rejected = await transfers.reject(rc.doer, rc.repo);
+      return json(rejected, await permissions.repoModes(rc.doer, rejected, rc.mode));
     },
   );
 }

@@ -201,7 +201,7 @@ export class ActivityService {
     const commentPosters = users;
     // The viewer's access to every repository of the page in one batch (not one look-up per repository).
     const repos = [...new Map(rows.map((r) => [r.repoId, r.repo])).values()];
-    const accessModes = await this.permissions.repoAccessModes(viewer, repos);
+    const accessModes = await this.permissions.repoPermissions(viewer, repos);
     const modes = new Map(repos.map((r, i) => [r.id, accessModes[i]]));
     return rows.map((r) => {
       const c = r.commentId !== null ? comments.get(r.commentId) : undefined;

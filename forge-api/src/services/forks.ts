@@ -41,7 +41,7 @@ export class ForkService {
       this.prisma.repository.findMany({ where, include: { owner: true }, orderBy: { id: 'asc' }, skip, take }),
       this.prisma.repository.count({ where }),
     ]);
-    const modes = await this.permissions.repoAccessModes(viewer, rows);
+    const modes = await this.permissions.repoPermissions(viewer, rows);
     const withParent = rows.map((r) => ({ ...r, parent: repo }));
     return { rows: withParent, modes, total };
   }

@@ -16,6 +16,19 @@ export interface RepoAccess {
   admin: boolean;
 }
 
+/**
+ * A caller's access to a repository as its JSON `permissions` shows it (Gitea's convert.ToRepo):
+ * `mode` gives `admin`, the code unit's mode `code` gives `push` and `pull`. They differ only
+ * for members of teams whose units carry different modes.
+ */
+export interface RepoModes {
+  mode: number;
+  code: number;
+}
+
+/** The unit whose mode a repository's `push` and `pull` show. */
+const CODE_UNIT = 'repo.code';
+
 export interface OrgPermissions {
   is_owner: boolean;
   is_admin: boolean;
@@ -172,7 +185,31 @@ export class PermissionService {
    * organizations) instead of up to three per repository.
    */
   async repoAccessModes(user: User | null, repos: (Repository & { owner: User })[]): Promise<number[]> {
-    if (user?.isAdmin) return repos.map(() => AccessMode.Owner);
+    return (await this.repoPermissions(user, repos)).map((p) => p.mode);
+  }
+
+  /**
+   * The access a repository's JSON `permissions` shows, for one repository (repoPermissions).
+   * `mode`, when the caller has it from repoAccessMode, spares the queries where no team can
+   * make the code unit's mode differ from it.
+   */
+  async repoModes(user: User | null, repo: Repository & { owner: User }, mode?: number): Promise<RepoModes> {
+    if (mode !== undefined && (!user || user.isAdmin || user.id === repo.ownerId || repo.owner.type !== USER_TYPE_ORGANIZATION || mode >= AccessMode.Admin)) {
+      return { mode, code: mode };
+    }
+    return (await this.repoPermissions(user, [repo]))[0];
+  }
+
+  /**
+   * The overall mode (repoAccessMode's rule) and the code unit's mode of every repository of a
+   * list, in the same at most three queries. The code unit's mode is Gitea's
+   * UnitAccessMode(repo.code): for a member of teams that hold the repository (other than the
+   * Owners team) it is the best of those teams' modes for the code unit, of the public read
+   * access and, for a collaborator, of the overall mode; an admin or owner keeps the overall
+   * mode; everyone else has the overall mode.
+   */
+  async repoPermissions(user: User | null, repos: (Repository & { owner: User })[]): Promise<RepoModes[]> {
+    if (user?.isAdmin) return repos.map(() => ({ mode: AccessMode.Owner, code: AccessMode.Owner }));
     const others = user ? repos.filter((r) => r.ownerId !== user.id) : [];
     const orgIds = [...new Set(others.filter((r) => r.owner.type === USER_TYPE_ORGANIZATION).map((r) => r.ownerId))];
     const repoIds = others.map((r) => r.id);
@@ -181,7 +218,17 @@ export class PermissionService {
       user && orgIds.length
         ? this.prisma.teamUser.findMany({
             where: { userId: user.id, orgId: { in: orgIds } },
-            select: { orgId: true, team: { select: { authorize: true, includesAllRepositories: true, repos: { where: { repoId: { in: repoIds } }, select: { repoId: true } } } } },
+            select: {
+              orgId: true,
+              team: {
+                select: {
+                  authorize: true,
+                  includesAllRepositories: true,
+                  repos: { where: { repoId: { in: repoIds } }, select: { repoId: true } },
+                  units: { where: { unitType: CODE_UNIT }, select: { accessMode: true } },
+                },
+              },
+            },
           })
         : [],
       user && repoIds.length ? this.prisma.collaboration.findMany({ where: { userId: user.id, repoId: { in: repoIds } }, select: { repoId: true, mode: true } }) : [],
@@ -189,23 +236,28 @@ export class PermissionService {
     ]);
     const collabOf = new Map(collabs.map((c) => [c.repoId, c.mode]));
     const memberOf = new Set(memberships.map((m) => m.orgId));
-    return repos.map((repo) => {
-      if (user && user.id === repo.ownerId) return AccessMode.Owner;
+    const owner = { mode: AccessMode.Owner, code: AccessMode.Owner };
+    return repos.map((repo): RepoModes => {
+      if (user && user.id === repo.ownerId) return owner;
       let mode: number = AccessMode.None;
-      if (user) {
-        if (repo.owner.type === USER_TYPE_ORGANIZATION) {
-          for (const { orgId, team } of teams) {
-            if (orgId !== repo.ownerId) continue;
-            if (team.authorize >= AccessMode.Owner) return AccessMode.Owner;
-            if (!(team.includesAllRepositories || team.repos.some((t) => t.repoId === repo.id))) continue;
-            mode = Math.max(mode, team.authorize);
-          }
+      // The code unit's mode from the teams holding the repository; null: no such team.
+      let teamCode: number | null = null;
+      const collab = user ? collabOf.get(repo.id) : undefined;
+      if (user && repo.owner.type === USER_TYPE_ORGANIZATION) {
+        for (const { orgId, team } of teams) {
+          if (orgId !== repo.ownerId) continue;
+          if (team.authorize >= AccessMode.Owner) return owner;
+          if (!(team.includesAllRepositories || team.repos.some((t) => t.repoId === repo.id))) continue;
+          mode = Math.max(mode, team.authorize);
+          teamCode = Math.max(teamCode ?? AccessMode.None, team.units[0]?.accessMode ?? AccessMode.None);
         }
-        const collab = collabOf.get(repo.id);
-        if (collab !== undefined) mode = Math.max(mode, collab);
       }
-      if (mode < AccessMode.Read && !repo.isPrivate && !(user?.isRestricted ?? false) && this.ownerVisibleTo(user, repo.owner, memberOf)) mode = AccessMode.Read;
-      return mode;
+      if (collab !== undefined) mode = Math.max(mode, collab);
+      const publicRead = !repo.isPrivate && !(user?.isRestricted ?? false) && this.ownerVisibleTo(user, repo.owner, memberOf);
+      if (mode < AccessMode.Read && publicRead) mode = AccessMode.Read;
+      if (teamCode === null || mode >= AccessMode.Admin) return { mode, code: mode };
+      const code = Math.max(teamCode, collab !== undefined ? mode : AccessMode.None, publicRead ? AccessMode.Read : AccessMode.None);
+      return { mode, code };
     });
   }
 

@@ -17,7 +17,7 @@ import { detachFork } from './git/fork';
 import type { HotReads } from './fast-reads';
 import type { Notifier } from './notify';
 import { checkRepoName } from './names';
-import { readableRepoSql, USER_TYPE_ORGANIZATION, type PermissionService, type SqlCondition, type Viewer } from './permissions';
+import { readableRepoSql, USER_TYPE_ORGANIZATION, type PermissionService, type RepoModes, type SqlCondition, type Viewer } from './permissions';
 import type { Repository, User } from './records';
 import { labelTemplate } from './templates';
 import { isUniqueViolation } from './users';
@@ -543,9 +543,9 @@ export class RepoService {
     return { rows, total };
   }
 
-  /** Access modes for many repositories at once (search results). */
-  async accessModes(viewer: User | null, repos: RepoWithOwner[]): Promise<number[]> {
-    return this.permissions.repoAccessModes(viewer, repos);
+  /** Access modes for many repositories at once, as their JSON shows them (lists). */
+  async accessModes(viewer: User | null, repos: RepoWithOwner[]): Promise<RepoModes[]> {
+    return this.permissions.repoPermissions(viewer, repos);
   }
 
   static isValidSort(sort: string): boolean {

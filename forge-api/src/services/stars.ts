@@ -90,8 +90,8 @@ export class StarService {
       skip,
       take,
     });
-    const modes = await this.permissions.repoAccessModes(starrer, rows);
-    const repos = rows.map((repo, i) => ({ repo, mode: modes[i] })).filter((r) => r.mode >= AccessMode.Read);
+    const modes = await this.permissions.repoPermissions(starrer, rows);
+    const repos = rows.map((repo, i) => ({ repo, mode: modes[i] })).filter((r) => r.mode.mode >= AccessMode.Read);
     return { repos, total: starrer.numStars };
   }
 }

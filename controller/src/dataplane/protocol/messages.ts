@@ -17,6 +17,7 @@
  * A version is a hash of the rendered files, so it is the same on every controller replica
  * and across restarts: an agent that already serves it is not sent it again.
  */
+import type { HeldPort } from '../../apply/ports';
 import type { FilesDelta } from './delta';
 
 export const CONFIG_PATH = '/v1/config';
@@ -39,6 +40,12 @@ export interface ApplyReport {
   ok: boolean;
   /** nginx's message when ok is false. */
   message?: string;
+  /**
+   * Ports its nginx could not listen on because another process holds them (apply/ports.ts
+   * HeldPorts), in every report until a bind finds them free: the controller leaves the
+   * Gateway's listeners on them out (PortUnavailable) so the rest is served. Absent: none.
+   */
+  heldPorts?: HeldPort[];
 }
 
 /** How the agent's nginx is laid out: the controller renders the config for it. */

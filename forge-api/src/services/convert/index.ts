@@ -5,6 +5,7 @@
 import type { ForgeConfig } from '../../config';
 import type { Attachment, Comment, Issue, Label, Milestone, Notification, Reaction } from '../../../generated/prisma/client';
 import type { AccessToken, EmailAddress, PublicKey, User } from '../records';
+import type { RepoModes } from '../permissions';
 import { toAttachment } from './attachment';
 import { toComment } from './comment';
 import { convertContext, type ConvertConfig, type ConvertContext } from './context';
@@ -58,8 +59,9 @@ export class Converter {
     return toOrganization(this.context, o);
   }
 
-  repo(r: RepoWithOwner & RepoExtras, mode: number) {
-    return toRepository(this.context, r, mode);
+  /** `access`: the caller's mode, or its modes for unit teams (PermissionService.repoModes). */
+  repo(r: RepoWithOwner & RepoExtras, access: number | RepoModes) {
+    return toRepository(this.context, r, access);
   }
 
   /** The SSH clone URL of owner/name ('' when the forge serves no SSH). */

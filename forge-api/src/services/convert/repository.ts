@@ -1,6 +1,7 @@
 /** structs.Repository with the caller's access (Gitea's convert.ToRepo). */
 import net from 'node:net';
 import { pathEscape } from '../git/tree-path';
+import type { RepoModes } from '../permissions';
 import type { Repository, User } from '../records';
 import { AccessMode, fmtTime, GO_ZERO_TIME } from './common';
 import type { ConvertContext } from './context';
@@ -47,7 +48,20 @@ export function repoAvatarUrl(c: ConvertContext, r: Pick<Repository, 'avatar'>):
   return r.avatar ? `${c.rootUrl}repo-avatars/${encodeURIComponent(r.avatar)}` : '';
 }
 
-export function toRepository(c: ConvertContext, r: Repository & { owner: User } & RepoExtras, mode: number, isParent = false): Record<string, unknown> {
+/**
+ * Gitea's `permissions`: `admin` from the caller's mode, `push` and `pull` from its mode for the
+ * code unit, which a repository without that unit gives nobody (not even its owner).
+ */
+function permissionsJson(r: Pick<Repository, 'hasCode'>, access: number | RepoModes) {
+  const { mode, code } = typeof access === 'number' ? { mode: access, code: access } : access;
+  const codeMode = r.hasCode ? code : AccessMode.None;
+  return { admin: mode >= AccessMode.Admin, push: codeMode >= AccessMode.Write, pull: codeMode >= AccessMode.Read };
+}
+
+/** `ofChild`: the permissions of the fork whose parent this is (Gitea shows the fork's on its parent). */
+export function toRepository(c: ConvertContext, r: Repository & { owner: User } & RepoExtras, access: number | RepoModes, ofChild?: ReturnType<typeof permissionsJson>): Record<string, unknown> {
+  const mode = typeof access === 'number' ? access : access.mode;
+  const permissions = ofChild ?? permissionsJson(r, access);
   const full = `${r.owner.name}/${r.name}`;
   const api = `${c.rootUrl}api/v1/repos/${full}`;
   const pulls = r.hasPullRequests;
@@ -62,7 +76,7 @@ export function toRepository(c: ConvertContext, r: Repository & { owner: User } 
     fork: r.isFork,
     template: r.isTemplate,
     // Gitea embeds the parent with the child's permission (its own FIXME says so).
-    ...(!isParent && r.parent ? { parent: toRepository(c, r.parent, mode, true) } : {}),
+    ...(!ofChild && r.parent ? { parent: toRepository(c, r.parent, access, permissions) } : {}),
     mirror: r.isMirror,
     size: r.size,
     language: '',
@@ -86,7 +100,7 @@ export function toRepository(c: ConvertContext, r: Repository & { owner: User } 
     created_at: fmtTime(r.createdAt),
     updated_at: fmtTime(r.updatedAt),
     archived_at: fmtTime(r.archivedAt),
-    permissions: { admin: mode >= AccessMode.Admin, push: mode >= AccessMode.Write, pull: mode >= AccessMode.Read },
+    permissions,
     has_code: r.hasCode,
     has_issues: r.hasIssues || r.useExternalTracker,
     ...(r.hasIssues

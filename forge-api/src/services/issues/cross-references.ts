@@ -28,6 +28,12 @@ import { CommentType, type IssueService } from './issues';
 /** Gitea's CommentType numbers of the references. */
 export const RefCommentType = { IssueRef: 3, CommitRef: 4, CommentRef: 5, PullRef: 6 } as const;
 
+/**
+ * The comment types whose text is read for references (Gitea's HasContentSupport): comments,
+ * a review's line comments, its body and a dismissal's message.
+ */
+const TEXT_COMMENT_TYPES = new Set<number>([CommentType.Comment, 21, 22, 32]);
+
 /** Commits of a new branch read for references (Gitea's CommitsBeforeLimit(10)). */
 const NEW_BRANCH_COMMITS = 10;
 
@@ -142,11 +148,15 @@ export class CrossReferenceService implements NotifyListener {
   }
 
   async commentCreated(doer: User, repo: RepoWithOwner, issue: Issue, comment: Comment): Promise<void> {
-    if (comment.type === CommentType.Comment) await this.write(doer, repo, issue, comment, false);
+    if (TEXT_COMMENT_TYPES.has(comment.type)) await this.write(doer, repo, issue, comment, false);
+  }
+
+  async reviewTextWritten(doer: User, repo: RepoWithOwner, issue: Issue, comments: Comment[]): Promise<void> {
+    for (const c of comments) await this.commentCreated(doer, repo, issue, c);
   }
 
   async commentEdited(doer: User, repo: RepoWithOwner, issue: Issue, comment: Comment): Promise<void> {
-    if (comment.type !== CommentType.Comment) return;
+    if (!TEXT_COMMENT_TYPES.has(comment.type)) return;
     const now = await this.prisma.comment.findUnique({ where: { id: comment.id } });
     if (now) await this.write(doer, repo, issue, now, true);
   }

@@ -34,6 +34,12 @@ export interface NotifyListener {
   issueStatusChanged?(doer: User, repo: RepoWithOwner, issue: Issue, closed: boolean, comment: Comment): Promise<void>;
   /** A comment was added to an issue. */
   commentCreated?(doer: User, repo: RepoWithOwner, issue: Issue, comment: Comment, mentionedIds: number[]): Promise<void>;
+  /**
+   * Text of a pull request's review was written: its body, line comments (of a pending review
+   * too), replies, a dismissal's message. Not issue comments (no comment event, no notification);
+   * announced for what reads the text, the cross-references.
+   */
+  reviewTextWritten?(doer: User, repo: RepoWithOwner, issue: Issue, comments: Comment[]): Promise<void>;
   /** A comment's text was changed (`oldBody`: what it said before). */
   commentEdited?(doer: User, repo: RepoWithOwner, issue: Issue, comment: Comment, oldBody: string): Promise<void>;
   /** A comment was deleted (`comment`: the row as it was). */
@@ -138,6 +144,10 @@ export class Notifier {
 
   commentCreated(...args: EventArgs<'commentCreated'>) {
     return this.emit('commentCreated', ...args);
+  }
+
+  reviewTextWritten(...args: EventArgs<'reviewTextWritten'>) {
+    return this.emit('reviewTextWritten', ...args);
   }
 
   commentEdited(...args: EventArgs<'commentEdited'>) {

@@ -229,10 +229,10 @@ export class PackageService {
       creatorIds.length ? this.prisma.user.findMany({ where: { id: { in: creatorIds } } }) : [],
       repoIds.length ? this.prisma.repository.findMany({ where: { id: { in: repoIds } }, include: { owner: true } }) : [],
     ]);
-    const modes = await this.permissions.repoAccessModes(doer, repos);
+    const modes = await this.permissions.repoPermissions(doer, repos);
     const repoJson = new Map<number, unknown>();
     repos.forEach((r, i) => {
-      if (modes[i] >= AccessMode.Read) repoJson.set(r.id, this.convert.repo(r, modes[i]));
+      if (modes[i].mode >= AccessMode.Read) repoJson.set(r.id, this.convert.repo(r, modes[i]));
     });
     const byId = new Map(creators.map((u) => [u.id, u]));
     return vers.map((v) => this.versionJson(v, owner, doer, byId.get(v.creatorId) ?? null, v.package.repoId ? (repoJson.get(v.package.repoId) ?? null) : null));

@@ -443,8 +443,8 @@ export class PullService {
       if (!repo) continue;
       const heads = await listRefTips(this.deps.diskPath(repo), 'heads').catch(() => []);
       tips.set(id, new Map(heads.map((t) => [t.name, t.commit])));
-      const mode = id === rc.repo.id ? rc.mode : await this.deps.permissions.repoAccessMode(rc.doer, repo);
-      repoJson.set(id, mode >= AccessMode.Read ? this.deps.convert.repo(await this.deps.withParent(repo), mode) : null);
+      const modes = await this.deps.permissions.repoModes(rc.doer, repo, id === rc.repo.id ? rc.mode : undefined);
+      repoJson.set(id, modes.mode >= AccessMode.Read ? this.deps.convert.repo(await this.deps.withParent(repo), modes) : null);
     }
     const mergers = await this.prisma.user.findMany({ where: { id: { in: prs.flatMap((p) => (p.mergerId ? [p.mergerId] : [])) } } });
     const requested = await this.deps.reviewRequests.requestedOf(prs.map((p) => p.issueId), single);

@@ -18,7 +18,7 @@ import type { PermissionService } from '../permissions';
 import type { Notifier } from '../notify/notifier';
 import type { User } from '../records';
 import type { RepoCtx } from '../issues/context';
-import type { Issue, PullRequest, Review } from '../../../generated/prisma/client';
+import type { Comment, Issue, PullRequest, Review } from '../../../generated/prisma/client';
 import { resolveRef } from '../git/refs';
 import { runGit } from '../git/run';
 import { ghostUser as ghost } from '../convert/user';
@@ -192,12 +192,13 @@ export class PullReviewService {
         return fileDiffAroundLine(path, pr.mergeBase, commitId, c.path ?? '', line).then((patch) => ({ line, patch }));
       }),
     );
+    const written: Comment[] = [];
     const review = await this.prisma.$transaction(async (tx) => {
       let pending = await this.pending(tx, issue.id, rc.doer.id);
       for (const [i, c] of comments.entries()) {
         if (!pending) pending = await tx.review.create({ data: { type: ReviewType.Pending, reviewerId: rc.doer.id, issueId: issue.id, commitId } });
         const now = new Date();
-        await tx.comment.create({
+        written.push(await tx.comment.create({
           data: {
             type: ReviewCommentType.Code,
             issueId: issue.id,
@@ -208,7 +209,7 @@ export class PullReviewService {
             updatedAt: now,
             review: { create: { reviewId: pending.id, treePath: c.path ?? '', line: patches[i].line, commitSha: commitId, patch: patches[i].patch } },
           },
-        });
+        }));
       }
       if (type === ReviewType.Pending) {
         const content = input.body ?? '';
@@ -216,8 +217,9 @@ export class PullReviewService {
           ? tx.review.update({ where: { id: pending.id }, data: { content, commitId } })
           : tx.review.create({ data: { type: ReviewType.Pending, reviewerId: rc.doer.id, issueId: issue.id, commitId, content } });
       }
-      return this.submitIn(tx, rc, pr, issue, type, input.body ?? '', commitId);
+      return this.submitIn(tx, rc, pr, issue, type, input.body ?? '', commitId, written);
     });
+    await this.deps.notifier.reviewTextWritten(rc.doer, rc.repo, issue, written);
     if (type !== ReviewType.Pending) await this.deps.notifier.pullRequestReviewed(rc.doer, rc.repo, issue, review);
     return this.one(rc, pr, review);
   }
@@ -230,7 +232,9 @@ export class PullReviewService {
     const type = this.reviewType(issue, rc.doer, input.event, input.body, codeComments > 0);
     if (type === ReviewType.Pending) throw new InvalidError('review stay pending');
     const head = await this.headCommit(rc, pr);
-    const submitted = await this.prisma.$transaction((tx) => this.submitIn(tx, rc, pr, issue, type, input.body ?? '', head));
+    const written: Comment[] = [];
+    const submitted = await this.prisma.$transaction((tx) => this.submitIn(tx, rc, pr, issue, type, input.body ?? '', head, written));
+    await this.deps.notifier.reviewTextWritten(rc.doer, rc.repo, issue, written);
     await this.deps.notifier.pullRequestReviewed(rc.doer, rc.repo, issue, submitted);
     return this.one(rc, pr, submitted);
   }
@@ -239,9 +243,10 @@ export class PullReviewService {
    * Gitea's SubmitReview: the doer's pending review (or a new one) takes the type, body and
    * commit; an approval or change request becomes the doer's one official review when they may
    * approve, and is stale when the pull request's content changed since `commitId`; the
-   * doer's own review request and the requests of their teams are answered.
+   * doer's own review request and the requests of their teams are answered. `written`
+   * receives the review's timeline comment, whose text is read for references after the commit.
    */
-  private async submitIn(tx: Tx, rc: Ctx, pr: PullRequest, issue: Issue, type: number, content: string, commitId: string): Promise<Review> {
+  private async submitIn(tx: Tx, rc: Ctx, pr: PullRequest, issue: Issue, type: number, content: string, commitId: string, written: Comment[]): Promise<Review> {
     const decisive = type === ReviewType.Approve || type === ReviewType.Reject;
     if (decisive && issue.isClosed) throw new InvalidError("can't submit review for a closed or merged PR");
     const head = await this.headCommit(rc, pr);
@@ -263,9 +268,11 @@ export class PullReviewService {
       review = await tx.review.update({ where: { id: existing.id }, data: { type, content, official, commitId, stale } });
       await tx.review.deleteMany({ where: { issueId: issue.id, reviewerId: rc.doer.id, type: ReviewType.Request } });
     }
-    await tx.comment.create({
-      data: { type: ReviewCommentType.Review, issueId: issue.id, repoId: rc.repo.id, posterId: rc.doer.id, content, createdAt: now, updatedAt: now, review: { create: { reviewId: review.id } } },
-    });
+    written.push(
+      await tx.comment.create({
+        data: { type: ReviewCommentType.Review, issueId: issue.id, repoId: rc.repo.id, posterId: rc.doer.id, content, createdAt: now, updatedAt: now, review: { create: { reviewId: review.id } } },
+      }),
+    );
     if (decisive && rc.repo.owner.type === 1) {
       const teamRequests = await tx.review.findMany({ where: { issueId: issue.id, reviewerTeamId: { gt: 0 }, type: ReviewType.Request } });
       for (const req of teamRequests) {
@@ -372,6 +379,7 @@ export class PullReviewService {
     }
     const issue = await this.prisma.issue.findUniqueOrThrow({ where: { id: pr.issueId } });
     if (issue.isClosed || pr.hasMerged) throw new PermissionDeniedError("can't dismiss a review associated to a closed or merged PR");
+    const written: Comment[] = [];
     await this.prisma.$transaction(async (tx) => {
       if (review.dismissed !== dismiss) await tx.review.update({ where: { id: review.id }, data: { dismissed: dismiss } });
       if (priors) {
@@ -379,20 +387,23 @@ export class PullReviewService {
       }
       if (dismiss) {
         const now = new Date();
-        await tx.comment.create({
-          data: {
-            type: ReviewCommentType.DismissReview,
-            issueId: issue.id,
-            repoId: rc.repo.id,
-            posterId: rc.doer.id,
-            content: message,
-            createdAt: now,
-            updatedAt: now,
-            review: { create: { reviewId: review.id, assigneeId: review.reviewerId } },
-          },
-        });
+        written.push(
+          await tx.comment.create({
+            data: {
+              type: ReviewCommentType.DismissReview,
+              issueId: issue.id,
+              repoId: rc.repo.id,
+              posterId: rc.doer.id,
+              content: message,
+              createdAt: now,
+              updatedAt: now,
+              review: { create: { reviewId: review.id, assigneeId: review.reviewerId } },
+            },
+          }),
+        );
       }
     });
+    await this.deps.notifier.reviewTextWritten(rc.doer, rc.repo, issue, written);
     const updated = await this.prisma.review.findUniqueOrThrow({ where: { id: review.id } });
     if (dismiss) await this.deps.notifier.pullReviewDismissed(rc.doer, rc.repo, issue, updated);
     return this.one(rc, pr, updated);
@@ -441,6 +452,7 @@ export class PullReviewService {
       },
       include: { review: true },
     });
+    await this.deps.notifier.reviewTextWritten(rc.doer, rc.repo, parent.issue, [created]);
     return (await this.commentJson(rc, pr, [created]))[0];
   }
 }
