@@ -220,7 +220,6 @@ async function main(): Promise<void> {
       console.log(`nginx instructions per request (callgrind, user space): plain ${instructions.plain.toFixed(0)}, matched ${instructions.matched.toFixed(0)} (${(instructions.matched / instructions.plain).toFixed(3)}x)`);
       rows.push(['nginx instructions per request (callgrind)', instructions.matched.toFixed(0), instructions.plain.toFixed(0), (instructions.matched / instructions.plain).toFixed(3), '']);
     }
-    rows.push(['load average (1 / 5 / 15 min) at the end', os.loadavg().map((x) => x.toFixed(1)).join(' / '), '', '', '']);
     docsTable({
       doc: 'gateway',
       id: 'dataplane-matching',

@@ -319,12 +319,12 @@ export class Reconciler<M = unknown, C extends RenderedConfigLike = RenderedConf
       log.debug('manifest kind not handled; ignored', { source: i.source, apiVersion: i.apiVersion, kind: i.kind, name: i.name });
     }
     for (const r of parsed.invalid) {
-      log.warn('resource invalid', { kind: r.kind, namespace: r.namespace, name: r.name, source: r.source, error: r.message });
+      log.warn('resource invalid', { kind: r.kind, namespace: r.namespace, name: r.name, source: r.source, error: r.message, ...(r.standIn ? { targets: 'fail closed until it is fixed' } : {}) });
     }
     const parsedPolicies = pipeline.parsePolicyDocs?.(docs);
     for (const e of parsedPolicies?.errors ?? []) log.error('policy document rejected', { source: e.source, error: e.message });
     for (const r of parsedPolicies?.invalid ?? []) {
-      log.warn('policy invalid', { kind: r.kind, namespace: r.namespace, name: r.name, error: r.message });
+      log.warn('policy invalid', { kind: r.kind, namespace: r.namespace, name: r.name, error: r.message, ...(r.standIn ? { targets: 'fail closed until it is fixed' } : {}) });
     }
     const graph = pipeline.buildGraph(parsed.set, {
       controllerName: this.o.controllerName,

@@ -1,4 +1,4 @@
-import { foldOutcome, PENDING_MESSAGE } from '../src/configserver/outcomes';
+import { foldOutcome, PENDING_MESSAGE, readHeldPorts } from '../src/configserver/outcomes';
 import { TokenAuthenticator, AuthError } from '../src/configserver/auth';
 import { configVersion } from '../src/dataplane/protocol';
 import { parseStubStatus } from '../src/agent/metrics';
@@ -17,6 +17,18 @@ describe("a Gateway's Programmed from its agents' reports", () => {
     expect(foldOutcome([], 0, false)).toEqual({ programmed: false, reason: 'Pending', message: PENDING_MESSAGE });
     expect(foldOutcome([], 1, false)).toMatchObject({ programmed: false, reason: 'Pending' });
     expect(foldOutcome([], 0, true)).toBeUndefined();
+  });
+});
+
+describe("an agent's held ports, as its report sends them", () => {
+  it('are kept per transport; entries that are no port, or name no transport, are dropped, never a failure', () => {
+    const good = { address: '0.0.0.0', port: 8081, error: '98: Address already in use', transports: ['UDP', 'TCP'] };
+    expect(readHeldPorts([good, { ...good, port: 0 }, { ...good, port: 70000 }, { ...good, port: '80' }, { ...good, transports: ['SCTP'] }, { ...good, address: 1 }, null, 'x'])).toEqual([
+      { ...good, transports: ['TCP', 'UDP'] },
+    ]);
+    expect(readHeldPorts({ port: 1 })).toEqual([]);
+    expect(readHeldPorts(undefined)).toEqual([]);
+    expect(readHeldPorts(Array.from({ length: 100 }, (_, i) => ({ ...good, port: i + 1 })))).toHaveLength(64);
   });
 });
 

@@ -67,6 +67,14 @@ describe('dispatchComposite', () => {
     expect(dispatchOf(at.regexes, expand(at.key, { $http_x_t: '@x', $uri: '/r1/api' }))).toBe('@a');
   });
 
+  test('the 404 fallback (undefined: the map\'s default) is neither in the key nor an alternative', () => {
+    const d = dispatchComposite([{ conditions: [header('t1'), segment('/r1/api')], target: '@a' }], undefined);
+    expect(d.key).toBe('$http_x_t\nt1\n/r1/api\n@a\n$uri');
+    expect(dispatchOf(d.regexes, expand(d.key, { $http_x_t: 't1', $uri: '/r1/api/x' }))).toBe('@a');
+    expect(dispatchOf(d.regexes, expand(d.key, { $http_x_t: 't2', $uri: '/r1/api/x' }))).toBeUndefined();
+    expect(d.variable).not.toBe(dispatchComposite([{ conditions: [header('t1'), segment('/r1/api')], target: '@a' }], '@f').variable);
+  });
+
   test('a value with regex characters compares as bytes (backreference, not a pattern)', () => {
     const d = dispatchComposite([{ conditions: [header('a.b+c')], target: '@a' }], '@f');
     expect(d.key).toContain('\na.b+c\n');

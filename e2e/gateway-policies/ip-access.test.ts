@@ -174,6 +174,7 @@ describe('IPAccessPolicy: the client address of the connection', () => {
     expect(accepted(docs, 'bad-ip')!.message).toMatch(/spec\.deny\[0\].*until it is fixed, this target refuses every client/);
     expect(await status('/open', '127.0.0.1')).toBe(403);
     expect(await status('/open-dispatch', '127.0.0.1', { 'x-go': '1' })).toBe(403);
+    expect(gw.controller.logs.find((l) => l.msg === 'policy invalid' && l.name === 'bad-ip')).toMatchObject({ error: expect.stringContaining('spec.deny[0]'), targets: 'fail closed until it is fixed' });
     expect(await status('/guarded', '127.0.0.1')).toBe(200);
 
     // On the Gateway: every route refuses, whatever its own lists, and so do its TCP and UDP ports.

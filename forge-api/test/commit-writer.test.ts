@@ -7,6 +7,7 @@ import os from 'os';
 import path from 'path';
 import { initRepository } from '../src/services/git';
 import { NULL_OID, RefChangedError, writeCommit, type Signature } from '../src/services/git/commit-writer';
+import { RepoHousekeeping } from '../src/services/git/housekeeping';
 import { cleanTreePath, escapeTreePath, TreePathError } from '../src/services/git/tree-path';
 import { git } from './support/git';
 
@@ -156,6 +157,37 @@ describe('writeCommit', () => {
     expect(won).toHaveLength(1);
     for (const r of lost) expect((r as PromiseRejectedResult).reason).toBeInstanceOf(RefChangedError);
     expect(await out('rev-parse', 'main')).toBe((won[0] as PromiseFulfilledResult<{ commit: string }>).value.commit);
+  });
+
+  it("keeps writing when housekeeping's repack removes the object folder the writer has just made", async () => {
+    // The interleaving that made a commit through the API answer 500 (ENOENT on the blob's
+    // temporary file) while housekeeping ran: `git repack -d` ends with prune-packed, which
+    // removes every object folder it finds empty, the one a writer has just made included.
+    // The real housekeeping runs right after the writer's first folder creation, through a
+    // pass-through of fs.promises.mkdir (the only way to hit that instant every time).
+    const housekeeping = new RepoHousekeeping({ delayMs: -1 });
+    const base = await writeCommit({ repoPath: repo, ref: 'refs/heads/main', base: null, changes: [{ kind: 'write', path: 'a', content: Buffer.from('a') }], message: 'base', author: who, committer: who });
+    expect(await housekeeping.run(repo)).toBe(true); // everything packed: no object folder is left
+    const content = Buffer.from('written while housekeeping runs');
+    const realMkdir = fs.mkdir.bind(fs);
+    let removedUnderWriter = false;
+    const mkdir = jest.spyOn(fs, 'mkdir').mockImplementation((async (dir: string, opts?: object) => {
+      const made = await realMkdir(dir, opts as never);
+      if (!removedUnderWriter && dir.startsWith(path.join(repo, 'objects') + path.sep)) {
+        expect(await housekeeping.run(repo)).toBe(true);
+        removedUnderWriter = await fs.stat(dir).then(() => false, () => true);
+      }
+      return made;
+    }) as typeof fs.mkdir);
+    try {
+      const c = await writeCommit({ repoPath: repo, ref: 'refs/heads/main', base: base.commit, changes: [{ kind: 'write', path: 'b', content }], message: 'b', author: who, committer: who });
+      expect(removedUnderWriter).toBe(true);
+      expect(await out('rev-parse', 'main')).toBe(c.commit);
+      expect(await out('show', 'main:b')).toBe(content.toString());
+    } finally {
+      mkdir.mockRestore();
+    }
+    expect((await git(repo, 'fsck', '--strict')).exitCode).toBe(0);
   });
 
   it('creates a new branch only while it does not exist', async () => {

@@ -9,6 +9,7 @@
  * approval.
  */
 import { describeForge, PASSWORD } from './support/forge';
+import { expectStatus } from './support/requests';
 
 describeForge('pulls: branch protection on merge', (f) => {
   const as = (name: string) => ({ basic: [name, PASSWORD] as [string, string] });
@@ -19,9 +20,9 @@ describeForge('pulls: branch protection on merge', (f) => {
   const pull = async (base = 'main', file?: string) => {
     const branch = `topic-${++n}`;
     const res = await f().request('POST', `${R}/contents/${file ?? `${branch}.txt`}`, { ...as('alice'), body: { content: b64(branch), message: branch, branch: base, new_branch: branch } });
-    expect(res.status).toBe(201);
+    expectStatus(res, 201);
     const pr = await f().request('POST', `${R}/pulls`, { ...as('alice'), body: { head: branch, base, title: `Change ${branch}` } });
-    expect(pr.status).toBe(201);
+    expectStatus(pr, 201);
     return { index: pr.body.number as number, sha: pr.body.head.sha as string, branch };
   };
   const settle = async () => {
@@ -34,18 +35,18 @@ describeForge('pulls: branch protection on merge', (f) => {
   };
   const review = async (index: number, who: string, event: string) => {
     const res = await f().request('POST', `${R}/pulls/${index}/reviews`, { ...as(who), body: { event, body: event === 'APPROVED' ? '' : 'see' } });
-    expect(res.status).toBe(200);
+    expectStatus(res, 200);
     return res.body;
   };
   const status = (sha: string, state = 'success', context = 'ci/build') => f().request('POST', `${R}/statuses/${sha}`, { ...as('alice'), body: { context, state } });
-  const protect = async (body: Record<string, unknown>) => expect((await f().request('POST', `${R}/branch_protections`, { ...as('alice'), body })).status).toBe(201);
-  const branch = async (name: string) => expect((await f().request('POST', `${R}/branches`, { ...as('alice'), body: { new_branch_name: name } })).status).toBe(201);
+  const protect = async (body: Record<string, unknown>) => expectStatus(await f().request('POST', `${R}/branch_protections`, { ...as('alice'), body }), 201);
+  const branch = async (name: string) => expectStatus(await f().request('POST', `${R}/branches`, { ...as('alice'), body: { new_branch_name: name } }), 201);
 
   beforeAll(async () => {
     for (const u of ['alice', 'bob', 'carol', 'dave']) await f().user(u);
-    expect((await f().request('POST', '/user/repos', { ...as('alice'), body: { name: 'proj', auto_init: true } })).status).toBe(201);
+    expectStatus(await f().request('POST', '/user/repos', { ...as('alice'), body: { name: 'proj', auto_init: true } }), 201);
     for (const [u, permission] of [['bob', 'write'], ['dave', 'write'], ['carol', 'read']]) {
-      expect((await f().request('PUT', `${R}/collaborators/${u}`, { ...as('alice'), body: { permission } })).status).toBe(204);
+      expectStatus(await f().request('PUT', `${R}/collaborators/${u}`, { ...as('alice'), body: { permission } }), 204);
     }
     for (const b of ['release', 'stable', 'lts', 'signed']) await branch(b);
     await protect({
@@ -80,11 +81,11 @@ describeForge('pulls: branch protection on merge', (f) => {
     await review(index, 'dave', 'APPROVED');
     expect(await merge(index)).toEqual([405, 'There are requested changes']);
     await review(index, 'bob', 'APPROVED'); // bob's change request no longer counts
-    expect((await f().request('POST', `${R}/pulls/${index}/requested_reviewers`, { ...as('alice'), body: { reviewers: ['bob'] } })).status).toBe(201);
+    expectStatus(await f().request('POST', `${R}/pulls/${index}/requested_reviewers`, { ...as('alice'), body: { reviewers: ['bob'] } }), 201);
     expect(await merge(index)).toEqual([405, 'There are official review requests']);
     await review(index, 'bob', 'APPROVED');
     const ahead = await f().request('POST', `${R}/contents/later.txt`, { ...as('alice'), body: { content: b64('later'), message: 'later', branch: 'main' } });
-    expect(ahead.status).toBe(201);
+    expectStatus(ahead, 201);
     await settle();
     expect(await merge(index)).toEqual([405, 'The head branch is behind the base branch']);
     expect(await merge(index, 'bob', { force_merge: true })).toEqual([405, 'The head branch is behind the base branch']);
@@ -117,7 +118,7 @@ describeForge('pulls: branch protection on merge', (f) => {
     await review(index, 'bob', 'APPROVED');
     await settle();
     const push = await f().request('POST', `${R}/contents/more.txt`, { ...as('alice'), body: { content: b64('more'), message: 'more', branch } });
-    expect(push.status).toBe(201);
+    expectStatus(push, 201);
     await settle();
     const reviews = (await f().request('GET', `${R}/pulls/${index}/reviews`, as('alice'))).body;
     expect(reviews.map((r: { state: string; stale: boolean; dismissed: boolean }) => [r.state, r.stale, r.dismissed])).toEqual([['APPROVED', true, true]]);
@@ -135,12 +136,12 @@ describeForge('pulls: branch protection on merge', (f) => {
     await review(index, 'bob', 'APPROVED');
     const officials = async () => (await f().request('GET', `${R}/pulls/${index}/reviews`)).body.map((r: { user: { login: string }; official: boolean }) => [r.user.login, r.official]);
     expect(await officials()).toEqual([['bob', true]]);
-    expect((await f().request('PATCH', `${R}/pulls/${index}`, { ...as('alice'), body: { base: 'gated' } })).status).toBe(201);
+    expectStatus(await f().request('PATCH', `${R}/pulls/${index}`, { ...as('alice'), body: { base: 'gated' } }), 201);
     expect(await officials()).toEqual([['bob', false]]);
     await settle();
     expect(await merge(index)).toEqual([405, 'Does not have enough approvals']);
     await review(index, 'dave', 'APPROVED');
-    expect((await f().request('PATCH', `${R}/pulls/${index}`, { ...as('alice'), body: { base: 'dev' } })).status).toBe(201);
+    expectStatus(await f().request('PATCH', `${R}/pulls/${index}`, { ...as('alice'), body: { base: 'dev' } }), 201);
     expect(await officials()).toEqual([['bob', true], ['dave', true]]);
   });
 
@@ -170,13 +171,13 @@ describeForge('pulls: branch protection on merge', (f) => {
 
   test('an open dependency blocks the merge', async () => {
     const free = await f().request('POST', '/user/repos', { ...as('alice'), body: { name: 'free', auto_init: true } });
-    expect(free.status).toBe(201);
+    expectStatus(free, 201);
     const file = await f().request('POST', '/repos/alice/free/contents/a.txt', { ...as('alice'), body: { content: b64('a'), message: 'a', new_branch: 'a' } });
-    expect(file.status).toBe(201);
+    expectStatus(file, 201);
     const pr = await f().request('POST', '/repos/alice/free/pulls', { ...as('alice'), body: { head: 'a', base: 'main', title: 'a' } });
     const blocker = await f().request('POST', '/repos/alice/free/issues', { ...as('alice'), body: { title: 'first' } });
     const dep = await f().request('POST', `/repos/alice/free/issues/${pr.body.number}/dependencies`, { ...as('alice'), body: { owner: 'alice', repo: 'free', index: blocker.body.number } });
-    expect(dep.status).toBe(201);
+    expectStatus(dep, 201);
     await settle();
     const res = await f().request('POST', `/repos/alice/free/pulls/${pr.body.number}/merge`, { ...as('alice'), body: { Do: 'merge' } });
     expect([res.status, res.body.message]).toEqual([405, 'is blocked by an open dependency']);

@@ -15,7 +15,7 @@ import * as https from 'https';
 import type { AddressInfo } from 'net';
 import type { Logger } from '../log';
 import { AuthError, serviceAccountUser, type TokenAuthenticator } from './auth';
-import { foldOutcome, type DataplaneOutcome } from './outcomes';
+import { foldOutcome, readHeldPorts, type DataplaneOutcome } from './outcomes';
 import type { HeldPort } from '../apply/ports';
 import { configVersion, makeDelta, CONFIG_PATH, PING_INTERVAL_MS, STATUS_PATH, type ApplyReport, type ConfigFrame, type RenderVariant } from '../dataplane/protocol';
 
@@ -336,19 +336,6 @@ export class ConfigServer {
     res.writeHead(204);
     res.end();
   }
-}
-
-/** An agent's held ports as sent, read without trusting their shape (at most 64). */
-function readHeldPorts(raw: unknown): HeldPort[] {
-  if (!Array.isArray(raw)) return [];
-  const out: HeldPort[] = [];
-  for (const h of raw.slice(0, 64)) {
-    const { address, port, error, transports } = (h ?? {}) as Record<string, unknown>;
-    if (typeof address !== 'string' || typeof error !== 'string' || !Number.isInteger(port) || (port as number) < 1 || (port as number) > 65535 || !Array.isArray(transports)) continue;
-    const ts = (['TCP', 'UDP'] as const).filter((t) => transports.includes(t));
-    if (ts.length > 0) out.push({ address: address.slice(0, 64), port: port as number, error: error.slice(0, 200), transports: ts });
-  }
-  return out;
 }
 
 /** The frame taking an agent from `base` to `r` (the same for every agent on `base`: cached). */

@@ -372,7 +372,13 @@ export function buildLocations(
   const plans: Plan[] = [];
   /** Prefix locations by their nginx path ("/", "/x" or "/x/"), to find a path's host. */
   const prefixPlans = new Map<string, Plan>();
-    /** The candidates with their path tested on $uri (kept with each candidate: see Candidate), added to `out`. */
+  /** The lengths of prefixPlans' paths: hostOf looks up only prefixes of those lengths. */
+  const planLengths = new Set<number>();
+  const addPrefixPlan = (plan: Plan): void => {
+    prefixPlans.set(plan.path, plan);
+    planLengths.add(plan.path.length);
+  };
+  /** The candidates with their path tested on $uri (kept with each candidate: see Candidate), added to `out`. */
   const guarded = (list: Candidate[], test: 'segment' | 'equals', out: Entry[]): Entry[] => {
     const field = URI_FIELD;
     for (const c of list) {
@@ -393,6 +399,7 @@ export function buildLocations(
   /** The prefix location nginx picks for `path` when it has none of its own: the longest string prefix. */
   const hostOf = (path: string): Plan | undefined => {
     for (let i = path.length; i > 0; i--) {
+      if (!planLengths.has(i)) continue;
       const plan = prefixPlans.get(path.slice(0, i));
       if (plan) return plan;
     }
@@ -417,7 +424,7 @@ export function buildLocations(
   inOrder(root.candidates);
   root.host = dispatches(root.candidates, runs);
   plans.push(root);
-  prefixPlans.set('/', root);
+  addPrefixPlan(root);
 
   // A PathPrefix /x: folded into the location nginx picks for /x when that one dispatches anyway
   // (its candidates then test the segment, `/x` followed by "/" or the end, on $uri); else two
@@ -440,12 +447,12 @@ export function buildLocations(
       if (!exactByPath.has(path)) plans.push({ match: 'exact', path, candidates: [], host: false, action: { ...plain } });
       const slash: Plan = { match: 'prefix', path: slashPath, candidates: [], host: false, action: plain };
       plans.push(slash);
-      prefixPlans.set(slash.path, slash);
+      addPrefixPlan(slash);
       continue;
     }
     const plan: Plan = { match: 'prefix', path, candidates: prefixCandidates(path, true, guarded(list, 'segment', [])), host: true };
     plans.push(plan);
-    prefixPlans.set(path, plan);
+    addPrefixPlan(plan);
   }
 
   // An Exact /x: folded likewise ($uri equals /x) unless a PathPrefix has the same path (its
@@ -568,7 +575,8 @@ function locationAction(own: Entry[], runs: Run[], runOf: (run: Run) => Dispatch
     targets.add(c.ruleLocation.name);
   }
   if (firstUnconditional >= 0) targets.add(fallback);
-  const { key, regexes, variable } = dispatchComposite(alternatives, fallback);
+  // The 404 fallback is the dispatch map's default (templates/maps.conf.hbs): left out of the composite.
+  const { key, regexes, variable } = dispatchComposite(alternatives, fallback === NOT_FOUND_LOCATION ? undefined : fallback);
   // With the fields finalizeModel sets, so that a copy of it (location-memo.ts) has its shape.
   return { kind: 'dispatch', key, regexes, variable, fallback, targets: [...targets], runs: used, nginxKey: undefined, nginxFallback: undefined };
 }

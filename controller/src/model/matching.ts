@@ -318,15 +318,18 @@ function dispatchVariable(regexes: string[]): string {
  *
  * The composite holds the fields the alternatives read, then the values their conditions
  * compare with (paths, header and query values: see keyLiteral), then the names of the named
- * locations they go to, the fallback's and, last, $uri when a folded path is tested (URI_FIELD). The regex is a branch-reset alternation
- * `^(?|A1|A2...|F)` (PCRE tries alternatives in order, so the first that holds wins) whose
- * alternatives capture their target's name from the composite as $1: each checks its
- * conditions with lookaheads, a value from the composite by backreference; a run's alternative
- * captures its map's value when not empty; F, last, captures the fallback. So the regex depends
+ * locations they go to, the fallback's and, last, $uri when a folded path is tested
+ * (URI_FIELD). The regex is a branch-reset alternation `^(?|A1|A2...|F)` (PCRE tries
+ * alternatives in order, so the first that holds wins) whose alternatives capture their
+ * target's name from the composite as $1: each checks its conditions with lookaheads, a value
+ * from the composite by backreference; a run's alternative captures its map's value when not
+ * empty; F, last, captures the fallback. A fallback undefined is the map's own default (the
+ * 404 location): no F and no name in the composite, whose every byte nginx lowercases and
+ * copies per request, and the regexes then fail to the default. So the regex depends
  * on the shape of the candidates (which fields, which tests, in which order), not on their
  * paths and values: the one-host benchmark's ~1,000 dispatching locations read 6 maps.
  */
-export function dispatchComposite(alternatives: Alternative[], fallback: string): { key: string; regexes: string[]; variable: string } {
+export function dispatchComposite(alternatives: Alternative[], fallback: string | undefined): { key: string; regexes: string[]; variable: string } {
   const index = new Map<string, number>();
   let uri = false;
   for (const a of alternatives) {
@@ -357,7 +360,7 @@ export function dispatchComposite(alternatives: Alternative[], fallback: string)
   const names = new Map<string, number>();
   const first = index.size + literals.size;
   for (const a of alternatives) if (!('run' in a) && !names.has(a.target)) names.set(a.target, first + names.size);
-  if (!names.has(fallback)) names.set(fallback, first + names.size);
+  if (fallback !== undefined && !names.has(fallback)) names.set(fallback, first + names.size);
   // $uri after everything (see URI_FIELD).
   if (uri) index.set(URI_FIELD, first + names.size);
   const lastIndex = uri ? first + names.size : first + names.size - 1;
@@ -386,7 +389,7 @@ export function dispatchComposite(alternatives: Alternative[], fallback: string)
     const target = names.get(a.target)!;
     return groups ? `(?=${skip(target)}(.*))${r}` : `${r}${skip(target)}(.*)`;
   });
-  branches.push(`${skip(names.get(fallback)!)}(.*)`);
+  if (fallback !== undefined) branches.push(`${skip(names.get(fallback)!)}(.*)`);
   // PCRE's compiled patterns are limited (64 KB with the default link size), and nginx reads a
   // token of at most 4 KB of config text: at most MAX_ALTERNATIVES and MAX_REGEX_TEXT bytes (as
   // quoted) per regex, the next ones in a following entry of the same map.

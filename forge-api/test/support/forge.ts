@@ -27,6 +27,11 @@ export interface Res {
   headers: Headers;
   text: string;
   body: any;
+  /**
+   * For an answer of 500 or more: what the server logged as an error while the request ran (a
+   * 500's body says nothing, as Gitea's does; the cause is in the log, with its stack).
+   */
+  serverErrors?: string[];
 }
 
 export interface Auth {
@@ -115,12 +120,22 @@ export async function startForge(provider: Provider = 'sqlite', config: ForgeCon
     prisma = createPrisma(databaseUrl, { onStatement: () => void executed++ });
     await tunePrisma(prisma, databaseUrl);
   }
+  // The server's error log, kept in memory so that a 500 can show its cause (Res.serverErrors).
+  const logged: string[] = [];
+  const logger = {
+    level: 'error',
+    stream: {
+      write(line: string) {
+        logged.push(errorLine(line));
+      },
+    },
+  };
   let app: FastifyInstance | null = null;
   let url = '';
   for (let attempt = 0; attempt < 5 && !app; attempt++) {
     const port = await freePort();
     url = `http://127.0.0.1:${port}`;
-    const candidate = await buildApp({ config: { dataDir, databaseUrl, rootUrl: `${url}/`, port, passwordHashAlgo: TEST_PASSWORD_HASH, ...config }, prisma });
+    const candidate = await buildApp({ config: { dataDir, databaseUrl, rootUrl: `${url}/`, port, passwordHashAlgo: TEST_PASSWORD_HASH, ...config }, prisma, logger });
     try {
       await candidate.listen({ port, host: '127.0.0.1' });
       app = candidate;
@@ -151,15 +166,17 @@ export async function startForge(provider: Provider = 'sqlite', config: ForgeCon
         body = JSON.stringify(opts.body);
         headers['content-type'] = 'application/json';
       }
+      const loggedBefore = logged.length;
       const res = await fetch(p.startsWith('http') ? p : `${url}/api/v1${p}`, { method, headers, body, redirect: 'manual' });
       const text = await res.text();
+      const serverErrors = res.status >= 500 ? logged.slice(loggedBefore) : undefined;
       let parsed: any = undefined;
       try {
         parsed = text ? JSON.parse(text) : undefined;
       } catch {
         parsed = undefined;
       }
-      return { status: res.status, headers: res.headers, text, body: parsed };
+      return { status: res.status, headers: res.headers, text, body: parsed, ...(serverErrors ? { serverErrors } : {}) };
     },
     async user(name, extra = {}) {
       return theApp.services.users.create({
@@ -191,6 +208,16 @@ export async function startForge(provider: Provider = 'sqlite', config: ForgeCon
     },
   };
   return forge;
+}
+
+/** One line of the server's JSON log as a reader wants it: the message, then the error's stack. */
+function errorLine(line: string): string {
+  try {
+    const o = JSON.parse(line) as { msg?: string; err?: { stack?: string; message?: string } };
+    return [o.msg, o.err?.stack ?? o.err?.message].filter(Boolean).join(': ');
+  } catch {
+    return line.trim();
+  }
 }
 
 /** Runs the same suite once per provider, each with its own forge. */

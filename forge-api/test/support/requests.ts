@@ -18,3 +18,13 @@ export function okRequester(f: () => Forge) {
     return res;
   };
 }
+
+/**
+ * Expects `res` to answer `status`; otherwise fails naming the request's answer: its body and,
+ * for a 500, the error the server logged (Res.serverErrors), so a failure explains itself.
+ */
+export function expectStatus(res: Res, status: number, what = 'the request'): void {
+  if (res.status === status) return;
+  const cause = res.serverErrors?.length ? `\nserver log:\n${res.serverErrors.join('\n')}` : '';
+  throw new Error(`${what}: expected status ${status}, got ${res.status} ${res.text}${cause}`);
+}

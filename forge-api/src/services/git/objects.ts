@@ -1,8 +1,9 @@
 /**
  * Writing git objects and refs straight into a bare repository (SHA-1 object format), for the
- * one commit of auto_init: no process per object, which makes repository creation with
- * README/LICENSE/.gitignore cost one `git init` in total. The formats are git's documented
- * loose-object and ref-file formats; tests check the result with `git fsck --strict`.
+ * one commit of auto_init and the blobs of the forge's own commits (commit-writer.ts): no
+ * process per object, which makes repository creation with README/LICENSE/.gitignore cost one
+ * `git init` in total. The formats are git's documented loose-object and ref-file formats; tests
+ * check the result with `git fsck --strict`.
  */
 import { createHash } from 'crypto';
 import { promises as fs } from 'fs';
@@ -15,10 +16,29 @@ export function objectId(type: ObjectType, content: Buffer): string {
   return createHash('sha1').update(`${type} ${content.length}\0`).update(content).digest('hex');
 }
 
+/** Attempts at writing a temporary file whose folder keeps vanishing (see writeAtomic). */
+const FOLDER_ATTEMPTS = 5;
+
+/**
+ * Writes `file` as a temporary file in its folder renamed onto it. The folder can vanish between
+ * being made and being written to: `git repack -d` (housekeeping.ts, which does not wait for
+ * the forge's own commits) ends with prune-packed, which removes every object folder it finds
+ * empty, and a ref deletion removes emptied folders under refs/. So, as git's own object writer
+ * does, a write that finds its folder missing makes it and tries again (a few times at most: each
+ * prune-packed removes a folder once); once the temporary file is in, the folder is no longer
+ * empty and stays until the rename.
+ */
 async function writeAtomic(file: string, data: Buffer | string): Promise<void> {
-  await fs.mkdir(path.dirname(file), { recursive: true });
   const tmp = `${file}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
-  await fs.writeFile(tmp, data, { mode: 0o444 });
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await fs.writeFile(tmp, data, { mode: 0o444 });
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= FOLDER_ATTEMPTS) throw err;
+      await fs.mkdir(path.dirname(file), { recursive: true });
+    }
+  }
   await fs.rename(tmp, file);
 }
 
