@@ -76,6 +76,12 @@ export interface ForgeConfig {
   /** Host and port written in clone URLs (SSH_DOMAIN: DOMAIN, else ROOT_URL's host; SSH_PORT: 22). */
   sshDomain: string;
   sshPort: number;
+  /**
+   * Domain of the no-reply e-mail addresses (NO_REPLY_ADDRESS: "noreply." + DOMAIN, else + ROOT_URL's
+   * host, as Gitea derives it): the placeholder e-mail shown for hidden addresses and the git
+   * identity of users who hide theirs; commit e-mails at this domain name their forge user.
+   */
+  noReplyAddress: string;
   /** The user name clients must log in as (BUILTIN_SSH_SERVER_USER: RUN_USER, else the account running the forge). */
   sshBuiltinServerUser: string;
   /** The user written in clone URLs (SSH_USER: the built-in server's user). */
@@ -194,6 +200,7 @@ export function loadConfig(overrides: ForgeConfigInput = {}, env: NodeJS.Process
     sshListenHost: overrides.sshListenHost ?? env.SSH_LISTEN_HOST ?? '',
     sshListenPort: overrides.sshListenPort ?? int(env.SSH_LISTEN_PORT, sshPort),
     sshDomain: overrides.sshDomain ?? (env.SSH_DOMAIN || env.DOMAIN || new URL(rootUrl).hostname),
+    noReplyAddress: (overrides.noReplyAddress ?? (env.NO_REPLY_ADDRESS || `noreply.${env.DOMAIN || new URL(rootUrl).hostname}`)).toLowerCase(),
     sshPort,
     sshBuiltinServerUser: builtinUser,
     sshUser: overrides.sshUser ?? (env.SSH_USER || builtinUser),

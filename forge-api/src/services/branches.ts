@@ -4,6 +4,7 @@
  * compare-and-swap `update-ref`, checked against the branch protection rules first, then
  * announced like a push (RepoService.afterPush: push/create/delete webhooks, feeds, stats).
  */
+import { usersByCommitEmails } from './commit-users';
 import type { ForgeConfig } from '../config';
 import { firstMatch, type BranchProtectionService, type ProtectionRule } from './branch-protection';
 import { AccessMode } from './convert';
@@ -78,14 +79,10 @@ export class BranchService {
     return `${this.config.rootUrl}${repo.owner.name}/${repo.name}`;
   }
 
-  /** User names of commit e-mails (Gitea's GetUserByEmail: activated addresses). */
+  /** User names of commit e-mails (commit-users.ts). */
   private async usernames(emails: string[]): Promise<Map<string, string>> {
-    const lower = [...new Set(emails.map((e) => e.toLowerCase()).filter(Boolean))];
-    const map = new Map<string, string>();
-    if (!lower.length) return map;
-    const rows = await this.prisma.emailAddress.findMany({ where: { lowerEmail: { in: lower }, isActivated: true }, include: { user: { select: { name: true } } } });
-    for (const r of rows) map.set(r.lowerEmail, r.user.name);
-    return map;
+    const users = await usersByCommitEmails(this.prisma, this.config.noReplyAddress, emails);
+    return new Map([...users].map(([email, u]) => [email, u.name]));
   }
 
   /** Gitea's PayloadCommit for commits of this repository. */

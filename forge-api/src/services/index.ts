@@ -227,7 +227,7 @@ export function createServices(prisma: Prisma, config: ForgeConfig, options: Ser
   // A deleted tag turns its release back into a draft.
   notifier.add(releases);
 
-  const gitData = new GitDataService(config, gitReaders, repos, new CommitConverter(prisma, convert, config.rootUrl));
+  const gitData = new GitDataService(config, gitReaders, repos, new CommitConverter(prisma, convert, config.rootUrl, config.noReplyAddress));
   const branchProtections = new BranchProtectionService(prisma, permissions);
   const pulls = createPullServices(prisma, config, {
     protections: branchProtections,

@@ -75,7 +75,7 @@ export class MergeUpstreamService {
       const detail = merged.messages.length ? merged.messages.join('\n') : merged.conflicts.map((p) => `CONFLICT (content): Merge conflict in ${p}`).join('\n');
       throw new ConflictError(`Merge Conflict Error: ${detail}`);
     }
-    const who = { ...gitIdentityOf(doer), date: new Date() };
+    const who = { ...gitIdentityOf(doer, this.repos.config.noReplyAddress), date: new Date() };
     const commit = await commitTree(forkPath, { tree: merged.tree, parents: [head.oid, upstream.oid], message: commitMessage(MERGE_UPSTREAM_MESSAGE, who), author: who, committer: who });
     await this.move(doer, fork, forkPath, ref, head.oid, commit);
     return 'merge';

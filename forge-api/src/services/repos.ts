@@ -135,7 +135,7 @@ export function searchSql(viewer: Viewer | null, o: SearchOptions): { where: Sql
 export class RepoService {
   constructor(
     private readonly prisma: Prisma,
-    private readonly config: ForgeConfig,
+    readonly config: ForgeConfig,
     private readonly permissions: PermissionService,
     private readonly notifier: Notifier,
     private readonly hot: HotReads,

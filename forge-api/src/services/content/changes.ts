@@ -7,6 +7,7 @@
  * does not match", a non-conflicting one lands on top, and no commit is ever dropped. A branch
  * that keeps moving past MAX_ATTEMPTS is a 409.
  */
+import { noReplyEmail } from '../commit-users';
 import { AlreadyExistsError, ConflictError, InvalidError, NotFoundError } from '../errors';
 import { fmtTime } from '../convert/common';
 import type { RepoWithOwner } from '../convert/repository';
@@ -80,9 +81,9 @@ async function branchTip(repoPath: string, branch: string): Promise<string | nul
 }
 
 /** Gitea's git identity of a user: full name else user name; the no-reply address when the e-mail is private. */
-export function gitIdentityOf(u: User): { name: string; email: string } {
+export function gitIdentityOf(u: User, noReplyAddress: string): { name: string; email: string } {
   const name = (u.fullName || '').replace(/[<>\n]/g, '').trim() || u.name;
-  const email = u.keepEmailPrivate ? `${u.id}+${u.lowerName}@noreply.localhost` : u.email;
+  const email = u.keepEmailPrivate ? noReplyEmail(u, noReplyAddress) : u.email;
   return { name, email };
 }
 
@@ -176,7 +177,7 @@ export class ContentChangeService {
     needBranch = false,
   ): Promise<string> {
     const repoPath = this.contents.repoPath(repo);
-    const me = gitIdentityOf(doer);
+    const me = gitIdentityOf(doer, this.contents.config.noReplyAddress);
     const authorId = { name: o.author?.name || o.committer?.name || me.name, email: o.author?.email || o.committer?.email || me.email };
     const committerId = { name: o.committer?.name || o.author?.name || me.name, email: o.committer?.email || o.author?.email || me.email };
     const authorDate = o.dates?.author || o.dates?.committer;

@@ -12,7 +12,7 @@ export function avatarUrl(c: ConvertContext, u: Pick<User, 'email' | 'avatarUrl'
 }
 
 export function placeholderEmail(c: ConvertContext, u: Pick<User, 'lowerName'>): string {
-  return `${u.lowerName}@noreply.${c.host}`;
+  return `${u.lowerName}@${c.noReplyAddress}`;
 }
 
 /**

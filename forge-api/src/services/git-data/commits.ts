@@ -10,6 +10,7 @@ import type { User } from '../records';
 import type { GitCommit, GitSignature } from '../git/reader';
 import { commitFiles, commitStats, type CommitFiles, type CommitStat } from './diff-stats';
 import { Lru } from './lru';
+import { usersByCommitEmails } from '../commit-users';
 import { gitDate, goPathEscape, repoUrls, ZERO_TIME } from './format';
 
 export interface CommitJsonOptions {
@@ -47,16 +48,12 @@ export class CommitConverter {
     private readonly prisma: Prisma,
     private readonly convert: Converter,
     private readonly rootUrl: string,
+    private readonly noReplyAddress: string,
   ) {}
 
-  /** Forge users owning these e-mail addresses (activated addresses only), by lowercase e-mail. */
-  async usersByEmail(emails: Iterable<string>): Promise<Map<string, User>> {
-    const lower = [...new Set([...emails].filter(Boolean).map((e) => e.toLowerCase()))];
-    const out = new Map<string, User>();
-    if (lower.length === 0) return out;
-    const rows = await this.prisma.emailAddress.findMany({ where: { lowerEmail: { in: lower }, isActivated: true }, include: { user: true } });
-    for (const row of rows) out.set(row.lowerEmail, row.user as User);
-    return out;
+  /** Forge users of these commit e-mails, by lowercase e-mail (commit-users.ts). */
+  usersByEmail(emails: Iterable<string>): Promise<Map<string, User>> {
+    return usersByCommitEmails(this.prisma, this.noReplyAddress, emails);
   }
 
   async toJson(repo: RepoWithOwner, repoPath: string, commits: GitCommit[], opts: CommitJsonOptions): Promise<Record<string, unknown>[]> {

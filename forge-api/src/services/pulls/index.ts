@@ -104,7 +104,7 @@ export class PullPushListener implements NotifyListener {
 
 export function createPullServices(
   prisma: Prisma,
-  _config: ForgeConfig,
+  config: ForgeConfig,
   deps: {
     convert: Converter;
     permissions: PermissionService;
@@ -158,6 +158,7 @@ export function createPullServices(
     prisma,
     permissions: deps.permissions,
     diskPath,
+    noReplyAddress: config.noReplyAddress,
     repoById: (id) => deps.repos.byId(id),
     refsChanged: (doer, repoId) => deps.repos.refsChanged(doer, repoId),
     merged: async (doer, repo, pr) => {
@@ -179,6 +180,7 @@ export function createPullServices(
     permissions: deps.permissions,
     protections: deps.protections,
     diskPath,
+    noReplyAddress: config.noReplyAddress,
     repoById: (id) => deps.repos.byId(id),
     refsChanged: (doer, repoId) => deps.repos.refsChanged(doer, repoId),
   });

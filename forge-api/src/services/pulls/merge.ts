@@ -71,6 +71,8 @@ export interface MergeDeps {
   prisma: Prisma;
   permissions: PermissionService;
   diskPath(repo: RepoWithOwner): string;
+  /** Domain of the git e-mail of users who hide theirs (config). */
+  noReplyAddress: string;
   repoById(id: number): Promise<RepoWithOwner | null>;
   /** After the forge moved refs of a repository: push events, size, checks of other pull requests. */
   refsChanged(doer: User, repoId: number): Promise<unknown>;
@@ -145,7 +147,7 @@ export class PullMergeService {
     }
     if (input.head_commit_id && input.head_commit_id !== headTip) throw new ConflictError('head out of date');
     const message = `${extra ? `${title}\n\n${extra}` : title}\n`;
-    const me = gitIdentityOf(rc.doer);
+    const me = gitIdentityOf(rc.doer, this.deps.noReplyAddress);
     const now = new Date();
     const committer: Signature = { ...me, date: now };
     let newTip: string;
@@ -160,7 +162,7 @@ export class PullMergeService {
       } else {
         // The squashed commit is the author's (Gitea's getAuthorSignatureSquash), committed by the merger.
         const poster = await this.deps.prisma.user.findUnique({ where: { id: issue.posterId } });
-        const author: Signature = { ...(poster ? gitIdentityOf(poster) : me), date: now };
+        const author: Signature = { ...(poster ? gitIdentityOf(poster, this.deps.noReplyAddress) : me), date: now };
         newTip = await commitTree(path, { tree: merged.tree, parents: [baseTip], message, author, committer });
       }
     } else {

@@ -27,6 +27,8 @@ export interface UpdateDeps {
   permissions: PermissionService;
   protections: BranchProtectionService;
   diskPath(repo: RepoWithOwner): string;
+  /** Domain of the git e-mail of users who hide theirs (config). */
+  noReplyAddress: string;
   repoById(id: number): Promise<RepoWithOwner | null>;
   refsChanged(doer: User, repoId: number): Promise<unknown>;
 }
@@ -92,7 +94,7 @@ export class PullUpdateService {
     if (upToDate) throw new ConflictError(`HeadBranch of PR ${pr.index} is up to date`);
     // The head's commits are in the base repository (refs/pull/{index}/head); a fork borrows the
     // base repository's objects, so what is written there is readable from the head repository.
-    const me = gitIdentityOf(rc.doer);
+    const me = gitIdentityOf(rc.doer, this.deps.noReplyAddress);
     const committer: Signature = { ...me, date: new Date() };
     let newTip: string;
     if (rebase) {
