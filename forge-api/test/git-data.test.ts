@@ -247,4 +247,22 @@ describeForge('git data API', (f) => {
     await Promise.all(Array.from({ length: 20 }, () => f().request('GET', `${repo}/commits?limit=3`, as('root'))));
     expect(reader.spawned - before).toBeLessThanOrEqual(1);
   });
+
+  test('commit e-mails at the no-reply domain name their user: {id}+anything by id, {name} by name', async () => {
+    const hider = await f().user('hider');
+    const domain = `noreply.${new URL(f().url).hostname}`;
+    expect((await f().request('PATCH', '/user/settings', { ...as('hider'), body: { hide_email: true } })).status).toBe(200);
+    expect((await f().request('POST', '/user/repos', { ...as('hider'), body: { name: 'own', auto_init: true } })).status).toBe(201);
+    const own = await f().request('POST', '/repos/hider/own/contents/a.txt', { ...as('hider'), body: { content: 'aGk=', message: 'hidden' } });
+    expect(own.status).toBe(201);
+    expect(own.body.commit.author.email).toBe(`${hider.id}+hider@${domain}`);
+    const emails = [`${hider.id}+someone@${domain}`, `HIDER@${domain.toUpperCase()}`, `999999+hider@${domain}`, `${hider.id}+hider@noreply.elsewhere`, `${hider.id}@${domain}`];
+    for (const [i, email] of emails.entries()) {
+      const body = { content: 'aGk=', message: `m${i}`, author: { name: 'x', email }, committer: { name: 'x', email }, ...(i ? { branch: 'noreply' } : { new_branch: 'noreply' }) };
+      expect((await f().request('POST', `/repos/hider/own/contents/f${i}.txt`, { ...as('hider'), body })).status).toBe(201);
+    }
+    const list = await f().request('GET', '/repos/hider/own/commits?sha=noreply&limit=6&stat=false&files=false', as('stranger'));
+    const logins = list.body.map((c: { author: { login: string } | null; committer: { login: string } | null }) => [c.author?.login ?? null, c.committer?.login ?? null]);
+    expect(logins).toEqual([[null, null], [null, null], [null, null], ['hider', 'hider'], ['hider', 'hider'], ['hider', 'hider']]);
+  });
 });

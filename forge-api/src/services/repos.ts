@@ -471,7 +471,14 @@ export class RepoService {
     return all.length;
   }
 
-  /** Repositories of an owner visible to the viewer, by name. */
+  /**
+   * Repositories of an owner visible to the viewer, by name; the total counts the same rows.
+   * Gitea 1.27.3's GET /orgs/{org}/repos differs on purpose here: for any signed-in viewer (member
+   * or not) its X-Total-Count counts every repository of the organization, private ones the viewer
+   * cannot see included (anonymous viewers get the public count). That leaks how many private
+   * repositories an organization has and makes its Link headers promise pages that come back
+   * empty, so the forge counts only what it lists (the items are the same as Gitea's).
+   */
   async listForOwner(owner: User, viewer: User | null, skip: number, take: number) {
     const where = { AND: [{ ownerId: owner.id }, this.permissions.readableRepoFilter(viewer)] };
     const [rows, total] = await Promise.all([
