@@ -1,4 +1,5 @@
-#!/usr/bin/env node
-// Runs the TypeScript sources directly (tsx), so a fresh checkout needs only `npm ci`.
-require('tsx/cjs');
+#!/usr/bin/env -S node --max-semi-space-size=2
+// Runs the TypeScript sources directly (bin/typescript.js), so a fresh checkout needs only `npm ci`.
+// The node flags of the first line are CONTROLLER_NODE_FLAGS (controller/src/heap.ts).
+require('./typescript');
 require('../controller/src/cli.ts');

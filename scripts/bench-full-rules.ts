@@ -184,7 +184,6 @@ export async function benchFullRules(o: BenchFullOptions): Promise<void> {
       console.log(`nginx instructions per request (callgrind, user space, HTTPS keep-alive): plain ${none.toFixed(0)}, full rules ${all.toFixed(0)} (${(all / none).toFixed(3)}x)`);
       rows.push(['nginx instructions per request (callgrind)', `${all.toFixed(0)} / ${none.toFixed(0)} (${(all / none).toFixed(3)}x)`, '']);
     }
-    rows.push(['load average (1 / 5 / 15 min) at the end', os.loadavg().map((x) => x.toFixed(1)).join(' / '), '']);
     docsTable({ doc: 'gateway', id: 'dataplane-full-rules', command: benchCommand('bench:dataplane'), columns: ['figure', `full rules / plain, ${routes} routes over HTTPS`, 'goal'], rows });
   } finally {
     for (const g of gateways) await g.nginx.stop();

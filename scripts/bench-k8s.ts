@@ -17,9 +17,10 @@
  * --heap-snapshot=DIR: once the memory figure is taken, the controller writes a V8 heap snapshot
  *   into DIR (node's --heapsnapshot-signal; open it in Chrome DevTools' Memory tab).
  */
-import { readdirSync, readFileSync, statSync } from 'fs';
+import { readdirSync, statSync } from 'fs';
 import * as path from 'path';
 import { startController } from '../e2e/support/controller';
+import { controllerHeapMb, metrics, rssMb } from './support/proc-memory';
 import { startCluster } from '../e2e/support/kube';
 import { gateway, gatewayClass, httpRoute, rule, serviceFor, type Manifest } from '../e2e/support/manifests';
 import { startNetnsBackends } from '../e2e/support/netns';
@@ -34,17 +35,6 @@ const GOAL = { 30: 5, 150: 15 } as Record<number, number>;
 function arg(name: string, fallback: number): number {
   const a = process.argv.find((x) => x.startsWith(`--${name}=`));
   return a ? Number(a.split('=')[1]) : fallback;
-}
-
-async function metrics(port: number): Promise<Map<string, number>> {
-  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-  const out = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    if (!line || line.startsWith('#')) continue;
-    const i = line.lastIndexOf(' ');
-    out.set(line.slice(0, i), Number(line.slice(i + 1)));
-  }
-  return out;
 }
 
 function requestsSent(m: Map<string, number>): number {
@@ -84,12 +74,6 @@ async function heapSnapshot(pid: number, dir: string): Promise<string> {
     last = size;
   }
   throw new Error(`no heap snapshot in ${dir} after 300 s`);
-}
-
-/** The process's resident memory now (VmRSS), or its peak so far (VmHWM, what a memory limit meets). */
-function rssMb(pid: number, field: 'VmRSS' | 'VmHWM' = 'VmRSS'): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith(`${field}:`))!;
-  return Math.round(Number(line.replace(/\D+/g, '')) / 1024);
 }
 
 async function main(): Promise<void> {
@@ -165,10 +149,10 @@ async function main(): Promise<void> {
       await new Promise((r) => setTimeout(r, 3000));
       // The controller's own gauges (prom-client's default metrics): how much of the RSS is heap.
       const m = await metrics(metricsPort);
-      const heap = (k: string) => Math.round((m.get(`portcullis_controller_nodejs_heap_size_${k}_bytes`) ?? NaN) / 1048576);
+      const heap = controllerHeapMb(m);
       const [rss, peak] = [rssMb(pid), rssMb(pid, 'VmHWM')];
-      console.log(`controller memory with ${manyRoutes + 180} routes: RSS ${rss} MB, peak ${peak} MB (${rssBefore} MB with 180), heap used / total ${heap('used')} / ${heap('total')} MB; all served ${((Date.now() - t0) / 1000).toFixed(1)} s after the first apply`);
-      rows.push([`controller RSS / peak RSS with ${manyRoutes + 180} routes (heap used / total)`, `${rss} / ${peak} MB (${heap('used')} / ${heap('total')} MB)`, '< 250 MB', 'Envoy Gateway: 256 MiB at 1,000 routes']);
+      console.log(`controller memory with ${manyRoutes + 180} routes: RSS ${rss} MB, peak ${peak} MB (${rssBefore} MB with 180), heap used / total ${heap.used} / ${heap.total} MB; all served ${((Date.now() - t0) / 1000).toFixed(1)} s after the first apply`);
+      rows.push([`controller RSS / peak RSS with ${manyRoutes + 180} routes (heap used / total)`, `${rss} / ${peak} MB (${heap.used} / ${heap.total} MB)`, '< 250 MB', 'Envoy Gateway: 256 MiB at 1,000 routes']);
       if (snapshotDir) console.log(`controller heap snapshot: ${await heapSnapshot(pid, path.resolve(snapshotDir))}`);
     }
     docsTable({ doc: 'gateway', id: 'k8s', command: benchCommand('bench:k8s'), columns: ['figure', 'Portcullis', 'goal', 'anchor'], rows });

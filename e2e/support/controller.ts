@@ -3,6 +3,7 @@ import * as path from 'path';
 import { atFileEnd } from './file-end';
 import { followLogs, type LogLine } from './log-lines';
 import { endNginx, isAlive, masterPid } from './nginx-master';
+import { CONTROLLER_NODE_FLAGS } from '../../controller/src/heap';
 
 export { isAlive };
 
@@ -74,7 +75,7 @@ function nginxPrefix(stateDir: string): string {
 const STOP_TIMEOUT_MS = 20_000;
 
 /**
- * Starts the real controller CLI (bin/portcullis-controller.js, TypeScript run by tsx) in
+ * Starts the real controller CLI (bin/portcullis-controller.js, TypeScript run by bin/typescript.js) in
  * standalone mode, exactly as a user would, and resolves after its first reconcile.
  */
 export async function startController(options: ControllerOptions, waitFirstReconcile = true): Promise<ControllerProcess> {
@@ -91,7 +92,8 @@ export async function startController(options: ControllerOptions, waitFirstRecon
   ];
   // E2E_CONTROLLER_NODE_ARGS: node flags for the controller (e.g. --cpu-prof when profiling a bench).
   const nodeArgs = (process.env.E2E_CONTROLLER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  // With the flags the bin's first line gives it when run as a program (controller/src/heap.ts).
+  const child = spawn(process.execPath, [...CONTROLLER_NODE_FLAGS, ...nodeArgs, ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<number | string>((resolve) => {
     child.once('exit', (code, signal) => resolve(code ?? signal ?? -1));
   });
@@ -139,7 +141,7 @@ export async function startController(options: ControllerOptions, waitFirstRecon
   const forget = atFileEnd(() => proc.stop('SIGKILL').then(() => undefined));
   if (waitFirstReconcile) {
     try {
-      // The first start compiles the controller with tsx; with suites in parallel workers on two
+      // The first start compiles the controller's sources; with suites in parallel workers on two
       // cores that alone can take longer than half a minute, so wait up to two.
       await proc.waitForLog((l) => l.msg === 'reconciled', 120_000);
     } catch (err) {
