@@ -2,18 +2,22 @@
  * npm run bench:dataplane — requests/s through nginx for plain prefix routes vs routes with
  * header + query + method matches, on the same config size (ROUTES HTTPRoutes x 3 rules).
  *
- * Both configs go through the real pipeline (buildModel -> renderConfig -> NginxProcess). The
- * backend is a separate minimal nginx answering 200 from memory, so the figures measure the
- * gateway, not a Node server. wrk runs on loopback, bounded in time, alternating plain and
- * matched runs to spread machine noise over both. Prints the figures and the matched/plain ratio
- * (goal >= 0.97). Besides requests/s (sensitive to whatever else runs on the machine), it reads
- * the nginx worker's CPU time from /proc and prints CPU microseconds per request: the cost that
- * bounds throughput when nginx is the bottleneck, and a ratio that other load barely moves.
+ * Both configs go through the real pipeline (buildModel -> renderConfig -> NginxProcess), each
+ * served by an nginx of its own (1 worker, started once). The backend is a separate minimal
+ * nginx answering 200 from memory, so the figures measure the gateway, not a Node server. wrk
+ * runs on loopback in back-to-back pairs of alternating order (bench-filters.ts comparePairs):
+ * the req/s ratio is the median of the pairs' ratios with a distribution-free 95 % interval,
+ * beside the capacity ratio (CPU per request of wrk + gateway + backend) and, with valgrind
+ * installed, nginx's instructions per request of both configs (callgrind), which other load on
+ * the machine does not move. Goal: matched/plain >= 0.97.
  *
- * Env: BENCH_SECONDS (per run, default 5), BENCH_ROUNDS (default 3), BENCH_ROUTES (default 100),
- *      BENCH_CONNECTIONS (default 32), PORTCULLIS_NGINX (see controller/src/apply/nginx-binary.ts),
- *      BENCH_HTTP=0 skips the HTTP rounds, BENCH_FILTERS=0 / BENCH_TLS=0 the filters / TLS parts
- *      (scripts/bench-filters.ts: filtered/plain req/s, HTTPS vs HTTP keep-alive and handshakes/s), BENCH_GRPC=0 the gRPC part (scripts/bench-grpc.ts: unary calls/s gateway vs direct).
+ * Env: BENCH_PAIRS (default 20), BENCH_PAIR_SECONDS (default 2), BENCH_ROUTES (default 100),
+ *      BENCH_CONNECTIONS (default 32), BENCH_SECONDS / BENCH_ROUNDS (gRPC part), BENCH_CALLGRIND=0
+ *      skips the counts, PORTCULLIS_NGINX (see controller/src/apply/nginx-binary.ts),
+ *      BENCH_HTTP=0 skips the matching part, BENCH_FILTERS=0 / BENCH_TLS=0 the filters / TLS parts
+ *      (scripts/bench-filters.ts: filtered/plain req/s, HTTPS vs HTTP keep-alive and handshakes/s),
+ *      BENCH_FULL=0 the full-rules part (scripts/bench-full-rules.ts: 5,000 routes over HTTPS),
+ *      BENCH_GRPC=0 the gRPC part (scripts/bench-grpc.ts: unary calls/s gateway vs direct).
  * --write-docs: also write each part's figures as its table in docs/benchmarks-gateway.md.
  */
 import * as fs from 'fs';
@@ -28,7 +32,7 @@ import { buildModel } from '../controller/src/model';
 import { renderConfig } from '../controller/src/render';
 import { defaultNginxBinary } from '../controller/src/apply/nginx-binary';
 import { benchGrpc } from './bench-grpc';
-import { benchFilters } from './bench-filters';
+import { benchFilters, comparePairs, report, type Gateway } from './bench-filters';
 import { benchFullRules } from './bench-full-rules';
 import { hasCallgrind, instructionsPerRequest } from './bench-instructions';
 import { freePort } from '../e2e/support/ports';
@@ -128,105 +132,70 @@ function workerTicks(master: number): number {
 
 const TICK_US = 1e6 / Number(process.env.CLK_TCK ?? 100);
 
-interface Run {
-  rps: number;
-  requests: number;
-}
-
-async function wrk(port: number, target: string, seconds = SECONDS): Promise<Run> {
-  const res = await execa('wrk', [`-t1`, `-c${CONNECTIONS}`, `-d${seconds}s`, '-H', `X-Tenant: t${Math.floor(ROUTES / 2)}`, `http://127.0.0.1:${port}${target}`]);
-  const rps = /Requests\/sec:\s+([\d.]+)/.exec(res.stdout);
-  const requests = /(\d+) requests in/.exec(res.stdout);
-  const non2xx = /Non-2xx or 3xx responses:\s+(\d+)/.exec(res.stdout);
-  if (!rps) throw new Error(`cannot read wrk output:\n${res.stdout}`);
-  if (non2xx) throw new Error(`${non2xx[1]} non-2xx answers for ${target}: the route did not match`);
-  return { rps: Number(rps[1]), requests: Number(requests?.[1] ?? 0) };
-}
-
 async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pc-bench-dp-'));
   const backendPort = await freePort();
   const { child: backend } = await startBackend(path.join(dir, 'backend'), backendPort);
-  const port = await freePort();
-  const nginx = new NginxProcess({ prefix: path.join(dir, 'gw'), binary: NGINX, log: silentLogger });
   const target = `/r${Math.floor(ROUTES / 2)}/1/item?plan=1`;
-  const configs = {
-    plain: renderConfig(buildModel(graphOf(port, backendPort, false)), { listenAddress: '127.0.0.1', prefix: path.join(dir, 'gw'), workerProcesses: 1, accessLog: false }),
-    matched: renderConfig(buildModel(graphOf(port, backendPort, true)), { listenAddress: '127.0.0.1', prefix: path.join(dir, 'gw'), workerProcesses: 1, accessLog: false }),
+  const headers = [`X-Tenant: t${Math.floor(ROUTES / 2)}`];
+  const render = (matched: boolean, port: number, at: string) =>
+    renderConfig(buildModel(graphOf(port, backendPort, matched)), { listenAddress: '127.0.0.1', prefix: at, workerProcesses: 1, accessLog: false });
+  const gateways: Gateway[] = [];
+  /** Each config on an nginx of its own, started once: no reload between the runs of a pair. */
+  const start = async (kind: 'plain' | 'matched'): Promise<Gateway> => {
+    const port = await freePort();
+    const nginx = new NginxProcess({ prefix: path.join(dir, kind), binary: NGINX, log: silentLogger });
+    const gateway = { nginx, port };
+    gateways.push(gateway);
+    const started = await nginx.start(render(kind === 'matched', port, path.join(dir, kind)));
+    if (!started.ok) throw new Error(started.message);
+    return gateway;
   };
-  const results: Record<'plain' | 'matched', number[]> = { plain: [], matched: [] };
-  const cpu: Record<'plain' | 'matched', number[]> = { plain: [], matched: [] };
-  const instructions: Partial<Record<'plain' | 'matched', number>> = {};
+  const pairs = Number(process.env.BENCH_PAIRS ?? 20);
+  const pairSeconds = Number(process.env.BENCH_PAIR_SECONDS ?? 2);
   try {
     console.log(`bench:dataplane  nginx ${(await execa(NGINX, ['-v'], { reject: false })).stderr.replace('nginx version: ', '')}, ` +
-      `${os.cpus().length} CPUs, ${ROUTES} HTTPRoutes x 3 rules, wrk -t1 -c${CONNECTIONS} -d${SECONDS}s x ${ROUNDS} rounds, 1 nginx worker, access log off`);
+      `${os.cpus().length} CPUs, ${ROUTES} HTTPRoutes x 3 rules, ${pairs} pairs of back-to-back wrk -t1 -c${CONNECTIONS} runs of ${pairSeconds} s, 1 nginx worker each, access log off`);
     console.log(`  plain:   PathPrefix only                   GET ${target}`);
     console.log(`  matched: PathPrefix + header + query + GET GET ${target} (X-Tenant header)`);
-    const first = await nginx.start(configs.plain);
-    if (!first.ok) throw new Error(first.message);
-    for (let round = 1; round <= (process.env.BENCH_HTTP === '0' ? 0 : ROUNDS); round++) {
-      for (const kind of ['plain', 'matched'] as const) {
-        const applied = await nginx.apply(configs[kind]);
-        if (!applied.ok) throw new Error(applied.message);
-        await wrk(port, target, 1); // warm-up: connections, caches
-        const before = workerTicks(nginx.pid!);
-        const run = await wrk(port, target);
-        const usPerRequest = ((workerTicks(nginx.pid!) - before) * TICK_US) / run.requests;
-        results[kind].push(run.rps);
-        cpu[kind].push(usPerRequest);
-        console.log(`  round ${round} ${kind.padEnd(7)} ${run.rps.toFixed(0).padStart(8)} req/s  ${usPerRequest.toFixed(1).padStart(6)} us nginx CPU/request`);
+    if (process.env.BENCH_HTTP !== '0') {
+      const o = { nginx: NGINX, routes: ROUTES, connections: CONNECTIONS, freePort, graphOf, backendPort, backendPid: backend.pid };
+      const plain = await start('plain');
+      const matched = await start('matched');
+      const url = (g: Gateway) => `http://127.0.0.1:${g.port}${target}`;
+      const [r] = await comparePairs(o, [[{ name: 'plain', gateway: plain, url: url(plain) }, { name: 'matched', gateway: matched, url: url(matched) }]], pairs, pairSeconds, undefined, headers);
+      const m = report('plain', 'matched', r, 0.97);
+      const rows: Array<Array<string | number>> = [
+        ['req/s ratio, median of pairs [95 % interval]', m.ratio, '>= 0.97'],
+        ['ratio of the req/s medians', m.medians, ''],
+        ['capacity ratio [95 % interval]', m.capacity, ''],
+        ['nginx CPU per request', m.nginx, ''],
+      ];
+      if (process.env.BENCH_CALLGRIND !== '0' && hasCallgrind()) {
+        // Load-independent: nginx's own instructions per request of both configs (user space).
+        const cgPort = await freePort();
+        const count = (kind: 'plain' | 'matched') => {
+          const at = path.join(dir, `cg-${kind}`);
+          return instructionsPerRequest({ nginx: NGINX, prefix: at, config: render(kind === 'matched', cgPort, at), url: `http://127.0.0.1:${cgPort}${target}`, headers, requests: 1000 });
+        };
+        const none = await count('plain');
+        const all = await count('matched');
+        console.log(`nginx instructions per request (callgrind, user space): plain ${none.toFixed(0)}, matched ${all.toFixed(0)} (${(all / none).toFixed(3)}x)`);
+        rows.push(['nginx instructions per request (callgrind)', `${all.toFixed(0)} / ${none.toFixed(0)} (${(all / none).toFixed(3)}x)`, '']);
       }
+      docsTable({ doc: 'gateway', id: 'dataplane-matching', command: benchCommand('bench:dataplane'), columns: ['figure', `matched / plain, ${ROUTES} routes`, 'goal'], rows });
     }
     if (process.env.BENCH_FILTERS !== '0' || process.env.BENCH_TLS !== '0') {
       await benchFilters({ nginx: NGINX, routes: ROUTES, connections: CONNECTIONS, freePort, graphOf, backendPort, backendPid: backend.pid });
-    }
-    if (process.env.BENCH_HTTP !== '0' && process.env.BENCH_CALLGRIND !== '0' && hasCallgrind()) {
-      // Load-independent: nginx's own instructions per request of both configs (user space).
-      const cgPort = await freePort();
-      for (const kind of ['plain', 'matched'] as const) {
-        const at = path.join(dir, `cg-${kind}`);
-        const config = renderConfig(buildModel(graphOf(cgPort, backendPort, kind === 'matched')), { listenAddress: '127.0.0.1', prefix: at, workerProcesses: 1, accessLog: false });
-        instructions[kind] = await instructionsPerRequest({ nginx: NGINX, prefix: at, config, url: `http://127.0.0.1:${cgPort}${target}`, headers: [`X-Tenant: t${Math.floor(ROUTES / 2)}`], requests: 1000 });
-      }
     }
     if (process.env.BENCH_FULL !== '0') {
       await benchFullRules({ nginx: NGINX, connections: CONNECTIONS, freePort, backendPort, backendPid: backend.pid });
     }
   } finally {
-    await nginx.stop();
+    for (const g of gateways) await g.nginx.stop();
     backend.kill('SIGQUIT');
     await backend.catch(() => undefined);
     fs.rmSync(dir, { recursive: true, force: true });
-  }
-  if (results.plain.length > 0) {
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-    const plain = median(results.plain);
-    const matched = median(results.matched);
-    console.log(`plain   median ${plain.toFixed(0)} req/s`);
-    console.log(`matched median ${matched.toFixed(0)} req/s`);
-    const cpuPlain = median(cpu.plain);
-    const cpuMatched = median(cpu.matched);
-    const best = (xs: number[]) => Math.min(...xs);
-    console.log(`ratio matched/plain ${(matched / plain).toFixed(3)} req/s (goal >= 0.97)`);
-    console.log(`nginx CPU per request: plain ${cpuPlain.toFixed(1)} us, matched ${cpuMatched.toFixed(1)} us; ` +
-      `capacity ratio plain/matched CPU ${(cpuPlain / cpuMatched).toFixed(3)} (goal >= 0.97)`);
-    console.log(`least-disturbed rounds: plain ${best(cpu.plain).toFixed(1)} us, matched ${best(cpu.matched).toFixed(1)} us; ` +
-      `ratio ${(best(cpu.plain) / best(cpu.matched)).toFixed(3)}; best req/s ratio ${(Math.max(...results.matched) / Math.max(...results.plain)).toFixed(3)}`);
-    const rows: Array<Array<string | number>> = [
-      [`req/s (medians of ${results.plain.length} rounds)`, matched.toFixed(0), plain.toFixed(0), (matched / plain).toFixed(3), '>= 0.97'],
-      ['nginx CPU per request', `${cpuMatched.toFixed(1)} µs`, `${cpuPlain.toFixed(1)} µs`, (cpuPlain / cpuMatched).toFixed(3), ''],
-    ];
-    if (instructions.plain && instructions.matched) {
-      console.log(`nginx instructions per request (callgrind, user space): plain ${instructions.plain.toFixed(0)}, matched ${instructions.matched.toFixed(0)} (${(instructions.matched / instructions.plain).toFixed(3)}x)`);
-      rows.push(['nginx instructions per request (callgrind)', instructions.matched.toFixed(0), instructions.plain.toFixed(0), (instructions.matched / instructions.plain).toFixed(3), '']);
-    }
-    docsTable({
-      doc: 'gateway',
-      id: 'dataplane-matching',
-      command: benchCommand('bench:dataplane'),
-      columns: ['figure', 'matched routes', 'plain proxy', 'ratio', 'goal'],
-      rows,
-    });
   }
   if (process.env.BENCH_GRPC !== '0') {
     await benchGrpc({ nginx: NGINX, seconds: SECONDS, rounds: ROUNDS, freePort, workerTicks, tickUs: TICK_US });

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import * as oidc from 'openid-client';
 import { describeForge, PASSWORD, type Forge } from './support/forge';
-import { authorizeAt, browser, csrfOf, discoverAt, signedInBrowser } from './support/oauth2-login';
+import { authorizeAt, browser, csrfOf, discoverAt, signedInBrowser, submitSignIn } from './support/oauth2-login';
 import { git } from './support/git';
 import { loadProviderKey } from '../src/services/oauth2/provider-key';
 
@@ -190,7 +190,7 @@ describeForge('OAuth2 provider at Gitea\'s paths', (f) => {
     await expect(oidc.refreshTokenGrant(config, tokens.refresh_token as string)).rejects.toBeTruthy();
   });
 
-  test('consent: asked the first time; asked every time by a public client; not again by a confidential or skip_secondary_authorization one unless it wants more', async () => {
+  test('consent: asked the first time; asked every time by a public client; not again by a confidential or skip_secondary_authorization one, whose grant stands', async () => {
     const again = async (clientId: string, auth: oidc.ClientAuth, secret: string | undefined, redirectUri: string, scope: string, expectConsent: boolean, refused?: string) => {
       const config = await discover(f(), clientId, auth, secret);
       const verifier = oidc.randomPKCECodeVerifier();
@@ -202,6 +202,7 @@ describeForge('OAuth2 provider at Gitea\'s paths', (f) => {
       }
       const tokens = await oidc.authorizationCodeGrant(config, back, { pkceCodeVerifier: verifier, expectedState: 'c' });
       expect((await f().request('GET', '/user', { bearer: tokens.access_token })).body.login).toBe('alice');
+      return tokens.access_token;
     };
     // tea, a public client: every authorization asks (RFC 6749 10.2, as Gitea).
     await again(TEA, oidc.None(), undefined, 'http://127.0.0.1:7001/', 'read:user', true);
@@ -213,13 +214,34 @@ describeForge('OAuth2 provider at Gitea\'s paths', (f) => {
     const { client_id, client_secret } = conf.body;
     await again(client_id, oidc.ClientSecretBasic(client_secret), client_secret, 'https://conf.example/cb', 'read:user', true);
     await again(client_id, oidc.ClientSecretBasic(client_secret), client_secret, 'https://conf.example/cb', 'read:user', false);
-    // More than was granted is asked for, not given unasked; and the consent to other scopes than
-    // the grant's is Gitea's server_error, for public clients as for any (the grant stays as it was).
+    // More than was granted, asked by a confidential application: as Gitea 1.27.3, no question,
+    // and the token has the grant's scopes (read:user), not the ones asked for.
+    const more = await again(client_id, oidc.ClientSecretBasic(client_secret), client_secret, 'https://conf.example/cb', 'read:user write:repository', false);
+    expect((await f().request('POST', '/user/repos', { bearer: more, body: { name: 'unasked' } })).status).toBe(403);
+    // A public client is asked, and the consent to other scopes than the grant's is Gitea's
+    // server_error (the grant stays as it was).
     const differ = 'a grant exists with different scope';
-    await again(client_id, oidc.ClientSecretBasic(client_secret), client_secret, 'https://conf.example/cb', 'read:user write:repository', true, differ);
     await again(TEA, oidc.None(), undefined, 'http://127.0.0.1:7001/', 'read:user read:repository', true, differ);
     await again(TEA, oidc.None(), undefined, 'http://127.0.0.1:7001/', 'read:organization', true, differ);
     await again(TEA, oidc.None(), undefined, 'http://127.0.0.1:7001/', 'read:user', true);
+  });
+
+  test("sign-out at Gitea's GET /user/logout: 303 to the home page, the session over, even for a copy of its cookie (POST is 405)", async () => {
+    const go = browser(f().url);
+    const signedIn = await submitSignIn(go, '/user/login', ALICE);
+    const copy = signedIn.headers.getSetCookie().find((c) => c.startsWith('i_like_gitea='))!.split(';')[0];
+    const authorize = `/login/oauth/authorize?${new URLSearchParams({ client_id: TEA, redirect_uri: 'http://127.0.0.1:7001/', response_type: 'code', state: 's' })}`;
+    expect((await go(authorize)).headers.get('location')).not.toMatch(/^\/user\/login/);
+    const out = await go('/user/logout');
+    expect([out.status, out.headers.get('location')]).toEqual([303, '/']);
+    expect(out.headers.getSetCookie().some((c) => /^i_like_gitea=;.*Max-Age=0/.test(c))).toBe(true);
+    expect((await go(authorize)).headers.get('location')).toBe(`/user/login?${new URLSearchParams({ redirect_to: authorize })}`);
+    const replayed = await fetch(new URL(authorize, f().url), { headers: { cookie: copy }, redirect: 'manual' });
+    expect(replayed.headers.get('location')).toBe(`/user/login?${new URLSearchParams({ redirect_to: authorize })}`);
+    // Signed out already: the same answer.
+    expect((await go('/user/logout')).status).toBe(303);
+    const post = await go('/user/logout', { method: 'POST', body: '' });
+    expect([post.status, post.headers.get('allow')]).toEqual([405, 'GET']);
   });
 
   test('refused authorization requests are answered as Gitea 1.27.3 answers them', async () => {

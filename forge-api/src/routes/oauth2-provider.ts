@@ -14,8 +14,8 @@
  * Sign-in and consent: an authorization request from a browser that has not signed in goes to
  * the sign-in form first (routes/sign-in.ts, Gitea's /user/login?redirect_to=...) and comes back
  * once signed in; the provider then checks it and sends the browser to the consent page, which
- * asks Gitea's grant question for the application unless the user already granted those scopes
- * to a confidential application or to one that skips secondary authorization. The consent form
+ * asks Gitea's grant question for the application unless the user already authorized it and it
+ * is confidential or skips secondary authorization (its grant is then reused as it stands). The consent form
  * carries the browser's CSRF token, and the provider's interaction cookie (SameSite=Lax, bound to
  * this interaction) is needed too.
  */
@@ -131,7 +131,8 @@ export default async function oauth2ProviderRoutes(app: FastifyInstance) {
     if (path === OAUTH2_PATHS.authorize) {
       // Gitea's authorize page is for signed-in users only: an anonymous browser is sent to the
       // sign-in form first, whatever the request holds; the request is checked once it is back.
-      if (!(await webSessions.signedInUser(request))) return reply.code(303).header('location', signInLocation(request.url)).send();
+      const user = await webSessions.signedInUser(request);
+      if (!user) return reply.code(303).header('location', signInLocation(request.url)).send();
       const url = new URL(request.url, 'http://forge.invalid');
       const params = request.method === 'POST' && body !== undefined ? new URLSearchParams(body) : url.searchParams;
       const challenge = params.get('code_challenge');
@@ -145,6 +146,15 @@ export default async function oauth2ProviderRoutes(app: FastifyInstance) {
       // Gitea grants full API access when no scope is asked for (CI systems ask for none); the
       // provider grants nothing without a scope, so the request asks for `all` instead.
       if (!params.get('scope')?.trim()) params.set('scope', 'all');
+      // Gitea's rule for a confidential application, or one that skips secondary authorization,
+      // which the user already authorized: its grant is reused as it stands, without a question,
+      // whatever this request asks for; the code and its tokens carry the grant's scopes (more
+      // scopes are had by revoking the application's access and authorizing it again).
+      const client = await oauth2Apps.findClient(params.get('client_id') ?? '');
+      if (client && (client.confidential || client.skipSecondaryAuthorization)) {
+        const grant = await previousGrant(client.clientId, String(user.id));
+        if (grant) params.set('scope', grant.getOIDCScope());
+      }
       redirectUri = params.get('redirect_uri') ?? undefined;
       // Gitea requires the redirect URI even of an application with only one registered (the
       // provider would fall back on that one): its 400 page, once the client is known.
@@ -167,6 +177,13 @@ export default async function oauth2ProviderRoutes(app: FastifyInstance) {
     await oauth2.handle(request.raw, reply.raw, { redirectUri });
   }
   for (const url of PROVIDER_PATHS) app.route({ method: ['GET', 'POST'], url, ...hidden, handler: toProvider });
+
+  /** The latest grant this user gave the application, if it still stands. */
+  async function previousGrant(clientId: string, accountId: string) {
+    const provider = await oauth2.instance();
+    const previous = await prisma.oAuth2ProviderRecord.findFirst({ where: { kind: 'Grant', clientId, accountId }, orderBy: { expiresAt: 'desc' } });
+    return previous ? provider.Grant.find(previous.id) : undefined;
+  }
 
   async function interaction(request: FastifyRequest<{ Params: { uid: string } }>, reply: FastifyReply) {
     const provider = await oauth2.instance();
@@ -214,12 +231,10 @@ export default async function oauth2ProviderRoutes(app: FastifyInstance) {
     }
 
     // Gitea's rule for asking again: a grant this user already gave is reused without a question
-    // only for a confidential application or one that skips secondary authorization; a public
-    // client (tea, credential helpers) is asked every time (RFC 6749 10.2), and every application
-    // the first time. Where Gitea would silently reuse the old grant for more scopes than it
-    // holds, the forge asks (and the consent then meets Gitea's rule below).
-    const previous = await prisma.oAuth2ProviderRecord.findFirst({ where: { kind: 'Grant', clientId, accountId }, orderBy: { expiresAt: 'desc' } });
-    let grant = previous ? await provider.Grant.find(previous.id) : undefined;
+    // only for a confidential application or one that skips secondary authorization (whose
+    // request then asks for the grant's scopes, see toProvider); a public client (tea, credential
+    // helpers) is asked every time (RFC 6749 10.2), and every application the first time.
+    let grant = await previousGrant(clientId, accountId);
     const granted = (grant?.getOIDCScope() ?? '').split(' ').filter(Boolean);
     const covered = !!grant && requested.every((s) => granted.includes(s));
     const reused = covered && (client.confidential || client.skipSecondaryAuthorization);

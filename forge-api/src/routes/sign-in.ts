@@ -2,7 +2,8 @@
  * The sign-in form at Gitea's paths: /user/login (user name or e-mail address and password) and,
  * for an account enrolled in two-factor authentication, /user/two_factor (the passcode, or the
  * scratch token). Where a page needs a signed-in browser (the OAuth2 authorization) it sends it
- * here with `redirect_to`, and a completed sign-in goes back there. Plain HTML forms that work
+ * here with `redirect_to`, and a completed sign-in goes back there; /user/logout signs the browser
+ * out. Plain HTML forms that work
  * without JavaScript; the sign-in state is a signed cookie (services/web-session.ts).
  *
  * Answers as Gitea 1.27.3's: a wrong password or passcode shows the form again (200) with Gitea's
@@ -16,6 +17,8 @@ import { escapeHtml, page, signInThrottledPage } from '../services/oauth2/pages'
 import { CSRF_FIELD, localRedirect } from '../services/web-session';
 
 export const SIGN_IN_PATH = '/user/login';
+/** Gitea's sign-out: a GET (no form, no token), which ends the browser's session and goes to the home page. */
+export const SIGN_OUT_PATH = '/user/logout';
 const TWO_FACTOR_PATH = '/user/two_factor';
 
 /** Gitea's messages (its locale's form.username_password_incorrect and auth.twofa_passcode_incorrect). */
@@ -100,6 +103,12 @@ export default async function signInRoutes(app: FastifyInstance) {
     app.auth.signedIn(request, user);
     await webSessions.signIn(reply, user);
     return reply.code(303).header('location', redirectTo).send();
+  });
+
+  app.get(SIGN_OUT_PATH, hidden, async (request, reply) => {
+    await webSessions.signOut(request, reply);
+    // Gitea's home: the site's sub-path.
+    return reply.code(303).header('location', new URL(app.config.rootUrl).pathname).send();
   });
 
   app.get(TWO_FACTOR_PATH, hidden, async (request, reply) => {
