@@ -52,8 +52,19 @@ done
 # ------------------------------------------------------------------ cluster
 DIR=${CLUSTER_DIR:-$(mktemp -d /tmp/portcullis-conformance.XXXXXX)}
 stop_cluster() {
+  local status=$?
   rm -rf "$ARCH"
-  if [[ ${KEEP:-0} != 1 ]]; then bash scripts/k8s-node/stop.sh "$DIR" >/dev/null 2>&1 || true; fi
+  [[ ${KEEP:-0} == 1 ]] && return
+  bash scripts/k8s-node/stop.sh "$DIR" >/dev/null 2>&1 || true
+  # A folder of our own is ~1.2 GB (images unpacked, the kubelet's and etcd's data): each run
+  # left one behind. A passing run removes it; a failing one keeps its logs only.
+  [[ -n ${CLUSTER_DIR:-} ]] && return
+  if [[ $status == 0 ]]; then
+    rm -rf "$DIR"
+  else
+    rm -rf "$DIR/containerd/root" "$DIR/kubelet/root"
+    log "cluster logs kept in $DIR"
+  fi
 }
 trap stop_cluster EXIT
 log "starting the cluster in $DIR"
