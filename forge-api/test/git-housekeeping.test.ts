@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import execa from 'execa';
+import { openArchive } from '../src/services/content/archive';
 import { repoDiskLock } from '../src/services/git/disk-lock';
 import { needsHousekeeping, RepoHousekeeping } from '../src/services/git/housekeeping';
 import { gitEnv } from '../src/services/git/run';
@@ -55,6 +56,8 @@ describeForge(
     const disk = (owner: string, name: string) => path.join(f().dataDir, 'repositories', owner, `${name}.git`);
     let tmp: string;
     let n = 0;
+    /** The work tree of alice/during (the tests of reads during a repack share it). */
+    let duringWork: string;
 
     /** A repository of alice's with `commits` commits pushed over HTTP in one push; its work tree. */
     async function pushedRepo(name: string, commits: number): Promise<string> {
@@ -170,6 +173,7 @@ describeForge(
     test('a clone that starts while a repack runs waits for it: git starts on the new pack, and the clone is whole', async () => {
       const hk = f().app.services.gitHousekeeping;
       const work = await pushedRepo('during', 300);
+      duringWork = work;
       await hk.idle();
       const repo = disk('alice', 'during');
       for (let round = 0; round < 2; round++) {
@@ -193,11 +197,29 @@ describeForge(
         await run;
         const again = hk.run(repo);
         while (!hk.repacking(repo)) await new Promise((r) => setTimeout(r, 2));
-        const dest = path.join(tmp, `during-${round}`);
+        const dest = path.join(tmp, `during-clone-${round}`);
         const cloned = await git(tmp, 'clone', '-q', '--mirror', remote('alice/during'), dest);
         expect({ exitCode: cloned.exitCode, stderr: cloned.stderr }).toEqual({ exitCode: 0, stderr: '' });
         expect(await again).toBe(true);
         expect(await objectList(dest)).toEqual(await objectList(path.join(work, '.git')));
+      }
+    });
+
+    test('an archive or bundle download asked for while a repack runs starts after it, and is whole', async () => {
+      const hk = f().app.services.gitHousekeeping;
+      const repo = disk('alice', 'during');
+      const row = await f().app.prisma.repository.findFirstOrThrow({ where: { lowerName: 'during' }, include: { owner: true } });
+      for (const name of ['main.bundle', 'main.tar.gz']) {
+        await addCommits(duringWork, 'main', 5, `arch-${name}`);
+        await out(duringWork, 'push', '-q', repo, 'main'); // a second pack for the repack to replace
+        const run = hk.run(repo);
+        while (!hk.repacking(repo)) await new Promise((r) => setTimeout(r, 2));
+        const a = await openArchive(row, f().app.services.contents.reader(row), name, [], hk);
+        expect(hk.repacking(repo)).toBe(false);
+        const chunks: Buffer[] = [];
+        for await (const c of a.stream) chunks.push(c as Buffer);
+        expect(Buffer.concat(chunks).length).toBeGreaterThan(1000);
+        expect(await run).toBe(true);
       }
     });
 
