@@ -539,8 +539,8 @@ async function main(): Promise<void> {
   }
 
   for (const serveRoutes of changes > 0 ? serveSizes : []) {
-    // The goals grow with the size: 150 ms at 1,000 routes, 500 ms and 600 MB at 20,000.
-    const goalMs = serveRoutes > 5000 ? 500 : 150;
+    // The goals by size: 150 ms at 1,000 routes; 250 MB at 5,000; 500 ms and 600 MB at 20,000.
+    const goalMs = serveRoutes > 5000 ? 500 : serveRoutes <= 1000 ? 150 : undefined;
     const goalMb = serveRoutes > 5000 ? 600 : serveRoutes > 1000 ? 250 : undefined;
     console.log(`\n2. change-to-serving, ${serveRoutes} routes, ${changes} changes (write manifest -> a request sees the new path; real CLI + nginx)`);
     let result: ServeResult;
@@ -557,8 +557,9 @@ async function main(): Promise<void> {
     console.log(`change-to-serving ms: p50 ${p50.toFixed(1)}, p90 ${percentile(samples, 90).toFixed(1)}, min ${Math.min(...samples).toFixed(1)}, max ${Math.max(...samples).toFixed(1)}`);
     console.log(`reconcile ms (controller log): p50 ${percentile(reconcileMs, 50)?.toFixed(1)}; phase medians: ${Object.entries(phases).map(([k, v]) => `${k} ${median(v).toFixed(1)}`).join(', ')}`);
     console.log(`controller process after the changes: RSS ${memory.rss} MB, peak ${memory.peak} MB, heap used / total ${memory.heapUsed} / ${memory.heapTotal} MB (most committed ${memory.maxHeapTotal} MB); load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
-    console.log(`goal p50 < ${goalMs} ms${goalMb ? ` and peak RSS < ${goalMb} MB` : ''}: ${p50 < goalMs && (!goalMb || memory.peak < goalMb) ? 'met' : 'NOT met'}`);
-    docRows.push([`${serveRoutes} routes on ${HOSTS} hosts: manifest changed -> served p50 / p90`, `${p50.toFixed(1)} / ${percentile(samples, 90).toFixed(1)} ms`, `p50 < ${goalMs} ms`, serveRoutes === 1000 ? 'NGF 2.6: 160 ms per change batch at 1,000 routes, before its reload' : '']);
+    const goals = [...(goalMs ? [`p50 < ${goalMs} ms`] : []), ...(goalMb ? [`peak RSS < ${goalMb} MB`] : [])];
+    console.log(`goal ${goals.join(' and ')}: ${(!goalMs || p50 < goalMs) && (!goalMb || memory.peak < goalMb) ? 'met' : 'NOT met'}`);
+    docRows.push([`${serveRoutes} routes on ${HOSTS} hosts: manifest changed -> served p50 / p90`, `${p50.toFixed(1)} / ${percentile(samples, 90).toFixed(1)} ms`, goalMs ? `p50 < ${goalMs} ms` : '', serveRoutes === 1000 ? 'NGF 2.6: 160 ms per change batch at 1,000 routes, before its reload' : '']);
     docRows.push([`${serveRoutes} routes: the controller's RSS / peak RSS after the changes (heap used / total)`, `${memory.rss} / ${memory.peak} MB (${memory.heapUsed} / ${memory.heapTotal} MB)`, goalMb ? `< ${goalMb} MB` : '', serveRoutes === 1000 ? 'Envoy Gateway: 256 MiB at 1,000 routes' : '']);
   }
 
