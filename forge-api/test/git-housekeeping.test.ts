@@ -8,8 +8,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import execa from 'execa';
+import { openArchive } from '../src/services/content/archive';
 import { repoDiskLock } from '../src/services/git/disk-lock';
-import { needsHousekeeping } from '../src/services/git/housekeeping';
+import { needsHousekeeping, RepoHousekeeping } from '../src/services/git/housekeeping';
 import { gitEnv } from '../src/services/git/run';
 import { describeForge, PASSWORD } from './support/forge';
 import { git } from './support/git';
@@ -55,6 +56,8 @@ describeForge(
     const disk = (owner: string, name: string) => path.join(f().dataDir, 'repositories', owner, `${name}.git`);
     let tmp: string;
     let n = 0;
+    /** The work tree of alice/during (the tests of reads during a repack share it). */
+    let duringWork: string;
 
     /** A repository of alice's with `commits` commits pushed over HTTP in one push; its work tree. */
     async function pushedRepo(name: string, commits: number): Promise<string> {
@@ -152,7 +155,7 @@ describeForge(
       const packs = packFiles(repo).filter((p) => p.endsWith('.pack'));
       expect(packs.length).toBeGreaterThan(1);
       // An upload-pack of the forge's transport, waiting for its client's wants (as during a clone).
-      const reader = f().app.services.gitTransport.spawn('upload-pack', repo, { statelessRpc: true });
+      const reader = await f().app.services.gitTransport.spawn('upload-pack', repo, { statelessRpc: true });
       let repacked = false;
       const run = hk.run(repo).then((r) => (repacked = r));
       try {
@@ -165,6 +168,83 @@ describeForge(
       }
       expect(repacked).toBe(true);
       expect(packFiles(repo).filter((p) => p.endsWith('.pack'))).toHaveLength(1);
+    });
+
+    test('a clone that starts while a repack runs waits for it: git starts on the new pack, and the clone is whole', async () => {
+      const hk = f().app.services.gitHousekeeping;
+      const work = await pushedRepo('during', 300);
+      duringWork = work;
+      await hk.idle();
+      const repo = disk('alice', 'during');
+      for (let round = 0; round < 2; round++) {
+        await addCommits(work, 'main', 40, `during${round}`);
+        await out(work, 'push', '-q', repo, 'main'); // past the transports: a second pack to replace
+        const before = packFiles(repo).filter((p) => p.endsWith('.pack'));
+        expect(before.length).toBeGreaterThan(1);
+        const run = hk.run(repo);
+        while (!hk.repacking(repo)) await new Promise((r) => setTimeout(r, 2));
+        // The upload-pack of a clone arriving now: it must not start before the repack is done
+        // (the repack deletes the packs it replaced; a reader that listed them fails).
+        const reader = await f().app.services.gitTransport.spawn('upload-pack', repo, { statelessRpc: true });
+        const seen = packFiles(repo).filter((p) => p.endsWith('.pack'));
+        reader.stdin.end();
+        expect(hk.repacking(repo)).toBe(false);
+        expect(seen).toHaveLength(1);
+        expect(before).not.toContain(seen[0]);
+        // And a real clone over HTTP started while the next repack runs.
+        await addCommits(work, 'main', 10, `clone${round}`);
+        await out(work, 'push', '-q', repo, 'main');
+        await run;
+        const again = hk.run(repo);
+        while (!hk.repacking(repo)) await new Promise((r) => setTimeout(r, 2));
+        const dest = path.join(tmp, `during-clone-${round}`);
+        const cloned = await git(tmp, 'clone', '-q', '--mirror', remote('alice/during'), dest);
+        expect({ exitCode: cloned.exitCode, stderr: cloned.stderr }).toEqual({ exitCode: 0, stderr: '' });
+        expect(await again).toBe(true);
+        expect(await objectList(dest)).toEqual(await objectList(path.join(work, '.git')));
+      }
+    });
+
+    test('an archive or bundle download asked for while a repack runs starts after it, and is whole', async () => {
+      const hk = f().app.services.gitHousekeeping;
+      const repo = disk('alice', 'during');
+      const row = await f().app.prisma.repository.findFirstOrThrow({ where: { lowerName: 'during' }, include: { owner: true } });
+      for (const name of ['main.bundle', 'main.tar.gz']) {
+        await addCommits(duringWork, 'main', 5, `arch-${name}`);
+        await out(duringWork, 'push', '-q', repo, 'main'); // a second pack for the repack to replace
+        const run = hk.run(repo);
+        while (!hk.repacking(repo)) await new Promise((r) => setTimeout(r, 2));
+        const a = await openArchive(row, f().app.services.contents.reader(row), name, [], hk);
+        expect(hk.repacking(repo)).toBe(false);
+        const chunks: Buffer[] = [];
+        for await (const c of a.stream) chunks.push(c as Buffer);
+        expect(Buffer.concat(chunks).length).toBeGreaterThan(1000);
+        expect(await run).toBe(true);
+      }
+    });
+
+    test('reads held back by a repack wait at most readWaitMs; housekeeping that cannot get past long reads gives up and plans itself again', async () => {
+      const repo = disk('alice', 'during');
+      const hk = new RepoHousekeeping({ delayMs: -1, readWaitMs: 300 });
+      // A long read (a clone whose client stalls): an upload-pack waiting for its client.
+      const stalled = await f().app.services.gitTransport.spawn('upload-pack', repo, { statelessRpc: true });
+      const ownRead = await hk.startRead(repo);
+      ownRead(stalled);
+      try {
+        const run = hk.run(repo);
+        // After the first step, new reads wait (a stream of clones cannot keep housekeeping out)...
+        while (!hk.repacking(repo)) await new Promise((r) => setTimeout(r, 5));
+        const t0 = Date.now();
+        const waited = hk.startRead(repo).then(() => Date.now() - t0);
+        // ...but only until housekeeping gives up on the read that does not end.
+        expect(await run).toBe(false);
+        expect(hk.repacking(repo)).toBe(false);
+        const ms = await waited;
+        expect(ms).toBeGreaterThanOrEqual(150);
+        expect(ms).toBeLessThan(2000);
+      } finally {
+        stalled.stdin.end();
+      }
     });
 
     test('DELETE waits for the housekeeping running in the repository; nothing is left on disk', async () => {

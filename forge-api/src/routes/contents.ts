@@ -213,7 +213,7 @@ export default async function contentRoutes(app: FastifyInstance) {
     async (request, reply) => {
       const rc = request.repoCtx;
       const paths = request.query.path === undefined ? [] : Array.isArray(request.query.path) ? request.query.path : [request.query.path];
-      const a = await openArchive(rc.repo, contents.reader(rc.repo), request.params['*'] ?? '', paths);
+      const a = await openArchive(rc.repo, contents.reader(rc.repo), request.params['*'] ?? '', paths, app.services.gitHousekeeping);
       request.raw.once('close', () => a.stream.destroy());
       const api = `${app.config.rootUrl}api/v1/repos/${rc.repo.owner.name}/${rc.repo.name}`;
       reply.headers({

@@ -419,7 +419,7 @@ export default async function gitHttpRoutes(app: FastifyInstance, opts: GitHttpO
       if (!ctx) return reply;
       const env = serviceEnv(request, ctx.user, ctx.repo);
       // The push advertisement announces push options where AGit pushes are taken.
-      const advertise = () => collect(transport.spawn(svc, ctx.path, { statelessRpc: true, advertiseRefs: true, env, procReceive: svc === 'receive-pack' ? procReceiveOf(ctx) : undefined }));
+      const advertise = async () => collect(await transport.spawn(svc, ctx.path, { statelessRpc: true, advertiseRefs: true, env, procReceive: svc === 'receive-pack' ? procReceiveOf(ctx) : undefined }));
       let refs: Buffer;
       try {
         // Pulls are most of the traffic and their advertisement changes only with the refs.
@@ -467,7 +467,7 @@ export default async function gitHttpRoutes(app: FastifyInstance, opts: GitHttpO
         }
         if (head && isLsRefsRequest(head)) {
           const body = head;
-          const answer = () => collect(transport.spawn(svc, ctx.path, { statelessRpc: true, env }), body);
+          const answer = async () => collect(await transport.spawn(svc, ctx.path, { statelessRpc: true, env }), body);
           let out: Buffer;
           try {
             out = await lsRefsAnswer(ctx.path, env.GIT_PROTOCOL, body, answer);
@@ -479,7 +479,11 @@ export default async function gitHttpRoutes(app: FastifyInstance, opts: GitHttpO
         }
       }
 
-      const child = transport.spawn(svc, ctx.path, {
+      // A clone may wait for a repack before git starts (transport.ts): a client gone meanwhile is
+      // seen here, its 'close' having passed before the kill below could listen for it.
+      let gone = false;
+      reply.raw.once('close', () => (gone = true));
+      const child = await transport.spawn(svc, ctx.path, {
         statelessRpc: true,
         env,
         // The code's branch and tag protections do not cover its wiki.
@@ -501,9 +505,11 @@ export default async function gitHttpRoutes(app: FastifyInstance, opts: GitHttpO
         input.pipe(child.stdin);
       }
       // A client that goes away must not leave git running.
-      reply.raw.on('close', () => {
+      const stop = () => {
         if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      });
+      };
+      reply.raw.on('close', stop);
+      if (gone) stop();
 
       const out = new PassThrough();
       child.stdout.pipe(out, { end: false });

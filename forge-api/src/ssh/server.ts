@@ -194,7 +194,12 @@ export class ForgeSshServer {
     };
     if (SAFE_GIT_PROTOCOL.test(gitProtocol)) env.GIT_PROTOCOL = gitProtocol;
     const isPush = service.service === 'receive-pack';
-    const child = this.services.gitTransport.spawn(service.service, grant.repoPath, {
+    // A clone may wait for a repack before git starts (transport.ts): a client gone meanwhile is
+    // seen here, its 'close' having passed before the kill below could listen for it.
+    let gone = false;
+    channel.once('close', () => (gone = true));
+    channel.on('error', () => undefined);
+    const child = await this.services.gitTransport.spawn(service.service, grant.repoPath, {
       env,
       checkPush: async (updates, hookEnv) => {
         // The code's branch and tag protections do not cover its wiki (as over HTTP).
@@ -207,14 +212,15 @@ export class ForgeSshServer {
       onCheckError: (err) => this.log.error({ err }, 'checking an SSH push failed'),
     });
     child.stdin.on('error', () => undefined);
-    channel.on('error', () => undefined);
     channel.pipe(child.stdin);
     child.stdout.pipe(channel, { end: false });
     child.stderr.pipe(channel.stderr, { end: false });
     // A client that goes away must not leave git running.
-    channel.on('close', () => {
+    const stop = () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    });
+    };
+    channel.on('close', stop);
+    if (gone) stop();
     const code = await new Promise<number>((resolve) => {
       child.on('error', () => resolve(-1));
       child.on('close', (c) => resolve(c ?? 1));

@@ -3,6 +3,10 @@
  * piped straight to the response, never buffered or cached on disk, so an archive of any size
  * costs a pipe's worth of memory. Names and headers as Gitea's: `<repo>-<ref>.<ext>`, the
  * folder `<repo>/` inside, a Link rel="immutable" to the archive by commit id.
+ *
+ * `git bundle` packs objects as a clone's upload-pack does, and `git archive` streams them for as
+ * long as the download lasts: both start once no repack of the repository runs, and hold the next
+ * one back until they end (git/housekeeping.ts), when housekeeping is given.
  */
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
@@ -12,6 +16,7 @@ import execa from 'execa';
 import { MalformedError, NotFoundError } from '../errors';
 import { gitEnv, runGit } from '../git/run';
 import type { RepoWithOwner } from '../convert/repository';
+import type { RepoHousekeeping } from '../git/housekeeping';
 import type { GitReader } from '../git/reader';
 import { cleanTreePath } from '../git/tree-path';
 import { resolveRef, treeEntry } from './git-read';
@@ -51,7 +56,7 @@ async function resolveArchiveRef(reader: GitReader, repoPath: string, ref: strin
  * paths are tree paths (tree-path.ts rules, 400 otherwise) that must exist in the commit (404),
  * checked before the first byte is sent.
  */
-export async function openArchive(repo: RepoWithOwner, reader: GitReader, name: string, paths: string[] = []): Promise<ArchiveStream> {
+export async function openArchive(repo: RepoWithOwner, reader: GitReader, name: string, paths: string[] = [], housekeeping?: RepoHousekeeping): Promise<ArchiveStream> {
   const repoPath = reader.repoPath;
   const { ref, format } = parseArchiveName(name);
   if (format === 'bundle' && paths.length > 0) throw new MalformedError('cannot specify paths when requesting a bundle');
@@ -65,8 +70,10 @@ export async function openArchive(repo: RepoWithOwner, reader: GitReader, name: 
   if (!commit) throw new NotFoundError(`unrecognized repository reference: ${ref}`);
   for (const p of cleaned) if (!(await treeEntry(reader, commit, p))) throw new NotFoundError(`object does not exist [id: , rel_path: ${p}]`);
   const filename = `${repo.name}-${ref.replace(/\//g, '-')}.${format}`;
-  if (format === 'bundle') return { stream: await bundleStream(repoPath, commit), filename, commit, format };
+  if (format === 'bundle') return { stream: await bundleStream(repoPath, commit, housekeeping), filename, commit, format };
+  const reads = housekeeping ? await housekeeping.startRead(repoPath) : null;
   const child = execa('git', ['archive', `--format=${format}`, `--prefix=${repo.name}/`, commit, '--', ...cleaned], { cwd: repoPath, env: gitEnv(), extendEnv: false, buffer: false, reject: false });
+  reads?.(child);
   child.catch(() => undefined);
   const stream = child.stdout!;
   stream.once('close', () => child.kill());
@@ -78,7 +85,7 @@ export async function openArchive(repo: RepoWithOwner, reader: GitReader, name: 
  * ref to name, so a throwaway repository borrowing our objects (alternates) holds it: the
  * served repository itself never gets an extra ref.
  */
-async function bundleStream(repoPath: string, commit: string): Promise<Readable> {
+async function bundleStream(repoPath: string, commit: string, housekeeping?: RepoHousekeeping): Promise<Readable> {
   const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'forge-bundle-'));
   const cleanup = () => fs.rm(tmp, { recursive: true, force: true }).catch(() => undefined);
   try {
@@ -90,7 +97,9 @@ async function bundleStream(repoPath: string, commit: string): Promise<Readable>
     await cleanup();
     throw err;
   }
+  const reads = housekeeping ? await housekeeping.startRead(repoPath) : null;
   const child = execa('git', ['bundle', 'create', '-', 'refs/heads/bundle', 'HEAD'], { cwd: tmp, env: gitEnv(), extendEnv: false, buffer: false, reject: false });
+  reads?.(child);
   child.finally(cleanup).catch(() => undefined);
   const stream = child.stdout!;
   stream.once('close', () => child.kill());

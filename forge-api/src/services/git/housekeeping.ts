@@ -14,11 +14,24 @@
  *   `-l` (its own objects only, so the sharing stays) and without a bitmap, which git can only
  *   write for a pack holding every reachable object.
  *
- * Fetches and clones: `repack -d` deletes the packs it replaced, and a `git upload-pack` that
- * listed the blob in one of them but had not opened that pack yet ends with "early EOF" at the
- * client (a clone right after a large push met the repack planned by that push). Housekeeping
- * waits for the upload-packs running on the repository to end before it starts; one that starts
- * during a repack can still meet it (git itself has the same window in `git gc`).
+ * Fetches and clones: `repack -d` deletes the packs (and `prune-packed` the loose objects) it
+ * replaced, and a git process that listed an object in one of them but had not opened it yet
+ * fails (a clone ends with "early EOF" at the client). So the git processes that read the object
+ * store for a client (upload-pack for clones and fetches, upload-archive; transport.ts) and a
+ * repack of the same repository are kept apart, readers/writer style, in this one registry:
+ * - reads never wait for each other; a read waits while a repack of its repository runs, or is
+ *   about to run (below), then starts;
+ * - housekeeping first waits for the running reads to end while new ones may still start; if
+ *   reads keep overlapping past `readWaitMs`, it stops letting new reads start and waits for
+ *   the running ones alone, so a steady stream of clones cannot put it off forever. Reads still
+ *   running after that are long ones (a huge clone, a stalled client): housekeeping gives up
+ *   and tries again after the next quiet time rather than hold every new clone back longer.
+ * - a read waits at most `readWaitMs` in all, then starts anyway: a repack that hangs for
+ *   minutes must not hang every clone with it, and a clone that meets the rare race fails
+ *   with an error the client sees and can retry, where a hang would look like a dead server.
+ * The advertisement (`--advertise-refs`) reads refs, not packs, and is not held back.
+ * The commit-graph is written after the repack's exclusion ends: git replaces that file by a
+ * rename, and a reader that mapped the old one keeps it.
  *
  * Safety: pushes do not wait for housekeeping. git keeps a concurrent repack and push apart
  * itself (the repack deletes only the packs it listed when it started, and `-k` keeps their
@@ -37,17 +50,25 @@ import { runGit } from './run';
 export interface HousekeepingOptions {
   /** Quiet time after a repository's last push before its housekeeping starts; < 0 turns it off. */
   delayMs?: number;
+  /**
+   * Longest a read waits for a repack of its repository, and longest housekeeping waits for the
+   * running reads in each of its two steps (see above).
+   */
+  readWaitMs?: number;
   /** Failures (a repack git refused) are reported here; housekeeping never throws to a push. */
   onError?(repoPath: string, err: unknown): void;
 }
 
 export class RepoHousekeeping {
   private readonly delayMs: number;
+  private readonly readWaitMs: number;
   private readonly onError: (repoPath: string, err: unknown) => void;
   private timers = new Map<string, NodeJS.Timeout>();
   private pushes = new Map<string, number>();
-  /** Running upload-packs per repository, and what waits for them to end. */
+  /** Running reads per repository (transport.ts), and what waits for them to end. */
   private reads = new Map<string, { n: number; ended: Promise<void>; resolve: () => void }>();
+  /** Repositories whose repack runs, or waits for the running reads alone: new reads wait for it. */
+  private writers = new Map<string, Promise<void>>();
   private queue: string[] = [];
   private current: Promise<void> | null = null;
   private closed = false;
@@ -56,6 +77,7 @@ export class RepoHousekeeping {
 
   constructor(opts: HousekeepingOptions = {}) {
     this.delayMs = opts.delayMs ?? 2000;
+    this.readWaitMs = opts.readWaitMs ?? 30_000;
     this.onError = opts.onError ?? (() => undefined);
   }
 
@@ -79,9 +101,18 @@ export class RepoHousekeeping {
     this.schedule(key);
   }
 
-  /** An upload-pack of `repoPath` runs until `child` closes: no repack starts there meanwhile. */
-  readDuring(repoPath: string, child: { once(event: 'close' | 'error', listener: () => void): unknown }): void {
+  /**
+   * A git process is about to read the object store of `repoPath` for a client: resolves once
+   * no repack of it runs (or after `readWaitMs`), with the read already counted, so no repack
+   * starts between then and the spawn. Hand the process to the returned function; the read
+   * ends when it closes.
+   */
+  async startRead(repoPath: string): Promise<(child: ReadProcess) => void> {
     const key = path.resolve(repoPath);
+    const deadline = Date.now() + this.readWaitMs;
+    for (let w = this.writers.get(key); w && Date.now() < deadline; w = this.writers.get(key)) {
+      await within(w, deadline - Date.now());
+    }
     let r = this.reads.get(key);
     if (!r) {
       let resolve!: () => void;
@@ -99,8 +130,15 @@ export class RepoHousekeeping {
       if (this.reads.get(key) === entry) this.reads.delete(key);
       entry.resolve();
     };
-    child.once('close', end);
-    child.once('error', end);
+    return (child) => {
+      child.once('close', end);
+      child.once('error', end);
+    };
+  }
+
+  /** Is a repack of `repoPath` running (or about to, new reads waiting for it)? (tests, diagnostics) */
+  repacking(repoPath: string): boolean {
+    return this.writers.has(path.resolve(repoPath));
   }
 
   /** Housekeeping of `repoPath` after the quiet time (again from now if already planned). */
@@ -154,22 +192,46 @@ export class RepoHousekeeping {
   }
 
   /**
-   * Housekeeps one repository now: false when it was skipped (gone, or a push is running),
-   * true when it was repacked. Waits for any move of its folder (disk-lock.ts).
+   * Housekeeps one repository now: false when it was skipped (gone, a push is running, or reads
+   * kept running; then it is planned again), true when it was repacked. Waits for any move of
+   * its folder (disk-lock.ts).
    */
   async run(repoPath: string): Promise<boolean> {
     const key = path.resolve(repoPath);
     return repoDiskLock.withWork(key, async () => {
-      if (this.pushes.has(key)) return false;
-      for (let r = this.reads.get(key); r; r = this.reads.get(key)) await r.ended;
       if (this.pushes.has(key) || !(await isRepository(key))) return false;
       const borrows = await exists(path.join(key, 'objects', 'info', 'alternates'));
       const repack = borrows ? ['repack', '-a', '-d', '-l', '-k', '-q'] : ['repack', '-a', '-d', '-b', '-k', '-q'];
-      await runGit(['--git-dir', key, ...repack]);
+      // First step: new reads may still start while the running ones end.
+      await this.readsEnd(key);
+      let release!: () => void;
+      this.writers.set(key, new Promise<void>((r) => (release = r)));
+      try {
+        // Second step (new reads wait now): what still runs, or started as the first step ended.
+        if (this.reads.has(key) && !(await this.readsEnd(key))) {
+          this.schedule(key);
+          return false;
+        }
+        if (this.pushes.has(key)) return false;
+        await runGit(['--git-dir', key, ...repack]);
+      } finally {
+        this.writers.delete(key);
+        release();
+      }
       await runGit(['--git-dir', key, 'commit-graph', 'write', '--reachable']);
       this.runs++;
       return true;
     });
+  }
+
+  /** Waits up to `readWaitMs` for the reads of `key` to end; true when none runs. */
+  private async readsEnd(key: string): Promise<boolean> {
+    const deadline = Date.now() + this.readWaitMs;
+    for (let r = this.reads.get(key); r; r = this.reads.get(key)) {
+      if (Date.now() >= deadline) return false;
+      await within(r.ended, deadline - Date.now());
+    }
+    return true;
   }
 
   private cancelTimer(key: string): void {
@@ -196,6 +258,21 @@ export class RepoHousekeeping {
     } finally {
       this.current = null;
     }
+  }
+}
+
+/** What a read hands over: the git process whose end ends the read. */
+export interface ReadProcess {
+  once(event: 'close' | 'error', listener: () => void): unknown;
+}
+
+/** Resolves when `p` does or after `ms`, whichever comes first. */
+async function within(p: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([p, new Promise<void>((r) => (timer = setTimeout(r, Math.max(0, ms))))]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

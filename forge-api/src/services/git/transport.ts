@@ -133,8 +133,13 @@ export class GitTransport {
     return dir;
   }
 
-  /** Runs one git service on `repoPath`; the caller pipes its stdin/stdout/stderr. */
-  spawn(service: GitServiceName, repoPath: string, opts: GitServiceOptions = {}): GitProcess {
+  /**
+   * Runs one git service on `repoPath`; the caller pipes its stdin/stdout/stderr. A service that
+   * reads the object store for its client (a clone or fetch's upload-pack, upload-archive)
+   * starts once no repack of the repository runs (housekeeping.ts): a repack deletes the packs
+   * it replaced under a reader that listed them.
+   */
+  async spawn(service: GitServiceName, repoPath: string, opts: GitServiceOptions = {}): Promise<GitProcess> {
     const args: string[] = [];
     const isPush = service === 'receive-pack' && !opts.advertiseRefs;
     if (isPush) args.push('-c', `core.hooksPath=${this.hooksDir()}`);
@@ -148,9 +153,10 @@ export class GitTransport {
     // Its stderr is only logged, so it may arrive at the end (SSH relays it as it comes).
     const env = gitEnv(opts.env ?? {});
     if (!isPush) {
+      // The advertisement reads refs only; receive-pack's is the same (a push is no read here).
+      const reads = service !== 'receive-pack' && !opts.advertiseRefs && this.housekeeping ? await this.housekeeping.startRead(repoPath) : null;
       const child = service === 'upload-pack' && opts.statelessRpc && this.spawner ? this.spawner.spawn(args, opts.env ?? {}) : spawn('git', args, { env });
-      // A fetch or clone reads packs that a repack would delete under it (housekeeping.ts).
-      if (service === 'upload-pack' && !opts.advertiseRefs && this.housekeeping) this.housekeeping.readDuring(repoPath, child);
+      reads?.(child);
       return child;
     }
     const child = spawn('git', args, { env, stdio: ['pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe'] }) as unknown as ChildProcessWithoutNullStreams;
