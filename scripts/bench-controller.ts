@@ -47,7 +47,7 @@ import { targetsFromGraph, type EffectivePolicies } from '../controller/src/poli
 import { DEFAULT_CONTROLLER_NAME } from '../controller/src/graph/types';
 import type { ManifestDoc } from '../controller/src/resources/types';
 import { freezeDocument } from '../controller/src/resources/readonly';
-import { CONTROLLER_NODE_FLAGS, limitHeapGrowth } from '../controller/src/heap';
+import { limitHeapGrowth } from '../controller/src/heap';
 import { startController } from '../e2e/support/controller';
 import { startEchoBackend } from '../e2e/support/echo-backend';
 import { httpRequest } from '../e2e/support/http';
@@ -446,7 +446,7 @@ async function main(): Promise<void> {
   const runChild = (n: number, withPolicies: boolean): SizeResult | undefined => {
     const r = spawnSync(
       process.execPath,
-      [...CONTROLLER_NODE_FLAGS, `--max-old-space-size=${CHILD_HEAP_MB}`, '--expose-gc', '-r', TS_LOADER, __filename, '--child', String(n), `--regex-every=${REGEX_EVERY}`, ...(withPolicies ? ['--with-policies'] : [])],
+      [`--max-old-space-size=${CHILD_HEAP_MB}`, '--expose-gc', '-r', TS_LOADER, __filename, '--child', String(n), `--regex-every=${REGEX_EVERY}`, ...(withPolicies ? ['--with-policies'] : [])],
       { cwd: path.resolve(__dirname, '..'), encoding: 'utf8', maxBuffer: 1 << 24 },
     );
     if (r.status !== 0) {
@@ -483,7 +483,7 @@ async function main(): Promise<void> {
     console.log(`\n1b. warm one-file change, ${warmRoutes} routes in files of 100: real FileProvider + Reconciler, a dataplane that accepts at once; median of ${warmChanges} changes`);
     const r = spawnSync(
       process.execPath,
-      [...CONTROLLER_NODE_FLAGS, `--max-old-space-size=${CHILD_HEAP_MB}`, '-r', TS_LOADER, __filename, '--child-warm', String(warmRoutes), `--warm-changes=${warmChanges}`, `--regex-every=${REGEX_EVERY}`],
+      [`--max-old-space-size=${CHILD_HEAP_MB}`, '-r', TS_LOADER, __filename, '--child-warm', String(warmRoutes), `--warm-changes=${warmChanges}`, `--regex-every=${REGEX_EVERY}`],
       { cwd: path.resolve(__dirname, '..'), encoding: 'utf8', maxBuffer: 1 << 24 },
     );
     if (r.status !== 0) {
@@ -569,7 +569,7 @@ async function main(): Promise<void> {
     console.log(`\n4. one host: ${oneHostRoutes} routes without hostnames on one hostless listener (one nginx server block)`);
     const r = spawnSync(
       process.execPath,
-      [...CONTROLLER_NODE_FLAGS, `--max-old-space-size=${CHILD_HEAP_MB}`, '-r', TS_LOADER, __filename, '--child-warm', String(oneHostRoutes), `--warm-changes=${oneHostChanges}`, `--regex-every=${REGEX_EVERY}`, '--one-host'],
+      [`--max-old-space-size=${CHILD_HEAP_MB}`, '-r', TS_LOADER, __filename, '--child-warm', String(oneHostRoutes), `--warm-changes=${oneHostChanges}`, `--regex-every=${REGEX_EVERY}`, '--one-host'],
       { cwd: path.resolve(__dirname, '..'), encoding: 'utf8', maxBuffer: 1 << 24 },
     );
     if (r.status !== 0) {

@@ -24,13 +24,3 @@ export const HEAP_GROWING_PERCENT = 50;
 export function limitHeapGrowth(percent = HEAP_GROWING_PERCENT): void {
   v8.setFlagsFromString(`--heap-growing-percent=${percent}`);
 }
-
-/**
- * Node flags the controller starts with (bin/portcullis-controller.js's first line, the image's
- * bundle, the e2e suites and benches that start it): V8 reads the young generation's size only
- * when the process starts. By default each semi-space of the young generation grows to 16 MB
- * for a program that allocates as fast as a build does, and the pages stay committed; capped at
- * 2 MB, the peak RSS of a 5,000-route build fell by ~50 MB (290 -> 240 MB) for ~10 % more CPU in
- * the build (more, smaller scavenges). One flag only: a "#!" line passes one argument.
- */
-export const CONTROLLER_NODE_FLAGS = ['--max-semi-space-size=2'] as const;

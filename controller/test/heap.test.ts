@@ -6,9 +6,7 @@
  * upgrade whose V8 drops or freezes the flag fails here instead of silently costing memory.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { CONTROLLER_NODE_FLAGS } from '../src/heap';
 
 const HEAP = path.resolve(__dirname, '../src/heap.ts');
 
@@ -45,30 +43,4 @@ test('limitHeapGrowth: a program that rebuilds its state over and over keeps its
   // growing factor applies, is the peak) against ~480 MB and growing with every round without.
   expect(Math.abs(limited.liveMB - unlimited.liveMB)).toBeLessThan(10);
   expect(limited.peakMB).toBeLessThan(unlimited.peakMB * 0.7);
-});
-
-/** Allocates short-lived objects fast, as a build does, and prints the largest young generation (MB). */
-const YOUNG = `
-const v8 = require('node:v8');
-let max = 0;
-let keep = [];
-for (let round = 0; round < 60; round++) {
-  keep = Array.from({ length: 20000 }, (_, i) => ({ k: 'r' + round + ':' + i, v: [i, round] }));
-  const young = v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
-  max = Math.max(max, young.space_size);
-}
-console.log(JSON.stringify({ youngMB: max / 1048576, kept: keep.length }));
-`;
-
-test('CONTROLLER_NODE_FLAGS cap the young generation, and the bin starts with them', () => {
-  const young = (flags: readonly string[]) => {
-    const r = spawnSync(process.execPath, [...flags, '-e', YOUNG], { encoding: 'utf8' });
-    if (r.status !== 0) throw new Error(r.stderr);
-    return (JSON.parse(r.stdout.trim().split('\n').pop()!) as { youngMB: number }).youngMB;
-  };
-  // Two semi-spaces of 2 MB; V8 alone grows them to 16 MB each for such a program.
-  expect(young(CONTROLLER_NODE_FLAGS)).toBeLessThanOrEqual(4);
-  expect(young([])).toBeGreaterThan(8);
-  const firstLine = readFileSync(path.resolve(__dirname, '../../bin/portcullis-controller.js'), 'utf8').split('\n')[0];
-  expect(firstLine).toBe(`#!/usr/bin/env -S node ${CONTROLLER_NODE_FLAGS.join(' ')}`);
 });

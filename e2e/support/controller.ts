@@ -3,7 +3,6 @@ import * as path from 'path';
 import { atFileEnd } from './file-end';
 import { followLogs, type LogLine } from './log-lines';
 import { endNginx, isAlive, masterPid } from './nginx-master';
-import { CONTROLLER_NODE_FLAGS } from '../../controller/src/heap';
 
 export { isAlive };
 
@@ -92,8 +91,7 @@ export async function startController(options: ControllerOptions, waitFirstRecon
   ];
   // E2E_CONTROLLER_NODE_ARGS: node flags for the controller (e.g. --cpu-prof when profiling a bench).
   const nodeArgs = (process.env.E2E_CONTROLLER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  // With the flags the bin's first line gives it when run as a program (controller/src/heap.ts).
-  const child = spawn(process.execPath, [...CONTROLLER_NODE_FLAGS, ...nodeArgs, ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArgs, ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<number | string>((resolve) => {
     child.once('exit', (code, signal) => resolve(code ?? signal ?? -1));
   });
