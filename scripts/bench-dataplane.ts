@@ -32,7 +32,7 @@ import { buildModel } from '../controller/src/model';
 import { renderConfig } from '../controller/src/render';
 import { defaultNginxBinary } from '../controller/src/apply/nginx-binary';
 import { benchGrpc } from './bench-grpc';
-import { benchFilters, comparePairs, report, type Gateway } from './bench-filters';
+import { benchFilters, comparePairs, pairRows, report, type Gateway } from './bench-filters';
 import { benchFullRules } from './bench-full-rules';
 import { hasCallgrind, instructionsPerRequest } from './bench-instructions';
 import { freePort } from '../e2e/support/ports';
@@ -165,12 +165,7 @@ async function main(): Promise<void> {
       const url = (g: Gateway) => `http://127.0.0.1:${g.port}${target}`;
       const [r] = await comparePairs(o, [[{ name: 'plain', gateway: plain, url: url(plain) }, { name: 'matched', gateway: matched, url: url(matched) }]], pairs, pairSeconds, undefined, headers);
       const m = report('plain', 'matched', r, 0.97);
-      const rows: Array<Array<string | number>> = [
-        ['req/s ratio, median of pairs [95 % interval]', m.ratio, '>= 0.97'],
-        ['ratio of the req/s medians', m.medians, ''],
-        ['capacity ratio [95 % interval]', m.capacity, ''],
-        ['nginx CPU per request', m.nginx, ''],
-      ];
+      const rows = pairRows(m);
       if (process.env.BENCH_CALLGRIND !== '0' && hasCallgrind()) {
         // Load-independent: nginx's own instructions per request of both configs (user space).
         const cgPort = await freePort();

@@ -262,6 +262,14 @@ export function capacityRatios(r: PairResult): number[] {
 const QUIET_OTHERS = 0.25;
 
 /** The summary lines of a series: B against A. Returns the figures docs/benchmarks-gateway.md's tables hold. */
+/** The four req/s and CPU rows every pairs table starts with, from report()'s figures. */
+export const pairRows = (m: ReturnType<typeof report>, goal = '>= 0.97'): Array<Array<string | number>> => [
+  ['req/s ratio, median of pairs [95 % interval]', m.ratio, goal],
+  ['ratio of the req/s medians', m.medians, ''],
+  ['capacity ratio [95 % interval]', m.capacity, ''],
+  ['nginx CPU per request', m.nginx, ''],
+];
+
 export function report(a: string, b: string, r: PairResult, goal?: number): { ratio: string; medians: string; capacity: string; nginx: string; rpsA: number; rpsB: number } {
   const m = (xs: Sample[], f: keyof Sample) => median(xs.map((x) => x[f]));
   const all = (x: Sample) => x.gateway + x.backend + x.client;
@@ -347,12 +355,7 @@ export async function benchFilters(o: BenchFiltersOptions): Promise<void> {
         { maxPairs, enough },
       );
       const f = report('no filters', 'filters', r, 0.97);
-      const filterRows: Array<Array<string | number>> = [
-        ['req/s ratio, median of pairs [95 % interval]', f.ratio, '>= 0.97'],
-        ['ratio of the req/s medians', f.medians, ''],
-        ['capacity ratio [95 % interval]', f.capacity, ''],
-        ['nginx CPU per request', f.nginx, ''],
-      ];
+      const filterRows = pairRows(f);
       if (process.env.BENCH_CALLGRIND !== '0' && hasCallgrind()) {
         // Load-independent: nginx's own instructions per request under callgrind (user space only).
         const cgPort = await o.freePort();

@@ -27,7 +27,7 @@ import { targetsFromGraph } from '../controller/src/policies';
 import { DEFAULT_CONTROLLER_NAME } from '../controller/src/graph/types';
 import type { RenderedConfig } from '../controller/src/render';
 import type { ManifestDoc } from '../controller/src/resources/types';
-import { comparePairs, report, withTls, type Gateway } from './bench-filters';
+import { comparePairs, pairRows, report, withTls, type Gateway } from './bench-filters';
 import { hasCallgrind, instructionsPerRequest } from './bench-instructions';
 import { benchCommand, docsTable } from './support/bench-docs';
 
@@ -167,12 +167,7 @@ export async function benchFullRules(o: BenchFullOptions): Promise<void> {
       headers,
     );
     const f = report('plain https', 'full rules https', r, 0.97);
-    const rows: Array<Array<string | number>> = [
-      ['req/s ratio, median of pairs [95 % interval]', f.ratio, '>= 0.97'],
-      ['ratio of the req/s medians', f.medians, ''],
-      ['capacity ratio [95 % interval]', f.capacity, ''],
-      ['nginx CPU per request', f.nginx, ''],
-    ];
+    const rows = pairRows(f);
     if (process.env.BENCH_CALLGRIND !== '0' && hasCallgrind()) {
       const count = async (kind: 'plain' | 'full') => {
         const port = await o.freePort();

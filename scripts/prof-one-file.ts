@@ -18,6 +18,7 @@ import { DEFAULT_CONTROLLER_NAME } from '../controller/src/graph/types';
 import type { ManifestDoc } from '../controller/src/resources/types';
 import type { StatusReport } from '../controller/src/graph/types';
 import { baseDocs, routeDoc } from './bench-manifests';
+import { cpuStages } from './support/cpu-stages';
 
 function arg(name: string, fallback: string): string {
   const hit = process.argv.find((a) => a.startsWith(`--${name}=`));
@@ -36,15 +37,7 @@ const base = docs.length - ROUTES;
 const memo = new ModelMemo();
 let previous: StatusReport[] = [];
 let lastEffective: ReturnType<typeof computePolicies>['effective'] | undefined;
-const stage: Record<string, number[]> = {};
-const time = <T>(name: string, f: () => T): T => {
-  // CPU time (user + system) of the process: steadier than wall time on a shared machine.
-  const t = process.cpuUsage();
-  const out = f();
-  const d = process.cpuUsage(t);
-  (stage[name] ??= []).push((d.user + d.system) / 1000);
-  return out;
-};
+const { stage, time } = cpuStages();
 let cpu0 = 0;
 let bytes = 0;
 for (let c = -3; c < CHANGES; c++) {

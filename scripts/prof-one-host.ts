@@ -14,6 +14,7 @@ import { makeDelta } from '../controller/src/dataplane/protocol';
 import { DEFAULT_CONTROLLER_NAME } from '../controller/src/graph/types';
 import type { ManifestDoc } from '../controller/src/resources/types';
 import { baseDocs, routeDoc } from './bench-manifests';
+import { cpuStages } from './support/cpu-stages';
 
 function arg(name: string, fallback: string): string {
   const hit = process.argv.find((a) => a.startsWith(`--${name}=`));
@@ -31,15 +32,7 @@ const route = (i: number) => {
 const docs: ManifestDoc[] = [...baseDocs(8080, 9000), ...Array.from({ length: ROUTES }, (_, i) => route(i))].map((d, i) => ({ source: `doc-${i}`, doc: freezeDocument(d) }));
 const sources = new GatewaySources();
 let prev: Record<string, string> | undefined;
-const stage: Record<string, number[]> = {};
-const time = <T>(name: string, f: () => T): T => {
-  // CPU time (user + system) of the process: steadier than wall time on a shared machine.
-  const t = process.cpuUsage();
-  const out = f();
-  const d = process.cpuUsage(t);
-  (stage[name] ??= []).push((d.user + d.system) / 1000);
-  return out;
-};
+const { stage, time } = cpuStages();
 const cpu0: number[] = [];
 for (let c = -3; c < CHANGES; c++) {
   if (c === 0) cpu0.push(process.cpuUsage().user + process.cpuUsage().system);
