@@ -134,7 +134,9 @@ describe('config agents', () => {
   it('on SIGTERM an agent answers 503 on /readyz and keeps nginx serving for its shutdown delay, then quits', async () => {
     const d = await agent('pod-d', '127.0.0.4', undefined, '2s');
     await eventually(() => serves('127.0.0.4', '/two'), (s) => s === 200, 30000);
-    expect((await httpRequest(d.options.healthPort, '/readyz')).status).toBe(200);
+    // nginx serves the new config a moment before the agent's apply has seen it take effect
+    // (and /readyz turns 200): ready is reported late, never early.
+    await eventually(() => httpRequest(d.options.healthPort, '/readyz'), (r) => r.status === 200, 10000);
     const t0 = Date.now();
     d.child.kill('SIGTERM');
     const ready = await eventually(() => httpRequest(d.options.healthPort, '/readyz'), (r) => r.status === 503, 1500, 20);
