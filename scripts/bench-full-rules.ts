@@ -30,6 +30,8 @@ import type { ManifestDoc } from '../controller/src/resources/types';
 import { comparePairs, pairRows, report, withTls, type Gateway } from './bench-filters';
 import { hasCallgrind, instructionsPerRequest } from './bench-instructions';
 import { benchCommand, docsTable } from './support/bench-docs';
+import { localService } from './support/l4-manifests';
+import { gatewayDocs } from './bench-manifests';
 
 export interface BenchFullOptions {
   nginx: string;
@@ -43,24 +45,7 @@ const api = 'gateway.portcullis.dev/v1alpha1';
 
 /** The manifests: a Gateway, the backend's Service + EndpointSlice, `routes` HTTPRoutes (and their policies when `full`). */
 export function fullRuleDocs(routes: number, port: number, backendPort: number, full: boolean): ManifestDoc[] {
-  const docs: Record<string, unknown>[] = [
-    { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GatewayClass', metadata: { name: 'portcullis' }, spec: { controllerName: DEFAULT_CONTROLLER_NAME } },
-    {
-      apiVersion: 'gateway.networking.k8s.io/v1',
-      kind: 'Gateway',
-      metadata: { name: 'gw', namespace: 'bench' },
-      spec: { gatewayClassName: 'portcullis', listeners: [{ name: 'web', port, protocol: 'HTTP' }] },
-    },
-    { apiVersion: 'v1', kind: 'Service', metadata: { name: 'echo', namespace: 'bench' }, spec: { ports: [{ name: 'http', port: 80, targetPort: backendPort, protocol: 'TCP' }] } },
-    {
-      apiVersion: 'discovery.k8s.io/v1',
-      kind: 'EndpointSlice',
-      metadata: { name: 'echo-1', namespace: 'bench', labels: { 'kubernetes.io/service-name': 'echo' } },
-      addressType: 'IPv4',
-      ports: [{ name: 'http', port: backendPort, protocol: 'TCP' }],
-      endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }],
-    },
-  ];
+  const docs: Record<string, unknown>[] = [...gatewayDocs(port, 'bench', 'web'), ...(localService('echo', 'bench', backendPort) as Record<string, unknown>[])];
   for (let i = 0; i < routes; i++) {
     docs.push({
       apiVersion: 'gateway.networking.k8s.io/v1',

@@ -8,16 +8,21 @@ export const SERVICES = 50;
 export const HOSTS = 20;
 
 
-export function baseDocs(port: number, backendPort: number): Record<string, unknown>[] {
-  const docs: Record<string, unknown>[] = [
+/** The benches' GatewayClass and their one Gateway `gw` with one HTTP listener. */
+export function gatewayDocs(port: number, namespace: string, listener = 'http'): Record<string, unknown>[] {
+  return [
     { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GatewayClass', metadata: { name: 'portcullis' }, spec: { controllerName: DEFAULT_CONTROLLER_NAME } },
     {
       apiVersion: 'gateway.networking.k8s.io/v1',
       kind: 'Gateway',
-      metadata: { name: 'gw', namespace: 'default' },
-      spec: { gatewayClassName: 'portcullis', listeners: [{ name: 'http', port, protocol: 'HTTP' }] },
+      metadata: { name: 'gw', namespace },
+      spec: { gatewayClassName: 'portcullis', listeners: [{ name: listener, port, protocol: 'HTTP' }] },
     },
   ];
+}
+
+export function baseDocs(port: number, backendPort: number): Record<string, unknown>[] {
+  const docs = gatewayDocs(port, 'default');
   for (let s = 0; s < SERVICES; s++) {
     docs.push(
       { apiVersion: 'v1', kind: 'Service', metadata: { name: `svc-${s}`, namespace: 'default' }, spec: { ports: [{ name: 'http', port: 80, targetPort: backendPort, protocol: 'TCP' }] } },
