@@ -321,11 +321,12 @@ function dispatchVariable(regexes: string[]): string {
  * and query values: see keyLiteral) and, last, $uri when a folded path is tested (URI_FIELD).
  * The regex is a branch-reset alternation `^(?|A1|A2...|F)` (PCRE tries alternatives in order,
  * so the first that holds wins) whose alternatives capture their target's name from the
- * composite as $1: each reads its name and values in one lookahead (name first: group 1), then
- * walks the fields once, in order, testing each where it starts (an equality steps over its
- * field as it matches), a value from the composite by backreference. Each test skipping from
- * the composite's start again read ~2.3 times its bytes per request (bench:dataplane's matched
- * request: ~2,500 instructions of JIT code, ~1,400 in one walk). A run's alternative captures
+ * composite as $1: each reads its name and values in one lookahead (name first: group 1) that
+ * goes on to test $uri, the field after them, then walks the request fields once, in order,
+ * testing each where it starts (an equality steps over its field as it matches), a value from
+ * the composite by backreference. Each test skipping from the composite's start again read
+ * ~2.3 times its bytes per request (bench:dataplane's matched request: ~2,500 instructions of
+ * JIT code; ~1,100 in one walk). A run's alternative captures
  * its map's value when not empty; F, last, captures the fallback. A fallback undefined is the
  * map's own default (the 404 location): no F and no name in the composite, whose every byte
  * nginx copies per request, and the regexes then fail to the default. So the regex depends
@@ -386,8 +387,14 @@ export function dispatchComposite(alternatives: Alternative[], fallback: string 
     // (a backreference needs its group set), unless the name can be read on the way.
     conditions.sort((x, y) => x.i - y.i || Number(x.c.test === 'regex') - Number(y.c.test === 'regex') || x.order - y.order);
     const groups = new Map<number, number>();
+    const ref = (c: Condition): string | undefined => {
+      const f = literalField(c);
+      return f === undefined ? undefined : `\\g{${groups.get(f)}}`;
+    };
     let r = '';
-    const ahead = fields.length > 0 || conditions.some((x) => x.i > target);
+    // The tests of $uri, after the names and values, end that lookahead: no skip to it again.
+    const tail = conditions.filter((x) => x.i > target);
+    const ahead = fields.length > 0 || tail.length > 0;
     if (ahead) {
       r = `(?=${skip(target)}(.*)`;
       let at = target;
@@ -396,21 +403,22 @@ export function dispatchComposite(alternatives: Alternative[], fallback: string 
         groups.set(f, groups.size + 2);
         at = f;
       }
+      if (tail.length > 0) r += `\\n${skip(lastIndex - at - 1)}`;
+      for (const { c } of tail) r += lookahead(c, 0, true, ref(c));
       r += ')';
     }
     let pos = 0;
-    conditions.forEach(({ c, i }, k) => {
+    conditions.filter((x) => x.i < target).forEach(({ c, i }, k, conditions) => {
       if (i > pos) {
         r += skip(i - pos);
         pos = i;
       }
-      const f = literalField(c);
-      const ref = f === undefined ? undefined : `\\g{${groups.get(f)}}`;
+      const value = ref(c);
       // A field's only test, an equality, steps over the field as it matches.
       if (c.test === 'equals' && i !== lastIndex && conditions[k + 1]?.i !== i) {
-        r += `${ref ?? c.fragment}\\n`;
+        r += `${value ?? c.fragment}\\n`;
         pos = i + 1;
-      } else r += lookahead(c, 0, i === lastIndex, ref);
+      } else r += lookahead(c, 0, i === lastIndex, value);
     });
     return ahead ? r : `${r}${skip(target - pos)}(.*)`;
   });
