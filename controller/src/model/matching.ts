@@ -317,16 +317,17 @@ function dispatchVariable(regexes: string[]): string {
  * the same way, in any server, shares one map and nginx compiles its regexes once.
  *
  * The composite holds the fields the alternatives read, then the names of the named locations
- * they go to and the fallback's, then the values their conditions compare with (paths, header
- * and query values: see keyLiteral) and, last, $uri when a folded path is tested (URI_FIELD).
- * The regex is a branch-reset alternation `^(?|A1|A2...|F)` (PCRE tries alternatives in order,
- * so the first that holds wins) whose alternatives capture their target's name from the
- * composite as $1: each reads its name and values in one lookahead (name first: group 1) that
- * goes on to test $uri, the field after them, then walks the request fields once, in order,
- * testing each where it starts (an equality steps over its field as it matches), a value from
- * the composite by backreference. Each test skipping from the composite's start again read
- * ~2.3 times its bytes per request (bench:dataplane's matched request: ~2,500 instructions of
- * JIT code; ~1,100 in one walk). A run's alternative captures
+ * they go to (and the fallback's) and the values their conditions compare with (paths, header
+ * and query values: see keyLiteral), in that order for one alternative, values first for
+ * several, and, last, $uri when a folded path is tested (URI_FIELD). The regex is a
+ * branch-reset alternation `^(?|A1|A2...|F)` (PCRE tries alternatives in order, so the first
+ * that holds wins) whose alternatives capture their target's name from the composite as $1:
+ * each reads its name (group 1) and values first (a lone alternative in one lookahead that goes
+ * on to test $uri), then walks the request fields once, in order, testing each where it starts
+ * (an equality steps over its field as it matches), a value from the composite by
+ * backreference. Each test skipping from the composite's start again read ~2.3 times its bytes
+ * per request (bench:dataplane's matched request: ~2,500 instructions of JIT code; ~1,100 in
+ * one walk). A run's alternative captures
  * its map's value when not empty; F, last, captures the fallback. A fallback undefined is the
  * map's own default (the 404 location): no F and no name in the composite, whose every byte
  * nginx copies per request, and the regexes then fail to the default. So the regex depends
@@ -346,15 +347,22 @@ export function dispatchComposite(alternatives: Alternative[], fallback: string 
       }
     }
   }
-  // The names of the targets right after the request fields, then the values: an alternative
-  // captures its target's name (group 1) and its values in one lookahead, in field order.
+  // One alternative: the names before the values, so that one lookahead reads the name (group
+  // 1), the values and goes on to test $uri, the field after them. Several: the values before the
+  // names, so that an alternative failing on a request field has skipped only the (short) values
+  // before it, not every alternative's name (at 100 alternatives on one path, reading the names
+  // first made a request for the last one cost ~35 % more than the values first).
+  const namesFirst = alternatives.length === 1;
   const names = new Map<string, number>();
-  for (const a of alternatives) if (!('run' in a) && !names.has(a.target)) names.set(a.target, index.size + names.size);
-  if (fallback !== undefined && !names.has(fallback)) names.set(fallback, index.size + names.size);
+  const literals = new Map<string, number>();
+  const addNames = (at: number) => {
+    for (const a of alternatives) if (!('run' in a) && !names.has(a.target)) names.set(a.target, at + names.size);
+    if (fallback !== undefined && !names.has(fallback)) names.set(fallback, at + names.size);
+  };
+  if (namesFirst) addNames(index.size);
   // The composite is one nginx parameter (at most 4 KB): values beyond MAX_KEY_LITERAL_BYTES stay
   // in the regex instead (each match's values fit there: graph/rules.ts bounds them).
-  const literals = new Map<string, number>();
-  const first = index.size + names.size;
+  const valuesAt = index.size + names.size;
   let literalBytes = 0;
   for (const a of alternatives) {
     if ('run' in a) continue;
@@ -364,16 +372,17 @@ export function dispatchComposite(alternatives: Alternative[], fallback: string 
       const bytes = quotedLength(v) + 2;
       if (literalBytes + bytes > MAX_KEY_LITERAL_BYTES) continue;
       literalBytes += bytes;
-      literals.set(v, first + literals.size);
+      literals.set(v, valuesAt + literals.size);
     }
   }
+  if (!namesFirst) addNames(index.size + literals.size);
   /** The field of the composite carrying the value `c` compares with, if it does. */
   const literalField = (c: Condition): number | undefined => {
     const v = keyLiteral(c);
     return v === undefined ? undefined : literals.get(v);
   };
   // $uri after everything (see URI_FIELD).
-  const lastIndex = first + literals.size - (uri ? 0 : 1);
+  const lastIndex = index.size + literals.size + names.size - (uri ? 0 : 1);
   if (uri) index.set(URI_FIELD, lastIndex);
   const branches = alternatives.map((a) => {
     if ('run' in a) return `${skip(index.get(a.run)!)}(.+)`;
@@ -381,41 +390,48 @@ export function dispatchComposite(alternatives: Alternative[], fallback: string 
     // The fields of the values this alternative compares with, in order: groups 2, 3...
     const fields = [...new Set(a.conditions.map(literalField).filter((f): f is number => f !== undefined))].sort((x, y) => x - y);
     const conditions = a.conditions.map((c, order) => ({ c, i: index.get(c.field)!, order }));
-    // Tests walk the composite once, in field order, each field's tests as lookaheads at its
+    // The tests walk the composite once, in field order, each field's tests as lookaheads at its
     // start (the user's regex on $uri after the cheaper tests there), instead of each test
-    // skipping from the start again; the name and the values are read first, by one lookahead
-    // (a backreference needs its group set), unless the name can be read on the way.
+    // skipping from the start again. A backreference needs its group set first: the name
+    // (group 1) and the values are read before the walk, the name read on the way instead when
+    // nothing is compared after it.
     conditions.sort((x, y) => x.i - y.i || Number(x.c.test === 'regex') - Number(y.c.test === 'regex') || x.order - y.order);
     const groups = new Map<number, number>();
     const ref = (c: Condition): string | undefined => {
       const f = literalField(c);
       return f === undefined ? undefined : `\\g{${groups.get(f)}}`;
     };
-    let r = '';
-    // The tests of $uri, after the names and values, end that lookahead: no skip to it again.
-    const tail = conditions.filter((x) => x.i > target);
-    const ahead = fields.length > 0 || tail.length > 0;
-    if (ahead) {
-      r = `(?=${skip(target)}(.*)`;
-      let at = target;
+    /** Captures of the values from field `at`, where the lookahead stands after a field it read. */
+    const values = (at: number | undefined): string => {
+      let out = '';
       for (const f of fields) {
-        r += `\\n${skip(f - at - 1)}(.*)`;
+        out += at === undefined ? `${skip(f)}(.*)` : `\\n${skip(f - at - 1)}(.*)`;
         groups.set(f, groups.size + 2);
         at = f;
       }
-      if (tail.length > 0) r += `\\n${skip(lastIndex - at - 1)}`;
+      return out;
+    };
+    const tail = conditions.filter((x) => x.i > target);
+    const ahead = fields.length > 0 || tail.length > 0;
+    let r = '';
+    if (ahead && namesFirst) {
+      r = `(?=${skip(target)}(.*)${values(target)}`;
+      if (tail.length > 0) r += `\\n${skip(lastIndex - (fields.length > 0 ? fields[fields.length - 1] : target) - 1)}`;
       for (const { c } of tail) r += lookahead(c, 0, true, ref(c));
       r += ')';
+    } else if (ahead) {
+      r = `(?=${skip(target)}(.*))`;
+      if (fields.length > 0) r += `(?=${values(undefined)})`;
     }
     let pos = 0;
-    conditions.filter((x) => x.i < target).forEach(({ c, i }, k, conditions) => {
+    conditions.filter((x) => !namesFirst || x.i < target).forEach(({ c, i }, k, walk) => {
       if (i > pos) {
         r += skip(i - pos);
         pos = i;
       }
       const value = ref(c);
       // A field's only test, an equality, steps over the field as it matches.
-      if (c.test === 'equals' && i !== lastIndex && conditions[k + 1]?.i !== i) {
+      if (c.test === 'equals' && i !== lastIndex && walk[k + 1]?.i !== i) {
         r += `${value ?? c.fragment}\\n`;
         pos = i + 1;
       } else r += lookahead(c, 0, i === lastIndex, value);
@@ -445,7 +461,8 @@ export function dispatchComposite(alternatives: Alternative[], fallback: string 
   }
   regexes.push(`^(?|${chunk.join('|')})`);
   const fields = [...index.keys()].filter((f) => f !== URI_FIELD);
-  return { key: [...fields, ...names.keys(), ...literals.keys(), ...(uri ? [URI_FIELD] : [])].join('\n'), regexes, variable: dispatchVariable(regexes) };
+  const middle = namesFirst ? [...names.keys(), ...literals.keys()] : [...literals.keys(), ...names.keys()];
+  return { key: [...fields, ...middle, ...(uri ? [URI_FIELD] : [])].join('\n'), regexes, variable: dispatchVariable(regexes) };
 }
 
 /** Every named location a location may send requests to (its own steps, fallback and runs). */
