@@ -54,11 +54,34 @@ export function routeKey(route: HTTPRouteNode, hostKey: HostKey): string {
   const hit = routeKeys.get(route);
   if (hit !== undefined && hit.hostKey[0] === hostKey[0] && hit.hostKey[1] === hostKey[1]) return hit.key;
   const { rules: _rules, parents: _parents, ...rest } = route;
-  const key = JSON.stringify([rest, hostKey]);
+  // The graph builds every route node anew, but shares its rules array while the route is
+  // unchanged: the key last made for that array is reused when every other field is the same
+  // value (shallow; an array of them element by element), which costs far less than serialising
+  // each route again (20,000 routes on 20 hosts: ~1/5 of a one-route change's model build).
+  const last = lastKeys.get(route.rules);
+  const key = last && last.hostKey[0] === hostKey[0] && last.hostKey[1] === hostKey[1] && sameFields(last.fields, rest) ? last.key : JSON.stringify([rest, hostKey]);
+  if (last?.key !== key) lastKeys.set(route.rules, { fields: rest, hostKey, key });
   routeKeys.set(route, { hostKey, key });
   return key;
 }
 const routeKeys = new WeakMap<HTTPRouteNode, { hostKey: HostKey; key: string }>();
+const lastKeys = new WeakMap<RouteRule[], { fields: Record<string, unknown>; hostKey: HostKey; key: string }>();
+
+/** Same keys in the same order, each the same value or an array of the same values: the same JSON. */
+function sameFields(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  for (let i = 0; i < ka.length; i++) {
+    if (ka[i] !== kb[i]) return false;
+    const x = a[ka[i]];
+    const y = b[kb[i]];
+    if (x === y) continue;
+    if (!Array.isArray(x) || !Array.isArray(y) || x.length !== y.length) return false;
+    for (let j = 0; j < x.length; j++) if (x[j] !== y[j]) return false;
+  }
+  return true;
+}
 
 interface RouteEntry<C> {
   key: string;
