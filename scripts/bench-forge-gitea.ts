@@ -11,6 +11,10 @@
  *   POST /repos/{o}/{r}/issues                  token
  *   POST /repos/{o}/{r}/issues/{n}/comments     token
  *   git clone --bare of a BENCH_COMMITS-commit repository (anonymous, smart HTTP)
+ * and the pull-request cases (scripts/support/forge-gitea-pulls.ts, their own table):
+ *   GET  /repos/{o}/{r}/pulls?state=open&limit=50, GET /repos/{o}/{r}/pulls/{index}   token, BENCH_PR_LIST open PRs
+ *   PR create, PR merge (style merge): BENCH_PR_OPS sequential each on a BENCH_PR_COMMITS-commit repository
+ *   mergeable recomputation after BENCH_PR_ROUNDS pushes to the base of BENCH_PR_MQ open PRs
  * Printed per case and database: req/s, p50/p99 ms, server CPU ms per request (steadiest figure
  * on a shared machine) for both, and ratio = forge req/s / Gitea req/s (>= 1: the forge is
  * faster); then each server's resident memory after the run.
@@ -25,8 +29,11 @@
  * BENCH_COMMITS (1000), BENCH_DURATION s per case and server (10), BENCH_CONNECTIONS (10),
  * BENCH_WORKERS (forge --workers, default 1), BENCH_ONLY=regexp of case names, BENCH_GITEA_GC=1
  * (run Gitea's git_gc_repos `git gc` on its clone repository first: see settleHistory),
- * BENCH_FORGE_NODE_ARGS (node options for the forge server, e.g. --cpu-prof --cpu-prof-dir=DIR).
- * --write-docs: also write the figures as docs/benchmarks-forge.md's table (forge-gitea).
+ * BENCH_FORGE_NODE_ARGS (node options for the forge server, e.g. --cpu-prof --cpu-prof-dir=DIR),
+ * BENCH_PR_LIST (1000), BENCH_PR_COMMITS (10000), BENCH_PR_OPS (20), BENCH_PR_MQ (100), BENCH_PR_ROUNDS (3);
+ * the PR data set is loaded only when a PR case is selected (BENCH_ONLY='pulls|PR' for those alone).
+ * --write-docs: also write the figures as docs/benchmarks-forge.md's tables (forge-gitea, forge-gitea-pulls-sqlite and -postgresql;
+ * each only when its cases ran).
  * Quick run: BENCH_REPOS=1000 BENCH_ISSUES=5000 BENCH_COMMITS=100 BENCH_DURATION=3 BENCH_DB=sqlite
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
@@ -40,6 +47,7 @@ import { freePort, waitForUrl } from '../e2e/support/ports';
 import { pssMiB, rssMiB, startGitea, type Gitea } from './support/gitea';
 import { benchCommand, docsTable, recordsTable } from './support/bench-docs';
 import { needsHousekeeping } from '../forge-api/src/services/git/housekeeping';
+import { loadPulls, MERGE_STYLE, PR_COMMITS, PR_LIST, PR_MQ, PR_OPS, PR_ROUNDS, pullHistory, runCreate, runMerge, runMergeable, type LatencyRun, type PullServer } from './support/forge-gitea-pulls';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const autocannon = require('autocannon') as (opts: Record<string, unknown>) => Promise<AutocannonResult>;
@@ -167,7 +175,7 @@ const FORGE: Dialect = {
   },
 };
 
-interface Server {
+interface Server extends PullServer {
   name: 'forge' | 'gitea';
   url: string;
   dialect: Dialect;
@@ -434,11 +442,30 @@ interface Figures {
   p99: number;
   cpu: number | null;
   bad: number;
+  note?: string;
 }
 
-type Case = { name: string; run(server: Server): Promise<{ total: number; rps: number; p50: number; p99: number; bad: number }> };
+/**
+ * A case: throughput (autocannon: req/s, p50/p99) or, with `latency`, sequential operations
+ * timed one by one (p50/p90; the ratio is then Gitea p50 / forge p50). `table: 'pulls'` cases
+ * go to the pull-request table.
+ */
+type Case = {
+  name: string;
+  table?: 'pulls';
+  latency?: boolean;
+  goal?: string;
+  run(server: Server): Promise<{ total: number; rps: number; p50: number; p99: number; bad: number; note?: string }>;
+};
 
-function cases(): Case[] {
+/** Figures of a latency case: p50 and p90 in the p50/p99 slots. */
+function latencyFigures(r: LatencyRun) {
+  const times = [...r.times].sort((a, b) => a - b);
+  const pct = (p: number) => (times.length ? Math.round(times[Math.min(times.length - 1, Math.floor(p * times.length))]) : 0);
+  return { total: times.length, rps: 0, p50: pct(0.5), p99: pct(0.9), bad: r.bad, note: r.note };
+}
+
+function cases(prHistory?: string): Case[] {
   const http = (name: string, opts: (s: Server) => Record<string, unknown>): Case => ({
     name,
     async run(server) {
@@ -498,17 +525,60 @@ function cases(): Case[] {
         return { total: times.length, rps: times.length / DURATION, p50: pct(0.5), p99: pct(0.99), bad };
       },
     },
+    ...pullCases(prHistory),
   ].filter((c) => !ONLY || ONLY.test(c.name));
+}
+
+function pullCases(prHistory?: string): Case[] {
+  const http = (name: string, opts: (s: Server) => Record<string, unknown>): Case => ({
+    name,
+    table: 'pulls',
+    goal: '>= 1.5',
+    async run(server) {
+      const res = await autocannon({ connections: CONNECTIONS, duration: DURATION, headers: { authorization: `token ${server.token}` }, ...opts(server) });
+      return { total: res.requests.total, rps: res.requests.average, p50: res.latency.p50, p99: res.latency.p99, bad: res.non2xx + res.errors + res.timeouts };
+    },
+  });
+  const latency = (name: string, run: (s: Server) => Promise<LatencyRun>): Case => ({ name, table: 'pulls', latency: true, goal: '>= 1.0', run: async (s) => latencyFigures(await run(s)) });
+  return [
+    http(`GET /repos/{o}/{r}/pulls?limit=50 (${PR_LIST} open PRs)`, (s) => ({ url: `${s.url}/api/v1/repos/bencher/prs/pulls?state=open&limit=50` })),
+    http('GET /repos/{o}/{r}/pulls/{index}', (s) => {
+      let i = 0;
+      return { url: s.url, requests: [{ method: 'GET', setupRequest: (req: Record<string, unknown>) => ({ ...req, path: `/api/v1/repos/bencher/prs/pulls/${1 + (i++ % PR_LIST)}` }) }] };
+    }),
+    latency(`PR create (${PR_COMMITS}-commit repository, ${PR_OPS} sequential)`, runCreate),
+    latency(`PR merge, style ${MERGE_STYLE} (${PR_COMMITS}-commit repository, ${PR_OPS} sequential)`, runMerge),
+    latency(`PR mergeable after a base push (${PR_MQ} open PRs, ${PR_ROUNDS} rounds)`, (s) => runMergeable(s, prHistory!)),
+  ];
 }
 
 async function measure(server: Server, c: Case): Promise<Figures> {
   const before = cpuMs(server.pids());
   const r = await c.run(server);
   const cpu = r.total > 0 ? (cpuMs(server.pids()) - before) / r.total : null;
-  return { rps: r.rps, p50: r.p50, p99: r.p99, cpu, bad: r.bad };
+  return { rps: r.rps, p50: r.p50, p99: r.p99, cpu, bad: r.bad, note: r.note };
 }
 
-async function benchDatabase(db: 'sqlite' | 'postgresql', history: string, pgUrl?: string): Promise<Record<string, unknown>[]> {
+/** One row of the pull-request table. */
+function pullRow(db: string, c: Case, f: Figures, g: Figures): Record<string, unknown> {
+  const show = (x: Figures) => (c.latency ? `${x.p50} ms p50` : `${x.rps.toFixed(1)} req/s`);
+  const ratio = c.latency ? (f.p50 > 0 ? g.p50 / f.p50 : null) : g.rps > 0 ? f.rps / g.rps : null;
+  return {
+    db,
+    case: c.name,
+    forge: show(f),
+    gitea: show(g),
+    ratio: ratio === null ? null : +ratio.toFixed(2),
+    goal: c.goal,
+    'forge p50/p99 ms (latency: p50/p90)': `${f.p50}/${f.p99}`,
+    'gitea p50/p99 ms (latency: p50/p90)': `${g.p50}/${g.p99}`,
+    'cpu ms/op forge / gitea': `${f.cpu === null ? '' : f.cpu.toFixed(2)} / ${g.cpu === null ? '' : g.cpu.toFixed(2)}`,
+    'non-2xx f/g': `${f.bad}/${g.bad}`,
+    ...(f.note || g.note ? { notes: `forge: ${f.note ?? ''}; gitea: ${g.note ?? ''}` } : {}),
+  };
+}
+
+async function benchDatabase(db: 'sqlite' | 'postgresql', history: string, prHistory: string | undefined, pgUrl?: string): Promise<{ rows: Record<string, unknown>[]; pulls: Record<string, unknown>[] }> {
   let forge: Server | undefined;
   let gitea: Server | undefined;
   let pg: PgClient | undefined;
@@ -529,9 +599,14 @@ async function benchDatabase(db: 'sqlite' | 'postgresql', history: string, pgUrl
     gitea = await startGiteaServer(db, giteaUrl);
     await load(gitea, history);
     await load(forge, history);
+    if (prHistory) {
+      await loadPulls(gitea, prHistory);
+      await loadPulls(forge, prHistory);
+    }
     const rows: Record<string, unknown>[] = [];
+    const pulls: Record<string, unknown>[] = [];
     let flip = false;
-    for (const c of cases()) {
+    for (const c of cases(prHistory)) {
       // Alternate which server goes first, so neither always follows the other's load.
       const order = flip ? [gitea, forge] : [forge, gitea];
       flip = !flip;
@@ -542,6 +617,12 @@ async function benchDatabase(db: 'sqlite' | 'postgresql', history: string, pgUrl
       }
       const f = got.forge;
       const g = got.gitea;
+      if (c.table === 'pulls') {
+        const row = pullRow(db, c, f, g);
+        console.log(JSON.stringify(row));
+        pulls.push(row);
+        continue;
+      }
       const row = {
         db,
         case: c.name,
@@ -566,7 +647,7 @@ async function benchDatabase(db: 'sqlite' | 'postgresql', history: string, pgUrl
     // The summed RSS counts the node binary's shared pages once per node process (server and spawner).
     const [fp, gp] = [sum(forge.pids(), pssMiB), sum(gitea.pids(), pssMiB)];
     rows.push({ db, case: 'memory after the run, PSS summed (MiB)', 'forge req/s': fp, 'gitea req/s': gp, ratio: +(gp / fp).toFixed(2) });
-    return rows;
+    return { rows, pulls };
   } finally {
     await forge?.stop();
     await gitea?.stop();
@@ -576,7 +657,9 @@ async function benchDatabase(db: 'sqlite' | 'postgresql', history: string, pgUrl
 
 export async function main(): Promise<void> {
   const history = await makeHistory();
+  const prHistory = cases('').some((c) => c.table === 'pulls') ? await pullHistory() : undefined;
   const all: Record<string, unknown>[] = [];
+  const pulls: Record<string, unknown>[] = [];
   let startedPg = false;
   try {
     for (const db of DBS) {
@@ -585,15 +668,30 @@ export async function main(): Promise<void> {
         await pgCluster.setup();
         startedPg = true;
       }
-      all.push(...(await benchDatabase(db, history, process.env.PG_TEST_URL)));
+      const r = await benchDatabase(db, history, prHistory, process.env.PG_TEST_URL);
+      all.push(...r.rows);
+      pulls.push(...r.pulls);
     }
   } finally {
     if (startedPg) await pgCluster.teardown();
     fs.rmSync(history, { recursive: true, force: true });
+    if (prHistory) fs.rmSync(prHistory, { recursive: true, force: true });
   }
   console.log(`\nforge vs Gitea 1.27.3: ${REPOS} repositories, ${ISSUES} issues, ${COMMITS}-commit clone; ${DURATION} s per case and server, ${CONNECTIONS} connections, forge workers ${WORKERS}, Gitea's copy gc'd ${GITEA_GC ? 'yes' : 'no'}; ratio = forge/Gitea req/s (memory row: Gitea/forge MiB)`);
-  console.table(all);
-  docsTable({ doc: 'forge', id: 'forge-gitea', command: benchCommand('bench:forge-gitea'), ...recordsTable(all) });
+  const ran = all.filter((r) => !String(r.case).includes('memory'));
+  if (ran.length) {
+    console.table(all);
+    docsTable({ doc: 'forge', id: 'forge-gitea', command: benchCommand('bench:forge-gitea'), ...recordsTable(all) });
+  }
+  if (pulls.length) {
+    console.log(`\npull requests: ${PR_LIST} open PRs to list/get, ${PR_COMMITS}-commit repository for create/merge (${PR_OPS} each, merge style ${MERGE_STYLE}), ${PR_MQ} open PRs and ${PR_ROUNDS} base pushes for mergeable; ratio = forge/Gitea req/s for reads, Gitea p50 / forge p50 for latencies (>= 1: the forge is as fast)`);
+    console.table(pulls);
+    // One table per database, so that the two can come from separate runs (each says its load).
+    for (const db of DBS) {
+      const rows = pulls.filter((r) => r.db === db);
+      if (rows.length) docsTable({ doc: 'forge', id: `forge-gitea-pulls-${db}`, command: benchCommand('bench:forge-gitea'), ...recordsTable(rows) });
+    }
+  }
   console.log(`load average (1/5/15 min): ${os.loadavg().map((l) => l.toFixed(2)).join(' / ')} on ${os.cpus().length} CPUs`);
 }
 

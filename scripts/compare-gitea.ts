@@ -29,8 +29,8 @@ interface Side {
   name: 'gitea' | 'forge';
   base: string;
   tokens: Record<string, string>;
-  /** Ids a check saved from its answer (`save`), for later paths on the same server. */
-  saved: Record<string, number>;
+  /** Ids (or fields) a check saved from its answer (`save`), for later paths on the same server. */
+  saved: Record<string, number | string>;
 }
 
 interface Answer {
@@ -46,15 +46,17 @@ interface Check {
   what: string;
   method: string;
   /** A path, or one built from ids saved by earlier checks on that server. */
-  path: string | ((saved: Record<string, number>) => string);
+  path: string | ((saved: Record<string, number | string>) => string);
   as?: string;
   body?: unknown;
   /** A body built from ids saved by earlier checks on that server. */
-  bodyOf?: (saved: Record<string, number>) => unknown;
+  bodyOf?: (saved: Record<string, number | string>) => unknown;
   raw?: string;
   contentType?: string;
   /** Save the answer's `id` (a list's: its first item's) under this name. */
   save?: string;
+  /** Save this dotted field of the answer (a list's: its first item's) instead of `id` ("head.sha"). */
+  saveField?: string;
   /** Compare the error message too (both answers' `message`, or `Message`). */
   message?: boolean;
   /** Top-level keys whose values must be equal too (objects compared with sorted keys). */
@@ -530,6 +532,7 @@ function pullChecks(): Check[] {
     { what: 'pull: pin', method: 'POST', path: `${r}/issues/1/pin`, as: alice },
     { what: 'pull: pinned', method: 'GET', path: `${r}/pulls/pinned`, as: bob },
     { what: 'pull: timeline', method: 'GET', path: `${r}/issues/1/timeline`, as: bob },
+    ...pullSurfaceChecks(),
     ...crossReferenceChecks(),
     ...reviewReferenceChecks(),
     ...teamPermissionChecks(),
@@ -569,6 +572,121 @@ function crossReferenceChecks(): Check[] {
     page(4, 'close by commit'),
     page(1, 'pull_ref', 3),
     { what: 'xref: target closed', method: 'GET', path: `${i}/1`, as: bob },
+  ];
+}
+
+/**
+ * The rest of the pull-request surface on one repository where bob may write: create with
+ * assignees, label and milestone, refusals, get by branches, list filters and paging, edit,
+ * requested reviewers, reviews (approve, request changes, pending then submitted, line
+ * comments, dismiss, delete, refusals), the merge in several styles and its refusals,
+ * a conflicted pull request, updates, and the pull request of a commit.
+ */
+function pullSurfaceChecks(): Check[] {
+  const { alice, bob } = users;
+  const r = `/repos/${alice}/prm`;
+  const p = `${r}/pulls`;
+  const file = (name: string, branch: string, text = `${name}\n`) => ({ content: Buffer.from(text).toString('base64'), message: `add ${name}`, branch: 'main', new_branch: branch });
+  const line = { path: 'one.txt', new_position: 1, body: 'line comment' };
+  return [
+    { what: 'pull more: repo', method: 'POST', path: '/user/repos', as: alice, body: { name: 'prm', auto_init: true, default_branch: 'main' } },
+    { what: 'pull more: collaborator', method: 'PUT', path: `${r}/collaborators/${bob}`, as: alice, body: { permission: 'write' } },
+    { what: 'pull more: label', method: 'POST', path: `${r}/labels`, as: alice, body: { name: 'bug', color: '#ee0701' }, save: 'label' },
+    { what: 'pull more: milestone', method: 'POST', path: `${r}/milestones`, as: alice, body: { title: 'v1' }, save: 'milestone' },
+    ...['one', 'two', 'three', 'four'].map((b): Check => ({ what: `pull more: branch ${b}`, method: 'POST', path: `${r}/contents/${b}.txt`, as: alice, body: file(`${b}.txt`, b) })),
+    { what: 'pull more: conflicting branch', method: 'POST', path: `${r}/contents/same.txt`, as: alice, body: file('same.txt', 'conf', 'theirs\n') },
+    { what: 'pull more: same file on main', method: 'POST', path: `${r}/contents/same.txt`, as: alice, body: { content: Buffer.from('ours\n').toString('base64'), message: 'ours', branch: 'main' } },
+    {
+      what: 'pull more: create with people',
+      method: 'POST',
+      path: p,
+      as: alice,
+      bodyOf: (s) => ({ head: 'one', base: 'main', title: 'One', body: 'first', assignees: [bob], labels: [s.label], milestone: s.milestone, due_date: '2030-01-02T03:04:05Z' }),
+      saveField: 'head.sha',
+      save: 'oneSha',
+    },
+    { what: 'pull more: create two', method: 'POST', path: p, as: alice, body: { head: 'two', base: 'main', title: 'Two' } },
+    { what: 'pull more: create three', method: 'POST', path: p, as: bob, body: { head: 'three', base: 'main', title: 'Three' } },
+    { what: 'pull more: create conflicted', method: 'POST', path: p, as: alice, body: { head: 'conf', base: 'main', title: 'Conflicted' } },
+    { what: 'pull more: create head == base', method: 'POST', path: p, as: alice, body: { head: 'main', base: 'main', title: 'Same' }, message: true },
+    { what: 'pull more: create missing base', method: 'POST', path: p, as: alice, body: { head: 'four', base: 'nope', title: 'x' }, message: true },
+    { what: 'pull more: create without title', method: 'POST', path: p, as: alice, body: { head: 'four', base: 'main' } },
+    { what: 'pull more: create by anonymous', method: 'POST', path: p, body: { head: 'four', base: 'main', title: 'x' } },
+    { what: 'pull more: get by branches', method: 'GET', path: `${p}/main/one`, as: bob },
+    { what: 'pull more: get by missing branches', method: 'GET', path: `${p}/main/nope`, as: bob },
+    { what: 'pull more: get missing', method: 'GET', path: `${p}/999`, as: bob },
+    { what: 'pull more: get not a number', method: 'GET', path: `${p}/x`, as: bob },
+    { what: 'pull more: diff missing', method: 'GET', path: `${p}/999.diff`, as: bob },
+    { what: 'pull more: pull of a commit', method: 'GET', path: (s) => `${r}/commits/${s.oneSha}/pull`, as: bob },
+    { what: 'pull more: pull of a missing commit', method: 'GET', path: `${r}/commits/${'0'.repeat(40)}/pull`, as: bob },
+    { what: 'pull more: list page 1', method: 'GET', path: `${p}?state=open&limit=2&page=1`, as: bob },
+    { what: 'pull more: list page 2', method: 'GET', path: `${p}?state=open&limit=2&page=2`, as: bob },
+    { what: 'pull more: list recentupdate', method: 'GET', path: `${p}?sort=recentupdate&limit=1`, as: bob },
+    { what: 'pull more: list by label', method: 'GET', path: (s) => `${p}?labels=${s.label}`, as: bob },
+    { what: 'pull more: list by milestone', method: 'GET', path: (s) => `${p}?milestone=${s.milestone}`, as: bob },
+    { what: 'pull more: list by poster', method: 'GET', path: `${p}?poster=${bob}`, as: bob },
+    { what: 'pull more: list bad state', method: 'GET', path: `${p}?state=nope`, as: bob },
+    { what: 'pull more: list bad sort', method: 'GET', path: `${p}?sort=nope`, as: bob },
+    { what: 'pull more: edit', method: 'PATCH', path: `${p}/2`, as: alice, body: { title: 'Two!', body: 'edited', assignees: [alice], due_date: '2031-01-01T00:00:00Z', allow_maintainer_edit: true } },
+    { what: 'pull more: edit remove deadline', method: 'PATCH', path: `${p}/2`, as: alice, body: { unset_due_date: true } },
+    { what: 'pull more: edit base missing', method: 'PATCH', path: `${p}/2`, as: alice, body: { base: 'nope' }, message: true },
+    { what: 'pull more: edit by anonymous', method: 'PATCH', path: `${p}/1`, body: { title: 'x' } },
+    { what: 'pull more: close', method: 'PATCH', path: `${p}/2`, as: alice, body: { state: 'closed' } },
+    { what: 'pull more: reopen', method: 'PATCH', path: `${p}/2`, as: alice, body: { state: 'open' } },
+    { what: 'pull more: request reviewer', method: 'POST', path: `${p}/1/requested_reviewers`, as: alice, body: { reviewers: [bob] } },
+    { what: 'pull more: request unknown reviewer', method: 'POST', path: `${p}/1/requested_reviewers`, as: alice, body: { reviewers: [`nobody${run}`] } },
+    { what: 'pull more: request poster', method: 'POST', path: `${p}/1/requested_reviewers`, as: alice, body: { reviewers: [alice] } },
+    { what: 'pull more: request on two', method: 'POST', path: `${p}/2/requested_reviewers`, as: alice, body: { reviewers: [bob] } },
+    { what: 'pull more: remove request', method: 'DELETE', path: `${p}/2/requested_reviewers`, as: alice, body: { reviewers: [bob] } },
+    { what: 'pull more: remove missing request', method: 'DELETE', path: `${p}/2/requested_reviewers`, as: alice, body: { reviewers: [bob] } },
+    { what: 'pull more: get with request', method: 'GET', path: `${p}/1`, as: bob },
+    { what: 'pull more: reviews with request', method: 'GET', path: `${p}/1/reviews`, as: bob },
+    { what: 'pull more: approve', method: 'POST', path: `${p}/1/reviews`, as: bob, body: { event: 'APPROVED', body: 'fine', comments: [line] }, save: 'approval' },
+    { what: 'pull more: approve own', method: 'POST', path: `${p}/1/reviews`, as: alice, body: { event: 'APPROVED', body: 'mine' }, message: true },
+    { what: 'pull more: request changes without body', method: 'POST', path: `${p}/1/reviews`, as: bob, body: { event: 'REQUEST_CHANGES' }, message: true },
+    { what: 'pull more: unknown event', method: 'POST', path: `${p}/1/reviews`, as: bob, body: { event: 'NOPE', body: 'x' } },
+    { what: 'pull more: comment on unknown path', method: 'POST', path: `${p}/1/reviews`, as: bob, body: { event: 'COMMENT', body: 'x', comments: [{ path: 'none.txt', new_position: 1, body: 'x' }] } },
+    { what: 'pull more: request changes', method: 'POST', path: `${p}/2/reviews`, as: bob, body: { event: 'REQUEST_CHANGES', body: 'no' }, save: 'reject' },
+    { what: 'pull more: pending', method: 'POST', path: `${p}/1/reviews`, as: bob, body: { event: 'PENDING', body: 'later', comments: [line] }, save: 'pending' },
+    { what: 'pull more: pending listed', method: 'GET', path: `${p}/1/reviews`, as: bob },
+    { what: 'pull more: pending seen by the poster', method: 'GET', path: (s) => `${p}/1/reviews/${s.pending}`, as: alice },
+    { what: 'pull more: second pending', method: 'POST', path: `${p}/1/reviews`, as: bob, body: { event: 'PENDING', body: 'again' } },
+    { what: 'pull more: submit pending', method: 'POST', path: (s) => `${p}/1/reviews/${s.pending}`, as: bob, body: { event: 'COMMENT', body: 'now' } },
+    { what: 'pull more: submit again', method: 'POST', path: (s) => `${p}/1/reviews/${s.pending}`, as: bob, body: { event: 'COMMENT', body: 'again' } },
+    { what: 'pull more: reviews', method: 'GET', path: `${p}/1/reviews?limit=1`, as: alice },
+    { what: 'pull more: review', method: 'GET', path: (s) => `${p}/1/reviews/${s.approval}`, as: alice },
+    { what: 'pull more: review of another pull', method: 'GET', path: (s) => `${p}/2/reviews/${s.approval}`, as: alice },
+    { what: 'pull more: review missing', method: 'GET', path: `${p}/1/reviews/999999`, as: alice },
+    { what: 'pull more: review comments', method: 'GET', path: (s) => `${p}/1/reviews/${s.approval}/comments`, as: alice },
+    { what: 'pull more: dismiss', method: 'POST', path: (s) => `${p}/1/reviews/${s.approval}/dismissals`, as: alice, body: { message: 'stale' } },
+    { what: 'pull more: dismiss by its reviewer', method: 'POST', path: (s) => `${p}/2/reviews/${s.reject}/dismissals`, as: bob, body: { message: 'mine' } },
+    { what: 'pull more: dismissed', method: 'GET', path: (s) => `${p}/1/reviews/${s.approval}`, as: alice },
+    { what: 'pull more: undismiss', method: 'POST', path: (s) => `${p}/1/reviews/${s.approval}/undismissals`, as: alice },
+    { what: 'pull more: delete by another', method: 'DELETE', path: (s) => `${p}/2/reviews/${s.reject}`, as: alice },
+    { what: 'pull more: delete request changes', method: 'DELETE', path: (s) => `${p}/2/reviews/${s.reject}`, as: bob },
+    { what: 'pull more: deleted', method: 'GET', path: (s) => `${p}/2/reviews/${s.reject}`, as: bob },
+    { what: 'pull more: merged?', method: 'GET', path: `${p}/1/merge`, as: bob },
+    { what: 'pull more: merge unknown style', method: 'POST', path: `${p}/1/merge`, as: alice, body: { Do: 'nope' } },
+    { what: 'pull more: merge wrong head', method: 'POST', path: `${p}/1/merge`, as: alice, body: { Do: 'merge', head_commit_id: '1'.repeat(40) }, message: true },
+    { what: 'pull more: merge by anonymous', method: 'POST', path: `${p}/1/merge`, body: { Do: 'merge' } },
+    { what: 'pull more: squash', method: 'POST', path: `${p}/1/merge`, as: alice, body: { Do: 'squash', MergeTitleField: 'Squashed', delete_branch_after_merge: true } },
+    { what: 'pull more: merged', method: 'GET', path: `${p}/1/merge`, as: bob },
+    { what: 'pull more: merged pull', method: 'GET', path: `${p}/1`, as: bob },
+    { what: 'pull more: merge again', method: 'POST', path: `${p}/1/merge`, as: alice, body: { Do: 'merge' } },
+    { what: 'pull more: edit merged', method: 'PATCH', path: `${p}/1`, as: alice, body: { state: 'closed' } },
+    { what: 'pull more: update behind', method: 'POST', path: `${p}/2/update`, as: alice },
+    { what: 'pull more: update by rebase', method: 'POST', path: `${p}/3/update?style=rebase`, as: alice },
+    { what: 'pull more: update unknown style', method: 'POST', path: `${p}/3/update?style=nope`, as: alice },
+    { what: 'pull more: rebase', method: 'POST', path: `${p}/2/merge`, as: alice, body: { Do: 'rebase' } },
+    { what: 'pull more: conflicted pull', method: 'GET', path: `${p}/4`, as: bob },
+    { what: 'pull more: merge conflicted', method: 'POST', path: `${p}/4/merge`, as: alice, body: { Do: 'merge' } },
+    { what: 'pull more: fast-forward-only behind', method: 'POST', path: `${p}/3/merge`, as: alice, body: { Do: 'fast-forward-only' } },
+    { what: 'pull more: auto-merge', method: 'POST', path: `${p}/3/merge`, as: alice, body: { Do: 'merge', merge_when_checks_succeed: true } },
+    { what: 'pull more: cancel auto-merge', method: 'DELETE', path: `${p}/3/merge`, as: alice },
+    { what: 'pull more: cancel missing auto-merge', method: 'DELETE', path: `${p}/3/merge`, as: alice },
+    { what: 'pull more: manually merged', method: 'POST', path: `${p}/3/merge`, as: alice, body: { Do: 'manually-merged' } },
+    { what: 'pull more: list closed', method: 'GET', path: `${p}?state=closed`, as: bob },
+    { what: 'pull more: timeline', method: 'GET', path: `${r}/issues/1/timeline?limit=50`, as: bob, listValues: ['type'] },
   ];
 }
 
@@ -726,8 +844,9 @@ async function main(): Promise<number> {
     if (c.save) {
       for (const [side, a] of [[gitea, g], [forge, f]] as const) {
         // A list's first item stands for the list.
-        const id = (Array.isArray(a.body) ? (a.body[0] as { id?: number } | undefined) : (a.body as { id?: number } | undefined))?.id;
-        if (typeof id === 'number') side.saved[c.save] = id;
+        const item = (Array.isArray(a.body) ? a.body[0] : a.body) as Record<string, unknown> | undefined;
+        const value = (c.saveField ?? 'id').split('.').reduce<unknown>((v, k) => (v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined), item);
+        if (typeof value === 'number' || typeof value === 'string') side.saved[c.save] = value;
       }
     }
     const diffs = compare(g, f, c.message, c.values, c.itemValues, c.listValues);

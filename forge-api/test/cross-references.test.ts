@@ -38,7 +38,7 @@ describeForge('cross-references', (f) => {
     return r.stdout.trim();
   };
   const refs = async (index: number, viewer = 'alice', repo = a) =>
-    (((await f().request('GET', `${repo}/issues/${index}/timeline`, as(viewer))).body as Entry[] | null) ?? []).filter((e) => e.type.endsWith('_ref'));
+    (((await f().request('GET', `${repo}/issues/${index}/timeline`, as(viewer))).body as (Entry | null)[] | null) ?? []).filter((e): e is Entry => !!e && e.type.endsWith('_ref'));
   const state = async (index: number) => (await f().request('GET', `${a}/issues/${index}`, as('alice'))).body.state as string;
 
   beforeAll(async () => {
@@ -159,6 +159,33 @@ describeForge('cross-references', (f) => {
     ]);
     for (let i = 0; i < 100 && !(await f().request('GET', `${a}/pulls/${pr}`, as('alice'))).body.mergeable; i++) await new Promise((r) => setTimeout(r, 50));
     expect((await f().request('POST', `${a}/pulls/${pr}/merge`, { ...as('alice'), body: { Do: 'merge' } })).status).toBe(200);
+    expect(await state(n[0])).toBe('closed');
+    expect(await state(n[1])).toBe('open');
+  });
+
+  test("deleting a review or a comment keeps its references: still counted, a keyword still closes at the merge, shown as null entries as Gitea does", async () => {
+    const n: number[] = [];
+    for (const title of ['by deleted body', 'by deleted line', 'by deleted comment']) n.push((await f().request('POST', `${a}/issues`, { ...as('alice'), body: { title } })).body.number);
+    const file = { content: Buffer.from('one\n').toString('base64'), message: 'd', branch: 'main', new_branch: 'deleted-review' };
+    expect((await f().request('POST', `${a}/contents/d.txt`, { ...as('alice'), body: file })).status).toBe(201);
+    const pr = (await f().request('POST', `${a}/pulls`, { ...as('alice'), body: { head: 'deleted-review', base: 'main', title: 'Deleted review' } })).body.number;
+    const review = await f().request('POST', `${a}/pulls/${pr}/reviews`, {
+      ...as('alice'),
+      body: { event: 'COMMENT', body: `closes #${n[0]}`, comments: [{ path: 'd.txt', new_position: 1, body: `see #${n[1]}` }] },
+    });
+    expect(review.status).toBe(200);
+    const comment = await f().request('POST', `${a}/issues/${pr}/comments`, { ...as('alice'), body: { body: `and #${n[2]}` } });
+    expect((await refs(n[2])).map((e) => e.ref_comment?.body)).toEqual([`and #${n[2]}`]);
+    expect((await f().request('DELETE', `${a}/pulls/${pr}/reviews/${review.body.id}`, as('alice'))).status).toBe(204);
+    expect((await f().request('DELETE', `${a}/issues/comments/${comment.body.id}`, as('alice'))).status).toBe(204);
+    for (const i of n) {
+      const timeline = await f().request('GET', `${a}/issues/${i}/timeline`, as('alice'));
+      // Gitea keeps the entry but cannot render a reference whose comment is gone: `null`, counted.
+      expect([timeline.body, timeline.headers.get('x-total-count')]).toEqual([[null], '1']);
+    }
+    for (let i = 0; i < 100 && !(await f().request('GET', `${a}/pulls/${pr}`, as('alice'))).body.mergeable; i++) await new Promise((r) => setTimeout(r, 50));
+    expect((await f().request('POST', `${a}/pulls/${pr}/merge`, { ...as('alice'), body: { Do: 'merge' } })).status).toBe(200);
+    // The deleted review's "closes" still closes, as in Gitea.
     expect(await state(n[0])).toBe('closed');
     expect(await state(n[1])).toBe('open');
   });

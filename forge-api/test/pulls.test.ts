@@ -142,6 +142,9 @@ describeForge('pulls', (f) => {
     res = await f().request('GET', `${R}/pulls?state=open&poster=bob`);
     expect(res.body.map((p: { number: number }) => p.number)).toEqual([3]);
     expect((await f().request('GET', `${R}/pulls?poster=nobody`)).status).toBe(400);
+    // Another state lists them all, another sort keeps the default order (newest first), as Gitea.
+    res = await f().request('GET', `${R}/pulls?state=nope&sort=nope`);
+    expect([res.status, res.body.map((p: { number: number }) => p.number)]).toEqual([200, [4, 3, 2]]);
     // A comment on #2 makes it the most recently updated.
     expect((await f().request('POST', `${R}/issues/2/comments`, { ...as('bob'), body: { body: 'looks good' } })).status).toBe(201);
     res = await f().request('GET', `${R}/pulls?state=open&sort=recentupdate`);
@@ -444,7 +447,7 @@ describeForge('pulls: merge', (f) => {
     expect(await types(res.body.number)).toEqual([['change_target_branch', 'gone', 'main']]);
   });
 
-  test('a list leaves out the diff size and shows empty people lists as null, as Gitea; the record of one pull request has both', async () => {
+  test('a list leaves out the diff size and the merger and shows empty people lists as null, as Gitea; the record of one pull request has them', async () => {
     const list = (await f().request('GET', `${R}/pulls?state=all&limit=50`)).body as Record<string, unknown>[];
     expect(list.length).toBeGreaterThan(0);
     for (const pr of list) {
@@ -455,5 +458,9 @@ describeForge('pulls: merge', (f) => {
     const bare = list.find((pr) => pr.assignees === null && pr.requested_reviewers === null && pr.requested_reviewers_teams === null)!;
     const one = (await f().request('GET', `${R}/pulls/${bare.number}`)).body;
     expect(one).toMatchObject({ assignees: [], requested_reviewers: [], requested_reviewers_teams: [], additions: expect.any(Number), changed_files: expect.any(Number) });
+    const merged = list.filter((pr) => pr.merged);
+    expect(merged.length).toBeGreaterThan(0);
+    expect(merged.map((pr) => pr.merged_by)).toEqual(merged.map(() => null));
+    expect((await f().request('GET', `${R}/pulls/${merged[0].number}`)).body.merged_by).toMatchObject({ login: 'alice' });
   });
 });

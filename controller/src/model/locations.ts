@@ -393,7 +393,8 @@ export function buildLocations(
     for (const c of list) {
       let e = test === 'segment' ? c.segmentGuard : c.equalsGuard;
       if (!e || (e.conditions[e.conditions.length - 1] as { field: string }).field !== field) {
-        e = { conditions: [...c.conditions, { field, test, fragment: escapeRegex(c.path), literal: c.path }], ruleLocation: c.ruleLocation, position: 0 };
+        // concat, not a spread: kept with the candidate, and a spread leaves spare room in the array.
+        e = { conditions: c.conditions.concat([{ field, test, fragment: escapeRegex(c.path), literal: c.path }]), ruleLocation: c.ruleLocation, position: 0 };
         if (test === 'segment') c.segmentGuard = e;
         else c.equalsGuard = e;
       }

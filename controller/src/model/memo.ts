@@ -7,15 +7,16 @@
  * the same inputs is the same server: keeping it registers the blocks it uses (model/uses.ts),
  * and a memoised build is the same model as a fresh one (model-memo.test.ts, on random changes).
  */
+import type { RouteRule } from '../graph/types';
 import type { HostRoute } from './hosts';
 import type { Candidate, LocationContext, ServerLocations } from './locations';
-import { LocationsMemo, sameHostKey, sameRouteInput } from './location-memo';
+import { LocationsMemo, routeKey } from './location-memo';
 import type { Location, RuleLocation } from './types';
 import type { Uses } from './uses';
 
 interface Entry {
-  /** What buildLocations read: its routes (the server's own info is its id). */
-  routes: HostRoute[];
+  /** What buildLocations read: per route, its rules array and routeKey (the server's own info is its id). */
+  key: unknown[];
   /** What its build used of the registries, in order (LocationsMemo.uses). */
   uses: Uses[];
   /** Its locations and rule locations as built, which nobody changes: the model gets copies. */
@@ -25,14 +26,19 @@ interface Entry {
   parts: LocationsMemo<Candidate>;
 }
 
-/** Per route: its rules by identity and everything else it has by value (sameRouteInput). */
-function sameRoutes(a: HostRoute[], b: HostRoute[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i].attached.route;
-    const y = b[i].attached.route;
-    if (x.rules !== y.rules || !sameHostKey(a[i].hostKey, b[i].hostKey) || !sameRouteInput(x, y)) return false;
+/** Per route: its rules by identity and everything else it has by value (routeKey). */
+function keyOf(routes: HostRoute[]): unknown[] {
+  const key: unknown[] = [];
+  for (const r of routes) {
+    const route = r.attached.route;
+    key.push(route.rules as RouteRule[], routeKey(route, r.hostKey));
   }
+  return key;
+}
+
+function sameKey(a: unknown[], b: unknown[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
 }
 
@@ -63,10 +69,9 @@ export class ModelMemo {
 
   /** A server's locations: kept from the last build when its inputs are the same. */
   server(id: string, routes: HostRoute[], ctx: LocationContext, build: (ctx: LocationContext, parts: LocationsMemo<Candidate>) => ServerLocations): ServerLocations {
+    const key = keyOf(routes);
     const old = this.entries.get(id);
-    if (old && sameRoutes(old.routes, routes)) {
-      // The newest routes from now on: the last graph's are let go.
-      old.routes = routes;
+    if (old && sameKey(old.key, key)) {
       for (const uses of old.uses) ctx.adopt(uses);
       this.next.set(id, old);
       this.stats.reused++;
@@ -74,7 +79,7 @@ export class ModelMemo {
     }
     const parts = old?.parts ?? new LocationsMemo<Candidate>();
     const built = build(ctx, parts);
-    this.next.set(id, { routes, uses: parts.uses, locations: built.locations.map(copyLocation), ruleLocations: built.keptRules ?? built.ruleLocations.map(copyRule), parts });
+    this.next.set(id, { key, uses: parts.uses, locations: built.locations.map(copyLocation), ruleLocations: built.keptRules ?? built.ruleLocations.map(copyRule), parts });
     this.stats.built++;
     this.stats.routesReused += parts.stats.routesReused;
     this.stats.routesBuilt += parts.stats.routesBuilt;

@@ -73,3 +73,17 @@ test('a file parsed with the last parse of it kept gives what a fresh parse give
     }
   }
 });
+
+test('documents hold what YAML says: non-finite numbers stay numbers, an alias cycle stays a cycle', () => {
+  // Documents are rebuilt through JSON when JSON writes them unchanged (a smaller heap); the
+  // values JSON cannot write keep js-yaml's own objects.
+  const parse = parseManifestText('a.yaml', 'kind: A\nspec: {weight: .inf, ratio: .nan, port: 80, name: "x"}\n---\nkind: B\nself: &s {inner: *s}\n---\nkind: C\nlist: [1, "two", null, true, {a: [3]}]\n');
+  if (!parse.ok) throw new Error(JSON.stringify(parse.errors));
+  const [a, b, c] = parse.docs.map((d) => d.doc as Record<string, any>);
+  expect(a.spec.weight).toBe(Infinity);
+  expect(Number.isNaN(a.spec.ratio)).toBe(true);
+  expect(a.spec.port).toBe(80);
+  expect(b.self.inner).toBe(b.self);
+  expect(c).toEqual({ kind: 'C', list: [1, 'two', null, true, { a: [3] }] });
+  expect(Object.isFrozen(c.list[4].a)).toBe(true);
+});

@@ -45,7 +45,8 @@ export default async function issueCommentRoutes(app: FastifyInstance) {
         summary: 'List all comments and events on an issue',
         params: ownerRepoIndexParams,
         querystring: obj({ ...rangeQuery, ...pagingQuery }),
-        response: { 200: { ...listOf('TimelineComment'), nullable: true }, ...errors(404, 422) },
+        // An entry may be `null` (a reference whose comment was deleted; timeline.ts).
+        response: { 200: { type: 'array', items: { anyOf: [ref('TimelineComment'), { type: 'null' }] }, nullable: true }, ...errors(404, 422) },
       },
     },
     async (request, reply) => {

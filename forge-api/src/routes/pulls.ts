@@ -79,8 +79,9 @@ export default async function pullRoutes(app: FastifyInstance) {
         params: ownerRepoParams,
         querystring: obj({
           base_branch: str,
-          state: { type: 'string', enum: ['open', 'closed', 'all'] },
-          sort: { type: 'string', enum: ['oldest', 'recentupdate', 'recentclose', 'leastupdate', 'mostcomment', 'leastcomment', 'priority'] },
+          // Gitea lists every pull request for another state, and in its default order for another sort.
+          state: { type: 'string', description: 'open, closed or all' },
+          sort: { type: 'string', description: 'oldest, recentupdate, recentclose, leastupdate, mostcomment, leastcomment or priority' },
           milestone: int,
           labels: { anyOf: [str, { type: 'array', items: str }] },
           poster: str,

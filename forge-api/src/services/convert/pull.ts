@@ -65,7 +65,8 @@ export function toPullRequest(c: ConvertContext, pr: PullRequest, issue: IssueJs
     merged: pr.hasMerged,
     merged_at: pr.hasMerged && pr.mergedAt ? fmtTime(pr.mergedAt) : null,
     merge_commit_sha: pr.hasMerged ? pr.mergedCommitId : null,
-    merged_by: pr.hasMerged ? embeddedUser(c, parts.merger) : null,
+    // Gitea's lists do not load the merger: merged_by is null there, set on the record of one.
+    merged_by: pr.hasMerged && parts.single ? embeddedUser(c, parts.merger) : null,
     allow_maintainer_edit: pr.allowMaintainerEdit,
     base: { label: pr.baseBranch, ref: pr.baseBranch, sha: parts.baseSha, repo_id: pr.baseRepoId, repo: parts.baseRepoJson },
     head: agit

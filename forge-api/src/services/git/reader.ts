@@ -6,7 +6,12 @@
  * loose files and alternates; we parse the small object formats (commit, tag, tree).
  * The process sees refs and objects written after it started (git re-reads loose refs on every
  * look-up, re-checks packed-refs by stat, and rescans packs on a miss), so it needs no
- * invalidation. Processes end after a while without use and when the pool is closed.
+ * invalidation. That is also why it is not held back by housekeeping's `repack -a -d`
+ * (housekeeping.ts), unlike clones: a pack it already opened stays readable after the repack
+ * deletes it (git keeps the descriptor), and an object whose loose file or old pack vanished
+ * before it was opened is found in the new pack by that rescan; scripts/stress-reader-repack.ts
+ * runs look-ups during real repacks and counts the misses. Processes end after a while
+ * without use and when the pool is closed.
  *
  * An in-process pack reader was not chosen: it would have to implement delta chains, the
  * multi-pack index, commit-graph and alternates to be correct, and cat-file over a pipe already

@@ -112,7 +112,7 @@ export class TimelineService {
     // Gitea shows the team of a team review request without its organization.
     const teams = new Map((teamIds.length ? await this.ctx.prisma.team.findMany({ where: { id: { in: teamIds } }, include: { units: true } }) : []).map((t) => [t.id, toTeam(t, null)]));
     const issueUrl = this.convert.issueHtml(rc.repo, issue);
-    return rows.map((c) => ({
+    return rows.map((c) => (this.referringCommentGone(c, refComments) ? null : {
       id: c.id,
       type: COMMENT_TYPES[c.type] ?? '',
       html_url: `${issueUrl}#issuecomment-${c.id}`,
@@ -148,6 +148,15 @@ export class TimelineService {
       resolve_doer: null,
       dependent_issue: (c.dependentIssueId !== null && depJson.get(c.dependentIssueId)) || null,
     }));
+  }
+
+  /**
+   * A comment_ref whose comment was deleted (a comment, or a review with its body and line
+   * comments): the entry stays (counted, its keyword still acting at the merge), but Gitea
+   * cannot render it and lists `null` in its place; clients written against Gitea expect that.
+   */
+  private referringCommentGone(c: Pick<Comment, 'type' | 'refCommentId'>, refComments: ReadonlyMap<number, unknown>): boolean {
+    return c.type === RefCommentType.CommentRef && !refComments.has(c.refCommentId ?? 0);
   }
 
   private refComment(c: (Comment & { attachments: Attachment[]; issue: Pick<Issue, 'index' | 'isPull'> & { repo: RepoWithOwner } }) | undefined, users: Map<number, User>) {

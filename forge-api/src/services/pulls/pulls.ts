@@ -446,7 +446,7 @@ export class PullService {
       const modes = await this.deps.permissions.repoModes(rc.doer, repo, id === rc.repo.id ? rc.mode : undefined);
       repoJson.set(id, modes.mode >= AccessMode.Read ? this.deps.convert.repo(await this.deps.withParent(repo), modes) : null);
     }
-    const mergers = await this.prisma.user.findMany({ where: { id: { in: prs.flatMap((p) => (p.mergerId ? [p.mergerId] : [])) } } });
+    const mergers = single ? await this.prisma.user.findMany({ where: { id: { in: prs.flatMap((p) => (p.mergerId ? [p.mergerId] : [])) } } }) : [];
     const requested = await this.deps.reviewRequests.requestedOf(prs.map((p) => p.issueId), single);
     const reviewCounts = await this.prisma.comment.groupBy({ by: ['issueId'], where: { issueId: { in: prs.map((p) => p.issueId) }, type: ReviewCommentType.Review }, _count: { _all: true } });
     const reviewComments = new Map(reviewCounts.map((r) => [r.issueId, r._count._all]));
