@@ -254,6 +254,14 @@ if (CLAIMS.length) {
   // V8 adds an edge from a WeakMap key to its value: the value is held by the map, not the key.
   const isEphemeron = (e: number) => edgeTypes[edges[e + eType]] === 'internal' && String(edgeName(e)).includes('part of key');
   console.log('\nclaims (first holder in the list that reaches an object owns it):');
+  // --shapes: the objects' sizes by constructor and property names (what kind of object).
+  const SHAPES = process.argv.includes('--shapes');
+  const via = new Map<number, string>();
+  const propsOf = (x: number) => {
+    const names: string[] = [];
+    for (let e = firstEdge[x]; e < firstEdge[x + 1] && names.length < 6; e += EF) if (edgeTypes[edges[e + eType]] === 'property') names.push(String(edgeName(e)));
+    return names.join(',');
+  };
   CLAIMS.forEach((claim, ci) => {
     const [ctor, ...props] = claim.split('.');
     let size = 0;
@@ -270,18 +278,19 @@ if (CLAIMS.length) {
         const x = stack.pop()!;
         size += sizeOf(x);
         count++;
-        const t = typeOf(x) === 'object' ? nameOf(x) : `(${typeOf(x)})`;
+        const t = typeOf(x) === 'object' ? `${nameOf(x)}${SHAPES ? `{${propsOf(x)}}` : ''}` : SHAPES && typeOf(x) === 'array' ? `(array) ${via.get(x) ?? ''}` : `(${typeOf(x)})`;
         byType.set(t, (byType.get(t) ?? 0) + sizeOf(x));
         for (let e = firstEdge[x]; e < firstEdge[x + 1]; e += EF) {
           if (!counted(e) || isEphemeron(e)) continue;
           const y = edges[e + eTo] / NF;
           if (owner[y] >= 0 || skip.has(typeOf(y)) || nameOf(y) === 'system / Context') continue;
           owner[y] = ci;
+          if (SHAPES) via.set(y, `${String(edgeName(e))} of ${typeOf(x) === 'object' ? (nameOf(x) === 'Array' ? `Array ${via.get(x) ?? ''}` : `${nameOf(x)}{${propsOf(x)}}`) : typeOf(x)}`);
           stack.push(y);
         }
       }
     }
-    const top = [...byType].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([t, s]) => `${t.slice(0, 20)} ${mb(s)}`).join(', ');
-    console.log(`${mb(size).padStart(8)} MB ${String(count).padStart(8)} objects  ${claim}   (${top})`);
+    const top = [...byType].sort((a, b) => b[1] - a[1]).slice(0, SHAPES ? 25 : 5).map(([t, s]) => (SHAPES ? `${mb(s).padStart(7)} ${t.slice(0, 110)}` : `${t.slice(0, 20)} ${mb(s)}`));
+    console.log(`${mb(size).padStart(8)} MB ${String(count).padStart(8)} objects  ${claim}   ${SHAPES ? '\n  ' + top.join('\n  ') : `(${top.join(', ')})`}`);
   });
 }
