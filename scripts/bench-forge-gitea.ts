@@ -32,7 +32,7 @@
  * BENCH_FORGE_NODE_ARGS (node options for the forge server, e.g. --cpu-prof --cpu-prof-dir=DIR),
  * BENCH_PR_LIST (1000), BENCH_PR_COMMITS (10000), BENCH_PR_OPS (20), BENCH_PR_MQ (100), BENCH_PR_ROUNDS (3);
  * the PR data set is loaded only when a PR case is selected (BENCH_ONLY='pulls|PR' for those alone).
- * --write-docs: also write the figures as docs/benchmarks-forge.md's tables (forge-gitea, forge-gitea-pulls;
+ * --write-docs: also write the figures as docs/benchmarks-forge.md's tables (forge-gitea, forge-gitea-pulls-sqlite and -postgresql;
  * each only when its cases ran).
  * Quick run: BENCH_REPOS=1000 BENCH_ISSUES=5000 BENCH_COMMITS=100 BENCH_DURATION=3 BENCH_DB=sqlite
  */
@@ -686,7 +686,11 @@ export async function main(): Promise<void> {
   if (pulls.length) {
     console.log(`\npull requests: ${PR_LIST} open PRs to list/get, ${PR_COMMITS}-commit repository for create/merge (${PR_OPS} each, merge style ${MERGE_STYLE}), ${PR_MQ} open PRs and ${PR_ROUNDS} base pushes for mergeable; ratio = forge/Gitea req/s for reads, Gitea p50 / forge p50 for latencies (>= 1: the forge is as fast)`);
     console.table(pulls);
-    docsTable({ doc: 'forge', id: 'forge-gitea-pulls', command: benchCommand('bench:forge-gitea'), ...recordsTable(pulls) });
+    // One table per database, so that the two can come from separate runs (each says its load).
+    for (const db of DBS) {
+      const rows = pulls.filter((r) => r.db === db);
+      if (rows.length) docsTable({ doc: 'forge', id: `forge-gitea-pulls-${db}`, command: benchCommand('bench:forge-gitea'), ...recordsTable(rows) });
+    }
   }
   console.log(`load average (1/5/15 min): ${os.loadavg().map((l) => l.toFixed(2)).join(' / ')} on ${os.cpus().length} CPUs`);
 }

@@ -166,8 +166,8 @@ async function untilBranches(s: PullServer, repo: string, count: number): Promis
     const res = await fetch(`${s.url}/api/v1/repos/bencher/${repo}/branches?limit=1`, { headers: { authorization: `token ${s.token}` } });
     await res.arrayBuffer();
     if (Number(res.headers.get('x-total-count')) >= count) return;
-    if (Date.now() - t0 > 600_000) throw new Error(`${s.name} ${repo}: ${res.headers.get('x-total-count')} of ${count} branches after 600 s`);
-    await sleep(200);
+    if (Date.now() - t0 > 3_600_000) throw new Error(`${s.name} ${repo}: ${res.headers.get('x-total-count')} of ${count} branches after an hour`);
+    await sleep(1000);
   }
 }
 
@@ -176,11 +176,12 @@ export async function loadPulls(s: PullServer, dir: string): Promise<void> {
   const t0 = Date.now();
   for (const repo of ['prs', 'big', 'mergeq']) await must(s, 'POST', '/user/repos', { name: repo });
   const range = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => `${prefix}-${i + 1}`);
-  await push(dir, s, 'prs', ['main', ...range(PR_LIST, 'list')]);
-  await push(dir, s, 'big', ['main', ...range(PR_OPS, 'feat')]);
+  // Gitea handles a push in a queue, one pushed branch after the other (a repository stays
+  // "empty", its PR API answering 404, until its turn): the small pushes go first.
   await push(dir, s, 'mergeq', ['main', ...range(PR_MQ, 'mq')]);
-  // Gitea records pushed branches in its database from a queue, and compares against that record.
-  for (const [repo, n] of [['prs', PR_LIST], ['big', PR_OPS], ['mergeq', PR_MQ]] as const) await untilBranches(s, repo, n + 1);
+  await push(dir, s, 'big', ['main', ...range(PR_OPS, 'feat')]);
+  await push(dir, s, 'prs', ['main', ...range(PR_LIST, 'list')]);
+  for (const [repo, n] of [['mergeq', PR_MQ], ['big', PR_OPS], ['prs', PR_LIST]] as const) await untilBranches(s, repo, n + 1);
   const pushed = Date.now();
   // mq-* first and in order, so that PR number i is branch mq-i (the conflict pattern is by number).
   for (const head of range(PR_MQ, 'mq')) await openPull(s, 'mergeq', head);

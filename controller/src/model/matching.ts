@@ -181,7 +181,9 @@ export function elementConditions(match: RouteMatch, maps: ConditionMaps, warn: 
   // The regex and the other values bound each other only apart (graph/rules.ts): together in one
   // run map entry they may exceed what nginx reads as one parameter; then the regex is a flag.
   if (out[0]?.test === 'regex' && !fitsRunEntry(out)) out[0] = { field: maps.flag('$uri', `^(?:${match.path.value})`), test: 'flag' };
-  return out;
+  // An exact-size copy: the model memo keeps every candidate's conditions for as long as its
+  // route is unchanged, and an array grown by push keeps room for 17 (~190 bytes for two).
+  return out.slice();
 }
 
 /**
