@@ -49,7 +49,9 @@ FLAGS=(--with-http_v2_module --with-http_ssl_module --with-http_stub_status_modu
   --without-http_upstream_zone_module --without-http-cache)
 # Patches (scripts/nginx-patches/*.patch, applied in name order) fix or extend nginx 1.26.3 where
 # the data plane depends on it (a GOAWAY on graceful shutdown; proxy_ssl_verify_san for
-# BackendTLSPolicy subjectAltNames; named locations found by a binary search); each says why in
+# BackendTLSPolicy subjectAltNames; named locations found by a binary search; a map of regexes
+# only matched without a lowercased copy of its value; a map of one variable read without a copy
+# of it); each says why in
 # its own comment. They are part of the cache
 # key too.
 PATCHES=("$(cd "$(dirname "$0")" && pwd)"/nginx-patches/*.patch)

@@ -580,7 +580,10 @@ function crossReferenceChecks(): Check[] {
  * assignees, label and milestone, refusals, get by branches, list filters and paging, edit,
  * requested reviewers, reviews (approve, request changes, pending then submitted, line
  * comments, dismiss, delete, refusals), the merge in several styles and its refusals,
- * a conflicted pull request, updates, and the pull request of a commit.
+ * a conflicted pull request, updates, and the pull request of a commit. Known, intended
+ * differences: where Gitea answers 500 (an update with an unknown style, 422 here; a
+ * fast-forward-only merge of a head that is behind, 405 or 409 here), and a merge right after
+ * an update, which Gitea may refuse with 405 "Please try again later" while its checker runs.
  */
 function pullSurfaceChecks(): Check[] {
   const { alice, bob } = users;

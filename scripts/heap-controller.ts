@@ -63,11 +63,11 @@ async function main(): Promise<void> {
       const added = (await fs.readdir(OUT)).filter((f) => !before.has(f) && f.endsWith('.heapsnapshot'));
       if (added.length) {
         const file = path.join(OUT, added[0]);
-        // Written in one go: done once its size stops growing.
+        // Done once its size has not grown for 10 s (a busy machine writes it in bursts).
         let size = -1;
-        for (;;) {
+        for (let still = 0; still < 10; ) {
           const s = (await fs.stat(file)).size;
-          if (s === size && s > 0) break;
+          still = s === size && s > 0 ? still + 1 : 0;
           size = s;
           await new Promise((r) => setTimeout(r, 1000));
         }

@@ -2,7 +2,7 @@
  * npx tsx scripts/heap-top.ts FILE.heapsnapshot [--top=60 --min-mb=1] — the largest retainers of
  * a V8 heap snapshot without a browser: self size per constructor, and the objects that retain
  * the most (dominator tree, as DevTools' "retained size") with the path that holds each one
- * from the roots. Needs a heap of ~3x the snapshot file (node --max-old-space-size).
+ * from the roots. Needs a heap of about the snapshot file's size (node --max-old-space-size).
  */
 import * as fs from 'fs';
 
@@ -11,10 +11,55 @@ const arg = (name: string, fallback: string) => process.argv.find((a) => a.start
 const TOP = Number(arg('top', '60'));
 const MIN = Number(arg('min-mb', '1')) * 1048576;
 
-const snap = JSON.parse(fs.readFileSync(file, 'utf8')) as {
+/**
+ * The snapshot's parts read from its bytes: a snapshot of a large heap is longer than the
+ * longest string V8 makes (512 MB), so it cannot be read as one text.
+ */
+function readSnapshot(path: string) {
+  const buf = fs.readFileSync(path);
+  const at = (key: string, from = 0) => {
+    const i = buf.indexOf(`"${key}":`, from);
+    if (i < 0) throw new Error(`${path}: no ${key}`);
+    return i + key.length + 3;
+  };
+  const numbers = (key: string): Int32Array => {
+    let i = buf.indexOf(0x5b, at(key)) + 1; // '['
+    let out = new Int32Array(1 << 20);
+    let n = 0;
+    let v = 0;
+    let digits = false;
+    for (; ; i++) {
+      const c = buf[i];
+      if (c >= 48 && c <= 57) {
+        v = v * 10 + (c - 48);
+        digits = true;
+      } else {
+        if (digits) {
+          if (n === out.length) {
+            const grown = new Int32Array(out.length * 2);
+            grown.set(out);
+            out = grown;
+          }
+          out[n++] = v;
+        }
+        v = 0;
+        digits = false;
+        if (c === 0x5d) break; // ']'
+      }
+    }
+    return out.subarray(0, n);
+  };
+  const metaStart = at('snapshot');
+  const nodesKey = buf.indexOf('"nodes":', metaStart);
+  const snapshot = JSON.parse(buf.subarray(metaStart, buf.lastIndexOf(0x7d, nodesKey) + 1).toString('utf8'));
+  const stringsStart = at('strings');
+  const strings = JSON.parse(buf.subarray(stringsStart, buf.lastIndexOf(0x5d) + 1).toString('utf8')) as string[];
+  return { snapshot, nodes: numbers('nodes'), edges: numbers('edges'), strings };
+}
+const snap = readSnapshot(file) as {
   snapshot: { meta: { node_fields: string[]; node_types: [string[]]; edge_fields: string[]; edge_types: [string[]] }; node_count: number };
-  nodes: number[];
-  edges: number[];
+  nodes: Int32Array;
+  edges: Int32Array;
   strings: string[];
 };
 const { meta } = snap.snapshot;
@@ -32,8 +77,8 @@ const edgeTypes = meta.edge_types[0];
 const WEAK = edgeTypes.indexOf('weak');
 const SHORTCUT = edgeTypes.indexOf('shortcut');
 const N = snap.nodes.length / NF;
-const nodes = Int32Array.from(snap.nodes);
-const edges = Int32Array.from(snap.edges);
+const nodes = snap.nodes;
+const edges = snap.edges;
 const strings = snap.strings;
 (snap as { nodes?: unknown }).nodes = undefined;
 (snap as { edges?: unknown }).edges = undefined;
@@ -254,6 +299,14 @@ if (CLAIMS.length) {
   // V8 adds an edge from a WeakMap key to its value: the value is held by the map, not the key.
   const isEphemeron = (e: number) => edgeTypes[edges[e + eType]] === 'internal' && String(edgeName(e)).includes('part of key');
   console.log('\nclaims (first holder in the list that reaches an object owns it):');
+  // --shapes: the objects' sizes by constructor and property names (what kind of object).
+  const SHAPES = process.argv.includes('--shapes');
+  const via = new Map<number, string>();
+  const propsOf = (x: number) => {
+    const names: string[] = [];
+    for (let e = firstEdge[x]; e < firstEdge[x + 1] && names.length < 6; e += EF) if (edgeTypes[edges[e + eType]] === 'property') names.push(String(edgeName(e)));
+    return names.join(',');
+  };
   CLAIMS.forEach((claim, ci) => {
     const [ctor, ...props] = claim.split('.');
     let size = 0;
@@ -270,18 +323,19 @@ if (CLAIMS.length) {
         const x = stack.pop()!;
         size += sizeOf(x);
         count++;
-        const t = typeOf(x) === 'object' ? nameOf(x) : `(${typeOf(x)})`;
+        const t = typeOf(x) === 'object' ? `${nameOf(x)}${SHAPES ? `{${propsOf(x)}}` : ''}` : SHAPES && typeOf(x) === 'array' ? `(array) ${via.get(x) ?? ''}` : `(${typeOf(x)})`;
         byType.set(t, (byType.get(t) ?? 0) + sizeOf(x));
         for (let e = firstEdge[x]; e < firstEdge[x + 1]; e += EF) {
           if (!counted(e) || isEphemeron(e)) continue;
           const y = edges[e + eTo] / NF;
           if (owner[y] >= 0 || skip.has(typeOf(y)) || nameOf(y) === 'system / Context') continue;
           owner[y] = ci;
+          if (SHAPES) via.set(y, `${String(edgeName(e))} of ${typeOf(x) === 'object' ? (nameOf(x) === 'Array' ? `Array ${via.get(x) ?? ''}` : `${nameOf(x)}{${propsOf(x)}}`) : typeOf(x)}`);
           stack.push(y);
         }
       }
     }
-    const top = [...byType].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([t, s]) => `${t.slice(0, 20)} ${mb(s)}`).join(', ');
-    console.log(`${mb(size).padStart(8)} MB ${String(count).padStart(8)} objects  ${claim}   (${top})`);
+    const top = [...byType].sort((a, b) => b[1] - a[1]).slice(0, SHAPES ? 25 : 5).map(([t, s]) => (SHAPES ? `${mb(s).padStart(7)} ${t.slice(0, 110)}` : `${t.slice(0, 20)} ${mb(s)}`));
+    console.log(`${mb(size).padStart(8)} MB ${String(count).padStart(8)} objects  ${claim}   ${SHAPES ? '\n  ' + top.join('\n  ') : `(${top.join(', ')})`}`);
   });
 }

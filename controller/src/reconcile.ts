@@ -249,6 +249,10 @@ export class Reconciler<M = unknown, C extends RenderedConfigLike = RenderedConf
     // retry): the graph, policies and published configs are what they were, so only the
     // statuses are computed again. Not after a failed local apply: that one is retried.
     const unchanged = sameDocs(this.built?.docs, docs) && samePorts(this.built?.ports, ports) && dp.settled();
+    // The last graph is let go before the next one is built: what a build reuses is remembered
+    // by the parsed resources and rules it shares, not by the graph; held, it was a second graph
+    // in the heap while the next one was built (5,000 routes: 4.7 MB that only it held).
+    if (!unchanged) this.built = undefined;
     let { parsed, graph, policies } = unchanged ? this.built! : this.build(docs, ports);
     this.built = { docs, ports, parsed, graph, policies };
     let graphMs = lap();

@@ -44,8 +44,8 @@ describe('dispatchComposite', () => {
     expect(b.regexes).toEqual(a.regexes);
     expect(b.variable).toBe(a.variable);
     expect(a.variable).toMatch(/^\$pc_d[0-9a-f]{20}$/);
-    expect(a.key).toBe('$http_x_t\nt1\n/r1/api\n@a\n@fa\n$uri');
-    expect(b.key).toBe('$http_x_t\nt22\n/r22/api\n@b\n@fb\n$uri');
+    expect(a.key).toBe('$http_x_t\n@a\n@fa\nt1\n/r1/api\n$uri');
+    expect(b.key).toBe('$http_x_t\n@b\n@fb\nt22\n/r22/api\n$uri');
     for (const [d, t, p, to, fallback] of [[a, 't1', '/r1/api', '@a', '@fa'], [b, 't22', '/r22/api', '@b', '@fb']] as const) {
       expect(dispatchOf(d.regexes, expand(d.key, { $http_x_t: t, $uri: p }))).toBe(to);
       expect(dispatchOf(d.regexes, expand(d.key, { $http_x_t: t, $uri: `${p}/x` }))).toBe(to);
@@ -59,8 +59,8 @@ describe('dispatchComposite', () => {
     // A value the key cannot carry ("$" would be a variable, "@" a named location) stays in the regex.
     const dollar = dispatchComposite([{ conditions: [header('a$b'), segment('/r1/api')], target: '@a' }], '@fa');
     const at = dispatchComposite([{ conditions: [header('@x'), segment('/r1/api')], target: '@a' }], '@fa');
-    expect(dollar.key).toBe('$http_x_t\n/r1/api\n@a\n@fa\n$uri');
-    expect(at.key).toBe('$http_x_t\n/r1/api\n@a\n@fa\n$uri');
+    expect(dollar.key).toBe('$http_x_t\n@a\n@fa\n/r1/api\n$uri');
+    expect(at.key).toBe('$http_x_t\n@a\n@fa\n/r1/api\n$uri');
     expect(dollar.variable).not.toBe(a.variable);
     expect(dispatchOf(dollar.regexes, expand(dollar.key, { $http_x_t: 'a$b', $uri: '/r1/api' }))).toBe('@a');
     expect(dispatchOf(dollar.regexes, expand(dollar.key, { $http_x_t: 'aXb', $uri: '/r1/api' }))).toBe('@fa');
@@ -69,7 +69,7 @@ describe('dispatchComposite', () => {
 
   test('the 404 fallback (undefined: the map\'s default) is neither in the key nor an alternative', () => {
     const d = dispatchComposite([{ conditions: [header('t1'), segment('/r1/api')], target: '@a' }], undefined);
-    expect(d.key).toBe('$http_x_t\nt1\n/r1/api\n@a\n$uri');
+    expect(d.key).toBe('$http_x_t\n@a\nt1\n/r1/api\n$uri');
     expect(dispatchOf(d.regexes, expand(d.key, { $http_x_t: 't1', $uri: '/r1/api/x' }))).toBe('@a');
     expect(dispatchOf(d.regexes, expand(d.key, { $http_x_t: 't2', $uri: '/r1/api/x' }))).toBeUndefined();
     expect(d.variable).not.toBe(dispatchComposite([{ conditions: [header('t1'), segment('/r1/api')], target: '@a' }], '@f').variable);
@@ -77,7 +77,7 @@ describe('dispatchComposite', () => {
 
   test('a value with regex characters compares as bytes (backreference, not a pattern)', () => {
     const d = dispatchComposite([{ conditions: [header('a.b+c')], target: '@a' }], '@f');
-    expect(d.key).toContain('\na.b+c\n');
+    expect(d.key.split('\n')).toContain('a.b+c');
     expect(dispatchOf(d.regexes, expand(d.key, { $http_x_t: 'a.b+c' }))).toBe('@a');
     expect(dispatchOf(d.regexes, expand(d.key, { $http_x_t: 'aXbbc' }))).toBe('@f');
     expect(dispatchOf(d.regexes, expand(d.key, { $http_x_t: 'a.b+cc' }))).toBe('@f');

@@ -170,9 +170,9 @@ describe('conditions', () => {
     const model = onlyRule(f.prefix('/', { method: 'GET', headers: [H('X-A', '1')], queryParams: [H('q', '2')] }));
     expect(model.maps).toHaveLength(0);
     const action = location(server(model, 80), 'prefix', '/').action;
-    // The fields, the values they are compared with, then the named locations the regex
-    // captures as $1; the 404 fallback is the map's default, not in the composite.
-    expect(action).toMatchObject({ kind: 'dispatch', key: '$request_method\n$http_x_a\n$args\n1\n2\n@rule_default_r_0', fallback: '@portcullis_404' });
+    // The fields, the named locations the regex captures as $1, then the values they are
+    // compared with; the 404 fallback is the map's default, not in the composite.
+    expect(action).toMatchObject({ kind: 'dispatch', key: '$request_method\n$http_x_a\n$args\n@rule_default_r_0\n1\n2', fallback: '@portcullis_404' });
     expect(simulate(model, 80, { path: '/?q=2', headers: { 'X-A': '1' } })).toBe(hit);
     expect(simulate(model, 80, { path: '/?q=2', method: 'HEAD', headers: { 'X-A': '1' } })).toBe(404);
   });

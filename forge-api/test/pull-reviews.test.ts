@@ -138,7 +138,10 @@ describeForge('pull reviews', (f) => {
     expect(await found('alice', 'reviewed')).toEqual([]);
   });
 
-  test("pending reviews: seen only by their reviewer; submitting one answers the reviewer's request", async () => {
+  test("pending reviews: seen only by their reviewer (their body is on the timeline, as Gitea writes it); submitting one answers the reviewer's request", async () => {
+    const reviewEntries = async () =>
+      ((await f().request('GET', `${R}/issues/1/timeline?limit=100`, as('carl'))).body as { type: string; body: string }[]).filter((e) => e.type === 'review').map((e) => e.body);
+    const before = await reviewEntries();
     let bad = await f().request('POST', `${P}/reviews`, { ...as('bob'), body: { event: 'PENDING', comments: [{ path: 'f.txt', body: 'x', new_position: 1 }] } });
     expect([bad.status, bad.body.message]).toEqual([422, 'review event PENDING requires a body']);
     const res = await f().request('POST', `${P}/reviews`, { ...as('bob'), body: { event: 'PENDING', body: 'draft', comments: [{ path: 'f.txt', body: 'old side?', old_position: 0, new_position: 1 }] } });
@@ -148,12 +151,15 @@ describeForge('pull reviews', (f) => {
     expect((await f().request('GET', `${P}/reviews/${id}`, as('bob'))).status).toBe(200);
     const carlSees = (await f().request('GET', `${P}/reviews`, as('carl'))).body.map((r: { id: number }) => r.id);
     expect(carlSees).not.toContain(id);
+    // Each creation of a review, a pending one's too, writes its body as a timeline entry; so does the submission.
+    expect(await reviewEntries()).toEqual([...before, 'draft']);
     bad = await f().request('POST', `${P}/reviews/${id}`, { ...as('bob'), body: { event: 'PENDING', body: 'still' } });
     expect([bad.status, bad.body.message]).toEqual([422, 'review stay pending']);
     const sub = await f().request('POST', `${P}/reviews/${id}`, { ...as('bob'), body: { event: 'REQUEST_CHANGES', body: 'fix it' } });
     expect(sub.status).toBe(200);
     expect(sub.body).toMatchObject({ id, state: 'REQUEST_CHANGES', body: 'fix it', official: true, comments_count: 1 });
     expect(sub.body.html_url).toContain(`#pullrequestreview-${id}`);
+    expect(await reviewEntries()).toEqual([...before, 'draft', 'fix it']);
     bad = await f().request('POST', `${P}/reviews/${id}`, { ...as('bob'), body: { event: 'COMMENT', body: 'again' } });
     expect([bad.status, bad.body.message]).toEqual([422, 'only a pending review can be submitted']);
     const states = (await f().request('GET', `${P}/reviews`, as('bob'))).body.filter((r: { user: { login: string } }) => r.user.login === 'bob').map((r: { state: string }) => r.state);

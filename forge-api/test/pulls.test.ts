@@ -145,6 +145,8 @@ describeForge('pulls', (f) => {
     // Another state lists them all, another sort keeps the default order (newest first), as Gitea.
     res = await f().request('GET', `${R}/pulls?state=nope&sort=nope`);
     expect([res.status, res.body.map((p: { number: number }) => p.number)]).toEqual([200, [4, 3, 2]]);
+    res = await f().request('GET', `${R}/pulls?state=open&sort=constructor`);
+    expect([res.status, res.body.map((p: { number: number }) => p.number)]).toEqual([200, [4, 3, 2]]);
     // A comment on #2 makes it the most recently updated.
     expect((await f().request('POST', `${R}/issues/2/comments`, { ...as('bob'), body: { body: 'looks good' } })).status).toBe(201);
     res = await f().request('GET', `${R}/pulls?state=open&sort=recentupdate`);

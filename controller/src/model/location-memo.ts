@@ -89,6 +89,19 @@ interface RouteEntry<C> {
   parts: RouteParts<C>;
 }
 
+/**
+ * Replaces each array field of `o` by an exact-size copy. What a route's build made is kept for
+ * as long as the route is unchanged, and its arrays were grown by push, which leaves room for
+ * 17 elements (two elements: ~190 bytes, a copy ~70); every field, so a new one is not missed.
+ */
+function exactArrays(o: object): void {
+  const fields = o as Record<string, unknown>;
+  for (const k of Object.keys(fields)) {
+    const v = fields[k];
+    if (Array.isArray(v)) fields[k] = v.slice();
+  }
+}
+
 /** Stands for a run of RegularExpression candidates in a kept action's inputs. */
 const RUN = Symbol('run');
 
@@ -152,6 +165,8 @@ export class LocationsMemo<C = unknown> {
     } finally {
       ctx.record(undefined);
     }
+    exactArrays(uses);
+    exactArrays(parts);
     this.uses.push(uses);
     this.nextRoutes.set(route.rules, { key, uses, parts });
     this.stats.routesBuilt++;

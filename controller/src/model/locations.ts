@@ -344,10 +344,19 @@ export function buildLocations(
     return (run.dispatch ??= memo ? memo.dispatchRun(run.variable, run.targets) : { variable: run.variable, targets: run.targets });
   };
 
-  const byOrder = (a: Entry, b: Entry) => a.position - b.position;
-  /** Sorted by position (most lists are already: then no sort call). */
+  /**
+   * Sorted by position, in place. An insertion sort: the lists are short (a location's own
+   * candidates and those folded into it) and mostly in order already, and Array#sort made a work
+   * copy of each of a thousand lists per build. Positions are distinct: the order is total.
+   */
   const inOrder = <E extends Entry>(list: E[]): E[] => {
-    for (let i = 1; i < list.length; i++) if (list[i - 1].position > list[i].position) return list.sort(byOrder);
+    for (let i = 1; i < list.length; i++) {
+      const e = list[i];
+      let j = i - 1;
+      if (list[j].position <= e.position) continue;
+      for (; j >= 0 && list[j].position > e.position; j--) list[j + 1] = list[j];
+      list[j + 1] = e;
+    }
     return list;
   };
   /** The PathPrefix candidates of the segment-prefixes of `base` ("/", "/a", "/a/b" for "/a/b"), added to `out`. */
@@ -384,7 +393,8 @@ export function buildLocations(
     for (const c of list) {
       let e = test === 'segment' ? c.segmentGuard : c.equalsGuard;
       if (!e || (e.conditions[e.conditions.length - 1] as { field: string }).field !== field) {
-        e = { conditions: [...c.conditions, { field, test, fragment: escapeRegex(c.path), literal: c.path }], ruleLocation: c.ruleLocation, position: 0 };
+        // concat, not a spread: kept with the candidate, and a spread leaves spare room in the array.
+        e = { conditions: c.conditions.concat([{ field, test, fragment: escapeRegex(c.path), literal: c.path }]), ruleLocation: c.ruleLocation, position: 0 };
         if (test === 'segment') c.segmentGuard = e;
         else c.equalsGuard = e;
       }

@@ -6,6 +6,7 @@ import { FileProvider, parseManifestText, writeFileAtomic } from '../../src/prov
 import type { Logger } from '../../src/log';
 import { parseManifests } from '../../src/resources';
 import { renderStatusYaml, type StatusEntry, type StatusYamlCache } from '../../src/providers/file/status-file';
+import { stateFileText, type ResourceRecord } from '../../src/providers/file/state';
 
 interface Logged {
   level: string;
@@ -201,6 +202,22 @@ describe('file provider', () => {
     ];
     for (const entries of rounds) expect(renderStatusYaml(entries, lookup, cache)).toBe(renderStatusYaml(entries, lookup));
     expect([...cache.keys()]).toEqual(['HTTPRoute/default/a', 'HTTPRoute/default/b']);
+  });
+
+  test('resources.json made of kept record texts is the JSON of the records afresh, keys sorted, through added, replaced and removed records', () => {
+    const record = (generation: number, source = 'a.yaml'): ResourceRecord => ({ uid: `u-${generation}`, generation, creationTimestamp: '2026-01-01T00:00:00.000Z', specHash: 'h"\\x', source });
+    const afresh = (records: Map<string, ResourceRecord>) =>
+      JSON.stringify({ version: 1, resources: Object.fromEntries([...records].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) }, null, 2) + '\n';
+    const records = new Map<string, ResourceRecord>();
+    expect(stateFileText(records)).toBe(afresh(records));
+    records.set('gateway.networking.k8s.io/HTTPRoute/default/b', record(1));
+    records.set('gateway.networking.k8s.io/HTTPRoute/default/a', record(1));
+    records.set('/Secret/default/Z', record(3, 'dir/s.yaml'));
+    expect(stateFileText(records)).toBe(afresh(records));
+    records.set('gateway.networking.k8s.io/HTTPRoute/default/a', record(2));
+    records.delete('/Secret/default/Z');
+    expect(stateFileText(records)).toBe(afresh(records));
+    expect(JSON.parse(stateFileText(records)).resources['gateway.networking.k8s.io/HTTPRoute/default/a'].generation).toBe(2);
   });
 
   test('watch() reports a change after a short quiet time', async () => {

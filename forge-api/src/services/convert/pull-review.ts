@@ -15,7 +15,7 @@ export interface ReviewParts {
   codeComments: number;
   /** the web page of the pull request */
   pullHtml: string;
-  /** whether the review has its timeline entry (a request and a pending review have none: html_url is '') */
+  /** whether the review has its timeline entry (a request has none; a pending review's is not linked: html_url is '' for both) */
   hasTimelineEntry: boolean;
 }
 
@@ -33,7 +33,7 @@ export function toPullReview(r: Review, parts: ReviewParts) {
     comments_count: parts.codeComments,
     submitted_at: fmtTime(r.createdAt),
     updated_at: fmtTime(r.updatedAt),
-    html_url: parts.hasTimelineEntry ? `${parts.pullHtml}#pullrequestreview-${r.id}` : '',
+    html_url: parts.hasTimelineEntry && r.type !== ReviewType.Pending ? `${parts.pullHtml}#pullrequestreview-${r.id}` : '',
     pull_request_url: parts.pullHtml,
   };
 }

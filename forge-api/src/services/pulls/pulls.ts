@@ -276,7 +276,9 @@ export class PullService {
       issue.push({ posterId: u.id });
     }
     const where = { baseRepoId: rc.repo.id, ...(q.base_branch ? { baseBranch: q.base_branch } : {}), issue: { AND: issue } };
-    const sorts = SORTS[(q.sort ?? '').trim()] ?? [{ field: 'createdAt', dir: 'desc' as const }];
+    // Any sort is accepted (Gitea's default order for others); "constructor" is not one of ours.
+    const sortKey = (q.sort ?? '').trim();
+    const sorts = (Object.hasOwn(SORTS, sortKey) ? SORTS[sortKey] : undefined) ?? [{ field: 'createdAt', dir: 'desc' as const }];
     const last: 'asc' | 'desc' = sorts.every((s) => s.dir === 'asc') ? 'asc' : 'desc';
     // An open pull request has no closing time: last in "recently closed" (Gitea's closed_unix 0).
     const orderBy: Prisma_OrderBy[] = [

@@ -1,7 +1,7 @@
 /**
  * Reviews of a pull request (Gitea's models/issues/review.go and services/pull/review.go):
- * pending reviews collect code comments until submitted; a submitted review leaves a timeline
- * entry (comment type 22); approvals and change requests are "official" when the reviewer may
+ * pending reviews collect code comments until submitted; every creation or submission of a
+ * review, a pending one's too, leaves a timeline entry with its body (comment type 22); approvals and change requests are "official" when the reviewer may
  * approve under the base branch's protection (or writes to the code without one), and only a
  * reviewer's latest official one counts. Requests for a review (type 4) name a user or a team
  * and are answered by that reviewer's next review.
@@ -213,9 +213,18 @@ export class PullReviewService {
       }
       if (type === ReviewType.Pending) {
         const content = input.body ?? '';
-        return pending
-          ? tx.review.update({ where: { id: pending.id }, data: { content, commitId } })
-          : tx.review.create({ data: { type: ReviewType.Pending, reviewerId: rc.doer.id, issueId: issue.id, commitId, content } });
+        const kept = pending
+          ? await tx.review.update({ where: { id: pending.id }, data: { content, commitId } })
+          : await tx.review.create({ data: { type: ReviewType.Pending, reviewerId: rc.doer.id, issueId: issue.id, commitId, content } });
+        // Gitea runs a pending review through the same submission, which writes the body of
+        // each call as a review entry of the timeline (the submission later writes its own).
+        const now = new Date();
+        written.push(
+          await tx.comment.create({
+            data: { type: ReviewCommentType.Review, issueId: issue.id, repoId: rc.repo.id, posterId: rc.doer.id, content, createdAt: now, updatedAt: now, review: { create: { reviewId: kept.id } } },
+          }),
+        );
+        return kept;
       }
       return this.submitIn(tx, rc, pr, issue, type, input.body ?? '', commitId, written);
     });
