@@ -71,8 +71,9 @@ export async function shortStat(repoPath: string, from: string, to: string): Pro
  * Gitea's checkPullRequestMergeableByMergeTree on the base repository, where the head commit
  * already is (refs/pull/{index}/head): no merge base is "empty", a head the base already
  * contains is "ancestor", conflicts are listed, a clean merge that changes nothing is "empty".
+ * `trees` (commit -> tree) lets a batch of checks share the lookups of their base's tree.
  */
-export async function checkMergeable(basePath: string, baseSha: string, headSha: string): Promise<PullCheck> {
+export async function checkMergeable(basePath: string, baseSha: string, headSha: string, trees?: Map<string, string>): Promise<PullCheck> {
   const mergeBase = await mergeBaseOf(basePath, baseSha, headSha);
   const none = { conflicts: [], ahead: 0, behind: 0, additions: null, deletions: null, changedFiles: null };
   if (!mergeBase) return { status: PullStatus.Empty, mergeBase: '', ...none };
@@ -82,6 +83,8 @@ export async function checkMergeable(basePath: string, baseSha: string, headSha:
   if (headSha === mergeBase) return { status: PullStatus.Ancestor, conflicts: [], ...common };
   const merged = await mergeTrees(basePath, baseSha, headSha);
   if (!merged.clean) return { status: PullStatus.Conflict, conflicts: merged.conflicts, ...common };
-  const baseTree = (await runGit(['rev-parse', `${baseSha}^{tree}`], { cwd: basePath })).trim();
+  // A commit's tree never changes: a batch of checks against one base reads it once.
+  const baseTree = trees?.get(baseSha) ?? (await runGit(['rev-parse', `${baseSha}^{tree}`], { cwd: basePath })).trim();
+  trees?.set(baseSha, baseTree);
   return { status: merged.tree === baseTree ? PullStatus.Empty : PullStatus.Mergeable, conflicts: [], ...common };
 }
