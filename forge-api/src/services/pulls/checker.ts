@@ -81,7 +81,12 @@ export class PullChecker {
     const done = new Set<number>();
     const rows = await this.deps.prisma.pullRequest.findMany({ where: { id: { in: ids }, hasMerged: false, flow: PullFlow.GitHub }, orderBy: { id: 'asc' } });
     const byRepo = new Map<number, PullRequest[]>();
-    for (const pr of rows) if (pr.headRepoId === pr.baseRepoId) byRepo.set(pr.baseRepoId, [...(byRepo.get(pr.baseRepoId) ?? []), pr]);
+    for (const pr of rows) {
+      if (pr.headRepoId !== pr.baseRepoId) continue;
+      const list = byRepo.get(pr.baseRepoId);
+      if (list) list.push(pr);
+      else byRepo.set(pr.baseRepoId, [pr]);
+    }
     for (const [repoId, prs] of byRepo) {
       const basePath = await this.deps.repoPath(repoId);
       if (!basePath) continue;
